@@ -1,0 +1,52 @@
+# RigBench: `make run` builds and opens the app, `make test` runs every test.
+# Both install what they need first (Go modules through the Go toolchain;
+# Debian/Ubuntu system packages through scripts/deps.sh when missing).
+
+GO      ?= go
+BIN     ?= bin
+# Link lazily so the binaries start on machines with older NVIDIA drivers
+# (NVML symbols resolve at first use, not at load).
+LDFLAGS ?= -extldflags=-Wl,-z,lazy
+TESTFLAGS ?= -race -count=1 -timeout 30m
+
+.PHONY: all run build cli sim test bench lint deps screenshots clean
+
+all: build
+
+deps:
+	@scripts/deps.sh build
+
+build: deps
+	$(GO) build -ldflags='$(LDFLAGS)' -o $(BIN)/rigbench ./cmd/rigbench
+	$(GO) build -ldflags='$(LDFLAGS)' -o $(BIN)/rigbench-cli ./cmd/rigbench-cli
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/rigbench-sim ./cmd/rigbench-sim
+
+cli: deps
+	$(GO) build -ldflags='$(LDFLAGS)' -o $(BIN)/rigbench-cli ./cmd/rigbench-cli
+
+sim:
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/rigbench-sim ./cmd/rigbench-sim
+
+run: build
+	$(BIN)/rigbench
+
+test:
+	@scripts/deps.sh test
+	@echo ">> go vet"
+	$(GO) vet ./...
+	@echo ">> go test $(TESTFLAGS) ./..."
+	$(GO) test $(TESTFLAGS) ./...
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+lint:
+	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
+	$(GO) vet ./...
+
+screenshots: build
+	@scripts/deps.sh screenshots
+	scripts/screenshots.sh
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,106 @@
+// Command rigbench-cli is RigBench without a window: detect hardware, launch
+// vLLM, run the benchmark matrix, keep and export the history, and serve the
+// simulator, for people who benchmark a box over SSH.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// command is one subcommand. Each lives in its own file and registers itself
+// in init, so adding one never touches this file.
+type command struct {
+	name    string
+	usage   string // one line: "run --endpoint URL [flags]"
+	summary string // one sentence for the command list
+	run     func(ctx context.Context, env *env, args []string) error
+}
+
+// env is the process seam: commands write through it and read the
+// environment through it, so tests can run them in-process.
+type env struct {
+	stdout, stderr io.Writer
+	stdin          io.Reader
+	getenv         func(string) string
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := &env{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, getenv: os.Getenv}
+	os.Exit(execute(ctx, e, os.Args[1:]))
+}
+
+// errUsage marks errors that should be followed by the command's usage.
+var errUsage = errors.New("usage")
+
+// execute runs one command line and returns the process exit code.
+func execute(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printHelp(e.stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(e.stderr, "rigbench-cli: unknown command %q\n\n", args[0])
+		printHelp(e.stderr)
+		return 2
+	}
+	if err := c.run(ctx, e, args[1:]); err != nil {
+		var ee exitError
+		if errors.As(err, &ee) {
+			if ee.err != nil {
+				fmt.Fprintf(e.stderr, "rigbench-cli %s: %v\n", c.name, ee.err)
+			}
+			return ee.code
+		}
+		if errors.Is(err, errUsage) {
+			fmt.Fprintf(e.stderr, "rigbench-cli %s: %v\nusage: rigbench-cli %s\n", c.name, err, c.usage)
+			return 2
+		}
+		fmt.Fprintf(e.stderr, "rigbench-cli %s: %v\n", c.name, err)
+		return 1
+	}
+	return 0
+}
+
+// exitError carries a specific exit code (err may be nil for a silent exit).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintln(w, "rigbench-cli: benchmark an LLM server on your own NVIDIA card, headless.")
+	fmt.Fprintln(w, "\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'rigbench-cli COMMAND -h' for the flags of one command.")
+}

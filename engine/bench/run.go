@@ -1,0 +1,255 @@
+package bench
+
+import (
+	"time"
+
+	"github.com/rigbench/rigbench/hardware"
+)
+
+// Schema names the version of the run document. A reader refuses any other
+// value; a change that breaks old readers gets a new name.
+const Schema = "rigbench.run/v1"
+
+// Run is the run document: everything one benchmark produced. It is the one
+// type that the CLI's --json, the history store, the JSON export/import and
+// every report read or write (see docs/run-json.md). It holds no secrets,
+// usernames, hostnames or paths.
+type Run struct {
+	Schema string `json:"schema"`
+	// UUID identifies the run everywhere; imports are idempotent by it.
+	UUID  string   `json:"uuid"`
+	Name  string   `json:"name,omitempty"`
+	Tags  []string `json:"tags,omitempty"`
+	Notes string   `json:"notes,omitempty"`
+	// Status is the run's lifecycle state (RunRunning … RunFailed).
+	Status     RunStatus `json:"status"`
+	CreatedAt  time.Time `json:"created_at"`
+	FinishedAt time.Time `json:"finished_at,omitzero"`
+	// Origin says where the run came from: "measured" here or "imported".
+	Origin string `json:"origin,omitempty"`
+	// Simulated is true when the server was RigBench's simulator (demo mode);
+	// every view labels such runs.
+	Simulated bool               `json:"simulated,omitempty"`
+	Plan      Plan               `json:"plan"`
+	Hardware  *hardware.Snapshot `json:"hardware,omitempty"`
+	Launch    *Launch            `json:"launch,omitempty"`
+	Server    Server             `json:"server"`
+	Cells     []Cell             `json:"cells"`
+	Error     string             `json:"error,omitempty"`
+}
+
+// RunStatus is the lifecycle state of a run.
+type RunStatus string
+
+// Run lifecycle states.
+const (
+	RunRunning     RunStatus = "running"
+	RunComplete    RunStatus = "complete"
+	RunCancelled   RunStatus = "cancelled"
+	RunInterrupted RunStatus = "interrupted"
+	RunFailed      RunStatus = "failed"
+)
+
+// Origin values of Run.Origin.
+const (
+	OriginMeasured = "measured"
+	OriginImported = "imported"
+)
+
+// Plan is what a run measures (METHOD.md: Terms). Contexts and prompt
+// lengths are in tokens as the server counts them; 16K = 16384.
+type Plan struct {
+	// Contexts of the decode grid, ascending. ContextMax in a plan given to
+	// the runner resolves to max_model_len − MaxOutput before the run; the
+	// stored plan holds resolved values.
+	Contexts []int `json:"contexts"`
+	// Concurrency levels N of the decode grid, ascending.
+	Concurrency []int `json:"concurrency"`
+	// PrefillContexts are the prompt lengths of the prefill cells.
+	PrefillContexts []int `json:"prefill_contexts"`
+	// DurationS is the decode window length D in seconds.
+	DurationS float64 `json:"duration_s"`
+	// MaxOutput is max_tokens M of every decode request.
+	MaxOutput int `json:"max_output"`
+	// KVCapacityOverride, when > 0, replaces the server's KV capacity.
+	KVCapacityOverride int `json:"kv_capacity_override,omitempty"`
+}
+
+// ContextMax in Plan.Contexts stands for the longest context that fits:
+// max_model_len − MaxOutput.
+const ContextMax = -1
+
+// Launch is the launch configuration of a server RigBench started, without
+// secrets: tokens and API keys are never stored here.
+type Launch struct {
+	Image string `json:"image"`
+	Model string `json:"model"`
+	// Args is the `vllm serve` argument list after the model.
+	Args []string `json:"args,omitempty"`
+	// ServeCommand and DockerCommand are the copy-pasteable command lines,
+	// with secrets replaced by placeholders.
+	ServeCommand  string `json:"serve_command,omitempty"`
+	DockerCommand string `json:"docker_command,omitempty"`
+	GPUs          string `json:"gpus,omitempty"`
+}
+
+// Server holds the facts the benchmarked server reported about itself.
+type Server struct {
+	Model       string `json:"model"`
+	Engine      string `json:"engine,omitempty"` // "vllm", "llama.cpp", "simulated", …
+	Version     string `json:"version,omitempty"`
+	MaxModelLen int    `json:"max_model_len,omitempty"`
+	// KVCapacityTokens is K of METHOD.md, 0 when unknown.
+	KVCapacityTokens int `json:"kv_capacity_tokens,omitempty"`
+	// KVCapacitySource: "metrics" (vllm:cache_config_info), "log" (start-up
+	// line), "user" (override) or "unknown".
+	KVCapacitySource string `json:"kv_capacity_source"`
+	HasMetrics       bool   `json:"has_metrics"`
+	HasTokenize      bool   `json:"has_tokenize"`
+}
+
+// KV capacity sources.
+const (
+	KVSourceMetrics = "metrics"
+	KVSourceLog     = "log"
+	KVSourceUser    = "user"
+	KVSourceUnknown = "unknown"
+)
+
+// Phase is the kind of cell.
+type Phase string
+
+// Cell phases.
+const (
+	PhasePrefill Phase = "prefill"
+	PhaseDecode  Phase = "decode"
+)
+
+// Status of a cell, worded as in METHOD.md.
+type Status string
+
+// Cell statuses (METHOD.md: Decode cells, step 5).
+const (
+	StatusValid         Status = "Valid"
+	StatusQueued        Status = "Requests queued"
+	StatusOverCapacity  Status = "Over capacity"
+	StatusExceedsLength Status = "Exceeds model length"
+	StatusFailed        Status = "Failed"
+	StatusCancelled     Status = "Cancelled"
+)
+
+// Ran reports whether a cell of this status produced figures.
+func (s Status) Ran() bool { return s == StatusValid || s == StatusQueued }
+
+// Token count sources of Cell.TokenCountSource.
+const (
+	// TokensContinuousUsage: per-chunk usage (continuous_usage_stats).
+	TokensContinuousUsage = "continuous_usage"
+	// TokensFinalUsage: only the final usage chunk of each request.
+	TokensFinalUsage = "final_usage"
+	// TokensChunks: counted content chunks (the server sent no usage).
+	TokensChunks = "chunks"
+)
+
+// Cell is one (phase, context, concurrency) measurement with every figure of
+// METHOD.md. Figures that were not measured are zero and omitted from JSON.
+type Cell struct {
+	Phase       Phase  `json:"phase"`
+	Context     int    `json:"context"`
+	Concurrency int    `json:"concurrency"`
+	Status      Status `json:"status"`
+	Reason      string `json:"reason,omitempty"`
+
+	// Prefill: prompt_tokens / TTFT.
+	PromptTokS   float64 `json:"prompt_tok_s,omitempty"`
+	PromptTokens int     `json:"prompt_tokens,omitempty"`
+
+	TotalTokS      float64 `json:"total_tok_s,omitempty"`
+	PerRequestTokS float64 `json:"per_request_tok_s,omitempty"`
+	TTFTMs         float64 `json:"ttft_ms,omitempty"`
+	TBTMs          float64 `json:"tbt_ms,omitempty"`
+	TTFTP90Ms      float64 `json:"ttft_p90_ms,omitempty"`
+	TTFTP99Ms      float64 `json:"ttft_p99_ms,omitempty"`
+	TBTP90Ms       float64 `json:"tbt_p90_ms,omitempty"`
+	TBTP99Ms       float64 `json:"tbt_p99_ms,omitempty"`
+	AvgActive      float64 `json:"avg_active,omitempty"`
+
+	CompletedRequests int     `json:"completed_requests,omitempty"`
+	OutputTokens      int     `json:"output_tokens,omitempty"`
+	MeasuredS         float64 `json:"measured_s,omitempty"`
+	// TokenCountSource says where OutputTokens came from (Tokens… consts).
+	TokenCountSource string `json:"token_count_source,omitempty"`
+	// ChunkTokens is the chunk-counted total, kept when it differs from the
+	// usage count by more than 1% (TokenCountMismatch is then true).
+	ChunkTokens        int  `json:"chunk_tokens,omitempty"`
+	TokenCountMismatch bool `json:"token_count_mismatch,omitempty"`
+
+	// ServerStats summarises the /metrics samples; nil when the server has no
+	// metrics (figures unavailable, not zero).
+	ServerStats *ServerStats `json:"server_stats,omitempty"`
+	// GPUStats summarises NVML telemetry; nil without a GPU.
+	GPUStats *GPUStats `json:"gpu_stats,omitempty"`
+	// EnergyJPerToken = mean power × window / output tokens.
+	EnergyJPerToken float64 `json:"energy_j_per_token,omitempty"`
+
+	ServerSamples []ServerSample `json:"server_samples,omitempty"`
+	GPUSamples    []GPUSample    `json:"gpu_samples,omitempty"`
+
+	StartedAt time.Time `json:"started_at,omitzero"`
+}
+
+// ServerSample is one /metrics scrape during a window. T is seconds since
+// the window opened. Counters are cumulative as the server reports them.
+type ServerSample struct {
+	T                  float64 `json:"t"`
+	Running            float64 `json:"running"`
+	Waiting            float64 `json:"waiting"`
+	KVUsage            float64 `json:"kv_usage"` // 0–1
+	PrefixCacheQueries float64 `json:"prefix_cache_queries"`
+	PrefixCacheHits    float64 `json:"prefix_cache_hits"`
+	Preemptions        float64 `json:"preemptions"`
+}
+
+// ServerStats summarises a cell's server samples.
+type ServerStats struct {
+	Samples     int     `json:"samples"`
+	RunningMean float64 `json:"running_mean"`
+	WaitingMax  float64 `json:"waiting_max"`
+	KVUsageMean float64 `json:"kv_usage_mean"`
+	KVUsageMax  float64 `json:"kv_usage_max"`
+	// PrefixHitRate is Δhits / Δqueries over the window (0 when no queries).
+	PrefixHitRate float64 `json:"prefix_hit_rate"`
+	// Preemptions is Δ of vllm:num_preemptions_total over the window.
+	Preemptions float64 `json:"preemptions"`
+}
+
+// GPUSample is one NVML telemetry reading of one GPU during a window.
+type GPUSample struct {
+	T             float64 `json:"t"`
+	GPU           int     `json:"gpu"`
+	PowerW        float64 `json:"power_w"`
+	SMClockMHz    float64 `json:"sm_clock_mhz"`
+	MemClockMHz   float64 `json:"mem_clock_mhz"`
+	TempC         float64 `json:"temp_c"`
+	UtilGPU       float64 `json:"util_gpu"` // percent
+	UtilMem       float64 `json:"util_mem"` // percent
+	VRAMUsedBytes uint64  `json:"vram_used_bytes"`
+	// Throttle names active throttle reasons ("power cap", "thermal", …).
+	Throttle []string `json:"throttle,omitempty"`
+}
+
+// GPUStats summarises telemetry over a window, summed over GPUs for power.
+type GPUStats struct {
+	Samples         int      `json:"samples"`
+	PowerMeanW      float64  `json:"power_mean_w"`
+	PowerMaxW       float64  `json:"power_max_w"`
+	SMClockMeanMHz  float64  `json:"sm_clock_mean_mhz"`
+	SMClockMaxMHz   float64  `json:"sm_clock_max_mhz"`
+	MemClockMeanMHz float64  `json:"mem_clock_mean_mhz"`
+	TempMeanC       float64  `json:"temp_mean_c"`
+	TempMaxC        float64  `json:"temp_max_c"`
+	UtilGPUMean     float64  `json:"util_gpu_mean"`
+	UtilMemMean     float64  `json:"util_mem_mean"`
+	VRAMUsedMax     uint64   `json:"vram_used_max_bytes"`
+	Throttled       []string `json:"throttled,omitempty"`
+}
