@@ -1,6 +1,10 @@
 package bench
 
-import "time"
+import (
+	"time"
+
+	"github.com/rigbench/rigbench/hardware"
+)
 
 // EventKind says what happened in a run.
 type EventKind int
@@ -62,4 +66,12 @@ func (os Observers) Observe(e Event) {
 			o.Observe(e)
 		}
 	}
+}
+
+// Telemetry samples the GPUs during a decode window. hardware.Sampler
+// implements it; a run without a GPU passes nil.
+type Telemetry interface {
+	// StartWindow begins collecting samples; calling stop ends the window
+	// and returns the samples taken, with T in seconds since StartWindow.
+	StartWindow() (stop func() []hardware.GPUSample)
 }

@@ -188,12 +188,12 @@ type Cell struct {
 	// metrics (figures unavailable, not zero).
 	ServerStats *ServerStats `json:"server_stats,omitempty"`
 	// GPUStats summarises NVML telemetry; nil without a GPU.
-	GPUStats *GPUStats `json:"gpu_stats,omitempty"`
+	GPUStats *hardware.GPUStats `json:"gpu_stats,omitempty"`
 	// EnergyJPerToken = mean power × window / output tokens.
 	EnergyJPerToken float64 `json:"energy_j_per_token,omitempty"`
 
-	ServerSamples []ServerSample `json:"server_samples,omitempty"`
-	GPUSamples    []GPUSample    `json:"gpu_samples,omitempty"`
+	ServerSamples []ServerSample       `json:"server_samples,omitempty"`
+	GPUSamples    []hardware.GPUSample `json:"gpu_samples,omitempty"`
 
 	StartedAt time.Time `json:"started_at,omitzero"`
 }
@@ -221,35 +221,4 @@ type ServerStats struct {
 	PrefixHitRate float64 `json:"prefix_hit_rate"`
 	// Preemptions is Δ of vllm:num_preemptions_total over the window.
 	Preemptions float64 `json:"preemptions"`
-}
-
-// GPUSample is one NVML telemetry reading of one GPU during a window.
-type GPUSample struct {
-	T             float64 `json:"t"`
-	GPU           int     `json:"gpu"`
-	PowerW        float64 `json:"power_w"`
-	SMClockMHz    float64 `json:"sm_clock_mhz"`
-	MemClockMHz   float64 `json:"mem_clock_mhz"`
-	TempC         float64 `json:"temp_c"`
-	UtilGPU       float64 `json:"util_gpu"` // percent
-	UtilMem       float64 `json:"util_mem"` // percent
-	VRAMUsedBytes uint64  `json:"vram_used_bytes"`
-	// Throttle names active throttle reasons ("power cap", "thermal", …).
-	Throttle []string `json:"throttle,omitempty"`
-}
-
-// GPUStats summarises telemetry over a window, summed over GPUs for power.
-type GPUStats struct {
-	Samples         int      `json:"samples"`
-	PowerMeanW      float64  `json:"power_mean_w"`
-	PowerMaxW       float64  `json:"power_max_w"`
-	SMClockMeanMHz  float64  `json:"sm_clock_mean_mhz"`
-	SMClockMaxMHz   float64  `json:"sm_clock_max_mhz"`
-	MemClockMeanMHz float64  `json:"mem_clock_mean_mhz"`
-	TempMeanC       float64  `json:"temp_mean_c"`
-	TempMaxC        float64  `json:"temp_max_c"`
-	UtilGPUMean     float64  `json:"util_gpu_mean"`
-	UtilMemMean     float64  `json:"util_mem_mean"`
-	VRAMUsedMax     uint64   `json:"vram_used_max_bytes"`
-	Throttled       []string `json:"throttled,omitempty"`
 }
