@@ -1,0 +1,161 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Client talks to one OpenAI-compatible server.
+type Client struct {
+	base   *url.URL
+	apiKey string
+	http   *http.Client
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithAPIKey sends key as a Bearer token on every request. The key is never
+// logged or put in an error message.
+func WithAPIKey(key string) Option { return func(c *Client) { c.apiKey = key } }
+
+// WithHTTPClient replaces the HTTP client (tests, custom TLS).
+func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
+
+// WithConcurrency sizes the connection pool for n streams in flight. Go's
+// default transport keeps only 2 idle connections per host (and 100 in all),
+// so a 128-stream window would open and close connections all the time and
+// measure the client instead of the server.
+func WithConcurrency(n int) Option {
+	return func(c *Client) { c.http = &http.Client{Transport: newTransport(n)} }
+}
+
+// DefaultConcurrency is the pool size when WithConcurrency is not given.
+const DefaultConcurrency = 128
+
+func newTransport(n int) *http.Transport {
+	if n < 1 {
+		n = 1
+	}
+	return &http.Transport{
+		Proxy:               nil, // benchmark traffic never goes through a proxy
+		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        2*n + 8,
+		MaxIdleConnsPerHost: 2*n + 8,
+		MaxConnsPerHost:     0, // no cap: each stream has its own connection
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true, // SSE is small and latency-bound
+		ForceAttemptHTTP2:   false,
+		WriteBufferSize:     64 << 10,
+		ReadBufferSize:      64 << 10,
+	}
+}
+
+// New returns a client for the server at endpoint ("http://127.0.0.1:8000",
+// with or without a trailing /v1).
+func New(endpoint string, opts ...Option) (*Client, error) {
+	u, err := parseEndpoint(endpoint)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{base: u}
+	WithConcurrency(DefaultConcurrency)(c)
+	for _, o := range opts {
+		o(c)
+	}
+	return c, nil
+}
+
+func parseEndpoint(endpoint string) (*url.URL, error) {
+	s := strings.TrimSpace(endpoint)
+	if s == "" {
+		return nil, errors.New("no endpoint given: pass the server's URL, e.g. http://127.0.0.1:8000")
+	}
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("%q is not a server URL: use the form http://HOST:PORT", endpoint)
+	}
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
+	u.RawQuery, u.Fragment, u.User = "", "", nil
+	return u, nil
+}
+
+// Endpoint returns the server's base URL (without /v1).
+func (c *Client) Endpoint() string { return c.base.String() }
+
+// CloseIdle closes idle pooled connections (after a run, or on cancel).
+func (c *Client) CloseIdle() { c.http.CloseIdleConnections() }
+
+func (c *Client) url(path string) string { return c.base.String() + path }
+
+func (c *Client) newRequest(ctx context.Context, method, path string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.url(path), body)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	return req, nil
+}
+
+// do sends req and turns transport failures and error statuses into the
+// package's errors. A 2xx response is returned open.
+func (c *Client) do(req *http.Request) (*http.Response, error) {
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, c.transportError(req.Context(), err)
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		return nil, statusError(resp)
+	}
+	return resp, nil
+}
+
+func (c *Client) transportError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) || isDialError(err) {
+		return &UnreachableError{URL: c.base.String(), Err: err}
+	}
+	return fmt.Errorf("request to %s failed: %w", c.base.String(), err)
+}
+
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// getJSON fetches path and decodes the JSON body into v.
+func (c *Client) getJSON(ctx context.Context, path string, v any) error {
+	req, err := c.newRequest(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(v); err != nil {
+		return fmt.Errorf("%s%s answered something that is not the expected JSON: %w", c.base.String(), path, err)
+	}
+	return nil
+}

@@ -1,0 +1,126 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+)
+
+// UnreachableError means nothing answered at the endpoint.
+type UnreachableError struct {
+	URL string
+	Err error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("cannot reach the server at %s: check that it is running and the URL is right", e.URL)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// ErrUnauthorized means the server answered 401 or 403.
+var ErrUnauthorized = errors.New("the server rejected the API key: pass the right one with --api-key")
+
+// ErrNotSupported means the server has no such endpoint (404/405/501).
+var ErrNotSupported = errors.New("the server does not support this endpoint")
+
+// HTTPError is any other non-2xx answer. Message is the server's own
+// explanation when it sent one.
+type HTTPError struct {
+	Status  int
+	Message string
+}
+
+func (e *HTTPError) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("the server answered HTTP %d", e.Status)
+	}
+	return fmt.Sprintf("the server answered HTTP %d: %s", e.Status, e.Message)
+}
+
+// PromptTooLongError is the server refusing a prompt longer than its
+// context (vLLM and llama-server both answer 400 naming the limit).
+type PromptTooLongError struct {
+	// MaxContext is the limit the server named, 0 when it named none.
+	MaxContext int
+	Message    string
+}
+
+func (e *PromptTooLongError) Error() string {
+	return "the prompt is longer than the server's context: " + e.Message
+}
+
+// StreamError is a stream that broke: the server sent an error object
+// mid-stream, a malformed chunk, or the connection ended before [DONE].
+type StreamError struct{ Reason string }
+
+func (e *StreamError) Error() string { return "the stream broke: " + e.Reason }
+
+var (
+	tooLongRe = regexp.MustCompile(`(?i)maximum context length|max_model_len|context length is|exceed_context_size|exceeds the available context|n_ctx|too long|longer than the maximum model length`)
+	limitRe   = regexp.MustCompile(`(?i)(?:maximum context length is|max_model_len|n_ctx(?:_slot)?)\D{0,20}(\d+)`)
+)
+
+// statusError reads an error response into one of the package's errors.
+func statusError(resp *http.Response) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	msg := errorMessage(body)
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return ErrUnauthorized
+	case resp.StatusCode == http.StatusNotFound && msg == "",
+		resp.StatusCode == http.StatusMethodNotAllowed,
+		resp.StatusCode == http.StatusNotImplemented:
+		return ErrNotSupported
+	case resp.StatusCode == http.StatusBadRequest && tooLongRe.MatchString(msg):
+		return tooLong(msg)
+	}
+	return &HTTPError{Status: resp.StatusCode, Message: msg}
+}
+
+func tooLong(msg string) *PromptTooLongError {
+	e := &PromptTooLongError{Message: msg}
+	if m := limitRe.FindStringSubmatch(msg); m != nil {
+		fmt.Sscan(m[1], &e.MaxContext)
+	}
+	return e
+}
+
+// errorMessage pulls the human message out of the error bodies servers
+// send: {"error":{"message":…}}, {"message":…}, {"detail":…} or plain text.
+func errorMessage(body []byte) string {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  any             `json:"detail"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		if len(v.Error) > 0 {
+			var inner struct {
+				Message string `json:"message"`
+			}
+			if json.Unmarshal(v.Error, &inner) == nil && inner.Message != "" {
+				return inner.Message
+			}
+			var s string
+			if json.Unmarshal(v.Error, &s) == nil && s != "" {
+				return s
+			}
+		}
+		if v.Message != "" {
+			return v.Message
+		}
+		if v.Detail != nil {
+			return fmt.Sprint(v.Detail)
+		}
+	}
+	s := strings.TrimSpace(string(body))
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

@@ -1,0 +1,123 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// Model is one entry of /v1/models.
+type Model struct {
+	ID string `json:"id"`
+	// MaxModelLen is vLLM's max_model_len; 0 when the server does not say.
+	MaxModelLen int `json:"max_model_len"`
+}
+
+// Models lists the models the server serves.
+func (c *Client) Models(ctx context.Context) ([]Model, error) {
+	var v struct {
+		Data []Model `json:"data"`
+	}
+	if err := c.getJSON(ctx, "/v1/models", &v); err != nil {
+		return nil, err
+	}
+	return v.Data, nil
+}
+
+// UnknownModelError is a model name the server does not serve.
+type UnknownModelError struct {
+	Name      string
+	Available []string
+}
+
+func (e *UnknownModelError) Error() string {
+	if len(e.Available) == 0 {
+		return fmt.Sprintf("the server serves no model named %q (it lists none)", e.Name)
+	}
+	return fmt.Sprintf("the server serves no model named %q; it has: %s", e.Name, strings.Join(e.Available, ", "))
+}
+
+// PickModel returns the model named name, or the only/first model when name
+// is empty.
+func PickModel(models []Model, name string) (Model, error) {
+	if len(models) == 0 {
+		return Model{}, errors.New("the server lists no models at /v1/models: is it still loading?")
+	}
+	if name == "" {
+		return models[0], nil
+	}
+	ids := make([]string, 0, len(models))
+	for _, m := range models {
+		if m.ID == name {
+			return m, nil
+		}
+		ids = append(ids, m.ID)
+	}
+	sort.Strings(ids)
+	return Model{}, &UnknownModelError{Name: name, Available: ids}
+}
+
+// Version returns the server's version string from /version ("0.11.0"), or
+// "" with ErrNotSupported when it has none.
+func (c *Client) Version(ctx context.Context) (string, error) {
+	var v struct {
+		Version string `json:"version"`
+	}
+	if err := c.getJSON(ctx, "/version", &v); err != nil {
+		return "", err
+	}
+	return v.Version, nil
+}
+
+// Health reports whether /health answers 2xx. vLLM answers 200 with an
+// empty body, llama-server {"status":"ok"}; 503 means loading or dead.
+func (c *Client) Health(ctx context.Context) error {
+	req, err := c.newRequest(ctx, http.MethodGet, "/health", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.do(req)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	return resp.Body.Close()
+}
+
+// Tokenize counts the tokens of prompt with the server's tokenizer
+// (vLLM's POST /tokenize). ErrNotSupported when the server has none.
+func (c *Client) Tokenize(ctx context.Context, model, prompt string) (int, error) {
+	body, err := json.Marshal(map[string]any{"model": model, "prompt": prompt, "add_special_tokens": true})
+	if err != nil {
+		return 0, err
+	}
+	req, err := c.newRequest(ctx, http.MethodPost, "/tokenize", bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	resp, err := c.do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var v struct {
+		Count  *int  `json:"count"`
+		Tokens []int `json:"tokens"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&v); err != nil {
+		return 0, fmt.Errorf("/tokenize answered something that is not JSON: %w", err)
+	}
+	if v.Count != nil {
+		return *v.Count, nil
+	}
+	if v.Tokens != nil {
+		return len(v.Tokens), nil
+	}
+	return 0, ErrNotSupported
+}

@@ -1,0 +1,140 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// Metrics is what RigBench reads from a server's Prometheus /metrics page.
+// Each Has… flag says whether the server exposed the figure at all, so a
+// missing figure shows as unavailable rather than zero.
+type Metrics struct {
+	Running, Waiting float64
+	HasQueue         bool
+	// KVUsage is the fraction (0–1) of the KV cache in use.
+	KVUsage    float64
+	HasKVUsage bool
+	// Cumulative counters.
+	PrefixCacheQueries, PrefixCacheHits float64
+	HasPrefixCache                      bool
+	Preemptions                         float64
+	HasPreemptions                      bool
+	PromptTokens, GenerationTokens      float64
+	// Cache holds vllm:cache_config_info's labels when present.
+	Cache *CacheConfig
+}
+
+// CacheConfig is vLLM's cache configuration as its info metric reports it.
+type CacheConfig struct {
+	BlockSize    int
+	NumGPUBlocks int
+	// KVCapacityTokens is kv_cache_size_tokens where the server gives it,
+	// else NumGPUBlocks × BlockSize (METHOD.md: KV capacity).
+	KVCapacityTokens int
+	CacheDtype       string
+}
+
+// Metric names, current and older vLLM spellings, and llama-server's.
+var (
+	runningNames     = []string{"vllm:num_requests_running", "llamacpp:requests_processing"}
+	waitingNames     = []string{"vllm:num_requests_waiting", "llamacpp:requests_deferred"}
+	kvUsageNames     = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"}
+	prefixQueryNames = []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries"}
+	prefixHitNames   = []string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits"}
+	preemptionNames  = []string{"vllm:num_preemptions_total", "vllm:num_preemptions"}
+	promptTokNames   = []string{"vllm:prompt_tokens_total", "vllm:prompt_tokens", "llamacpp:prompt_tokens_total"}
+	genTokNames      = []string{"vllm:generation_tokens_total", "vllm:generation_tokens", "llamacpp:tokens_predicted_total"}
+)
+
+// Metrics scrapes /metrics. ErrNotSupported when the server has none.
+func (c *Client) Metrics(ctx context.Context) (Metrics, error) {
+	req, err := c.newRequest(ctx, http.MethodGet, "/metrics", nil)
+	if err != nil {
+		return Metrics{}, err
+	}
+	resp, err := c.do(req)
+	if err != nil {
+		return Metrics{}, err
+	}
+	defer resp.Body.Close()
+	return ParseMetrics(io.LimitReader(resp.Body, 32<<20))
+}
+
+// ParseMetrics reads a Prometheus text exposition with expfmt.
+func ParseMetrics(r io.Reader) (Metrics, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		return Metrics{}, fmt.Errorf("the server's /metrics page is not valid Prometheus text: %w", err)
+	}
+	var m Metrics
+	m.Running, m.HasQueue = sum(fams, runningNames)
+	m.Waiting, _ = sum(fams, waitingNames)
+	m.KVUsage, m.HasKVUsage = sum(fams, kvUsageNames)
+	m.PrefixCacheQueries, m.HasPrefixCache = sum(fams, prefixQueryNames)
+	m.PrefixCacheHits, _ = sum(fams, prefixHitNames)
+	m.Preemptions, m.HasPreemptions = sum(fams, preemptionNames)
+	m.PromptTokens, _ = sum(fams, promptTokNames)
+	m.GenerationTokens, _ = sum(fams, genTokNames)
+	m.Cache = cacheConfig(fams["vllm:cache_config_info"])
+	return m, nil
+}
+
+// sum adds the values of every series of the first family present among
+// names (several model names or engines each get a series).
+func sum(fams map[string]*dto.MetricFamily, names []string) (float64, bool) {
+	for _, n := range names {
+		f, ok := fams[n]
+		if !ok {
+			continue
+		}
+		var total float64
+		for _, m := range f.GetMetric() {
+			total += value(m)
+		}
+		return total, true
+	}
+	return 0, false
+}
+
+func value(m *dto.Metric) float64 {
+	switch {
+	case m.Gauge != nil:
+		return m.Gauge.GetValue()
+	case m.Counter != nil:
+		return m.Counter.GetValue()
+	case m.Untyped != nil:
+		return m.Untyped.GetValue()
+	}
+	return 0
+}
+
+func cacheConfig(f *dto.MetricFamily) *CacheConfig {
+	if f == nil || len(f.GetMetric()) == 0 {
+		return nil
+	}
+	labels := map[string]string{}
+	for _, l := range f.GetMetric()[0].GetLabel() {
+		labels[l.GetName()] = l.GetValue()
+	}
+	atoi := func(k string) int {
+		v, err := strconv.ParseFloat(labels[k], 64)
+		if err != nil || v < 0 || v > 1e15 {
+			return 0
+		}
+		return int(v)
+	}
+	cc := &CacheConfig{BlockSize: atoi("block_size"), NumGPUBlocks: atoi("num_gpu_blocks"),
+		KVCapacityTokens: atoi("kv_cache_size_tokens"), CacheDtype: labels["cache_dtype"]}
+	if cc.KVCapacityTokens == 0 {
+		cc.KVCapacityTokens = cc.BlockSize * cc.NumGPUBlocks
+	}
+	return cc
+}

@@ -1,0 +1,77 @@
+package client
+
+import (
+	"strings"
+	"testing"
+)
+
+const vllmMetrics = `# HELP vllm:num_requests_running Number of requests in model execution batches.
+# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{engine="0",model_name="m"} 7.0
+# TYPE vllm:num_requests_waiting gauge
+vllm:num_requests_waiting{engine="0",model_name="m"} 2.0
+# TYPE vllm:kv_cache_usage_perc gauge
+vllm:kv_cache_usage_perc{engine="0",model_name="m"} 0.42
+# TYPE vllm:prefix_cache_queries counter
+vllm:prefix_cache_queries_total{engine="0",model_name="m"} 1000.0
+# TYPE vllm:prefix_cache_hits counter
+vllm:prefix_cache_hits_total{engine="0",model_name="m"} 900.0
+# TYPE vllm:num_preemptions counter
+vllm:num_preemptions_total{engine="0",model_name="m"} 3.0
+# TYPE vllm:cache_config_info gauge
+vllm:cache_config_info{block_size="16",cache_dtype="auto",enable_prefix_caching="True",gpu_memory_utilization="0.9",num_gpu_blocks="2304"} 1.0
+# TYPE vllm:time_to_first_token_seconds histogram
+vllm:time_to_first_token_seconds_bucket{le="0.1",model_name="m"} 3.0
+vllm:time_to_first_token_seconds_bucket{le="+Inf",model_name="m"} 5.0
+vllm:time_to_first_token_seconds_sum{model_name="m"} 1.5
+vllm:time_to_first_token_seconds_count{model_name="m"} 5.0
+`
+
+func TestParseMetricsVLLM(t *testing.T) {
+	t.Parallel()
+	m, err := ParseMetrics(strings.NewReader(vllmMetrics))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.HasQueue || m.Running != 7 || m.Waiting != 2 || m.KVUsage != 0.42 || m.PrefixCacheHits != 900 ||
+		m.PrefixCacheQueries != 1000 || m.Preemptions != 3 {
+		t.Errorf("got %+v", m)
+	}
+	if m.Cache == nil || m.Cache.KVCapacityTokens != 2304*16 || m.Cache.BlockSize != 16 {
+		t.Errorf("cache config %+v, want 36864 tokens", m.Cache)
+	}
+}
+
+func TestParseMetricsNewestAndOld(t *testing.T) {
+	t.Parallel()
+	newest := `vllm:cache_config_info{block_size="16",kv_cache_size_tokens="34952",num_gpu_blocks="2184"} 1
+vllm:gpu_cache_usage_perc 0.5
+`
+	m, err := ParseMetrics(strings.NewReader(newest))
+	if err != nil || m.Cache.KVCapacityTokens != 34952 || !m.HasKVUsage || m.KVUsage != 0.5 {
+		t.Errorf("got %+v %v", m, err)
+	}
+	llama := "llamacpp:requests_processing 2\nllamacpp:requests_deferred 1\nllamacpp:tokens_predicted_total 100\n"
+	m, err = ParseMetrics(strings.NewReader(llama))
+	if err != nil || m.Running != 2 || m.Waiting != 1 || m.GenerationTokens != 100 || m.Cache != nil || m.HasKVUsage {
+		t.Errorf("llama: %+v %v", m, err)
+	}
+}
+
+func TestParseMetricsRejectsGarbage(t *testing.T) {
+	t.Parallel()
+	if _, err := ParseMetrics(strings.NewReader("<html>not metrics</html>")); err == nil {
+		t.Error("garbage accepted")
+	}
+}
+
+func FuzzParseMetrics(f *testing.F) {
+	f.Add(vllmMetrics)
+	f.Add("vllm:cache_config_info{num_gpu_blocks=\"1e300\",block_size=\"-5\"} 1\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := ParseMetrics(strings.NewReader(s))
+		if err == nil && m.Cache != nil && m.Cache.KVCapacityTokens < 0 {
+			t.Fatalf("negative capacity %+v", m.Cache)
+		}
+	})
+}

@@ -1,0 +1,212 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+)
+
+// CompletionRequest is one /v1/completions request. Decode cells send
+// MaxTokens = M with IgnoreEOS so output length never depends on the model.
+type CompletionRequest struct {
+	Model     string
+	Prompt    string
+	MaxTokens int
+	// MinTokens is sent when > 0 (vLLM's min_tokens).
+	MinTokens int
+	IgnoreEOS bool
+	// NoContinuousUsage leaves out continuous_usage_stats for servers that
+	// reject unknown stream options.
+	NoContinuousUsage bool
+}
+
+func (r CompletionRequest) body() ([]byte, error) {
+	opts := map[string]any{"include_usage": true}
+	if !r.NoContinuousUsage {
+		opts["continuous_usage_stats"] = true
+	}
+	m := map[string]any{
+		"model":          r.Model,
+		"prompt":         r.Prompt,
+		"max_tokens":     r.MaxTokens,
+		"stream":         true,
+		"stream_options": opts,
+		"temperature":    0,
+	}
+	if r.IgnoreEOS {
+		m["ignore_eos"] = true
+	}
+	if r.MinTokens > 0 {
+		m["min_tokens"] = r.MinTokens
+	}
+	return json.Marshal(m)
+}
+
+// Token count sources, in order of preference (METHOD.md: Figures).
+const (
+	SourceContinuousUsage = "continuous_usage"
+	SourceFinalUsage      = "final_usage"
+	SourceChunks          = "chunks"
+)
+
+// StreamResult describes one streamed request. Times carry Go's monotonic
+// clock reading, so differences between them are immune to wall-clock jumps.
+type StreamResult struct {
+	// Sent is just before the request was written.
+	Sent time.Time
+	// FirstToken is the arrival of the first chunk with non-empty text
+	// (zero when none arrived); LastToken the arrival of the last one.
+	FirstToken, LastToken time.Time
+	// End is when the stream ended (finished, broke or was cancelled).
+	End time.Time
+	// ContentChunks counts chunks that carried text or tokens.
+	ContentChunks int
+	// Tokens is the output token count from the best source available;
+	// Source says which (Source… constants). ChunkTokens is the count by
+	// chunks alone, for the cross-check of METHOD.md.
+	Tokens, ChunkTokens int
+	Source              string
+	// PromptTokens is usage.prompt_tokens, 0 when not reported.
+	PromptTokens int
+	// Finished is true when the server ended the request normally
+	// (finish_reason or [DONE]).
+	Finished bool
+}
+
+// TokenFunc receives each content chunk: its arrival time and the output
+// tokens it carried (from continuous usage when the server reports it, else
+// 1 per chunk).
+type TokenFunc func(at time.Time, tokens int)
+
+// Stream sends req with stream:true and reads the SSE stream to its end,
+// calling onToken for each content chunk. When ctx is cancelled mid-stream
+// the connection is closed and the partial result is returned with ctx's
+// error. A stream that breaks returns the partial result with a
+// *StreamError; a refused prompt a *PromptTooLongError.
+func (c *Client) Stream(ctx context.Context, req CompletionRequest, onToken TokenFunc) (StreamResult, error) {
+	body, err := req.body()
+	if err != nil {
+		return StreamResult{}, err
+	}
+	hreq, err := c.newRequest(ctx, http.MethodPost, "/v1/completions", bytes.NewReader(body))
+	if err != nil {
+		return StreamResult{}, err
+	}
+	hreq.Header.Set("Accept", "text/event-stream")
+	res := StreamResult{Sent: time.Now()}
+	resp, err := c.do(hreq)
+	if err != nil {
+		res.End = time.Now()
+		return res, err
+	}
+	defer resp.Body.Close()
+	err = readStream(resp.Body, &res, onToken)
+	res.End = time.Now()
+	if err != nil && ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	return res, err
+}
+
+// readStream consumes an SSE completion stream into res.
+func readStream(r io.Reader, res *StreamResult, onToken TokenFunc) error {
+	sse := newSSEReader(r)
+	var (
+		ch          chunk
+		usageTotal  int  // last completion_tokens seen
+		counted     int  // tokens passed to onToken so far
+		usageChunks int  // content chunks that carried usage
+		sawFinal    bool // a usage-only final chunk (choices: [])
+		done        bool
+	)
+	for {
+		payload, err := sse.next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return streamEnd(res, usageTotal, usageChunks, sawFinal, &StreamError{Reason: err.Error()})
+		}
+		now := time.Now()
+		if bytes.Equal(bytes.TrimSpace(payload), []byte("[DONE]")) {
+			done = true
+			break
+		}
+		if err := parseChunk(payload, &ch); err != nil {
+			return streamEnd(res, usageTotal, usageChunks, sawFinal, &StreamError{Reason: "the server sent a malformed chunk"})
+		}
+		if ch.isError {
+			msg := string(ch.errMsg)
+			if tooLongRe.MatchString(msg) {
+				return streamEnd(res, usageTotal, usageChunks, sawFinal, tooLong(msg))
+			}
+			return streamEnd(res, usageTotal, usageChunks, sawFinal, &StreamError{Reason: "the server reported an error mid-stream: " + msg})
+		}
+		if ch.hasUsage && ch.promptTokens > 0 {
+			res.PromptTokens = ch.promptTokens
+		}
+		if ch.emptyChoices {
+			sawFinal = true
+			if ch.hasUsage {
+				usageTotal = ch.completionTokens
+			}
+			continue
+		}
+		// Without usage a chunk with text counts as one token. With usage (on every
+		// chunk, or llama-server's on the last one only) the chunk carries
+		// whatever the cumulative count adds to what was counted so far.
+		tokens := 0
+		if ch.textLen > 0 {
+			tokens = 1
+		}
+		if ch.hasUsage {
+			tokens = max(0, ch.completionTokens-counted)
+			usageTotal = ch.completionTokens
+			usageChunks++
+		}
+		counted += tokens
+		if ch.textLen > 0 || tokens > 0 {
+			if ch.textLen > 0 {
+				if res.FirstToken.IsZero() {
+					res.FirstToken = now
+				}
+				res.LastToken = now
+			}
+			res.ContentChunks++
+			if tokens > 0 && onToken != nil {
+				onToken(now, tokens)
+			}
+		}
+		if ch.finished {
+			res.Finished = true
+		}
+	}
+	if done {
+		res.Finished = true
+	}
+	var err error
+	if !res.Finished {
+		err = &StreamError{Reason: "the connection closed before the server finished the response"}
+	}
+	return streamEnd(res, usageTotal, usageChunks, sawFinal, err)
+}
+
+// streamEnd settles the token count and its source. Continuous usage wins
+// when every content chunk carried it; a final usage chunk is next; counted
+// chunks are the fallback (METHOD.md: Output tokens).
+func streamEnd(res *StreamResult, usageTotal, usageChunks int, sawFinal bool, err error) error {
+	res.ChunkTokens = res.ContentChunks
+	switch {
+	case usageChunks > 0 && usageChunks == res.ContentChunks:
+		res.Tokens, res.Source = usageTotal, SourceContinuousUsage
+	case sawFinal || (usageChunks > 0 && res.Finished):
+		res.Tokens, res.Source = usageTotal, SourceFinalUsage
+	default:
+		res.Tokens, res.Source = res.ContentChunks, SourceChunks
+	}
+	return err
+}

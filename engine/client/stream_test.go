@@ -1,0 +1,195 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sseServer answers /v1/completions with the given raw SSE body.
+func sseServer(t *testing.T, body string) *Client {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func content(text string, cum int) string {
+	return fmt.Sprintf(`data: {"choices":[{"index":0,"text":%q,"finish_reason":null}],"usage":{"prompt_tokens":9,"completion_tokens":%d}}`+"\n\n", text, cum)
+}
+
+func TestStreamSources(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		body       string
+		wantTokens int
+		wantChunks int
+		wantSource string
+		wantErr    bool
+	}{
+		{"continuous usage, several tokens per chunk",
+			content(" a", 1) + content(" b c", 3) + content(" d", 4) +
+				`data: {"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":4}}` + "\n\n" + "data: [DONE]\n\n",
+			4, 3, SourceContinuousUsage, false},
+		{"final usage only",
+			"data: {\"choices\":[{\"text\":\" a\"}]}\n\ndata: {\"choices\":[{\"text\":\" b\",\"finish_reason\":\"length\"}]}\n\n" +
+				`data: {"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":5}}` + "\n\ndata: [DONE]\n\n",
+			5, 2, SourceFinalUsage, false},
+		{"llama-server: usage in last content chunk",
+			"data: {\"choices\":[{\"text\":\"x\"}]}\n\ndata: {\"choices\":[{\"text\":\"y\"}]}\n\n" +
+				`data: {"choices":[{"text":"z","finish_reason":"length"}],"usage":{"completion_tokens":3,"prompt_tokens":9}}` + "\n\n",
+			3, 3, SourceFinalUsage, false},
+		{"no usage at all",
+			"data: {\"choices\":[{\"text\":\"x\"}]}\n\ndata: {\"choices\":[{\"text\":\"y\"}]}\n\ndata: [DONE]\n\n",
+			2, 2, SourceChunks, false},
+		{"ends without DONE or finish", content(" a", 1) + content(" b", 2), 2, 2, SourceContinuousUsage, true},
+		{"malformed chunk", content(" a", 1) + "data: {\"choices\":[{\"text\n\n", 1, 1, SourceContinuousUsage, true},
+		{"error mid-stream", content(" a", 1) + `data: {"error":{"message":"engine died"}}` + "\n\n", 1, 1, SourceContinuousUsage, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := sseServer(t, tt.body)
+			var seen int
+			res, err := c.Stream(context.Background(), CompletionRequest{Model: "m", Prompt: "p", MaxTokens: 4}, func(_ time.Time, n int) { seen += n })
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if res.Tokens != tt.wantTokens || res.ContentChunks != tt.wantChunks || res.Source != tt.wantSource {
+				t.Errorf("tokens %d chunks %d source %s, want %d %d %s", res.Tokens, res.ContentChunks, res.Source, tt.wantTokens, tt.wantChunks, tt.wantSource)
+			}
+			if res.PromptTokens != 9 && strings.Contains(tt.body, "prompt_tokens") {
+				t.Errorf("prompt tokens %d, want 9", res.PromptTokens)
+			}
+			if tt.wantSource != SourceFinalUsage && seen != tt.wantTokens {
+				t.Errorf("onToken saw %d tokens, want %d", seen, tt.wantTokens)
+			}
+			if res.FirstToken.IsZero() || res.FirstToken.Before(res.Sent) || res.End.Before(res.LastToken) {
+				t.Errorf("timestamps out of order: %+v", res)
+			}
+		})
+	}
+}
+
+func TestStreamHugeLine(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 1<<20) // a 1 MB chunk: past any 64 KB scanner limit
+	c := sseServer(t, content(big, 1)+"data: [DONE]\n\n")
+	res, err := c.Stream(context.Background(), CompletionRequest{Model: "m", Prompt: "p", MaxTokens: 1}, nil)
+	if err != nil || res.Tokens != 1 {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	t.Parallel()
+	mk := func(status int, body string) *Client {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+		}))
+		t.Cleanup(srv.Close)
+		c, _ := New(srv.URL + "/v1/")
+		return c
+	}
+	ctx := context.Background()
+	req := CompletionRequest{Model: "m", Prompt: "p", MaxTokens: 1}
+	if _, err := mk(401, `{"error":"Unauthorized"}`).Stream(ctx, req, nil); !errors.Is(err, ErrUnauthorized) {
+		t.Errorf("401: got %v", err)
+	}
+	_, err := mk(400, `{"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4999 in the messages, 1 in the completion).","type":"BadRequestError","code":400}`).Stream(ctx, req, nil)
+	var tl *PromptTooLongError
+	if !errors.As(err, &tl) || tl.MaxContext != 4096 {
+		t.Errorf("400 too long: got %v", err)
+	}
+	_, err = mk(400, `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_ctx":4096}}`).Stream(ctx, req, nil)
+	if !errors.As(err, &tl) {
+		t.Errorf("llama-server too long: got %v", err)
+	}
+	var he *HTTPError
+	if _, err := mk(500, "internal").Stream(ctx, req, nil); !errors.As(err, &he) || he.Status != 500 {
+		t.Errorf("500: got %v", err)
+	}
+	if _, err := mk(404, "").Tokenize(ctx, "m", "x"); !errors.Is(err, ErrNotSupported) {
+		t.Errorf("404 tokenize: got %v", err)
+	}
+
+	// Nothing listening: one sentence naming the URL.
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	c, _ := New("http://" + addr)
+	_, err = c.Models(ctx)
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), addr) {
+		t.Errorf("unreachable: got %v", err)
+	}
+}
+
+func TestEndpointParsing(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"http://127.0.0.1:8000/v1/": "http://127.0.0.1:8000",
+		"127.0.0.1:8000":            "http://127.0.0.1:8000",
+		"https://h.example/api/v1":  "https://h.example/api",
+	} {
+		c, err := New(in)
+		if err != nil || c.Endpoint() != want {
+			t.Errorf("New(%q) = %v, %v; want %s", in, c, err, want)
+		}
+	}
+	for _, bad := range []string{"", "ftp://x", "http://"} {
+		if _, err := New(bad); err == nil {
+			t.Errorf("New(%q) accepted", bad)
+		}
+	}
+}
+
+func TestPickModel(t *testing.T) {
+	t.Parallel()
+	ms := []Model{{ID: "b"}, {ID: "a", MaxModelLen: 4096}}
+	if m, err := PickModel(ms, "a"); err != nil || m.MaxModelLen != 4096 {
+		t.Errorf("PickModel a: %v %v", m, err)
+	}
+	if m, _ := PickModel(ms, ""); m.ID != "b" {
+		t.Errorf("default model %q", m.ID)
+	}
+	_, err := PickModel(ms, "zzz")
+	if err == nil || !strings.Contains(err.Error(), "a, b") {
+		t.Errorf("unknown model error %v should list a, b", err)
+	}
+}
+
+func FuzzSSE(f *testing.F) {
+	f.Add([]byte("data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: [DONE]\n\n"))
+	f.Add([]byte(": comment\r\nevent: x\r\ndata:{\"choices\":[]}\r\n\r\n"))
+	f.Add([]byte("data: " + strings.Repeat("{", 100)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var res StreamResult
+		total := 0
+		_ = readStream(strings.NewReader(string(b)), &res, func(_ time.Time, n int) {
+			if n < 0 {
+				t.Fatalf("negative token count %d", n)
+			}
+			total += n
+		})
+		if res.Tokens < 0 || res.ContentChunks < 0 {
+			t.Fatalf("negative counts %+v", res)
+		}
+	})
+}
