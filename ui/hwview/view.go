@@ -1,0 +1,169 @@
+package hwview
+
+import (
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/rigbench/rigbench/hardware"
+)
+
+// Docker is what the app found out about the local Docker daemon.
+type Docker struct {
+	// Checked is false while the check has not finished.
+	Checked bool
+	// Available: the daemon answered.
+	Available bool
+	// Version is the daemon's version when it answered.
+	Version string
+	// NVIDIARuntime: the daemon can hand GPUs to containers.
+	NVIDIARuntime bool
+	// Problem is one sentence saying what is wrong and what to do.
+	Problem string
+}
+
+// View is the Hardware view.
+type View struct {
+	box *fyne.Container
+	// Summary is the one-line description of the machine shown at the top.
+	Summary *widget.Label
+}
+
+// New returns a view saying detection is in progress; call Set when the
+// snapshot arrives.
+func New() *View {
+	v := &View{Summary: widget.NewLabel("Detecting hardware…")}
+	v.box = container.NewVBox(v.Summary)
+	return v
+}
+
+// Content is the view's root object.
+func (v *View) Content() fyne.CanvasObject { return container.NewVScroll(v.box) }
+
+// Set shows the snapshot and the Docker status. Call on the Fyne goroutine.
+func (v *View) Set(s hardware.Snapshot, d Docker) {
+	v.Summary.SetText(s.Summary())
+	objs := []fyne.CanvasObject{v.Summary}
+	if len(s.GPUs) == 0 {
+		objs = append(objs, notice("No NVIDIA GPU found",
+			reasonOr(s.GPUAbsentReason, "NVML reported no card.")+
+				" You can still benchmark an existing endpoint, or try the built-in simulated server (demo) from the Launch tab."))
+	}
+	for _, g := range s.GPUs {
+		objs = append(objs, gpuCard(g, s))
+	}
+	objs = append(objs, hostCard(s), dockerCard(d))
+	v.box.Objects = objs
+	v.box.Refresh()
+}
+
+func gpuCard(g hardware.GPU, s hardware.Snapshot) fyne.CanvasObject {
+	vram := widget.NewProgressBar()
+	if g.VRAMTotalBytes > 0 {
+		vram.SetValue(float64(g.VRAMUsedBytes) / float64(g.VRAMTotalBytes))
+		vram.TextFormatter = func() string {
+			return fmt.Sprintf("%s used of %s (%s free)", gib(g.VRAMUsedBytes), gib(g.VRAMTotalBytes), gib(g.VRAMFreeBytes))
+		}
+	}
+	na := func(field string, text string) string {
+		if !g.Reported(field) {
+			return hardware.NA
+		}
+		return text
+	}
+	form := widget.NewForm(
+		widget.NewFormItem("VRAM", vram),
+		widget.NewFormItem("Driver / CUDA", widget.NewLabel(orNA(s.DriverVersion)+" / "+orNA(s.CUDADriverVersion))),
+		widget.NewFormItem("Compute capability", widget.NewLabel(orNA(g.ComputeCapability))),
+		widget.NewFormItem("Power limit", widget.NewLabel(na(hardware.FieldPowerLimit, powerText(g)))),
+		widget.NewFormItem("PCIe link", widget.NewLabel(na(hardware.FieldPCIeGen, pcieText(g)))),
+		widget.NewFormItem("Memory bandwidth", widget.NewLabel(na(hardware.FieldMemoryBandwidth, fmt.Sprintf("%.0f GB/s (%d-bit bus)", g.MemoryBandwidthGBs, g.MemoryBusWidthBits)))),
+	)
+	return widget.NewCard(fmt.Sprintf("GPU %d · %s", g.Index, g.Name), "", form)
+}
+
+func hostCard(s hardware.Snapshot) fyne.CanvasObject {
+	osText := strings.TrimSpace(s.OS.Name + " " + s.OS.Version)
+	if s.OS.Kernel != "" {
+		osText += " · kernel " + s.OS.Kernel
+	}
+	if s.OS.Arch != "" {
+		osText += " · " + s.OS.Arch
+	}
+	form := widget.NewForm(
+		widget.NewFormItem("CPU", widget.NewLabel(fmt.Sprintf("%s (%d cores, %d threads)", orNA(s.CPU.Model), s.CPU.PhysicalCores, s.CPU.LogicalCores))),
+		widget.NewFormItem("RAM", widget.NewLabel(fmt.Sprintf("%s (%s available)", gib(s.Memory.TotalBytes), gib(s.Memory.AvailableBytes)))),
+		widget.NewFormItem("OS", widget.NewLabel(orNA(osText))),
+	)
+	return widget.NewCard("Computer", "", form)
+}
+
+func dockerCard(d Docker) fyne.CanvasObject {
+	var lines []fyne.CanvasObject
+	switch {
+	case !d.Checked:
+		lines = append(lines, widget.NewLabel("Checking Docker…"))
+	case !d.Available:
+		lines = append(lines, warn(reasonOr(d.Problem, "Docker is not running: start it, or benchmark an existing endpoint or the demo instead.")))
+	default:
+		lines = append(lines, widget.NewLabel("Docker "+d.Version+" is running."))
+		if d.NVIDIARuntime {
+			lines = append(lines, widget.NewLabel("The NVIDIA container runtime is installed: containers can use the GPU."))
+		} else {
+			lines = append(lines, warn(reasonOr(d.Problem, "The NVIDIA container toolkit is missing: install nvidia-container-toolkit and restart Docker so containers can use the GPU.")))
+		}
+	}
+	return widget.NewCard("Docker", "", container.NewVBox(lines...))
+}
+
+func notice(title, text string) fyne.CanvasObject {
+	return widget.NewCard(title, "", warn(text))
+}
+
+func warn(text string) *widget.Label {
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.WarningImportance
+	return l
+}
+
+func powerText(g hardware.GPU) string {
+	t := fmt.Sprintf("%.0f W", g.PowerLimitW)
+	if g.PowerLimitDefaultW > 0 && g.PowerLimitDefaultW != g.PowerLimitW {
+		t += fmt.Sprintf(" (default %.0f W)", g.PowerLimitDefaultW)
+	}
+	if g.PowerLimitMaxW > 0 {
+		t += fmt.Sprintf(", max %.0f W", g.PowerLimitMaxW)
+	}
+	return t
+}
+
+// pcieText shows the current link and, when it is narrower or slower than
+// the card can do, the maximum: a card idling at Gen1 is normal, one that
+// stays below its maximum under load is worth knowing.
+func pcieText(g hardware.GPU) string {
+	t := fmt.Sprintf("Gen %d x%d", g.PCIeGen, g.PCIeWidth)
+	if (g.PCIeGenMax > 0 && g.PCIeGenMax != g.PCIeGen) || (g.PCIeWidthMax > 0 && g.PCIeWidthMax != g.PCIeWidth) {
+		t += fmt.Sprintf(" (card max Gen %d x%d; the link slows down when idle)", g.PCIeGenMax, g.PCIeWidthMax)
+	}
+	return t
+}
+
+func gib(b uint64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+
+func orNA(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return hardware.NA
+	}
+	return s
+}
+
+func reasonOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

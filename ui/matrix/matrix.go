@@ -1,0 +1,179 @@
+package matrix
+
+import (
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/rigbench/rigbench/engine/bench"
+)
+
+// cellSize is the smallest size of one matrix cell: room for "1234.5 tok/s"
+// and "TTFT 12345 ms" at the default text size.
+var cellSize = fyne.NewSize(104, 42)
+
+// Matrix is the decode-matrix widget. Its methods must be called on the
+// Fyne goroutine (inside fyne.Do when the data comes from a runner).
+type Matrix struct {
+	widget.BaseWidget
+
+	grid    *fyne.Container
+	run     *bench.Run
+	ctxs    []int
+	ns      []int
+	views   map[[2]int]*cellView
+	running [2]int
+	active  bool
+	// pending is what a planned cell without figures says (the plan
+	// preview sets "will run").
+	pending string
+}
+
+type cellView struct {
+	bg     *canvas.Rectangle
+	l1, l2 *canvas.Text
+}
+
+// New returns an empty matrix ("no run yet").
+func New() *Matrix {
+	m := &Matrix{grid: container.NewVBox(widget.NewLabel("No run yet.")), views: map[[2]int]*cellView{}}
+	m.ExtendBaseWidget(m)
+	return m
+}
+
+// CreateRenderer is Fyne's widget hook.
+func (m *Matrix) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(m.grid)
+}
+
+// SetRun shows r (nil clears). The grid is rebuilt only when the axes
+// change; otherwise cells are repainted in place, which keeps live updates
+// cheap.
+func (m *Matrix) SetRun(r *bench.Run) {
+	m.run = r
+	if r == nil {
+		m.ctxs, m.ns = nil, nil
+		m.grid.Objects = []fyne.CanvasObject{widget.NewLabel("No run yet.")}
+		m.grid.Refresh()
+		return
+	}
+	ctxs, ns := r.DecodeAxes()
+	if !equal(ctxs, m.ctxs) || !equal(ns, m.ns) {
+		m.ctxs, m.ns = ctxs, ns
+		m.rebuild()
+	}
+	m.paint()
+}
+
+// SetRunning marks the cell being measured (active=false clears the mark).
+func (m *Matrix) SetRunning(context, concurrency int, active bool) {
+	m.running, m.active = [2]int{context, concurrency}, active
+	m.paint()
+}
+
+// SetPendingText sets what planned cells that have no figures yet say.
+func (m *Matrix) SetPendingText(s string) {
+	m.pending = s
+	m.paint()
+}
+
+// Lines returns the two text lines the cell (context, concurrency) shows,
+// and whether the matrix has such a cell.
+func (m *Matrix) Lines(context, concurrency int) (string, string, bool) {
+	v, ok := m.views[[2]int{context, concurrency}]
+	if !ok {
+		return "", "", false
+	}
+	return v.l1.Text, v.l2.Text, true
+}
+
+// Fill returns the background colour of a cell (for tests and tooltips).
+func (m *Matrix) Fill(context, concurrency int) color.Color {
+	if v, ok := m.views[[2]int{context, concurrency}]; ok {
+		return v.bg.FillColor
+	}
+	return nil
+}
+
+func (m *Matrix) rebuild() {
+	m.views = map[[2]int]*cellView{}
+	if len(m.ctxs) == 0 || len(m.ns) == 0 {
+		m.grid.Objects = []fyne.CanvasObject{widget.NewLabel("This run has no decode cells.")}
+		m.grid.Refresh()
+		return
+	}
+	objs := []fyne.CanvasObject{header("context \\ N")}
+	for _, n := range m.ns {
+		objs = append(objs, header("N="+itoa(n)))
+	}
+	for _, c := range m.ctxs {
+		objs = append(objs, header(bench.ContextLabel(c)))
+		for _, n := range m.ns {
+			v := &cellView{bg: canvas.NewRectangle(pendingFill), l1: canvas.NewText("", nil), l2: canvas.NewText("", nil)}
+			v.bg.SetMinSize(cellSize)
+			v.bg.CornerRadius = 3
+			v.l1.Alignment, v.l2.Alignment = fyne.TextAlignCenter, fyne.TextAlignCenter
+			v.l1.TextStyle.Bold = true
+			v.l2.TextSize = theme.TextSize() * 0.85
+			m.views[[2]int{c, n}] = v
+			objs = append(objs, container.NewStack(v.bg, container.NewCenter(container.NewVBox(v.l1, v.l2))))
+		}
+	}
+	grid := container.New(layout.NewGridLayout(len(m.ns)+1), objs...)
+	m.grid.Objects = []fyne.CanvasObject{grid}
+	m.grid.Refresh()
+}
+
+func (m *Matrix) paint() {
+	if m.run == nil {
+		return
+	}
+	lo, hi := decodeRange(m.run)
+	fg := theme.Color(theme.ColorNameForeground)
+	for k, v := range m.views {
+		c := m.run.Find(bench.PhaseDecode, k[0], k[1])
+		running := m.active && m.running == k && (c == nil || c.Status == "")
+		v.l1.Text, v.l2.Text = CellLines(c, running)
+		if c == nil && !running {
+			v.l1.Text = m.pending
+		}
+		text := fg
+		switch {
+		case running:
+			v.bg.FillColor = runningFill
+		case c == nil:
+			v.bg.FillColor = pendingFill
+		case c.Status.Ran():
+			v.bg.FillColor = Shade(c.TotalTokS, lo, hi)
+			text = color.Black // the ramp is light: black reads on every stop
+		default:
+			v.bg.FillColor = statusFill
+		}
+		v.l1.Color, v.l2.Color = text, text
+		v.bg.Refresh()
+		v.l1.Refresh()
+		v.l2.Refresh()
+	}
+}
+
+func header(s string) fyne.CanvasObject {
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+	return l
+}
+
+func equal(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,48 @@
+package matrix
+
+import (
+	"fmt"
+
+	"github.com/rigbench/rigbench/engine/bench"
+)
+
+// CellLines is what a matrix cell says, in two lines: "890.6 tok/s" and
+// "TTFT 2368 ms" for a cell that ran, the status and nothing for one that
+// did not ("Over capacity"), "…" for the cell being measured and empty
+// lines for a planned cell. A queued cell says so on its second line,
+// because its throughput is not a like-for-like figure.
+func CellLines(c *bench.Cell, running bool) (string, string) {
+	switch {
+	case running:
+		return "measuring…", ""
+	case c == nil:
+		return "", ""
+	case c.Status.Ran():
+		second := fmt.Sprintf("TTFT %.0f ms", c.TTFTMs)
+		if c.Status == bench.StatusQueued {
+			second = "queued · " + second
+		}
+		return fmt.Sprintf("%.1f tok/s", c.TotalTokS), second
+	default:
+		return string(c.Status), ""
+	}
+}
+
+// decodeRange returns the smallest and largest total tok/s among the run's
+// decode cells that produced figures (0, 0 when none did).
+func decodeRange(r *bench.Run) (lo, hi float64) {
+	for _, c := range r.Cells {
+		if c.Phase != bench.PhaseDecode || !c.Status.Ran() || c.TotalTokS <= 0 {
+			continue
+		}
+		if lo == 0 || c.TotalTokS < lo {
+			lo = c.TotalTokS
+		}
+		if c.TotalTokS > hi {
+			hi = c.TotalTokS
+		}
+	}
+	return lo, hi
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }

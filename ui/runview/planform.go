@@ -1,0 +1,135 @@
+package runview
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/rigbench/rigbench/engine/bench"
+)
+
+// Defaults of the plan editor, from METHOD.md.
+const (
+	DefaultContexts    = "0, 16K, 32K, 64K, 128K, max"
+	DefaultConcurrency = "1, 2, 4, 8, 16, 32, 64, 128"
+	DefaultPrefill     = "8K, 16K, 32K, 64K, 128K"
+	DefaultSeconds     = "30"
+	DefaultMaxOutput   = "8192"
+)
+
+// planForm holds the plan editor's entries.
+type planForm struct {
+	contexts, concurrency, prefill, seconds, maxOutput, kvOverride *widget.Entry
+}
+
+func newPlanForm(onChange func()) *planForm {
+	f := &planForm{
+		contexts: entry(DefaultContexts), concurrency: entry(DefaultConcurrency), prefill: entry(DefaultPrefill),
+		seconds: entry(DefaultSeconds), maxOutput: entry(DefaultMaxOutput), kvOverride: entry(""),
+	}
+	f.kvOverride.SetPlaceHolder("from the server")
+	f.prefill.SetPlaceHolder("none")
+	for _, e := range []*widget.Entry{f.contexts, f.concurrency, f.prefill, f.seconds, f.maxOutput, f.kvOverride} {
+		e.OnChanged = func(string) { onChange() }
+	}
+	return f
+}
+
+func entry(text string) *widget.Entry {
+	e := widget.NewEntry()
+	e.SetText(text)
+	return e
+}
+
+func (f *planForm) form() *widget.Form {
+	return widget.NewForm(
+		widget.NewFormItem("Contexts", f.contexts),
+		widget.NewFormItem("Concurrency", f.concurrency),
+		widget.NewFormItem("Prefill contexts", f.prefill),
+		widget.NewFormItem("Seconds per cell", f.seconds),
+		widget.NewFormItem("Max output", f.maxOutput),
+		widget.NewFormItem("KV capacity", f.kvOverride),
+	)
+}
+
+// plan reads the entries; the error is one sentence naming the field.
+func (f *planForm) plan() (bench.Plan, error) {
+	var p bench.Plan
+	var err error
+	if p.Contexts, err = bench.ParseTokenList(f.contexts.Text); err != nil {
+		return p, fmt.Errorf("contexts: %w", err)
+	}
+	if p.Concurrency, err = parseInts(f.concurrency.Text); err != nil {
+		return p, fmt.Errorf("concurrency: %w", err)
+	}
+	if strings.TrimSpace(f.prefill.Text) != "" {
+		if p.PrefillContexts, err = bench.ParseTokenList(f.prefill.Text); err != nil {
+			return p, fmt.Errorf("prefill contexts: %w", err)
+		}
+	}
+	if p.DurationS, err = strconv.ParseFloat(strings.TrimSpace(f.seconds.Text), 64); err != nil || p.DurationS <= 0 {
+		return p, fmt.Errorf("seconds per cell must be a positive number, such as 30")
+	}
+	if p.MaxOutput, err = bench.ParseTokens(f.maxOutput.Text); err != nil || p.MaxOutput <= 0 {
+		return p, fmt.Errorf("max output must be a positive token count, such as 8192")
+	}
+	if strings.TrimSpace(f.kvOverride.Text) != "" {
+		if p.KVCapacityOverride, err = bench.ParseTokens(f.kvOverride.Text); err != nil || p.KVCapacityOverride <= 0 {
+			return p, fmt.Errorf("KV capacity must be a token count such as 36864, or empty to use the server's")
+		}
+	}
+	return p, nil
+}
+
+// set fills the entries from p (used when preferences restore a plan).
+func (f *planForm) set(p bench.Plan) {
+	f.contexts.SetText(labels(p.Contexts))
+	f.concurrency.SetText(joinInts(p.Concurrency))
+	f.prefill.SetText(labels(p.PrefillContexts))
+	f.seconds.SetText(strconv.FormatFloat(p.DurationS, 'f', -1, 64))
+	f.maxOutput.SetText(strconv.Itoa(p.MaxOutput))
+	if p.KVCapacityOverride > 0 {
+		f.kvOverride.SetText(strconv.Itoa(p.KVCapacityOverride))
+	} else {
+		f.kvOverride.SetText("")
+	}
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive whole number", f)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("give at least one level, such as 1, 2, 4")
+	}
+	return out, nil
+}
+
+func labels(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = bench.ContextLabel(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
