@@ -1,0 +1,370 @@
+package report
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/google/uuid"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/hardware"
+)
+
+// MaxReferenceCSVBytes bounds what ReadReferenceCSV reads: a full plan is a
+// few hundred rows of under 100 bytes, so 4 MiB is far above any real file
+// and keeps a hostile file from exhausting memory.
+const MaxReferenceCSVBytes = 4 << 20
+
+// Sanity bounds of the figures of an imported row. They are far above any
+// real card and exist so a typo or a hostile file cannot produce absurd
+// runs (a 2^62-token context) in the history.
+const (
+	maxContextTokens = 1 << 24 // 16M tokens
+	maxConcurrency   = 1 << 16
+	maxFigure        = 1e12
+)
+
+// referenceNamespace seeds the name-based UUID of an imported reference
+// file, so importing the same bytes twice gives the same run UUID and the
+// store's import stays idempotent.
+var referenceNamespace = uuid.MustParse("6f1d3c0e-8a4b-5e7f-9c21-3b5a7d9e0f42")
+
+// ReadReferenceCSV reads a measurements CSV in the format of the published
+// reference runs (the columns of CSVColumns; extra columns are ignored) into
+// a run with Origin "imported" and status complete. Figures come only from
+// the file: blank fields stay unmeasured (0), and nothing the file does not
+// say is made up. CreatedAt is left zero for the caller to set (the time of
+// import); the UUID is derived from the file's bytes.
+func ReadReferenceCSV(r io.Reader) (*bench.Run, error) {
+	return ReadReferenceCSVNamed(r, "")
+}
+
+// ReadReferenceCSVNamed is ReadReferenceCSV for a file whose name follows
+// the reference naming scheme GPU_MODEL_ENGINE-VERSION.csv (e.g.
+// rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv): the GPU name, model and
+// engine are taken from it. A name that does not follow the scheme only
+// names the run.
+func ReadReferenceCSVNamed(r io.Reader, name string) (*bench.Run, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxReferenceCSVBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the CSV file: %w", err)
+	}
+	if len(data) > MaxReferenceCSVBytes {
+		return nil, fmt.Errorf("the CSV file is larger than %d MiB; is it really a RigBench measurements file?", MaxReferenceCSVBytes>>20)
+	}
+	cells, err := parseReferenceCells(data)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	run := &bench.Run{
+		Schema: bench.Schema,
+		UUID:   uuid.NewSHA1(referenceNamespace, sum[:]).String(),
+		Status: bench.RunComplete,
+		Origin: bench.OriginImported,
+		Cells:  cells,
+		Server: bench.Server{KVCapacitySource: bench.KVSourceUnknown},
+	}
+	run.Plan = planFromCells(cells)
+	applyReferenceName(run, name)
+	return run, nil
+}
+
+// parseReferenceCells parses the CSV body into cells, checking every field.
+func parseReferenceCells(data []byte) ([]bench.Cell, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // spreadsheet BOM
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = false
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, errors.New("the CSV file is empty; export a run with 'rigbench-cli export ID --format csv'")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the file is not a valid CSV (%w); export one with 'rigbench-cli export ID --format csv'", err)
+	}
+	col, err := columnIndex(header)
+	if err != nil {
+		return nil, err
+	}
+	var cells []bench.Cell
+	seen := map[[3]any]int{}
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("the file is not a valid CSV (%w); export one with 'rigbench-cli export ID --format csv'", err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue // a blank line
+		}
+		if len(rec) != len(header) {
+			return nil, fmt.Errorf("line %d has %d fields, the header has %d", line, len(rec), len(header))
+		}
+		c, err := parseReferenceRow(rec, col)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		key := [3]any{c.Phase, c.Context, c.Concurrency}
+		if prev, dup := seen[key]; dup {
+			return nil, fmt.Errorf("line %d repeats the %s cell at context %d, concurrency %d of line %d", line, c.Phase, c.Context, c.Concurrency, prev)
+		}
+		seen[key] = line
+		cells = append(cells, c)
+	}
+	if len(cells) == 0 {
+		return nil, errors.New("the CSV file has a header but no measurements")
+	}
+	return cells, nil
+}
+
+// columnIndex maps each known column to its position in header and checks
+// that the columns a cell cannot do without are there.
+func columnIndex(header []string) (map[string]int, error) {
+	col := map[string]int{}
+	for i, h := range header {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if _, dup := col[h]; dup && h != "" {
+			return nil, fmt.Errorf("the CSV header names the column %q twice", h)
+		}
+		col[h] = i
+	}
+	for _, need := range []string{"phase", "context_tokens", "concurrency", "status"} {
+		if _, ok := col[need]; !ok {
+			return nil, fmt.Errorf("the CSV header has no %q column; expected the columns %s", need, strings.Join(CSVColumns, ","))
+		}
+	}
+	return col, nil
+}
+
+// parseReferenceRow turns one record into a cell.
+func parseReferenceRow(rec []string, col map[string]int) (bench.Cell, error) {
+	field := func(name string) string {
+		if i, ok := col[name]; ok {
+			return strings.TrimSpace(rec[i])
+		}
+		return ""
+	}
+	var c bench.Cell
+	switch p := bench.Phase(field("phase")); p {
+	case bench.PhasePrefill, bench.PhaseDecode:
+		c.Phase = p
+	default:
+		return c, fmt.Errorf("phase %q is neither prefill nor decode", field("phase"))
+	}
+	st, err := ParseStatus(field("status"))
+	if err != nil {
+		return c, err
+	}
+	c.Status = st
+	p := &rowParser{field: field}
+	c.Context = p.int("context_tokens", maxContextTokens, true)
+	c.Concurrency = p.int("concurrency", maxConcurrency, true)
+	tokS := p.float("total_tok_s")
+	c.PerRequestTokS = p.float("per_request_tok_s")
+	c.TTFTMs = p.float("ttft_ms")
+	c.TBTMs = p.float("tbt_ms")
+	c.AvgActive = p.float("avg_active")
+	c.CompletedRequests = p.int("completed_requests", math.MaxInt32, false)
+	c.OutputTokens = p.int("output_tokens", math.MaxInt32, false)
+	c.MeasuredS = p.float("measured_s")
+	if p.err != nil {
+		return c, p.err
+	}
+	if c.Concurrency == 0 {
+		return c, errors.New("concurrency must be at least 1")
+	}
+	if c.Phase == bench.PhasePrefill {
+		c.PromptTokS = tokS
+	} else {
+		c.TotalTokS = tokS
+	}
+	return c, nil
+}
+
+// rowParser parses numeric fields, keeping the first error.
+type rowParser struct {
+	field func(string) string
+	err   error
+}
+
+// int parses a non-negative integer up to max; blank is 0 unless required.
+func (p *rowParser) int(name string, max int, required bool) int {
+	s := p.field(name)
+	if p.err != nil || (s == "" && !required) {
+		return 0
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > max {
+		p.err = fmt.Errorf("%s %q is not a whole number between 0 and %d", name, s, max)
+		return 0
+	}
+	return n
+}
+
+// float parses a finite, non-negative figure; blank is 0 (not measured).
+func (p *rowParser) float(name string) float64 {
+	s := p.field(name)
+	if p.err != nil || s == "" {
+		return 0
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || v < 0 || v > maxFigure {
+		p.err = fmt.Errorf("%s %q is not a non-negative number", name, s)
+		return 0
+	}
+	return v
+}
+
+// ParseStatus reads a cell status worded as in METHOD.md, ignoring case.
+func ParseStatus(s string) (bench.Status, error) {
+	for _, st := range cellStatuses {
+		if strings.EqualFold(strings.TrimSpace(s), string(st)) {
+			return st, nil
+		}
+	}
+	return "", fmt.Errorf("status %q is not one of %s", s, statusList())
+}
+
+var cellStatuses = []bench.Status{
+	bench.StatusValid, bench.StatusQueued, bench.StatusOverCapacity,
+	bench.StatusExceedsLength, bench.StatusFailed, bench.StatusCancelled,
+}
+
+func statusList() string {
+	names := make([]string, len(cellStatuses))
+	for i, s := range cellStatuses {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
+}
+
+// planFromCells reconstructs the plan axes from the cells. The window
+// length is the measured window when every decode cell that ran reports the
+// same one; max output is not in the file and stays 0 (unknown).
+func planFromCells(cells []bench.Cell) bench.Plan {
+	var p bench.Plan
+	window := -1.0
+	for _, c := range cells {
+		switch c.Phase {
+		case bench.PhasePrefill:
+			p.PrefillContexts = insertSorted(p.PrefillContexts, c.Context)
+		case bench.PhaseDecode:
+			p.Contexts = insertSorted(p.Contexts, c.Context)
+			p.Concurrency = insertSorted(p.Concurrency, c.Concurrency)
+			if c.MeasuredS > 0 {
+				switch window {
+				case -1:
+					window = c.MeasuredS
+				case c.MeasuredS:
+				default:
+					window = 0
+				}
+			}
+		}
+	}
+	if window > 0 {
+		p.DurationS = window
+	}
+	return p
+}
+
+func insertSorted(xs []int, v int) []int {
+	i, found := slices.BinarySearch(xs, v)
+	if found {
+		return xs
+	}
+	return slices.Insert(xs, i, v)
+}
+
+// applyReferenceName fills the run's name, GPU, model and engine from a
+// file name of the form GPU_MODEL_ENGINE-VERSION.csv.
+func applyReferenceName(run *bench.Run, name string) {
+	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	if name == "" || base == "." || base == "" {
+		return
+	}
+	run.Name = base
+	g := ParseReferenceName(base)
+	if g.GPU != "" {
+		run.Hardware = &hardware.Snapshot{GPUs: []hardware.GPU{{Name: g.GPU}}}
+	}
+	run.Server.Model = g.Model
+	run.Server.Engine = g.Engine
+	run.Server.Version = g.Version
+}
+
+// ReferenceName is what a reference file name says about its run.
+type ReferenceName struct {
+	GPU, Model, Engine, Version string
+}
+
+// ParseReferenceName splits a reference file's base name
+// GPU_MODEL_ENGINE-VERSION (e.g. "rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0")
+// into a display GPU name ("RTX 3060 12GB"), the model, the engine and its
+// version. Parts the name lacks are empty.
+func ParseReferenceName(base string) ReferenceName {
+	parts := strings.Split(base, "_")
+	if len(parts) != 3 || slices.Contains(parts, "") {
+		return ReferenceName{}
+	}
+	g := ReferenceName{GPU: gpuDisplayName(parts[0]), Model: parts[1], Engine: parts[2]}
+	if i := strings.LastIndex(parts[2], "-"); i > 0 && i+1 < len(parts[2]) && unicode.IsDigit(rune(parts[2][i+1])) {
+		g.Engine, g.Version = parts[2][:i], parts[2][i+1:]
+	}
+	return g
+}
+
+// gpuDisplayName turns a slug such as "rtx3060-12gb" or "rtx4060-ti-16gb"
+// into "RTX 3060 12GB" / "RTX 4060 Ti 16GB". A series prefix of two or more
+// letters is split from the model number (rtx3060 → RTX 3060), a one-letter
+// one is not (h100 → H100, as NVIDIA writes it).
+func gpuDisplayName(slug string) string {
+	var words []string
+	for _, w := range strings.Split(slug, "-") {
+		if w == "" {
+			continue
+		}
+		lower := strings.ToLower(w)
+		switch {
+		case lower == "ti":
+			words = append(words, "Ti")
+			continue
+		case strings.HasSuffix(lower, "gb") && isDigits(lower[:len(lower)-2]):
+			words = append(words, lower[:len(lower)-2]+"GB")
+			continue
+		}
+		i := strings.IndexFunc(w, unicode.IsDigit)
+		if i >= 2 && isDigits(w[i:]) {
+			words = append(words, strings.ToUpper(w[:i]), w[i:])
+			continue
+		}
+		words = append(words, strings.ToUpper(w))
+	}
+	return strings.Join(words, " ")
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
