@@ -1,0 +1,232 @@
+package chart
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rigbench/rigbench/engine/bench"
+)
+
+// MaxRuns is the most runs one comparison overlays; more would make the
+// legend and the lines unreadable.
+const MaxRuns = 6
+
+// Letter names the i-th run of a comparison: A, B, C, … The letters tie a
+// chart's legend to the report's tables.
+func Letter(i int) string { return string(rune('A' + i)) }
+
+// RunName is a short human name for a run: its name, else its model, else
+// the start of its UUID.
+func RunName(r *bench.Run) string {
+	switch {
+	case r.Name != "":
+		return r.Name
+	case Model(r) != "":
+		return Model(r)
+	case len(r.UUID) >= 8:
+		return "run " + r.UUID[:8]
+	}
+	return "run"
+}
+
+// Model is the model the server reported, else the one it was launched with.
+func Model(r *bench.Run) string {
+	if r.Server.Model != "" {
+		return r.Server.Model
+	}
+	if r.Launch != nil {
+		return r.Launch.Model
+	}
+	return ""
+}
+
+// GPUName describes the run's GPUs: "NVIDIA GeForce RTX 3060", "2× NVIDIA
+// RTX 3090", or "" when unknown. Mixed cards are joined with " + ".
+func GPUName(r *bench.Run) string {
+	if r.Hardware == nil || len(r.Hardware.GPUs) == 0 {
+		return ""
+	}
+	var names []string
+	count := map[string]int{}
+	for _, g := range r.Hardware.GPUs {
+		if count[g.Name] == 0 {
+			names = append(names, g.Name)
+		}
+		count[g.Name]++
+	}
+	for i, n := range names {
+		if count[n] > 1 {
+			names[i] = fmt.Sprintf("%d× %s", count[n], n)
+		}
+	}
+	return strings.Join(names, " + ")
+}
+
+// Engine is "vllm 0.32.0" or as much of it as the server reported.
+func Engine(r *bench.Run) string {
+	return strings.TrimSpace(r.Server.Engine + " " + r.Server.Version)
+}
+
+// Describe is a one-line summary of what a run measured: GPU · model ·
+// engine, with "simulated" appended for demo-mode runs.
+func Describe(r *bench.Run) string {
+	var parts []string
+	for _, p := range []string{GPUName(r), Model(r), Engine(r)} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if r.Simulated {
+		parts = append(parts, "simulated")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// RunLabels names each run of a comparison for legends: "A: name — what
+// differs". With one run it is just the run's name.
+func RunLabels(runs []*bench.Run) []string {
+	diffs := Differences(runs)
+	out := make([]string, len(runs))
+	for i, r := range runs {
+		name := RunName(r)
+		if len(runs) == 1 {
+			out[i] = name
+			continue
+		}
+		out[i] = Letter(i) + ": " + name
+		if len(diffs[i]) > 0 {
+			out[i] += " — " + strings.Join(diffs[i], ", ")
+		}
+	}
+	return out
+}
+
+// fact is one property compared between runs, e.g. the GPU.
+type fact struct {
+	name  string
+	value func(*bench.Run) string
+}
+
+var facts = []fact{
+	{"GPU", GPUName},
+	{"model", Model},
+	{"engine", Engine},
+	{"image", func(r *bench.Run) string {
+		if r.Launch == nil {
+			return ""
+		}
+		return r.Launch.Image
+	}},
+	{"power limit", func(r *bench.Run) string {
+		if r.Hardware == nil || len(r.Hardware.GPUs) == 0 || r.Hardware.GPUs[0].PowerLimitW == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%.0f W", r.Hardware.GPUs[0].PowerLimitW)
+	}},
+	{"server", func(r *bench.Run) string {
+		if r.Simulated {
+			return "simulated"
+		}
+		return "real"
+	}},
+}
+
+// Differences lists, for each run, what sets it apart from the others: the
+// facts (GPU, model, engine, image, power limit, simulated) whose values
+// are not all equal, then the `vllm serve` flags that differ, each written
+// as this run has it ("--max-num-seqs=64", "--enforce-eager", "no
+// --enable-prefix-caching"). With fewer than two runs every list is empty.
+func Differences(runs []*bench.Run) [][]string {
+	out := make([][]string, len(runs))
+	if len(runs) < 2 {
+		return out
+	}
+	for _, f := range facts {
+		vals := make([]string, len(runs))
+		for i, r := range runs {
+			vals[i] = f.value(r)
+		}
+		if allEqual(vals) {
+			continue
+		}
+		for i, v := range vals {
+			if v != "" { // an unknown value says nothing worth a legend
+				out[i] = append(out[i], v)
+			}
+		}
+	}
+	flags := make([]map[string]string, len(runs))
+	var names []string
+	for i, r := range runs {
+		if r.Launch != nil {
+			flags[i] = ParseFlags(r.Launch.Args)
+		}
+		for n := range flags[i] {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		vals := make([]string, len(runs))
+		for i := range runs {
+			v, ok := flags[i][n]
+			switch {
+			case !ok:
+				vals[i] = "no " + n
+			case v == "":
+				vals[i] = n
+			default:
+				vals[i] = n + "=" + v
+			}
+		}
+		if allEqual(vals) {
+			continue
+		}
+		for i, v := range vals {
+			out[i] = append(out[i], v)
+		}
+	}
+	return out
+}
+
+// ParseFlags reads a `vllm serve` argument list into flag → value. A flag
+// followed by a word that is not itself a flag takes it as its value
+// ("--max-num-seqs 64"), "--flag=value" splits at '='; a bare flag has the
+// value "". Positional words are ignored.
+func ParseFlags(args []string) map[string]string {
+	m := map[string]string{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
+			continue
+		}
+		if name, val, ok := strings.Cut(a, "="); ok {
+			m[name] = val
+			continue
+		}
+		if i+1 < len(args) && !isFlag(args[i+1]) {
+			m[a] = args[i+1]
+			i++
+			continue
+		}
+		m[a] = ""
+	}
+	return m
+}
+
+func allEqual(vals []string) bool {
+	for _, v := range vals[1:] {
+		if v != vals[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// isFlag tells a flag from a value; "-1" is a value.
+func isFlag(s string) bool {
+	return strings.HasPrefix(s, "-") && (len(s) < 2 || s[1] < '0' || s[1] > '9')
+}
