@@ -225,4 +225,3 @@ func drawColorBar(c draw.Canvas, th Theme, max float64) draw.Canvas {
 	c.Min.Y = y + 6 + pad
 	return c
 }
-
