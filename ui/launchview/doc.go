@@ -1,0 +1,8 @@
+// Package launchview is the Launch view: model and image, the flag form
+// generated from engine/vllm's catalog (grouped; sliders, toggles and
+// drop-downs; inline validation; one line of help each), the live
+// `vllm serve …` and `docker run …` previews with copy buttons, pasting a
+// command to fill the form, presets, the masked Hugging Face token, and the
+// server's start/stop with pull progress, logs, readiness and start-up
+// failure banners.
+package launchview

@@ -1,0 +1,267 @@
+package launchview
+
+import (
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/rigbench/rigbench/engine/vllm"
+)
+
+// Form is the launch configuration editor: model, image, GPUs, the catalog
+// flags and extra arguments, with the two command previews. Its methods
+// must be called on the Fyne goroutine.
+type Form struct {
+	cfg     vllm.LaunchConfig
+	filling bool
+
+	model            *widget.SelectEntry
+	image, tag, gpus *widget.Entry
+	extra            *widget.Entry
+	rows             []*flagRow
+	byName           map[string]*flagRow
+	general          *widget.Label
+	serve, docker    *widget.Label
+	groups           *widget.Accordion
+	findings         []vllm.FieldError
+	onChanged        func(vllm.LaunchConfig)
+}
+
+// NewForm builds the form from vllm.Catalog(). onChanged (may be nil) is
+// called after every edit with the new configuration.
+func NewForm(onChanged func(vllm.LaunchConfig)) *Form {
+	f := &Form{byName: map[string]*flagRow{}, onChanged: onChanged}
+	f.cfg = vllm.LaunchConfig{Image: vllm.DefaultImage, Tag: vllm.DefaultTag, GPUs: "all"}
+	f.model = widget.NewSelectEntry(nil)
+	f.model.SetPlaceHolder("Hugging Face id, e.g. Qwen/Qwen2.5-1.5B-Instruct")
+	f.image, f.tag, f.gpus = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+	f.image.SetText(f.cfg.Image)
+	f.tag.SetText(f.cfg.Tag)
+	f.gpus.SetText(f.cfg.GPUs)
+	f.extra = widget.NewEntry()
+	f.extra.SetPlaceHolder("other vLLM arguments, as on a command line")
+	for _, e := range []*widget.Entry{&f.model.Entry, f.image, f.tag, f.gpus, f.extra} {
+		e.OnChanged = func(string) { f.edited() }
+	}
+	f.general = widget.NewLabel("")
+	f.general.Importance = widget.DangerImportance
+	f.general.Wrapping = fyne.TextWrapWord
+	f.general.Hide()
+	f.serve, f.docker = mono(), mono()
+
+	var order []string
+	content := map[string]*fyne.Container{}
+	for _, fl := range vllm.Catalog() {
+		if fl.Managed {
+			continue
+		}
+		r := newFlagRow(fl, f.edited)
+		f.rows = append(f.rows, r)
+		f.byName[fl.Name] = r
+		if content[fl.Group] == nil {
+			order = append(order, fl.Group)
+			content[fl.Group] = container.NewVBox()
+		}
+		content[fl.Group].Add(r.obj)
+	}
+	f.groups = widget.NewAccordion()
+	f.groups.MultiOpen = true
+	for _, g := range order {
+		f.groups.Append(widget.NewAccordionItem(g, content[g]))
+	}
+	if len(order) > 0 {
+		f.groups.Open(0)
+	}
+	f.edited()
+	return f
+}
+
+func mono() *widget.Label {
+	l := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	l.Wrapping = fyne.TextWrapBreak
+	l.Selectable = true
+	return l
+}
+
+// Basics is the model/image/GPU part of the form.
+func (f *Form) Basics() fyne.CanvasObject {
+	return widget.NewForm(
+		widget.NewFormItem("Model", f.model),
+		widget.NewFormItem("Image", container.NewBorder(nil, nil, nil, container.NewGridWrap(fyne.NewSize(140, f.tag.MinSize().Height), f.tag), f.image)),
+		widget.NewFormItem("GPUs", f.gpus),
+		widget.NewFormItem("Extra arguments", f.extra),
+	)
+}
+
+// Flags is the grouped flag form.
+func (f *Form) Flags() fyne.CanvasObject { return container.NewVBox(f.general, f.groups) }
+
+// Config returns the configuration the form shows (without a token).
+func (f *Form) Config() vllm.LaunchConfig { return f.cfg }
+
+// Findings returns the validation findings of the current configuration.
+func (f *Form) Findings() []vllm.FieldError { return f.findings }
+
+// ServePreview and DockerPreview return the command lines shown.
+func (f *Form) ServePreview() string { return f.serve.Text }
+
+// DockerPreview returns the `docker run …` line shown (secrets redacted).
+func (f *Form) DockerPreview() string { return f.docker.Text }
+
+// FlagError returns the inline message under a flag ("" when none).
+func (f *Form) FlagError(name string) string {
+	if r, ok := f.byName[name]; ok && r.err.Visible() {
+		return r.err.Text
+	}
+	return ""
+}
+
+// SetFlagText types v into a flag's text field, as a user would (only for
+// numeric and text flags); it reports whether the flag has such a field.
+func (f *Form) SetFlagText(name, v string) bool {
+	r, ok := f.byName[name]
+	if !ok || r.entry == nil {
+		return false
+	}
+	r.entry.SetText(v)
+	return true
+}
+
+// SetModel types a model id.
+func (f *Form) SetModel(id string) { f.model.SetText(id) }
+
+// SetRecentModels fills the model drop-down.
+func (f *Form) SetRecentModels(ids []string) { f.model.SetOptions(ids) }
+
+// SetConfig shows c in every control, then reports one change.
+func (f *Form) SetConfig(c vllm.LaunchConfig) {
+	f.filling = true
+	f.model.SetText(c.Model)
+	f.image.SetText(c.Image)
+	f.tag.SetText(c.Tag)
+	f.gpus.SetText(c.GPUs)
+	f.extra.SetText(vllm.JoinArgs(c.Extra))
+	for _, r := range f.rows {
+		v, set := c.Get(r.flag.Name)
+		r.show(v, set)
+	}
+	f.filling = false
+	token, src := f.cfg.HFToken, f.cfg.TokenSource
+	f.cfg = c
+	f.cfg.HFToken, f.cfg.TokenSource = token, src
+	f.edited()
+}
+
+// setToken records the token choice; it never reaches preferences.
+func (f *Form) setToken(src vllm.TokenSource, token string) {
+	f.cfg.TokenSource, f.cfg.HFToken = src, token
+	f.edited()
+}
+
+// edited reads every control into the configuration, validates it and
+// refreshes the previews and inline messages.
+func (f *Form) edited() {
+	if f.filling {
+		return
+	}
+	c := f.cfg
+	c.Model = strings.TrimSpace(f.model.Text)
+	c.Image = strings.TrimSpace(f.image.Text)
+	c.Tag = strings.TrimSpace(f.tag.Text)
+	c.GPUs = strings.TrimSpace(f.gpus.Text)
+	c.Extra = nil
+	var extraErr string
+	if strings.TrimSpace(f.extra.Text) != "" {
+		if parsed, err := vllm.ParseCommand(f.extra.Text); err != nil {
+			extraErr = "Extra arguments: " + err.Error()
+		} else {
+			c.Extra = append(parsed.Extra, flagArgs(parsed.Flags)...)
+		}
+	}
+	c.Flags = nil
+	for _, r := range f.rows {
+		if v, set := r.value(); set {
+			c.Set(r.flag.Name, v)
+		}
+	}
+	f.cfg = c
+	f.findings = c.Validate()
+	f.showFindings(extraErr)
+	f.serve.SetText(c.ServeCommand())
+	f.docker.SetText(c.DockerCommand(true))
+	if f.onChanged != nil {
+		f.onChanged(c)
+	}
+}
+
+// flagArgs turns catalog flags found in the extra-arguments field back into
+// arguments, so typing a known flag there still reaches the command line.
+func flagArgs(fvs []vllm.FlagValue) []string {
+	var out []string
+	for _, fv := range fvs {
+		fl, _, ok := vllm.Lookup(fv.Name)
+		switch {
+		case ok && !fl.TakesValue() && fv.Value == "false" && fl.Negation != "":
+			out = append(out, fl.Negation)
+		case ok && !fl.TakesValue():
+			out = append(out, fv.Name)
+		default:
+			out = append(out, fv.Name, fv.Value)
+		}
+	}
+	return out
+}
+
+func (f *Form) showFindings(extra string) {
+	perFlag := map[string][]string{}
+	var general []string
+	if extra != "" {
+		general = append(general, extra)
+	}
+	for _, e := range f.findings {
+		msg := e.Message
+		if e.Severity == vllm.SeverityWarning {
+			msg = "Warning: " + msg
+		}
+		if _, ok := f.byName[e.Field]; ok {
+			perFlag[e.Field] = append(perFlag[e.Field], msg)
+		} else {
+			general = append(general, msg)
+		}
+	}
+	for name, r := range f.byName {
+		if msgs := perFlag[name]; len(msgs) > 0 {
+			r.err.SetText(strings.Join(msgs, "\n"))
+			r.err.Show()
+		} else {
+			r.err.Hide()
+		}
+	}
+	if len(general) > 0 {
+		f.general.SetText(strings.Join(general, "\n"))
+		f.general.Show()
+	} else {
+		f.general.Hide()
+	}
+}
+
+// Paste fills the form from a pasted `docker run …` or `vllm serve …`
+// line. It returns what the line held that RigBench does not carry over,
+// or the reason the line could not be read.
+func (f *Form) Paste(line string) (ignored []string, err error) {
+	c, rep, err := vllm.ParseCommandReport(line)
+	if err != nil {
+		return nil, err
+	}
+	cur := f.cfg
+	if c.Image == "" {
+		c.Image, c.Tag = cur.Image, cur.Tag
+	}
+	if c.GPUs == "" {
+		c.GPUs = cur.GPUs
+	}
+	f.SetConfig(c)
+	return rep.Ignored, nil
+}

@@ -1,0 +1,412 @@
+package launchview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/ui/target"
+)
+
+// View is the Launch view. Its methods must run on the Fyne goroutine.
+type View struct {
+	Form    *Form
+	Target  *target.Chooser
+	app     fyne.App
+	win     fyne.Window
+	launch  LaunchFunc
+	content fyne.CanvasObject
+
+	presets     *widget.Select
+	user        map[string][]vllm.FlagValue
+	paste       *widget.Entry
+	pasteMsg    *widget.Label
+	token       *widget.Entry
+	tokenInfo   *widget.Label
+	startBtn    *widget.Button
+	stopBtn     *widget.Button
+	pull        *widget.ProgressBar
+	logs        *logPane
+	ready       *widget.Label
+	failure     *widget.Label
+	fixBtn      *widget.Button
+	launchParts *fyne.Container
+
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	server *Server
+
+	// OnReady is called when a launched server is ready; OnStopped when it
+	// stopped. OnUserPresets after the user saved a preset (the app stores
+	// them). OnConfig after every form edit.
+	OnReady       func(*Server)
+	OnStopped     func()
+	OnUserPresets func(map[string][]vllm.FlagValue)
+	OnConfig      func(vllm.LaunchConfig)
+}
+
+// New builds the view. launch may be nil where RigBench cannot start
+// containers; the Start button then says so.
+func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc) *View {
+	v := &View{app: a, win: win, launch: launch, Target: chooser, user: map[string][]vllm.FlagValue{}}
+	v.Form = NewForm(func(c vllm.LaunchConfig) {
+		if v.OnConfig != nil {
+			v.OnConfig(c)
+		}
+	})
+	v.presets = widget.NewSelect(nil, v.applyPreset)
+	v.presets.PlaceHolder = "Load a preset…"
+	v.refreshPresets()
+	save := widget.NewButtonWithIcon("Save preset…", theme.DocumentSaveIcon(), v.savePreset)
+
+	v.paste = widget.NewMultiLineEntry()
+	v.paste.SetPlaceHolder("Paste a `docker run …` or `vllm serve …` command here")
+	v.paste.SetMinRowsVisible(2)
+	v.paste.Wrapping = fyne.TextWrapBreak
+	v.pasteMsg = widget.NewLabel("")
+	v.pasteMsg.Wrapping = fyne.TextWrapWord
+	v.pasteMsg.Hide()
+	fill := widget.NewButtonWithIcon("Fill the form", theme.ContentPasteIcon(), func() { v.PasteCommand(v.paste.Text) })
+
+	v.token = widget.NewPasswordEntry()
+	v.tokenInfo = widget.NewLabel("")
+	v.tokenInfo.Importance = widget.LowImportance
+	v.token.OnChanged = func(string) { v.tokenChanged() }
+	v.tokenChanged()
+
+	v.startBtn = widget.NewButtonWithIcon("Start server", theme.MediaPlayIcon(), v.Start)
+	v.startBtn.Importance = widget.HighImportance
+	v.stopBtn = widget.NewButtonWithIcon("Stop server", theme.MediaStopIcon(), v.Stop)
+	v.stopBtn.Disable()
+	v.pull = widget.NewProgressBar()
+	v.pull.Hide()
+	v.logs = newLogPane()
+	v.ready = widget.NewLabel("")
+	v.ready.Importance = widget.SuccessImportance
+	v.ready.Wrapping = fyne.TextWrapWord
+	v.ready.Hide()
+	v.failure = widget.NewLabel("")
+	v.failure.Importance = widget.DangerImportance
+	v.failure.Wrapping = fyne.TextWrapWord
+	v.failure.Hide()
+	v.fixBtn = widget.NewButton("", nil)
+	v.fixBtn.Hide()
+
+	copyServe := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { v.copy(v.Form.ServePreview()) })
+	copyDocker := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { v.copy(v.Form.DockerPreview()) })
+	preview := container.NewVBox(
+		container.NewBorder(nil, nil, widget.NewLabelWithStyle("vllm serve", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), copyServe),
+		v.Form.serve,
+		container.NewBorder(nil, nil, widget.NewLabelWithStyle("docker run", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), copyDocker),
+		v.Form.docker,
+		container.NewBorder(nil, nil, nil, fill, v.paste), v.pasteMsg,
+	)
+	left := container.NewVBox(
+		v.Form.Basics(),
+		widget.NewForm(widget.NewFormItem("HF token", container.NewVBox(v.token, v.tokenInfo))),
+		container.NewHBox(v.presets, save),
+		v.Form.Flags(),
+	)
+	server := container.NewBorder(
+		container.NewVBox(container.NewHBox(v.startBtn, v.stopBtn), v.pull, v.ready, v.failure, v.fixBtn),
+		nil, nil, nil, v.logs.box)
+	right := container.NewVSplit(container.NewVScroll(preview), server)
+	right.Offset = 0.45
+	split := container.NewHSplit(container.NewVScroll(left), right)
+	split.Offset = 0.5
+	v.launchParts = container.NewStack(split)
+	chooser.OnChanged = func(ch target.Choice) { v.targetChanged(ch) }
+	v.content = container.NewBorder(container.NewVBox(chooser.Content(), widget.NewSeparator()), nil, nil, nil, v.launchParts)
+	v.targetChanged(chooser.Choice())
+	return v
+}
+
+// Content is the view's root object.
+func (v *View) Content() fyne.CanvasObject { return v.content }
+
+// targetChanged shows the launch form only for the launch target.
+func (v *View) targetChanged(ch target.Choice) {
+	if ch.Kind == target.Launch {
+		v.launchParts.Show()
+	} else {
+		v.launchParts.Hide()
+	}
+}
+
+// PasteCommand fills the form from a command line and says what it left out.
+func (v *View) PasteCommand(line string) {
+	ignored, err := v.Form.Paste(line)
+	switch {
+	case err != nil:
+		v.pasteMsg.Importance = widget.DangerImportance
+		v.pasteMsg.SetText(err.Error())
+	case len(ignored) > 0:
+		v.pasteMsg.Importance = widget.WarningImportance
+		v.pasteMsg.SetText("Filled the form; left out: " + strings.Join(ignored, " "))
+	default:
+		v.pasteMsg.Importance = widget.SuccessImportance
+		v.pasteMsg.SetText("Filled the form from the command.")
+	}
+	v.pasteMsg.Show()
+}
+
+// PasteMessage is what the view said about the last pasted command.
+func (v *View) PasteMessage() string { return v.pasteMsg.Text }
+
+func (v *View) copy(s string) {
+	v.app.Clipboard().SetContent(s)
+}
+
+// tokenChanged: a typed token wins; otherwise HF_TOKEN (or
+// HUGGING_FACE_HUB_TOKEN) from the environment is used without being read
+// into the form, so it is never shown or stored.
+func (v *View) tokenChanged() {
+	switch {
+	case v.token.Text != "":
+		v.Form.setToken(vllm.TokenInline, v.token.Text)
+		v.tokenInfo.SetText("Used for this session only; never saved.")
+	case os.Getenv("HF_TOKEN") != "" || os.Getenv("HUGGING_FACE_HUB_TOKEN") != "":
+		v.Form.setToken(vllm.TokenEnv, "")
+		v.token.SetPlaceHolder("using HF_TOKEN from the environment")
+		v.tokenInfo.SetText("From the environment; never saved.")
+	default:
+		v.Form.setToken(vllm.TokenNone, "")
+		v.token.SetPlaceHolder("only for gated models")
+		v.tokenInfo.SetText("Needed for gated models only; never saved.")
+	}
+}
+
+// SetUserPresets loads presets saved earlier.
+func (v *View) SetUserPresets(p map[string][]vllm.FlagValue) {
+	if p == nil {
+		p = map[string][]vllm.FlagValue{}
+	}
+	v.user = p
+	v.refreshPresets()
+}
+
+func (v *View) refreshPresets() {
+	var names []string
+	for _, p := range vllm.Presets() {
+		names = append(names, p.Name)
+	}
+	var mine []string
+	for n := range v.user {
+		mine = append(mine, n)
+	}
+	sort.Strings(mine)
+	v.presets.Options = append(names, mine...)
+	v.presets.Refresh()
+}
+
+// ApplyPreset loads a built-in or saved preset by name into the form.
+func (v *View) ApplyPreset(name string) { v.applyPreset(name) }
+
+func (v *View) applyPreset(name string) {
+	if name == "" {
+		return
+	}
+	c := v.Form.Config()
+	for _, p := range vllm.Presets() {
+		if p.Name == name {
+			v.Form.SetConfig(p.Apply(c))
+			return
+		}
+	}
+	if flags, ok := v.user[name]; ok {
+		c.Flags = append([]vllm.FlagValue(nil), flags...)
+		v.Form.SetConfig(c)
+	}
+}
+
+func (v *View) savePreset() {
+	name := widget.NewEntry()
+	name.SetPlaceHolder("e.g. 3060 fp8 32K")
+	dialog.ShowForm("Save the flags as a preset", "Save", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
+		n := strings.TrimSpace(name.Text)
+		if !ok || n == "" {
+			return
+		}
+		v.SavePreset(n)
+	}, v.win)
+}
+
+// SavePreset stores the form's flags under name.
+func (v *View) SavePreset(name string) {
+	v.user[name] = append([]vllm.FlagValue(nil), v.Form.Config().Flags...)
+	v.refreshPresets()
+	if v.OnUserPresets != nil {
+		v.OnUserPresets(v.user)
+	}
+}
+
+// Server returns the ready server, or nil.
+func (v *View) Server() *Server {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.server
+}
+
+// Start launches the server with the form's configuration.
+func (v *View) Start() {
+	if v.launch == nil {
+		v.showFailure(errors.New("RigBench cannot start containers here: use an existing endpoint or the demo instead"))
+		return
+	}
+	cfg := v.Form.Config()
+	if errs := vllm.Errors(v.Form.Findings()); len(errs) > 0 {
+		v.showFailure(fmt.Errorf("fix the form first: %s", errs[0].Message))
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	v.mu.Lock()
+	v.cancel = cancel
+	v.mu.Unlock()
+	v.startBtn.Disable()
+	v.stopBtn.Enable()
+	v.failure.Hide()
+	v.fixBtn.Hide()
+	v.ready.Hide()
+	v.logs.clear()
+	v.pull.SetValue(0)
+	v.pull.Show()
+	prog := Progress{
+		Pull: func(done, total int64) {
+			if total > 0 {
+				fyne.Do(func() { v.pull.SetValue(float64(done) / float64(total)) })
+			}
+		},
+		Log: v.logs.add,
+	}
+	go func() {
+		srv, err := v.launch(ctx, cfg, prog)
+		fyne.Do(func() { v.started(cfg, srv, err) })
+	}()
+}
+
+func (v *View) started(cfg vllm.LaunchConfig, srv *Server, err error) {
+	v.pull.Hide()
+	if err != nil {
+		v.mu.Lock()
+		v.cancel = nil
+		v.mu.Unlock()
+		v.startBtn.Enable()
+		v.stopBtn.Disable()
+		v.showFailure(err)
+		return
+	}
+	v.mu.Lock()
+	v.server = srv
+	v.mu.Unlock()
+	kv := "KV capacity unknown"
+	if srv.KVCapacity > 0 {
+		kv = fmt.Sprintf("KV cache holds %d tokens", srv.KVCapacity)
+	}
+	v.ready.SetText(fmt.Sprintf("Ready at %s: %s, max model length %d. Go to Run to benchmark it.", srv.Endpoint, kv, srv.MaxModelLen))
+	v.ready.Show()
+	if v.OnReady != nil {
+		v.OnReady(srv)
+	}
+}
+
+// showFailure states the cause in one sentence and, for a recognised
+// start-up error with a fix RigBench can make, offers it as one click.
+func (v *View) showFailure(err error) {
+	v.failure.SetText(err.Error())
+	v.failure.Show()
+	v.fixBtn.Hide()
+	var se *vllm.StartupError
+	if !errors.As(err, &se) {
+		return
+	}
+	v.failure.SetText(fmt.Sprintf("%s. Suggested fix: %s.", capitalise(se.Explanation), se.Fix))
+	if label, fixed, ok := fixFor(se, v.Form.Config()); ok {
+		v.fixBtn.SetText(label)
+		v.fixBtn.OnTapped = func() {
+			v.Form.SetConfig(fixed)
+			v.fixBtn.Hide()
+			v.failure.Hide()
+		}
+		v.fixBtn.Show()
+	}
+}
+
+// Failure is the failure banner's text ("" when hidden) and the fix
+// button's label ("" when there is none).
+func (v *View) Failure() (text, fix string) {
+	if v.failure.Visible() {
+		text = v.failure.Text
+	}
+	if v.fixBtn.Visible() {
+		fix = v.fixBtn.Text
+	}
+	return text, fix
+}
+
+// ApplyFix taps the failure banner's fix button.
+func (v *View) ApplyFix() {
+	if v.fixBtn.Visible() && v.fixBtn.OnTapped != nil {
+		v.fixBtn.OnTapped()
+	}
+}
+
+// ShowStartupError shows a start-up failure as the launch would.
+func (v *View) ShowStartupError(err error) { v.showFailure(err) }
+
+// Stop stops the server (or the start in progress) and waits for it on a
+// goroutine of its own.
+func (v *View) Stop() {
+	v.mu.Lock()
+	cancel, srv := v.cancel, v.server
+	v.cancel, v.server = nil, nil
+	v.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	v.stopBtn.Disable()
+	v.ready.Hide()
+	go func() {
+		if srv != nil && srv.Stop != nil {
+			_ = srv.Stop(context.Background())
+		}
+		fyne.Do(func() {
+			v.startBtn.Enable()
+			if v.OnStopped != nil {
+				v.OnStopped()
+			}
+		})
+	}()
+}
+
+// StopAndWait stops the server and returns when it is gone (used when the
+// window closes).
+func (v *View) StopAndWait(ctx context.Context) {
+	v.mu.Lock()
+	cancel, srv := v.cancel, v.server
+	v.cancel, v.server = nil, nil
+	v.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	if srv != nil && srv.Stop != nil {
+		_ = srv.Stop(ctx)
+	}
+}
+
+func capitalise(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

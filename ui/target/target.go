@@ -1,0 +1,145 @@
+// Package target is the choice of what a run benchmarks: the vLLM container
+// RigBench launches, an existing OpenAI-compatible endpoint (URL and API
+// key), or the built-in simulated server (demo). Demo runs are labelled
+// simulated everywhere they appear.
+package target
+
+import (
+	"net/url"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+)
+
+// Kind is the kind of target.
+type Kind string
+
+// Target kinds. The strings are stored in preferences.
+const (
+	Launch   Kind = "launch"
+	Endpoint Kind = "endpoint"
+	Demo     Kind = "demo"
+)
+
+// Labels shown in the chooser, in order.
+var labels = map[Kind]string{
+	Launch:   "Launch vLLM in Docker",
+	Endpoint: "Existing endpoint",
+	Demo:     "Demo (simulated server)",
+}
+
+var order = []Kind{Launch, Endpoint, Demo}
+
+// Choice is a chosen target. APIKey is held in memory only.
+type Choice struct {
+	Kind   Kind
+	URL    string
+	APIKey string
+}
+
+// Default is the target to preselect: the demo when the machine cannot
+// launch vLLM (no NVIDIA GPU or no Docker), else the launch.
+func Default(hasGPU, hasDocker bool) Kind {
+	if !hasGPU || !hasDocker {
+		return Demo
+	}
+	return Launch
+}
+
+// Chooser is the target widget. Its methods must run on the Fyne goroutine.
+type Chooser struct {
+	radio   *widget.RadioGroup
+	url     *widget.Entry
+	key     *widget.Entry
+	problem *widget.Label
+	box     *fyne.Container
+	epBox   *fyne.Container
+	// OnChanged is called after every change of the choice.
+	OnChanged func(Choice)
+}
+
+// NewChooser builds the chooser with kind preselected.
+func NewChooser(kind Kind) *Chooser {
+	c := &Chooser{url: widget.NewEntry(), key: widget.NewPasswordEntry(), problem: widget.NewLabel("")}
+	c.url.SetPlaceHolder("http://127.0.0.1:8000")
+	c.key.SetPlaceHolder("API key (optional, not saved)")
+	c.problem.Importance = widget.DangerImportance
+	c.problem.Hide()
+	opts := make([]string, len(order))
+	for i, k := range order {
+		opts[i] = labels[k]
+	}
+	c.radio = widget.NewRadioGroup(opts, func(string) { c.changed() })
+	c.radio.Horizontal = true
+	c.radio.Required = true
+	c.url.OnChanged = func(string) { c.changed() }
+	c.key.OnChanged = func(string) { c.changed() }
+	c.epBox = container.NewVBox(widget.NewForm(widget.NewFormItem("URL", c.url), widget.NewFormItem("API key", c.key)), c.problem)
+	c.box = container.NewVBox(c.radio, c.epBox)
+	c.Set(Choice{Kind: kind})
+	return c
+}
+
+// Content is the widget's root.
+func (c *Chooser) Content() fyne.CanvasObject { return c.box }
+
+// Choice returns the current choice.
+func (c *Chooser) Choice() Choice {
+	k := Demo
+	for _, kk := range order {
+		if labels[kk] == c.radio.Selected {
+			k = kk
+		}
+	}
+	return Choice{Kind: k, URL: strings.TrimSpace(c.url.Text), APIKey: c.key.Text}
+}
+
+// Set selects a choice (the API key only when given).
+func (c *Chooser) Set(ch Choice) {
+	if ch.URL != "" {
+		c.url.SetText(ch.URL)
+	}
+	if ch.APIKey != "" {
+		c.key.SetText(ch.APIKey)
+	}
+	c.radio.SetSelected(labels[ch.Kind])
+	c.changed()
+}
+
+// Problem returns why the endpoint cannot be used, "" when it can.
+func (c *Chooser) Problem() string { return CheckURL(c.Choice()) }
+
+// CheckURL says in one sentence what is wrong with an endpoint choice.
+func CheckURL(ch Choice) string {
+	if ch.Kind != Endpoint {
+		return ""
+	}
+	if ch.URL == "" {
+		return "Enter the endpoint's URL, such as http://127.0.0.1:8000."
+	}
+	u, err := url.Parse(ch.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "The URL must start with http:// or https:// and name a host, such as http://127.0.0.1:8000."
+	}
+	return ""
+}
+
+func (c *Chooser) changed() {
+	ch := c.Choice()
+	if ch.Kind == Endpoint {
+		c.epBox.Show()
+		if p := CheckURL(ch); p != "" && ch.URL != "" {
+			c.problem.SetText(p)
+			c.problem.Show()
+		} else {
+			c.problem.Hide()
+		}
+	} else {
+		c.epBox.Hide()
+	}
+	if c.OnChanged != nil {
+		c.OnChanged(ch)
+	}
+}
