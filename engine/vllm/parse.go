@@ -1,0 +1,232 @@
+package vllm
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/mattn/go-shellwords"
+)
+
+// ParseReport lists what a pasted command held that a RigBench launch does
+// not carry over, so the form can say so instead of dropping it silently.
+type ParseReport struct {
+	// Ignored are docker options and trailing shell text left out.
+	Ignored []string
+}
+
+// ParseCommand reads a pasted `docker run … IMAGE …`, `vllm serve …` or
+// `python -m vllm.entrypoints.openai.api_server …` line (line continuations
+// allowed) into a launch config. A bare argument list ("--max-model-len
+// 8192 …") is read as vLLM flags.
+func ParseCommand(line string) (LaunchConfig, error) {
+	c, _, err := ParseCommandReport(line)
+	return c, err
+}
+
+// ParseCommandReport is ParseCommand that also reports what was left out.
+func ParseCommandReport(line string) (LaunchConfig, ParseReport, error) {
+	var rep ParseReport
+	words, rest, err := splitWords(line)
+	if err != nil {
+		return LaunchConfig{}, rep, err
+	}
+	if rest != "" {
+		rep.Ignored = append(rep.Ignored, rest)
+	}
+	// Leading `sudo` and VAR=value assignments only set up the shell.
+	for len(words) > 0 && (words[0] == "sudo" || isAssignment(words[0])) {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return LaunchConfig{}, rep, errors.New("the command is empty: paste a `docker run …` or `vllm serve …` line")
+	}
+	var c LaunchConfig
+	switch {
+	case path.Base(words[0]) == "docker":
+		err = parseDocker(&c, &rep, words[1:])
+	case serveEntrypointLen(words) > 0:
+		err = parseServeArgs(&c, words[serveEntrypointLen(words):])
+	case strings.HasPrefix(words[0], "-"):
+		err = parseServeArgs(&c, words)
+	default:
+		err = fmt.Errorf("%q is neither docker nor vllm: paste a `docker run …` or `vllm serve …` line", words[0])
+	}
+	if err != nil {
+		return LaunchConfig{}, rep, err
+	}
+	return compact(c), rep, nil
+}
+
+// splitWords removes line continuations and splits with go-shellwords (no
+// variable or command substitution). Text after an unquoted ; & | < or >
+// is returned as rest: it belongs to another command.
+func splitWords(line string) (words []string, rest string, err error) {
+	line = joinContinuations(line)
+	p := shellwords.NewParser()
+	words, err = p.Parse(line)
+	if err != nil {
+		return nil, "", errors.New("the command has an unclosed quote or a stray bracket: check the quoting and paste it again")
+	}
+	if p.Position >= 0 {
+		rest = strings.TrimSpace(line[p.Position:])
+	}
+	return words, rest, nil
+}
+
+// joinContinuations deletes backslash-newline pairs outside single quotes,
+// as a POSIX shell does, so multi-line pasted commands split like one line.
+func joinContinuations(s string) string {
+	if !strings.Contains(s, "\\\n") && !strings.Contains(s, "\\\r\n") {
+		return s
+	}
+	var b strings.Builder
+	single, escaped := false, false
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case escaped:
+			escaped = false
+		case single:
+			single = ch != '\''
+		case ch == '\'':
+			single = true
+		case ch == '\\':
+			if strings.HasPrefix(s[i:], "\\\n") {
+				i++
+				continue
+			}
+			if strings.HasPrefix(s[i:], "\\\r\n") {
+				i += 2
+				continue
+			}
+			escaped = true
+		}
+		b.WriteByte(ch)
+	}
+	return b.String()
+}
+
+func isAssignment(w string) bool {
+	name, _, ok := strings.Cut(w, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, r := range name {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// serveEntrypointLen is the number of leading words that start vLLM's API
+// server ("vllm serve", "python3 -m vllm.entrypoints.openai.api_server"), or 0.
+func serveEntrypointLen(w []string) int {
+	if len(w) >= 2 && path.Base(w[0]) == "vllm" && w[1] == "serve" {
+		return 2
+	}
+	if len(w) >= 3 && strings.HasPrefix(path.Base(w[0]), "python") && w[1] == "-m" &&
+		w[2] == "vllm.entrypoints.openai.api_server" {
+		return 3
+	}
+	return 0
+}
+
+// parseServeArgs reads vLLM arguments. Catalog flags go to Flags (last one
+// wins, as with argparse), `--model` and the first bare word to Model, and
+// everything else to Extra in order. A bare word right after an unknown
+// option is taken as that option's value, never as the model.
+func parseServeArgs(c *LaunchConfig, args []string) error {
+	positional := -1 // index in c.Extra of the first bare word
+	afterUnknown, modelNamed := false, c.Model != ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			c.Extra = append(c.Extra, args[i:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" || isNumber(a) {
+			if positional < 0 && !afterUnknown {
+				positional = len(c.Extra)
+			}
+			c.Extra = append(c.Extra, a)
+			afterUnknown = false
+			continue
+		}
+		name, val, hasEq := strings.Cut(a, "=")
+		afterUnknown = false
+		if name == "--model" {
+			if !hasEq {
+				if i+1 >= len(args) {
+					return errors.New("--model needs a model id after it")
+				}
+				i++
+				val = args[i]
+			}
+			c.Model, modelNamed = val, true
+			continue
+		}
+		f, negated, known := Lookup(name)
+		if !known {
+			c.Extra = append(c.Extra, a)
+			afterUnknown = !hasEq
+			continue
+		}
+		if f.Type == KindBool {
+			on := !negated
+			if hasEq {
+				b, err := strconv.ParseBool(val)
+				if err != nil || negated {
+					return fmt.Errorf("%s is a switch and takes no value: remove %q", name, "="+val)
+				}
+				on = b
+			}
+			if !on && f.Negation == "" {
+				c.Unset(f.Name) // off is the default when vLLM has no negation
+				continue
+			}
+			c.Set(f.Name, strconv.FormatBool(on))
+			continue
+		}
+		if !hasEq {
+			if i+1 >= len(args) {
+				return fmt.Errorf("%s needs a value after it", name)
+			}
+			i++
+			val = args[i]
+		}
+		c.Set(f.Name, val)
+	}
+	if !modelNamed && positional >= 0 {
+		c.Model = c.Extra[positional]
+		c.Extra = append(c.Extra[:positional:positional], c.Extra[positional+1:]...)
+	}
+	return nil
+}
+
+// isNumber reports whether a word starting with '-' is a negative number (a
+// value, not an option), as argparse decides.
+func isNumber(a string) bool {
+	_, err := strconv.ParseFloat(a, 64)
+	return err == nil
+}
+
+// compact makes empty lists nil, so equal configs compare equal.
+func compact(c LaunchConfig) LaunchConfig {
+	if len(c.Flags) == 0 {
+		c.Flags = nil
+	}
+	if len(c.Extra) == 0 {
+		c.Extra = nil
+	}
+	if len(c.Volumes) == 0 {
+		c.Volumes = nil
+	}
+	if len(c.Env) == 0 {
+		c.Env = nil
+	}
+	return c
+}
