@@ -196,6 +196,9 @@ type Cell struct {
 	GPUSamples    []hardware.GPUSample `json:"gpu_samples,omitempty"`
 
 	StartedAt time.Time `json:"started_at,omitzero"`
+	// WindowStart is when the decode window opened (the first send); the
+	// window ends D seconds later.
+	WindowStart time.Time `json:"window_start,omitzero"`
 }
 
 // ServerSample is one /metrics scrape during a window. T is seconds since

@@ -61,6 +61,9 @@ type StreamResult struct {
 	// FirstToken is the arrival of the first chunk with non-empty text
 	// (zero when none arrived); LastToken the arrival of the last one.
 	FirstToken, LastToken time.Time
+	// FirstChunk is the arrival of the first chunk that carried text or
+	// tokens: the fallback for TTFT when the first token decodes to "".
+	FirstChunk time.Time
 	// End is when the stream ended (finished, broke or was cancelled).
 	End time.Time
 	// ContentChunks counts chunks that carried text or tokens.
@@ -175,6 +178,9 @@ func readStream(r io.Reader, res *StreamResult, onToken TokenFunc) error {
 					res.FirstToken = now
 				}
 				res.LastToken = now
+			}
+			if res.FirstChunk.IsZero() {
+				res.FirstChunk = now
 			}
 			res.ContentChunks++
 			if tokens > 0 && onToken != nil {

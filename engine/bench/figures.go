@@ -1,0 +1,184 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/client"
+	"github.com/rigbench/rigbench/hardware"
+)
+
+// figures computes a decode cell's figures and status from its requests
+// (METHOD.md: Decode cells, steps 4 and 5).
+func (w *window) figures(reqs []request, measured time.Duration, samples []ServerSample, gpu []hardware.GPUSample, cancelled bool) {
+	c := w.cell
+	d := w.d.Seconds()
+	n := float64(c.Concurrency)
+
+	var (
+		usage, chunks, completed int
+		ttft, gaps, perReq       []float64
+		active                   float64
+		errs                     []error
+		source                   = client.SourceContinuousUsage
+	)
+	for _, rq := range reqs {
+		// Tokens inside the window. Continuous usage gives them per chunk;
+		// a server with a final usage chunk only gives the exact total for
+		// requests that finished inside the window.
+		tokens := rq.tokens
+		switch {
+		case rq.source == client.SourceFinalUsage && rq.finished:
+			tokens = rq.usageTokens
+		case rq.source == client.SourceFinalUsage, rq.source == client.SourceChunks:
+		}
+		source = weaker(source, rq.source, rq.chunks > 0)
+		usage += tokens
+		chunks += rq.chunks
+		if rq.finished {
+			completed++
+		}
+		if !rq.first.IsZero() {
+			ttft = append(ttft, ms(rq.first.Sub(rq.sent)))
+			if rq.tokens > 1 && rq.last.After(rq.first) {
+				perReq = append(perReq, float64(rq.tokens-1)/rq.last.Sub(rq.first).Seconds())
+			}
+		}
+		gaps = append(gaps, rq.gaps...)
+		// avg_active: each request adds the part of its life inside the
+		// window; the sum over requests divided by D is the time-average
+		// of requests in flight.
+		from, to := maxTime(rq.sent, w.start), minTime(rq.ended, w.end)
+		if to.After(from) {
+			active += to.Sub(from).Seconds()
+		}
+		if rq.err != nil {
+			errs = append(errs, rq.err)
+		}
+	}
+
+	c.MeasuredS = round(measured.Seconds(), 3)
+	c.OutputTokens = usage
+	c.TokenCountSource = source
+	if chunks > 0 && source != client.SourceChunks && math.Abs(float64(usage-chunks)) > 0.01*float64(usage) {
+		c.ChunkTokens, c.TokenCountMismatch = chunks, true
+	}
+	c.TotalTokS = round(float64(usage)/d, 1)
+	c.PerRequestTokS = round(Median(perReq), 1)
+	c.TTFTMs = round(Median(ttft), 1)
+	c.TTFTP90Ms = round(Quantile(ttft, 0.9), 1)
+	c.TTFTP99Ms = round(Quantile(ttft, 0.99), 1)
+	c.TBTMs = round(Median(gaps), 2)
+	c.TBTP90Ms = round(Quantile(gaps, 0.9), 2)
+	c.TBTP99Ms = round(Quantile(gaps, 0.99), 2)
+	c.AvgActive = round(active/d, 2)
+	c.CompletedRequests = completed
+	c.ServerSamples = samples
+	c.ServerStats = summarize(samples)
+	if len(gpu) > 0 {
+		c.GPUSamples = gpu
+		c.GPUStats = hardware.Summarize(gpu)
+		if c.GPUStats != nil {
+			c.EnergyJPerToken = round(hardware.EnergyPerToken(c.GPUStats.PowerMeanW, d, usage), 4)
+		}
+	}
+
+	var tl *client.PromptTooLongError
+	switch {
+	case cancelled:
+		c.Status, c.Reason = StatusCancelled, "the run was cancelled during this cell; figures cover the part measured"
+	case len(errs) > 0 && errors.As(errs[0], &tl):
+		c.Status, c.Reason = StatusExceedsLength, "the server rejected the prompt as too long: "+tl.Message
+	case len(errs) > 0:
+		c.Status = StatusFailed
+		c.Reason = fmt.Sprintf("%d of %d requests failed: %v", len(errs), len(reqs), errs[0])
+	case usage == 0:
+		c.Status, c.Reason = StatusOverCapacity, "the server produced no output in the window"
+	case c.AvgActive < 0.95*n:
+		c.Status = StatusQueued
+		c.Reason = fmt.Sprintf("on average %.2f of %d requests were in flight", c.AvgActive, c.Concurrency)
+	case sustainedWaiting(samples):
+		c.Status = StatusQueued
+		c.Reason = fmt.Sprintf("the server reported up to %.0f waiting requests", c.ServerStats.WaitingMax)
+	default:
+		c.Status = StatusValid
+	}
+}
+
+// sustainedWaiting reports whether the server held requests waiting in two
+// consecutive in-window samples (or in the only one). In a closed loop each
+// finished request is re-sent at once and waits for the next scheduler step
+// (milliseconds), so a lone sample can catch a request merely arriving; a
+// queue caused by capacity persists from one sample to the next.
+func sustainedWaiting(s []ServerSample) bool {
+	var in []ServerSample
+	for _, x := range s {
+		if x.T > 0 {
+			in = append(in, x)
+		}
+	}
+	if len(in) == 1 {
+		return in[0].Waiting > 0
+	}
+	for i := 1; i < len(in); i++ {
+		if in[i-1].Waiting > 0 && in[i].Waiting > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// weaker returns the less exact of two token count sources; a request
+// that carried no chunks says nothing about the source.
+func weaker(a, b string, counts bool) string {
+	if !counts || b == "" {
+		return a
+	}
+	rank := map[string]int{client.SourceContinuousUsage: 0, client.SourceFinalUsage: 1, client.SourceChunks: 2}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// summarize reduces a window's /metrics samples; nil without samples.
+// Counters are cumulative, so hit rate and preemptions are differences
+// between the last and the first sample.
+func summarize(s []ServerSample) *ServerStats {
+	if len(s) == 0 {
+		return nil
+	}
+	st := &ServerStats{Samples: len(s)}
+	for _, x := range s {
+		st.RunningMean += x.Running
+		st.KVUsageMean += x.KVUsage
+		st.WaitingMax = math.Max(st.WaitingMax, x.Waiting)
+		st.KVUsageMax = math.Max(st.KVUsageMax, x.KVUsage)
+	}
+	st.RunningMean = round(st.RunningMean/float64(len(s)), 2)
+	st.KVUsageMean = round(st.KVUsageMean/float64(len(s)), 4)
+	first, last := s[0], s[len(s)-1]
+	if dq := last.PrefixCacheQueries - first.PrefixCacheQueries; dq > 0 {
+		st.PrefixHitRate = round((last.PrefixCacheHits-first.PrefixCacheHits)/dq, 4)
+	}
+	st.Preemptions = last.Preemptions - first.Preemptions
+	return st
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}

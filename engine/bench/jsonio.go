@@ -1,0 +1,333 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/rigbench/rigbench/hardware"
+)
+
+// MaxRunJSONBytes bounds what ReadRun reads. A full default plan (about 60
+// cells with a sample a second over 30 s windows, server and GPU) is under
+// 2 MiB of JSON; 64 MiB leaves room for long windows and many GPUs while
+// keeping a hostile file from exhausting memory.
+const MaxRunJSONBytes = 64 << 20
+
+// Limits on the free-text fields of an imported run, so a shared file
+// cannot fill the history or a view with megabytes of text.
+const (
+	maxNameLen  = 200
+	maxNotesLen = 64 << 10
+	maxTags     = 64
+	maxTagLen   = 64
+	maxTextLen  = 16 << 10 // any other string: reasons, commands, errors
+	maxContext  = 1 << 24  // 16M tokens, far above any model
+	maxConc     = 1 << 16
+	maxFigure   = 1e15 // tok/s, ms, W, MHz, bytes as float
+)
+
+// WriteRun writes r as the rigbench.run/v1 JSON document (docs/run-json.md):
+// two-space indented, fields in the order of the Go types, times in UTC,
+// ending in a newline. The output depends only on r, so export → ReadRun →
+// WriteRun gives the same bytes. r is not modified.
+func WriteRun(w io.Writer, r *Run) error {
+	if r == nil {
+		return errors.New("no run to write")
+	}
+	doc := normalized(r)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	// The run's text is data, not HTML: keep "<" and "&" readable.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("encode run %s: %w", r.UUID, err)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// normalized returns a shallow copy of r in the written form: times in UTC
+// (the zone says nothing a reader needs, and one spelling keeps exports
+// byte-stable) and empty lists as [] rather than null.
+func normalized(r *Run) *Run {
+	doc := *r
+	if doc.Schema == "" {
+		doc.Schema = Schema
+	}
+	doc.CreatedAt = doc.CreatedAt.UTC()
+	doc.FinishedAt = doc.FinishedAt.UTC()
+	if doc.Cells == nil {
+		doc.Cells = []Cell{}
+	} else {
+		doc.Cells = slices.Clone(doc.Cells)
+		for i := range doc.Cells {
+			doc.Cells[i].StartedAt = doc.Cells[i].StartedAt.UTC()
+		}
+	}
+	if doc.Hardware != nil && doc.Hardware.GPUs == nil {
+		hw := *doc.Hardware
+		hw.GPUs = []hardware.GPU{}
+		doc.Hardware = &hw
+	}
+	return &doc
+}
+
+// ReadRun reads one rigbench.run/v1 document, at most MaxRunJSONBytes, and
+// validates it (ValidateRun). Errors name the problem in one sentence, e.g.
+// `cells[3] (decode 16K×8): status "Great" is not one of Valid, …`.
+func ReadRun(r io.Reader) (*Run, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxRunJSONBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the run file: %w", err)
+	}
+	if len(data) > MaxRunJSONBytes {
+		return nil, fmt.Errorf("the run file is larger than %d MiB; is it really a RigBench run?", MaxRunJSONBytes>>20)
+	}
+	// Look at the schema first, so a file of another kind or version gets
+	// a message about that rather than about its first odd field.
+	var probe struct {
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("the file is not a RigBench run (not valid JSON: %v)", err)
+	}
+	switch {
+	case probe.Schema == nil:
+		return nil, errors.New(`the file is not a RigBench run: it has no "schema" field`)
+	case *probe.Schema != Schema:
+		return nil, fmt.Errorf("the file's schema is %q, this RigBench reads %q; update RigBench or export the run again", *probe.Schema, Schema)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var run Run
+	if err := dec.Decode(&run); err != nil {
+		return nil, fmt.Errorf("the run file is malformed: %v", err)
+	}
+	if dec.More() {
+		return nil, errors.New("the run file holds more than one JSON document; export one run per file")
+	}
+	if err := ValidateRun(&run); err != nil {
+		return nil, err
+	}
+	return &run, nil
+}
+
+// ValidateRun checks what a reader of r relies on: the schema, a UUID, a
+// known status and origin, a creation time, sane plan axes, and cells with
+// known phases and statuses, unique (phase, context, concurrency) and
+// finite, non-negative figures within generous bounds. It reports the first
+// problem found.
+func ValidateRun(r *Run) error {
+	v := validator{}
+	v.run(r)
+	return v.err
+}
+
+// validator collects the first problem found.
+type validator struct{ err error }
+
+func (v *validator) fail(format string, args ...any) {
+	if v.err == nil {
+		v.err = fmt.Errorf(format, args...)
+	}
+}
+
+func (v *validator) run(r *Run) {
+	if r.Schema != Schema {
+		v.fail("schema is %q, want %q", r.Schema, Schema)
+	}
+	if _, err := uuid.Parse(r.UUID); err != nil || len(r.UUID) != 36 {
+		v.fail("uuid %q is not a UUID like 123e4567-e89b-12d3-a456-426614174000", r.UUID)
+	}
+	switch r.Status {
+	case RunRunning, RunComplete, RunCancelled, RunInterrupted, RunFailed:
+	default:
+		v.fail("run status %q is not one of running, complete, cancelled, interrupted, failed", r.Status)
+	}
+	switch r.Origin {
+	case "", OriginMeasured, OriginImported:
+	default:
+		v.fail("origin %q is not %q or %q", r.Origin, OriginMeasured, OriginImported)
+	}
+	if r.CreatedAt.IsZero() {
+		v.fail("created_at is missing")
+	}
+	if !r.FinishedAt.IsZero() && r.FinishedAt.Before(r.CreatedAt) {
+		v.fail("finished_at %s is before created_at %s", r.FinishedAt, r.CreatedAt)
+	}
+	v.text("name", r.Name, maxNameLen)
+	v.text("notes", r.Notes, maxNotesLen)
+	v.text("error", r.Error, maxTextLen)
+	if len(r.Tags) > maxTags {
+		v.fail("the run has %d tags, at most %d are allowed", len(r.Tags), maxTags)
+	}
+	for i, t := range r.Tags {
+		if strings.TrimSpace(t) == "" {
+			v.fail("tags[%d] is empty", i)
+		}
+		v.text(fmt.Sprintf("tags[%d]", i), t, maxTagLen)
+	}
+	v.plan(&r.Plan)
+	v.server(&r.Server)
+	if r.Launch != nil {
+		v.launch(r.Launch)
+	}
+	if r.Hardware != nil {
+		v.hardware(r.Hardware)
+	}
+	seen := map[string]int{}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		v.cell(i, c)
+		key := fmt.Sprint(c.Phase, c.Context, "x", c.Concurrency)
+		if j, dup := seen[key]; dup {
+			v.fail("cells[%d] repeats cells[%d] (%s)", i, j, cellName(c))
+		}
+		seen[key] = i
+	}
+}
+
+func (v *validator) text(field, s string, max int) {
+	if len(s) > max {
+		v.fail("%s is %d bytes long, at most %d are allowed", field, len(s), max)
+	}
+}
+
+func (v *validator) plan(p *Plan) {
+	for i, c := range p.Contexts {
+		v.intRange(fmt.Sprintf("plan.contexts[%d]", i), c, 0, maxContext)
+	}
+	for i, c := range p.PrefillContexts {
+		v.intRange(fmt.Sprintf("plan.prefill_contexts[%d]", i), c, 0, maxContext)
+	}
+	for i, n := range p.Concurrency {
+		v.intRange(fmt.Sprintf("plan.concurrency[%d]", i), n, 1, maxConc)
+	}
+	v.num("plan.duration_s", p.DurationS)
+	v.intRange("plan.max_output", p.MaxOutput, 0, maxContext)
+	v.intRange("plan.kv_capacity_override", p.KVCapacityOverride, 0, math.MaxInt32)
+}
+
+func (v *validator) server(s *Server) {
+	switch s.KVCapacitySource {
+	case "", KVSourceMetrics, KVSourceLog, KVSourceUser, KVSourceUnknown:
+	default:
+		v.fail("server.kv_capacity_source %q is not one of metrics, log, user, unknown", s.KVCapacitySource)
+	}
+	v.intRange("server.max_model_len", s.MaxModelLen, 0, maxContext)
+	v.intRange("server.kv_capacity_tokens", s.KVCapacityTokens, 0, math.MaxInt32)
+	for _, f := range []struct{ name, s string }{{"server.model", s.Model}, {"server.engine", s.Engine}, {"server.version", s.Version}} {
+		v.text(f.name, f.s, maxNameLen*2)
+	}
+}
+
+func (v *validator) launch(l *Launch) {
+	v.text("launch.image", l.Image, maxTextLen)
+	v.text("launch.model", l.Model, maxTextLen)
+	v.text("launch.serve_command", l.ServeCommand, maxTextLen)
+	v.text("launch.docker_command", l.DockerCommand, maxTextLen)
+	v.text("launch.args", strings.Join(l.Args, " "), maxTextLen)
+}
+
+func (v *validator) hardware(h *hardware.Snapshot) {
+	for i, g := range h.GPUs {
+		name := fmt.Sprintf("hardware.gpus[%d]", i)
+		v.text(name+".name", g.Name, maxNameLen)
+		v.num(name+".power_limit_w", g.PowerLimitW)
+		v.num(name+".power_limit_default_w", g.PowerLimitDefaultW)
+		v.num(name+".power_limit_max_w", g.PowerLimitMaxW)
+		v.num(name+".memory_bandwidth_gbs", g.MemoryBandwidthGBs)
+		for _, n := range []int{g.Index, g.PCIeGen, g.PCIeGenMax, g.PCIeWidth, g.PCIeWidthMax, g.MemoryBusWidthBits, g.MemoryClockMaxMHz} {
+			v.intRange(name, n, 0, math.MaxInt32)
+		}
+	}
+	v.text("hardware.cpu.model", h.CPU.Model, maxNameLen)
+}
+
+func (v *validator) cell(i int, c *Cell) {
+	where := fmt.Sprintf("cells[%d] (%s)", i, cellName(c))
+	switch c.Phase {
+	case PhasePrefill, PhaseDecode:
+	default:
+		v.fail("cells[%d]: phase %q is neither prefill nor decode", i, c.Phase)
+		return
+	}
+	switch c.Status {
+	case StatusValid, StatusQueued, StatusOverCapacity, StatusExceedsLength, StatusFailed, StatusCancelled:
+	default:
+		v.fail("%s: status %q is not one of Valid, Requests queued, Over capacity, Exceeds model length, Failed, Cancelled", where, c.Status)
+	}
+	v.intRange(where+": context", c.Context, 0, maxContext)
+	v.intRange(where+": concurrency", c.Concurrency, 1, maxConc)
+	for _, n := range []struct {
+		name string
+		v    int
+	}{{"prompt_tokens", c.PromptTokens}, {"completed_requests", c.CompletedRequests}, {"output_tokens", c.OutputTokens}, {"chunk_tokens", c.ChunkTokens}} {
+		v.intRange(where+": "+n.name, n.v, 0, math.MaxInt32)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{
+		{"prompt_tok_s", c.PromptTokS}, {"total_tok_s", c.TotalTokS}, {"per_request_tok_s", c.PerRequestTokS},
+		{"ttft_ms", c.TTFTMs}, {"tbt_ms", c.TBTMs}, {"ttft_p90_ms", c.TTFTP90Ms}, {"ttft_p99_ms", c.TTFTP99Ms},
+		{"tbt_p90_ms", c.TBTP90Ms}, {"tbt_p99_ms", c.TBTP99Ms}, {"avg_active", c.AvgActive},
+		{"measured_s", c.MeasuredS}, {"energy_j_per_token", c.EnergyJPerToken},
+	} {
+		v.num(where+": "+f.name, f.v)
+	}
+	switch c.TokenCountSource {
+	case "", TokensContinuousUsage, TokensFinalUsage, TokensChunks:
+	default:
+		v.fail("%s: token_count_source %q is not one of continuous_usage, final_usage, chunks", where, c.TokenCountSource)
+	}
+	v.text(where+": reason", c.Reason, maxTextLen)
+	for j, s := range c.ServerSamples {
+		for _, f := range []float64{s.T, s.Running, s.Waiting, s.KVUsage, s.PrefixCacheQueries, s.PrefixCacheHits, s.Preemptions} {
+			v.num(fmt.Sprintf("%s: server_samples[%d]", where, j), f)
+		}
+	}
+	for j, s := range c.GPUSamples {
+		for _, f := range []float64{s.T, float64(s.GPU), s.PowerW, s.SMClockMHz, s.MemClockMHz, s.TempC, s.UtilGPU, s.UtilMem} {
+			v.num(fmt.Sprintf("%s: gpu_samples[%d]", where, j), f)
+		}
+	}
+	if s := c.ServerStats; s != nil {
+		for _, f := range []float64{float64(s.Samples), s.RunningMean, s.WaitingMax, s.KVUsageMean, s.KVUsageMax, s.PrefixHitRate, s.Preemptions} {
+			v.num(where+": server_stats", f)
+		}
+	}
+	if s := c.GPUStats; s != nil {
+		for _, f := range []float64{float64(s.Samples), s.PowerMeanW, s.PowerMaxW, s.SMClockMeanMHz, s.SMClockMaxMHz, s.MemClockMeanMHz, s.TempMeanC, s.TempMaxC, s.UtilGPUMean, s.UtilMemMean} {
+			v.num(where+": gpu_stats", f)
+		}
+	}
+}
+
+// num requires a finite figure in [0, maxFigure]. Temperatures below 0 °C
+// do not occur on a running GPU, so one bound serves every figure.
+func (v *validator) num(field string, f float64) {
+	if math.IsNaN(f) || f < 0 || f > maxFigure {
+		v.fail("%s is %v, want a number from 0 to %g", field, f, maxFigure)
+	}
+}
+
+func (v *validator) intRange(field string, n, lo, hi int) {
+	if n < lo || n > hi {
+		v.fail("%s is %d, want %d to %d", field, n, lo, hi)
+	}
+}
+
+// cellName names a cell the way the matrix labels it: "decode 16K×8".
+func cellName(c *Cell) string {
+	return fmt.Sprintf("%s %s×%d", c.Phase, ContextLabel(c.Context), c.Concurrency)
+}

@@ -1,0 +1,273 @@
+package bench_test
+
+import (
+	"bytes"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/hardware"
+)
+
+// jsonioFullRun is a run with every field of the document set, so the
+// round-trip tests cover each one (TestJSONIOFixtureIsComplete keeps it so
+// when a field is added).
+func jsonioFullRun() *bench.Run {
+	start := time.Date(2025, 11, 29, 14, 3, 7, 123456789, time.UTC)
+	return &bench.Run{
+		Schema:     bench.Schema,
+		UUID:       "0b6f7d5e-2c1a-4e4b-9f3d-8a7c6b5e4d3c",
+		Name:       "3060 fp8 <baseline> & co",
+		Tags:       []string{"baseline", "fp8"},
+		Notes:      "gpu-memory-utilization 0.92\nsecond line",
+		Status:     bench.RunComplete,
+		CreatedAt:  start,
+		FinishedAt: start.Add(31 * time.Minute),
+		Origin:     bench.OriginMeasured,
+		Simulated:  true,
+		Plan: bench.Plan{
+			Contexts: []int{0, 16384}, Concurrency: []int{1, 2}, PrefillContexts: []int{8192},
+			DurationS: 30, MaxOutput: 8192, KVCapacityOverride: 100000,
+		},
+		Hardware: &hardware.Snapshot{
+			GPUs: []hardware.GPU{{
+				Index: 0, Name: "NVIDIA GeForce RTX 3060", UUID: "GPU-1234", VRAMTotalBytes: 12 << 30,
+				VRAMUsedBytes: 1 << 30, VRAMFreeBytes: 11 << 30, ComputeCapability: "8.6",
+				PowerLimitW: 170, PowerLimitDefaultW: 170, PowerLimitMaxW: 212, PCIeGen: 4, PCIeGenMax: 4,
+				PCIeWidth: 16, PCIeWidthMax: 16, MemoryBusWidthBits: 192, MemoryClockMaxMHz: 7501,
+				MemoryBandwidthGBs: 360.048, Unsupported: []string{"pcie_gen"},
+			}},
+			GPUAbsentReason:   "partial: one field unsupported",
+			DriverVersion:     "580.95.05",
+			CUDADriverVersion: "13.0",
+			CPU:               hardware.CPU{Model: "AMD Ryzen 7 5800X", PhysicalCores: 8, LogicalCores: 16},
+			Memory:            hardware.Memory{TotalBytes: 64 << 30, AvailableBytes: 50 << 30},
+			OS:                hardware.OS{Name: "Ubuntu 24.04", Version: "24.04", Kernel: "6.8.0", Arch: "amd64"},
+		},
+		Launch: &bench.Launch{
+			Image: "vllm/vllm-openai:v0.11.0", Model: "org/model", Args: []string{"--max-model-len", "32768"},
+			ServeCommand: "vllm serve org/model --max-model-len 32768", DockerCommand: "docker run … -e HF_TOKEN=<token>",
+			GPUs: "all",
+		},
+		Server: bench.Server{
+			Model: "org/model", Engine: "vllm", Version: "0.11.0", MaxModelLen: 32768,
+			KVCapacityTokens: 120000, KVCapacitySource: bench.KVSourceMetrics, HasMetrics: true, HasTokenize: true,
+		},
+		Cells: []bench.Cell{
+			{Phase: bench.PhasePrefill, Context: 8192, Concurrency: 1, Status: bench.StatusValid,
+				PromptTokS: 2341.25, PromptTokens: 8388, TTFTMs: 3583.1, CompletedRequests: 1, StartedAt: start.Add(time.Second)},
+			{
+				Phase: bench.PhaseDecode, Context: 0, Concurrency: 2, Status: bench.StatusQueued, Reason: "waiting > 0",
+				TotalTokS: 94.5, PerRequestTokS: 47.3, TTFTMs: 264, TBTMs: 21.2, TTFTP90Ms: 300.5, TTFTP99Ms: 320.25,
+				TBTP90Ms: 25.1, TBTP99Ms: 30.7, AvgActive: 1.93, CompletedRequests: 3, OutputTokens: 2834, MeasuredS: 30.002,
+				TokenCountSource: bench.TokensFinalUsage, ChunkTokens: 2700, TokenCountMismatch: true,
+				ServerStats: &bench.ServerStats{Samples: 30, RunningMean: 1.9, WaitingMax: 1, KVUsageMean: 0.1,
+					KVUsageMax: 0.15, PrefixHitRate: 0.99, Preemptions: 2},
+				GPUStats: &hardware.GPUStats{Samples: 30, PowerMeanW: 160.5, PowerMaxW: 171, SMClockMeanMHz: 1800,
+					SMClockMaxMHz: 1852, MemClockMeanMHz: 7500, TempMeanC: 65, TempMaxC: 70, UtilGPUMean: 98,
+					UtilMemMean: 80, VRAMUsedMax: 11 << 30, Throttled: []string{"power cap"}},
+				EnergyJPerToken: 1.7,
+				ServerSamples: []bench.ServerSample{{T: 1, Running: 2, Waiting: 1, KVUsage: 0.1, PrefixCacheQueries: 10,
+					PrefixCacheHits: 9, Preemptions: 1}},
+				GPUSamples: []hardware.GPUSample{{T: 1, GPU: 0, PowerW: 160, SMClockMHz: 1800, MemClockMHz: 7500, TempC: 65,
+					UtilGPU: 98, UtilMem: 80, VRAMUsedBytes: 11 << 30, Throttle: []string{"power cap"}}},
+				StartedAt: start.Add(time.Minute),
+			},
+		},
+		Error: "none, really",
+	}
+}
+
+// TestJSONIOFixtureIsComplete fails when the run document gains a field the
+// fixture does not set, so every new field is covered by the round trip.
+func TestJSONIOFixtureIsComplete(t *testing.T) {
+	t.Parallel()
+	var zero []string
+	walkZero(reflect.ValueOf(*jsonioFullRun()), "run", &zero)
+	// Index 0 and GPU 0 are real values that happen to be zero.
+	// Cells[0] is a prefill cell, whose decode figures stay zero; Cells[1]
+	// sets every cell field.
+	allowed := map[string]bool{"run.Hardware.GPUs[0].Index": true,
+		"run.Cells[1].Context": true, "run.Cells[1].GPUSamples[0].GPU": true}
+	for _, z := range zero {
+		if !allowed[z] && !strings.HasPrefix(z, "run.Cells[0].") {
+			t.Errorf("the fixture leaves %s zero; set it so the round trip covers it", z)
+		}
+	}
+}
+
+func walkZero(v reflect.Value, path string, out *[]string) {
+	switch v.Kind() {
+	case reflect.Struct:
+		if v.Type() == reflect.TypeOf(time.Time{}) {
+			if v.Interface().(time.Time).IsZero() {
+				*out = append(*out, path)
+			}
+			return
+		}
+		for i := 0; i < v.NumField(); i++ {
+			walkZero(v.Field(i), path+"."+v.Type().Field(i).Name, out)
+		}
+	case reflect.Pointer:
+		if v.IsNil() {
+			*out = append(*out, path)
+			return
+		}
+		walkZero(v.Elem(), path, out)
+	case reflect.Slice:
+		if v.Len() == 0 {
+			*out = append(*out, path)
+		}
+		for i := 0; i < v.Len(); i++ {
+			walkZero(v.Index(i), path+"["+strconv.Itoa(i)+"]", out)
+		}
+	default:
+		if v.IsZero() {
+			*out = append(*out, path)
+		}
+	}
+}
+
+func TestWriteReadWriteByteIdentical(t *testing.T) {
+	t.Parallel()
+	run := jsonioFullRun()
+	var first bytes.Buffer
+	if err := bench.WriteRun(&first, run); err != nil {
+		t.Fatal(err)
+	}
+	back, err := bench.ReadRun(bytes.NewReader(first.Bytes()))
+	if err != nil {
+		t.Fatalf("ReadRun of our own export: %v", err)
+	}
+	if !reflect.DeepEqual(back, run) {
+		t.Errorf("read back differs from the original:\n got %+v\nwant %+v", back, run)
+	}
+	var second bytes.Buffer
+	if err := bench.WriteRun(&second, back); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(first.Bytes(), second.Bytes()) {
+		t.Errorf("export → import → export differs:\n%s\n---\n%s", first.String(), second.String())
+	}
+	for _, want := range []string{"\n  \"schema\": \"rigbench.run/v1\",\n", "<baseline> & co", "\"created_at\": \"2025-11-29T14:03:07.123456789Z\""} {
+		if !strings.Contains(first.String(), want) {
+			t.Errorf("export lacks %q", want)
+		}
+	}
+	if !strings.HasSuffix(first.String(), "}\n") {
+		t.Error("export does not end in a newline")
+	}
+}
+
+func TestWriteRunNormalizes(t *testing.T) {
+	t.Parallel()
+	run := jsonioFullRun()
+	run.CreatedAt = run.CreatedAt.In(time.FixedZone("CET", 3600))
+	run.Cells = nil
+	run.Hardware.GPUs = nil
+	var b bytes.Buffer
+	if err := bench.WriteRun(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	for _, want := range []string{`"created_at": "2025-11-29T14:03:07.123456789Z"`, `"cells": []`, `"gpus": []`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("export lacks %s", want)
+		}
+	}
+	if run.Hardware.GPUs != nil || run.CreatedAt.Location().String() != "CET" {
+		t.Error("WriteRun modified its argument")
+	}
+}
+
+func TestReadRunRejects(t *testing.T) {
+	t.Parallel()
+	var good bytes.Buffer
+	if err := bench.WriteRun(&good, jsonioFullRun()); err != nil {
+		t.Fatal(err)
+	}
+	doc := good.String()
+	edit := func(old, new string) string {
+		if !strings.Contains(doc, old) {
+			t.Fatalf("fixture export lacks %q", old)
+		}
+		return strings.Replace(doc, old, new, 1)
+	}
+	cases := []struct{ name, in, want string }{
+		{"empty", "", "not valid JSON"},
+		{"not json", "phase,context\n", "not valid JSON"},
+		{"no schema", `{"uuid":"x"}`, `no "schema"`},
+		{"other schema", `{"schema":"rigbench.run/v2"}`, `"rigbench.run/v2"`},
+		{"unknown field", edit(`"name":`, `"nmae": "x", "name":`), "nmae"},
+		{"bad uuid", edit(`"0b6f7d5e-2c1a-4e4b-9f3d-8a7c6b5e4d3c"`, `"../../etc"`), "uuid"},
+		{"bad run status", edit(`"status": "complete"`, `"status": "done"`), `run status "done"`},
+		{"bad origin", edit(`"origin": "measured"`, `"origin": "mars"`), "origin"},
+		{"no created", edit(`"created_at": "2025-11-29T14:03:07.123456789Z",`, ``), "created_at"},
+		{"bad phase", edit(`"phase": "decode"`, `"phase": "warmup"`), `phase "warmup"`},
+		{"bad cell status", edit(`"status": "Requests queued"`, `"status": "Great"`), `cells[1] (decode 0×2): status "Great"`},
+		{"negative figure", edit(`"total_tok_s": 94.5`, `"total_tok_s": -94.5`), "total_tok_s is -94.5"},
+		{"huge figure", edit(`"total_tok_s": 94.5`, `"total_tok_s": 1e300`), "total_tok_s"},
+		{"zero concurrency", edit(`"concurrency": 2,`, `"concurrency": 0,`), "concurrency is 0"},
+		{"wrong type", edit(`"context": 0,`, `"context": "0",`), "malformed"},
+		{"bad kv source", edit(`"kv_capacity_source": "metrics"`, `"kv_capacity_source": "guess"`), "kv_capacity_source"},
+		{"two documents", doc + doc, "more than one"},
+		{"finished before created", edit(`"finished_at": "2025-11-29T14:34:07.123456789Z"`, `"finished_at": "2020-01-01T00:00:00Z"`), "before created_at"},
+		{"duplicate cell", edit(`"phase": "decode",
+      "context": 0,
+      "concurrency": 2`, `"phase": "prefill",
+      "context": 8192,
+      "concurrency": 1`), "repeats"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := bench.ReadRun(strings.NewReader(tc.in))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestReadRunSizeLimit(t *testing.T) {
+	t.Parallel()
+	big := `{"schema":"rigbench.run/v1","notes":"` + strings.Repeat("x", bench.MaxRunJSONBytes) + `"}`
+	_, err := bench.ReadRun(strings.NewReader(big))
+	if err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("err = %v, want a size error", err)
+	}
+}
+
+func FuzzReadRun(f *testing.F) {
+	var good bytes.Buffer
+	if err := bench.WriteRun(&good, jsonioFullRun()); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good.Bytes())
+	f.Add([]byte(`{"schema":"rigbench.run/v1","uuid":"0b6f7d5e-2c1a-4e4b-9f3d-8a7c6b5e4d3c","status":"running","created_at":"2025-01-01T00:00:00Z","plan":{"contexts":null,"concurrency":null,"prefill_contexts":null,"duration_s":0,"max_output":0},"server":{"model":"","kv_capacity_source":"","has_metrics":false,"has_tokenize":false},"cells":null}`))
+	f.Add([]byte(`{"schema":"rigbench.run/v1","cells":[{"phase":"decode","context":1e99}]}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		run, err := bench.ReadRun(bytes.NewReader(in))
+		if err != nil {
+			return
+		}
+		// Anything accepted must export, re-import and export the same.
+		var a, b bytes.Buffer
+		if err := bench.WriteRun(&a, run); err != nil {
+			t.Fatal(err)
+		}
+		back, err := bench.ReadRun(bytes.NewReader(a.Bytes()))
+		if err != nil {
+			t.Fatalf("our own export of an accepted run is rejected: %v\n%s", err, a.String())
+		}
+		if err := bench.WriteRun(&b, back); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Fatalf("export → import → export differs:\n%s\n---\n%s", a.String(), b.String())
+		}
+	})
+}

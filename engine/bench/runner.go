@@ -1,0 +1,292 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rigbench/rigbench/engine/client"
+)
+
+// Runner runs one plan against one server (METHOD.md end to end). Fill the
+// fields, then call Run once.
+type Runner struct {
+	// Client talks to the server; size its pool with
+	// client.WithConcurrency(max concurrency of the plan).
+	Client *client.Client
+	// Model to benchmark; "" takes the first model the server lists.
+	Model string
+	// Plan to run; ContextMax entries resolve against max_model_len.
+	Plan Plan
+	// Observer receives progress events (nil: none).
+	Observer Observer
+	// Telemetry samples GPUs during windows (nil: no GPU telemetry).
+	Telemetry Telemetry
+	// KVCapacityFromLog is the capacity a launcher read from the server's
+	// start-up log, used when /metrics does not give it.
+	KVCapacityFromLog int
+	// Doc is the document to fill: the caller may preset UUID, Name,
+	// Hardware, Launch, Simulated. Nil: a fresh document.
+	Doc *Run
+	// MetricsInterval is the /metrics sampling period in windows
+	// (default 1 s, METHOD.md: Server-side samples).
+	MetricsInterval time.Duration
+	// MaxFailedInARow stops the run after this many Failed cells in a row
+	// (default 2): the server has most likely gone.
+	MaxFailedInARow int
+	// Now is the clock for elapsed time and ETA (default time.Now).
+	Now func() time.Time
+
+	prompts *Prompts
+	reqSeq  int
+	start   time.Time
+}
+
+// ErrTooManyFailures is returned when MaxFailedInARow cells failed in a row.
+var ErrTooManyFailures = errors.New("cells failed in a row")
+
+// Run measures the plan and returns the run document. The document is
+// returned even with an error, holding every cell finished so far, with
+// Status cancelled (ctx cancelled), failed, or complete.
+func (r *Runner) Run(ctx context.Context) (*Run, error) {
+	r.defaults()
+	run := r.Doc
+	run.Schema = Schema
+	if run.UUID == "" {
+		run.UUID = uuid.NewString()
+	}
+	if run.CreatedAt.IsZero() {
+		run.CreatedAt = r.Now().UTC().Truncate(time.Second)
+	}
+	run.Origin = OriginMeasured
+	run.Status = RunRunning
+	run.Cells = nil
+	err := r.run(ctx, run)
+	run.FinishedAt = r.Now().UTC().Truncate(time.Second)
+	switch {
+	case err == nil:
+		run.Status = RunComplete
+	case ctx.Err() != nil:
+		run.Status, err = RunCancelled, ctx.Err()
+	default:
+		run.Status, run.Error = RunFailed, err.Error()
+	}
+	r.emit(Event{Kind: EventRunDone, Run: run, Index: len(run.Cells), Total: len(run.Cells)})
+	return run, err
+}
+
+func (r *Runner) defaults() {
+	if r.Doc == nil {
+		r.Doc = &Run{}
+	}
+	if r.MetricsInterval <= 0 {
+		r.MetricsInterval = time.Second
+	}
+	if r.MaxFailedInARow <= 0 {
+		r.MaxFailedInARow = 2
+	}
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	if r.Observer == nil {
+		r.Observer = ObserverFunc(func(Event) {})
+	}
+}
+
+func (r *Runner) emit(e Event) {
+	if !r.start.IsZero() {
+		e.Elapsed = r.Now().Sub(r.start)
+	}
+	r.Observer.Observe(e)
+}
+
+// cellSpec is one cell to run, in order.
+type cellSpec struct {
+	phase   Phase
+	context int
+	n       int
+}
+
+func (r *Runner) run(ctx context.Context, run *Run) error {
+	r.start = r.Now()
+	srv, err := Discover(ctx, r.Client, r.Model, r.KVCapacityFromLog, r.Plan.KVCapacityOverride)
+	if err != nil {
+		return err
+	}
+	run.Server = srv
+	plan := r.Plan.Resolve(srv.MaxModelLen)
+	if err := plan.Validate(srv.MaxModelLen); err != nil {
+		return err
+	}
+	run.Plan = plan
+	if srv.Engine == "simulated" {
+		run.Simulated = true
+	}
+	if err := r.calibrate(ctx, srv); err != nil {
+		return err
+	}
+
+	var specs []cellSpec
+	for _, c := range plan.PrefillContexts {
+		specs = append(specs, cellSpec{PhasePrefill, c, 1})
+	}
+	for _, c := range plan.Contexts {
+		for _, n := range plan.Concurrency {
+			specs = append(specs, cellSpec{PhaseDecode, c, n})
+		}
+	}
+	r.emit(Event{Kind: EventRunStarted, Run: run, Total: len(specs),
+		ETA: Estimate(plan, srv.MaxModelLen, srv.KVCapacityTokens, nil)})
+
+	failedInARow := 0
+	overCapacityAt := map[int]int{} // context → smallest N found over capacity at run time
+	for i, s := range specs {
+		cell := Cell{Phase: s.phase, Context: s.context, Concurrency: s.n, StartedAt: r.Now().UTC().Truncate(time.Millisecond)}
+		r.emit(Event{Kind: EventCellStarted, Run: run, Cell: &cell, Index: i, Total: len(specs), ETA: r.eta(run, specs[i:])})
+		switch {
+		case s.phase == PhasePrefill:
+			r.prefill(ctx, run, &cell)
+		default:
+			if n0, ok := overCapacityAt[s.context]; ok && s.n > n0 {
+				cell.Status = StatusOverCapacity
+				cell.Reason = fmt.Sprintf("not run: concurrency %d at this context already produced no output", n0)
+				break
+			}
+			r.decode(ctx, run, &cell, i, len(specs))
+			if cell.Status == StatusOverCapacity && cell.MeasuredS > 0 {
+				overCapacityAt[s.context] = s.n
+			}
+		}
+		if ctx.Err() != nil && cell.Status != StatusCancelled {
+			cell.Status, cell.Reason = StatusCancelled, "the run was cancelled"
+		}
+		run.Cells = append(run.Cells, cell)
+		r.emit(Event{Kind: EventCellDone, Run: run, Cell: &run.Cells[len(run.Cells)-1], Index: i, Total: len(specs),
+			ETA: r.eta(run, specs[i+1:])})
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if cell.Status == StatusFailed {
+			failedInARow++
+			if failedInARow >= r.MaxFailedInARow {
+				return fmt.Errorf("%d %w (last: %s); stopping: is the server still running?", failedInARow, ErrTooManyFailures, cell.Reason)
+			}
+		} else {
+			failedInARow = 0
+		}
+	}
+	return nil
+}
+
+// eta estimates the time the remaining cells take.
+func (r *Runner) eta(run *Run, rest []cellSpec) time.Duration {
+	p := Plan{DurationS: run.Plan.DurationS, MaxOutput: run.Plan.MaxOutput}
+	var total time.Duration
+	for _, s := range rest {
+		if s.phase == PhasePrefill {
+			p.PrefillContexts, p.Contexts = []int{s.context}, nil
+		} else {
+			p.PrefillContexts, p.Contexts, p.Concurrency = nil, []int{s.context}, []int{s.n}
+		}
+		total += Estimate(p, run.Server.MaxModelLen, run.Server.KVCapacityTokens, run.Cells)
+	}
+	return total
+}
+
+// calibrate sets up prompt building: /tokenize when the server has it
+// (exact), else probe requests with max_tokens 1 (ratio, then corrected
+// from usage.prompt_tokens as the run goes).
+func (r *Runner) calibrate(ctx context.Context, srv Server) error {
+	nonce := make([]byte, 4)
+	rand.Read(nonce)
+	var count Counter
+	if srv.HasTokenize {
+		count = func(ctx context.Context, prompt string) (int, error) {
+			return r.Client.Tokenize(ctx, srv.Model, prompt)
+		}
+	} else {
+		count = func(ctx context.Context, prompt string) (int, error) {
+			res, err := r.Client.Stream(ctx, client.CompletionRequest{Model: srv.Model, Prompt: prompt, MaxTokens: 1}, nil)
+			if err != nil {
+				return 0, err
+			}
+			if res.PromptTokens == 0 {
+				return 0, errors.New("the server reports no usage.prompt_tokens and has no /tokenize, so prompt lengths cannot be measured")
+			}
+			return res.PromptTokens, nil
+		}
+	}
+	r.prompts = NewPrompts(hex.EncodeToString(nonce), count, srv.HasTokenize)
+	return r.prompts.Calibrate(ctx)
+}
+
+// nextPrompt returns a fresh, never-used prompt of the given length.
+func (r *Runner) nextPrompt(ctx context.Context, tokens int) (string, error) {
+	r.reqSeq++
+	return r.prompts.Prompt(ctx, tokens, r.reqSeq)
+}
+
+// prefill runs one prefill cell (METHOD.md: Prefill cells).
+func (r *Runner) prefill(ctx context.Context, run *Run, cell *Cell) {
+	if st := PredictPrefill(cell.Context, run.Server.MaxModelLen, run.Server.KVCapacityTokens); st != "" {
+		cell.Status, cell.Reason = st, predictReason(st, cell.Context, 1, 0, run.Server)
+		return
+	}
+	prompt, err := r.nextPrompt(ctx, cell.Context)
+	if err != nil {
+		cell.Status, cell.Reason = StatusFailed, err.Error()
+		return
+	}
+	res, err := r.Client.Stream(ctx, client.CompletionRequest{Model: run.Server.Model, Prompt: prompt, MaxTokens: 1}, nil)
+	if err != nil {
+		cell.Status, cell.Reason = failure(err)
+		return
+	}
+	first := res.FirstToken
+	if first.IsZero() {
+		first = res.FirstChunk
+	}
+	if first.IsZero() {
+		cell.Status, cell.Reason = StatusFailed, "the server returned no token"
+		return
+	}
+	ttft := first.Sub(res.Sent).Seconds()
+	cell.PromptTokens = res.PromptTokens
+	if cell.PromptTokens == 0 {
+		cell.PromptTokens = cell.Context
+	} else if !run.Server.HasTokenize {
+		r.prompts.Correct(cell.Context, res.PromptTokens)
+	}
+	cell.Status = StatusValid
+	cell.TTFTMs = round(ttft*1000, 1)
+	cell.PromptTokS = round(float64(cell.PromptTokens)/ttft, 1)
+	cell.MeasuredS = round(ttft, 3)
+	cell.CompletedRequests = 1
+	cell.OutputTokens = res.Tokens
+	cell.TokenCountSource = res.Source
+}
+
+// failure maps a request error to a cell status and reason.
+func failure(err error) (Status, string) {
+	var tl *client.PromptTooLongError
+	switch {
+	case errors.As(err, &tl):
+		return StatusExceedsLength, "the server rejected the prompt as too long: " + tl.Message
+	case errors.Is(err, context.Canceled):
+		return StatusCancelled, "the run was cancelled"
+	default:
+		return StatusFailed, err.Error()
+	}
+}
+
+func predictReason(st Status, c, n, m int, s Server) string {
+	if st == StatusExceedsLength {
+		return fmt.Sprintf("predicted: context %d + output %d is above max_model_len %d", c, m+1, s.MaxModelLen)
+	}
+	return fmt.Sprintf("predicted: %d × (%d + %d) tokens is above the KV capacity of %d tokens (%s)", n, c, m, s.KVCapacityTokens, s.KVCapacitySource)
+}

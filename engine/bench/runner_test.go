@@ -1,0 +1,138 @@
+package bench_test
+
+import (
+	"context"
+	"math"
+	"net/http/httptest"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/client"
+	"github.com/rigbench/rigbench/engine/sim"
+)
+
+// startSim serves a simulator on 127.0.0.1 for one test.
+func startSim(t *testing.T, cfg sim.Config) (*sim.Server, *client.Client) {
+	t.Helper()
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(func() { s.Close(); hs.Close() })
+	c, err := client.New(hs.URL, client.WithAPIKey(cfg.APIKey), client.WithConcurrency(32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.CloseIdle)
+	return s, c
+}
+
+func tinyConfig(t *testing.T, speed float64) sim.Config {
+	t.Helper()
+	cfg := sim.DefaultConfig()
+	p, err := sim.ProfileByName("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Profile, cfg.Speed, cfg.Seed = p, speed, 1
+	return cfg
+}
+
+// TestRunAgainstSimulator is the end-to-end check of METHOD.md: statuses
+// follow the simulator's KV capacity, and throughput and TTFT agree with
+// what the simulator says it served.
+func TestRunAgainstSimulator(t *testing.T) {
+	cfg := tinyConfig(t, 10)
+	// 200 ms of simulated API overhead per request (20 ms real at speed 10)
+	// makes TTFT large enough that loopback and scheduling jitter on a busy
+	// 2-core machine stay well inside the 10% bound.
+	cfg.Profile.APIBaseS = 0.2
+	srv, c := startSim(t, cfg)
+	plan := bench.Plan{
+		Contexts:        []int{0, 512, 1024},
+		Concurrency:     []int{1, 4, 16},
+		PrefillContexts: []int{1024},
+		DurationS:       1.5,
+		MaxOutput:       256,
+	}
+	var events []bench.EventKind
+	r := &bench.Runner{Client: c, Plan: plan, Observer: bench.ObserverFunc(func(e bench.Event) {
+		events = append(events, e.Kind)
+	})}
+	run, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if run.Status != bench.RunComplete || run.Server.KVCapacityTokens != srv.KVCapacityTokens() ||
+		run.Server.KVCapacitySource != bench.KVSourceMetrics || !run.Server.HasTokenize || !run.Simulated {
+		t.Fatalf("run %s, server %+v; sim capacity %d", run.Status, run.Server, srv.KVCapacityTokens())
+	}
+	if len(run.Cells) != 1+9 {
+		t.Fatalf("%d cells, want 10", len(run.Cells))
+	}
+	if events[0] != bench.EventRunStarted || events[len(events)-1] != bench.EventRunDone {
+		t.Errorf("events start %v end %v", events[0], events[len(events)-1])
+	}
+
+	truth := srv.Truth()
+	for _, cell := range run.Cells {
+		if cell.Phase == bench.PhasePrefill {
+			if cell.Status != bench.StatusValid || cell.PromptTokens != 1024 || cell.PromptTokS <= 0 {
+				t.Errorf("prefill cell %+v", cell)
+			}
+			continue
+		}
+		want := bench.Predict(cell.Context, cell.Concurrency, plan.MaxOutput, srv.MaxModelLen(), srv.KVCapacityTokens())
+		if want == "" {
+			want = bench.StatusValid
+		}
+		if cell.Status != want {
+			t.Errorf("cell %d×%d: status %q (%s), want %q", cell.Context, cell.Concurrency, cell.Status, cell.Reason, want)
+			continue
+		}
+		if !cell.Status.Ran() {
+			continue
+		}
+		if cell.PromptTokens != max(cell.Context, cell.PromptTokens*boolInt(cell.Context == 0)) {
+			t.Errorf("cell %d×%d: prompt of %d tokens", cell.Context, cell.Concurrency, cell.PromptTokens)
+		}
+		from := cell.WindowStart
+		to := from.Add(time.Duration(plan.DurationS * float64(time.Second)))
+		served, ttfts := 0, []float64{}
+		for _, rec := range truth {
+			served += rec.TokensBetween(from, to)
+			if rec.Arrived.After(from) && rec.Arrived.Before(to) && !rec.FirstToken.IsZero() && rec.FirstToken.Before(to) {
+				ttfts = append(ttfts, float64(rec.FirstToken.Sub(rec.Arrived).Microseconds())/1000)
+			}
+		}
+		truthTokS := float64(served) / plan.DurationS
+		if d := math.Abs(cell.TotalTokS-truthTokS) / truthTokS; d > 0.03 {
+			t.Errorf("cell %d×%d: total %.1f tok/s, simulator served %.1f (%.1f%% off)", cell.Context, cell.Concurrency, cell.TotalTokS, truthTokS, d*100)
+		}
+		sort.Float64s(ttfts)
+		truthTTFT := bench.Median(ttfts)
+		// The client's TTFT adds the loopback round trip to the server's
+		// own; allow 10% or a millisecond, whichever is larger.
+		if d := math.Abs(cell.TTFTMs - truthTTFT); d > math.Max(0.10*truthTTFT, 1) {
+			t.Errorf("cell %d×%d: TTFT %.2f ms, simulator %.2f ms", cell.Context, cell.Concurrency, cell.TTFTMs, truthTTFT)
+		}
+		if cell.AvgActive < 0.95*float64(cell.Concurrency) || cell.TokenCountSource != client.SourceContinuousUsage {
+			t.Errorf("cell %d×%d: avg_active %.2f source %s", cell.Context, cell.Concurrency, cell.AvgActive, cell.TokenCountSource)
+		}
+		if cell.ServerStats == nil || cell.ServerStats.Samples < 1 {
+			t.Errorf("cell %d×%d: no server samples", cell.Context, cell.Concurrency)
+		}
+		t.Logf("%5d × %2d  %-15s total %7.1f tok/s (truth %7.1f)  ttft %6.2f ms (truth %6.2f)  tbt %.2f ms  active %.2f",
+			cell.Context, cell.Concurrency, cell.Status, cell.TotalTokS, truthTokS, cell.TTFTMs, truthTTFT, cell.TBTMs, cell.AvgActive)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,73 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/rigbench/rigbench/engine/client"
+)
+
+// Discover asks the server about itself: the model (name "" takes the
+// first one listed), max_model_len, version, engine, whether it has
+// /metrics and /tokenize, and its KV capacity with the source of that
+// figure. kvFromLog is the capacity a launcher read from the start-up log
+// (0 when none); override, when > 0, wins over everything (METHOD.md: KV
+// capacity).
+func Discover(ctx context.Context, c *client.Client, model string, kvFromLog, override int) (Server, error) {
+	models, err := c.Models(ctx)
+	if err != nil {
+		return Server{}, err
+	}
+	m, err := client.PickModel(models, model)
+	if err != nil {
+		return Server{}, err
+	}
+	s := Server{Model: m.ID, MaxModelLen: m.MaxModelLen, KVCapacitySource: KVSourceUnknown}
+	if v, err := c.Version(ctx); err == nil {
+		s.Version = v
+	} else if ctx.Err() != nil {
+		return Server{}, ctx.Err()
+	}
+	met, err := c.Metrics(ctx)
+	switch {
+	case err == nil:
+		s.HasMetrics = true
+		if met.Cache != nil && met.Cache.KVCapacityTokens > 0 {
+			s.KVCapacityTokens, s.KVCapacitySource = met.Cache.KVCapacityTokens, KVSourceMetrics
+		}
+	case ctx.Err() != nil:
+		return Server{}, ctx.Err()
+	}
+	if _, err := c.Tokenize(ctx, s.Model, "Hello"); err == nil {
+		s.HasTokenize = true
+	} else if ctx.Err() != nil {
+		return Server{}, ctx.Err()
+	} else if errors.Is(err, client.ErrUnauthorized) {
+		return Server{}, err
+	}
+	if s.KVCapacityTokens == 0 && kvFromLog > 0 {
+		s.KVCapacityTokens, s.KVCapacitySource = kvFromLog, KVSourceLog
+	}
+	if override > 0 {
+		s.KVCapacityTokens, s.KVCapacitySource = override, KVSourceUser
+	}
+	s.Engine = engineName(s.Version, met, s.HasMetrics)
+	return s, nil
+}
+
+// engineName guesses which server this is from its version and metrics.
+func engineName(version string, m client.Metrics, hasMetrics bool) string {
+	switch {
+	case strings.Contains(strings.ToLower(version), "sim"):
+		return "simulated"
+	case hasMetrics && m.Cache != nil, hasMetrics && m.HasKVUsage:
+		return "vllm"
+	case hasMetrics && m.HasQueue && !m.HasKVUsage:
+		return "llama.cpp"
+	case version != "":
+		return "vllm"
+	default:
+		return "unknown"
+	}
+}
