@@ -95,13 +95,13 @@ type window struct {
 // monotonic; only chunks that arrived before the window closed count.
 type request struct {
 	sent, first, last, ended time.Time
-	tokens, chunks       int
-	gaps                 []float64 // ms per token between consecutive content chunks
-	finished             bool
-	source               string
-	usageTokens          int // final usage total, for final_usage servers
-	promptTokens         int
-	err                  error
+	tokens, chunks           int
+	gaps                     []float64 // ms per token between consecutive content chunks
+	finished                 bool
+	source                   string
+	usageTokens              int // final usage total, for final_usage servers
+	promptTokens             int
+	err                      error
 }
 
 func (w *window) measure(ctx context.Context, index, total int) {
