@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/rigbench/rigbench/engine/sim"
+)
+
+func init() {
+	register(&command{
+		name:    "sim",
+		usage:   "sim [--addr 127.0.0.1:8000] [--profile NAME] [--speed S] [vLLM flags…]",
+		summary: "Serve the simulated vLLM server (demo mode, tests) until Ctrl-C.",
+		run:     runSim,
+	})
+}
+
+// runSim serves engine/sim. --addr is the CLI's own flag (loopback by
+// default, unlike vLLM's 0.0.0.0); an explicit --host or --port wins over it.
+func runSim(ctx context.Context, e *env, args []string) error {
+	addr := "127.0.0.1:8000"
+	var rest []string
+	explicitHostPort := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-h" || a == "--help":
+			fmt.Fprintln(e.stdout, "usage: rigbench-cli sim [--addr 127.0.0.1:8000] [--profile NAME] [--speed S] [vLLM flags…]")
+			fmt.Fprintln(e.stdout, "profiles:", strings.Join(sim.ProfileNames(), ", "))
+			fmt.Fprintln(e.stdout, "vLLM flags: --model --max-model-len --max-num-seqs --max-num-batched-tokens --gpu-memory-utilization")
+			fmt.Fprintln(e.stdout, "  --kv-cache-dtype --[no-]enable-prefix-caching --api-key; simulator: --seed --startup-delay")
+			fmt.Fprintln(e.stdout, "faults: --fault-exit-after D --fault-stall-after-tokens N --fault-error-rate F --fault-malformed-chunk-after N")
+			return nil
+		case a == "--addr":
+			if i+1 >= len(args) {
+				return fmt.Errorf("--addr needs a value such as 127.0.0.1:8000: %w", errUsage)
+			}
+			i++
+			addr = args[i]
+		case strings.HasPrefix(a, "--addr="):
+			addr = strings.TrimPrefix(a, "--addr=")
+		default:
+			if a == "--host" || a == "--port" || strings.HasPrefix(a, "--host=") || strings.HasPrefix(a, "--port=") {
+				explicitHostPort = true
+			}
+			rest = append(rest, a)
+		}
+	}
+	cfg, err := sim.ParseArgs(rest)
+	if err != nil {
+		return exitError{code: 2, err: err}
+	}
+	if !explicitHostPort {
+		host, port, err := net.SplitHostPort(addr)
+		n, perr := strconv.Atoi(port)
+		if err != nil || perr != nil || n < 0 || n > 65535 {
+			return fmt.Errorf("--addr %q is not host:port; use e.g. 127.0.0.1:8000: %w", addr, errUsage)
+		}
+		cfg.Host, cfg.Port = host, n
+	}
+	err = sim.Serve(ctx, cfg, e.stdout, nil)
+	var se *sim.StartupError
+	if errors.As(err, &se) || errors.Is(err, sim.ErrEngineDied) {
+		return exitError{code: 1} // already logged in vLLM's words
+	}
+	return err
+}

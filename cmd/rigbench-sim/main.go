@@ -1,0 +1,45 @@
+// Command rigbench-sim is RigBench's simulated vLLM server as a static,
+// dependency-free binary (CGO_ENABLED=0), so it can be the entrypoint of a
+// FROM-scratch container image. It takes vLLM's flags (--model,
+// --max-model-len, --gpu-memory-utilization, --port, …) plus --profile,
+// --speed, --seed, --startup-delay and the --fault-* flags, prints vLLM-like
+// logs to stdout, and exits like vLLM: 2 for a bad command line, 1 when the
+// engine fails to start or dies, 0 after SIGTERM.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/rigbench/rigbench/engine/sim"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	cfg, err := sim.ParseArgs(args)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "usage: api_server.py [-h] [--model MODEL] [--max-model-len MAX_MODEL_LEN] [--port PORT] ...")
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = sim.Serve(ctx, cfg, os.Stdout, nil)
+	var se *sim.StartupError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, sim.ErrEngineDied), errors.As(err, &se):
+		return 1 // already logged in vLLM's words
+	default:
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+}

@@ -1,0 +1,83 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// kvCacheDtypes are the --kv-cache-dtype choices vLLM accepts, with the
+// bytes per element relative to 16-bit: "auto" keeps the model's dtype.
+var kvCacheDtypes = []struct {
+	name  string
+	ratio float64
+}{
+	{"auto", 1}, {"float16", 1}, {"bfloat16", 1},
+	{"fp8", 0.5}, {"fp8_e4m3", 0.5}, {"fp8_e5m2", 0.5}, {"fp8_inc", 0.5},
+	{"fp8_ds_mla", 0.5}, {"int8_per_token_head", 0.5}, {"fp8_per_token_head", 0.5},
+	{"int4_per_token_head", 0.25}, {"nvfp4", 0.25},
+}
+
+// kvDtypeRatio returns the size of a cache element relative to 16-bit, or
+// false for a dtype vLLM does not know.
+func kvDtypeRatio(dtype string) (float64, bool) {
+	for _, d := range kvCacheDtypes {
+		if d.name == dtype {
+			return d.ratio, true
+		}
+	}
+	return 0, false
+}
+
+func kvDtypeChoices() string {
+	q := make([]string, len(kvCacheDtypes))
+	for i, d := range kvCacheDtypes {
+		q[i] = "'" + d.name + "'"
+	}
+	return strings.Join(q, ", ")
+}
+
+// kvSizing is the outcome of vLLM's memory profiling: how much memory is
+// left for the KV cache and how many blocks it holds.
+type kvSizing struct {
+	availableBytes float64 // util × total − weights − activations − other
+	bytesPerToken  float64
+	numBlocks      int
+	tokens         int // numBlocks × BlockSize: "GPU KV cache size"
+}
+
+// sizeKV computes the KV cache the way vLLM does after profiling:
+// available = gpu_memory_utilization × total − non-KV memory, and the cache
+// is as many whole blocks as fit. An fp8 cache halves the bytes per token and
+// so doubles the capacity.
+func sizeKV(p Profile, util float64, dtype string) (kvSizing, error) {
+	ratio, ok := kvDtypeRatio(dtype)
+	if !ok {
+		return kvSizing{}, fmt.Errorf("api_server.py: error: argument --kv-cache-dtype: invalid choice: '%s' (choose from %s)", dtype, kvDtypeChoices())
+	}
+	s := kvSizing{
+		availableBytes: (util*p.GPUMemoryGiB - p.WeightsGiB - p.ActivationGiB - p.OtherGiB) * giB,
+		bytesPerToken:  float64(p.KVBytesPerToken) * ratio,
+	}
+	if s.availableBytes <= 0 {
+		return s, fmt.Errorf("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.")
+	}
+	s.numBlocks = int(math.Floor(s.availableBytes / (s.bytesPerToken * float64(p.BlockSize))))
+	s.tokens = s.numBlocks * p.BlockSize
+	return s, nil
+}
+
+// checkMaxModelLen fails like vLLM when one request of max_model_len tokens
+// would not fit in the KV cache. vLLM's estimate of the longest length that
+// fits is a binary search over whole blocks, which equals the KV capacity.
+func checkMaxModelLen(s kvSizing, maxModelLen int) error {
+	needed := float64(maxModelLen) * s.bytesPerToken
+	if maxModelLen <= s.tokens {
+		return nil
+	}
+	return fmt.Errorf("ValueError: To serve at least one request with the model's max seq len (%d), "+
+		"(%.2f GiB KV cache is needed, which is larger than the available KV cache memory (%.2f GiB). "+
+		"Based on the available memory, the estimated maximum model length is %d. "+
+		"Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+		maxModelLen, needed/giB, s.availableBytes/giB, s.tokens)
+}

@@ -1,0 +1,411 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// completionRequest is the part of vLLM's /v1/completions body the
+// simulator honours.
+type completionRequest struct {
+	Model            string          `json:"model"`
+	Prompt           json.RawMessage `json:"prompt"`
+	MaxTokens        *int            `json:"max_tokens"`
+	MinTokens        int             `json:"min_tokens"`
+	IgnoreEOS        bool            `json:"ignore_eos"`
+	Stream           bool            `json:"stream"`
+	AddSpecialTokens *bool           `json:"add_special_tokens"`
+	CacheSalt        string          `json:"cache_salt"`
+	StreamOptions    *struct {
+		IncludeUsage         bool `json:"include_usage"`
+		ContinuousUsageStats bool `json:"continuous_usage_stats"`
+	} `json:"stream_options"`
+}
+
+// usage is the OpenAI usage object.
+type usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+type choice struct {
+	Index        int     `json:"index"`
+	Text         string  `json:"text"`
+	Logprobs     any     `json:"logprobs"`
+	FinishReason *string `json:"finish_reason"`
+	StopReason   any     `json:"stop_reason"`
+}
+
+type completionChunk struct {
+	ID      string   `json:"id"`
+	Object  string   `json:"object"`
+	Created int64    `json:"created"`
+	Model   string   `json:"model"`
+	Choices []choice `json:"choices"`
+	Usage   *usage   `json:"usage,omitempty"`
+}
+
+// parsePrompt reads "prompt" as a string or token ids (also a one-element
+// list of either, as the OpenAI API allows).
+func parsePrompt(raw json.RawMessage, addSpecial bool) ([]uint32, error) {
+	var text string
+	if err := json.Unmarshal(raw, &text); err == nil {
+		return tokenize(text, addSpecial), nil
+	}
+	var ids []int64
+	if err := json.Unmarshal(raw, &ids); err == nil && len(ids) > 0 {
+		out := make([]uint32, len(ids))
+		for i, id := range ids {
+			if id < 0 || id >= vocabSize {
+				return nil, fmt.Errorf("token id %d is out of vocabulary", id)
+			}
+			out[i] = uint32(id)
+		}
+		return out, nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err == nil && len(list) == 1 {
+		return parsePrompt(list[0], addSpecial)
+	}
+	return nil, fmt.Errorf("prompt must be a string or a list of token ids (one prompt per request)")
+}
+
+// handleCompletions serves /v1/completions, streaming (SSE) or not.
+func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
+	arrived := time.Now()
+	var req completionRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "BadRequestError", "The request body is not valid JSON: "+err.Error())
+		return
+	}
+	if req.Model != "" && req.Model != s.model {
+		writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{
+			"message": fmt.Sprintf("The model `%s` does not exist.", req.Model),
+			"type":    "NotFoundError", "param": "model", "code": http.StatusNotFound}})
+		return
+	}
+	if len(req.Prompt) == 0 {
+		writeError(w, http.StatusBadRequest, "BadRequestError", "Either prompt or prompt_embeds must be provided.")
+		return
+	}
+	prompt, err := parsePrompt(req.Prompt, req.AddSpecialTokens == nil || *req.AddSpecialTokens)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "BadRequestError", err.Error())
+		return
+	}
+	maxTokens, msg := s.checkLengths(len(prompt), req.MaxTokens, req.MinTokens)
+	if msg != "" {
+		writeError(w, http.StatusBadRequest, "BadRequestError", msg)
+		return
+	}
+	st, failed := s.submit(prompt, maxTokens, req, arrived)
+	if failed {
+		writeError(w, http.StatusInternalServerError, "InternalServerError", "Internal server error (simulated fault).")
+		return
+	}
+	defer s.release(st)
+	if req.Stream {
+		s.streamResponse(w, r, st, req)
+		return
+	}
+	s.fullResponse(w, r, st)
+}
+
+// checkLengths applies vLLM's length validation and resolves max_tokens
+// (default: what is left of max_model_len). msg is the 400 message, if any.
+func (s *Server) checkLengths(promptTokens int, maxTokens *int, minTokens int) (int, string) {
+	if promptTokens >= s.maxModelLen {
+		return 0, fmt.Sprintf("This model's maximum context length is %d tokens. However, your request has %d input tokens. "+
+			"Please reduce the length of the input messages.", s.maxModelLen, promptTokens)
+	}
+	m := s.maxModelLen - promptTokens
+	if maxTokens != nil {
+		m = *maxTokens
+		if m < 1 {
+			return 0, fmt.Sprintf("max_tokens must be at least 1, got %d.", m)
+		}
+		if m > s.maxModelLen-promptTokens {
+			return 0, fmt.Sprintf("'max_tokens' or 'max_completion_tokens' is too large: %d. This model's maximum context length "+
+				"is %d tokens and your request has %d input tokens (%d > %d - %d).",
+				m, s.maxModelLen, promptTokens, m, s.maxModelLen, promptTokens)
+		}
+	}
+	if minTokens < 0 || minTokens > m {
+		return 0, fmt.Sprintf("min_tokens must be greater than or equal to 0 and less than or equal to max_tokens=%d, got %d.", m, minTokens)
+	}
+	return m, ""
+}
+
+// submit hands a request to the engine. failed is true when the error-rate
+// fault picked this request for an HTTP 500.
+func (s *Server) submit(prompt []uint32, maxTokens int, req completionRequest, arrived time.Time) (*stream, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	rec := &RequestRecord{ID: fmt.Sprintf("cmpl-%016x", mix64(uint64(s.cfg.Seed)^s.nextID)), PromptTokens: len(prompt), Arrived: arrived}
+	s.truth = append(s.truth, rec)
+	if s.cfg.Faults.ErrorRate > 0 && s.rng.Float64() < s.cfg.Faults.ErrorRate {
+		rec.Error = "HTTP 500 (simulated fault)"
+		rec.Finished = time.Now()
+		return nil, true
+	}
+	sq := newSeq(rec.ID, prompt, maxTokens, req.MinTokens, req.IgnoreEOS, req.CacheSalt, s.cfg.Seed, s.prof)
+	st := &stream{sq: sq, notify: make(chan struct{}, 1), rec: rec}
+	s.streams[sq] = st
+	s.core.add(sq, s.simNow())
+	signal(s.wake)
+	return st, false
+}
+
+// newSeq builds an engine request. The output stream is keyed by the seed
+// and the prompt, like greedy decoding: the same prompt gives the same text.
+func newSeq(id string, prompt []uint32, maxTokens, minTokens int, ignoreEOS bool, salt string, seed int64, p Profile) *seq {
+	key := uint64(seed) * 0x9e3779b97f4a7c15
+	for _, t := range prompt {
+		key = mix64(key ^ uint64(t))
+	}
+	sq := &seq{id: id, prompt: prompt, key: key, stopAt: maxTokens, stopReason: "length"}
+	if !ignoreEOS {
+		span := uint64(p.NaturalMaxTokens - p.NaturalMinTokens + 1)
+		natural := p.NaturalMinTokens + int(mix64(key)%span)
+		natural = max(natural, minTokens)
+		if natural < maxTokens {
+			sq.stopAt, sq.stopReason = natural, "stop"
+		}
+	}
+	if salt != "" {
+		sq.salt = mix64(hashString(salt))
+	}
+	return sq
+}
+
+func hashString(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	return h
+}
+
+// release ends a request's life in the engine: a request still going when
+// its handler returns was abandoned by the client, so the engine aborts it
+// (frees its blocks, stops counting its tokens).
+func (s *Server) release(st *stream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !st.finished && st.sq.state != stateDone {
+		s.core.abort(st.sq)
+		st.rec.Cancelled = st.rec.Error == ""
+	}
+	if st.rec.Finished.IsZero() {
+		st.rec.Finished = time.Now()
+	}
+	st.rec.CachedTokens = st.sq.cached
+	delete(s.streams, st.sq)
+	signal(s.wake)
+}
+
+// take returns the tokens released since the last call, whether the request
+// is finished, and whether the server is closing or dead.
+func (s *Server) take(st *stream, sent int) (n int, finished, stop bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return st.published - sent, st.finished, s.closed || s.dead
+}
+
+// streamResponse writes the SSE stream: each wake-up sends every token
+// released since the last chunk in one chunk, so a slow consumer gets
+// several tokens per chunk, as from vLLM.
+func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, st *stream, req completionRequest) {
+	fl, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if fl != nil {
+		fl.Flush()
+	}
+	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+	continuous := includeUsage && req.StreamOptions.ContinuousUsageStats
+	f := s.cfg.Faults
+	chunk := completionChunk{ID: st.rec.ID, Object: "text_completion", Created: s.created, Model: s.model}
+	prompt := len(st.sq.prompt)
+	sent := 0
+	for {
+		select {
+		case <-st.notify:
+		case <-r.Context().Done():
+			return
+		}
+		n, finished, stop := s.take(st, sent)
+		if stop {
+			s.markError(st, "the server stopped")
+			if s.isDead() {
+				panic(http.ErrAbortHandler) // the engine died: break the connection
+			}
+			return
+		}
+		if f.StallAfterTokens > 0 && sent+n > f.StallAfterTokens {
+			n = f.StallAfterTokens - sent
+			finished = false
+		}
+		if n > 0 || finished {
+			fr := (*string)(nil)
+			if finished {
+				fr = &st.sq.stopReason
+			}
+			chunk.Choices = []choice{{Text: outputText(st.sq.key, sent, sent+n), FinishReason: fr}}
+			chunk.Usage = nil
+			if continuous {
+				chunk.Usage = &usage{PromptTokens: prompt, CompletionTokens: sent + n, TotalTokens: prompt + sent + n}
+			}
+			if f.MalformedChunkAfter > 0 && sent+n > f.MalformedChunkAfter {
+				fmt.Fprintf(w, "data: {\"id\":\"%s\",\"choices\":[{\"text\":\"\\u12\n\n", st.rec.ID)
+				flush(fl)
+				s.markError(st, "malformed chunk (simulated fault)")
+				return
+			}
+			if !writeEvent(w, fl, chunk) {
+				return
+			}
+			sent += n
+			s.recordEmit(st, n)
+		}
+		if f.StallAfterTokens > 0 && sent >= f.StallAfterTokens {
+			<-r.Context().Done() // stalled: hold the connection until the client gives up
+			return
+		}
+		if finished {
+			break
+		}
+	}
+	if includeUsage {
+		chunk.Choices = []choice{}
+		chunk.Usage = &usage{PromptTokens: prompt, CompletionTokens: sent, TotalTokens: prompt + sent}
+		writeEvent(w, fl, chunk)
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	flush(fl)
+	s.mu.Lock()
+	st.rec.Finished = time.Now()
+	s.mu.Unlock()
+}
+
+func flush(fl http.Flusher) {
+	if fl != nil {
+		fl.Flush()
+	}
+}
+
+// writeEvent writes one "data: {json}" event; false when the client is gone.
+func writeEvent(w http.ResponseWriter, fl http.Flusher, v any) bool {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	buf := make([]byte, 0, len(b)+8)
+	buf = append(buf, "data: "...)
+	buf = append(buf, b...)
+	buf = append(buf, "\n\n"...)
+	if _, err := w.Write(buf); err != nil {
+		return false
+	}
+	flush(fl)
+	return true
+}
+
+// recordEmit adds a sent chunk to the ground truth.
+func (s *Server) recordEmit(st *stream, n int) {
+	if n == 0 {
+		return
+	}
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st.rec.FirstToken.IsZero() {
+		st.rec.FirstToken = now
+	}
+	st.rec.Tokens = append(st.rec.Tokens, Emit{At: now, N: n})
+}
+
+func (s *Server) markError(st *stream, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st.rec.Error == "" {
+		st.rec.Error = msg
+	}
+}
+
+func (s *Server) isDead() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dead
+}
+
+// fullResponse waits for the whole output and answers in one JSON body.
+func (s *Server) fullResponse(w http.ResponseWriter, r *http.Request, st *stream) {
+	for {
+		select {
+		case <-st.notify:
+		case <-r.Context().Done():
+			return
+		}
+		n, finished, stop := s.take(st, 0)
+		if stop {
+			s.markError(st, "the server stopped")
+			if s.isDead() {
+				panic(http.ErrAbortHandler)
+			}
+			writeError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", "The server is shutting down.")
+			return
+		}
+		if !finished {
+			continue
+		}
+		s.recordEmit(st, n)
+		prompt := len(st.sq.prompt)
+		fr := st.sq.stopReason
+		writeJSON(w, http.StatusOK, map[string]any{
+			"id": st.rec.ID, "object": "text_completion", "created": s.created, "model": s.model,
+			"choices": []choice{{Text: outputText(st.sq.key, 0, n), FinishReason: &fr}},
+			"usage":   usage{PromptTokens: prompt, CompletionTokens: n, TotalTokens: prompt + n},
+		})
+		return
+	}
+}
+
+// handleTokenize serves vLLM's /tokenize.
+func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Model            string          `json:"model"`
+		Prompt           json.RawMessage `json:"prompt"`
+		AddSpecialTokens *bool           `json:"add_special_tokens"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Prompt) == 0 {
+		writeError(w, http.StatusBadRequest, "BadRequestError", "The request needs a JSON body with a prompt.")
+		return
+	}
+	ids, err := parsePrompt(req.Prompt, req.AddSpecialTokens == nil || *req.AddSpecialTokens)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "BadRequestError", err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	buf := make([]byte, 0, 64+len(ids)*7)
+	buf = append(buf, `{"count":`...)
+	buf = strconv.AppendInt(buf, int64(len(ids)), 10)
+	buf = append(buf, `,"max_model_len":`...)
+	buf = strconv.AppendInt(buf, int64(s.maxModelLen), 10)
+	buf = append(buf, `,"tokens":[`...)
+	for i, id := range ids {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = strconv.AppendUint(buf, uint64(id), 10)
+	}
+	buf = append(buf, "],\"token_strs\":null}\n"...)
+	w.Write(buf)
+}

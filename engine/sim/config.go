@@ -1,0 +1,58 @@
+package sim
+
+import (
+	"time"
+)
+
+// Config is one simulated server: the profile plus what vLLM's command line
+// sets, the simulator's own knobs and the faults to inject. Zero values take
+// the profile's (or vLLM's) defaults in New.
+type Config struct {
+	// Profile is the simulated card and model; a zero Profile means
+	// DefaultProfile.
+	Profile Profile
+	// Model is the served model id (--model, or --served-model-name).
+	Model string
+	// MaxModelLen is --max-model-len; 0 means the model's own maximum.
+	MaxModelLen int
+	// MaxNumSeqs is --max-num-seqs, the most requests running at once.
+	MaxNumSeqs int
+	// MaxNumBatchedTokens is --max-num-batched-tokens, the token budget of
+	// one scheduler step.
+	MaxNumBatchedTokens int
+	// GPUMemoryUtilization is --gpu-memory-utilization in (0, 1].
+	GPUMemoryUtilization float64
+	// KVCacheDtype is --kv-cache-dtype ("auto", "fp8", …).
+	KVCacheDtype string
+	// EnablePrefixCaching is --enable-prefix-caching (on by default in
+	// vLLM V1; ParseArgs sets it unless --no-enable-prefix-caching).
+	EnablePrefixCaching bool
+	// APIKey, when set, is required as "Authorization: Bearer KEY" on /v1/*.
+	APIKey string
+	// Host and Port are where cmd/rigbench-sim listens (vLLM: 0.0.0.0:8000).
+	Host string
+	Port int
+	// Speed divides every simulated duration (≥ 1; +Inf runs unthrottled).
+	Speed float64
+	// Seed makes output lengths, texts and faults reproducible.
+	Seed int64
+	// StartupDelay is simulated time during which /health answers 503.
+	StartupDelay time.Duration
+	// Faults to inject; the zero value injects none.
+	Faults Faults
+}
+
+// Faults are the failures the simulator can inject for reliability tests.
+type Faults struct {
+	// ExitAfter, when > 0, kills the engine after this much simulated time:
+	// open streams break, new requests fail and /health answers 503.
+	ExitAfter time.Duration
+	// StallAfterTokens, when > 0, stops every stream after this many tokens
+	// while keeping the connection open.
+	StallAfterTokens int
+	// ErrorRate is the fraction of completion requests answered with HTTP 500.
+	ErrorRate float64
+	// MalformedChunkAfter, when > 0, sends a chunk that is not JSON after
+	// this many tokens and ends the stream without [DONE].
+	MalformedChunkAfter int
+}

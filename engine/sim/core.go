@@ -1,0 +1,377 @@
+package sim
+
+import (
+	"math"
+)
+
+// seqState is where a request is inside the engine.
+type seqState int
+
+const (
+	stateAPI     seqState = iota // in the API server (tokenising), not yet scheduled
+	stateWaiting                 // in the scheduler's waiting queue
+	stateRunning                 // scheduled: prefilling or decoding
+	stateDone                    // finished or aborted
+)
+
+// seq is one request inside the engine. Fields are owned by the core (and
+// read by the server under the same lock).
+type seq struct {
+	id     string
+	prompt []uint32
+	hashes []uint64 // chained hashes of the prompt's full blocks
+	key    uint64   // seeds the output text
+	salt   uint64   // cache_salt: separates prefix caches (0: none)
+	// stopAt is the output length at which the request finishes: max_tokens,
+	// or a natural EOS length when EOS is not ignored (never below min_tokens).
+	stopAt       int
+	stopReason   string // "length" or "stop"
+	arrival      float64
+	readyAt      float64 // leaves the API server
+	scheduledAt  float64 // first scheduled (queue time ends)
+	started      bool    // scheduled at least once
+	firstTokenAt float64
+	finishedAt   float64
+
+	state    seqState
+	computed int // tokens whose KV is computed (prompt, then outputs)
+	output   int // tokens generated
+	hashed   int // prompt blocks registered in the cache
+	cached   int // prompt tokens served from the prefix cache (first schedule)
+	blocks   []int
+	aborted  bool
+	// tokenAt holds the simulated time of each generated token.
+	tokenAt []float64
+}
+
+// known is the number of tokens the sequence holds: prompt plus outputs.
+func (s *seq) known() int { return len(s.prompt) + s.output }
+
+// limits are the scheduler settings from the command line.
+type limits struct {
+	maxNumSeqs          int
+	maxNumBatchedTokens int
+	prefixCaching       bool
+	blockSize           int
+}
+
+// counters are vLLM's cumulative metrics.
+type counters struct {
+	promptTokens     int64
+	generationTokens int64
+	prefixQueries    int64
+	prefixHits       int64
+	preemptions      int64
+	finished         int64
+	steps            int64
+}
+
+// emission is what one step produced for one sequence.
+type emission struct {
+	s        *seq
+	tokens   int // 0 or 1
+	finished bool
+}
+
+// core is the engine in simulated time: the API-server queue, the scheduler
+// with its waiting and running queues, the KV block pool and the time model.
+// It never reads a clock; callers advance it with step. It is not safe for
+// concurrent use (the server guards it with its mutex).
+type core struct {
+	prof Profile
+	lim  limits
+	pool *blockPool
+	now  float64 // simulated seconds
+
+	apiFree float64 // when the serial API server is next free
+	api     []*seq  // in the API server, by readyAt
+	waiting []*seq
+	running []*seq
+	count   counters
+	hist    histograms
+}
+
+func newCore(p Profile, lim limits, numBlocks int) *core {
+	return &core{prof: p, lim: lim, pool: newBlockPool(numBlocks), hist: newHistograms()}
+}
+
+// add admits a request arriving at simulated time at (not before the
+// engine's present). The API server handles one request at a time, so its
+// ready time queues behind the previous request's.
+func (c *core) add(s *seq, at float64) {
+	if at < c.now {
+		at = c.now
+	}
+	s.arrival = at
+	start := math.Max(at, c.apiFree)
+	s.readyAt = start + c.prof.APIBaseS + c.prof.APIPerTokenS*float64(len(s.prompt))
+	c.apiFree = s.readyAt
+	s.state = stateAPI
+	s.hashes = blockHashes(s.prompt, c.lim.blockSize, s.salt)
+	c.api = append(c.api, s)
+}
+
+// abort removes a request wherever it is and frees its blocks (a client
+// disconnect). Its tokens stop counting from here on.
+func (c *core) abort(s *seq) {
+	if s.state == stateDone {
+		return
+	}
+	s.aborted = true
+	c.finish(s)
+}
+
+// finish takes s out of every queue and frees its blocks.
+func (c *core) finish(s *seq) {
+	switch s.state {
+	case stateAPI:
+		c.api = removeSeq(c.api, s)
+	case stateWaiting:
+		c.waiting = removeSeq(c.waiting, s)
+	case stateRunning:
+		c.running = removeSeq(c.running, s)
+	}
+	c.pool.release(s.blocks)
+	s.blocks = nil
+	s.state = stateDone
+	s.finishedAt = c.now
+}
+
+func removeSeq(q []*seq, s *seq) []*seq {
+	for i, x := range q {
+		if x == s {
+			return append(q[:i], q[i+1:]...)
+		}
+	}
+	return q
+}
+
+// busy reports whether a step would do work now.
+func (c *core) busy() bool {
+	c.promote()
+	return len(c.running) > 0 || len(c.waiting) > 0
+}
+
+// nextEvent returns when the engine next has work: now when a step can run,
+// else when the next request leaves the API server; false when idle.
+func (c *core) nextEvent() (float64, bool) {
+	if c.busy() {
+		return c.now, true
+	}
+	if len(c.api) > 0 {
+		return c.api[0].readyAt, true
+	}
+	return 0, false
+}
+
+// idleUntil moves the clock of an idle engine forward (never backwards).
+func (c *core) idleUntil(t float64) {
+	if t > c.now {
+		c.now = t
+	}
+}
+
+// promote moves requests whose API-server time has passed into the waiting
+// queue, in arrival order.
+func (c *core) promote() {
+	n := 0
+	for n < len(c.api) && c.api[n].readyAt <= c.now {
+		c.api[n].state = stateWaiting
+		c.waiting = append(c.waiting, c.api[n])
+		n++
+	}
+	if n > 0 {
+		c.api = append(c.api[:0], c.api[n:]...)
+	}
+}
+
+// blocksFor is the number of blocks that hold n tokens.
+func (c *core) blocksFor(n int) int { return (n + c.lim.blockSize - 1) / c.lim.blockSize }
+
+// grow gives s the blocks to hold tokens more tokens; false when the pool
+// is short.
+func (c *core) grow(s *seq, tokens int) bool {
+	need := c.blocksFor(s.computed+tokens) - len(s.blocks)
+	if need <= 0 {
+		return true
+	}
+	ids := c.pool.allocate(need)
+	if ids == nil {
+		return false
+	}
+	s.blocks = append(s.blocks, ids...)
+	return true
+}
+
+// preempt evicts a running sequence by recompute: its blocks are freed (the
+// full prompt blocks stay cached until evicted) and it goes back to the
+// front of the waiting queue with its outputs kept, to be prefilled again.
+func (c *core) preempt(s *seq) {
+	c.running = removeSeq(c.running, s)
+	c.pool.release(s.blocks)
+	s.blocks = nil
+	s.computed = 0
+	s.hashed = 0
+	s.state = stateWaiting
+	c.waiting = append([]*seq{s}, c.waiting...)
+	c.count.preemptions++
+}
+
+// chunk is work scheduled for one sequence in one step.
+type chunk struct {
+	s     *seq
+	start int // first position computed
+	n     int // tokens computed
+}
+
+// schedule picks the work of one step, vLLM V1 style: running sequences
+// first (decodes and unfinished prefills, in order), each taking from the
+// token budget, preempting from the back of the running queue when the cache
+// cannot grow; then, if nothing was preempted, waiting requests in order
+// while there is budget, a free slot and room in the cache.
+func (c *core) schedule() []chunk {
+	budget := c.lim.maxNumBatchedTokens
+	var work []chunk
+	preempted := false
+	for i := 0; i < len(c.running) && budget > 0; i++ {
+		s := c.running[i]
+		n := min(s.known()-s.computed, budget)
+		if n <= 0 {
+			continue
+		}
+		for !c.grow(s, n) {
+			victim := c.running[len(c.running)-1]
+			c.preempt(victim)
+			preempted = true
+			if victim == s {
+				break
+			}
+		}
+		if s.state != stateRunning {
+			break
+		}
+		work = append(work, chunk{s, s.computed, n})
+		budget -= n
+	}
+	if preempted {
+		return work
+	}
+	for len(c.waiting) > 0 && len(c.running) < c.lim.maxNumSeqs && budget > 0 {
+		s := c.waiting[0]
+		if !c.admit(s, budget) {
+			break
+		}
+		c.waiting = c.waiting[1:]
+		s.state = stateRunning
+		c.running = append(c.running, s)
+		n := min(s.known()-s.computed, budget)
+		work = append(work, chunk{s, s.computed, n})
+		budget -= n
+	}
+	return work
+}
+
+// admit looks up the prefix cache for a waiting request and allocates the
+// blocks of its first chunk; false (and nothing taken) when the cache is
+// short.
+func (c *core) admit(s *seq, budget int) bool {
+	var hits []int
+	if c.lim.prefixCaching && s.computed == 0 {
+		hits = c.pool.match(s.hashes)
+		// A hit never covers the last token: it must be computed to sample
+		// the next one.
+		if maxHit := (s.known() - 1) / c.lim.blockSize; len(hits) > maxHit {
+			hits = hits[:maxHit]
+		}
+	}
+	hitTokens := len(hits) * c.lim.blockSize
+	n := min(s.known()-hitTokens, budget)
+	need := c.blocksFor(hitTokens+n) - len(hits)
+	if c.pool.free()-c.pool.freeAmong(hits) < need {
+		return false
+	}
+	c.pool.touch(hits)
+	s.blocks = append(s.blocks[:0], hits...)
+	s.computed = hitTokens
+	s.hashed = len(hits)
+	if !s.started {
+		s.started = true
+		s.scheduledAt = c.now
+		s.cached = hitTokens
+		c.count.prefixQueries += int64(len(s.prompt))
+		c.count.prefixHits += int64(hitTokens)
+		c.count.promptTokens += int64(len(s.prompt))
+		c.hist.queue.observe(c.now - s.readyAt)
+	}
+	if !c.grow(s, n) {
+		// Cannot happen: the free count was checked above.
+		panic("sim: block accounting is inconsistent")
+	}
+	return true
+}
+
+// stepCost is the time model of one step (see Profile).
+func (c *core) stepCost(work []chunk) float64 {
+	p := &c.prof
+	t := p.StepBaseS
+	for _, w := range work {
+		if w.n == 1 {
+			t += p.DecodePerSeqS + p.DecodePerContextTokenS*float64(w.start)
+			continue
+		}
+		a, b := float64(w.start), float64(w.start+w.n)
+		t += p.PrefillPerTokenS*float64(w.n) + p.PrefillAttentionS*(b*b-a*a)
+	}
+	return t
+}
+
+// step runs one scheduler step from the engine's present, advances the
+// clock by its cost and returns what each sequence produced. It returns nil
+// when there was nothing to do (the clock does not move then).
+func (c *core) step() []emission {
+	c.promote()
+	work := c.schedule()
+	if len(work) == 0 {
+		return nil
+	}
+	c.now += c.stepCost(work)
+	c.count.steps++
+	out := make([]emission, 0, len(work))
+	for _, w := range work {
+		s := w.s
+		s.computed += w.n
+		c.registerHashes(s)
+		if s.computed < s.known() {
+			continue // a prefill chunk that does not reach the end yet
+		}
+		s.output++
+		s.tokenAt = append(s.tokenAt, c.now)
+		c.count.generationTokens++
+		if s.output == 1 {
+			s.firstTokenAt = c.now
+			c.hist.ttft.observe(c.now - s.arrival)
+		} else {
+			c.hist.itl.observe(c.now - s.tokenAt[len(s.tokenAt)-2])
+		}
+		e := emission{s: s, tokens: 1}
+		if s.output >= s.stopAt {
+			c.finish(s)
+			c.count.finished++
+			c.hist.e2e.observe(c.now - s.arrival)
+			e.finished = true
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// registerHashes caches the prompt blocks s has completely computed.
+func (c *core) registerHashes(s *seq) {
+	if !c.lim.prefixCaching {
+		return
+	}
+	full := min(s.computed, len(s.prompt)) / c.lim.blockSize
+	for ; s.hashed < full && s.hashed < len(s.blocks); s.hashed++ {
+		c.pool.setHash(s.blocks[s.hashed], s.hashes[s.hashed])
+	}
+}

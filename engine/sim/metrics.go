@@ -1,0 +1,70 @@
+package sim
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strconv"
+)
+
+// handleMetrics serves /metrics in Prometheus text format with vLLM's metric
+// names. Latency histograms are in simulated seconds: what the imitated card
+// would have reported.
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	var b bytes.Buffer
+	s.writeMetrics(&b)
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	w.Write(b.Bytes())
+}
+
+func (s *Server) writeMetrics(b *bytes.Buffer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.core
+	c.promote()
+	lbl := fmt.Sprintf(`engine="0",model_name=%q`, s.model)
+	gauge := func(name, help string, v float64) {
+		fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s gauge\n%s{%s} %s\n", name, help, name, name, lbl, fmtFloat(v))
+	}
+	counter := func(name, help string, v int64) {
+		fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s counter\n%s{%s} %s\n", name, help, name, name, lbl, fmtFloat(float64(v)))
+	}
+	cfg := s.cfg
+	fmt.Fprintf(b, "# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig\n# TYPE vllm:cache_config_info gauge\n")
+	fmt.Fprintf(b, "vllm:cache_config_info{block_size=\"%d\",cache_dtype=\"%s\",enable_prefix_caching=\"%s\",engine=\"0\","+
+		"gpu_memory_utilization=\"%s\",kv_cache_size_tokens=\"%d\",num_cpu_blocks=\"None\",num_gpu_blocks=\"%d\","+
+		"prefix_caching_hash_algo=\"sha256\"} 1.0\n",
+		s.prof.BlockSize, cfg.KVCacheDtype, pyBool(cfg.EnablePrefixCaching), fmtFloat(cfg.GPUMemoryUtilization),
+		s.kv.tokens, s.kv.numBlocks)
+	gauge("vllm:num_requests_running", "Number of requests in model execution batches.", float64(len(c.running)))
+	gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", float64(len(c.waiting)))
+	gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", c.pool.usage())
+	counter("vllm:prefix_cache_queries_total", "Prefix cache queries, in terms of number of queried tokens.", c.count.prefixQueries)
+	counter("vllm:prefix_cache_hits_total", "Prefix cache hits, in terms of number of cached tokens.", c.count.prefixHits)
+	counter("vllm:num_preemptions_total", "Cumulative number of preemption from the engine.", c.count.preemptions)
+	counter("vllm:prompt_tokens_total", "Number of prefill tokens processed.", c.count.promptTokens)
+	counter("vllm:generation_tokens_total", "Number of generation tokens processed.", c.count.generationTokens)
+	counter("vllm:request_success_total", "Count of successfully processed requests.", c.count.finished)
+	c.hist.ttft.write(b, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", lbl)
+	c.hist.itl.write(b, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", lbl)
+	c.hist.e2e.write(b, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", lbl)
+	c.hist.queue.write(b, "vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", lbl)
+}
+
+// fmtFloat prints like Python's repr of a float ("1.0", "0.9").
+func fmtFloat(v float64) string {
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	for i := 0; i < len(s); i++ {
+		if s[i] == '.' || s[i] == 'e' || s[i] == 'I' || s[i] == 'N' {
+			return s
+		}
+	}
+	return s + ".0"
+}
+
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}

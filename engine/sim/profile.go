@@ -1,0 +1,192 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Profile describes the simulated card and model: the memory model that
+// decides the KV capacity and the time model that decides how long each
+// scheduler step takes. All durations are simulated seconds.
+//
+// Time model of one scheduler step (continuous batching, chunked prefill):
+//
+//	step = StepBaseS
+//	     + Σ decoding sequences (DecodePerSeqS + DecodePerContextTokenS × context)
+//	     + Σ prefill chunks of n tokens at positions [p, p+n):
+//	           PrefillPerTokenS × n + PrefillAttentionS × ((p+n)² − p²)
+//
+// so a whole prompt of C tokens costs PrefillPerTokenS×C + PrefillAttentionS×C²
+// (the linear part is the MLP, the quadratic part attention over the growing
+// context), and a decode step grows with the batch size and with the total
+// context the batch reads from the KV cache. Before a request reaches the
+// scheduler it passes the API server (tokenising, hashing the prompt's
+// blocks), one request at a time: APIBaseS + APIPerTokenS × prompt tokens.
+type Profile struct {
+	// Name selects the profile (ProfileByName).
+	Name string
+	// Description is one line for help texts.
+	Description string
+	// GPUName is what the start-up log calls the card.
+	GPUName string
+	// VLLMVersion is the imitated vLLM version; /version reports it with a
+	// "-sim" suffix so engine detection can tell it is simulated.
+	VLLMVersion string
+	// Model is the served model when --model is not given.
+	Model string
+	// ModelMaxLen is the model's max_position_embeddings: the default and
+	// the upper bound of --max-model-len.
+	ModelMaxLen int
+
+	// GPUMemoryGiB is the card's total memory.
+	GPUMemoryGiB float64
+	// WeightsGiB, ActivationGiB and OtherGiB are what the model weights, the
+	// profiled activation peak and the rest (CUDA graphs, non-torch memory)
+	// take out of gpu_memory_utilization × GPUMemoryGiB; the remainder is KV.
+	WeightsGiB, ActivationGiB, OtherGiB float64
+	// KVBytesPerToken is the KV cache footprint of one token at 16-bit
+	// precision (2 × attention layers × KV heads × head size × 2 bytes).
+	// 8-bit cache dtypes halve it, 4-bit ones quarter it.
+	KVBytesPerToken int
+	// BlockSize is tokens per KV block (vLLM: 16).
+	BlockSize int
+
+	// DefaultGPUMemoryUtilization, DefaultMaxNumSeqs and
+	// DefaultMaxNumBatchedTokens are vLLM's defaults on this card.
+	DefaultGPUMemoryUtilization float64
+	DefaultMaxNumSeqs           int
+	DefaultMaxNumBatchedTokens  int
+
+	// StepBaseS is the fixed cost of one forward pass (weights read once).
+	StepBaseS float64
+	// DecodePerSeqS is the added cost of each decoding sequence in a step.
+	DecodePerSeqS float64
+	// DecodePerContextTokenS is the added cost per context token a decoding
+	// sequence attends to (reading its KV cache).
+	DecodePerContextTokenS float64
+	// PrefillPerTokenS is the linear cost of each prompt token computed.
+	PrefillPerTokenS float64
+	// PrefillAttentionS is the quadratic attention cost per token pair.
+	PrefillAttentionS float64
+	// APIBaseS and APIPerTokenS are the serial API-server cost per request.
+	APIBaseS, APIPerTokenS float64
+	// LoadSeconds is the simulated model-loading time shown in the log.
+	LoadSeconds float64
+	// NaturalMinTokens and NaturalMaxTokens bound the output length of a
+	// request that does not ignore EOS (drawn deterministically per prompt).
+	NaturalMinTokens, NaturalMaxTokens int
+}
+
+// giB is one gibibyte in bytes.
+const giB = 1 << 30
+
+// DefaultProfile imitates shared/reference: an RTX 3060 12 GB serving a 4B
+// FP8 hybrid model (few attention layers, hence a large KV capacity:
+// 431,632 tokens at gpu_memory_utilization 0.9) with vLLM 0.32.0. Its time
+// model is calibrated against the reference CSV (see calibrate_test.go).
+func DefaultProfile() Profile {
+	return Profile{
+		Name:                        "rtx3060-12gb",
+		Description:                 "RTX 3060 12 GB serving a 4B FP8 model (the reference run)",
+		GPUName:                     "NVIDIA GeForce RTX 3060",
+		VLLMVersion:                 "0.32.0",
+		Model:                       "agents/a1-4b-fp8",
+		ModelMaxLen:                 262144,
+		GPUMemoryGiB:                12,
+		WeightsGiB:                  4.61,
+		ActivationGiB:               2.10,
+		OtherGiB:                    0.7968,
+		KVBytesPerToken:             8192,
+		BlockSize:                   16,
+		DefaultGPUMemoryUtilization: 0.9,
+		DefaultMaxNumSeqs:           256,
+		DefaultMaxNumBatchedTokens:  2048,
+		StepBaseS:                   0.0196,
+		DecodePerSeqS:               0.00052,
+		DecodePerContextTokenS:      0.12e-6,
+		PrefillPerTokenS:            350e-6,
+		PrefillAttentionS:           0.0096e-6,
+		APIBaseS:                    0.14,
+		APIPerTokenS:                25e-6,
+		LoadSeconds:                 38.4,
+		NaturalMinTokens:            24,
+		NaturalMaxTokens:            480,
+	}
+}
+
+// h100Profile is a data-centre card with a dense 8B model: a fast demo.
+func h100Profile() Profile {
+	p := DefaultProfile()
+	p.Name = "h100-80gb"
+	p.Description = "H100 80 GB serving an 8B BF16 model"
+	p.GPUName = "NVIDIA H100 80GB HBM3"
+	p.Model = "meta-llama/Llama-3.1-8B-Instruct"
+	p.ModelMaxLen = 131072
+	p.GPUMemoryGiB = 79.19
+	p.WeightsGiB, p.ActivationGiB, p.OtherGiB = 14.99, 4.2, 1.1
+	p.KVBytesPerToken = 131072
+	p.DefaultMaxNumSeqs = 1024
+	p.DefaultMaxNumBatchedTokens = 8192
+	p.StepBaseS = 0.0062
+	p.DecodePerSeqS = 0.00006
+	p.DecodePerContextTokenS = 0.004e-6
+	p.PrefillPerTokenS = 55e-6
+	p.PrefillAttentionS = 0.0006e-6
+	p.APIBaseS, p.APIPerTokenS = 0.01, 1e-6
+	p.LoadSeconds = 21.7
+	return p
+}
+
+// tinyProfile has a very small KV cache (3,264 tokens) and short steps so
+// tests reach queueing, eviction and preemption with little work.
+func tinyProfile() Profile {
+	p := DefaultProfile()
+	p.Name = "tiny"
+	p.Description = "a tiny card for tests: 3,264 tokens of KV cache"
+	p.GPUName = "RigBench Tiny Test Card"
+	p.Model = "rigbench/tiny"
+	p.ModelMaxLen = 2048
+	p.GPUMemoryGiB = 1
+	// 0.9 × 1 GiB − 0.8 GiB = 0.1 GiB of KV at 32 KiB per token: 3,264 tokens.
+	p.WeightsGiB, p.ActivationGiB, p.OtherGiB = 0.5, 0.2, 0.1
+	p.KVBytesPerToken = 1 << 15
+	p.DefaultMaxNumSeqs = 64
+	p.DefaultMaxNumBatchedTokens = 512
+	p.StepBaseS = 0.010
+	p.DecodePerSeqS = 0.0005
+	p.DecodePerContextTokenS = 0.1e-6
+	p.PrefillPerTokenS = 100e-6
+	p.PrefillAttentionS = 0.01e-6
+	p.APIBaseS, p.APIPerTokenS = 0.001, 0
+	p.LoadSeconds = 1.2
+	return p
+}
+
+var profiles = map[string]func() Profile{
+	"rtx3060-12gb": DefaultProfile,
+	"h100-80gb":    h100Profile,
+	"tiny":         tinyProfile,
+}
+
+// ProfileNames lists the built-in profiles, sorted.
+func ProfileNames() []string {
+	names := make([]string, 0, len(profiles))
+	for n := range profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ProfileByName returns a built-in profile; "" and "default" give
+// DefaultProfile.
+func ProfileByName(name string) (Profile, error) {
+	if name == "" || name == "default" {
+		return DefaultProfile(), nil
+	}
+	f, ok := profiles[name]
+	if !ok {
+		return Profile{}, fmt.Errorf("there is no simulator profile %q: use one of %v", name, ProfileNames())
+	}
+	return f(), nil
+}

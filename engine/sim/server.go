@@ -1,0 +1,324 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Server is a simulated vLLM server: an engine core driven in real time and
+// the HTTP handlers in front of it. Create it with New, serve Handler, and
+// Close it when done.
+type Server struct {
+	cfg         Config
+	prof        Profile
+	kv          kvSizing
+	maxModelLen int
+	model       string
+	speed       float64
+	start       time.Time // real time of simulated time 0
+	created     int64
+
+	mu      sync.Mutex
+	core    *core
+	streams map[*seq]*stream
+	truth   []*RequestRecord
+	rng     *rand.Rand
+	nextID  uint64
+	closed  bool
+	dead    bool
+
+	wake     chan struct{} // nudges the engine loop (cap 1)
+	done     chan struct{} // closed by Close
+	exited   chan struct{} // closed when the exit fault fires
+	loopDone chan struct{}
+	exitT    *time.Timer
+	once     sync.Once
+}
+
+// stream is the handler side of one request, guarded by Server.mu.
+type stream struct {
+	sq        *seq
+	published int  // tokens the engine has released to the client
+	finished  bool // the engine finished the request
+	notify    chan struct{}
+	rec       *RequestRecord
+}
+
+// New validates cfg like vLLM's start-up does (KV cache sizing, the
+// max_model_len check, scheduler limits) and starts the engine loop. Its
+// errors are vLLM's own messages ("ValueError: To serve at least one request
+// with the model's max seq len (…) … the estimated maximum model length is
+// N. …"), which cmd/rigbench-sim prints before exiting with status 1.
+func New(cfg Config) (*Server, error) {
+	if cfg.Profile.Name == "" {
+		cfg.Profile = DefaultProfile()
+	}
+	p := cfg.Profile
+	if cfg.Model == "" {
+		cfg.Model = p.Model
+	}
+	if cfg.MaxNumSeqs == 0 {
+		cfg.MaxNumSeqs = p.DefaultMaxNumSeqs
+	}
+	if cfg.MaxNumBatchedTokens == 0 {
+		cfg.MaxNumBatchedTokens = p.DefaultMaxNumBatchedTokens
+	}
+	if cfg.GPUMemoryUtilization == 0 {
+		cfg.GPUMemoryUtilization = p.DefaultGPUMemoryUtilization
+	}
+	if cfg.KVCacheDtype == "" {
+		cfg.KVCacheDtype = "auto"
+	}
+	if cfg.Speed == 0 {
+		cfg.Speed = 1
+	}
+	if cfg.Host == "" {
+		cfg.Host = "0.0.0.0"
+	}
+	if err := validate(&cfg); err != nil {
+		return nil, err
+	}
+	kv, err := sizeKV(p, cfg.GPUMemoryUtilization, cfg.KVCacheDtype)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMaxModelLen(kv, cfg.MaxModelLen); err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg: cfg, prof: p, kv: kv, maxModelLen: cfg.MaxModelLen, model: cfg.Model, speed: cfg.Speed,
+		start:    time.Now(),
+		streams:  make(map[*seq]*stream),
+		rng:      rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed)),
+		wake:     make(chan struct{}, 1),
+		done:     make(chan struct{}),
+		exited:   make(chan struct{}),
+		loopDone: make(chan struct{}),
+	}
+	s.created = s.start.Unix()
+	s.core = newCore(p, limits{
+		maxNumSeqs:          cfg.MaxNumSeqs,
+		maxNumBatchedTokens: cfg.MaxNumBatchedTokens,
+		prefixCaching:       cfg.EnablePrefixCaching,
+		blockSize:           p.BlockSize,
+	}, kv.numBlocks)
+	if cfg.Faults.ExitAfter > 0 {
+		s.exitT = time.AfterFunc(s.realDuration(cfg.Faults.ExitAfter.Seconds()), s.kill)
+	}
+	go s.loop()
+	return s, nil
+}
+
+// validate applies vLLM's checks of the scheduler and cache settings.
+func validate(cfg *Config) error {
+	p := cfg.Profile
+	switch {
+	case cfg.MaxModelLen == 0:
+		cfg.MaxModelLen = p.ModelMaxLen
+	case cfg.MaxModelLen > p.ModelMaxLen:
+		return fmt.Errorf("ValueError: User-specified max_model_len (%d) is greater than the derived max_model_len "+
+			"(max_position_embeddings=%d or model_max_length=None in model's config.json). To allow overriding this "+
+			"maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.", cfg.MaxModelLen, p.ModelMaxLen)
+	}
+	if !(cfg.GPUMemoryUtilization > 0 && cfg.GPUMemoryUtilization <= 1) {
+		return fmt.Errorf("ValueError: GPU memory utilization must be within (0, 1]. Got %g.", cfg.GPUMemoryUtilization)
+	}
+	if cfg.MaxNumSeqs < 1 {
+		return fmt.Errorf("ValueError: max_num_seqs (%d) must be at least 1.", cfg.MaxNumSeqs)
+	}
+	if cfg.MaxNumBatchedTokens < cfg.MaxNumSeqs {
+		return fmt.Errorf("ValueError: max_num_batched_tokens (%d) must be greater than or equal to max_num_seqs (%d).",
+			cfg.MaxNumBatchedTokens, cfg.MaxNumSeqs)
+	}
+	if math.IsNaN(cfg.Speed) || cfg.Speed < 1 {
+		return fmt.Errorf("the speed factor must be 1 or more (got %g)", cfg.Speed)
+	}
+	if !(cfg.Faults.ErrorRate >= 0 && cfg.Faults.ErrorRate <= 1) {
+		return fmt.Errorf("the fault error rate must be between 0 and 1 (got %g)", cfg.Faults.ErrorRate)
+	}
+	return nil
+}
+
+// KVCapacityTokens is the KV cache size in tokens (num_gpu_blocks × block
+// size), what vLLM logs as "GPU KV cache size".
+func (s *Server) KVCapacityTokens() int { return s.kv.tokens }
+
+// NumGPUBlocks is the number of KV blocks.
+func (s *Server) NumGPUBlocks() int { return s.kv.numBlocks }
+
+// MaxModelLen is the served max_model_len.
+func (s *Server) MaxModelLen() int { return s.maxModelLen }
+
+// Model is the served model id.
+func (s *Server) Model() string { return s.model }
+
+// Config returns the configuration in effect, defaults filled in.
+func (s *Server) Config() Config { return s.cfg }
+
+// Exited is closed when the exit fault fires (the simulated engine died);
+// cmd/rigbench-sim exits with status 1 then, as vLLM does.
+func (s *Server) Exited() <-chan struct{} { return s.exited }
+
+// Truth returns a copy of the record of every request served so far.
+func (s *Server) Truth() []RequestRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]RequestRecord, len(s.truth))
+	for i, r := range s.truth {
+		out[i] = r.clone()
+	}
+	return out
+}
+
+// Close stops the engine loop and ends every open stream. It is safe to
+// call more than once.
+func (s *Server) Close() {
+	s.once.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		if s.exitT != nil {
+			s.exitT.Stop()
+		}
+		for _, st := range s.streams {
+			signal(st.notify)
+		}
+		s.mu.Unlock()
+		close(s.done)
+		<-s.loopDone
+	})
+}
+
+// kill is the exit fault: the engine dies, streams break.
+func (s *Server) kill() {
+	s.mu.Lock()
+	if s.dead || s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.dead = true
+	for _, st := range s.streams {
+		signal(st.notify)
+	}
+	s.mu.Unlock()
+	close(s.exited)
+	signal(s.wake)
+}
+
+// signal does a non-blocking send on a capacity-1 channel.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// simNow maps the wall clock to simulated seconds.
+func (s *Server) simNow() float64 {
+	if math.IsInf(s.speed, 1) {
+		return 0
+	}
+	return time.Since(s.start).Seconds() * s.speed
+}
+
+// realAt is the wall-clock deadline of simulated time t: an absolute
+// deadline from the start, so rounding never accumulates into drift.
+func (s *Server) realAt(t float64) time.Time {
+	return s.start.Add(s.realDuration(t))
+}
+
+// realDuration maps simulated seconds to a real duration (÷ speed).
+func (s *Server) realDuration(t float64) time.Duration {
+	if math.IsInf(s.speed, 1) {
+		return 0
+	}
+	return time.Duration(t / s.speed * float64(time.Second))
+}
+
+// ready reports whether the simulated start-up delay has passed.
+func (s *Server) ready() bool {
+	return time.Now().After(s.start.Add(s.realDuration(s.cfg.StartupDelay.Seconds())))
+}
+
+// Handler returns the HTTP API: /health, /version, /v1/models, /tokenize,
+// /v1/completions, /metrics and /debug/truth.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", s.handleHealth)
+	mux.HandleFunc("GET /version", s.handleVersion)
+	mux.HandleFunc("GET /v1/models", s.handleModels)
+	mux.HandleFunc("POST /tokenize", s.handleTokenize)
+	mux.HandleFunc("POST /v1/completions", s.handleCompletions)
+	mux.HandleFunc("GET /metrics", s.handleMetrics)
+	mux.HandleFunc("GET /debug/truth", s.handleTruth)
+	return s.guard(mux)
+}
+
+// guard answers 503 while starting or after the engine died, and 401 on
+// /v1/* without the right "Authorization: Bearer KEY" (vLLM checks only the
+// /v1 routes).
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		dead := s.dead
+		s.mu.Unlock()
+		if dead {
+			if hj, ok := w.(http.Hijacker); ok {
+				if conn, _, err := hj.Hijack(); err == nil {
+					conn.Close() // a dead process answers nothing
+					return
+				}
+			}
+			writeError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", "The engine is not running.")
+			return
+		}
+		if !s.ready() {
+			writeError(w, http.StatusServiceUnavailable, "ServiceUnavailableError", "The server is starting.")
+			return
+		}
+		if s.cfg.APIKey != "" && len(r.URL.Path) >= 3 && r.URL.Path[:3] == "/v1" {
+			if r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				w.Write([]byte(`{"error":"Unauthorized"}`))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) }
+
+func (s *Server) handleVersion(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"version": s.prof.VLLMVersion + "-sim", "simulated": true})
+}
+
+func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"object": "list",
+		"data": []map[string]any{{
+			"id": s.model, "object": "model", "created": s.created, "owned_by": "vllm",
+			"root": s.model, "parent": nil, "max_model_len": s.maxModelLen,
+		}},
+	})
+}
+
+func (s *Server) handleTruth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.Truth())
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+// writeError writes vLLM's error body: {"error":{"message","type","param","code"}}.
+func writeError(w http.ResponseWriter, code int, typ, msg string) {
+	writeJSON(w, code, map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": code}})
+}

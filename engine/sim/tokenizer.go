@@ -1,0 +1,116 @@
+package sim
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The simulator's tokenizer is deterministic and deliberately not "one token
+// per word", so clients must calibrate prompt lengths against /tokenize or
+// usage.prompt_tokens as they would with a real model:
+//
+//   - add_special_tokens adds one BOS token at the start;
+//   - text is split at white space into words, and each word into pieces of
+//     up to 4 characters ("benchmarking" → "benc" "hmar" "king");
+//   - a piece's id is an FNV-1a hash of its text (word-initial pieces hash
+//     differently), folded into a 151,936-entry vocabulary.
+const (
+	vocabSize    = 151936
+	bosToken     = 1
+	maxPieceRune = 4
+)
+
+// tokenize returns the token ids of text.
+func tokenize(text string, addSpecial bool) []uint32 {
+	ids := make([]uint32, 0, len(text)/4+2)
+	if addSpecial {
+		ids = append(ids, bosToken)
+	}
+	i := 0
+	for i < len(text) {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if unicode.IsSpace(r) {
+			i += size
+			continue
+		}
+		// One word: up to the next white space.
+		j := i
+		for j < len(text) {
+			r, size := utf8.DecodeRuneInString(text[j:])
+			if unicode.IsSpace(r) {
+				break
+			}
+			j += size
+		}
+		ids = appendWordPieces(ids, text[i:j])
+		i = j
+	}
+	return ids
+}
+
+// appendWordPieces appends the ids of one word's pieces.
+func appendWordPieces(ids []uint32, word string) []uint32 {
+	first := true
+	for len(word) > 0 {
+		n, end := 0, 0
+		for end < len(word) && n < maxPieceRune {
+			_, size := utf8.DecodeRuneInString(word[end:])
+			end += size
+			n++
+		}
+		ids = append(ids, pieceID(word[:end], first))
+		word = word[end:]
+		first = false
+	}
+	return ids
+}
+
+// pieceID hashes a piece (FNV-1a, 32 bit) into the vocabulary, above the
+// special tokens 0–2.
+func pieceID(piece string, wordStart bool) uint32 {
+	h := uint32(2166136261)
+	if wordStart {
+		h = (h ^ ' ') * 16777619
+	}
+	for i := 0; i < len(piece); i++ {
+		h = (h ^ uint32(piece[i])) * 16777619
+	}
+	return 3 + h%(vocabSize-3)
+}
+
+// outputPieces is what generated tokens spell: each is one token of the
+// tokenizer above (at most 4 characters, a leading space marks a word
+// start), so generated text re-tokenizes to about as many tokens.
+var outputPieces = strings.Fields("the quick brown fox jumps over lazy dogs and runs far away into deep green hills where rain falls soft on old stone walls")
+
+// outputText returns the text of generated tokens [from, to) of a request
+// whose output stream is seeded by key.
+func outputText(key uint64, from, to int) string {
+	var b strings.Builder
+	for k := from; k < to; k++ {
+		b.WriteString(outputPiece(key, k))
+	}
+	return b.String()
+}
+
+// outputPiece is the text of generated token k: a word of up to 4
+// characters with its leading space, one token for the tokenizer above.
+func outputPiece(key uint64, k int) string {
+	x := mix64(key ^ uint64(k)*0x9e3779b97f4a7c15)
+	w := outputPieces[x%uint64(len(outputPieces))]
+	if len(w) > maxPieceRune {
+		w = w[:maxPieceRune]
+	}
+	return " " + w
+}
+
+// mix64 is SplitMix64's finaliser: a cheap, well-spread hash of a uint64.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
