@@ -1,0 +1,163 @@
+//go:build linux && cgo
+
+package hardware
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+)
+
+// detectGPUs initialises NVML, reads every GPU and shuts NVML down. It may
+// block (a broken driver); Detect runs it on its own goroutine.
+func detectGPUs(o options) gpuResult {
+	lib := o.nvml()
+	if ret := lib.Init(); ret != nvml.SUCCESS {
+		return gpuResult{reason: initReason(ret)}
+	}
+	defer lib.Shutdown()
+
+	var r gpuResult
+	if v, ok := get(lib.SystemGetDriverVersion); ok {
+		r.driverVersion = v
+	}
+	if v, ok := get(lib.SystemGetCudaDriverVersion); ok {
+		r.cudaDriverVersion = formatCUDAVersion(v)
+	}
+	n, ret := lib.DeviceGetCount()
+	if ret != nvml.SUCCESS {
+		r.reason = fmt.Sprintf("the NVIDIA driver could not count the GPUs (%s); check that nvidia-smi works", ret.Error())
+		return r
+	}
+	if n == 0 {
+		r.reason = "no NVIDIA GPU found; check that nvidia-smi lists your card"
+		return r
+	}
+	var lost []string
+	busWidthOK := hasSymbol(lib, "nvmlDeviceGetMemoryBusWidth")
+	for i := range n {
+		dev, ret := lib.DeviceGetHandleByIndex(i)
+		if ret != nvml.SUCCESS || dev == nil {
+			lost = append(lost, fmt.Sprintf("GPU %d (%s)", i, ret.Error()))
+			continue
+		}
+		r.gpus = append(r.gpus, readGPU(i, dev, busWidthOK))
+	}
+	if len(lost) > 0 {
+		r.reason = "could not read " + strings.Join(lost, ", ") + "; check that nvidia-smi lists every card"
+	}
+	return r
+}
+
+// initReason says in one sentence why nvmlInit failed.
+func initReason(ret nvml.Return) string {
+	switch ret {
+	case nvml.ERROR_LIBRARY_NOT_FOUND:
+		return "no NVIDIA driver found (libnvidia-ml.so.1)"
+	case nvml.ERROR_DRIVER_NOT_LOADED:
+		return "the NVIDIA driver is installed but not loaded; reboot or load the nvidia kernel module"
+	case nvml.ERROR_NO_PERMISSION:
+		return "no permission to query the NVIDIA driver; check the permissions of /dev/nvidia*"
+	default:
+		return fmt.Sprintf("the NVIDIA driver failed to start (%s); check that nvidia-smi works", ret.Error())
+	}
+}
+
+// readGPU reads one card's facts. A field the card does not report stays
+// zero and is named in Unsupported. NVML reports power in milliwatts.
+func readGPU(index int, dev nvmlDevice, busWidthOK bool) GPU {
+	g := GPU{Index: index}
+	miss := func(fields ...string) { g.Unsupported = append(g.Unsupported, fields...) }
+
+	if v, ok := get(dev.GetName); ok {
+		g.Name = v
+	} else {
+		miss(FieldName)
+	}
+	if v, ok := get(dev.GetUUID); ok {
+		g.UUID = v
+	} else {
+		miss(FieldUUID)
+	}
+	if m, ok := get(dev.GetMemoryInfo); ok {
+		g.VRAMTotalBytes, g.VRAMUsedBytes, g.VRAMFreeBytes = m.Total, m.Used, m.Free
+	} else {
+		miss(FieldVRAM, FieldVRAMUsed, FieldVRAMFree)
+	}
+	if cc, ok := get(func() ([2]int, nvml.Return) {
+		major, minor, ret := dev.GetCudaComputeCapability()
+		return [2]int{major, minor}, ret
+	}); ok {
+		g.ComputeCapability = fmt.Sprintf("%d.%d", cc[0], cc[1])
+	} else {
+		miss(FieldComputeCapability)
+	}
+	if mw, ok := get(dev.GetPowerManagementLimit); ok {
+		g.PowerLimitW = milliwatts(mw)
+	} else {
+		miss(FieldPowerLimit)
+	}
+	if mw, ok := get(dev.GetPowerManagementDefaultLimit); ok {
+		g.PowerLimitDefaultW = milliwatts(mw)
+	} else {
+		miss(FieldPowerLimitDefault)
+	}
+	if mw, ok := get(func() (uint32, nvml.Return) {
+		_, maxMW, ret := dev.GetPowerManagementLimitConstraints()
+		return maxMW, ret
+	}); ok {
+		g.PowerLimitMaxW = milliwatts(mw)
+	} else {
+		miss(FieldPowerLimitMax)
+	}
+	readPCIe(&g, dev, miss)
+	readMemoryBus(&g, dev, busWidthOK, miss)
+	return g
+}
+
+// readPCIe reads the current and maximum link generation and width. The
+// current link drops to gen 1 at idle on most cards; the maximum is what
+// the slot and card can do together.
+func readPCIe(g *GPU, dev nvmlDevice, miss func(...string)) {
+	for _, f := range []struct {
+		dst   *int
+		read  func() (int, nvml.Return)
+		field string
+	}{
+		{&g.PCIeGen, dev.GetCurrPcieLinkGeneration, FieldPCIeGen},
+		{&g.PCIeGenMax, dev.GetMaxPcieLinkGeneration, FieldPCIeGenMax},
+		{&g.PCIeWidth, dev.GetCurrPcieLinkWidth, FieldPCIeWidth},
+		{&g.PCIeWidthMax, dev.GetMaxPcieLinkWidth, FieldPCIeWidthMax},
+	} {
+		if v, ok := get(f.read); ok {
+			*f.dst = v
+		} else {
+			miss(f.field)
+		}
+	}
+}
+
+// readMemoryBus reads the bus width and maximum memory clock and derives
+// the peak bandwidth from them (PeakBandwidthGBs).
+func readMemoryBus(g *GPU, dev nvmlDevice, busWidthOK bool, miss func(...string)) {
+	if busWidthOK {
+		if v, ok := get(dev.GetMemoryBusWidth); ok {
+			g.MemoryBusWidthBits = int(v)
+		}
+	}
+	if g.MemoryBusWidthBits == 0 {
+		miss(FieldMemoryBusWidth)
+	}
+	if v, ok := get(func() (uint32, nvml.Return) { return dev.GetMaxClockInfo(nvml.CLOCK_MEM) }); ok {
+		g.MemoryClockMaxMHz = int(v)
+	} else {
+		miss(FieldMemoryClockMax)
+	}
+	g.MemoryBandwidthGBs = PeakBandwidthGBs(g.MemoryBusWidthBits, g.MemoryClockMaxMHz)
+	if g.MemoryBandwidthGBs == 0 {
+		miss(FieldMemoryBandwidth)
+	}
+}
+
+func milliwatts(mw uint32) float64 { return float64(mw) / 1000 }

@@ -1,0 +1,10 @@
+package hardware_test
+
+import (
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/hardware"
+)
+
+// The runner samples through bench.Telemetry; hardware cannot import bench
+// (bench imports hardware), so the assertion lives in this external test.
+var _ bench.Telemetry = (*hardware.Sampler)(nil)
