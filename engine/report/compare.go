@@ -1,0 +1,160 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/report/chart"
+)
+
+// Figure is a number a comparison sets side by side.
+type Figure struct {
+	Name  string // column heading: "total tok/s"
+	Phase bench.Phase
+	// HigherIsBetter says which way an improvement goes (tok/s up, TTFT down).
+	HigherIsBetter bool
+	value          func(*bench.Cell) float64
+}
+
+// Value reads the figure from a cell; ok is false for cells that did not
+// run (METHOD.md: only Valid and Requests queued cells have figures) or did
+// not measure it.
+func (f Figure) Value(c *bench.Cell) (v float64, ok bool) {
+	if c == nil || !c.Status.Ran() {
+		return 0, false
+	}
+	v = f.value(c)
+	return v, v > 0 && !math.IsInf(v, 0)
+}
+
+// CompareFigures are the figures a comparison shows, in order.
+var CompareFigures = []Figure{
+	{Name: "total tok/s", Phase: bench.PhaseDecode, HigherIsBetter: true, value: func(c *bench.Cell) float64 { return c.TotalTokS }},
+	{Name: "per-request tok/s", Phase: bench.PhaseDecode, HigherIsBetter: true, value: func(c *bench.Cell) float64 { return c.PerRequestTokS }},
+	{Name: "TTFT ms", Phase: bench.PhaseDecode, value: func(c *bench.Cell) float64 { return c.TTFTMs }},
+	{Name: "prompt tok/s", Phase: bench.PhasePrefill, HigherIsBetter: true, value: func(c *bench.Cell) float64 { return c.PromptTokS }},
+}
+
+// Entry is one run's side of a compared cell.
+type Entry struct {
+	Status bench.Status // "" when the run has no such cell
+	Value  float64
+	Has    bool // Value was measured
+	// ChangePct is (Value − baseline) / baseline × 100, against the first
+	// run; HasChange is false for the baseline itself or when either side
+	// has no figure.
+	ChangePct float64
+	HasChange bool
+}
+
+// Row is one (phase, context, concurrency) cell across the runs.
+type Row struct {
+	Context, Concurrency int
+	Entries              []Entry
+}
+
+// Table is the comparison of one figure over every cell that at least one
+// run measured, in matrix order (context, then concurrency).
+type Table struct {
+	Figure Figure
+	Rows   []Row
+}
+
+// Compare builds the per-cell comparison of runs against runs[0] for a
+// figure. Cells that no run measured are left out; cells one run lacks
+// keep that run's status so the reader sees why.
+func Compare(runs []*bench.Run, f Figure) Table {
+	t := Table{Figure: f}
+	var contexts, conc []int
+	for _, r := range runs {
+		for _, c := range r.Cells {
+			if c.Phase == f.Phase {
+				contexts = addIntSorted(contexts, c.Context)
+				conc = addIntSorted(conc, c.Concurrency)
+			}
+		}
+	}
+	for _, ctx := range contexts {
+		for _, n := range conc {
+			row := Row{Context: ctx, Concurrency: n, Entries: make([]Entry, len(runs))}
+			any := false
+			for i, r := range runs {
+				c := r.Find(f.Phase, ctx, n)
+				e := &row.Entries[i]
+				if c != nil {
+					e.Status = c.Status
+				}
+				e.Value, e.Has = f.Value(c)
+				any = any || e.Has
+			}
+			if !any {
+				continue
+			}
+			base := row.Entries[0]
+			for i := 1; i < len(runs); i++ {
+				e := &row.Entries[i]
+				if base.Has && e.Has {
+					e.ChangePct = (e.Value - base.Value) / base.Value * 100
+					e.HasChange = true
+				}
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+// checkRuns validates the runs of a report: 1 to chart.MaxRuns, none nil.
+func checkRuns(runs []*bench.Run, least int) error {
+	if len(runs) < least {
+		if least == 2 {
+			return errors.New("a comparison needs at least two runs: give two or more IDs or files")
+		}
+		return errors.New("no run to report: give a run ID or file")
+	}
+	if len(runs) > chart.MaxRuns {
+		return fmt.Errorf("a comparison shows at most %d runs, not %d: pick fewer", chart.MaxRuns, len(runs))
+	}
+	for _, r := range runs {
+		if r == nil {
+			return errors.New("a run to report is missing")
+		}
+	}
+	return nil
+}
+
+func addIntSorted(xs []int, v int) []int {
+	for i, x := range xs {
+		if x == v {
+			return xs
+		}
+		if x > v {
+			xs = append(xs, 0)
+			copy(xs[i+1:], xs[i:])
+			xs[i] = v
+			return xs
+		}
+	}
+	return append(xs, v)
+}
+
+// FormatChange writes a percent change with its sign: "+30.0%", "−4.2%".
+func FormatChange(pct float64) string {
+	switch {
+	case math.Abs(pct) < 0.05:
+		return "0.0%"
+	case pct > 0:
+		return fmt.Sprintf("+%.1f%%", pct)
+	}
+	return fmt.Sprintf("−%.1f%%", -pct)
+}
+
+// FormatFigure writes a figure with one decimal below 1000 and none above.
+func FormatFigure(v float64) string {
+	if math.Abs(v) >= 1000 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}

@@ -1,0 +1,109 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/report/chart"
+)
+
+// WriteCompareMarkdown writes a comparison of 2–6 runs as Markdown ready to
+// paste: a key naming each run by letter with what differs between them,
+// then one table per figure with each run's value per cell and the change
+// of every run against run A in percent.
+func WriteCompareMarkdown(w io.Writer, runs []*bench.Run) error {
+	if err := checkRuns(runs, 2); err != nil {
+		return err
+	}
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "# RigBench comparison of %d runs\n\n", len(runs))
+	labels := chart.RunLabels(runs)
+	for i, r := range runs {
+		fmt.Fprintf(b, "- **%s**", chart.Letter(i))
+		if d := chart.Describe(r); d != "" {
+			fmt.Fprintf(b, " %s:", mdText(d))
+		}
+		fmt.Fprintf(b, " %s\n", mdText(strings.TrimPrefix(labels[i], chart.Letter(i)+": ")))
+	}
+	b.WriteString("\nChanges are against run A. Cells no run measured are left out.\n")
+	for _, f := range CompareFigures {
+		t := Compare(runs, f)
+		if len(t.Rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\n## %s %s\n\n", phaseTitle(f.Phase), f.Name)
+		writeMDTable(b, runs, t)
+	}
+	return b.Flush()
+}
+
+func phaseTitle(p bench.Phase) string {
+	if p == bench.PhasePrefill {
+		return "Prefill"
+	}
+	return "Decode"
+}
+
+func writeMDTable(b *bufio.Writer, runs []*bench.Run, t Table) {
+	head := []string{"C"}
+	align := []string{"---:"}
+	if t.Figure.Phase == bench.PhaseDecode {
+		head, align = append(head, "N"), append(align, "---:")
+	}
+	for i := range runs {
+		head, align = append(head, chart.Letter(i)), append(align, "---:")
+		if i > 0 {
+			head, align = append(head, chart.Letter(i)+" vs A"), append(align, "---:")
+		}
+	}
+	fmt.Fprintf(b, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(align, "|"))
+	for _, row := range t.Rows {
+		cols := []string{bench.ContextLabel(row.Context)}
+		if t.Figure.Phase == bench.PhaseDecode {
+			cols = append(cols, strconv.Itoa(row.Concurrency))
+		}
+		for i, e := range row.Entries {
+			cols = append(cols, entryText(e))
+			if i > 0 {
+				ch := "—"
+				if e.HasChange {
+					ch = FormatChange(e.ChangePct)
+				}
+				cols = append(cols, ch)
+			}
+		}
+		fmt.Fprintf(b, "| %s |\n", strings.Join(cols, " | "))
+	}
+}
+
+// entryText is a run's value in a cell, or why it has none.
+func entryText(e Entry) string {
+	switch {
+	case e.Has && e.Status == bench.StatusQueued:
+		return FormatFigure(e.Value) + " (queued)"
+	case e.Has:
+		return FormatFigure(e.Value)
+	case e.Status == "":
+		return "—"
+	}
+	return string(e.Status)
+}
+
+// mdText makes a string from a run safe inside a Markdown table or list:
+// one line, with the characters that start Markdown or HTML syntax
+// backslash-escaped.
+func mdText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	var sb strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_[]<>|#!", r) {
+			sb.WriteByte('\\')
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String()
+}

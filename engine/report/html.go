@@ -1,0 +1,283 @@
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/report/chart"
+)
+
+// HTMLOptions tune the HTML report.
+type HTMLOptions struct {
+	// Title overrides the page title.
+	Title string
+	// Generated, when set, is printed as the report's creation time. Left
+	// zero the report depends only on the runs (golden tests).
+	Generated time.Time
+}
+
+//go:embed html.tmpl
+var htmlTemplate string
+
+var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"fig":    figureOrDash,
+	"ms":     msOrDash,
+	"ctx":    bench.ContextLabel,
+	"change": FormatChange,
+	"entry":  entryText,
+	"letter": chart.Letter,
+	"date":   formatDate,
+	"int":    intOrDash,
+	"pct":    fractionPct,
+}).Parse(htmlTemplate))
+
+// WriteHTML writes one self-contained HTML file: a report of one run, or a
+// comparison of 2–6. Charts are inline SVG and styles inline CSS; there is
+// no script and nothing is fetched, so the file can be mailed or opened
+// offline, and it reflows on a phone. Every string that comes from a run
+// is escaped by html/template.
+func WriteHTML(w io.Writer, runs []*bench.Run, opts HTMLOptions) error {
+	if err := checkRuns(runs, 1); err != nil {
+		return err
+	}
+	page, err := buildPage(runs, opts)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := reportTemplate.Execute(&buf, page); err != nil {
+		return fmt.Errorf("render the HTML report: %w", err)
+	}
+	_, err = buf.WriteTo(w)
+	return err
+}
+
+// page is what the template reads.
+type page struct {
+	Title     string
+	Generated string
+	Compare   bool
+	Runs      []pageRun
+	Charts    []pageChart
+	Changes   []Table
+	Method    template.HTML
+	Letters   []string
+}
+
+type pageRun struct {
+	Letter, Label string
+	Run           *bench.Run
+	GPU, Model    string
+	Engine        string
+	Matrix        pageMatrix
+	Prefill       []bench.Cell
+	Cells         []bench.Cell
+}
+
+type pageChart struct {
+	Title string
+	SVG   template.HTML
+}
+
+type pageMatrix struct {
+	Concurrency []int
+	Rows        []pageMatrixRow
+}
+
+type pageMatrixRow struct {
+	Context int
+	Cells   []pageMatrixCell
+}
+
+type pageMatrixCell struct {
+	Value, Sub string
+	Style      template.CSS
+	Class      string
+}
+
+func buildPage(runs []*bench.Run, opts HTMLOptions) (*page, error) {
+	p := &page{Title: opts.Title, Compare: len(runs) > 1, Method: methodHTML()}
+	if p.Title == "" {
+		p.Title = "RigBench report: " + chart.RunName(runs[0])
+		if p.Compare {
+			p.Title = fmt.Sprintf("RigBench comparison of %d runs", len(runs))
+		}
+	}
+	if !opts.Generated.IsZero() {
+		p.Generated = formatDate(opts.Generated)
+	}
+	labels := chart.RunLabels(runs)
+	max := maxDecode(runs)
+	contexts, conc := unionAxes(runs)
+	for i, r := range runs {
+		p.Letters = append(p.Letters, chart.Letter(i))
+		p.Runs = append(p.Runs, pageRun{
+			Letter: chart.Letter(i), Label: strings.TrimPrefix(labels[i], chart.Letter(i)+": "), Run: r,
+			GPU: chart.GPUName(r), Model: chart.Model(r), Engine: chart.Engine(r),
+			Matrix:  matrixOf(r, contexts, conc, max),
+			Prefill: r.PrefillCells(),
+			Cells:   SortedCells(r),
+		})
+	}
+	for _, k := range chart.Kinds() {
+		if k == chart.Energy && !hasEnergy(runs) {
+			continue // the issue: energy only where telemetry exists
+		}
+		svg, err := inlineSVG(k, runs)
+		if err != nil {
+			return nil, err
+		}
+		p.Charts = append(p.Charts, pageChart{Title: chartTitles[k], SVG: svg})
+	}
+	if p.Compare {
+		for _, f := range CompareFigures {
+			if t := Compare(runs, f); len(t.Rows) > 0 {
+				p.Changes = append(p.Changes, t)
+			}
+		}
+	}
+	return p, nil
+}
+
+var chartTitles = map[chart.Kind]string{
+	chart.Matrix:      "Decode matrix",
+	chart.DecodeTotal: "Decode throughput",
+	chart.PerRequest:  "Per-request speed",
+	chart.TTFT:        "Time to first token",
+	chart.Prefill:     "Prefill speed",
+	chart.Energy:      "Energy per token",
+}
+
+func hasEnergy(runs []*bench.Run) bool {
+	for _, r := range runs {
+		for _, c := range r.Cells {
+			if c.Status.Ran() && c.EnergyJPerToken > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// svgHead matches what vgsvg writes before the drawing: the XML prolog, a
+// comment and the fixed-size <svg …> tag, which the report replaces with a
+// tag that scales to the page width.
+var svgHead = regexp.MustCompile(`(?s)\A.*?<svg width="[^"]*" height="[^"]*" viewBox="([^"]*)"`)
+
+// inlineSVG renders a chart for the page. The SVG's text is escaped by
+// vgsvg (html.EscapeString), so it is safe to insert as markup.
+func inlineSVG(k chart.Kind, runs []*bench.Run) (template.HTML, error) {
+	var buf bytes.Buffer
+	if err := chart.Render(&buf, k, runs, chart.Options{Format: chart.SVG, Width: 800, Height: 480}); err != nil {
+		return "", err
+	}
+	out := svgHead.ReplaceAll(buf.Bytes(), []byte(`<svg class="chart" role="img" aria-label="`+chartTitles[k]+`" viewBox="$1"`))
+	return template.HTML(out), nil // #nosec: generated by chart, text escaped
+}
+
+func maxDecode(runs []*bench.Run) float64 {
+	max := 0.0
+	for _, r := range runs {
+		for i := range r.Cells {
+			if v, ok := CompareFigures[0].Value(&r.Cells[i]); ok && r.Cells[i].Phase == bench.PhaseDecode {
+				max = math.Max(max, v)
+			}
+		}
+	}
+	return max
+}
+
+func unionAxes(runs []*bench.Run) (contexts, conc []int) {
+	for _, r := range runs {
+		cs, ns := r.DecodeAxes()
+		for _, c := range cs {
+			contexts = addIntSorted(contexts, c)
+		}
+		for _, n := range ns {
+			conc = addIntSorted(conc, n)
+		}
+	}
+	return contexts, conc
+}
+
+// matrixOf lays out a run's decode matrix for the page, coloured on the
+// same viridis scale as the heatmap chart.
+func matrixOf(r *bench.Run, contexts, conc []int, max float64) pageMatrix {
+	m := pageMatrix{Concurrency: conc}
+	for _, ctx := range contexts {
+		row := pageMatrixRow{Context: ctx}
+		for _, n := range conc {
+			c := r.Find(bench.PhaseDecode, ctx, n)
+			var cell pageMatrixCell
+			v, ok := CompareFigures[0].Value(c)
+			switch {
+			case c == nil:
+				cell = pageMatrixCell{Value: "", Class: "none"}
+			case !ok:
+				cell = pageMatrixCell{Value: string(c.Status), Class: "status"}
+			default:
+				t := v / max
+				bg, fg := chart.Ramp(t), chart.RampText(t)
+				fr, fg2, fb, _ := fg.RGBA()
+				cell = pageMatrixCell{
+					Value: FormatFigure(v), Sub: msText(c.TTFTMs),
+					Style: template.CSS(fmt.Sprintf("background:#%02x%02x%02x;color:#%02x%02x%02x", bg.R, bg.G, bg.B, fr>>8, fg2>>8, fb>>8)),
+				}
+				if c.Status == bench.StatusQueued {
+					cell.Sub = "Requests queued"
+				}
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+		m.Rows = append(m.Rows, row)
+	}
+	return m
+}
+
+func msText(ms float64) string {
+	if ms <= 0 {
+		return ""
+	}
+	return "TTFT " + strconv.FormatFloat(ms, 'f', 0, 64) + " ms"
+}
+
+func figureOrDash(v float64) string {
+	if v == 0 {
+		return "—"
+	}
+	return FormatFigure(v)
+}
+
+func msOrDash(v float64) string {
+	if v == 0 {
+		return "—"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+func intOrDash(n int) string {
+	if n == 0 {
+		return "—"
+	}
+	return strconv.Itoa(n)
+}
+
+func fractionPct(f float64) string {
+	return strconv.FormatFloat(f*100, 'f', 0, 64) + "%"
+}
+
+func formatDate(t time.Time) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
