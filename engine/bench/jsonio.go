@@ -71,6 +71,7 @@ func normalized(r *Run) *Run {
 		doc.Cells = slices.Clone(doc.Cells)
 		for i := range doc.Cells {
 			doc.Cells[i].StartedAt = doc.Cells[i].StartedAt.UTC()
+			doc.Cells[i].WindowStart = doc.Cells[i].WindowStart.UTC()
 		}
 	}
 	if doc.Hardware != nil && doc.Hardware.GPUs == nil {
@@ -97,7 +98,7 @@ func ReadRun(r io.Reader) (*Run, error) {
 	var probe struct {
 		Schema *string `json:"schema"`
 	}
-	if err := json.Unmarshal(data, &probe); err != nil {
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&probe); err != nil {
 		return nil, fmt.Errorf("the file is not a RigBench run (not valid JSON: %v)", err)
 	}
 	switch {

@@ -74,7 +74,8 @@ func jsonioFullRun() *bench.Run {
 					PrefixCacheHits: 9, Preemptions: 1}},
 				GPUSamples: []hardware.GPUSample{{T: 1, GPU: 0, PowerW: 160, SMClockMHz: 1800, MemClockMHz: 7500, TempC: 65,
 					UtilGPU: 98, UtilMem: 80, VRAMUsedBytes: 11 << 30, Throttle: []string{"power cap"}}},
-				StartedAt: start.Add(time.Minute),
+				StartedAt: start.Add(time.Minute), WindowStart: start.Add(time.Minute + 2*time.Second),
+				PromptTokS: 5000, PromptTokens: 12,
 			},
 		},
 		Error: "none, really",
@@ -90,7 +91,7 @@ func TestJSONIOFixtureIsComplete(t *testing.T) {
 	// Index 0 and GPU 0 are real values that happen to be zero.
 	// Cells[0] is a prefill cell, whose decode figures stay zero; Cells[1]
 	// sets every cell field.
-	allowed := map[string]bool{"run.Hardware.GPUs[0].Index": true,
+	allowed := map[string]bool{"run.Hardware.GPUs[0].Index": true, "run.Plan.Contexts[0]": true,
 		"run.Cells[1].Context": true, "run.Cells[1].GPUSamples[0].GPU": true}
 	for _, z := range zero {
 		if !allowed[z] && !strings.HasPrefix(z, "run.Cells[0].") {
