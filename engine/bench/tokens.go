@@ -20,6 +20,10 @@ func ContextLabel(tokens int) string {
 	}
 }
 
+// maxTokens bounds parsed counts far above any model's context (1 G tokens)
+// so multiplication by K or M cannot overflow.
+const maxTokens = 1 << 30
+
 // ParseTokens reads a token count: "16K" or "16k" = 16384, "1M" = 1048576,
 // plain integers, and "max" = ContextMax.
 func ParseTokens(s string) (int, error) {
@@ -35,7 +39,7 @@ func ParseTokens(s string) (int, error) {
 		mult, t = 1024*1024, t[:len(t)-1]
 	}
 	n, err := strconv.Atoi(strings.ReplaceAll(t, "_", ""))
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || n > maxTokens/mult {
 		return 0, fmt.Errorf("%q is not a token count (use e.g. 8192, 16K or max)", s)
 	}
 	return n * mult, nil

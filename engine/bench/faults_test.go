@@ -1,0 +1,238 @@
+package bench_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/client"
+	"github.com/rigbench/rigbench/engine/sim"
+)
+
+// TestCancelLeavesNothingBehind cancels mid-window: the run keeps its
+// finished cells, the cell in progress is Cancelled, and no goroutine or
+// connection survives.
+func TestCancelLeavesNothingBehind(t *testing.T) {
+	before := runtime.NumGoroutine()
+	s, err := sim.New(tinyConfig(t, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	open := map[net.Conn]bool{}
+	hs := httptest.NewUnstartedServer(s.Handler())
+	hs.Config.ConnState = func(c net.Conn, st http.ConnState) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch st {
+		case http.StateNew:
+			open[c] = true
+		case http.StateClosed, http.StateHijacked:
+			delete(open, c)
+		}
+	}
+	hs.Start()
+	c, _ := client.New(hs.URL, client.WithConcurrency(8))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	plan := bench.Plan{Contexts: []int{0, 256}, Concurrency: []int{1, 8}, DurationS: 2, MaxOutput: 128}
+	r := &bench.Runner{Client: c, Plan: plan, Observer: bench.ObserverFunc(func(e bench.Event) {
+		// Cancel half a second into the second decode window.
+		if e.Kind == bench.EventCellStarted && e.Index == 1 {
+			time.AfterFunc(500*time.Millisecond, cancel)
+		}
+	})}
+	start := time.Now()
+	run, err := r.Run(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("cancel took effect after %v", took)
+	}
+	if run.Status != bench.RunCancelled || len(run.Cells) != 2 {
+		t.Fatalf("status %s with %d cells, want cancelled with 2", run.Status, len(run.Cells))
+	}
+	if run.Cells[0].Status != bench.StatusValid || run.Cells[1].Status != bench.StatusCancelled || run.Cells[1].OutputTokens == 0 {
+		t.Errorf("cells: %s, %s (%d tokens)", run.Cells[0].Status, run.Cells[1].Status, run.Cells[1].OutputTokens)
+	}
+
+	c.CloseIdle()
+	s.Close()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		mu.Lock()
+		n := len(open)
+		mu.Unlock()
+		if n == 0 || time.Now().After(deadline) {
+			if n != 0 {
+				t.Errorf("%d connections still open after cancel", n)
+			}
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	hs.Close()
+	for time.Now().Before(deadline) && runtime.NumGoroutine() > before {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines before, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// TestServerDiesMidRun: cells fail with a reason, and two failures in a row
+// stop the run with a clear message, keeping what was measured.
+func TestServerDiesMidRun(t *testing.T) {
+	cfg := tinyConfig(t, 10)
+	cfg.Faults.ExitAfter = 25 * time.Second // simulated: 2.5 s real
+	_, c := startSim(t, cfg)
+	plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{1, 2, 4, 8}, DurationS: 1, MaxOutput: 64}
+	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
+	if !errors.Is(err, bench.ErrTooManyFailures) {
+		t.Fatalf("err = %v, want ErrTooManyFailures", err)
+	}
+	if run.Status != bench.RunFailed || !strings.Contains(run.Error, "failed in a row") {
+		t.Errorf("status %s error %q", run.Status, run.Error)
+	}
+	var valid, failed int
+	for _, c := range run.Cells {
+		switch c.Status {
+		case bench.StatusValid, bench.StatusQueued:
+			valid++
+		case bench.StatusFailed:
+			failed++
+			if c.Reason == "" {
+				t.Error("failed cell without a reason")
+			}
+		}
+	}
+	if valid == 0 || failed != 2 {
+		t.Errorf("%d measured and %d failed cells, want ≥1 and 2: %+v", valid, failed, run.Cells)
+	}
+}
+
+// TestBrokenStreamsFailTheCell: malformed chunks and HTTP 500s make the
+// cell Failed with the reason, and the run goes on.
+func TestBrokenStreamsFailTheCell(t *testing.T) {
+	for name, f := range map[string]sim.Faults{
+		"malformed": {MalformedChunkAfter: 20},
+		"http 500":  {ErrorRate: 1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg := tinyConfig(t, 10)
+			cfg.Faults = f
+			_, c := startSim(t, cfg)
+			plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 0.5, MaxOutput: 64}
+			run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
+			if err != nil && !errors.Is(err, bench.ErrTooManyFailures) {
+				t.Fatalf("run: %v", err)
+			}
+			if len(run.Cells) != 1 || run.Cells[0].Status != bench.StatusFailed || run.Cells[0].Reason == "" {
+				t.Fatalf("cells %+v", run.Cells)
+			}
+			t.Logf("reason: %s", run.Cells[0].Reason)
+		})
+	}
+}
+
+func TestBadInputIsRejectedBeforeSending(t *testing.T) {
+	var requests int
+	var mu sync.Mutex
+	s, err := sim.New(tinyConfig(t, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/completions" {
+			mu.Lock()
+			requests++
+			mu.Unlock()
+		}
+		s.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	c, _ := client.New(hs.URL)
+	for name, tc := range map[string]struct {
+		plan  bench.Plan
+		model string
+		want  string
+	}{
+		"negative duration": {bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: -1, MaxOutput: 8}, "", "window length"},
+		"context too long":  {bench.Plan{Contexts: []int{0, 1 << 20}, Concurrency: []int{1}, DurationS: 1, MaxOutput: 8}, "", "above the server's max_model_len"},
+		"empty lists":       {bench.Plan{DurationS: 1, MaxOutput: 8}, "", "no contexts"},
+		"unknown model":     {bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 1, MaxOutput: 8}, "gpt-17", "rigbench/tiny"},
+	} {
+		_, err := (&bench.Runner{Client: c, Plan: tc.plan, Model: tc.model}).Run(context.Background())
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want it to mention %q", name, err, tc.want)
+		}
+	}
+	if requests != 0 {
+		t.Errorf("%d completion requests sent for bad plans", requests)
+	}
+
+	// Nothing listening.
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	dead, _ := client.New("http://" + addr)
+	_, err = (&bench.Runner{Client: dead, Plan: bench.DefaultPlan()}).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), addr) {
+		t.Errorf("dead endpoint: %v", err)
+	}
+	// Wrong API key.
+	cfg := tinyConfig(t, 10)
+	cfg.APIKey = "right"
+	_, keyed := startSim(t, cfg)
+	wrong, _ := client.New(keyed.Endpoint(), client.WithAPIKey("wrong"))
+	_, err = (&bench.Runner{Client: wrong, Plan: bench.DefaultPlan()}).Run(context.Background())
+	if !errors.Is(err, client.ErrUnauthorized) {
+		t.Errorf("wrong key: %v", err)
+	}
+}
+
+// TestWithoutTokenize calibrates prompt length from usage.prompt_tokens when
+// the server has no /tokenize, and still builds prompts within tolerance.
+func TestWithoutTokenize(t *testing.T) {
+	s, err := sim.New(tinyConfig(t, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/tokenize" || r.URL.Path == "/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		s.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	c, _ := client.New(hs.URL)
+	plan := bench.Plan{Contexts: []int{1000}, Concurrency: []int{2}, PrefillContexts: []int{1500}, DurationS: 0.5, MaxOutput: 64}
+	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Server.HasTokenize || run.Server.HasMetrics || run.Server.KVCapacitySource != bench.KVSourceUnknown {
+		t.Errorf("server %+v", run.Server)
+	}
+	for _, cell := range run.Cells {
+		if d := cell.PromptTokens - cell.Context; d > bench.Tolerance(cell.Context) || -d > bench.Tolerance(cell.Context) {
+			t.Errorf("%s %d: prompt of %d tokens", cell.Phase, cell.Context, cell.PromptTokens)
+		}
+		if cell.Phase == bench.PhaseDecode && (cell.ServerStats != nil || !cell.Status.Ran()) {
+			t.Errorf("decode cell %s stats %+v", cell.Status, cell.ServerStats)
+		}
+	}
+}
