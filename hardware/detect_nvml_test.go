@@ -163,7 +163,9 @@ func TestDetectHangingInitTimesOut(t *testing.T) {
 	m.InitFunc = func() nvml.Return { <-release; return nvml.SUCCESS }
 
 	done := make(chan hardware.Snapshot, 1)
-	go func() { done <- hardware.Detect(context.Background(), hardware.WithNVML(m), hardware.WithTimeout(50*time.Millisecond)) }()
+	go func() {
+		done <- hardware.Detect(context.Background(), hardware.WithNVML(m), hardware.WithTimeout(50*time.Millisecond))
+	}()
 	var snap hardware.Snapshot
 	select {
 	case snap = <-done:

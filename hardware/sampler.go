@@ -168,9 +168,9 @@ func (s *Sampler) loop(r gpuReaders, t Ticker, reqs <-chan windowReq, quit <-cha
 		select {
 		case <-quit:
 			return
-		case <-t.C():
+		case tick := <-t.C():
 			if len(open) > 0 {
-				s.record(r.read(), open)
+				s.record(r.read(), tick, open)
 			}
 		case req := <-reqs:
 			if req.open {
@@ -178,7 +178,7 @@ func (s *Sampler) loop(r gpuReaders, t Ticker, reqs <-chan windowReq, quit <-cha
 			} else if open[req.w] {
 				delete(open, req.w)
 				if len(req.w.samples) == 0 {
-					s.record(r.read(), map[*window]bool{req.w: true})
+					s.record(r.read(), s.o.clock.Now(), map[*window]bool{req.w: true})
 				}
 			}
 			close(req.reply)
@@ -186,13 +186,12 @@ func (s *Sampler) loop(r gpuReaders, t Ticker, reqs <-chan windowReq, quit <-cha
 	}
 }
 
-// record stamps readings with each window's T and appends them. T comes
-// from the clock at reading time, not from the tick, which a busy loop may
-// receive late.
-func (s *Sampler) record(readings []GPUSample, windows map[*window]bool) {
-	now := s.o.clock.Now()
+// record stamps readings taken at time at with each window's T and appends
+// them. A tick that fired just before a window opened but was received
+// after counts as T = 0: the reading itself is taken after the start.
+func (s *Sampler) record(readings []GPUSample, at time.Time, windows map[*window]bool) {
 	for w := range windows {
-		t := now.Sub(w.start).Seconds()
+		t := max(at.Sub(w.start).Seconds(), 0)
 		for _, g := range readings {
 			g.T = t
 			g.Throttle = slices.Clone(g.Throttle)

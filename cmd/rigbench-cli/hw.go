@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rigbench/rigbench/hardware"
+)
+
+func init() {
+	register(&command{
+		name:    "hw",
+		usage:   "hw [--json] [--timeout 10s]",
+		summary: "Show this machine's GPUs, CPU, RAM and OS as RigBench records them.",
+		run:     runHW,
+	})
+}
+
+// runHW prints the hardware snapshot. A machine without a GPU is a normal
+// state: it exits 0 and says why there is no GPU.
+func runHW(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("hw", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	asJSON := fs.Bool("json", false, "print the snapshot as JSON")
+	timeout := fs.Duration("timeout", hardware.DefaultTimeout, "how long to wait for the NVIDIA driver")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return exitError{code: 2}
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q: %w", fs.Arg(0), errUsage)
+	}
+	snap := hardware.Detect(ctx, hardware.WithTimeout(*timeout))
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(snap)
+	}
+	return printSnapshot(e.stdout, snap)
+}
+
+// printSnapshot writes the snapshot for people: one block per GPU, then
+// the machine. Fields a card does not report read "n/a".
+func printSnapshot(out io.Writer, s hardware.Snapshot) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	if len(s.GPUs) == 0 {
+		fmt.Fprintf(w, "GPU\tnone: %s\n", orNA(s.GPUAbsentReason))
+	}
+	for _, g := range s.GPUs {
+		printGPU(w, g)
+	}
+	if len(s.GPUs) > 0 {
+		if s.GPUAbsentReason != "" {
+			fmt.Fprintf(w, "Note\t%s\n", s.GPUAbsentReason)
+		}
+		fmt.Fprintf(w, "Driver\t%s · CUDA %s\n", orNA(s.DriverVersion), orNA(s.CUDADriverVersion))
+	}
+	fmt.Fprintf(w, "CPU\t%s · %d cores, %d threads\n", orNA(s.CPU.Model), s.CPU.PhysicalCores, s.CPU.LogicalCores)
+	fmt.Fprintf(w, "Memory\t%s total · %s available\n", gib(s.Memory.TotalBytes), gib(s.Memory.AvailableBytes))
+	fmt.Fprintf(w, "OS\t%s\n", osLine(s.OS))
+	return w.Flush()
+}
+
+func printGPU(w io.Writer, g hardware.GPU) {
+	f := func(field, format string, v any) string {
+		if !g.Reported(field) {
+			return hardware.NA
+		}
+		return fmt.Sprintf(format, v)
+	}
+	fmt.Fprintf(w, "GPU %d\t%s\n", g.Index, f(hardware.FieldName, "%s", g.Name))
+	fmt.Fprintf(w, "  VRAM\t%s total · %s used · %s free\n",
+		f(hardware.FieldVRAM, "%s", gib(g.VRAMTotalBytes)), f(hardware.FieldVRAMUsed, "%s", gib(g.VRAMUsedBytes)),
+		f(hardware.FieldVRAMFree, "%s", gib(g.VRAMFreeBytes)))
+	fmt.Fprintf(w, "  Compute capability\t%s\n", f(hardware.FieldComputeCapability, "%s", g.ComputeCapability))
+	fmt.Fprintf(w, "  Power limit\t%s (default %s, max %s)\n",
+		f(hardware.FieldPowerLimit, "%.0f W", g.PowerLimitW), f(hardware.FieldPowerLimitDefault, "%.0f W", g.PowerLimitDefaultW),
+		f(hardware.FieldPowerLimitMax, "%.0f W", g.PowerLimitMaxW))
+	fmt.Fprintf(w, "  PCIe\tgen %s, width %s now (max gen %s, width %s)\n",
+		f(hardware.FieldPCIeGen, "%d", g.PCIeGen), f(hardware.FieldPCIeWidth, "%d", g.PCIeWidth),
+		f(hardware.FieldPCIeGenMax, "%d", g.PCIeGenMax), f(hardware.FieldPCIeWidthMax, "%d", g.PCIeWidthMax))
+	fmt.Fprintf(w, "  Memory bus\t%s at %s max → %s peak\n",
+		f(hardware.FieldMemoryBusWidth, "%d-bit", g.MemoryBusWidthBits), f(hardware.FieldMemoryClockMax, "%d MHz", g.MemoryClockMaxMHz),
+		f(hardware.FieldMemoryBandwidth, "%.0f GB/s", g.MemoryBandwidthGBs))
+	fmt.Fprintf(w, "  UUID\t%s\n", f(hardware.FieldUUID, "%s", g.UUID))
+}
+
+func osLine(o hardware.OS) string {
+	parts := []string{strings.TrimSpace(o.Name + " " + o.Version)}
+	if o.Kernel != "" {
+		parts = append(parts, "kernel "+o.Kernel)
+	}
+	if o.Arch != "" {
+		parts = append(parts, o.Arch)
+	}
+	return strings.Join(parts, " · ")
+}
+
+func orNA(s string) string {
+	if s == "" {
+		return hardware.NA
+	}
+	return s
+}
+
+// gib prints bytes in GiB with one decimal, as nvidia-smi users expect.
+func gib(b uint64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
