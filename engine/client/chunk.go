@@ -29,306 +29,273 @@ type chunk struct {
 
 var errBadJSON = errors.New("malformed JSON")
 
-// parseChunk reads one data payload into c. It understands just enough JSON
-// to find the fields above and skips everything else; malformed input is an
-// error, never a panic.
+// maxDepth bounds nesting; deeper input is rejected as malformed.
+const maxDepth = 64
+
+// Where the scanner is, for the few places whose keys matter.
+const (
+	inOther   = iota
+	inChoices // the choices array (depth 2)
+	inChoice0 // the first element of choices (depth 3)
+	inUsage   // the usage object (depth 2)
+	inError   // the error object (depth 2)
+)
+
+// parseChunk reads one data payload into c. It is a single forward scan
+// with a fixed-size stack (no recursion, no allocation): strings are
+// skipped with IndexByte, and only the keys of the top-level object, of
+// choices[0], of usage and of error are looked at. Structure is checked as
+// it goes (balanced brackets of the right kind, a colon after each key, no
+// dangling commas), so malformed input is an error, never a panic.
 func parseChunk(b []byte, c *chunk) error {
 	*c = chunk{}
-	p := parser{b: b}
-	if !p.consume('{') {
+	var (
+		stack         [maxDepth]byte // '{' or '[' per open container
+		where         [maxDepth]int8 // inOther… per open container
+		depth         int
+		expectKey     bool // inside an object, after '{' or ','
+		afterComma    bool
+		elem          int // index of the current element in choices
+		objectIsError bool
+		message       []byte
+	)
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
 		return fmt.Errorf("chunk is not a JSON object: %w", errBadJSON)
 	}
-	var objectIsError bool
-	var message []byte
-	err := p.object(func(key []byte) error {
-		switch string(key) {
-		case "choices":
-			return p.choices(c)
-		case "usage":
-			return p.usage(c)
-		case "error":
-			c.isError = true
-			if p.peek() != '{' {
-				s, err := p.stringOrSkip()
-				c.errMsg = s
-				return err
+	for i < len(b) {
+		ch := b[i]
+		switch ch {
+		case ' ', '\t', '\n', '\r':
+			i++
+			continue
+		case '{', '[':
+			if expectKey || depth == maxDepth {
+				return errBadJSON
 			}
-			p.pos++
-			return p.object(func(k []byte) error {
-				if string(k) == "message" {
-					s, err := p.stringOrSkip()
-					c.errMsg = s
-					return err
-				}
-				return p.skip()
-			})
-		case "object":
-			s, err := p.stringOrSkip()
-			objectIsError = string(s) == "error"
-			return err
-		case "message":
-			s, err := p.stringOrSkip()
-			message = s
-			return err
-		default:
-			return p.skip()
-		}
-	})
-	if err != nil {
-		return err
-	}
-	if objectIsError {
-		c.isError = true
-		c.errMsg = message
-	}
-	return nil
-}
-
-func (p *parser) choices(c *chunk) error {
-	if p.peekNull() {
-		return nil
-	}
-	if !p.consume('[') {
-		return errBadJSON
-	}
-	c.hasChoices = true
-	first := true
-	if p.consume(']') {
-		c.emptyChoices = true
-		return nil
-	}
-	for {
-		if first && p.peek() == '{' {
-			p.pos++
-			if err := p.object(func(k []byte) error {
-				switch string(k) {
-				case "text":
-					s, err := p.stringOrSkip()
-					c.textLen = len(s)
-					return err
-				case "finish_reason":
-					if p.peekNull() {
-						return nil
-					}
-					c.finished = true
-					return p.skip()
-				default:
-					return p.skip()
-				}
-			}); err != nil {
-				return err
+			w := int8(inOther)
+			if depth == 2 && where[1] == inChoices && ch == '{' && elem == 0 {
+				w = inChoice0
 			}
-		} else if err := p.skip(); err != nil {
-			return err
+			stack[depth], where[depth] = ch, w
+			depth++
+			expectKey, afterComma = ch == '{', false
+			i++
+			continue
+		case '}', ']':
+			if depth == 0 || (ch == '}' && stack[depth-1] != '{') || (ch == ']' && stack[depth-1] != '[') ||
+				afterComma {
+				return errBadJSON
+			}
+			if ch == ']' && where[depth-1] == inChoices && elem == 0 && !c.emptyChoices && i > 0 {
+				// "choices": [] — nothing between the brackets.
+				if j := skipSpaceBack(b, i-1); b[j] == '[' {
+					c.emptyChoices = true
+				}
+			}
+			depth--
+			expectKey = false
+			i++
+			if depth == 0 {
+				if skipSpace(b, i) != len(b) {
+					return errBadJSON
+				}
+				if objectIsError {
+					c.isError, c.errMsg = true, message
+				}
+				return nil
+			}
+			continue
+		case ',':
+			if afterComma || depth == 0 {
+				return errBadJSON
+			}
+			if where[depth-1] == inChoices {
+				elem++
+			}
+			expectKey, afterComma = stack[depth-1] == '{', true
+			i++
+			continue
+		case ':':
+			return errBadJSON // colons are consumed with their key
 		}
-		first = false
-		if p.consume(',') {
+		afterComma = false
+		if ch != '"' {
+			if expectKey {
+				return errBadJSON
+			}
+			// A number or literal: skip to the next delimiter.
+			j := i
+			for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] > ' ' {
+				j++
+			}
+			if j == i {
+				return errBadJSON
+			}
+			i = j
 			continue
 		}
-		if p.consume(']') {
-			return nil
-		}
-		return errBadJSON
-	}
-}
-
-func (p *parser) usage(c *chunk) error {
-	if p.peekNull() {
-		return nil
-	}
-	if !p.consume('{') {
-		return errBadJSON
-	}
-	return p.object(func(k []byte) error {
-		switch string(k) {
-		case "prompt_tokens":
-			n, err := p.integer()
-			c.promptTokens, c.hasUsage = n, true
-			return err
-		case "completion_tokens":
-			n, err := p.integer()
-			c.completionTokens, c.hasUsage = n, true
-			return err
-		default:
-			return p.skip()
-		}
-	})
-}
-
-// parser is a cursor over one JSON document.
-type parser struct {
-	b   []byte
-	pos int
-}
-
-func (p *parser) ws() {
-	for p.pos < len(p.b) && p.b[p.pos] <= ' ' {
-		switch p.b[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
-}
-
-func (p *parser) peek() byte {
-	p.ws()
-	if p.pos < len(p.b) {
-		return p.b[p.pos]
-	}
-	return 0
-}
-
-func (p *parser) consume(ch byte) bool {
-	if p.peek() == ch {
-		p.pos++
-		return true
-	}
-	return false
-}
-
-// peekNull consumes a literal null when one is next.
-func (p *parser) peekNull() bool {
-	if p.peek() == 'n' && p.pos+4 <= len(p.b) && string(p.b[p.pos:p.pos+4]) == "null" {
-		p.pos += 4
-		return true
-	}
-	return false
-}
-
-// object iterates over the members of an object whose '{' was consumed,
-// calling member with each key; member must consume the value.
-func (p *parser) object(member func(key []byte) error) error {
-	if p.consume('}') {
-		return nil
-	}
-	for {
-		key, err := p.str()
+		str, next, err := scanString(b, i)
 		if err != nil {
 			return err
 		}
-		if !p.consume(':') {
+		i = next
+		if !expectKey {
+			continue // a string value nobody asked for
+		}
+		expectKey = false
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != ':' {
 			return errBadJSON
 		}
-		if err := member(key); err != nil {
+		i = skipSpace(b, i+1)
+		if i >= len(b) {
+			return errBadJSON
+		}
+		// A key: read the value here when it is one we want.
+		ctx := where[depth-1]
+		switch {
+		case depth == 1:
+			switch string(str) {
+			case "choices":
+				if b[i] == '[' {
+					c.hasChoices, elem = true, 0
+					stack[depth], where[depth] = '[', inChoices
+					depth++
+					i++
+				}
+			case "usage":
+				if b[i] == '{' {
+					stack[depth], where[depth] = '{', inUsage
+					depth++
+					expectKey = true
+					i++
+				}
+			case "error":
+				c.isError = true
+				switch b[i] {
+				case '{':
+					stack[depth], where[depth] = '{', inError
+					depth++
+					expectKey = true
+					i++
+				case '"':
+					c.errMsg, i, err = scanString(b, i)
+				}
+			case "object":
+				if b[i] == '"' {
+					var v []byte
+					v, i, err = scanString(b, i)
+					objectIsError = string(v) == "error"
+				}
+			case "message":
+				if b[i] == '"' {
+					message, i, err = scanString(b, i)
+				}
+			}
+		case ctx == inChoice0:
+			switch string(str) {
+			case "text":
+				if b[i] == '"' {
+					var v []byte
+					v, i, err = scanString(b, i)
+					c.textLen = len(v)
+				}
+			case "finish_reason":
+				c.finished = b[i] != 'n' // anything but null
+			}
+		case ctx == inUsage:
+			switch string(str) {
+			case "prompt_tokens":
+				c.promptTokens, i, err = scanInt(b, i)
+				c.hasUsage = true
+			case "completion_tokens":
+				c.completionTokens, i, err = scanInt(b, i)
+				c.hasUsage = true
+			}
+		case ctx == inError:
+			if string(str) == "message" && b[i] == '"' {
+				c.errMsg, i, err = scanString(b, i)
+			}
+		}
+		if err != nil {
 			return err
 		}
-		if p.consume(',') {
-			continue
-		}
-		if p.consume('}') {
-			return nil
-		}
-		return errBadJSON
 	}
+	return errBadJSON // ran out of input with containers open
 }
 
-// str reads a string and returns its raw (still escaped) contents. It jumps
-// from quote to quote with bytes.IndexByte (SIMD) rather than byte by byte;
-// a quote preceded by an odd number of backslashes is escaped.
-func (p *parser) str() ([]byte, error) {
-	if !p.consume('"') {
-		return nil, errBadJSON
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
 	}
-	start := p.pos
+	return i
+}
+
+func skipSpaceBack(b []byte, i int) int {
+	for i > 0 && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i--
+	}
+	return i
+}
+
+// scanString reads the string starting at the quote b[i] and returns its raw
+// (still escaped) contents and the index after the closing quote. A quote
+// preceded by an odd number of backslashes is escaped.
+func scanString(b []byte, i int) ([]byte, int, error) {
+	start := i + 1
+	pos := start
 	for {
-		i := bytes.IndexByte(p.b[p.pos:], '"')
-		if i < 0 {
-			return nil, errBadJSON
-		}
-		end := p.pos + i
-		n := 0
-		for k := end - 1; k >= start && p.b[k] == '\\'; k-- {
-			n++
-		}
-		p.pos = end + 1
-		if n%2 == 0 {
-			return p.b[start:end], nil
-		}
-	}
-}
-
-// stringOrSkip reads a string value, or skips a value of another type
-// (returning nil), so unexpected types in known fields are tolerated.
-func (p *parser) stringOrSkip() ([]byte, error) {
-	if p.peek() == '"' {
-		return p.str()
-	}
-	return nil, p.skip()
-}
-
-func (p *parser) integer() (int, error) {
-	if p.peekNull() {
-		return 0, nil
-	}
-	p.ws()
-	n, digits := 0, 0
-	for p.pos < len(p.b) && p.b[p.pos] >= '0' && p.b[p.pos] <= '9' {
-		if n > 1<<40 {
-			return 0, errBadJSON
-		}
-		n = n*10 + int(p.b[p.pos]-'0')
-		p.pos++
-		digits++
-	}
-	if digits == 0 {
-		return 0, p.skip()
-	}
-	// Tolerate a fractional or exponent part ("12.0") by skipping it.
-	for p.pos < len(p.b) && (p.b[p.pos] == '.' || p.b[p.pos] == 'e' || p.b[p.pos] == 'E' ||
-		p.b[p.pos] == '+' || p.b[p.pos] == '-' || (p.b[p.pos] >= '0' && p.b[p.pos] <= '9')) {
-		p.pos++
-	}
-	return n, nil
-}
-
-// skip consumes one value of any type. Depth is bounded so hostile input
-// cannot exhaust the stack.
-func (p *parser) skip() error { return p.skipDepth(0) }
-
-func (p *parser) skipDepth(depth int) error {
-	if depth > 64 {
-		return errBadJSON
-	}
-	switch p.peek() {
-	case '"':
-		_, err := p.str()
-		return err
-	case '{':
-		p.pos++
-		return p.object(func([]byte) error { return p.skipDepth(depth + 1) })
-	case '[':
-		p.pos++
-		if p.consume(']') {
-			return nil
-		}
-		for {
-			if err := p.skipDepth(depth + 1); err != nil {
-				return err
-			}
-			if p.consume(',') {
-				continue
-			}
-			if p.consume(']') {
-				return nil
-			}
-			return errBadJSON
-		}
-	case 0:
-		return errBadJSON
-	default:
-		start := p.pos
-		for p.pos < len(p.b) {
-			ch := p.b[p.pos]
-			if ch == ',' || ch == '}' || ch == ']' || ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t' {
+		// Keys and most token texts are a few bytes long: a plain loop beats
+		// the call overhead of IndexByte there; long texts get IndexByte.
+		end := -1
+		lim := min(len(b), pos+24)
+		for j := pos; j < lim; j++ {
+			if b[j] == '"' {
+				end = j
 				break
 			}
-			p.pos++
 		}
-		if p.pos == start {
-			return errBadJSON
+		if end < 0 {
+			if lim == len(b) {
+				return nil, 0, errBadJSON
+			}
+			k := bytes.IndexByte(b[lim:], '"')
+			if k < 0 {
+				return nil, 0, errBadJSON
+			}
+			end = lim + k
 		}
-		return nil
+		n := 0
+		for k := end - 1; k >= start && b[k] == '\\'; k-- {
+			n++
+		}
+		pos = end + 1
+		if n%2 == 0 {
+			return b[start:end], pos, nil
+		}
 	}
+}
+
+// scanInt reads a non-negative integer (null reads as 0); a fraction or
+// exponent part is skipped. Other values are malformed here.
+func scanInt(b []byte, i int) (int, int, error) {
+	if i+4 <= len(b) && string(b[i:i+4]) == "null" {
+		return 0, i + 4, nil
+	}
+	n, start := 0, i
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		if n > 1<<40 {
+			return 0, i, errBadJSON
+		}
+		n = n*10 + int(b[i]-'0')
+		i++
+	}
+	if i == start {
+		return 0, i, errBadJSON
+	}
+	for i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E' || b[i] == '+' || b[i] == '-' || (b[i] >= '0' && b[i] <= '9')) {
+		i++
+	}
+	return n, i, nil
 }
