@@ -1,0 +1,62 @@
+package chart_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/hardware"
+)
+
+func TestDifferencesNameWhatDiffers(t *testing.T) {
+	mk := func(gpu string, args ...string) *bench.Run {
+		return &bench.Run{
+			Server:   bench.Server{Model: "m", Engine: "vllm", Version: "0.32.0"},
+			Hardware: &hardware.Snapshot{GPUs: []hardware.GPU{{Name: gpu}}},
+			Launch:   &bench.Launch{Model: "m", Args: args},
+		}
+	}
+	runs := []*bench.Run{
+		mk("RTX 3060", "--max-num-seqs", "32", "--gpu-memory-utilization=0.9"),
+		mk("RTX 3060", "--max-num-seqs", "64", "--gpu-memory-utilization=0.9", "--enforce-eager"),
+		mk("RTX 3090", "--max-num-seqs", "64", "--gpu-memory-utilization=0.9"),
+	}
+	got := chart.Differences(runs)
+	want := [][]string{
+		{"RTX 3060", "no --enforce-eager", "--max-num-seqs=32"},
+		{"RTX 3060", "--enforce-eager", "--max-num-seqs=64"},
+		{"RTX 3090", "no --enforce-eager", "--max-num-seqs=64"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Differences = %q, want %q", got, want)
+	}
+	labels := chart.RunLabels(runs)
+	if !strings.HasPrefix(labels[1], "B: m — RTX 3060, --enforce-eager") {
+		t.Errorf("label B = %q", labels[1])
+	}
+	if d := chart.Differences(runs[:1]); len(d[0]) != 0 {
+		t.Errorf("one run has no differences, got %q", d)
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	got := chart.ParseFlags([]string{"--a", "1", "--b=2", "--c", "--d", "-1", "pos"})
+	want := map[string]string{"--a": "1", "--b": "2", "--c": "", "--d": "-1"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ParseFlags = %v, want %v", got, want)
+	}
+}
+
+func TestRampEndsAndContrast(t *testing.T) {
+	if c := chart.Ramp(0); c.R != 0x44 || c.G != 0x01 || c.B != 0x54 {
+		t.Errorf("Ramp(0) = %v, want viridis start #440154", c)
+	}
+	if c := chart.Ramp(1); c.R != 0xfd || c.G != 0xe7 || c.B != 0x25 {
+		t.Errorf("Ramp(1) = %v, want viridis end #fde725", c)
+	}
+	if c := chart.Ramp(-3); c != chart.Ramp(0) {
+		t.Error("Ramp does not clamp below 0")
+	}
+}
