@@ -1,0 +1,20 @@
+// Command rigbench is RigBench's desktop app: it only wires the Fyne
+// application, the icon and the main window; everything else is in ui/.
+package main
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/app"
+
+	"github.com/rigbench/rigbench/assets"
+	"github.com/rigbench/rigbench/ui"
+)
+
+func main() {
+	a := app.NewWithID(ui.AppID)
+	a.SetIcon(fyne.NewStaticResource("icon.png", assets.IconPNG))
+	w := a.NewWindow("RigBench")
+	w.SetMaster()
+	ui.New(a, w)
+	w.ShowAndRun()
+}

@@ -1,0 +1,251 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/ui/compare"
+	"github.com/rigbench/rigbench/ui/export"
+	"github.com/rigbench/rigbench/ui/history"
+	"github.com/rigbench/rigbench/ui/hwview"
+	"github.com/rigbench/rigbench/ui/launchview"
+	"github.com/rigbench/rigbench/ui/results"
+	"github.com/rigbench/rigbench/ui/runview"
+	"github.com/rigbench/rigbench/ui/target"
+)
+
+// Default window size, used until the user resizes it.
+const (
+	defaultWidth  = 1280
+	defaultHeight = 820
+)
+
+// Tab titles, also the names the screenshot tour gives its files.
+const (
+	TabHardware = "Hardware"
+	TabLaunch   = "Launch"
+	TabRun      = "Run"
+	TabResults  = "Results"
+	TabHistory  = "History"
+	TabCompare  = "Compare"
+)
+
+// UI is the main window's state. Its methods must run on the Fyne
+// goroutine.
+type UI struct {
+	app  fyne.App
+	win  fyne.Window
+	svc  Services
+	tabs *container.AppTabs
+
+	Hardware *hwview.View
+	Target   *target.Chooser
+	Launch   *launchview.View
+	Run      *runview.View
+	Results  *results.View
+	History  *history.View
+	Compare  *compare.View
+
+	snapshot *hardware.Snapshot
+	ready    chan struct{}
+}
+
+// New builds RigBench's main window into w with the real services.
+func New(a fyne.App, w fyne.Window) *UI { return NewWithServices(a, w, DefaultServices()) }
+
+// NewWithServices builds the window with the given services (tests pass a
+// fast simulator and a temporary history).
+func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
+	svc.SimSpeed = tourSpeed(svc.SimSpeed)
+	u := &UI{app: a, win: w, svc: svc, ready: make(chan struct{})}
+	prefs := a.Preferences()
+
+	u.Hardware = hwview.New()
+	kind := target.Kind(prefs.StringWithFallback(prefTarget, string(target.Demo)))
+	u.Target = target.NewChooser(kind)
+	u.Target.Set(target.Choice{Kind: kind, URL: prefs.String(prefEndpoint)})
+	u.Launch = launchview.New(a, w, u.Target, svc.Launch)
+	if c, ok := loadLaunch(prefs); ok {
+		u.Launch.Form.SetConfig(c)
+	}
+	u.Launch.Form.SetRecentModels(prefs.StringList(prefRecentModels))
+	u.Launch.SetUserPresets(loadPresets(prefs))
+	u.Launch.OnUserPresets = func(m map[string][]vllm.FlagValue) { savePresets(prefs, m) }
+	u.Launch.OnConfig = func(c vllm.LaunchConfig) { saveLaunch(prefs, c) }
+	u.Launch.OnReady = func(s *launchview.Server) {
+		u.Run.SetFacts(runview.Facts{MaxModelLen: s.MaxModelLen, KVCapacity: s.KVCapacity})
+	}
+
+	u.Run = runview.New(u.startRun)
+	if p, ok := loadPlan(prefs); ok {
+		u.Run.SetPlan(p)
+	}
+	u.Run.OnPlanChanged = func(p bench.Plan) { savePlan(prefs, p) }
+	u.Run.OnFinished = u.runFinished
+	u.Results = results.New()
+	src, note := openHistory()
+	u.History = history.New(w, src, note)
+	u.History.OnShow = func(r *bench.Run) { u.Results.SetRun(r, nil); u.SelectTab(TabResults) }
+	u.History.OnCompare = func(rs []*bench.Run) { u.Compare.SetRuns(rs, nil); u.SelectTab(TabCompare) }
+	u.History.OnExport = func(rs []*bench.Run) { export.Show(w, a, rs) }
+	u.History.Reload()
+	u.Compare = compare.New()
+
+	prevTarget := u.Target.OnChanged
+	u.Target.OnChanged = func(ch target.Choice) {
+		if prevTarget != nil {
+			prevTarget(ch)
+		}
+		prefs.SetString(prefTarget, string(ch.Kind))
+		if ch.Kind == target.Endpoint {
+			prefs.SetString(prefEndpoint, ch.URL)
+		}
+		u.Run.SetSimulated(ch.Kind == target.Demo)
+	}
+	u.Run.SetSimulated(u.Target.Choice().Kind == target.Demo)
+
+	u.tabs = container.NewAppTabs(
+		container.NewTabItemWithIcon(TabHardware, theme.ComputerIcon(), u.Hardware.Content()),
+		container.NewTabItemWithIcon(TabLaunch, theme.SettingsIcon(), u.Launch.Content()),
+		container.NewTabItemWithIcon(TabRun, theme.MediaPlayIcon(), u.Run.Content()),
+		container.NewTabItemWithIcon(TabResults, theme.GridIcon(), u.Results.Content()),
+		container.NewTabItemWithIcon(TabHistory, theme.HistoryIcon(), u.History.Content()),
+		container.NewTabItemWithIcon(TabCompare, theme.ListIcon(), u.Compare.Content()),
+	)
+	w.SetContent(u.tabs)
+	w.SetMainMenu(u.menu())
+	u.addShortcuts()
+	w.Resize(fyne.NewSize(float32(prefs.FloatWithFallback(prefWidth, defaultWidth)), float32(prefs.FloatWithFallback(prefHeight, defaultHeight))))
+	w.SetCloseIntercept(u.closing)
+	go u.detect()
+	if dir := os.Getenv(TourEnv); dir != "" {
+		go u.tour(dir)
+	}
+	return u
+}
+
+// Tabs is the window's tab bar.
+func (u *UI) Tabs() *container.AppTabs { return u.tabs }
+
+// SelectTab shows the tab with the given title.
+func (u *UI) SelectTab(title string) {
+	for _, it := range u.tabs.Items {
+		if it.Text == title {
+			u.tabs.Select(it)
+		}
+	}
+}
+
+// Ready is closed once hardware and Docker detection have finished and
+// the default target is chosen.
+func (u *UI) Ready() <-chan struct{} { return u.ready }
+
+// detect runs hardware and Docker detection off the UI goroutine. The demo
+// becomes the target when the machine cannot launch vLLM and the user has
+// not chosen one before.
+func (u *UI) detect() {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	snap := u.svc.Detect(ctx)
+	dock := hwview.Docker{Checked: true, Problem: "Docker was not checked."}
+	if u.svc.Docker != nil {
+		dock = u.svc.Docker(ctx)
+	}
+	fyne.Do(func() {
+		u.snapshot = &snap
+		u.Hardware.Set(snap, dock)
+		if u.app.Preferences().String(prefTarget) == "" {
+			u.Target.Set(target.Choice{Kind: target.Default(len(snap.GPUs) > 0, dock.Available && dock.NVIDIARuntime)})
+		}
+		close(u.ready)
+	})
+}
+
+func (u *UI) menu() *fyne.MainMenu {
+	return fyne.NewMainMenu(
+		fyne.NewMenu("File",
+			fyne.NewMenuItem("Import runs…", u.History.ImportDialog),
+			fyne.NewMenuItem("Export the run shown…", u.exportShown),
+		),
+		fyne.NewMenu("Run",
+			fyne.NewMenuItem("Start run", u.startShortcut),
+			fyne.NewMenuItem("Cancel run", u.Run.Cancel),
+		),
+	)
+}
+
+// startShortcut starts a run from anywhere and shows the Run tab.
+func (u *UI) startShortcut() {
+	u.SelectTab(TabRun)
+	u.Run.Start()
+}
+
+// exportShown exports the run shown in Results.
+func (u *UI) exportShown() {
+	r := u.Results.Run()
+	if r == nil {
+		dialog.ShowInformation("Nothing to export", "Finish a run or pick one in History first.", u.win)
+		return
+	}
+	export.Show(u.win, u.app, []*bench.Run{r})
+}
+
+// runFinished shows the run in Results, adds it to the history and sends a
+// notification.
+func (u *UI) runFinished(r *bench.Run, err error) {
+	if r == nil {
+		if err != nil {
+			dialog.ShowError(err, u.win)
+		}
+		return
+	}
+	if u.History.Source().Recorder() == nil {
+		u.History.Source().Add(r)
+	}
+	u.History.Reload()
+	u.Results.SetRun(r, nil)
+	msg := fmt.Sprintf("%s: %s", results.Title(r), r.Status)
+	if err != nil && r.Status != bench.RunCancelled {
+		msg += " (" + err.Error() + ")"
+	}
+	u.app.SendNotification(fyne.NewNotification("RigBench run finished", msg))
+}
+
+// closing asks before closing during a run, then cancels the run and stops
+// the container before the window goes.
+func (u *UI) closing() {
+	size := u.win.Canvas().Size()
+	u.app.Preferences().SetFloat(prefWidth, float64(size.Width))
+	u.app.Preferences().SetFloat(prefHeight, float64(size.Height))
+	if !u.Run.Running() && u.Launch.Server() == nil {
+		u.win.Close()
+		return
+	}
+	dialog.ShowConfirm("Stop and quit?", "A run or a server is still going. Quit RigBench and stop it? Cells measured so far are kept.", func(ok bool) {
+		if !ok {
+			return
+		}
+		u.Run.Cancel()
+		done := u.Run.Done()
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			u.Launch.StopAndWait(ctx)
+			cancel()
+			fyne.Do(u.win.Close)
+		}()
+	}, u.win)
+}

@@ -1,0 +1,148 @@
+// Package compare is the Compare view: 2–6 runs (measured or imported, such
+// as the reference RTX 3060 run) overlaid on the same charts, and a
+// per-cell table of each figure with its change in percent against the
+// first run, so the effect of a flag change is obvious.
+package compare
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/ui/chartview"
+	"github.com/rigbench/rigbench/ui/results"
+)
+
+// View is the Compare view. Its methods must run on the Fyne goroutine.
+type View struct {
+	runs    []*bench.Run
+	legend  *widget.Label
+	figure  *widget.Select
+	table   *widget.Table
+	t       report.Table
+	charts  *chartview.Gallery
+	content fyne.CanvasObject
+}
+
+// New returns an empty Compare view.
+func New() *View {
+	v := &View{charts: chartview.NewGallery(chart.DecodeTotal, chart.PerRequest, chart.TTFT, chart.Prefill)}
+	v.legend = widget.NewLabel("Tick two to six runs in History, then press Compare.")
+	v.legend.Wrapping = fyne.TextWrapWord
+	var names []string
+	for _, f := range report.CompareFigures {
+		names = append(names, f.Name)
+	}
+	v.figure = widget.NewSelect(names, func(string) { v.rebuild() })
+	v.table = widget.NewTable(
+		func() (int, int) { return len(v.t.Rows), 1 + len(v.runs) },
+		func() fyne.CanvasObject { return widget.NewLabel("Exceeds model length") },
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			o.(*widget.Label).SetText(v.cellText(id.Row, id.Col))
+		})
+	v.table.ShowHeaderRow = true
+	v.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		l := o.(*widget.Label)
+		switch {
+		case id.Col == 0:
+			l.SetText("Context × N")
+		case id.Col > 0 && id.Col <= len(v.runs):
+			l.SetText(chart.Letter(id.Col-1) + " " + results.Title(v.runs[id.Col-1]))
+		}
+	}
+	v.figure.SetSelected(names[0])
+	tabs := container.NewAppTabs(
+		container.NewTabItem("Charts", container.NewVScroll(v.charts.Content())),
+		container.NewTabItem("Per-cell change", container.NewBorder(container.NewHBox(widget.NewLabel("Figure"), v.figure), nil, nil, nil, v.table)),
+	)
+	v.content = container.NewBorder(v.legend, nil, nil, nil, tabs)
+	return v
+}
+
+// Content is the view's root object.
+func (v *View) Content() fyne.CanvasObject { return v.content }
+
+// Runs are the runs compared.
+func (v *View) Runs() []*bench.Run { return v.runs }
+
+// Rows returns the change table as text (header first).
+func (v *View) Rows() [][]string {
+	out := [][]string{{"Context × N"}}
+	for i, r := range v.runs {
+		out[0] = append(out[0], chart.Letter(i)+" "+results.Title(r))
+	}
+	for row := range v.t.Rows {
+		var line []string
+		for col := 0; col <= len(v.runs); col++ {
+			line = append(line, v.cellText(row, col))
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// ChartsRendered is how many charts hold a drawing.
+func (v *View) ChartsRendered() int { return v.charts.Rendered() }
+
+// SetRuns compares runs (2–6; the first is the baseline); chartsDone (may
+// be nil) runs when the charts are drawn.
+func (v *View) SetRuns(runs []*bench.Run, chartsDone func()) {
+	if len(runs) > chart.MaxRuns {
+		runs = runs[:chart.MaxRuns]
+	}
+	v.runs = runs
+	text := ""
+	for i, r := range runs {
+		if i > 0 {
+			text += "   "
+		}
+		text += chart.Letter(i) + ": " + results.Title(r)
+	}
+	if len(runs) > 0 {
+		text += "   (changes are against " + chart.Letter(0) + ")"
+	}
+	v.legend.SetText(text)
+	v.rebuild()
+	v.charts.Set(runs, chartsDone)
+}
+
+func (v *View) rebuild() {
+	f := report.CompareFigures[0]
+	for _, ff := range report.CompareFigures {
+		if ff.Name == v.figure.Selected {
+			f = ff
+		}
+	}
+	v.t = report.Compare(v.runs, f)
+	for i := 1; i <= len(v.runs); i++ {
+		v.table.SetColumnWidth(i, 220)
+	}
+	v.table.SetColumnWidth(0, 120)
+	v.table.Refresh()
+}
+
+func (v *View) cellText(row, col int) string {
+	if row >= len(v.t.Rows) {
+		return ""
+	}
+	r := v.t.Rows[row]
+	if col == 0 {
+		if v.t.Figure.Phase == bench.PhasePrefill {
+			return bench.ContextLabel(r.Context)
+		}
+		return bench.ContextLabel(r.Context) + " × " + itoa(r.Concurrency)
+	}
+	e := r.Entries[col-1]
+	switch {
+	case e.Has && e.HasChange:
+		return report.FormatFigure(e.Value) + "  (" + report.FormatChange(e.ChangePct) + ")"
+	case e.Has:
+		return report.FormatFigure(e.Value)
+	case e.Status != "":
+		return string(e.Status)
+	}
+	return "—"
+}

@@ -1,0 +1,67 @@
+package export
+
+import (
+	"path/filepath"
+
+	"fyne.io/fyne/v2"
+	fc "fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/rigbench/rigbench/engine/bench"
+)
+
+// Show opens the export dialog for runs: pick a format, then a file; or
+// copy the Markdown to the clipboard.
+func Show(win fyne.Window, a fyne.App, runs []*bench.Run) {
+	var names []string
+	for _, f := range Formats() {
+		names = append(names, string(f))
+	}
+	format := widget.NewSelect(names, nil)
+	format.SetSelected(string(JSON))
+	if len(runs) > 1 {
+		format.SetSelected(string(HTML))
+	}
+	status := widget.NewLabel("")
+	status.Wrapping = fyne.TextWrapWord
+	dark := a.Settings().ThemeVariant() == theme.VariantDark
+	copyMD := widget.NewButtonWithIcon("Copy Markdown", theme.ContentCopyIcon(), func() {
+		md, err := MarkdownText(runs)
+		if err != nil {
+			status.SetText(err.Error())
+			return
+		}
+		a.Clipboard().SetContent(md)
+		status.SetText("Markdown copied to the clipboard.")
+	})
+	form := widget.NewForm(widget.NewFormItem("Format", format))
+	content := widget.NewCard("", "", fc.NewVBox(form, copyMD, status))
+	d := dialog.NewCustomConfirm("Export", "Save…", "Close", content, func(save bool) {
+		if !save {
+			return
+		}
+		f := Format(format.Selected)
+		fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+			if err != nil || w == nil {
+				return
+			}
+			path := w.URI().Path()
+			w.Close()
+			go func() {
+				err := WriteFile(path, f, runs, dark)
+				fyne.Do(func() {
+					if err != nil {
+						dialog.ShowError(err, win)
+						return
+					}
+					dialog.ShowInformation("Exported", "Saved "+filepath.Base(path)+".", win)
+				})
+			}()
+		}, win)
+		fd.SetFileName(FileName(runs, f))
+		fd.Show()
+	}, win)
+	d.Show()
+}

@@ -1,0 +1,45 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/report"
+)
+
+// ReadFile reads a run from an exported JSON file or a reference CSV
+// (told apart by the extension), marked as imported.
+func ReadFile(path string) (*bench.Run, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("could not open %s: %w", filepath.Base(path), err)
+	}
+	defer f.Close()
+	var r *bench.Run
+	if strings.EqualFold(filepath.Ext(path), ".csv") {
+		r, err = report.ReadReferenceCSVNamed(f, filepath.Base(path))
+	} else {
+		r, err = bench.ReadRun(f)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	r.Origin = bench.OriginImported
+	return r, nil
+}
+
+// ImportFile reads path and stores the run in src.
+func ImportFile(ctx context.Context, src Source, path string) (*bench.Run, error) {
+	r, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := src.Import(ctx, r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}

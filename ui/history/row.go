@@ -1,0 +1,82 @@
+package history
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rigbench/rigbench/engine/bench"
+)
+
+// columns of the history table.
+var columns = []string{"", "Date", "Name", "GPU", "Model", "Engine", "Best tok/s", "Status", "Tags"}
+
+// cellText is the text of one history table cell.
+func cellText(r *bench.Run, col int, selected bool) string {
+	switch col {
+	case 0:
+		if selected {
+			return "☑"
+		}
+		return "☐"
+	case 1:
+		if r.CreatedAt.IsZero() {
+			return ""
+		}
+		return r.CreatedAt.Local().Format("2006-01-02 15:04")
+	case 2:
+		n := r.Name
+		if r.Simulated {
+			n += " (simulated)"
+		}
+		return n
+	case 3:
+		if r.Hardware != nil && len(r.Hardware.GPUs) > 0 {
+			return r.Hardware.GPUs[0].Name
+		}
+		if r.Simulated {
+			return "simulated"
+		}
+		return ""
+	case 4:
+		return r.Server.Model
+	case 5:
+		return strings.TrimSpace(r.Server.Engine + " " + r.Server.Version)
+	case 6:
+		if b := best(r); b > 0 {
+			return fmt.Sprintf("%.1f", b)
+		}
+		return ""
+	case 7:
+		s := string(r.Status)
+		if r.Origin == bench.OriginImported {
+			s += ", imported"
+		}
+		return s
+	default:
+		return strings.Join(r.Tags, ", ")
+	}
+}
+
+// best is the run's highest decode total tok/s: the headline figure.
+func best(r *bench.Run) float64 {
+	b := 0.0
+	for _, c := range r.Cells {
+		if c.Phase == bench.PhaseDecode && c.Status.Ran() && c.TotalTokS > b {
+			b = c.TotalTokS
+		}
+	}
+	return b
+}
+
+// matches reports whether a run matches the filter text: every word must
+// appear in the name, model, GPU, engine, tags, notes or status.
+func matches(r *bench.Run, filter string) bool {
+	hay := strings.ToLower(strings.Join([]string{r.Name, r.Server.Model, cellText(r, 3, false), r.Server.Engine,
+		r.Server.Version, strings.Join(r.Tags, " "), r.Notes, string(r.Status), map[bool]string{true: "simulated"}[r.Simulated]}, " "))
+	for _, w := range strings.Fields(strings.ToLower(filter)) {
+		if !strings.Contains(hay, w) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,118 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+
+	"github.com/rigbench/rigbench/engine/bench"
+)
+
+// Source is where the History view reads and edits runs: the SQLite
+// history store in the app, a session-only list when no database could be
+// opened.
+type Source interface {
+	// List returns the runs, newest first; cells may be left out.
+	List(ctx context.Context) ([]*bench.Run, error)
+	// Get returns one run with every cell.
+	Get(ctx context.Context, uuid string) (*bench.Run, error)
+	Rename(ctx context.Context, uuid, name string) error
+	SetTags(ctx context.Context, uuid string, tags []string) error
+	SetNotes(ctx context.Context, uuid, notes string) error
+	Delete(ctx context.Context, uuid string) error
+	// Import stores a run read from a file (idempotent by UUID).
+	Import(ctx context.Context, r *bench.Run) error
+	// Recorder returns the observer that saves a run as it is measured, or
+	// nil when runs are added after they finish (Add).
+	Recorder() bench.Observer
+	// Add keeps a finished run that the recorder did not save.
+	Add(r *bench.Run)
+}
+
+// Memory is a Source that keeps this session's runs in memory, for when
+// the history database cannot be opened: runs still show, compare and
+// export, and the view says they will not be kept.
+type Memory struct {
+	mu   sync.Mutex
+	runs []*bench.Run
+}
+
+var _ Source = (*Memory)(nil)
+
+// List returns the runs, newest first.
+func (m *Memory) List(context.Context) ([]*bench.Run, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := slices.Clone(m.runs)
+	slices.Reverse(out)
+	return out, nil
+}
+
+// Get returns a run by UUID.
+func (m *Memory) Get(_ context.Context, id string) (*bench.Run, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range m.runs {
+		if r.UUID == id {
+			return r, nil
+		}
+	}
+	return nil, errors.New("that run is no longer in the history")
+}
+
+func (m *Memory) edit(id string, f func(r *bench.Run)) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range m.runs {
+		if r.UUID == id {
+			f(r)
+			return nil
+		}
+	}
+	return errors.New("that run is no longer in the history")
+}
+
+// Rename sets a run's name.
+func (m *Memory) Rename(_ context.Context, id, name string) error {
+	return m.edit(id, func(r *bench.Run) { r.Name = name })
+}
+
+// SetTags sets a run's tags.
+func (m *Memory) SetTags(_ context.Context, id string, tags []string) error {
+	return m.edit(id, func(r *bench.Run) { r.Tags = tags })
+}
+
+// SetNotes sets a run's notes.
+func (m *Memory) SetNotes(_ context.Context, id, notes string) error {
+	return m.edit(id, func(r *bench.Run) { r.Notes = notes })
+}
+
+// Delete removes a run.
+func (m *Memory) Delete(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.runs = slices.DeleteFunc(m.runs, func(r *bench.Run) bool { return r.UUID == id })
+	return nil
+}
+
+// Import adds a run unless one with its UUID is there.
+func (m *Memory) Import(_ context.Context, r *bench.Run) error {
+	m.Add(r)
+	return nil
+}
+
+// Recorder is nil: runs are added when they finish.
+func (m *Memory) Recorder() bench.Observer { return nil }
+
+// Add keeps a run unless one with its UUID is there.
+func (m *Memory) Add(r *bench.Run) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, x := range m.runs {
+		if x.UUID == r.UUID && r.UUID != "" {
+			return
+		}
+	}
+	m.runs = append(m.runs, r)
+}

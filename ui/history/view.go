@@ -1,0 +1,332 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/report/chart"
+)
+
+// View is the History view. Its methods must run on the Fyne goroutine.
+type View struct {
+	src      Source
+	win      fyne.Window
+	all      []*bench.Run
+	shown    []*bench.Run
+	selected []string // UUIDs, in the order picked
+	filter   *widget.Entry
+	table    *widget.Table
+	info     *widget.Label
+	content  fyne.CanvasObject
+
+	// OnShow opens a run in Results; OnCompare compares the selection;
+	// OnExport exports it.
+	OnShow    func(*bench.Run)
+	OnCompare func([]*bench.Run)
+	OnExport  func([]*bench.Run)
+}
+
+// New builds the view over src; note explains a session-only history ("" for
+// the database).
+func New(win fyne.Window, src Source, note string) *View {
+	v := &View{src: src, win: win}
+	v.filter = widget.NewEntry()
+	v.filter.SetPlaceHolder("Filter by model, GPU, tag, note…")
+	v.filter.OnChanged = func(string) { v.applyFilter() }
+	v.info = widget.NewLabel(note)
+	v.info.Wrapping = fyne.TextWrapWord
+	v.table = widget.NewTable(
+		func() (int, int) { return len(v.shown), len(columns) },
+		func() fyne.CanvasObject { return widget.NewLabel("2025-01-01 00:00") },
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			r := v.shown[id.Row]
+			o.(*widget.Label).SetText(cellText(r, id.Col, slices.Contains(v.selected, r.UUID)))
+		})
+	v.table.ShowHeaderRow = true
+	v.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		if id.Col >= 0 {
+			o.(*widget.Label).SetText(columns[id.Col])
+		}
+	}
+	v.table.OnSelected = func(id widget.TableCellID) {
+		v.table.UnselectAll()
+		if id.Row >= 0 && id.Row < len(v.shown) {
+			v.Toggle(v.shown[id.Row].UUID)
+		}
+	}
+	for i, w := range []float32{36, 140, 220, 200, 200, 120, 90, 150, 140} {
+		v.table.SetColumnWidth(i, w)
+	}
+	bar := container.NewHBox(
+		widget.NewButtonWithIcon("Show", theme.VisibilityIcon(), v.show),
+		widget.NewButtonWithIcon("Compare", theme.ListIcon(), v.compare),
+		widget.NewButtonWithIcon("Export", theme.DocumentSaveIcon(), v.export),
+		widget.NewButtonWithIcon("Rename", theme.DocumentCreateIcon(), v.rename),
+		widget.NewButtonWithIcon("Tags & notes", theme.InfoIcon(), v.annotate),
+		widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), v.deleteSelected),
+		widget.NewButtonWithIcon("Import…", theme.FolderOpenIcon(), v.ImportDialog),
+	)
+	v.content = container.NewBorder(container.NewVBox(v.info, v.filter, bar), nil, nil, nil, v.table)
+	return v
+}
+
+// Content is the view's root object.
+func (v *View) Content() fyne.CanvasObject { return v.content }
+
+// Source is the view's history.
+func (v *View) Source() Source { return v.src }
+
+// Reload reads the list again (off the UI goroutine) and shows it.
+func (v *View) Reload() {
+	go func() {
+		runs, err := v.src.List(context.Background())
+		fyne.Do(func() {
+			if err != nil {
+				v.info.SetText(err.Error())
+				return
+			}
+			v.all = runs
+			v.applyFilter()
+		})
+	}()
+}
+
+// Set shows runs directly (the caller loaded them).
+func (v *View) Set(runs []*bench.Run) {
+	v.all = runs
+	v.applyFilter()
+}
+
+// Shown returns the runs the table lists, in order.
+func (v *View) Shown() []*bench.Run { return v.shown }
+
+// SetFilter types a filter.
+func (v *View) SetFilter(s string) { v.filter.SetText(s) }
+
+// Selected returns the selected runs, in the order picked.
+func (v *View) Selected() []*bench.Run {
+	var out []*bench.Run
+	for _, id := range v.selected {
+		for _, r := range v.all {
+			if r.UUID == id {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// Toggle selects or deselects a run; at most chart.MaxRuns stay selected.
+func (v *View) Toggle(uuid string) {
+	if i := slices.Index(v.selected, uuid); i >= 0 {
+		v.selected = slices.Delete(v.selected, i, i+1)
+	} else {
+		if len(v.selected) >= chart.MaxRuns {
+			v.selected = v.selected[1:]
+		}
+		v.selected = append(v.selected, uuid)
+	}
+	v.table.Refresh()
+}
+
+func (v *View) applyFilter() {
+	v.shown = v.shown[:0]
+	for _, r := range v.all {
+		if matches(r, v.filter.Text) {
+			v.shown = append(v.shown, r)
+		}
+	}
+	v.table.Refresh()
+}
+
+// full loads the selected runs with their cells, off the UI goroutine.
+func (v *View) full(least int, then func([]*bench.Run)) {
+	sel := v.Selected()
+	if len(sel) < least {
+		if least == 2 {
+			dialog.ShowInformation("Pick runs", "Tick two to six runs to compare them.", v.win)
+		} else {
+			dialog.ShowInformation("Pick a run", "Tick a run in the table first.", v.win)
+		}
+		return
+	}
+	go func() {
+		var out []*bench.Run
+		var err error
+		for _, r := range sel {
+			var g *bench.Run
+			if g, err = v.src.Get(context.Background(), r.UUID); err != nil {
+				break
+			}
+			out = append(out, g)
+		}
+		fyne.Do(func() {
+			if err != nil {
+				dialog.ShowError(err, v.win)
+				return
+			}
+			then(out)
+		})
+	}()
+}
+
+func (v *View) show() {
+	v.full(1, func(rs []*bench.Run) {
+		if v.OnShow != nil {
+			v.OnShow(rs[len(rs)-1])
+		}
+	})
+}
+
+func (v *View) compare() {
+	v.full(2, func(rs []*bench.Run) {
+		if v.OnCompare != nil {
+			v.OnCompare(rs)
+		}
+	})
+}
+
+func (v *View) export() {
+	v.full(1, func(rs []*bench.Run) {
+		if v.OnExport != nil {
+			v.OnExport(rs)
+		}
+	})
+}
+
+// one returns the single selected run for edits, or says to pick one.
+func (v *View) one() *bench.Run {
+	sel := v.Selected()
+	if len(sel) != 1 {
+		dialog.ShowInformation("Pick one run", "Tick exactly one run to edit it.", v.win)
+		return nil
+	}
+	return sel[0]
+}
+
+func (v *View) rename() {
+	r := v.one()
+	if r == nil {
+		return
+	}
+	e := widget.NewEntry()
+	e.SetText(r.Name)
+	dialog.ShowForm("Rename run", "Rename", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", e)}, func(ok bool) {
+		if ok {
+			v.edit(func(ctx context.Context) error { return v.src.Rename(ctx, r.UUID, strings.TrimSpace(e.Text)) })
+		}
+	}, v.win)
+}
+
+func (v *View) annotate() {
+	r := v.one()
+	if r == nil {
+		return
+	}
+	tags := widget.NewEntry()
+	tags.SetText(strings.Join(r.Tags, ", "))
+	notes := widget.NewMultiLineEntry()
+	notes.SetText(r.Notes)
+	dialog.ShowForm("Tags and notes", "Save", "Cancel", []*widget.FormItem{
+		widget.NewFormItem("Tags", tags), widget.NewFormItem("Notes", notes),
+	}, func(ok bool) {
+		if ok {
+			var ts []string
+			for _, t := range strings.Split(tags.Text, ",") {
+				if t = strings.TrimSpace(t); t != "" {
+					ts = append(ts, t)
+				}
+			}
+			v.edit(func(ctx context.Context) error {
+				if err := v.src.SetTags(ctx, r.UUID, ts); err != nil {
+					return err
+				}
+				return v.src.SetNotes(ctx, r.UUID, notes.Text)
+			})
+		}
+	}, v.win)
+}
+
+func (v *View) deleteSelected() {
+	sel := v.Selected()
+	if len(sel) == 0 {
+		dialog.ShowInformation("Pick runs", "Tick the runs to delete first.", v.win)
+		return
+	}
+	dialog.ShowConfirm("Delete runs?", fmt.Sprintf("Delete %d run(s) from the history? This cannot be undone.", len(sel)), func(ok bool) {
+		if ok {
+			v.Delete(sel)
+		}
+	}, v.win)
+}
+
+// Delete removes runs without asking (the confirmation is the caller's).
+func (v *View) Delete(runs []*bench.Run) {
+	v.edit(func(ctx context.Context) error {
+		for _, r := range runs {
+			if err := v.src.Delete(ctx, r.UUID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	v.selected = nil
+}
+
+// edit runs a change off the UI goroutine, then reloads.
+func (v *View) edit(f func(ctx context.Context) error) {
+	go func() {
+		err := f(context.Background())
+		fyne.Do(func() {
+			if err != nil {
+				dialog.ShowError(err, v.win)
+			}
+			v.Reload()
+		})
+	}()
+}
+
+// ImportDialog asks for a file and imports it.
+func (v *View) ImportDialog() {
+	dialog.ShowFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			return
+		}
+		path := r.URI().Path()
+		r.Close()
+		v.Import(path, nil)
+	}, v.win)
+}
+
+// Import imports a file off the UI goroutine; done (may be nil) gets the
+// run or the error on the Fyne goroutine after the list is reloaded.
+func (v *View) Import(path string, done func(*bench.Run, error)) {
+	go func() {
+		r, err := ImportFile(context.Background(), v.src, path)
+		runs, lerr := v.src.List(context.Background())
+		fyne.Do(func() {
+			if lerr == nil {
+				v.all = runs
+				v.applyFilter()
+			}
+			if err == nil && lerr != nil {
+				err = lerr
+			}
+			if done != nil {
+				done(r, err)
+			} else if err != nil {
+				dialog.ShowError(errors.Unwrap(fmt.Errorf("import: %w", err)), v.win)
+			}
+		})
+	}()
+}

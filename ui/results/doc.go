@@ -1,0 +1,4 @@
+// Package results is the Results view of one run: the decode matrix as on
+// the reference page (total tok/s and TTFT, or the status), the prefill
+// table, a sortable table of every measurement, and the charts.
+package results

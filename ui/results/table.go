@@ -1,0 +1,84 @@
+package results
+
+import (
+	"slices"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/rigbench/rigbench/engine/bench"
+)
+
+// table is the sortable table of all measurements. Tapping a header sorts
+// by that column; tapping it again reverses the order.
+type table struct {
+	cells   []bench.Cell
+	sortCol int
+	desc    bool
+	t       *widget.Table
+}
+
+func newTable() *table {
+	tb := &table{sortCol: -1}
+	tb.t = widget.NewTable(
+		func() (int, int) { return len(tb.cells), len(columns) },
+		func() fyne.CanvasObject { return widget.NewLabel("Per-request tok/s") },
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			o.(*widget.Label).SetText(columns[id.Col].text(tb.cells[id.Row]))
+		})
+	tb.t.ShowHeaderRow = true
+	tb.t.CreateHeader = func() fyne.CanvasObject { return widget.NewButton("", nil) }
+	tb.t.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		b := o.(*widget.Button)
+		if id.Col < 0 {
+			b.SetText("")
+			return
+		}
+		b.SetText(headerText(id.Col, tb.sortCol, tb.desc))
+		col := id.Col
+		b.OnTapped = func() { tb.SortBy(col) }
+	}
+	for i, c := range columns {
+		w := float32(90)
+		switch c.title {
+		case "Status":
+			w = 150
+		case "Per-request tok/s", "Output tokens":
+			w = 130
+		case "Reason":
+			w = 260
+		}
+		tb.t.SetColumnWidth(i, w)
+	}
+	return tb
+}
+
+func (tb *table) set(cells []bench.Cell) {
+	tb.cells = slices.Clone(cells)
+	tb.sort()
+	tb.t.Refresh()
+}
+
+// SortBy sorts by column i; a second call on the same column reverses.
+func (tb *table) SortBy(i int) {
+	if tb.sortCol == i {
+		tb.desc = !tb.desc
+	} else {
+		tb.sortCol, tb.desc = i, false
+	}
+	tb.sort()
+	tb.t.Refresh()
+}
+
+func (tb *table) sort() {
+	if tb.sortCol < 0 {
+		return
+	}
+	less := columns[tb.sortCol].less
+	slices.SortStableFunc(tb.cells, func(a, b bench.Cell) int {
+		if tb.desc {
+			return less(b, a)
+		}
+		return less(a, b)
+	})
+}

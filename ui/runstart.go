@@ -1,0 +1,71 @@
+package ui
+
+import (
+	"context"
+	"errors"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/sim"
+	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/ui/launchview"
+	"github.com/rigbench/rigbench/ui/target"
+)
+
+// startRun is the Run view's StartFunc: it turns the chosen target into a
+// session and runs it on the caller's goroutine (never the UI's).
+func (u *UI) startRun(ctx context.Context, plan bench.Plan, obs bench.Observer) (*bench.Run, error) {
+	var ch target.Choice
+	var srv *launchview.Server
+	var rec *bench.Launch
+	var snap *hardware.Snapshot
+	fyne.DoAndWait(func() {
+		snap = u.snapshot
+		ch = u.Target.Choice()
+		srv = u.Launch.Server()
+		cfg := u.Launch.Form.Config()
+		r := cfg.Record()
+		rec = &r
+	})
+	o := session.Options{Plan: plan, Observers: []bench.Observer{obs}, Hardware: snap}
+	if rr := u.History.Source().Recorder(); rr != nil {
+		o.Observers = append(o.Observers, rr)
+	}
+	switch ch.Kind {
+	case target.Demo:
+		o.Kind = session.Demo
+		o.Sim = sim.Config{Speed: max(1, u.svc.SimSpeed)}
+	case target.Endpoint:
+		if p := target.CheckURL(ch); p != "" {
+			return nil, errors.New(p)
+		}
+		o.Kind, o.Endpoint, o.APIKey = session.Endpoint, ch.URL, ch.APIKey
+	case target.Launch:
+		if srv == nil {
+			return nil, errors.New("start the server in the Launch tab first, or choose an existing endpoint or the demo")
+		}
+		o.Kind = session.Launch
+		o.Launcher = readyServer{srv: srv, record: rec}
+	}
+	return u.svc.Session(ctx, o)
+}
+
+// readyServer hands a server the Launch view already started to a session.
+// Its Stop does nothing: the Launch view owns the container and stops it
+// when the user says so or the window closes.
+type readyServer struct {
+	srv    *launchview.Server
+	record *bench.Launch
+}
+
+var _ session.Launcher = readyServer{}
+
+// Launch returns the running server.
+func (r readyServer) Launch(context.Context, func(string)) (*session.Server, error) {
+	return &session.Server{
+		Endpoint: r.srv.Endpoint, APIKey: r.srv.APIKey, KVCapacityFromLog: r.srv.KVCapacity,
+		Record: r.record, Stop: func(context.Context) error { return nil },
+	}, nil
+}

@@ -1,0 +1,45 @@
+package ui
+
+import (
+	"context"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/ui/hwview"
+	"github.com/rigbench/rigbench/ui/launchview"
+)
+
+// Services are what the window talks to. Tests replace single fields; New
+// uses DefaultServices.
+type Services struct {
+	// Detect returns the hardware snapshot.
+	Detect func(ctx context.Context) hardware.Snapshot
+	// Docker checks the Docker daemon and the NVIDIA runtime.
+	Docker func(ctx context.Context) hwview.Docker
+	// Session runs one benchmark end to end.
+	Session func(ctx context.Context, o session.Options) (*bench.Run, error)
+	// Launch starts a vLLM container for the Launch view; nil where
+	// RigBench cannot start containers.
+	Launch launchview.LaunchFunc
+	// SimSpeed divides the simulator's durations in demo mode (1 = real
+	// time; the screenshot tour and tests go faster).
+	SimSpeed float64
+}
+
+// DefaultServices wires the real detection, session and launcher.
+func DefaultServices() Services {
+	return Services{
+		Detect:   func(ctx context.Context) hardware.Snapshot { return hardware.Detect(ctx) },
+		Docker:   dockerStatus,
+		Session:  session.Run,
+		SimSpeed: 1,
+	}
+}
+
+// dockerStatus is replaced by engine/docker's daemon check once that
+// package lands; until then the app reports Docker as unchecked, which
+// makes the demo the default target.
+func dockerStatus(ctx context.Context) hwview.Docker {
+	return hwview.Docker{Checked: true, Problem: "RigBench's Docker support is not built into this version: benchmark an existing endpoint or the demo instead."}
+}

@@ -1,0 +1,140 @@
+package ui
+
+import (
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/ui/target"
+)
+
+// AppID is RigBench's application id (preferences live under it).
+const AppID = "io.github.rigbench.rigbench"
+
+// TourEnv names the environment variable that starts the screenshot tour:
+// RIGBENCH_TOUR=DIR makes the app run a small demo benchmark, visit every
+// view, write one PNG per view into DIR, and quit. scripts/screenshots.sh
+// runs it under Xvfb.
+const TourEnv = "RIGBENCH_TOUR"
+
+// tourSimSpeed makes the tour's demo run take seconds, not minutes.
+const tourSimSpeed = 30
+
+// ReferenceEnv may name a reference CSV the tour imports so the Compare
+// view has two runs to show.
+const ReferenceEnv = "RIGBENCH_TOUR_REFERENCE"
+
+// tour walks the views. It runs on its own goroutine and touches the UI
+// only through fyne.Do / fyne.DoAndWait.
+func (u *UI) tour(dir string) {
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, "rigbench tour:", err)
+		fyne.Do(u.app.Quit)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fail(err)
+		return
+	}
+	<-u.ready
+	shot := func(name string, settle time.Duration) {
+		time.Sleep(settle)
+		var img image.Image
+		fyne.DoAndWait(func() { img = u.win.Canvas().Capture() })
+		f, err := os.Create(filepath.Join(dir, name+".png"))
+		if err == nil {
+			err = png.Encode(f, img)
+			f.Close()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "rigbench tour:", err)
+		}
+	}
+	step := func(f func()) { fyne.DoAndWait(f) }
+
+	step(func() { u.SelectTab(TabHardware) })
+	shot("1-hardware", time.Second)
+
+	step(func() {
+		u.Target.Set(target.Choice{Kind: target.Launch})
+		u.Launch.PasteCommand(`docker run --gpus all --ipc=host -p 8000:8000 vllm/vllm-openai:v0.11.0 --model Qwen/Qwen2.5-1.5B-Instruct --max-model-len 32768 --gpu-memory-utilization 0.92 --max-num-seqs 64 --enable-prefix-caching`)
+		u.SelectTab(TabLaunch)
+	})
+	shot("2-launch", time.Second)
+
+	runDone := make(chan struct{})
+	step(func() {
+		u.Target.Set(target.Choice{Kind: target.Demo})
+		u.Run.SetPlanText("0, 16K, 32K, 64K", "1, 2, 4, 8, 16, 32", "8K, 16K, 32K", "3", "512")
+		prev := u.Run.OnFinished
+		u.Run.OnFinished = func(r *bench.Run, err error) {
+			prev(r, err)
+			u.Run.OnFinished = prev
+			close(runDone)
+		}
+		u.SelectTab(TabRun)
+	})
+	shot("3-run-plan", 800*time.Millisecond)
+	step(u.Run.Start)
+	shot("4-run-live", 6*time.Second)
+	select {
+	case <-runDone:
+	case <-time.After(5 * time.Minute):
+		fail(fmt.Errorf("the demo run did not finish in 5 minutes"))
+		return
+	}
+	step(func() { u.SelectTab(TabRun) })
+	shot("5-run-done", 800*time.Millisecond)
+
+	step(func() { u.SelectTab(TabResults) })
+	shot("6-results-matrix", time.Second)
+	step(func() { u.Results.Tabs().SelectIndex(2) })
+	shot("7-results-table", 800*time.Millisecond)
+	step(func() { u.Results.Tabs().SelectIndex(3) })
+	shot("8-results-charts", 2*time.Second)
+
+	if ref := os.Getenv(ReferenceEnv); ref != "" {
+		imported := make(chan struct{})
+		step(func() { u.History.Import(ref, func(*bench.Run, error) { close(imported) }) })
+		<-imported
+	}
+	step(func() {
+		u.History.Reload()
+		u.SelectTab(TabHistory)
+	})
+	time.Sleep(time.Second)
+	step(func() {
+		for _, r := range u.History.Shown() {
+			u.History.Toggle(r.UUID)
+		}
+	})
+	shot("9-history", 800*time.Millisecond)
+
+	compared := make(chan struct{})
+	step(func() {
+		sel := u.History.Selected()
+		u.Compare.SetRuns(sel, func() { close(compared) })
+		u.SelectTab(TabCompare)
+	})
+	<-compared
+	shot("10-compare", time.Second)
+	fyne.Do(u.app.Quit)
+}
+
+// tourSpeed returns the simulator speed the environment asks for:
+// RIGBENCH_SIM_SPEED, or the tour's default when the tour runs.
+func tourSpeed(def float64) float64 {
+	if s, err := strconv.ParseFloat(os.Getenv("RIGBENCH_SIM_SPEED"), 64); err == nil && s >= 1 {
+		return s
+	}
+	if os.Getenv(TourEnv) != "" {
+		return tourSimSpeed
+	}
+	return def
+}
