@@ -44,9 +44,12 @@ type Fact struct {
 	Version string  `json:"version,omitempty"`
 }
 
-// Number patterns: vLLM prints counts with thousands separators.
-const num = `(\d[\d,]*)`
-const dec = `(\d[\d,]*(?:\.\d+)?)`
+// Number patterns: vLLM prints counts with or without thousands separators
+// ("36,864" or "36864"); a comma after a number is punctuation, not a digit.
+const (
+	num = `(\d{1,3}(?:,\d{3})+|\d+)`
+	dec = `((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)`
+)
 
 var (
 	reKVTokens    = regexp.MustCompile(`(?i)KV cache size:\s*` + num + `\s*tokens`)

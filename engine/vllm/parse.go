@@ -6,6 +6,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mattn/go-shellwords"
 )
@@ -64,6 +65,9 @@ func ParseCommandReport(line string) (LaunchConfig, ParseReport, error) {
 // variable or command substitution). Text after an unquoted ; & | < or >
 // is returned as rest: it belongs to another command.
 func splitWords(line string) (words []string, rest string, err error) {
+	if !utf8.ValidString(line) {
+		return nil, "", errors.New("the command contains bytes that are not text: copy it again from the terminal")
+	}
 	line = joinContinuations(line)
 	p := shellwords.NewParser()
 	words, err = p.Parse(line)

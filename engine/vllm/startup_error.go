@@ -12,19 +12,20 @@ type ErrorKind string
 
 // Start-up failures (shared/VLLM.md, "Fatal").
 const (
-	ErrOutOfMemory          ErrorKind = "out_of_memory"
-	ErrFreeMemory           ErrorKind = "free_memory_below_utilization"
-	ErrNoCacheMemory        ErrorKind = "no_kv_cache_memory"
-	ErrMaxModelLen          ErrorKind = "max_model_len_above_kv_cache"
-	ErrQuantizationGPU      ErrorKind = "quantization_unsupported_gpu"
-	ErrNoAttentionBackend   ErrorKind = "no_attention_backend"
-	ErrGatedModel           ErrorKind = "gated_model"
-	ErrModelNotFound        ErrorKind = "model_not_found"
-	ErrArchitecture         ErrorKind = "architecture_unsupported"
-	ErrTrustRemoteCode      ErrorKind = "trust_remote_code_needed"
-	ErrUnknownArgument      ErrorKind = "unrecognized_argument"
-	ErrInvalidArgumentValue ErrorKind = "invalid_argument_value"
-	ErrNoGPU                ErrorKind = "no_gpu_visible"
+	ErrOutOfMemory           ErrorKind = "out_of_memory"
+	ErrFreeMemory            ErrorKind = "free_memory_below_utilization"
+	ErrNoCacheMemory         ErrorKind = "no_kv_cache_memory"
+	ErrMaxModelLen           ErrorKind = "max_model_len_above_kv_cache"
+	ErrMaxModelLenAboveModel ErrorKind = "max_model_len_above_model_limit"
+	ErrQuantizationGPU       ErrorKind = "quantization_unsupported_gpu"
+	ErrNoAttentionBackend    ErrorKind = "no_attention_backend"
+	ErrGatedModel            ErrorKind = "gated_model"
+	ErrModelNotFound         ErrorKind = "model_not_found"
+	ErrArchitecture          ErrorKind = "architecture_unsupported"
+	ErrTrustRemoteCode       ErrorKind = "trust_remote_code_needed"
+	ErrUnknownArgument       ErrorKind = "unrecognized_argument"
+	ErrInvalidArgumentValue  ErrorKind = "invalid_argument_value"
+	ErrNoGPU                 ErrorKind = "no_gpu_visible"
 )
 
 // StartupError is a recognised fatal start-up failure: what went wrong in one
@@ -69,6 +70,12 @@ var errorRules = []errorRule{
 		n := atoi(m[2])
 		return &StartupError{Kind: ErrMaxModelLen, SuggestedMaxModelLen: n,
 			Explanation: fmt.Sprintf("max model length %s too large for this card's KV cache", m[1]),
+			Fix:         fmt.Sprintf("try --max-model-len %d", n)}
+	}},
+	{regexp.MustCompile(`User-specified max_model_len \(` + num + `\) is greater than the derived max_model_len \((?:max_position_embeddings=)?` + num), 88, func(m []string) *StartupError {
+		n := atoi(m[2])
+		return &StartupError{Kind: ErrMaxModelLenAboveModel, SuggestedMaxModelLen: n,
+			Explanation: fmt.Sprintf("max model length %s is above the model's own limit of %d tokens", m[1], n),
 			Fix:         fmt.Sprintf("try --max-model-len %d", n)}
 	}},
 	{regexp.MustCompile(`Free memory on device \(` + dec + `/` + dec + ` GiB\) on startup is less than desired GPU memory utilization \(` + dec + `, ` + dec + ` GiB\)`), 80, func(m []string) *StartupError {

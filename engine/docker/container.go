@@ -1,0 +1,161 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
+	"github.com/rigbench/rigbench/engine/vllm"
+)
+
+// Container is a running server RigBench started. Stop it when done.
+type Container struct {
+	l        *Launcher
+	id, name string
+	port     int
+	apiKey   string
+	cfg      vllm.LaunchConfig
+	redact   redactor
+	facts    *vllm.StartupFacts
+	tail     tail
+
+	logCancel context.CancelFunc
+	logsDone  chan struct{}
+	following bool // followLogs ran, so logsDone will close
+	stopOnce  sync.Once
+	stopErr   error
+}
+
+func newContainer(l *Launcher, id, name string, port int, apiKey string, cfg vllm.LaunchConfig, r redactor) *Container {
+	bs, _ := cfg.Get("--block-size")
+	n, _ := strconv.Atoi(bs)
+	return &Container{l: l, id: id, name: name, port: port, apiKey: apiKey, cfg: cfg, redact: r,
+		facts: vllm.NewStartupFacts(n), tail: tail{max: 200}, logsDone: make(chan struct{}), logCancel: func() {}}
+}
+
+// ID is the Docker container id.
+func (c *Container) ID() string { return c.id }
+
+// Name is the container name ("rigbench-…").
+func (c *Container) Name() string { return c.name }
+
+// Endpoint is the server's base URL on the loopback interface.
+func (c *Container) Endpoint() string { return "http://127.0.0.1:" + strconv.Itoa(c.port) }
+
+// APIKey is the random key this launch requires of clients.
+func (c *Container) APIKey() string { return c.apiKey }
+
+// Config is the launch configuration the container runs.
+func (c *Container) Config() vllm.LaunchConfig { return c.cfg }
+
+// Facts is what the start-up log told so far (KV capacity, version).
+func (c *Container) Facts() vllm.FactsSnapshot { return c.facts.Snapshot() }
+
+// Tail returns the last log lines (redacted), for showing beside an error.
+func (c *Container) Tail() []LogLine { return c.tail.get() }
+
+// Exited is closed when the container's output ends: it exited or was stopped.
+func (c *Container) Exited() <-chan struct{} { return c.logsDone }
+
+// followLogs streams the demultiplexed log to the facts recogniser, the tail
+// and obs until the container exits or Stop is called.
+func (c *Container) followLogs(obs func(LogLine)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c.logCancel, c.following = cancel, true
+	emit := func(l LogLine) {
+		l.Text = c.redact.apply(l.Text)
+		c.facts.Observe(l.Text)
+		c.tail.add(l)
+		if obs != nil {
+			obs(l)
+		}
+	}
+	go func() {
+		defer close(c.logsDone)
+		rc, err := c.l.api.ContainerLogs(ctx, c.id, container.LogsOptions{ShowStdout: true, ShowStderr: true, Follow: true})
+		if err != nil {
+			emit(LogLine{Stream: "stderr", Text: "rigbench: reading the container log failed: " + err.Error(), Time: time.Now()})
+			return
+		}
+		defer rc.Close()
+		out := &lineWriter{stream: "stdout", emit: emit}
+		errw := &lineWriter{stream: "stderr", emit: emit}
+		stdcopy.StdCopy(out, errw, rc) // ends at exit, on Stop, or on a broken stream
+		out.flush()
+		errw.flush()
+	}()
+}
+
+// StartupFailure reports a server that exited before it was ready. Cause is
+// the recognised vLLM failure, nil when the log held none; Tail holds the
+// last log lines to show with it.
+type StartupFailure struct {
+	ExitCode int
+	Cause    *vllm.StartupError
+	Tail     []LogLine
+}
+
+func (e *StartupFailure) Error() string {
+	if e.Cause != nil {
+		return e.Cause.Error()
+	}
+	return fmt.Sprintf("the server stopped during start-up (exit code %d): read its last log lines for the reason", e.ExitCode)
+}
+
+// Unwrap exposes the recognised vLLM failure to errors.As.
+func (e *StartupFailure) Unwrap() error {
+	if e.Cause == nil {
+		return nil
+	}
+	return e.Cause
+}
+
+// exitFailure builds the StartupFailure once the log has ended.
+func (c *Container) exitFailure(ctx context.Context) error {
+	code := -1
+	if info, err := c.l.api.ContainerInspect(context.WithoutCancel(ctx), c.id); err == nil && info.State != nil {
+		if info.State.Running {
+			return nil
+		}
+		code = info.State.ExitCode
+	}
+	return &StartupFailure{ExitCode: code, Cause: c.facts.Snapshot().Err, Tail: c.tail.get()}
+}
+
+// Stop stops and removes the container. It is safe to call more than once
+// and from several goroutines, and it works with an already-cancelled
+// context: clean-up must happen on the cancel path too.
+func (c *Container) Stop(ctx context.Context) error {
+	c.stopOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.l.stopTimeout+30*time.Second)
+		defer cancel()
+		secs := int(c.l.stopTimeout / time.Second)
+		err := c.l.api.ContainerStop(ctx, c.id, container.StopOptions{Timeout: &secs})
+		if err != nil && !cerrdefs.IsNotFound(err) {
+			c.stopErr = fmt.Errorf("stopping %s: %w", c.name, classify(err))
+		}
+		err = c.l.api.ContainerRemove(ctx, c.id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+		if err != nil && !cerrdefs.IsNotFound(err) && !isRemovalInProgress(err) {
+			c.stopErr = errors.Join(c.stopErr, fmt.Errorf("removing %s: %w", c.name, classify(err)))
+		}
+		c.logCancel()
+		if !c.following {
+			return
+		}
+		select {
+		case <-c.logsDone:
+		case <-ctx.Done():
+		}
+	})
+	return c.stopErr
+}
+
+func isRemovalInProgress(err error) bool {
+	return err != nil && cerrdefs.IsConflict(err)
+}

@@ -1,0 +1,75 @@
+package docker
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/docker/docker/client"
+)
+
+// Error is a Docker problem explained for the user: what happened and what
+// to do next, with the daemon's own error kept for the details.
+type Error struct {
+	Kind ErrorKind
+	// Message says what happened; Hint says what to do next.
+	Message, Hint string
+	Err           error
+}
+
+// ErrorKind classifies Docker problems the user can fix.
+type ErrorKind string
+
+// Error kinds.
+const (
+	ErrDaemonMissing    ErrorKind = "daemon_missing"
+	ErrDaemonPermission ErrorKind = "daemon_permission"
+	ErrGPUToolkit       ErrorKind = "gpu_toolkit_missing"
+	ErrImageMissing     ErrorKind = "image_missing"
+	ErrPull             ErrorKind = "pull_failed"
+	ErrPortInUse        ErrorKind = "port_in_use"
+	ErrNotReady         ErrorKind = "not_ready"
+	ErrExited           ErrorKind = "exited"
+)
+
+func (e *Error) Error() string {
+	if e.Hint == "" {
+		return e.Message
+	}
+	return e.Message + ": " + e.Hint
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// classify maps daemon and transport errors to an *Error when it knows what
+// the user should do; other errors come back unchanged.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *Error
+	if errors.As(err, &de) {
+		return err
+	}
+	msg := err.Error()
+	switch {
+	case errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EACCES) || strings.Contains(msg, "permission denied while trying to connect"):
+		return &Error{Kind: ErrDaemonPermission, Err: err,
+			Message: "your user may not use Docker",
+			Hint:    "add it to the docker group with `sudo usermod -aG docker $USER`, then log out and back in"}
+	case client.IsErrConnectionFailed(err) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT):
+		return &Error{Kind: ErrDaemonMissing, Err: err,
+			Message: "Docker is not running",
+			Hint:    "start it with `sudo systemctl start docker` (or start Docker Desktop), or install Docker Engine"}
+	case strings.Contains(msg, `could not select device driver "" with capabilities: [[gpu]]`):
+		return &Error{Kind: ErrGPUToolkit, Err: err,
+			Message: "Docker cannot give containers a GPU",
+			Hint:    "install the NVIDIA Container Toolkit (nvidia-container-toolkit), run `sudo nvidia-ctk runtime configure --runtime=docker` and restart Docker"}
+	case strings.Contains(msg, "port is already allocated") || strings.Contains(msg, "address already in use"):
+		return &Error{Kind: ErrPortInUse, Err: err,
+			Message: "the chosen port is already in use",
+			Hint:    "pick another port, or leave it empty so RigBench finds a free one"}
+	}
+	return err
+}

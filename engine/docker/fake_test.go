@@ -1,0 +1,67 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/docker/docker/api/types"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/client"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// fakeAPI records calls and returns canned answers, for error paths the
+// real daemon on a test machine cannot produce (no GPU toolkit, a pull
+// stream that fails half-way).
+type fakeAPI struct {
+	mu         sync.Mutex
+	pingErr    error
+	inspectErr error
+	pullStream string
+	startErr   error
+	created    []*container.HostConfig
+	createdCfg []*container.Config
+	removed    []string
+}
+
+var _ API = (*fakeAPI)(nil)
+
+func (f *fakeAPI) Ping(context.Context) (types.Ping, error) { return types.Ping{}, f.pingErr }
+func (f *fakeAPI) ImageInspect(context.Context, string, ...client.ImageInspectOption) (image.InspectResponse, error) {
+	return image.InspectResponse{}, f.inspectErr
+}
+func (f *fakeAPI) ImagePull(context.Context, string, image.PullOptions) (io.ReadCloser, error) {
+	return io.NopCloser(strings.NewReader(f.pullStream)), nil
+}
+func (f *fakeAPI) ContainerCreate(_ context.Context, c *container.Config, h *container.HostConfig, _ *network.NetworkingConfig, _ *ocispec.Platform, name string) (container.CreateResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.created = append(f.created, h)
+	f.createdCfg = append(f.createdCfg, c)
+	return container.CreateResponse{ID: "id-" + name}, nil
+}
+func (f *fakeAPI) ContainerStart(context.Context, string, container.StartOptions) error {
+	return f.startErr
+}
+func (f *fakeAPI) ContainerInspect(context.Context, string) (container.InspectResponse, error) {
+	return container.InspectResponse{}, errors.New("not used")
+}
+func (f *fakeAPI) ContainerLogs(context.Context, string, container.LogsOptions) (io.ReadCloser, error) {
+	return io.NopCloser(strings.NewReader("")), nil
+}
+func (f *fakeAPI) ContainerStop(context.Context, string, container.StopOptions) error { return nil }
+func (f *fakeAPI) ContainerRemove(_ context.Context, id string, _ container.RemoveOptions) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.removed = append(f.removed, id)
+	return nil
+}
+func (f *fakeAPI) ContainerList(context.Context, container.ListOptions) ([]container.Summary, error) {
+	return nil, nil
+}
+func (f *fakeAPI) Close() error { return nil }

@@ -1,0 +1,79 @@
+package docker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// waitReady polls until /health answers 200 and /v1/models lists the served
+// model, the container exits, the timeout passes, or ctx ends. The log lines
+// that announce readiness are only hints; the HTTP answers decide.
+func (c *Container) waitReady(ctx context.Context) error {
+	deadline := time.NewTimer(c.l.readyTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(c.l.poll)
+	defer tick.Stop()
+	exited := c.logsDone
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			return &Error{Kind: ErrNotReady,
+				Message: fmt.Sprintf("the server did not become ready within %s", c.l.readyTimeout),
+				Hint:    "read its log: a large first download may need a longer timeout"}
+		case <-exited:
+			if err := c.exitFailure(ctx); err != nil {
+				return err
+			}
+			exited = nil // the log stream broke but the server runs: keep polling
+		case <-tick.C:
+			if c.ready(ctx) {
+				return nil
+			}
+		}
+	}
+}
+
+// ready reports whether the server is up and serving the model.
+func (c *Container) ready(ctx context.Context) bool {
+	if code, _ := c.get(ctx, "/health", nil); code != http.StatusOK {
+		return false
+	}
+	var models struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if code, err := c.get(ctx, "/v1/models", &models); code != http.StatusOK || err != nil {
+		return false
+	}
+	want := c.cfg.ServedModelName()
+	for _, m := range models.Data {
+		if m.ID == want {
+			return true
+		}
+	}
+	return false
+}
+
+// get fetches path with the launch's API key and decodes JSON into out.
+func (c *Container) get(ctx context.Context, path string, out any) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.Endpoint()+path, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	resp, err := c.l.httpClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if out != nil && resp.StatusCode == http.StatusOK {
+		return resp.StatusCode, json.NewDecoder(resp.Body).Decode(out)
+	}
+	return resp.StatusCode, nil
+}

@@ -1,0 +1,157 @@
+package docker
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/go-connections/nat"
+	"github.com/rigbench/rigbench/engine/vllm"
+)
+
+// Start creates and starts a container for cfg, streams its log to obs (may
+// be nil), and returns once the server answers /health and lists the model.
+// If the container exits first, the error is a *StartupFailure carrying the
+// recognised vLLM failure (errors.As finds the *vllm.StartupError). On every
+// error and on cancellation the container is stopped and removed; on success
+// the caller must call Stop.
+func (l *Launcher) Start(ctx context.Context, cfg vllm.LaunchConfig, obs func(LogLine)) (*Container, error) {
+	if errs := vllm.Errors(cfg.Validate()); len(errs) > 0 {
+		return nil, fmt.Errorf("the launch settings need a change: %w", errs[0])
+	}
+	ref := cfg.ImageRef()
+	if ok, err := l.ImagePresent(ctx, ref); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, &Error{Kind: ErrImageMissing, Message: "image " + ref + " is not on this machine",
+			Hint: "pull it first (RigBench does so before starting), or check the tag"}
+	}
+	port := cfg.Port
+	if port == 0 {
+		p, err := freePort()
+		if err != nil {
+			return nil, fmt.Errorf("finding a free port: %w", err)
+		}
+		port = p
+	}
+	apiKey, name := "rb-"+randomHex(16), "rigbench-"+randomHex(5)
+	token := cfg.Token(l.getenv)
+	ccfg, hcfg, err := l.containerSpec(cfg, port, apiKey, token)
+	if err != nil {
+		return nil, err
+	}
+	created, err := l.api.ContainerCreate(ctx, ccfg, hcfg, nil, nil, name)
+	if err != nil {
+		return nil, fmt.Errorf("creating the container: %w", classify(err))
+	}
+	c := newContainer(l, created.ID, name, port, apiKey, cfg, newRedactor(apiKey, token))
+	if err := l.api.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
+		c.Stop(ctx)
+		return nil, fmt.Errorf("starting the container: %w", classify(err))
+	}
+	c.followLogs(obs)
+	if err := c.waitReady(ctx); err != nil {
+		c.Stop(ctx)
+		return nil, err
+	}
+	return c, nil
+}
+
+// containerSpec builds the Engine API equivalent of
+// `docker run --gpus … --ipc=host -p 127.0.0.1:PORT:8000 -v CACHE:… -e HF_TOKEN …`.
+func (l *Launcher) containerSpec(cfg vllm.LaunchConfig, port int, apiKey, token string) (*container.Config, *container.HostConfig, error) {
+	cport := nat.Port(strconv.Itoa(vllm.ContainerPort) + "/tcp")
+	args := append(cfg.LaunchArgs(), "--host", "0.0.0.0", "--port", strconv.Itoa(vllm.ContainerPort), "--api-key", apiKey)
+	var env []string
+	if token != "" {
+		env = append(env, "HF_TOKEN="+token, "HUGGING_FACE_HUB_TOKEN="+token)
+	}
+	for _, e := range cfg.Env {
+		if !strings.Contains(e, "=") {
+			v := l.getenv(e)
+			if v == "" {
+				continue
+			}
+			e += "=" + v
+		}
+		env = append(env, e)
+	}
+	labels := map[string]string{LabelModel: cfg.Model}
+	for k, v := range l.labels {
+		labels[k] = v
+	}
+	ccfg := &container.Config{
+		Image: cfg.ImageRef(), Cmd: args, Env: env, Labels: labels,
+		ExposedPorts: nat.PortSet{cport: struct{}{}},
+	}
+	hcfg := &container.HostConfig{
+		IpcMode:      container.IPCModeHost,
+		PortBindings: nat.PortMap{cport: {{HostIP: "127.0.0.1", HostPort: strconv.Itoa(port)}}},
+	}
+	if cfg.HFCache != "" {
+		src, err := expandHome(cfg.HFCache)
+		if err != nil {
+			return nil, nil, err
+		}
+		hcfg.Binds = append(hcfg.Binds, src+":"+vllm.ContainerHFCache)
+	}
+	hcfg.Binds = append(hcfg.Binds, cfg.Volumes...)
+	if !l.noGPU && cfg.GPUs != "" {
+		hcfg.DeviceRequests = []container.DeviceRequest{gpuRequest(cfg.GPUs)}
+	}
+	return ccfg, hcfg, nil
+}
+
+// gpuRequest is docker's --gpus: all (-1), a count, or chosen device ids.
+func gpuRequest(gpus string) container.DeviceRequest {
+	r := container.DeviceRequest{Capabilities: [][]string{{"gpu"}}}
+	switch {
+	case gpus == "all":
+		r.Count = -1
+	case strings.HasPrefix(gpus, "count="):
+		r.Count, _ = strconv.Atoi(strings.TrimPrefix(gpus, "count="))
+	default:
+		r.DeviceIDs = strings.Split(gpus, ",")
+	}
+	return r
+}
+
+// expandHome turns "~/x" into an absolute path: docker binds need one.
+func expandHome(p string) (string, error) {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok || p == "~" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("finding your home folder for %s: %w", p, err)
+		}
+		return filepath.Join(home, rest), nil
+	}
+	if !filepath.IsAbs(p) {
+		return "", errors.New("the Hugging Face cache folder must be a full path, such as /home/you/.cache/huggingface")
+	}
+	return p, nil
+}
+
+// freePort asks the kernel for a free loopback port. Another process could
+// take it before docker binds it; the start then fails with ErrPortInUse.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,180 @@
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/rigbench/rigbench/engine/vllm"
+)
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	perm := fmt.Errorf("permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock: %w",
+		&net.OpError{Op: "dial", Err: os.NewSyscallError("connect", syscall.EACCES)})
+	cases := []struct {
+		err  error
+		kind ErrorKind
+	}{
+		{perm, ErrDaemonPermission},
+		{&net.OpError{Op: "dial", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}, ErrDaemonMissing},
+		{errors.New(`Error response from daemon: could not select device driver "" with capabilities: [[gpu]]`), ErrGPUToolkit},
+		{errors.New("Bind for 127.0.0.1:8000 failed: port is already allocated"), ErrPortInUse},
+	}
+	for _, tc := range cases {
+		var de *Error
+		if !errors.As(classify(tc.err), &de) || de.Kind != tc.kind {
+			t.Errorf("classify(%v) = %v, want kind %s", tc.err, classify(tc.err), tc.kind)
+			continue
+		}
+		if de.Hint == "" || !errors.Is(de, tc.err) {
+			t.Errorf("%s: want a hint and the cause kept: %#v", tc.kind, de)
+		}
+	}
+	plain := errors.New("something else")
+	if classify(plain) != plain {
+		t.Error("unknown errors must pass through unchanged")
+	}
+}
+
+func TestNewMapsDaemonErrors(t *testing.T) {
+	t.Parallel()
+	fake := &fakeAPI{pingErr: &net.OpError{Op: "dial", Err: os.NewSyscallError("connect", syscall.EACCES)}}
+	_, err := New(context.Background(), WithAPI(fake))
+	var de *Error
+	if !errors.As(err, &de) || de.Kind != ErrDaemonPermission || !strings.Contains(err.Error(), "usermod -aG docker") {
+		t.Fatalf("New = %v, want the permission hint", err)
+	}
+}
+
+// A daemon that is not there at all: a socket path nothing listens on.
+func TestNewWithoutDaemon(t *testing.T) {
+	t.Parallel()
+	_, err := New(context.Background(), WithHost("unix://"+t.TempDir()+"/docker.sock"))
+	var de *Error
+	if !errors.As(err, &de) || de.Kind != ErrDaemonMissing {
+		t.Fatalf("New = %v, want %s", err, ErrDaemonMissing)
+	}
+	if !strings.HasPrefix(err.Error(), "Docker is not running: start it") {
+		t.Errorf("message %q", err)
+	}
+}
+
+func TestPullStream(t *testing.T) {
+	t.Parallel()
+	stream := `{"status":"Pulling from vllm/vllm-openai","id":"v0.11.0"}
+{"status":"Pulling fs layer","progressDetail":{},"id":"a1"}
+{"status":"Pulling fs layer","progressDetail":{},"id":"b2"}
+{"status":"Downloading","progressDetail":{"current":50,"total":100},"id":"a1"}
+{"status":"Downloading","progressDetail":{"current":10,"total":300},"id":"b2"}
+{"status":"Download complete","progressDetail":{},"id":"a1"}
+{"status":"Pull complete","progressDetail":{},"id":"a1"}
+`
+	var got []PullProgress
+	l := &Launcher{api: &fakeAPI{inspectErr: cerrdefs.ErrNotFound, pullStream: stream}}
+	if err := l.EnsureImage(context.Background(), "vllm/vllm-openai:v0.11.0", func(p PullProgress) { got = append(got, p) }); err != nil {
+		t.Fatal(err)
+	}
+	last := got[len(got)-1]
+	if len(got) != 7 || last.Layers != 2 || last.LayersDone != 1 || last.Bytes != 110 || last.BytesTotal != 400 {
+		t.Errorf("last progress %+v of %d", last, len(got))
+	}
+
+	failing := stream + `{"errorDetail":{"message":"unauthorized: authentication required"},"error":"unauthorized: authentication required"}` + "\n"
+	l = &Launcher{api: &fakeAPI{inspectErr: cerrdefs.ErrNotFound, pullStream: failing}}
+	err := l.EnsureImage(context.Background(), "private/image:1", nil)
+	var de *Error
+	if !errors.As(err, &de) || de.Kind != ErrPull || !strings.Contains(err.Error(), "authentication required") {
+		t.Errorf("EnsureImage = %v, want the error from inside the stream", err)
+	}
+}
+
+func TestContainerSpec(t *testing.T) {
+	t.Parallel()
+	l := &Launcher{labels: map[string]string{LabelManaged: "true"}, getenv: func(k string) string {
+		return map[string]string{"HF_TOKEN": "hf_env", "VLLM_X": "1"}[k]
+	}}
+	cfg := vllm.LaunchConfig{Image: "vllm/vllm-openai", Tag: "v0.11.0", Model: "m", GPUs: "0,1",
+		HFCache: "/cache", TokenSource: vllm.TokenEnv, Env: []string{"VLLM_X", "UNSET_VAR", "A=b"},
+		Flags: []vllm.FlagValue{{Name: "--port", Value: "9"}, {Name: "--max-model-len", Value: "4096"}}}
+	c, h, err := l.containerSpec(cfg, 12345, "rb-key", cfg.Token(l.getenv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"--model", "m", "--max-model-len", "4096", "--host", "0.0.0.0", "--port", "8000", "--api-key", "rb-key"}
+	if !slices.Equal(c.Cmd, want) {
+		t.Errorf("Cmd = %q, want %q", c.Cmd, want)
+	}
+	if !slices.Equal(c.Env, []string{"HF_TOKEN=hf_env", "HUGGING_FACE_HUB_TOKEN=hf_env", "VLLM_X=1", "A=b"}) {
+		t.Errorf("Env = %q", c.Env)
+	}
+	if c.Labels[LabelManaged] != "true" || c.Image != "vllm/vllm-openai:v0.11.0" {
+		t.Errorf("config = %+v", c)
+	}
+	if h.IpcMode != "host" || !slices.Equal(h.Binds, []string{"/cache:/root/.cache/huggingface"}) {
+		t.Errorf("host config = %+v", h)
+	}
+	b := h.PortBindings["8000/tcp"]
+	if len(b) != 1 || b[0].HostIP != "127.0.0.1" || b[0].HostPort != "12345" {
+		t.Errorf("port bindings = %+v", h.PortBindings)
+	}
+	if len(h.DeviceRequests) != 1 || !slices.Equal(h.DeviceRequests[0].DeviceIDs, []string{"0", "1"}) ||
+		h.DeviceRequests[0].Capabilities[0][0] != "gpu" {
+		t.Errorf("device requests = %+v", h.DeviceRequests)
+	}
+	if r := gpuRequest("all"); r.Count != -1 {
+		t.Errorf("all GPUs: %+v", r)
+	}
+	l.noGPU = true
+	if _, h, _ := l.containerSpec(cfg, 1, "k", ""); len(h.DeviceRequests) != 0 {
+		t.Error("WithoutGPU must drop the device request")
+	}
+}
+
+// The NVIDIA toolkit error from ContainerStart comes back with its hint and
+// the created container is removed.
+func TestStartWithoutGPUToolkit(t *testing.T) {
+	t.Parallel()
+	fake := &fakeAPI{startErr: errors.New(`Error response from daemon: could not select device driver "" with capabilities: [[gpu]]`)}
+	l, err := New(context.Background(), WithAPI(fake))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.Start(context.Background(), vllm.LaunchConfig{Model: "m", GPUs: "all"}, nil)
+	var de *Error
+	if !errors.As(err, &de) || de.Kind != ErrGPUToolkit || !strings.Contains(err.Error(), "NVIDIA Container Toolkit") {
+		t.Fatalf("Start = %v", err)
+	}
+	if len(fake.created) != 1 || len(fake.removed) != 1 || !strings.HasPrefix(fake.removed[0], "id-rigbench-") {
+		t.Errorf("created %d, removed %q", len(fake.created), fake.removed)
+	}
+}
+
+func TestStartRefusesInvalidConfig(t *testing.T) {
+	t.Parallel()
+	l := &Launcher{api: &fakeAPI{}}
+	_, err := l.Start(context.Background(), vllm.LaunchConfig{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "Choose a model") {
+		t.Fatalf("Start = %v", err)
+	}
+}
+
+func TestLineWriterAndRedaction(t *testing.T) {
+	t.Parallel()
+	var got []string
+	r := newRedactor("rb-secret-key", "hf_token_value", "")
+	w := &lineWriter{stream: "stdout", emit: func(l LogLine) { got = append(got, r.apply(l.Text)) }}
+	fmt.Fprint(w, "args: {'api_key': 'rb-secret-key'}\nDownloading 10%\rDownloading 20%\r\nHF hf_token_value")
+	w.flush()
+	want := []string{"args: {'api_key': '<redacted>'}", "Downloading 10%", "Downloading 20%", "HF <redacted>"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
