@@ -146,8 +146,10 @@ func (v *validator) run(r *Run) {
 	if r.Schema != Schema {
 		v.fail("schema is %q, want %q", r.Schema, Schema)
 	}
-	if _, err := uuid.Parse(r.UUID); err != nil || len(r.UUID) != 36 {
-		v.fail("uuid %q is not a UUID like 123e4567-e89b-12d3-a456-426614174000", r.UUID)
+	// Only the canonical lower-case form, so one run has one spelling and
+	// imports stay idempotent by UUID.
+	if u, err := uuid.Parse(r.UUID); err != nil || u.String() != r.UUID {
+		v.fail("uuid %q is not a lower-case UUID like 123e4567-e89b-12d3-a456-426614174000", r.UUID)
 	}
 	switch r.Status {
 	case RunRunning, RunComplete, RunCancelled, RunInterrupted, RunFailed:
@@ -174,6 +176,9 @@ func (v *validator) run(r *Run) {
 	for i, t := range r.Tags {
 		if strings.TrimSpace(t) == "" {
 			v.fail("tags[%d] is empty", i)
+		}
+		if slices.Contains(r.Tags[:i], t) {
+			v.fail("tags[%d] repeats the tag %q", i, t)
 		}
 		v.text(fmt.Sprintf("tags[%d]", i), t, maxTagLen)
 	}

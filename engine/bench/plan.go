@@ -53,6 +53,20 @@ func (p Plan) Resolve(maxModelLen int) Plan {
 	out.Contexts = sortedUnique(out.Contexts)
 	out.Concurrency = sortedUnique(p.Concurrency)
 	out.PrefillContexts = sortedUnique(p.PrefillContexts)
+	if p.TrimContexts && maxModelLen > 0 {
+		out.Contexts = atMost(out.Contexts, maxModelLen)
+		out.PrefillContexts = atMost(out.PrefillContexts, maxModelLen)
+	}
+	return out
+}
+
+func atMost(xs []int, limit int) []int {
+	var out []int
+	for _, x := range xs {
+		if x <= limit {
+			out = append(out, x)
+		}
+	}
 	return out
 }
 

@@ -73,6 +73,10 @@ type Plan struct {
 	MaxOutput int `json:"max_output"`
 	// KVCapacityOverride, when > 0, replaces the server's KV capacity.
 	KVCapacityOverride int `json:"kv_capacity_override,omitempty"`
+	// TrimContexts drops (instead of rejecting) contexts above the server's
+	// max_model_len when the plan is resolved: set for default plans, so the
+	// defaults work on any server while explicit contexts are checked.
+	TrimContexts bool `json:"-"`
 }
 
 // ContextMax in Plan.Contexts stands for the longest context that fits:

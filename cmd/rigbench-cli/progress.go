@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/bench"
+)
+
+// progress prints one line per cell; on a terminal the line of the cell
+// in progress is rewritten in place with its live tok/s.
+type progress struct {
+	w    io.Writer
+	tty  bool
+	open bool // a rewritable line is on screen
+}
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w}
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
+	}
+	return p
+}
+
+var _ bench.Observer = (*progress)(nil)
+
+// Observe implements bench.Observer.
+func (p *progress) Observe(e bench.Event) {
+	switch e.Kind {
+	case bench.EventRunStarted:
+		s := e.Run.Server
+		kv := "unknown"
+		if s.KVCapacityTokens > 0 {
+			kv = fmt.Sprintf("%d tokens (%s)", s.KVCapacityTokens, s.KVCapacitySource)
+		}
+		sim := ""
+		if e.Run.Simulated {
+			sim = " [simulated]"
+		}
+		fmt.Fprintf(p.w, "server: %s%s, %s %s, max_model_len %d, KV capacity %s\n", s.Model, sim, s.Engine, s.Version, s.MaxModelLen, kv)
+		fmt.Fprintf(p.w, "plan: %d cells, estimated %s\n", e.Total, fmtDur(e.ETA))
+	case bench.EventCellStarted:
+		p.line(e, "")
+	case bench.EventCellProgress:
+		if e.Message != "" {
+			p.line(e, e.Message)
+		} else if e.LiveTokS > 0 {
+			p.line(e, fmt.Sprintf("%.1f tok/s so far", e.LiveTokS))
+		}
+	case bench.EventCellDone:
+		c := e.Cell
+		var detail string
+		switch {
+		case c.Phase == bench.PhasePrefill && c.Status.Ran():
+			detail = fmt.Sprintf("%s: %.0f prompt tok/s, TTFT %.0f ms", c.Status, c.PromptTokS, c.TTFTMs)
+		case c.Status.Ran():
+			detail = fmt.Sprintf("%s: %.1f tok/s, TTFT %.0f ms", c.Status, c.TotalTokS, c.TTFTMs)
+		default:
+			detail = string(c.Status)
+			if c.Status == bench.StatusFailed {
+				detail += ": " + c.Reason
+			}
+		}
+		p.line(e, detail)
+		p.end()
+	}
+}
+
+func (p *progress) line(e bench.Event, detail string) {
+	c := e.Cell
+	if c == nil {
+		return
+	}
+	name := fmt.Sprintf("prefill %s", bench.ContextLabel(c.Context))
+	if c.Phase == bench.PhaseDecode {
+		name = fmt.Sprintf("decode %s × %d", bench.ContextLabel(c.Context), c.Concurrency)
+	}
+	s := fmt.Sprintf("[%d/%d] %-18s elapsed %s  ETA %s", e.Index+1, e.Total, name, fmtDur(e.Elapsed), fmtDur(e.ETA))
+	if detail != "" {
+		s += "  " + detail
+	}
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\033[K%s", s)
+		p.open = true
+		return
+	}
+	if e.Kind == bench.EventCellDone || e.Message != "" {
+		fmt.Fprintln(p.w, s)
+	}
+}
+
+func (p *progress) end() {
+	if p.tty && p.open {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
+}
+
+func (p *progress) finish() { p.end() }
+
+func fmtDur(d time.Duration) string {
+	d = d.Round(time.Second)
+	if d < time.Minute {
+		return d.String()
+	}
+	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	if h > 0 {
+		return fmt.Sprintf("%dh%02dm", h, m)
+	}
+	return fmt.Sprintf("%dm%02ds", m, s)
+}
+
+// padRight pads s to n runes.
+func padRight(s string, n int) string {
+	if l := len([]rune(s)); l < n {
+		return s + strings.Repeat(" ", n-l)
+	}
+	return s
+}

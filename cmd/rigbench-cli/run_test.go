@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/sim"
+)
+
+// TestRunEndpointWritesJSON runs a tiny plan against the simulator over
+// 127.0.0.1 and checks the printed matrix and the run document.
+func TestRunEndpointWritesJSON(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	p, _ := sim.ProfileByName("tiny")
+	cfg.Profile, cfg.Speed, cfg.APIKey = p, 10, "secret-key-123"
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(func() { s.Close(); hs.Close() })
+
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run.json")
+	code, stdout, stderr := runCLI(t, "run", "--endpoint", hs.URL, "--api-key", "secret-key-123",
+		"--contexts", "0,1K", "--concurrency", "1,4", "--prefill", "1K", "--duration", "500ms",
+		"--max-output", "128", "--json", out, "--no-save", "--no-telemetry")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"Decode: total tok/s", "context \\ N", "Prefill: prompt tok/s", "1K"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "[5/5]") || !strings.Contains(stderr, "ETA") {
+		t.Errorf("no progress lines in stderr:\n%s", stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	run, err := bench.ReadRun(f)
+	if err != nil {
+		t.Fatalf("the written run does not read back: %v", err)
+	}
+	if run.Schema != bench.Schema || len(run.Cells) != 5 || run.Plan.Contexts[1] != 1024 || run.Server.MaxModelLen == 0 {
+		t.Errorf("run %+v", run)
+	}
+	raw, _ := os.ReadFile(out)
+	if strings.Contains(string(raw), "secret-key-123") || strings.Contains(stderr+stdout, "secret-key-123") {
+		t.Error("the API key leaked into the output")
+	}
+}
+
+func TestRunRejectsBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"run"}, // no target
+		{"run", "--endpoint", "http://127.0.0.1:1", "--demo"},
+		{"run", "--endpoint", "http://127.0.0.1:1", "--concurrency", "0"},
+		{"run", "--endpoint", "http://127.0.0.1:1", "--contexts", "12Q"},
+		{"run", "--endpoint", "http://127.0.0.1:1", "extra"},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if code != 2 || !strings.Contains(stderr, "usage:") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+	code, _, stderr := runCLI(t, "run", "--endpoint", "http://127.0.0.1:1", "--no-save", "--no-telemetry")
+	if code != 1 || !strings.Contains(stderr, "cannot reach the server at http://127.0.0.1:1") {
+		t.Errorf("dead endpoint: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestRunDemoCancelKeepsCells(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	var errb strings.Builder
+	e := &env{stdout: &strings.Builder{}, stderr: &cancelAfter{w: &errb, after: "[2/", cancel: cancel},
+		stdin: strings.NewReader(""), getenv: func(string) string { return "" }}
+	code := execute(ctx, e, []string{"run", "--demo", "--sim-profile", "tiny", "--sim-speed", "10",
+		"--contexts", "0", "--concurrency", "1,2,4", "--prefill", "none", "--duration", "1s",
+		"--max-output", "64", "--json", out, "--no-save"})
+	if code != 130 {
+		t.Fatalf("exit %d, want 130 after cancel; stderr:\n%s", code, errb.String())
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatalf("Ctrl-C must still write the JSON: %v", err)
+	}
+	defer f.Close()
+	run, err := bench.ReadRun(f)
+	if err != nil || run.Status != bench.RunCancelled || len(run.Cells) == 0 || !run.Simulated {
+		t.Fatalf("run %v status %v cells %d err %v", run != nil, run.Status, len(run.Cells), err)
+	}
+}
+
+// cancelAfter cancels once the output contains a marker.
+type cancelAfter struct {
+	w      *strings.Builder
+	after  string
+	cancel func()
+}
+
+func (c *cancelAfter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if strings.Contains(c.w.String(), c.after) {
+		c.cancel()
+	}
+	return n, err
+}
