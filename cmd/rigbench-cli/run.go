@@ -28,16 +28,16 @@ func init() {
 
 // runFlags are the flags of `run`.
 type runFlags struct {
-	endpoint, apiKey, model                string
-	contexts, concurrency, prefill         string
-	duration                               time.Duration
-	maxOutput, kvCapacity                  int
-	jsonPath, name, tags, notes            string
-	demo                                   bool
-	simProfile                             string
-	simSpeed                               float64
-	noTelemetry                            bool
-	launch                                 launchFlags
+	endpoint, apiKey, model        string
+	contexts, concurrency, prefill string
+	duration                       time.Duration
+	maxOutput, kvCapacity          int
+	jsonPath, name, tags, notes    string
+	demo                           bool
+	simProfile                     string
+	simSpeed                       float64
+	noTelemetry                    bool
+	launch                         launchFlags
 	saveFlags
 }
 
