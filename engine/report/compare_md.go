@@ -21,13 +21,16 @@ func WriteCompareMarkdown(w io.Writer, runs []*bench.Run) error {
 	}
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "# RigBench comparison of %d runs\n\n", len(runs))
-	labels := chart.RunLabels(runs)
+	diffs := chart.Differences(runs)
 	for i, r := range runs {
-		fmt.Fprintf(b, "- **%s**", chart.Letter(i))
+		fmt.Fprintf(b, "- **%s**: %s", chart.Letter(i), mdText(chart.RunName(r)))
 		if d := chart.Describe(r); d != "" {
-			fmt.Fprintf(b, " %s:", mdText(d))
+			fmt.Fprintf(b, " (%s)", mdText(d))
 		}
-		fmt.Fprintf(b, " %s\n", mdText(strings.TrimPrefix(labels[i], chart.Letter(i)+": ")))
+		if len(diffs[i]) > 0 {
+			fmt.Fprintf(b, " — differs: %s", mdText(strings.Join(diffs[i], ", ")))
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("\nChanges are against run A. Cells no run measured are left out.\n")
 	for _, f := range CompareFigures {

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/store"
+)
+
+func init() {
+	register(&command{
+		name:    "compare",
+		usage:   "compare ID|FILE ID|FILE… [--format html|md|png|svg] [--chart KIND] [-o FILE] [--db FILE]",
+		summary: "Compare 2–6 runs (history IDs, exported JSON or reference CSV files) as HTML, Markdown or a chart.",
+		run:     runCompare,
+	})
+}
+
+// visualFlags are the flags of the picture formats, shared by compare and
+// the html/png/svg formats of export.
+type visualFlags struct {
+	chart         string
+	width, height int
+	scale         float64
+	dark          bool
+}
+
+func (v *visualFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&v.chart, "chart", string(chart.DecodeTotal), "chart for png/svg: matrix, decode, per-request, ttft, prefill or energy")
+	fs.IntVar(&v.width, "width", chart.DefaultWidth, "chart width in pixels")
+	fs.IntVar(&v.height, "height", chart.DefaultHeight, "chart height in pixels")
+	fs.Float64Var(&v.scale, "scale", 1, "PNG pixel density (2 for a HiDPI screen)")
+	fs.BoolVar(&v.dark, "dark", false, "dark chart palette")
+}
+
+// writeVisual writes runs as an HTML report, a Markdown comparison or a
+// chart. It buffers, so a failed render leaves no half-written file.
+func writeVisual(w io.Writer, format string, runs []*bench.Run, v visualFlags) error {
+	var buf bytes.Buffer
+	var err error
+	switch format {
+	case "html":
+		err = report.WriteHTML(&buf, runs, report.HTMLOptions{Generated: time.Now()})
+	case "md":
+		if len(runs) < 2 {
+			return errors.New("the md format compares runs; for one run use 'rigbench-cli export ID --format md'")
+		}
+		err = report.WriteCompareMarkdown(&buf, runs)
+	case "png", "svg":
+		kind, kerr := chart.ParseKind(v.chart)
+		if kerr != nil {
+			return kerr
+		}
+		err = chart.Render(&buf, kind, runs, chart.Options{
+			Format: chart.Format(format), Width: v.width, Height: v.height, Scale: v.scale, Dark: v.dark,
+		})
+	default:
+		return fmt.Errorf("unknown format %q: use html, md, png or svg: %w", format, errUsage)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = buf.WriteTo(w)
+	return err
+}
+
+func runCompare(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	format := fs.String("format", "html", "output: html, md, png or svg")
+	out := fs.String("o", "", "write to FILE instead of standard output")
+	db := fs.String("db", "", "history database file (default $RIGBENCH_DB, else the user data folder)")
+	var v visualFlags
+	v.register(fs)
+	ids, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(ids) < 2 {
+		return fmt.Errorf("give at least two runs to compare: %w", errUsage)
+	}
+	if len(ids) > chart.MaxRuns {
+		return fmt.Errorf("a comparison shows at most %d runs, not %d: pick fewer", chart.MaxRuns, len(ids))
+	}
+	if (*format == "png" || *format == "svg") && *out == "" && isTerminal(e.stdout) {
+		return fmt.Errorf("a %s chart is binary or long: pass -o FILE", *format)
+	}
+	runs, err := loadRuns(ctx, e, *db, ids)
+	if err != nil {
+		return err
+	}
+	return writeOutput(e, *out, func(w io.Writer) error { return writeVisual(w, *format, runs, v) })
+}
+
+// parseInterleaved parses flags that may come before, between or after the
+// positional arguments ("compare A B --format md") and returns the
+// positional ones in order.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, exitError{code: 0}
+			}
+			return nil, exitError{code: 2}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// writeOutput runs write against -o FILE (created only when writing
+// succeeds) or standard output.
+func writeOutput(e *env, path string, write func(io.Writer) error) error {
+	if path == "" || path == "-" {
+		return write(e.stdout)
+	}
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("cannot write %s: %v; check the folder exists and is writable", path, err)
+	}
+	fmt.Fprintf(e.stderr, "wrote %s\n", path)
+	return nil
+}
+
+// loadRuns resolves each argument to a run: a path to an exported JSON run
+// or a measurements CSV (the reference format) when such a file exists,
+// else a history ID (UUID or prefix). The history opens only when needed.
+func loadRuns(ctx context.Context, e *env, dbFlag string, ids []string) ([]*bench.Run, error) {
+	var db *store.DB
+	defer func() {
+		if db != nil {
+			db.Close()
+		}
+	}()
+	runs := make([]*bench.Run, 0, len(ids))
+	for _, id := range ids {
+		if st, err := os.Stat(id); err == nil && !st.IsDir() {
+			r, err := readRunFile(id)
+			if err != nil {
+				return nil, err
+			}
+			runs = append(runs, r)
+			continue
+		}
+		if db == nil {
+			path, err := store.ResolvePath(dbFlag, e.getenv)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := os.Stat(path); err != nil {
+				return nil, fmt.Errorf("%q is neither a file nor a run in the history (there is no history at %s yet); check the ID or path", id, path)
+			}
+			if db, err = store.Open(ctx, path); err != nil {
+				return nil, err
+			}
+		}
+		r, err := db.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// readRunFile reads an exported run: CSV files in the reference format,
+// anything else as run JSON.
+func readRunFile(path string) (*bench.Run, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open %s: %v", path, err)
+	}
+	defer f.Close()
+	var r *bench.Run
+	if strings.EqualFold(filepath.Ext(path), ".csv") {
+		r, err = report.ReadReferenceCSVNamed(f, filepath.Base(path))
+	} else {
+		r, err = bench.ReadRun(f)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// isTerminal reports whether w is a character device (a terminal), where
+// binary output would garble the screen.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
