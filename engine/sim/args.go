@@ -210,7 +210,7 @@ func intFlag(name string, human bool, set func(*Config, int)) func(*Config, stri
 			n, err = parseHumanInt(v)
 		} else {
 			n, err = strconv.Atoi(v)
-			if err == nil && n < 0 {
+			if err == nil && (n < 0 || n > math.MaxInt32) {
 				err = fmt.Errorf("negative")
 			}
 		}
@@ -249,7 +249,7 @@ func parseHumanInt(v string) (int, error) {
 		return n * m, nil
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || n > math.MaxInt32 {
 		return 0, fmt.Errorf("bad number")
 	}
 	return n, nil

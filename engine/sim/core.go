@@ -310,17 +310,28 @@ func (c *core) admit(s *seq, budget int) bool {
 	return true
 }
 
-// stepCost is the time model of one step (see Profile).
+// stepCost is the time model of one step (see Profile). A one-token chunk
+// is a decode (or the last prompt token after a full prefix hit).
 func (c *core) stepCost(work []chunk) float64 {
 	p := &c.prof
 	t := p.StepBaseS
+	decodes, attn := 0, 0.0
 	for _, w := range work {
 		if w.n == 1 {
-			t += p.DecodePerSeqS + p.DecodePerContextTokenS*float64(w.start)
+			x := float64(w.start)
+			decodes++
+			attn += p.DecodePerContextTokenS*x + p.DecodeContextQuadS*x*x
 			continue
 		}
 		a, b := float64(w.start), float64(w.start+w.n)
 		t += p.PrefillPerTokenS*float64(w.n) + p.PrefillAttentionS*(b*b-a*a)
+	}
+	if decodes > 0 {
+		q := p.DecodeBatchExponent
+		if q == 0 {
+			q = 1
+		}
+		t += p.DecodePerSeqS*float64(decodes) + attn*math.Pow(float64(decodes), q-1)
 	}
 	return t
 }

@@ -11,15 +11,19 @@ import (
 //
 // Time model of one scheduler step (continuous batching, chunked prefill):
 //
-//	step = StepBaseS
-//	     + Σ decoding sequences (DecodePerSeqS + DecodePerContextTokenS × context)
+//	step = StepBaseS + DecodePerSeqS × B
+//	     + B^(DecodeBatchExponent−1) × Σ decoding sequences a(context)
 //	     + Σ prefill chunks of n tokens at positions [p, p+n):
 //	           PrefillPerTokenS × n + PrefillAttentionS × ((p+n)² − p²)
+//	a(C) = DecodePerContextTokenS × C + DecodeContextQuadS × C²
 //
 // so a whole prompt of C tokens costs PrefillPerTokenS×C + PrefillAttentionS×C²
 // (the linear part is the MLP, the quadratic part attention over the growing
-// context), and a decode step grows with the batch size and with the total
-// context the batch reads from the KV cache. Before a request reaches the
+// context), and a decode step grows with the batch size B and with the
+// context the batch reads from the KV cache. a(C) is what one sequence's
+// attention costs; an exponent below 1 says the attention kernel uses the
+// GPU better when it has more sequences to spread over its SMs (one long
+// sequence leaves most of the card idle). Before a request reaches the
 // scheduler it passes the API server (tokenising, hashing the prompt's
 // blocks), one request at a time: APIBaseS + APIPerTokenS × prompt tokens.
 type Profile struct {
@@ -64,6 +68,12 @@ type Profile struct {
 	// DecodePerContextTokenS is the added cost per context token a decoding
 	// sequence attends to (reading its KV cache).
 	DecodePerContextTokenS float64
+	// DecodeContextQuadS is the quadratic part of one sequence's attention
+	// cost (long contexts fall out of cache).
+	DecodeContextQuadS float64
+	// DecodeBatchExponent is q in B^(q−1) scaling the batch's attention
+	// cost: 1 is linear in the batch, below 1 is batching efficiency.
+	DecodeBatchExponent float64
 	// PrefillPerTokenS is the linear cost of each prompt token computed.
 	PrefillPerTokenS float64
 	// PrefillAttentionS is the quadratic attention cost per token pair.
@@ -103,7 +113,9 @@ func DefaultProfile() Profile {
 		DefaultMaxNumBatchedTokens:  2048,
 		StepBaseS:                   0.0196,
 		DecodePerSeqS:               0.00052,
-		DecodePerContextTokenS:      0.12e-6,
+		DecodePerContextTokenS:      0.0654e-6,
+		DecodeContextQuadS:          4.79e-13,
+		DecodeBatchExponent:         0.6,
 		PrefillPerTokenS:            350e-6,
 		PrefillAttentionS:           0.0096e-6,
 		APIBaseS:                    0.14,
@@ -130,6 +142,8 @@ func h100Profile() Profile {
 	p.StepBaseS = 0.0062
 	p.DecodePerSeqS = 0.00006
 	p.DecodePerContextTokenS = 0.004e-6
+	p.DecodeContextQuadS = 0
+	p.DecodeBatchExponent = 1
 	p.PrefillPerTokenS = 55e-6
 	p.PrefillAttentionS = 0.0006e-6
 	p.APIBaseS, p.APIPerTokenS = 0.01, 1e-6
@@ -155,6 +169,8 @@ func tinyProfile() Profile {
 	p.StepBaseS = 0.010
 	p.DecodePerSeqS = 0.0005
 	p.DecodePerContextTokenS = 0.1e-6
+	p.DecodeContextQuadS = 0
+	p.DecodeBatchExponent = 1
 	p.PrefillPerTokenS = 100e-6
 	p.PrefillAttentionS = 0.01e-6
 	p.APIBaseS, p.APIPerTokenS = 0.001, 0
