@@ -52,7 +52,7 @@ func TestCompareMarkdownGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"| 0 | 32 | 890.6 | 1113.2 | +25.0% |", "| 128K | 1 | 23.4 (queued) | 29.2 (queued) | +25.0% |", "−20.0%", "differs: NVIDIA GeForce RTX 3090, 350 W, --enable-prefix-caching"} {
+	for _, want := range []string{"| 0 | 32 | 890.6 | 1113 | +25.0% |", "| 128K | 1 | 23.4 (queued) | 29.2 (queued) | +25.0% |", "−20.0%", "differs: NVIDIA GeForce RTX 3090, 350 W, --enable-prefix-caching"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("markdown lacks %q", want)
 		}
