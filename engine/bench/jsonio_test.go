@@ -110,6 +110,9 @@ func walkZero(v reflect.Value, path string, out *[]string) {
 			return
 		}
 		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).Tag.Get("json") == "-" {
+				continue // not part of the document (e.g. Plan.TrimContexts)
+			}
 			walkZero(v.Field(i), path+"."+v.Type().Field(i).Name, out)
 		}
 	case reflect.Pointer:

@@ -45,6 +45,10 @@ type Runner struct {
 	prompts *Prompts
 	reqSeq  int
 	start   time.Time
+	// cellETA is the estimate, when the current cell started, of the time
+	// left including it; progress events count it down.
+	cellETA   time.Duration
+	cellStart time.Time
 }
 
 // ErrTooManyFailures is returned when MaxFailedInARow cells failed in a row.
@@ -102,6 +106,9 @@ func (r *Runner) emit(e Event) {
 	if !r.start.IsZero() {
 		e.Elapsed = r.Now().Sub(r.start)
 	}
+	if e.Kind == EventCellProgress {
+		e.ETA = max(0, r.cellETA-r.Now().Sub(r.cellStart))
+	}
 	r.Observer.Observe(e)
 }
 
@@ -147,7 +154,8 @@ func (r *Runner) run(ctx context.Context, run *Run) error {
 	overCapacityAt := map[int]int{} // context → smallest N found over capacity at run time
 	for i, s := range specs {
 		cell := Cell{Phase: s.phase, Context: s.context, Concurrency: s.n, StartedAt: r.Now().UTC().Truncate(time.Millisecond)}
-		r.emit(Event{Kind: EventCellStarted, Run: run, Cell: &cell, Index: i, Total: len(specs), ETA: r.eta(run, specs[i:])})
+		r.cellETA, r.cellStart = r.eta(run, specs[i:]), r.Now()
+		r.emit(Event{Kind: EventCellStarted, Run: run, Cell: &cell, Index: i, Total: len(specs), ETA: r.cellETA})
 		switch {
 		case s.phase == PhasePrefill:
 			r.prefill(ctx, run, &cell)
