@@ -3,6 +3,9 @@
 package main
 
 import (
+	// Before Fyne: makes LANG=C.UTF-8 start without a locale error.
+	_ "github.com/rigbench/rigbench/ui/locale"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 
