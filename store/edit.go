@@ -1,0 +1,71 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Rename sets the run's name (id: UUID or unique prefix).
+func (s *DB) Rename(ctx context.Context, id, name string) error {
+	name = strings.TrimSpace(name)
+	if len(name) > 200 {
+		return fmt.Errorf("the name is %d bytes long; keep it under 200", len(name))
+	}
+	return s.update(ctx, id, `UPDATE runs SET name = ? WHERE id = ?`, name)
+}
+
+// SetTags replaces the run's tags. Blank tags are dropped and repeats
+// removed, keeping the first occurrence's order.
+func (s *DB) SetTags(ctx context.Context, id string, tags []string) error {
+	var clean []string
+	for _, t := range tags {
+		t = strings.TrimSpace(t)
+		if t == "" || slices.Contains(clean, t) {
+			continue
+		}
+		if len(t) > 64 {
+			return fmt.Errorf("the tag %q is longer than 64 bytes; shorten it", t)
+		}
+		clean = append(clean, t)
+	}
+	col, err := jsonCol(clean, len(clean) == 0)
+	if err != nil {
+		return err
+	}
+	return s.update(ctx, id, `UPDATE runs SET tags = ? WHERE id = ?`, col)
+}
+
+// SetNotes replaces the run's free-text notes.
+func (s *DB) SetNotes(ctx context.Context, id, notes string) error {
+	if len(notes) > 64<<10 {
+		return fmt.Errorf("the notes are %d bytes long; keep them under 64 KiB", len(notes))
+	}
+	return s.update(ctx, id, `UPDATE runs SET notes = ? WHERE id = ?`, notes)
+}
+
+// Delete removes the run with its cells and samples.
+func (s *DB) Delete(ctx context.Context, id string) error {
+	return s.update(ctx, id, `DELETE FROM runs WHERE id = ?`)
+}
+
+// update resolves id inside a write transaction and runs query with the
+// given arguments followed by the run's row id.
+func (s *DB) update(ctx context.Context, id, query string, args ...any) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		rowID, _, err := resolve(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, query, append(args, rowID)...)
+		return err
+	})
+}
+
+// Resolve returns the full UUID of a run given its UUID or a unique prefix.
+func (s *DB) Resolve(ctx context.Context, id string) (string, error) {
+	_, uuid, err := resolve(ctx, s.sql, id)
+	return uuid, explain(err, s.path)
+}

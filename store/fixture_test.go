@@ -1,0 +1,90 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rigbench/rigbench/engine/bench"
+)
+
+// fullRun builds a run in which every field of the document, at every
+// depth, holds a distinct non-zero value: filled by reflection, so a field
+// added to bench.Run is covered by the store's round trip without anyone
+// remembering to add it here (and fails it until the store keeps it).
+func fullRun(t testing.TB, seed int) *bench.Run {
+	t.Helper()
+	r := &bench.Run{}
+	n := seed * 1000
+	fill(reflect.ValueOf(r).Elem(), &n)
+	r.Schema = bench.Schema
+	r.UUID = uuid.NewSHA1(uuid.NameSpaceOID, []byte(fmt.Sprint("run", seed))).String()
+	r.Status = bench.RunComplete
+	r.Origin = bench.OriginMeasured
+	r.Server.KVCapacitySource = bench.KVSourceMetrics
+	r.FinishedAt = r.CreatedAt.Add(time.Hour)
+	phases := []bench.Phase{bench.PhasePrefill, bench.PhaseDecode}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		c.Phase = phases[i%2]
+		c.Status = bench.StatusValid
+		c.TokenCountSource = bench.TokensContinuousUsage
+	}
+	if err := bench.ValidateRun(r); err != nil {
+		t.Fatalf("fixture is invalid: %v", err)
+	}
+	return r
+}
+
+func fill(v reflect.Value, n *int) {
+	*n++
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(fmt.Sprintf("s%d", *n))
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(int64(*n))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(uint64(*n))
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(float64(*n) + 0.25)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem(), n)
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		for i := 0; i < 2; i++ {
+			fill(v.Index(i), n)
+		}
+	case reflect.Struct:
+		if v.Type() == reflect.TypeOf(time.Time{}) {
+			v.Set(reflect.ValueOf(time.Unix(1_760_000_000+int64(*n), int64(*n)).UTC()))
+			return
+		}
+		for i := 0; i < v.NumField(); i++ {
+			// Fields outside the document (json:"-") are not stored.
+			if f := v.Type().Field(i); f.IsExported() && f.Tag.Get("json") != "-" {
+				fill(v.Field(i), n)
+			}
+		}
+	default:
+		panic(fmt.Sprintf("fill: unhandled kind %s", v.Kind()))
+	}
+}
+
+// openTemp opens a fresh history in the test's temp folder.
+func openTemp(t testing.TB) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "sub", "history.db"))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}

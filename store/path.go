@@ -1,0 +1,48 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+)
+
+// EnvDB names the environment variable that overrides the history's path,
+// as the CLI's --db flag does.
+const EnvDB = "RIGBENCH_DB"
+
+// DefaultPath returns where the history lives when nothing overrides it:
+// $XDG_DATA_HOME/rigbench/history.db, or ~/.local/share/rigbench/history.db
+// when XDG_DATA_HOME is unset or not absolute (the XDG Base Directory rule:
+// relative values are ignored).
+func DefaultPath() (string, error) {
+	return defaultPath(os.Getenv, os.UserHomeDir)
+}
+
+func defaultPath(getenv func(string) string, home func() (string, error)) (string, error) {
+	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "rigbench", "history.db"), nil
+	}
+	h, err := home()
+	if err != nil || h == "" {
+		return "", errors.New("cannot find your home folder to keep the history in; pass --db FILE or set " + EnvDB)
+	}
+	return filepath.Join(h, ".local", "share", "rigbench", "history.db"), nil
+}
+
+// ResolvePath picks the history file: the --db flag value when given, else
+// $RIGBENCH_DB, else DefaultPath. getenv is the caller's environment seam
+// (os.Getenv in production), so commands can be tested in-process.
+func ResolvePath(flag string, getenv func(string) string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	if v := getenv(EnvDB); v != "" {
+		return v, nil
+	}
+	return defaultPath(getenv, func() (string, error) {
+		if h := getenv("HOME"); h != "" {
+			return h, nil
+		}
+		return os.UserHomeDir()
+	})
+}

@@ -1,0 +1,173 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/bench"
+)
+
+// SaveRun stores the whole run, replacing any run with the same UUID and
+// all its cells, in one transaction. Name, tags and notes are taken from r.
+func (s *DB) SaveRun(ctx context.Context, r *bench.Run) error {
+	if r == nil || r.UUID == "" {
+		return errors.New("the run has no UUID; it cannot be saved")
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		id, err := upsertRun(ctx, tx, r, runExtras{})
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM cells WHERE run_id = ?`, id); err != nil {
+			return err
+		}
+		ins, err := prepareCellWriter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer ins.close()
+		for i := range r.Cells {
+			if err := ins.insert(ctx, id, i, &r.Cells[i]); err != nil {
+				return err
+			}
+		}
+		return refreshHeadline(ctx, tx, id)
+	})
+}
+
+// Import stores a run that came from a file, validated by
+// bench.ValidateRun. It is idempotent by UUID: a run already in the history
+// is left as it is and inserted is false. The document is stored unchanged
+// (so export → import → export gives the same bytes); the history notes the
+// import time for itself (Summary.Imported). A run exported while still
+// running arrives interrupted, since nothing here will finish it.
+func (s *DB) Import(ctx context.Context, r *bench.Run) (inserted bool, err error) {
+	if err := bench.ValidateRun(r); err != nil {
+		return false, err
+	}
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		var one int
+		switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE uuid = ?`, r.UUID).Scan(&one); {
+		case err == nil:
+			return nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		doc := *r
+		if doc.Status == bench.RunRunning {
+			doc.Status = bench.RunInterrupted
+		}
+		id, err := upsertRun(ctx, tx, &doc, runExtras{importedAt: time.Now()})
+		if err != nil {
+			return err
+		}
+		ins, err := prepareCellWriter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer ins.close()
+		for i := range doc.Cells {
+			if err := ins.insert(ctx, id, i, &doc.Cells[i]); err != nil {
+				return err
+			}
+		}
+		inserted = true
+		return refreshHeadline(ctx, tx, id)
+	})
+	return inserted, err
+}
+
+// write runs fn in one write transaction and explains a failure (a full
+// disk, a read-only file) in a sentence. On any error the transaction is
+// rolled back, so the history keeps its previous state.
+func (s *DB) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return explain(err, s.path)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return explain(err, s.path)
+	}
+	return explain(tx.Commit(), s.path)
+}
+
+// runExtras are the history's own facts about a run, outside the document.
+type runExtras struct {
+	importedAt  time.Time
+	recorderPID int
+}
+
+// upsertRun inserts or updates the run row (not its cells) and returns its
+// row id, which stays the same across updates so cells keep pointing at it.
+func upsertRun(ctx context.Context, tx *sql.Tx, r *bench.Run, x runExtras) (int64, error) {
+	plan, err := json.Marshal(r.Plan)
+	if err != nil {
+		return 0, err
+	}
+	hw, err := jsonCol(r.Hardware, r.Hardware == nil)
+	if err != nil {
+		return 0, err
+	}
+	launch, err := jsonCol(r.Launch, r.Launch == nil)
+	if err != nil {
+		return 0, err
+	}
+	tags, err := jsonCol(r.Tags, len(r.Tags) == 0)
+	if err != nil {
+		return 0, err
+	}
+	var flags string
+	if r.Launch != nil {
+		flags = strings.Join(r.Launch.Args, " ")
+	}
+	var id int64
+	err = tx.QueryRowContext(ctx, `
+INSERT INTO runs (uuid, name, tags, notes, status, created_at, finished_at, origin, simulated, error,
+	plan, hardware, launch, model, engine, engine_version, max_model_len, kv_capacity_tokens,
+	kv_capacity_source, has_metrics, has_tokenize, gpu_name, flags, imported_at, recorder_pid)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (uuid) DO UPDATE SET
+	name = excluded.name, tags = excluded.tags, notes = excluded.notes, status = excluded.status,
+	created_at = excluded.created_at, finished_at = excluded.finished_at, origin = excluded.origin,
+	simulated = excluded.simulated, error = excluded.error, plan = excluded.plan,
+	hardware = excluded.hardware, launch = excluded.launch, model = excluded.model,
+	engine = excluded.engine, engine_version = excluded.engine_version,
+	max_model_len = excluded.max_model_len, kv_capacity_tokens = excluded.kv_capacity_tokens,
+	kv_capacity_source = excluded.kv_capacity_source, has_metrics = excluded.has_metrics,
+	has_tokenize = excluded.has_tokenize, gpu_name = excluded.gpu_name, flags = excluded.flags,
+	imported_at = COALESCE(runs.imported_at, excluded.imported_at), recorder_pid = excluded.recorder_pid
+RETURNING id`,
+		r.UUID, r.Name, tags, r.Notes, string(r.Status), nanos(r.CreatedAt), nanos(r.FinishedAt),
+		r.Origin, boolInt(r.Simulated), r.Error, string(plan), hw, launch,
+		r.Server.Model, r.Server.Engine, r.Server.Version, r.Server.MaxModelLen, r.Server.KVCapacityTokens,
+		r.Server.KVCapacitySource, boolInt(r.Server.HasMetrics), boolInt(r.Server.HasTokenize),
+		gpuLabel(r.Hardware), flags, nanos(x.importedAt), x.recorderPID,
+	).Scan(&id)
+	return id, err
+}
+
+// refreshHeadline recomputes the list's denormalised figures of one run
+// from its cells: the cell count, the best decode total tok/s over Valid
+// cells (a queued cell's rate is real but not what the card sustains with
+// all N in flight), and prompt tok/s of the 8K prefill cell. The unique
+// (run_id, phase, context, concurrency) index makes this a short range scan.
+func refreshHeadline(ctx context.Context, tx *sql.Tx, runID int64) error {
+	_, err := tx.ExecContext(ctx, `
+UPDATE runs SET
+	cell_count = (SELECT count(*) FROM cells WHERE run_id = ?1),
+	best_decode_tok_s = COALESCE((SELECT max(total_tok_s) FROM cells
+		WHERE run_id = ?1 AND phase = 'decode' AND status = 'Valid'), 0),
+	prefill_8k_tok_s = COALESCE((SELECT prompt_tok_s FROM cells
+		WHERE run_id = ?1 AND phase = 'prefill' AND context = 8192 AND concurrency = 1), 0)
+WHERE id = ?1`, runID)
+	return err
+}
+
+// currentPID is the recorder_pid written by this process's Recorder.
+var currentPID = os.Getpid()
