@@ -40,8 +40,8 @@ type seq struct {
 	cached   int // prompt tokens served from the prefix cache (first schedule)
 	blocks   []int
 	aborted  bool
-	// tokenAt holds the simulated time of each generated token.
-	tokenAt []float64
+	// lastTokenAt is the simulated time of the latest generated token.
+	lastTokenAt float64
 }
 
 // known is the number of tokens the sequence holds: prompt plus outputs.
@@ -356,14 +356,14 @@ func (c *core) step() []emission {
 			continue // a prefill chunk that does not reach the end yet
 		}
 		s.output++
-		s.tokenAt = append(s.tokenAt, c.now)
 		c.count.generationTokens++
 		if s.output == 1 {
 			s.firstTokenAt = c.now
 			c.hist.ttft.observe(c.now - s.arrival)
 		} else {
-			c.hist.itl.observe(c.now - s.tokenAt[len(s.tokenAt)-2])
+			c.hist.itl.observe(c.now - s.lastTokenAt)
 		}
+		s.lastTokenAt = c.now
 		e := emission{s: s, tokens: 1}
 		if s.output >= s.stopAt {
 			c.finish(s)

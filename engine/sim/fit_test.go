@@ -4,6 +4,8 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -135,4 +137,35 @@ func nelderMead(f func([]float64) float64, x0 []float64, step float64, iters int
 	}
 	sort.Slice(simplex, func(i, j int) bool { return simplex[i].f < simplex[j].f })
 	return simplex[0].x, simplex[0].f
+}
+
+// TestTryProfile prints the reference table for the default profile with
+// overrides from RIGBENCH_SIM_TRY ("Field=value,…"): a quick manual probe
+// while calibrating.
+func TestTryProfile(t *testing.T) {
+	spec := os.Getenv("RIGBENCH_SIM_TRY")
+	if spec == "" {
+		t.Skip("set RIGBENCH_SIM_TRY=Field=value,… to probe a profile")
+	}
+	p := DefaultProfile()
+	fields := map[string]*float64{
+		"StepBaseS": &p.StepBaseS, "DecodePerSeqS": &p.DecodePerSeqS, "DecodePerContextTokenS": &p.DecodePerContextTokenS,
+		"DecodeContextQuadS": &p.DecodeContextQuadS, "DecodeBatchExponent": &p.DecodeBatchExponent,
+		"PrefillPerTokenS": &p.PrefillPerTokenS, "PrefillAttentionS": &p.PrefillAttentionS,
+		"APIBaseS": &p.APIBaseS, "APIPerTokenS": &p.APIPerTokenS,
+	}
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		f, err := strconv.ParseFloat(v, 64)
+		if fields[k] == nil || err != nil {
+			t.Fatalf("bad override %q", kv)
+		}
+		*fields[k] = f
+	}
+	cfg := DefaultConfig()
+	cfg.Profile = p
+	ref := loadReference(t)
+	got := runReferencePlan(t, cfg, ref)
+	table, match, worst, cell := compareReference(ref, got)
+	t.Logf("\n%s\nstatus match %.1f%%, worst %.1f%% (%s), loss %.4f", table, 100*match, 100*worst, cell, referenceLoss(ref, got))
 }

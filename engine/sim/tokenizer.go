@@ -21,7 +21,8 @@ const (
 	maxPieceRune = 4
 )
 
-// tokenize returns the token ids of text.
+// tokenize returns the token ids of text. ASCII runs take a fast path;
+// other runes are decoded so a piece never splits one.
 func tokenize(text string, addSpecial bool) []uint32 {
 	ids := make([]uint32, 0, len(text)/4+2)
 	if addSpecial {
@@ -29,41 +30,47 @@ func tokenize(text string, addSpecial bool) []uint32 {
 	}
 	i := 0
 	for i < len(text) {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if unicode.IsSpace(r) {
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
+		if isSpace(r) {
 			i += size
 			continue
 		}
-		// One word: up to the next white space.
-		j := i
-		for j < len(text) {
-			r, size := utf8.DecodeRuneInString(text[j:])
-			if unicode.IsSpace(r) {
+		// One word, cut into pieces of up to maxPieceRune runes.
+		first := true
+		for i < len(text) {
+			start, n := i, 0
+			for i < len(text) && n < maxPieceRune {
+				r, size := rune(text[i]), 1
+				if r >= utf8.RuneSelf {
+					r, size = utf8.DecodeRuneInString(text[i:])
+				}
+				if isSpace(r) {
+					break
+				}
+				i += size
+				n++
+			}
+			if n == 0 {
 				break
 			}
-			j += size
+			ids = append(ids, pieceID(text[start:i], first))
+			first = false
+			if n < maxPieceRune {
+				break // the word ended
+			}
 		}
-		ids = appendWordPieces(ids, text[i:j])
-		i = j
 	}
 	return ids
 }
 
-// appendWordPieces appends the ids of one word's pieces.
-func appendWordPieces(ids []uint32, word string) []uint32 {
-	first := true
-	for len(word) > 0 {
-		n, end := 0, 0
-		for end < len(word) && n < maxPieceRune {
-			_, size := utf8.DecodeRuneInString(word[end:])
-			end += size
-			n++
-		}
-		ids = append(ids, pieceID(word[:end], first))
-		word = word[end:]
-		first = false
+func isSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == ' ' || r == '\n' || r == '\t' || r == '\r' || r == '\v' || r == '\f'
 	}
-	return ids
+	return unicode.IsSpace(r)
 }
 
 // pieceID hashes a piece (FNV-1a, 32 bit) into the vocabulary, above the
