@@ -126,6 +126,8 @@ func (w *window) measure(ctx context.Context, index, total int) {
 	if samplesDone != nil {
 		baseline = w.scrape(ctx, time.Now())
 	}
+	r.emit(Event{Kind: EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
+		Message: fmt.Sprintf("measuring %d stream(s) for %s", len(w.prompts), w.d)})
 	w.start = time.Now()
 	w.end = w.start.Add(w.d)
 	w.cell.WindowStart = w.start.UTC()
@@ -182,6 +184,13 @@ loop:
 // re-sends the same (cached) prompt as soon as the previous one finishes.
 func (w *window) stream(ctx context.Context, i int) []request {
 	var out []request
+	body, err := client.CompletionRequest{
+		Model: w.run.Server.Model, Prompt: w.prompts[i], MaxTokens: w.maxOutput,
+		MinTokens: w.maxOutput, IgnoreEOS: true,
+	}.Body()
+	if err != nil {
+		return []request{{err: err, sent: time.Now(), ended: time.Now()}}
+	}
 	for ctx.Err() == nil && time.Now().Before(w.end) {
 		rq := request{}
 		var prev time.Time
@@ -200,10 +209,7 @@ func (w *window) stream(ctx context.Context, i int) []request {
 			rq.chunks++
 			w.liveTokens.Add(int64(n))
 		}
-		res, err := w.runner.Client.Stream(ctx, client.CompletionRequest{
-			Model: w.run.Server.Model, Prompt: w.prompts[i], MaxTokens: w.maxOutput,
-			MinTokens: w.maxOutput, IgnoreEOS: true,
-		}, onToken)
+		res, err := w.runner.Client.StreamBody(ctx, body, onToken)
 		rq.sent, rq.ended, rq.source, rq.promptTokens = res.Sent, res.End, res.Source, res.PromptTokens
 		if !res.FirstToken.IsZero() && res.FirstToken.Before(w.end) {
 			rq.first = res.FirstToken // TTFT counts to the first chunk with text

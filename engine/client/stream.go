@@ -24,7 +24,10 @@ type CompletionRequest struct {
 	NoContinuousUsage bool
 }
 
-func (r CompletionRequest) body() ([]byte, error) {
+// Body returns the JSON request body. A caller that re-sends the same
+// request (a decode window's closed loop) encodes it once and uses
+// StreamBody: a 32K-token prompt is about 130 KB of JSON.
+func (r CompletionRequest) Body() ([]byte, error) {
 	opts := map[string]any{"include_usage": true}
 	if !r.NoContinuousUsage {
 		opts["continuous_usage_stats"] = true
@@ -91,10 +94,15 @@ type TokenFunc func(at time.Time, tokens int)
 // error. A stream that breaks returns the partial result with a
 // *StreamError; a refused prompt a *PromptTooLongError.
 func (c *Client) Stream(ctx context.Context, req CompletionRequest, onToken TokenFunc) (StreamResult, error) {
-	body, err := req.body()
+	body, err := req.Body()
 	if err != nil {
 		return StreamResult{}, err
 	}
+	return c.StreamBody(ctx, body, onToken)
+}
+
+// StreamBody is Stream with a body from CompletionRequest.Body.
+func (c *Client) StreamBody(ctx context.Context, body []byte, onToken TokenFunc) (StreamResult, error) {
 	hreq, err := c.newRequest(ctx, http.MethodPost, "/v1/completions", bytes.NewReader(body))
 	if err != nil {
 		return StreamResult{}, err

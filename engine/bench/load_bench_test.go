@@ -1,0 +1,100 @@
+package bench_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/client"
+)
+
+// BenchmarkClient128Streams checks that the client is never the bottleneck
+// (issue 2, speed): the simulator runs unthrottled in its own process, 128
+// streams of 32K-token prompts decode through the real runner, and the
+// benchmark reports this process's CPU time per received token (target
+// ≤ 5 µs) and its peak RSS (target ≤ 150 MB).
+func BenchmarkClient128Streams(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "rigbench-sim")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/rigbench-sim")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("build simulator: %v\n%s", err, out)
+	}
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	// The H100 profile serves 128 streams at once; speed inf removes every
+	// simulated delay, so tokens arrive as fast as the two processes allow.
+	sim := exec.Command(bin, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--profile", "h100-80gb",
+		"--speed", "inf", "--max-num-seqs", "128", "--kv-cache-dtype", "fp8")
+	stdout, _ := sim.StdoutPipe()
+	sim.Stderr = sim.Stdout
+	if err := sim.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { sim.Process.Kill(); sim.Wait() })
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "Application startup complete") {
+				close(ready)
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		b.Fatal("the simulator did not start")
+	}
+
+	c, err := client.New(fmt.Sprintf("http://127.0.0.1:%d", port), client.WithConcurrency(128))
+	if err != nil {
+		b.Fatal(err)
+	}
+	plan := bench.Plan{Contexts: []int{32768}, Concurrency: []int{128}, DurationS: 5, MaxOutput: 8192,
+		KVCapacityOverride: 1 << 30} // run the cell even where the card would queue
+	var tokens int
+	var cpu time.Duration
+	b.ResetTimer()
+	for range b.N {
+		// Count CPU from the moment the window opens to the cell's end:
+		// calibration and warm-up are not per-token work.
+		var cpu0 time.Duration
+		obs := bench.ObserverFunc(func(e bench.Event) {
+			switch {
+			case e.Kind == bench.EventCellProgress && strings.HasPrefix(e.Message, "measuring"):
+				cpu0 = cpuTime()
+			case e.Kind == bench.EventCellDone:
+				cpu += cpuTime() - cpu0
+			}
+		})
+		run, err := (&bench.Runner{Client: c, Plan: plan, Observer: obs}).Run(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		tokens += run.Cells[0].OutputTokens
+		b.Logf("%d tokens in %gs (%.0f tok/s), status %s", run.Cells[0].OutputTokens, plan.DurationS, run.Cells[0].TotalTokS, run.Cells[0].Status)
+	}
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	b.ReportMetric(float64(cpu.Nanoseconds())/1000/float64(tokens), "client-cpu-µs/token")
+	b.ReportMetric(float64(ru.Maxrss)/1024, "peak-rss-MB")
+	b.ReportMetric(float64(tokens)/float64(b.N)/plan.DurationS, "tok/s")
+}
+
+// cpuTime is the user+system CPU time of this process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
