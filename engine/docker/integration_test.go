@@ -33,7 +33,9 @@ var (
 func launcher(t *testing.T, opts ...docker.Option) (*docker.Launcher, string) {
 	t.Helper()
 	testID := uuid.NewString()
-	opts = append([]docker.Option{docker.WithoutGPU(), docker.WithLabels(map[string]string{"io.rigbench.test": testID}),
+	// The test's own value of the managed label keeps a broad clean-up by
+	// another package's test (or the app) from removing its containers.
+	opts = append([]docker.Option{docker.WithoutGPU(), docker.WithLabels(map[string]string{docker.LabelManaged: "test-" + testID}),
 		docker.WithReadyTimeout(2 * time.Minute), docker.WithPollInterval(100 * time.Millisecond)}, opts...)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -209,7 +211,7 @@ func TestCleanupLeftovers(t *testing.T) {
 	l, testID := launcher(t)
 	ctx := context.Background()
 	_, err := l.API().ContainerCreate(ctx, &container.Config{Image: simimage.DefaultTag,
-		Labels: map[string]string{docker.LabelManaged: "true", "io.rigbench.test": testID}}, nil, nil, nil, "")
+		Labels: map[string]string{docker.LabelManaged: "test-" + testID}}, nil, nil, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}

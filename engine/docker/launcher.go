@@ -16,6 +16,9 @@ import (
 const (
 	LabelManaged = "io.rigbench.managed"
 	LabelModel   = "io.rigbench.model"
+	// LabelInstance, when set (RIGBENCH_INSTANCE), keeps the containers of
+	// separate RigBench instances on one machine apart.
+	LabelInstance = "io.rigbench.instance"
 )
 
 // Defaults of a Launcher.

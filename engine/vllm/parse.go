@@ -61,6 +61,21 @@ func ParseCommandReport(line string) (LaunchConfig, ParseReport, error) {
 	return compact(c), rep, nil
 }
 
+// ParseArgs reads a vLLM argument list, as it follows `vllm serve` (already
+// split into words, e.g. a command's arguments after "--"), into a config.
+func ParseArgs(args []string) (LaunchConfig, error) {
+	var c LaunchConfig
+	if err := parseServeArgs(&c, args); err != nil {
+		return LaunchConfig{}, err
+	}
+	return compact(c), nil
+}
+
+// SplitImageRef splits an image reference into Image and Tag as ParseCommand
+// does: "vllm/vllm-openai:v0.11.0" → "vllm/vllm-openai", "v0.11.0"; a
+// missing tag is "latest".
+func SplitImageRef(ref string) (image, tag string, err error) { return splitImageRef(ref) }
+
 // splitWords removes line continuations and splits with go-shellwords (no
 // variable or command substitution). Text after an unquoted ; & | < or >
 // is returned as rest: it belongs to another command.

@@ -148,7 +148,7 @@ func TestRenderCommands(t *testing.T) {
 		t.Errorf("LaunchArgs keeps the managed --api-key: %q", got)
 	}
 	rec := c.Record()
-	for _, s := range append(append([]string{rec.ServeCommand, rec.DockerCommand, rec.Image, rec.Model}, rec.Args...)) {
+	for _, s := range append([]string{rec.ServeCommand, rec.DockerCommand, rec.Image, rec.Model}, rec.Args...) {
 		for _, secret := range []string{"hf_abc", "sk-1", "hf_xyz"} {
 			if strings.Contains(s, secret) {
 				t.Errorf("Record leaks %s in %q", secret, s)
@@ -224,4 +224,25 @@ func FuzzParseRenderFixedPoint(f *testing.F) {
 			t.Fatalf("serve fixed point broken for %q\nrendered %s\n got  %#v\nwant %#v", line, serve, normalize(c3), wantServe)
 		}
 	})
+}
+
+func TestParseArgsAndSplitImageRef(t *testing.T) {
+	t.Parallel()
+	c, err := vllm.ParseArgs([]string{"--max-model-len", "8192", "--limit-mm-per-prompt", `{"image": 0}`, "--new-flag"})
+	if err != nil || len(c.Flags) != 2 || c.Flags[1].Value != `{"image": 0}` || !slices.Equal(c.Extra, []string{"--new-flag"}) {
+		t.Errorf("ParseArgs = %+v, %v", c, err)
+	}
+	for ref, want := range map[string][2]string{
+		"vllm/vllm-openai:v0.11.0": {"vllm/vllm-openai", "v0.11.0"},
+		"localhost:5000/sim":       {"localhost:5000/sim", "latest"},
+		"rigbench-sim:test":        {"rigbench-sim", "test"},
+	} {
+		img, tag, err := vllm.SplitImageRef(ref)
+		if err != nil || img != want[0] || tag != want[1] {
+			t.Errorf("SplitImageRef(%q) = %q, %q, %v", ref, img, tag, err)
+		}
+	}
+	if _, _, err := vllm.SplitImageRef("Bad Image"); err == nil {
+		t.Error("a bad reference must fail")
+	}
 }

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/vllm"
+)
+
+func init() {
+	register(&command{
+		name: "launch",
+		usage: "launch --model ID [--image vllm/vllm-openai:TAG] [--gpus all|0,1] [--port N] [--hf-cache DIR] " +
+			"[--no-gpu] [--print-docker] [--keep] [--timeout D] -- <vllm flags…>",
+		summary: "Start vLLM in Docker, wait until it serves the model, print its endpoint, stop it on Ctrl-C.",
+		run:     runLaunch,
+	})
+}
+
+// launchOptions are the flags of `launch`.
+type launchOptions struct {
+	model, image, gpus, hfCache string
+	port                        int
+	noGPU, printDocker, keep    bool
+	timeout                     time.Duration
+}
+
+func (o *launchOptions) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.model, "model", "", "Hugging Face id of the model to serve (required)")
+	fs.StringVar(&o.image, "image", vllm.DefaultImage+":"+vllm.DefaultTag, "vLLM image and tag")
+	fs.StringVar(&o.gpus, "gpus", "all", "GPUs for the container: all, or indices such as 0,1")
+	fs.IntVar(&o.port, "port", 0, "host port on 127.0.0.1 (default: a free one)")
+	fs.StringVar(&o.hfCache, "hf-cache", "~/.cache/huggingface", "Hugging Face cache folder to mount (keeps downloaded weights)")
+	fs.BoolVar(&o.noGPU, "no-gpu", false, "request no GPU (for images such as RigBench's simulator)")
+	fs.BoolVar(&o.printDocker, "print-docker", false, "only print the docker run command line")
+	fs.BoolVar(&o.keep, "keep", false, "leave the server running and exit once it is ready")
+	fs.DurationVar(&o.timeout, "timeout", docker.DefaultReadyTimeout, "how long to wait for the server (first downloads are slow)")
+}
+
+func runLaunch(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("launch", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	var o launchOptions
+	o.register(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return fmt.Errorf("%v: %w", err, errUsage)
+	}
+	cfg, err := o.config(e, fs.Args())
+	if err != nil {
+		return err
+	}
+	if o.printDocker {
+		if cfg.Port == 0 {
+			cfg.Port = vllm.ContainerPort // what a person running it by hand would use
+		}
+		fmt.Fprintln(e.stdout, cfg.DockerCommand(true))
+		return nil
+	}
+	return launchAndWait(ctx, e, o, cfg)
+}
+
+// config builds the launch config from the flags and the vLLM arguments
+// after "--", printing validation warnings and refusing on errors.
+func (o launchOptions) config(e *env, vllmArgs []string) (vllm.LaunchConfig, error) {
+	cfg, err := vllm.ParseArgs(vllmArgs)
+	if err != nil {
+		return cfg, fmt.Errorf("the vLLM flags after -- are not valid: %w", err)
+	}
+	if o.model != "" {
+		cfg.Model = o.model
+	}
+	if cfg.Model == "" {
+		return cfg, fmt.Errorf("--model needs the Hugging Face id of the model to serve: %w", errUsage)
+	}
+	if cfg.Image, cfg.Tag, err = vllm.SplitImageRef(o.image); err != nil {
+		return cfg, err
+	}
+	cfg.GPUs, cfg.Port, cfg.HFCache = o.gpus, o.port, o.hfCache
+	if o.noGPU {
+		cfg.GPUs = ""
+	}
+	if e.getenv("HF_TOKEN") != "" || e.getenv("HUGGING_FACE_HUB_TOKEN") != "" {
+		cfg.TokenSource = vllm.TokenEnv
+	}
+	var errs []string
+	for _, fe := range cfg.Validate() {
+		if fe.Severity == vllm.SeverityWarning {
+			fmt.Fprintln(e.stderr, "warning:", fe.Message)
+		} else {
+			errs = append(errs, fe.Message)
+		}
+	}
+	if len(errs) > 0 {
+		return cfg, errors.New(strings.Join(errs, " "))
+	}
+	return cfg, nil
+}
+
+// launchAndWait starts the server, prints where it listens, and stops it on
+// Ctrl-C (or leaves it running with --keep).
+func launchAndWait(ctx context.Context, e *env, o launchOptions, cfg vllm.LaunchConfig) error {
+	opts := []docker.Option{docker.WithGetenv(e.getenv), docker.WithReadyTimeout(o.timeout)}
+	if inst := e.getenv("RIGBENCH_INSTANCE"); inst != "" {
+		// Separate RigBench instances on one machine (users, test runs)
+		// never clean up each other's servers.
+		opts = append(opts, docker.WithLabels(map[string]string{docker.LabelInstance: inst}))
+	}
+	if o.noGPU {
+		opts = append(opts, docker.WithoutGPU())
+	}
+	if o.keep {
+		// A kept server is not a leftover: a later launch must not remove it.
+		opts = append(opts, docker.WithLabels(map[string]string{docker.LabelManaged: "kept"}))
+	}
+	l, err := docker.New(ctx, opts...)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if !o.keep {
+		if n, err := l.CleanupLeftovers(ctx); err != nil {
+			fmt.Fprintln(e.stderr, "warning:", err)
+		} else if n > 0 {
+			fmt.Fprintf(e.stderr, "removed %d container(s) left by an earlier RigBench run\n", n)
+		}
+	}
+	fmt.Fprintln(e.stderr, "$", cfg.DockerCommand(true))
+	if err := l.EnsureImage(ctx, cfg.ImageRef(), pullPrinter(e.stderr)); err != nil {
+		return err
+	}
+	c, err := l.Start(ctx, cfg, func(line docker.LogLine) { fmt.Fprintln(e.stderr, line.Text) })
+	if err != nil {
+		return err
+	}
+	printServer(e.stdout, c)
+	if o.keep {
+		fmt.Fprintf(e.stdout, "kept running as %s; stop it with: docker rm -f %s\n", c.Name(), c.Name())
+		return nil
+	}
+	fmt.Fprintln(e.stderr, "serving; press Ctrl-C to stop")
+	select {
+	case <-ctx.Done():
+		return c.Stop(context.WithoutCancel(ctx))
+	case <-c.Exited():
+		c.Stop(context.WithoutCancel(ctx))
+		return errors.New("the server stopped on its own: read its last log lines above")
+	}
+}
+
+func printServer(w io.Writer, c *docker.Container) {
+	f := c.Facts()
+	fmt.Fprintf(w, "endpoint: %s\n", c.Endpoint())
+	fmt.Fprintf(w, "api key:  %s\n", c.APIKey())
+	fmt.Fprintf(w, "model:    %s\n", c.Config().ServedModelName())
+	if f.Version != "" {
+		fmt.Fprintf(w, "version:  %s\n", f.Version)
+	}
+	if f.KVCacheTokens > 0 {
+		fmt.Fprintf(w, "KV cache: %d tokens\n", f.KVCacheTokens)
+	}
+}
+
+// pullPrinter prints pull progress at every 10% so a log stays short.
+func pullPrinter(w io.Writer) func(docker.PullProgress) {
+	last := -10
+	return func(p docker.PullProgress) {
+		if p.BytesTotal == 0 {
+			return
+		}
+		pct := int(100 * p.Bytes / p.BytesTotal)
+		if pct >= last+10 || p.Layers > 0 && p.LayersDone == p.Layers {
+			last = pct
+			fmt.Fprintf(w, "pulling %s: %d%% (%d of %d layers)\n", p.Ref, pct, p.LayersDone, p.Layers)
+		}
+	}
+}

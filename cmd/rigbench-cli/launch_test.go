@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/google/uuid"
+	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/docker/simimage"
+)
+
+// syncBuffer is a bytes.Buffer safe for the log goroutine and the command.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+func launchEnv(vars map[string]string) (*env, *syncBuffer, *syncBuffer) {
+	out, errb := &syncBuffer{}, &syncBuffer{}
+	return &env{stdout: out, stderr: errb, stdin: strings.NewReader(""), getenv: func(k string) string { return vars[k] }}, out, errb
+}
+
+func TestLaunchPrintDocker(t *testing.T) {
+	t.Parallel()
+	e, out, errb := launchEnv(map[string]string{"HF_TOKEN": "hf_never_printed"})
+	code := execute(context.Background(), e, []string{"launch", "--model", "Qwen/Qwen2.5-1.5B-Instruct",
+		"--image", "vllm/vllm-openai:v0.10.1.1", "--gpus", "0", "--print-docker", "--",
+		"--max-model-len", "16k", "--limit-mm-per-prompt", `{"image":0}`})
+	want := `docker run --rm --gpus '"device=0"' --ipc=host -p 127.0.0.1:8000:8000 ` +
+		`-v ~/.cache/huggingface:/root/.cache/huggingface -e HF_TOKEN -e HUGGING_FACE_HUB_TOKEN ` +
+		`vllm/vllm-openai:v0.10.1.1 --model Qwen/Qwen2.5-1.5B-Instruct --max-model-len 16k --limit-mm-per-prompt '{"image":0}'` + "\n"
+	if code != 0 || out.String() != want {
+		t.Errorf("exit %d\n got %s\nwant %s\nstderr %s", code, out.String(), want, errb.String())
+	}
+}
+
+func TestLaunchRefusesBadSettings(t *testing.T) {
+	t.Parallel()
+	cases := map[string][]string{
+		"--model needs":           {"launch", "--print-docker"},
+		"must be at least":        {"launch", "--model", "m", "--print-docker", "--", "--max-num-seqs", "0"},
+		"needs vLLM 0.12.0":       {"launch", "--model", "m", "--image", "vllm/vllm-openai:v0.6.3", "--print-docker", "--", "--kv-cache-dtype", "nvfp4"},
+		"not an image name":       {"launch", "--model", "m", "--image", "Not An Image", "--print-docker"},
+		"--max-model-len needs a": {"launch", "--model", "m", "--print-docker", "--", "--max-model-len"},
+	}
+	for want, args := range cases {
+		e, _, errb := launchEnv(nil)
+		if code := execute(context.Background(), e, args); code == 0 || !strings.Contains(errb.String(), want) {
+			t.Errorf("%q: exit %d, stderr %q; want it to mention %q", args, code, errb.String(), want)
+		}
+	}
+}
+
+// TestLaunchSimulatorUntilInterrupt launches the simulator image through the
+// real daemon, reads the endpoint the command prints, checks the server
+// answers, then "presses Ctrl-C" and checks the container is gone.
+func TestLaunchSimulatorUntilInterrupt(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, err := docker.New(ctx)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true needs a Docker daemon: %v", err)
+		}
+		t.Skipf("skipping: no usable Docker daemon here (%v)", err)
+	}
+	defer l.Close()
+	if err := simimage.Build(ctx, l.API().(simimage.Builder), simimage.DefaultTag); err != nil {
+		t.Fatal(err)
+	}
+	instance := "cli-test-" + uuid.NewString()
+	e, out, errb := launchEnv(map[string]string{"RIGBENCH_INSTANCE": instance})
+	runCtx, interrupt := context.WithCancel(ctx)
+	done := make(chan int)
+	go func() {
+		done <- execute(runCtx, e, []string{"launch", "--model", "sim/tiny", "--image", simimage.DefaultTag,
+			"--no-gpu", "--timeout", "2m", "--", "--max-model-len", "4096", "--speed", "50"})
+	}()
+	endpoint := regexp.MustCompile(`endpoint: (http://127\.0\.0\.1:\d+)`)
+	var url string
+	for url == "" {
+		select {
+		case code := <-done:
+			t.Fatalf("launch ended early with %d\nstdout %s\nstderr %s", code, out.String(), errb.String())
+		case <-time.After(100 * time.Millisecond):
+			if m := endpoint.FindStringSubmatch(out.String()); m != nil && strings.Contains(out.String(), "KV cache:") {
+				url = m[1]
+			}
+		}
+	}
+	resp, err := http.Get(url + "/health")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("/health: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	interrupt()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d after Ctrl-C\nstderr %s", code, errb.String())
+	}
+	left, err := l.API().ContainerList(ctx, container.ListOptions{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range left {
+		if c.Labels[docker.LabelInstance] == instance {
+			t.Errorf("container %s remains after Ctrl-C", c.Names)
+		}
+	}
+}
