@@ -63,6 +63,13 @@ var (
 // recognizeFact matches the informational lines. The KV size line comes
 // first: the newest wording carries the concurrency on the same line.
 func recognizeFact(line string) Fact {
+	// Cheap literal checks first: almost no log line is a fact, and the
+	// regular expressions cost microseconds each.
+	if !strings.Contains(line, "KV cache") && !strings.Contains(line, "oncurrency") && !strings.Contains(line, "blocks") &&
+		!strings.Contains(line, "vLLM") && !strings.Contains(line, "LLM engine") && !strings.Contains(line, "Uvicorn") &&
+		!strings.Contains(line, "startup complete") {
+		return Fact{}
+	}
 	if m := reKVTokens.FindStringSubmatch(line); m != nil {
 		f := Fact{Kind: FactKVCacheTokens, Tokens: atoi(m[1])}
 		if c := reConcurrency.FindStringSubmatch(line); c != nil {

@@ -246,3 +246,12 @@ func TestParseArgsAndSplitImageRef(t *testing.T) {
 		t.Error("a bad reference must fail")
 	}
 }
+
+func BenchmarkParseCommand(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := vllm.ParseCommand(parseSeeds[0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -54,31 +54,33 @@ func (e *StartupError) Error() string { return e.Explanation + ": " + e.Fix }
 // errorRule is one recognisable failure. build fills the error from the
 // regexp's submatches.
 type errorRule struct {
+	// anchors: the rule runs only on lines holding one of these literals.
+	anchors  []string
 	re       *regexp.Regexp
 	priority int
 	build    func(m []string) *StartupError
 }
 
 var errorRules = []errorRule{
-	{regexp.MustCompile(`estimated maximum model length is\s*` + num), 90, func(m []string) *StartupError {
+	{[]string{"estimated maximum model length"}, regexp.MustCompile(`estimated maximum model length is\s*` + num), 90, func(m []string) *StartupError {
 		n := atoi(m[1])
 		return &StartupError{Kind: ErrMaxModelLen, SuggestedMaxModelLen: n,
 			Explanation: "max model length too large for this card's KV cache",
 			Fix:         fmt.Sprintf("try --max-model-len %d", n)}
 	}},
-	{regexp.MustCompile(`max seq len \(` + num + `\) is larger than the maximum number of tokens that can be stored in KV cache \(` + num + `\)`), 85, func(m []string) *StartupError {
+	{[]string{"max seq len"}, regexp.MustCompile(`max seq len \(` + num + `\) is larger than the maximum number of tokens that can be stored in KV cache \(` + num + `\)`), 85, func(m []string) *StartupError {
 		n := atoi(m[2])
 		return &StartupError{Kind: ErrMaxModelLen, SuggestedMaxModelLen: n,
 			Explanation: fmt.Sprintf("max model length %s too large for this card's KV cache", m[1]),
 			Fix:         fmt.Sprintf("try --max-model-len %d", n)}
 	}},
-	{regexp.MustCompile(`User-specified max_model_len \(` + num + `\) is greater than the derived max_model_len \((?:max_position_embeddings=)?` + num), 88, func(m []string) *StartupError {
+	{[]string{"User-specified max_model_len"}, regexp.MustCompile(`User-specified max_model_len \(` + num + `\) is greater than the derived max_model_len \((?:max_position_embeddings=)?` + num), 88, func(m []string) *StartupError {
 		n := atoi(m[2])
 		return &StartupError{Kind: ErrMaxModelLenAboveModel, SuggestedMaxModelLen: n,
 			Explanation: fmt.Sprintf("max model length %s is above the model's own limit of %d tokens", m[1], n),
 			Fix:         fmt.Sprintf("try --max-model-len %d", n)}
 	}},
-	{regexp.MustCompile(`Free memory on device \(` + dec + `/` + dec + ` GiB\) on startup is less than desired GPU memory utilization \(` + dec + `, ` + dec + ` GiB\)`), 80, func(m []string) *StartupError {
+	{[]string{"Free memory on device"}, regexp.MustCompile(`Free memory on device \(` + dec + `/` + dec + ` GiB\) on startup is less than desired GPU memory utilization \(` + dec + `, ` + dec + ` GiB\)`), 80, func(m []string) *StartupError {
 		free, total := atof(m[1]), atof(m[2])
 		// Leave 2 points of headroom below what is free now, rounded down
 		// to a hundredth, since other processes' use moves a little.
@@ -96,59 +98,59 @@ var errorRules = []errorRule{
 		}
 		return e
 	}},
-	{regexp.MustCompile(`The quantization method (\S+) is not supported for the current GPU\. Minimum capability: (\d+)\. Current capability: (\d+)`), 80, func(m []string) *StartupError {
+	{[]string{"quantization method"}, regexp.MustCompile(`The quantization method (\S+) is not supported for the current GPU\. Minimum capability: (\d+)\. Current capability: (\d+)`), 80, func(m []string) *StartupError {
 		return &StartupError{Kind: ErrQuantizationGPU,
 			Explanation: fmt.Sprintf("this card (compute capability %s) is too old for %s quantisation, which needs %s", capability(m[3]), m[1], capability(m[2])),
 			Fix:         "pick a model with another quantisation (or none), or remove --quantization"}
 	}},
-	{regexp.MustCompile(`No available memory for the cache blocks`), 70, func([]string) *StartupError {
+	{[]string{"No available memory"}, regexp.MustCompile(`No available memory for the cache blocks`), 70, func([]string) *StartupError {
 		return &StartupError{Kind: ErrNoCacheMemory,
 			Explanation: "the model's weights leave no memory on the card for the KV cache",
 			Fix:         "raise --gpu-memory-utilization, or pick a smaller or quantised model"}
 	}},
-	{regexp.MustCompile(`(?:OutOfMemoryError|CUDA out of memory)`), 60, func([]string) *StartupError {
+	{[]string{"OutOfMemoryError", "out of memory"}, regexp.MustCompile(`(?:OutOfMemoryError|CUDA out of memory)`), 60, func([]string) *StartupError {
 		return &StartupError{Kind: ErrOutOfMemory,
 			Explanation: "the card ran out of memory while loading the model",
 			Fix:         "lower --gpu-memory-utilization or --max-model-len, add --enforce-eager, or pick a smaller or quantised model"}
 	}},
-	{regexp.MustCompile(`No valid attention backend found`), 70, func([]string) *StartupError {
+	{[]string{"No valid attention backend"}, regexp.MustCompile(`No valid attention backend found`), 70, func([]string) *StartupError {
 		return &StartupError{Kind: ErrNoAttentionBackend,
 			Explanation: "vLLM found no attention kernel that runs this model on this card",
 			Fix:         "try --attention-backend TRITON_ATTN or FLEX_ATTENTION, or --dtype half on cards older than Ampere"}
 	}},
-	{regexp.MustCompile(`Cannot access gated repo|401 Client Error|GatedRepoError`), 75, func([]string) *StartupError {
+	{[]string{"gated repo", "401 Client Error", "GatedRepoError"}, regexp.MustCompile(`Cannot access gated repo|401 Client Error|GatedRepoError`), 75, func([]string) *StartupError {
 		return &StartupError{Kind: ErrGatedModel,
 			Explanation: "the model is gated and no Hugging Face token with access was given",
 			Fix:         "accept the model's licence on its Hugging Face page, then give RigBench your token (HF_TOKEN)"}
 	}},
-	{regexp.MustCompile(`Invalid repository ID or local directory specified|Repository Not Found|RepositoryNotFoundError`), 75, func([]string) *StartupError {
+	{[]string{"Invalid repository ID", "Repository Not Found", "RepositoryNotFoundError"}, regexp.MustCompile(`Invalid repository ID or local directory specified|Repository Not Found|RepositoryNotFoundError`), 75, func([]string) *StartupError {
 		return &StartupError{Kind: ErrModelNotFound,
 			Explanation: "no model with this id exists on Hugging Face",
 			Fix:         "check the model id's spelling (owner/name, as on its Hugging Face page)"}
 	}},
-	{regexp.MustCompile(`Model architectures \[([^\]]*)\] are not supported`), 75, func(m []string) *StartupError {
+	{[]string{"Model architectures"}, regexp.MustCompile(`Model architectures \[([^\]]*)\] are not supported`), 75, func(m []string) *StartupError {
 		arch := strings.Trim(m[1], `'" `)
 		return &StartupError{Kind: ErrArchitecture,
 			Explanation: fmt.Sprintf("this vLLM version cannot run the %s architecture", arch),
 			Fix:         "pick a newer image tag, or another model"}
 	}},
-	{regexp.MustCompile("trust_remote_code=True|--trust-remote-code"), 65, func([]string) *StartupError {
+	{[]string{"trust_remote_code", "trust-remote-code"}, regexp.MustCompile("trust_remote_code=True|--trust-remote-code"), 65, func([]string) *StartupError {
 		return &StartupError{Kind: ErrTrustRemoteCode,
 			Explanation: "the model needs its own Python code to load",
 			Fix:         "turn on --trust-remote-code if you trust the model's authors"}
 	}},
-	{regexp.MustCompile(`unrecognized arguments: (.+)$`), 95, func(m []string) *StartupError {
+	{[]string{"unrecognized arguments"}, regexp.MustCompile(`unrecognized arguments: (.+)$`), 95, func(m []string) *StartupError {
 		arg := strings.TrimSpace(m[1])
 		return &StartupError{Kind: ErrUnknownArgument, Argument: arg,
 			Explanation: fmt.Sprintf("the vLLM in this image does not know %s", arg),
 			Fix:         "remove it, or pick an image tag that has it"}
 	}},
-	{regexp.MustCompile(`argument (\S+?):? invalid (?:choice|\w+ value): (.+)$`), 95, func(m []string) *StartupError {
+	{[]string{"argument "}, regexp.MustCompile(`argument (\S+?):? invalid (?:choice|\w+ value): (.+)$`), 95, func(m []string) *StartupError {
 		return &StartupError{Kind: ErrInvalidArgumentValue, Argument: strings.TrimSuffix(m[1], ":"),
 			Explanation: fmt.Sprintf("the vLLM in this image refuses the value of %s (%s)", strings.TrimSuffix(m[1], ":"), strings.TrimSpace(m[2])),
 			Fix:         "pick one of the values it lists, or another image tag"}
 	}},
-	{regexp.MustCompile(`Failed to infer device type|Found no NVIDIA driver|no CUDA-capable device is detected`), 70, func([]string) *StartupError {
+	{[]string{"Failed to infer device type", "NVIDIA driver", "CUDA-capable device"}, regexp.MustCompile(`Failed to infer device type|Found no NVIDIA driver|no CUDA-capable device is detected`), 70, func([]string) *StartupError {
 		return &StartupError{Kind: ErrNoGPU,
 			Explanation: "the container sees no NVIDIA GPU",
 			Fix:         "install the NVIDIA driver and container toolkit, and launch with GPUs set to all"}
@@ -167,7 +169,7 @@ func capability(s string) string {
 func recognizeError(line string) *StartupError {
 	var best *StartupError
 	for _, r := range errorRules {
-		if best != nil && r.priority <= best.priority {
+		if best != nil && r.priority <= best.priority || !containsAny(line, r.anchors) {
 			continue
 		}
 		if m := r.re.FindStringSubmatch(line); m != nil {
@@ -186,4 +188,13 @@ func Recognize(line string) (Fact, *StartupError) {
 		return Fact{}, e
 	}
 	return recognizeFact(line), nil
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }
