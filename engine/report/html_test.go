@@ -180,3 +180,24 @@ func textOf(doc *html.Node) string {
 	})
 	return b.String()
 }
+
+// FuzzHTMLEscapes: whatever a run's name and notes hold, the report
+// parses and contains no element that came from them.
+func FuzzHTMLEscapes(f *testing.F) {
+	f.Add("<script>alert(1)</script>", "<img src=x onerror=alert(1)>")
+	f.Add("]]><svg onload=x>", "</textarea><style>@import url(http://x)</style>")
+	f.Fuzz(func(t *testing.T, name, notes string) {
+		r := hostile()
+		r.Name, r.Notes, r.Server.Model = name, notes, name
+		var buf bytes.Buffer
+		if err := report.WriteHTML(&buf, []*bench.Run{r}, report.HTMLOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		doc := parse(t, buf.Bytes())
+		walk(doc, func(n *html.Node) {
+			if n.Type == html.ElementNode && (n.Data == "script" || n.Data == "img" || n.Data == "iframe") {
+				t.Fatalf("a <%s> element got into the page", n.Data)
+			}
+		})
+	})
+}

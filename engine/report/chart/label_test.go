@@ -60,3 +60,23 @@ func TestRampEndsAndContrast(t *testing.T) {
 		t.Error("Ramp does not clamp below 0")
 	}
 }
+
+// FuzzParseFlags: argument lists come from imported run files.
+func FuzzParseFlags(f *testing.F) {
+	f.Add("--max-num-seqs\x0064\x00--enforce-eager")
+	f.Add("--a=b\x00-1\x00--\x00-")
+	f.Fuzz(func(t *testing.T, joined string) {
+		args := strings.Split(joined, "\x00")
+		m := chart.ParseFlags(args)
+		for k := range m {
+			if !strings.HasPrefix(k, "-") {
+				t.Fatalf("flag name %q does not start with -", k)
+			}
+		}
+		runs := []*bench.Run{{Launch: &bench.Launch{Args: args}}, {}}
+		d := chart.Differences(runs)
+		if len(d) != 2 {
+			t.Fatalf("Differences returned %d lists for 2 runs", len(d))
+		}
+	})
+}
