@@ -1,0 +1,148 @@
+package session_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/docker/simimage"
+	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/sim"
+	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/hardware"
+)
+
+var tinyPlan = bench.Plan{Contexts: []int{0, 512}, Concurrency: []int{1, 4}, PrefillContexts: []int{1024},
+	DurationS: 0.5, MaxOutput: 128}
+
+// noGPU is the snapshot of a machine without a GPU, so tests do not wait on
+// hardware detection.
+var noGPU = &hardware.Snapshot{GPUs: []hardware.GPU{}, GPUAbsentReason: "test machine"}
+
+func TestDemoSession(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	p, _ := sim.ProfileByName("tiny")
+	cfg.Profile, cfg.Speed = p, 10
+	var events int
+	var logs []string
+	run, err := session.Run(context.Background(), session.Options{
+		Kind: session.Demo, Sim: cfg, Plan: tinyPlan, Name: "demo", Hardware: noGPU,
+		Observers: []bench.Observer{bench.ObserverFunc(func(bench.Event) { events++ })},
+		Log:       func(l string) { logs = append(logs, l) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.Simulated || run.Name != "demo" || run.Hardware != noGPU || len(run.Cells) != 5 || events == 0 {
+		t.Errorf("run simulated=%v name=%q cells=%d events=%d", run.Simulated, run.Name, len(run.Cells), events)
+	}
+	if len(logs) == 0 || !strings.Contains(logs[0], "simulated vLLM server on http://127.0.0.1:") {
+		t.Errorf("logs %q", logs)
+	}
+}
+
+// TestLaunchSession launches the simulator image through the real Docker
+// daemon, runs a tiny benchmark through it, and checks that the run records
+// the launch without secrets and that no container is left behind.
+func TestLaunchSession(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	label := docker.WithLabels(map[string]string{docker.LabelManaged: "test-" + uuid.NewString()})
+	l, err := docker.New(ctx, docker.WithoutGPU(), label)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true needs a Docker daemon: %v", err)
+		}
+		t.Skipf("skipping: no usable Docker daemon here (%v)", err)
+	}
+	defer l.Close()
+	b, ok := l.API().(simimage.Builder)
+	if !ok {
+		t.Fatal("the Docker API cannot build images")
+	}
+	if err := simimage.Build(ctx, b, simimage.DefaultTag); err != nil {
+		t.Fatalf("building the simulator image: %v", err)
+	}
+
+	const hfToken = "hf_session_secret_token"
+	img, tag, _ := strings.Cut(simimage.DefaultTag, ":")
+	cfg := vllm.LaunchConfig{Image: img, Tag: tag, Model: "sim/tiny", GPUs: "all",
+		TokenSource: vllm.TokenInline, HFToken: hfToken, Extra: []string{"--profile", "tiny", "--speed", "10"}}
+	var logs bytes.Buffer
+	launcher := &session.DockerLauncher{Config: cfg, Options: []docker.Option{docker.WithoutGPU(), label,
+		docker.WithPollInterval(100 * time.Millisecond)}}
+	run, err := session.Run(ctx, session.Options{Kind: session.Launch, Launcher: launcher, Plan: tinyPlan,
+		Hardware: noGPU, Log: func(s string) { logs.WriteString(s + "\n") }})
+	if err != nil {
+		t.Fatalf("run: %v\nlogs:\n%s", err, logs.String())
+	}
+	if run.Launch == nil || run.Launch.Model != "sim/tiny" || !strings.Contains(run.Launch.DockerCommand, "docker run") {
+		t.Errorf("launch record %+v", run.Launch)
+	}
+	if run.Server.KVCapacityTokens == 0 || len(run.Cells) != 5 {
+		t.Errorf("server %+v, %d cells", run.Server, len(run.Cells))
+	}
+	for _, c := range run.Cells {
+		if !c.Status.Ran() && c.Status != bench.StatusOverCapacity {
+			t.Errorf("cell %s %d×%d: %s %s", c.Phase, c.Context, c.Concurrency, c.Status, c.Reason)
+		}
+	}
+	var doc bytes.Buffer
+	if err := bench.WriteRun(&doc, run); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(doc.String(), hfToken) || strings.Contains(logs.String(), hfToken) {
+		t.Error("the Hugging Face token leaked into the run document or the logs")
+	}
+	if !strings.Contains(logs.String(), "GPU KV cache size") {
+		t.Errorf("container logs did not reach the session log:\n%s", logs.String())
+	}
+	left, err := l.Leftovers(context.Background())
+	if err != nil || len(left) != 0 {
+		t.Errorf("%d containers left behind (%v)", len(left), err)
+	}
+}
+
+// TestLaunchFailureIsExplained: a max model length above the KV cache comes
+// back as vLLM's typed start-up error with the suggested value.
+func TestLaunchFailureIsExplained(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	label := docker.WithLabels(map[string]string{docker.LabelManaged: "test-" + uuid.NewString()})
+	l, err := docker.New(ctx, docker.WithoutGPU(), label)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true needs a Docker daemon: %v", err)
+		}
+		t.Skipf("skipping: no usable Docker daemon here (%v)", err)
+	}
+	defer l.Close()
+	if b, ok := l.API().(simimage.Builder); !ok || simimage.Build(ctx, b, simimage.DefaultTag) != nil {
+		t.Fatal("cannot build the simulator image")
+	}
+	img, tag, _ := strings.Cut(simimage.DefaultTag, ":")
+	// The default profile's 12 GB card at 75% memory cannot hold one
+	// request of the model's full 262,144 tokens.
+	cfg := vllm.LaunchConfig{Image: img, Tag: tag, Model: "sim/default", GPUs: "all"}
+	cfg.Set("--max-model-len", "262144")
+	cfg.Set("--gpu-memory-utilization", "0.75")
+	_, err = session.Run(ctx, session.Options{Kind: session.Launch, Plan: tinyPlan, Hardware: noGPU,
+		Launcher: &session.DockerLauncher{Config: cfg, Options: []docker.Option{docker.WithoutGPU(), label}}})
+	var se *vllm.StartupError
+	if !errors.As(err, &se) || se.SuggestedMaxModelLen <= 0 || se.SuggestedMaxModelLen >= 262144 ||
+		!strings.Contains(err.Error(), "--max-model-len") {
+		t.Fatalf("err = %v, want a *vllm.StartupError suggesting a shorter --max-model-len", err)
+	}
+	t.Logf("explained as: %v", err)
+	if left, _ := l.Leftovers(context.Background()); len(left) != 0 {
+		t.Errorf("%d containers left behind", len(left))
+	}
+}
