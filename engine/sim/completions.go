@@ -156,7 +156,10 @@ func (s *Server) submit(prompt []uint32, maxTokens int, req completionRequest, a
 	sq := newSeq(rec.ID, prompt, maxTokens, req.MinTokens, req.IgnoreEOS, req.CacheSalt, s.cfg.Seed, s.prof)
 	st := &stream{sq: sq, notify: make(chan struct{}, 1), rec: rec}
 	s.streams[sq] = st
-	s.core.add(sq, s.simNow())
+	// The request arrived when its body started to be read: decoding and
+	// tokenising it is the API server's work, which the time model already
+	// charges, so it must not delay the request a second time.
+	s.core.add(sq, s.simAt(arrived))
 	signal(s.wake)
 	return st, false
 }

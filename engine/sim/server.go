@@ -219,10 +219,15 @@ func signal(c chan struct{}) {
 
 // simNow maps the wall clock to simulated seconds.
 func (s *Server) simNow() float64 {
+	return s.simAt(time.Now())
+}
+
+// simAt maps a wall-clock instant to simulated seconds.
+func (s *Server) simAt(t time.Time) float64 {
 	if math.IsInf(s.speed, 1) {
 		return 0
 	}
-	return time.Since(s.start).Seconds() * s.speed
+	return t.Sub(s.start).Seconds() * s.speed
 }
 
 // realAt is the wall-clock deadline of simulated time t: an absolute
