@@ -290,11 +290,11 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, st *stre
 		chunk.Usage = &usage{PromptTokens: prompt, CompletionTokens: sent, TotalTokens: prompt + sent}
 		writeEvent(w, fl, chunk)
 	}
+	s.mu.Lock()
+	st.rec.Finished = time.Now() // before [DONE], so a client that read it sees the record complete
+	s.mu.Unlock()
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	flush(fl)
-	s.mu.Lock()
-	st.rec.Finished = time.Now()
-	s.mu.Unlock()
 }
 
 func flush(fl http.Flusher) {
