@@ -2,7 +2,7 @@
 # Runs the real RigBench app under Xvfb in demo mode and lets its scripted
 # tour (RIGBENCH_TOUR, see ui/tour.go) visit every view and write one PNG
 # per view into docs/screenshots/. `make screenshots` builds the app and
-# installs Xvfb first. Usage: scripts/screenshots.sh [OUT_DIR]
+# installs Xvfb first. Usage: scripts/screenshots.sh [OUT_DIR]  (Xvfb, ImageMagick import)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-docs/screenshots}
@@ -15,7 +15,7 @@ mkdir -p "$out"
 # and makes the tour start from a first launch (demo target, defaults).
 home=$(mktemp -d)
 display=:$((90 + RANDOM % 100))
-Xvfb "$display" -screen 0 1400x900x24 -nolisten tcp >/dev/null 2>&1 &
+Xvfb "$display" -screen 0 1280x820x24 -nolisten tcp >/dev/null 2>&1 &
 xvfb=$!
 trap 'kill "$xvfb" 2>/dev/null || true; rm -rf "$home"' EXIT
 sleep 1

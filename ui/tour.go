@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -43,11 +44,22 @@ func (u *UI) tour(dir string) {
 		return
 	}
 	<-u.ready
+	// ImageMagick's import grabs the window as the X server shows it;
+	// Fyne's Canvas().Capture() reads back a blank framebuffer under Xvfb's
+	// software GL, so it is only the fallback.
+	importCmd, _ := exec.LookPath("import")
 	shot := func(name string, settle time.Duration) {
 		time.Sleep(settle)
+		path := filepath.Join(dir, name+".png")
+		if importCmd != "" && os.Getenv("DISPLAY") != "" {
+			if out, err := exec.Command(importCmd, "-window", "root", path).CombinedOutput(); err != nil {
+				fmt.Fprintf(os.Stderr, "rigbench tour: import: %v: %s\n", err, out)
+			}
+			return
+		}
 		var img image.Image
 		fyne.DoAndWait(func() { img = u.win.Canvas().Capture() })
-		f, err := os.Create(filepath.Join(dir, name+".png"))
+		f, err := os.Create(path)
 		if err == nil {
 			err = png.Encode(f, img)
 			f.Close()

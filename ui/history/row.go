@@ -25,6 +25,9 @@ func cellText(r *bench.Run, col int, selected bool) string {
 		return r.CreatedAt.Local().Format("2006-01-02 15:04")
 	case 2:
 		n := r.Name
+		if n == "" {
+			n = r.Server.Model
+		}
 		if r.Simulated {
 			n += " (simulated)"
 		}

@@ -47,7 +47,11 @@ func New(win fyne.Window, src Source, note string) *View {
 	v.info.Wrapping = fyne.TextWrapWord
 	v.table = widget.NewTable(
 		func() (int, int) { return len(v.shown), len(columns) },
-		func() fyne.CanvasObject { return widget.NewLabel("2025-01-01 00:00") },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("2025-01-01 00:00")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
 		func(id widget.TableCellID, o fyne.CanvasObject) {
 			r := v.shown[id.Row]
 			o.(*widget.Label).SetText(cellText(r, id.Col, slices.Contains(v.selected, r.UUID)))

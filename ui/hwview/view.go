@@ -49,7 +49,7 @@ func (v *View) Set(s hardware.Snapshot, d Docker) {
 	objs := []fyne.CanvasObject{v.Summary}
 	if len(s.GPUs) == 0 {
 		objs = append(objs, notice("No NVIDIA GPU found",
-			reasonOr(s.GPUAbsentReason, "NVML reported no card.")+
+			sentence(reasonOr(s.GPUAbsentReason, "NVML reported no card"))+
 				" You can still benchmark an existing endpoint, or try the built-in simulated server (demo) from the Launch tab."))
 	}
 	for _, g := range s.GPUs {
@@ -164,6 +164,19 @@ func orNA(s string) string {
 func reasonOr(s, def string) string {
 	if s == "" {
 		return def
+	}
+	return s
+}
+
+// sentence capitalises s and ends it with a full stop.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
 	}
 	return s
 }

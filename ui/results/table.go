@@ -22,7 +22,11 @@ func newTable() *table {
 	tb := &table{sortCol: -1}
 	tb.t = widget.NewTable(
 		func() (int, int) { return len(tb.cells), len(columns) },
-		func() fyne.CanvasObject { return widget.NewLabel("Per-request tok/s") },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("Per-request tok/s")
+			l.Truncation = fyne.TextTruncateEllipsis
+			return l
+		},
 		func(id widget.TableCellID, o fyne.CanvasObject) {
 			o.(*widget.Label).SetText(columns[id.Col].text(tb.cells[id.Row]))
 		})

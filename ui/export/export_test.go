@@ -1,0 +1,97 @@
+package export_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/ui/export"
+)
+
+func reference(t *testing.T) *bench.Run {
+	t.Helper()
+	m, _ := filepath.Glob("../../../shared/reference/*.csv")
+	if len(m) == 0 {
+		t.Skip("no reference CSV in ../shared/reference")
+	}
+	f, err := os.Open(m[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := report.ReadReferenceCSVNamed(f, filepath.Base(m[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The reference CSV carries no date; a run document needs one.
+	r.CreatedAt = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	return r
+}
+
+// Export writes every format to a file, and what it writes reads back.
+func TestExportWritesEveryFormat(t *testing.T) {
+	r := reference(t)
+	dir := t.TempDir()
+	for _, f := range export.Formats() {
+		path := filepath.Join(dir, export.FileName([]*bench.Run{r}, f))
+		if err := export.WriteFile(path, f, []*bench.Run{r}, false); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || len(b) == 0 {
+			t.Fatalf("%s: file %s empty or missing (%v)", f, path, err)
+		}
+		switch f {
+		case export.JSON:
+			back, err := bench.ReadRun(bytes.NewReader(b))
+			if err != nil || back.UUID != r.UUID || len(back.Cells) != len(r.Cells) {
+				t.Errorf("JSON does not read back: %v", err)
+			}
+		case export.CSV:
+			if !strings.HasPrefix(string(b), "phase,context_tokens") {
+				t.Errorf("CSV starts %q", string(b[:min(40, len(b))]))
+			}
+		case export.Markdown:
+			if !strings.Contains(string(b), "890.6") {
+				t.Error("Markdown lacks the 0×32 figure 890.6")
+			}
+		case export.HTML:
+			if !strings.Contains(string(b), "<html") {
+				t.Error("HTML export is not HTML")
+			}
+		case export.PNG:
+			if !bytes.HasPrefix(b, []byte("\x89PNG")) {
+				t.Error("PNG export is not a PNG")
+			}
+		case export.SVG:
+			if !strings.Contains(string(b), "<svg") {
+				t.Error("SVG export is not SVG")
+			}
+		}
+	}
+}
+
+// A comparison exports as Markdown and HTML; one-run formats refuse it
+// with a sentence saying what to do.
+func TestExportComparison(t *testing.T) {
+	a := reference(t)
+	b := *a
+	b.UUID = "other"
+	runs := []*bench.Run{a, &b}
+	md, err := export.MarkdownText(runs)
+	if err != nil || !strings.Contains(md, "comparison") {
+		t.Errorf("comparison Markdown: %v", err)
+	}
+	var buf bytes.Buffer
+	if err := export.Write(&buf, export.JSON, runs, false); err == nil || !strings.Contains(err.Error(), "one by one") {
+		t.Errorf("JSON of two runs: err = %v", err)
+	}
+	if err := export.WriteFile(filepath.Join(t.TempDir(), "no", "such", "dir.html"), export.HTML, runs, false); err == nil {
+		t.Error("writing into a missing folder succeeded")
+	}
+}
