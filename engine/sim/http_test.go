@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
+	"net/http/httptest"
 	"net/http"
 	"strings"
 	"testing"
@@ -328,4 +330,73 @@ func TestMetricsAndModels(t *testing.T) {
 	if !strings.Contains(body, "The model `other` does not exist.") {
 		t.Errorf("unknown model: %s", body)
 	}
+}
+
+func TestUnthrottledSpeed(t *testing.T) {
+	cfg := fastConfig()
+	cfg.Speed = math.Inf(1)
+	s, url := newTestServer(t, cfg)
+	start := time.Now()
+	resp, err := http.Post(url+"/v1/completions", "application/json", strings.NewReader(streamBody(strings.Repeat("long prompt ", 2000), 2000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, done, _ := readStream(t, resp.Body)
+	resp.Body.Close()
+	total := 0
+	for _, n := range chunks {
+		total += n
+	}
+	// 2000 tokens are about 45 s simulated; unthrottled it is CPU-bound.
+	if !done || total != 2000 {
+		t.Fatalf("done=%v tokens=%d", done, total)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("unthrottled run took %v", el)
+	}
+	if s.Truth()[0].OutputTokens() != 2000 {
+		t.Error("truth disagrees")
+	}
+}
+
+func FuzzCompletionRequest(f *testing.F) {
+	f.Add(`{"prompt":"hi","max_tokens":3}`)
+	f.Add(`{"prompt":[1,2,3],"max_tokens":1,"min_tokens":1}`)
+	f.Add(`{"prompt":["x"],"max_tokens":0}`)
+	f.Add(`{"prompt":[[5,6]],"max_tokens":-1,"stream":true}`)
+	f.Add(`{"prompt":[-1]}`)
+	f.Add(`{"prompt":null,"model":"m"}`)
+	s, err := New(Config{Profile: tinyProfile(), Speed: math.Inf(1), EnablePrefixCaching: true})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer s.Close()
+	h := s.Handler()
+	f.Fuzz(func(t *testing.T, body string) {
+		// Bound the work: the handler would generate up to max_model_len tokens.
+		var probe map[string]any
+		if json.Unmarshal([]byte(body), &probe) == nil {
+			probe["stream"] = false
+			if mt, ok := probe["max_tokens"].(float64); !ok || mt > 64 {
+				probe["max_tokens"] = 8
+			}
+			b, _ := json.Marshal(probe)
+			body = string(b)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/completions", strings.NewReader(body)))
+		switch rec.Code {
+		case 200, 400, 404:
+		default:
+			t.Fatalf("status %d for %q: %s", rec.Code, body, rec.Body.String())
+		}
+		if !json.Valid(rec.Body.Bytes()) {
+			t.Fatalf("response is not JSON: %q", rec.Body.String())
+		}
+		trec := httptest.NewRecorder()
+		h.ServeHTTP(trec, httptest.NewRequest("POST", "/tokenize", strings.NewReader(body)))
+		if trec.Code != 200 && trec.Code != 400 {
+			t.Fatalf("tokenize status %d", trec.Code)
+		}
+	})
 }
