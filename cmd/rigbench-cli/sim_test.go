@@ -34,7 +34,9 @@ func TestSimCommandServesUntilCancelled(t *testing.T) {
 	e := &env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
 	ctx, cancel := context.WithCancel(context.Background())
 	code := make(chan int, 1)
-	go func() { code <- execute(ctx, e, []string{"sim", "--addr", "127.0.0.1:0", "--profile", "tiny", "--speed", "10"}) }()
+	go func() {
+		code <- execute(ctx, e, []string{"sim", "--addr", "127.0.0.1:0", "--profile", "tiny", "--speed", "10"})
+	}()
 	re := regexp.MustCompile(`Uvicorn running on (http://127\.0\.0\.1:\d+)`)
 	var url string
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
