@@ -59,8 +59,10 @@ func (s *DB) update(ctx context.Context, id, query string, args ...any) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, query, append(args, rowID)...)
-		return err
+		if _, err = tx.ExecContext(ctx, query, append(args, rowID)...); err != nil {
+			return err
+		}
+		return refreshSummary(ctx, tx, rowID)
 	})
 }
 

@@ -89,10 +89,10 @@ func loadRun(ctx context.Context, tx *sql.Tx, rowID int64, uuid string) (*bench.
 		tokenize           int
 	)
 	err := tx.QueryRowContext(ctx, `
-SELECT name, tags, notes, status, created_at, finished_at, origin, simulated, error, plan, hardware,
-	launch, model, engine, engine_version, max_model_len, kv_capacity_tokens, kv_capacity_source,
+SELECT name, tags, notes, status, created_at, finished_at, origin, simulated, error, d.plan, d.hardware,
+	d.launch, model, engine, engine_version, max_model_len, kv_capacity_tokens, kv_capacity_source,
 	has_metrics, has_tokenize
-FROM runs WHERE id = ?`, rowID).Scan(&r.Name, &tags, &r.Notes, &status, &created, &finished, &r.Origin,
+FROM runs JOIN run_documents d ON d.run_id = runs.id WHERE runs.id = ?`, rowID).Scan(&r.Name, &tags, &r.Notes, &status, &created, &finished, &r.Origin,
 		&simulated, &r.Error, &plan, &hw, &launch, &r.Server.Model, &r.Server.Engine, &r.Server.Version,
 		&r.Server.MaxModelLen, &r.Server.KVCapacityTokens, &r.Server.KVCapacitySource, &metrics, &tokenize)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -76,12 +76,20 @@ func (s *DB) List(ctx context.Context, f Filter) ([]Summary, error) {
 		where = append(where, "EXISTS (SELECT 1 FROM json_each(runs.tags) WHERE json_each.value = ?)")
 		args = append(args, f.Tag)
 	}
-	q := `SELECT uuid, name, tags, created_at, finished_at, status, origin, imported_at, simulated, gpu_name,
-	model, engine, engine_version, flags, cell_count, best_decode_tok_s, prefill_8k_tok_s FROM runs`
+	cond := ""
 	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
+		cond = " WHERE " + strings.Join(where, " AND ")
 	}
-	q += " ORDER BY created_at DESC, id DESC"
+	// Size the result first: growing a slice of 10,000 summaries by
+	// doubling cost more than this count, which reads only an index.
+	var n int
+	if err := s.sql.QueryRowContext(ctx, `SELECT count(*) FROM runs`+cond, args...).Scan(&n); err != nil {
+		return nil, explain(err, s.path)
+	}
+	if f.Limit > 0 && f.Limit < n {
+		n = f.Limit
+	}
+	q := `SELECT id, summary FROM runs` + cond + ` ORDER BY created_at DESC, id DESC`
 	if f.Limit > 0 {
 		q += " LIMIT ?"
 		args = append(args, f.Limit)
@@ -91,26 +99,33 @@ func (s *DB) List(ctx context.Context, f Filter) ([]Summary, error) {
 		return nil, explain(err, s.path)
 	}
 	defer rows.Close()
-	var out []Summary
+	out := make([]Summary, 0, n)
+	var stale []int // positions in out whose line must be rebuilt
+	var staleIDs []int64
+	in := interner{}
 	for rows.Next() {
-		var (
-			m                           Summary
-			tags                        sql.NullString
-			created, finished, imported sql.NullInt64
-			status                      string
-			simulated                   int
-		)
-		if err := rows.Scan(&m.UUID, &m.Name, &tags, &created, &finished, &status, &m.Origin, &imported,
-			&simulated, &m.GPU, &m.Model, &m.Engine, &m.EngineVersion, &m.Flags, &m.Cells,
-			&m.BestDecodeTokS, &m.Prefill8KTokS); err != nil {
+		var id int64
+		var line sql.RawBytes // decoded before the next row, so not copied
+		if err := rows.Scan(&id, &line); err != nil {
 			return nil, explain(err, s.path)
 		}
-		if err := fromJSONCol("tags", tags, &m.Tags); err != nil {
-			return nil, err
+		m, err := decodeSummary(line, in)
+		if err != nil {
+			stale, staleIDs = append(stale, len(out)), append(staleIDs, id)
 		}
-		m.CreatedAt, m.FinishedAt = fromNanos(created), fromNanos(finished)
-		m.Status, m.Imported, m.Simulated = bench.RunStatus(status), imported.Valid, simulated != 0
 		out = append(out, m)
 	}
-	return out, explain(rows.Err(), s.path)
+	if err := rows.Err(); err != nil {
+		return nil, explain(err, s.path)
+	}
+	rows.Close()
+	// A line another build encoded differently is read from the columns.
+	for i, pos := range stale {
+		m, err := summaryFromColumns(ctx, s.sql, staleIDs[i])
+		if err != nil {
+			return nil, explain(err, s.path)
+		}
+		out[pos] = m
+	}
+	return out, nil
 }

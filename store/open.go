@@ -64,6 +64,9 @@ func (s *DB) init(ctx context.Context) error {
 	if err := migrate(ctx, s.sql, SchemaVersion); err != nil {
 		return err
 	}
+	if err := s.backfillSummaries(ctx); err != nil {
+		return err
+	}
 	return s.markInterrupted(ctx)
 }
 
@@ -147,7 +150,13 @@ func (s *DB) markInterrupted(ctx context.Context) error {
 		if recording(c.uuid) || (c.pid != os.Getpid() && processAlive(c.pid)) {
 			continue
 		}
-		if _, err := s.sql.ExecContext(ctx, `UPDATE runs SET status = 'interrupted', recorder_pid = 0 WHERE id = ? AND status = 'running'`, c.id); err != nil {
+		err := s.write(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'interrupted', recorder_pid = 0 WHERE id = ? AND status = 'running'`, c.id); err != nil {
+				return err
+			}
+			return refreshSummary(ctx, tx, c.id)
+		})
+		if err != nil {
 			return err
 		}
 	}

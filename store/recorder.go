@@ -89,7 +89,7 @@ func (r *Recorder) start(ctx context.Context, run *bench.Run) error {
 				return err
 			}
 		}
-		return nil
+		return refreshHeadline(ctx, tx, id)
 	})
 }
 
@@ -106,11 +106,10 @@ func (r *Recorder) cell(ctx context.Context, run *bench.Run, c *bench.Cell) erro
 		}
 	}
 	return r.db.write(ctx, func(tx *sql.Tx) error {
-		if err := putCell(ctx, tx, r.runID, c); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'running', recorder_pid = ? WHERE id = ? AND status = 'interrupted'`, currentPID, r.runID); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'running', recorder_pid = ? WHERE id = ? AND status = 'interrupted'`, currentPID, r.runID)
-		return err
+		return putCell(ctx, tx, r.runID, c)
 	})
 }
 
@@ -162,9 +161,11 @@ func (r *Recorder) finish(ctx context.Context, run *bench.Run) error {
 		if finished.IsZero() {
 			finished = time.Now()
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = ?, error = ?, recorder_pid = 0 WHERE id = ?`,
-			string(status), nanos(finished), run.Error, r.runID)
-		return err
+		if _, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = ?, error = ?, recorder_pid = 0 WHERE id = ?`,
+			string(status), nanos(finished), run.Error, r.runID); err != nil {
+			return err
+		}
+		return refreshSummary(ctx, tx, r.runID)
 	})
 }
 

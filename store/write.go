@@ -129,14 +129,13 @@ func upsertRun(ctx context.Context, tx *sql.Tx, r *bench.Run, x runExtras) (int6
 	var id int64
 	err = tx.QueryRowContext(ctx, `
 INSERT INTO runs (uuid, name, tags, notes, status, created_at, finished_at, origin, simulated, error,
-	plan, hardware, launch, model, engine, engine_version, max_model_len, kv_capacity_tokens,
-	kv_capacity_source, has_metrics, has_tokenize, gpu_name, flags, imported_at, recorder_pid)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	model, engine, engine_version, max_model_len, kv_capacity_tokens, kv_capacity_source, has_metrics,
+	has_tokenize, gpu_name, flags, imported_at, recorder_pid)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (uuid) DO UPDATE SET
 	name = excluded.name, tags = excluded.tags, notes = excluded.notes, status = excluded.status,
 	created_at = excluded.created_at, finished_at = excluded.finished_at, origin = excluded.origin,
-	simulated = excluded.simulated, error = excluded.error, plan = excluded.plan,
-	hardware = excluded.hardware, launch = excluded.launch, model = excluded.model,
+	simulated = excluded.simulated, error = excluded.error, model = excluded.model,
 	engine = excluded.engine, engine_version = excluded.engine_version,
 	max_model_len = excluded.max_model_len, kv_capacity_tokens = excluded.kv_capacity_tokens,
 	kv_capacity_source = excluded.kv_capacity_source, has_metrics = excluded.has_metrics,
@@ -144,11 +143,16 @@ ON CONFLICT (uuid) DO UPDATE SET
 	imported_at = COALESCE(runs.imported_at, excluded.imported_at), recorder_pid = excluded.recorder_pid
 RETURNING id`,
 		r.UUID, r.Name, tags, r.Notes, string(r.Status), nanos(r.CreatedAt), nanos(r.FinishedAt),
-		r.Origin, boolInt(r.Simulated), r.Error, string(plan), hw, launch,
+		r.Origin, boolInt(r.Simulated), r.Error,
 		r.Server.Model, r.Server.Engine, r.Server.Version, r.Server.MaxModelLen, r.Server.KVCapacityTokens,
 		r.Server.KVCapacitySource, boolInt(r.Server.HasMetrics), boolInt(r.Server.HasTokenize),
 		gpuLabel(r.Hardware), flags, nanos(x.importedAt), x.recorderPID,
 	).Scan(&id)
+	if err != nil {
+		return 0, err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO run_documents (run_id, plan, hardware, launch) VALUES (?, ?, ?, ?)`,
+		id, string(plan), hw, launch)
 	return id, err
 }
 
@@ -166,7 +170,10 @@ UPDATE runs SET
 	prefill_8k_tok_s = COALESCE((SELECT prompt_tok_s FROM cells
 		WHERE run_id = ?1 AND phase = 'prefill' AND context = 8192 AND concurrency = 1), 0)
 WHERE id = ?1`, runID)
-	return err
+	if err != nil {
+		return err
+	}
+	return refreshSummary(ctx, tx, runID)
 }
 
 // currentPID is the recorder_pid written by this process's Recorder.
