@@ -32,3 +32,30 @@ func TestDefaultProfileMatchesReference(t *testing.T) {
 		t.Errorf("throughput off by %.1f%% at %s, want within ±10%%", 100*worst, worstCell)
 	}
 }
+
+// TestVirtualPlanIsDeterministic runs part of the reference plan twice with
+// the same seed: every figure must repeat exactly.
+func TestVirtualPlanIsDeterministic(t *testing.T) {
+	ref := loadReference(t)
+	var part []refCell
+	for _, r := range ref {
+		if r.phase == "decode" && r.ctx <= 16384 || r.phase == "prefill" && r.ctx <= 16384 {
+			part = append(part, r)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Seed = 42
+	a := runReferencePlan(t, cfg, part)
+	b := runReferencePlan(t, cfg, part)
+	if len(a) != len(part) {
+		t.Fatalf("%d results for %d cells", len(a), len(part))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Errorf("cell %d differs between runs:\n%+v\n%+v", i, a[i], b[i])
+		}
+	}
+	if a[len(a)-1].tokens == 0 {
+		t.Error("the last cell produced nothing")
+	}
+}
