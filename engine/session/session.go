@@ -118,7 +118,12 @@ func Run(ctx context.Context, o Options) (*bench.Run, error) {
 	tel := o.Telemetry
 	if tel == nil && !o.NoTelemetry && len(o.Hardware.GPUs) > 0 {
 		s := hardware.NewSampler()
-		tel = s
+		if err := s.Start(ctx); err == nil {
+			defer s.Stop()
+			tel = s
+		} else {
+			o.Log("GPU telemetry is off: " + err.Error())
+		}
 	}
 	r := &bench.Runner{
 		Client:            c,
