@@ -19,3 +19,6 @@ ALTER TABLE runs DROP COLUMN hardware;
 ALTER TABLE runs DROP COLUMN launch;
 ALTER TABLE runs ADD COLUMN summary BLOB;
 CREATE INDEX runs_stale_summary ON runs (id) WHERE summary IS NULL;
+-- The list's order with its line: List reads this index alone.
+DROP INDEX runs_created;
+CREATE INDEX runs_list ON runs (created_at DESC, id DESC, summary);
