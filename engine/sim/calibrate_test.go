@@ -55,7 +55,11 @@ func TestVirtualPlanIsDeterministic(t *testing.T) {
 			t.Errorf("cell %d differs between runs:\n%+v\n%+v", i, a[i], b[i])
 		}
 	}
-	if a[len(a)-1].tokens == 0 {
-		t.Error("the last cell produced nothing")
+	tokens := 0
+	for _, r := range a {
+		tokens += r.tokens
+	}
+	if tokens == 0 {
+		t.Error("the plan produced no tokens")
 	}
 }
