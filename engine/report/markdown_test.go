@@ -1,0 +1,173 @@
+package report_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/hardware"
+)
+
+// mdFullRun is a measured run with every section filled: two GPUs, a
+// launch, a queued, a failed and an over-capacity cell, tail latencies,
+// server and GPU statistics.
+func mdFullRun() *bench.Run {
+	start := time.Date(2025, 11, 29, 14, 3, 0, 0, time.UTC)
+	return &bench.Run{
+		Schema: bench.Schema, UUID: "0b6f7d5e-2c1a-4e4b-9f3d-8a7c6b5e4d3c", Name: "3090 | fp8 *tuned*",
+		Tags: []string{"fp8", "prefix-cache"}, Notes: "gpu-memory-utilization 0.92", Status: bench.RunComplete,
+		CreatedAt: start, FinishedAt: start.Add(14 * time.Minute), Origin: bench.OriginMeasured,
+		Plan: bench.Plan{Contexts: []int{0, 16384}, Concurrency: []int{1, 8, 64}, PrefillContexts: []int{8192, 16384}, DurationS: 30, MaxOutput: 8192},
+		Hardware: &hardware.Snapshot{
+			GPUs: []hardware.GPU{
+				{Index: 0, Name: "NVIDIA GeForce RTX 3090", VRAMTotalBytes: 24 << 30, PowerLimitW: 350, PCIeGen: 4, PCIeWidth: 16, MemoryBandwidthGBs: 936.2, ComputeCapability: "8.6"},
+				{Index: 1, Name: "NVIDIA GeForce RTX 3090", VRAMTotalBytes: 24 << 30},
+			},
+			DriverVersion: "580.95.05", CUDADriverVersion: "13.0",
+			CPU:    hardware.CPU{Model: "AMD Ryzen 9 5950X", PhysicalCores: 16, LogicalCores: 32},
+			Memory: hardware.Memory{TotalBytes: 128 << 30},
+			OS:     hardware.OS{Name: "Ubuntu 24.04.1 LTS", Kernel: "6.8.0-49-generic", Arch: "amd64"},
+		},
+		Launch: &bench.Launch{
+			Image: "vllm/vllm-openai:v0.11.0", Model: "Qwen/Qwen3-8B-FP8", GPUs: "all",
+			Args:          []string{"--tensor-parallel-size", "2", "--enable-prefix-caching"},
+			ServeCommand:  "vllm serve Qwen/Qwen3-8B-FP8 --tensor-parallel-size 2 --enable-prefix-caching",
+			DockerCommand: "docker run --gpus all -e HF_TOKEN=<token> -p 127.0.0.1:8000:8000 vllm/vllm-openai:v0.11.0 Qwen/Qwen3-8B-FP8 --tensor-parallel-size 2",
+		},
+		Server: bench.Server{Model: "Qwen/Qwen3-8B-FP8", Engine: "vllm", Version: "0.11.0", MaxModelLen: 32768,
+			KVCapacityTokens: 180000, KVCapacitySource: bench.KVSourceMetrics, HasMetrics: true, HasTokenize: true},
+		Cells: []bench.Cell{
+			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 1, Status: bench.StatusValid, TotalTokS: 98.04, PerRequestTokS: 98.2,
+				TTFTMs: 41.6, TBTMs: 10.19, TTFTP90Ms: 44, TTFTP99Ms: 52, TBTP90Ms: 10.6, TBTP99Ms: 12.1, AvgActive: 1,
+				CompletedRequests: 1, OutputTokens: 2942, MeasuredS: 30.001,
+				ServerStats: &bench.ServerStats{Samples: 30, KVUsageMax: 0.012}, GPUStats: &hardware.GPUStats{Samples: 30, PowerMeanW: 301.4},
+				EnergyJPerToken: 3.07},
+			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 8, Status: bench.StatusValid, TotalTokS: 702.55, PerRequestTokS: 88,
+				TTFTMs: 77, TBTMs: 11.3, AvgActive: 7.99, CompletedRequests: 8, OutputTokens: 21077, MeasuredS: 30},
+			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 64, Status: bench.StatusFailed, Reason: "HTTP 500 | server exited"},
+			{Phase: bench.PhaseDecode, Context: 16384, Concurrency: 1, Status: bench.StatusValid, TotalTokS: 90.5, TTFTMs: 180, AvgActive: 1, OutputTokens: 2715, MeasuredS: 30},
+			{Phase: bench.PhaseDecode, Context: 16384, Concurrency: 8, Status: bench.StatusQueued, TotalTokS: 412.25, TTFTMs: 5020, AvgActive: 6.1, OutputTokens: 12368, MeasuredS: 30},
+			{Phase: bench.PhaseDecode, Context: 16384, Concurrency: 64, Status: bench.StatusOverCapacity},
+			{Phase: bench.PhasePrefill, Context: 16384, Concurrency: 1, Status: bench.StatusValid, PromptTokS: 7012.3, PromptTokens: 16384, TTFTMs: 2336.5, CompletedRequests: 1},
+			{Phase: bench.PhasePrefill, Context: 8192, Concurrency: 1, Status: bench.StatusValid, PromptTokS: 8811.04, PromptTokens: 8192, TTFTMs: 929.7, CompletedRequests: 1},
+		},
+	}
+}
+
+// refFromTestdata is the published reference run as the import reads it,
+// with the import time fixed.
+func refFromTestdata(t *testing.T) *bench.Run {
+	t.Helper()
+	run, _ := readRef(t)
+	run.CreatedAt = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	return run
+}
+
+func TestMarkdownGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		run  *bench.Run
+	}{{"md_full.md", mdFullRun()}, {"md_reference.md", refFromTestdata(t)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := report.WriteMarkdown(&b, tc.run); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name, b.Bytes())
+		})
+	}
+}
+
+func TestCSVGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.WriteCSV(&b, mdFullRun()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "csv_full.csv", b.Bytes())
+	// What we write, we read back with the same figures.
+	back, err := report.ReadReferenceCSV(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := back.Find(bench.PhaseDecode, 16384, 8); c == nil || c.Status != bench.StatusQueued || c.TotalTokS != 412.2 || c.OutputTokens != 12368 {
+		t.Errorf("16K×8 read back as %+v", c)
+	}
+	if c := back.Find(bench.PhasePrefill, 8192, 1); c == nil || c.PromptTokS != 8811 || c.TTFTMs != 930 {
+		t.Errorf("prefill 8K read back as %+v", c)
+	}
+}
+
+// The Markdown is a forum post: the sections a reader looks for are there,
+// the matrix shows figures or statuses, and every table row has as many
+// cells as its header, whatever the run's text holds.
+func TestMarkdownContent(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.WriteMarkdown(&b, mdFullRun()); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"## Hardware", "## Engine", "## Launch", "## Decode: total tok/s · TTFT ms", "## Prefill: prompt tok/s", "## All measurements",
+		"| 0 | 98.0 · 42 | 702.5 · 77 | Failed |", "| 16K | 90.5 · 180 | 412.2 · 5020 (queued) | Over capacity |",
+		"| 8K | 8811.0 | 930 | Valid |", "```sh\nvllm serve Qwen/Qwen3-8B-FP8", "3090 \\| fp8 \\*tuned\\*", "HTTP 500 \\| server exited",
+		"| 0: NVIDIA GeForce RTX 3090 | 24.0 GiB | 350 W | Gen 4 x16 | 936 GB/s | 8.6 |", "180000 (from metrics)", "J/token",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q", want)
+		}
+	}
+	checkTables(t, md)
+
+	var h bytes.Buffer
+	if err := report.WriteMarkdown(&h, hostile()); err != nil {
+		t.Fatal(err)
+	}
+	// Outside code fences (shown literally), every "<" must be escaped.
+	inFence := false
+	for _, line := range strings.Split(h.String(), "\n") {
+		if strings.HasPrefix(line, "```") {
+			inFence = !inFence
+			continue
+		}
+		if !inFence && strings.Count(line, "<") != strings.Count(line, `\<`) {
+			t.Errorf("raw HTML from the run reached the Markdown: %s", line)
+		}
+	}
+	checkTables(t, h.String())
+}
+
+// checkTables counts unescaped pipes: each row of a table must have as many
+// columns as the row that starts it.
+func checkTables(t *testing.T, md string) {
+	t.Helper()
+	want := -1
+	for _, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			want = -1
+			continue
+		}
+		n := strings.Count(line, "|") - strings.Count(line, `\|`)
+		if want < 0 {
+			want = n
+		} else if n != want {
+			t.Errorf("table row has %d pipes, its header %d: %s", n, want, line)
+		}
+	}
+}
+
+func TestMarkdownReferenceSaysWhatIsUnknown(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.WriteMarkdown(&b, refFromTestdata(t)); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{"Imported from a measurements file", "| 0: RTX 3060 12GB | n/a |", "| KV capacity (tokens) | n/a |",
+		"| 128K | 23.4 · 4124 (queued) | 29.5 · 6119 (queued) | Over capacity |", "Not launched by RigBench"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown of the reference lacks %q", want)
+		}
+	}
+}
