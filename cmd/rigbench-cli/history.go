@@ -1,0 +1,406 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/store"
+)
+
+// The history commands: runs, show, export, import and delete. Each takes
+// --db FILE (else $RIGBENCH_DB, else the user data folder).
+
+func init() {
+	register(&command{name: "runs", usage: "runs [--json] [--gpu TEXT] [--model TEXT] [--tag TAG] [--since DATE] [--limit N] [--db FILE]",
+		summary: "List the runs in the history, newest first.", run: runRuns})
+	register(&command{name: "show", usage: "show ID [--db FILE]",
+		summary: "Print one run of the history: facts, decode matrix and prefill table.", run: runShow})
+	register(&command{name: "export", usage: "export ID [--format " + formatNames() + "] [-o FILE] [--db FILE]",
+		summary: "Write one run of the history as JSON, CSV, Markdown or a report to share.", run: runExport})
+	register(&command{name: "import", usage: "import FILE… [--db FILE]",
+		summary: "Add exported runs (JSON) or measurement CSVs (the reference format) to the history.", run: runImport})
+	register(&command{name: "delete", usage: "delete ID [--db FILE]",
+		summary: "Remove one run and its measurements from the history.", run: runDelete})
+}
+
+// historyFlags is the --db flag every history command shares.
+type historyFlags struct{ db string }
+
+func (h *historyFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&h.db, "db", "", "history database file (default $"+store.EnvDB+", else the user data folder)")
+}
+
+// open opens the history. With mustExist, a history that does not exist
+// yet is an error that says so, rather than an empty file created by a
+// command that only reads.
+func (h *historyFlags) open(ctx context.Context, e *env, mustExist bool) (*store.DB, error) {
+	path, err := store.ResolvePath(h.db, e.getenv)
+	if err != nil {
+		return nil, err
+	}
+	if mustExist {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("there is no history at %s yet; run a benchmark or import a run first, or pass --db FILE", path)
+		}
+	}
+	return store.Open(ctx, path)
+}
+
+// parseArgs parses flags anywhere among the arguments ("export ID --format
+// csv" and "export --format csv ID" both work) and returns the others.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, exitError{code: 0}
+			}
+			return nil, exitError{code: 2}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return rest, nil
+		}
+		if args[0] == "--" {
+			return append(rest, args[1:]...), nil
+		}
+		rest, args = append(rest, args[0]), args[1:]
+	}
+}
+
+func newFlagSet(name string, e *env) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	return fs
+}
+
+// runsJSON is one run of `runs --json`.
+type runsJSON struct {
+	UUID           string          `json:"uuid"`
+	Name           string          `json:"name,omitempty"`
+	Tags           []string        `json:"tags,omitempty"`
+	CreatedAt      time.Time       `json:"created_at"`
+	FinishedAt     time.Time       `json:"finished_at,omitzero"`
+	Status         bench.RunStatus `json:"status"`
+	Origin         string          `json:"origin,omitempty"`
+	Imported       bool            `json:"imported,omitempty"`
+	Simulated      bool            `json:"simulated,omitempty"`
+	GPU            string          `json:"gpu,omitempty"`
+	Model          string          `json:"model,omitempty"`
+	Engine         string          `json:"engine,omitempty"`
+	EngineVersion  string          `json:"engine_version,omitempty"`
+	Flags          string          `json:"flags,omitempty"`
+	Cells          int             `json:"cells"`
+	BestDecodeTokS float64         `json:"best_decode_tok_s,omitempty"`
+	Prefill8KTokS  float64         `json:"prefill_8k_tok_s,omitempty"`
+}
+
+func runRuns(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("runs", e)
+	var h historyFlags
+	h.register(fs)
+	asJSON := fs.Bool("json", false, "print the list as JSON")
+	var f store.Filter
+	fs.StringVar(&f.GPU, "gpu", "", "only runs whose GPU name contains TEXT")
+	fs.StringVar(&f.Model, "model", "", "only runs whose model contains TEXT")
+	fs.StringVar(&f.Tag, "tag", "", "only runs with this tag")
+	since := fs.String("since", "", "only runs started on or after DATE (YYYY-MM-DD)")
+	fs.IntVar(&f.Limit, "limit", 0, "at most N runs (0: all)")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected argument %q: %w", rest[0], errUsage)
+	}
+	if *since != "" {
+		if f.Since, err = time.ParseInLocation("2006-01-02", *since, time.Local); err != nil {
+			return fmt.Errorf("--since %q is not a date like 2025-06-01: %w", *since, errUsage)
+		}
+	}
+	db, err := h.open(ctx, e, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	list, err := db.List(ctx, f)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		out := make([]runsJSON, len(list))
+		for i, s := range list {
+			out[i] = runsJSON(s)
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(e.stdout, "No runs in the history yet ("+db.Path()+").")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTARTED\tSTATUS\tGPU\tMODEL\tENGINE\tDECODE TOK/S\tPREFILL 8K\tNAME")
+	for _, s := range list {
+		name := s.Name
+		if s.Simulated {
+			name = strings.TrimSpace("[simulated] " + name)
+		}
+		if s.Imported {
+			name = strings.TrimSpace("[imported] " + name)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.UUID[:8], s.CreatedAt.Local().Format("2006-01-02 15:04"),
+			s.Status, dash(s.GPU), dash(s.Model), dash(strings.TrimSpace(s.Engine+" "+s.EngineVersion)),
+			figure(s.BestDecodeTokS), figure(s.Prefill8KTokS), name)
+	}
+	return tw.Flush()
+}
+
+func runShow(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("show", e)
+	var h historyFlags
+	h.register(fs)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return fmt.Errorf("give one run ID: %w", errUsage)
+	}
+	db, err := h.open(ctx, e, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	r, err := db.Get(ctx, rest[0])
+	if err != nil {
+		return err
+	}
+	w := e.stdout
+	title := r.Name
+	if title == "" {
+		title = "(unnamed)"
+	}
+	fmt.Fprintf(w, "Run %s  %s\n", r.UUID, title)
+	fmt.Fprintf(w, "Status %s, started %s", r.Status, r.CreatedAt.Local().Format("2006-01-02 15:04"))
+	if !r.FinishedAt.IsZero() {
+		fmt.Fprintf(w, ", finished %s", r.FinishedAt.Local().Format("15:04"))
+	}
+	fmt.Fprintln(w)
+	if r.Simulated {
+		fmt.Fprintln(w, "Simulated server (demo mode): not a real card.")
+	}
+	if r.Hardware != nil {
+		for _, g := range r.Hardware.GPUs {
+			fmt.Fprintf(w, "GPU %d: %s\n", g.Index, g.Name)
+		}
+	}
+	fmt.Fprintf(w, "Model %s on %s\n", dash(r.Server.Model), dash(strings.TrimSpace(r.Server.Engine+" "+r.Server.Version)))
+	if r.Launch != nil && r.Launch.ServeCommand != "" {
+		fmt.Fprintf(w, "Launch: %s\n", r.Launch.ServeCommand)
+	}
+	if len(r.Tags) > 0 {
+		fmt.Fprintf(w, "Tags: %s\n", strings.Join(r.Tags, ", "))
+	}
+	if r.Notes != "" {
+		fmt.Fprintf(w, "Notes: %s\n", r.Notes)
+	}
+	if r.Error != "" {
+		fmt.Fprintf(w, "Error: %s\n", r.Error)
+	}
+	fmt.Fprintln(w)
+	printResults(w, r)
+	return nil
+}
+
+func runExport(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("export", e)
+	var h historyFlags
+	h.register(fs)
+	format := fs.String("format", "json", "output format: "+formatNames())
+	out := fs.String("o", "", "write to FILE instead of standard output")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return fmt.Errorf("give one run ID: %w", errUsage)
+	}
+	write, ok := exportFormats[strings.ToLower(*format)]
+	if !ok {
+		return fmt.Errorf("unknown format %q; use one of %s: %w", *format, formatNames(), errUsage)
+	}
+	db, err := h.open(ctx, e, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	r, err := db.Get(ctx, rest[0])
+	if err != nil {
+		return err
+	}
+	// Render fully before writing, so a failure leaves no half file.
+	var buf bytes.Buffer
+	if err := write(&buf, r); err != nil {
+		return err
+	}
+	if *out == "" || *out == "-" {
+		_, err := e.stdout.Write(buf.Bytes())
+		return err
+	}
+	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "wrote %s\n", *out)
+	return nil
+}
+
+// writeFileAtomic writes through a temporary file in the same folder and
+// renames it, so readers never see a partial export.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".rigbench-export-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %v; check that the folder exists and is writable", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("cannot write %s: %v; check the free disk space", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("cannot write %s: %v; check the free disk space", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("cannot write %s: %v", path, err)
+	}
+	return nil
+}
+
+func runImport(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("import", e)
+	var h historyFlags
+	h.register(fs)
+	files, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("give one or more files: %w", errUsage)
+	}
+	db, err := h.open(ctx, e, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	failed := 0
+	for _, path := range files {
+		r, err := readImportFile(path)
+		if err == nil {
+			var inserted bool
+			if inserted, err = db.Import(ctx, r); err == nil {
+				verb := "imported"
+				if !inserted {
+					verb = "already in the history:"
+				}
+				fmt.Fprintf(e.stdout, "%s %s %s (%s)\n", verb, r.UUID[:8], displayName(r), path)
+				continue
+			}
+		}
+		failed++
+		fmt.Fprintf(e.stderr, "rigbench-cli import: %s: %v\n", path, err)
+	}
+	if failed > 0 {
+		return exitError{code: 1, err: fmt.Errorf("%d of %d files were not imported", failed, len(files))}
+	}
+	return nil
+}
+
+// readImportFile reads an exported run (JSON) or a measurements CSV in the
+// reference format, told apart by their first character ('{' is JSON). A
+// CSV carries no start time, so the run is dated at its import.
+func readImportFile(path string) (*bench.Run, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the file: %v", err)
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	head = bytes.TrimLeft(bytes.TrimPrefix(head[:n], []byte("\xef\xbb\xbf")), " \t\r\n")
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	if len(head) > 0 && head[0] == '{' {
+		return bench.ReadRun(f)
+	}
+	r, err := report.ReadReferenceCSVNamed(f, filepath.Base(path))
+	if err != nil {
+		return nil, err
+	}
+	r.CreatedAt = time.Now().UTC().Truncate(time.Second)
+	return r, nil
+}
+
+func runDelete(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("delete", e)
+	var h historyFlags
+	h.register(fs)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return fmt.Errorf("give one run ID: %w", errUsage)
+	}
+	db, err := h.open(ctx, e, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	r, err := db.Get(ctx, rest[0])
+	if err != nil {
+		return err
+	}
+	if err := db.Delete(ctx, r.UUID); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "deleted %s %s\n", r.UUID[:8], displayName(r))
+	return nil
+}
+
+func displayName(r *bench.Run) string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return strings.TrimSpace(r.Server.Model)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func figure(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return report.FormatFigure(v)
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const historyRefCSV = "../../engine/report/testdata/ref_rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv"
+
+// refCopy puts the reference CSV under its published name in dir.
+func refCopy(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(historyRefCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func mustCLI(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("rigbench-cli %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out
+}
+
+// The whole history journey through the commands: import the published
+// reference, list, show, export in every text format, round-trip the JSON
+// through a second history, delete.
+func TestHistoryCommands(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history.db")
+	ref := refCopy(t, dir)
+
+	out := mustCLI(t, "import", ref, "--db", db)
+	if !strings.HasPrefix(out, "imported ") || !strings.Contains(out, "rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0") {
+		t.Errorf("import said %q", out)
+	}
+	if out := mustCLI(t, "import", "--db", db, ref); !strings.HasPrefix(out, "already in the history:") {
+		t.Errorf("second import said %q, want it to be a no-op", out)
+	}
+
+	out = mustCLI(t, "runs", "--db", db)
+	for _, want := range []string{"RTX 3060 12GB", "agents-a1-4b-fp8", "vllm 0.32.0", "890.6", "2341", "[imported]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("runs lacks %q:\n%s", want, out)
+		}
+	}
+	var list []runsJSON
+	if err := json.Unmarshal([]byte(mustCLI(t, "runs", "--json", "--db", db)), &list); err != nil || len(list) != 1 {
+		t.Fatalf("runs --json: %v, %d runs", err, len(list))
+	}
+	id := list[0].UUID
+	if list[0].BestDecodeTokS != 890.6 || list[0].Cells != 53 || !list[0].Imported {
+		t.Errorf("runs --json = %+v", list[0])
+	}
+	if out := mustCLI(t, "runs", "--db", db, "--gpu", "4090"); !strings.Contains(out, "No runs") {
+		t.Errorf("runs --gpu 4090 = %q", out)
+	}
+
+	out = mustCLI(t, "show", id[:8], "--db", db)
+	for _, want := range []string{id, "GPU 0: RTX 3060 12GB", "890.6", "Prefill"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show lacks %q:\n%s", want, out)
+		}
+	}
+
+	// CSV export of the imported reference is the reference, byte for byte.
+	csvOut := filepath.Join(dir, "out.csv")
+	mustCLI(t, "export", id[:8], "--format", "csv", "-o", csvOut, "--db", db)
+	got, _ := os.ReadFile(csvOut)
+	want, _ := os.ReadFile(ref)
+	if !bytes.Equal(got, want) {
+		t.Errorf("export --format csv differs from the imported reference:\n%s", got)
+	}
+	if md := mustCLI(t, "export", id, "--format", "md", "--db", db); !strings.Contains(md, "## Decode: total tok/s · TTFT ms") {
+		t.Errorf("export --format md:\n%s", md)
+	}
+
+	// JSON: export → import into another history → export is identical.
+	first := mustCLI(t, "export", id, "--db", db)
+	jsonFile := filepath.Join(dir, "run.json")
+	if err := os.WriteFile(jsonFile, []byte(first), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db2 := filepath.Join(dir, "other.db")
+	mustCLI(t, "import", jsonFile, "--db", db2)
+	if second := mustCLI(t, "export", id, "--format", "json", "--db", db2); second != first {
+		t.Errorf("export → import → export differs:\n%s\n---\n%s", first, second)
+	}
+
+	if out := mustCLI(t, "delete", id[:6], "--db", db); !strings.HasPrefix(out, "deleted "+id[:8]) {
+		t.Errorf("delete said %q", out)
+	}
+	if out := mustCLI(t, "runs", "--db", db); !strings.Contains(out, "No runs") {
+		t.Errorf("runs after delete:\n%s", out)
+	}
+}
+
+func TestHistoryCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history.db")
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"schema":"rigbench.run/v9"}`), 0o644)
+	good := refCopy(t, dir)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"show", "abcd", "--db", db}, 1, "no history at"},
+		{[]string{"import", bad, good, "--db", db}, 1, `"rigbench.run/v9"`},
+		{[]string{"show", "ffff", "--db", db}, 1, "no run has the ID ffff"},
+		{[]string{"export", "abcd", "--format", "docx", "--db", db}, 2, "unknown format"},
+		{[]string{"show", "--db", db}, 2, "give one run ID"},
+		{[]string{"import", "--db", db}, 2, "give one or more files"},
+		{[]string{"runs", "--since", "yesterday", "--db", db}, 2, "is not a date"},
+	}
+	for _, tc := range cases {
+		code, _, errOut := runCLI(t, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+	// The good file of the mixed import went in.
+	if out := mustCLI(t, "runs", "--db", db); !strings.Contains(out, "RTX 3060") {
+		t.Errorf("the valid file of a mixed import is missing:\n%s", out)
+	}
+}
+
+// RIGBENCH_DB picks the history when --db is absent; --db wins over it.
+func TestHistoryPathFromEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	envDB := filepath.Join(dir, "env.db")
+	ref := refCopy(t, dir)
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(k string) string {
+		if k == "RIGBENCH_DB" {
+			return envDB
+		}
+		return ""
+	}}
+	if code := execute(context.Background(), e, []string{"import", ref}); code != 0 {
+		t.Fatalf("import with RIGBENCH_DB: exit %d, %s", code, errb.String())
+	}
+	if _, err := os.Stat(envDB); err != nil {
+		t.Errorf("RIGBENCH_DB was not used: %v", err)
+	}
+	flagDB := filepath.Join(dir, "flag.db")
+	if code := execute(context.Background(), e, []string{"runs", "--db", flagDB}); code != 0 || !strings.Contains(out.String(), "No runs") {
+		t.Errorf("--db did not win over RIGBENCH_DB: %s", out.String())
+	}
+}
