@@ -37,7 +37,7 @@ test:
 	@echo ">> go test $(TESTFLAGS) ./..."
 	$(GO) test $(TESTFLAGS) ./...
 	@echo ">> the simulator against the published RTX 3060 run (about 3 minutes; timing-sensitive, so without -race)"
-	$(GO) test -count=1 -timeout 15m -run 'TestReferenceRun' -v ./engine/bench | grep -vE '^=== RUN'
+	$(GO) test -count=1 -timeout 15m -run 'TestReferenceRun' -v ./engine/bench
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
