@@ -220,7 +220,9 @@ func (v *View) Start() {
 	v.mx.SetRun(Predict(p, v.facts))
 
 	tick := time.NewTicker(RepaintInterval)
+	painterDone := make(chan struct{})
 	go func() {
+		defer close(painterDone)
 		for {
 			select {
 			case <-done:
@@ -236,6 +238,8 @@ func (v *View) Start() {
 	go func() {
 		run, err := v.start(ctx, p, obs)
 		close(done)
+		// The last repaint comes before the outcome, never after it.
+		<-painterDone
 		fyne.Do(func() { v.finish(obs, run, err) })
 	}()
 }

@@ -1,0 +1,25 @@
+package ui_test
+
+import (
+	"context"
+
+	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/ui"
+	"github.com/rigbench/rigbench/ui/hwview"
+)
+
+// testServices: no GPU, no Docker (so the demo is the default target), the
+// real session and simulator, running fast.
+func testServices() ui.Services {
+	return ui.Services{
+		Detect: func(context.Context) hardware.Snapshot {
+			return hardware.Snapshot{GPUs: []hardware.GPU{}, GPUAbsentReason: "no NVIDIA driver found", CPU: hardware.CPU{Model: "Test CPU", PhysicalCores: 2, LogicalCores: 4}}
+		},
+		Docker: func(context.Context) hwview.Docker {
+			return hwview.Docker{Checked: true, Problem: "Docker is not running."}
+		},
+		Session:  session.Run,
+		SimSpeed: 200,
+	}
+}
