@@ -350,3 +350,27 @@ func countRows(t testing.TB, db *DB, table string) int {
 	}
 	return n
 }
+
+func TestSummaryCodecRoundTrip(t *testing.T) {
+	t.Parallel()
+	want := Summary{UUID: "u", Name: "n", Tags: []string{"a", "b"}, CreatedAt: time.Unix(0, 1_760_000_000_123_456_789).UTC(),
+		Status: bench.RunCancelled, Origin: "measured", Imported: true, Simulated: true, GPU: "g", Model: "m", Engine: "e",
+		EngineVersion: "v", Flags: "--x 1", Cells: 61, BestDecodeTokS: 890.6, Prefill8KTokS: 2341.25}
+	line := encodeSummary(&want)
+	for _, in := range []interner{nil, {}} {
+		got, err := decodeSummary(line, in)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("decode(encode(s)) = %+v, %v; want %+v", got, err, want)
+		}
+	}
+	// Every truncation and a wrong format byte are errors, not panics.
+	for i := 0; i < len(line); i++ {
+		if _, err := decodeSummary(line[:i], nil); err == nil {
+			t.Fatalf("a line cut at %d bytes decoded", i)
+		}
+	}
+	bad := append([]byte{summaryFormat + 1}, line[1:]...)
+	if _, err := decodeSummary(bad, nil); err == nil {
+		t.Error("a line of another format decoded")
+	}
+}
