@@ -60,7 +60,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.notes, "notes", "", "free-text notes")
 	fs.BoolVar(&f.demo, "demo", false, "benchmark RigBench's built-in simulated vLLM server (no GPU needed)")
 	fs.StringVar(&f.simProfile, "sim-profile", "", "simulator profile with --demo: "+strings.Join(sim.ProfileNames(), ", "))
-	fs.Float64Var(&f.simSpeed, "sim-speed", 1, "simulator speed factor with --demo (figures scale with it)")
+	fs.Float64Var(&f.simSpeed, "sim-speed", 1, "with --demo, run the simulator this many times faster than the card it imitates (windows shorten; figures stay in the card's time)")
 	fs.BoolVar(&f.noTelemetry, "no-telemetry", false, "do not sample GPU power and clocks")
 	f.launch.register(fs)
 	f.saveFlags.register(fs)

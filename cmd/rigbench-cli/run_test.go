@@ -28,7 +28,7 @@ func TestRunEndpointWritesJSON(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run.json")
 	code, stdout, stderr := runCLI(t, "run", "--endpoint", hs.URL, "--api-key", "secret-key-123",
-		"--contexts", "0,1K", "--concurrency", "1,4", "--prefill", "1K", "--duration", "500ms",
+		"--contexts", "0,1K", "--concurrency", "1,4", "--prefill", "1K", "--duration", "5s",
 		"--max-output", "128", "--json", out, "--no-save", "--no-telemetry")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -86,7 +86,7 @@ func TestRunDemoCancelKeepsCells(t *testing.T) {
 	e := &env{stdout: &strings.Builder{}, stderr: &cancelAfter{w: &errb, after: "[2/", cancel: cancel},
 		stdin: strings.NewReader(""), getenv: func(string) string { return "" }}
 	code := execute(ctx, e, []string{"run", "--demo", "--sim-profile", "tiny", "--sim-speed", "10",
-		"--contexts", "0", "--concurrency", "1,2,4", "--prefill", "none", "--duration", "1s",
+		"--contexts", "0", "--concurrency", "1,2,4", "--prefill", "none", "--duration", "10s",
 		"--max-output", "64", "--json", out, "--no-save"})
 	if code != 130 {
 		t.Fatalf("exit %d, want 130 after cancel; stderr:\n%s", code, errb.String())

@@ -45,7 +45,7 @@ func (r *Runner) decode(ctx context.Context, run *Run, cell *Cell, index, total 
 	}
 	w := &window{
 		runner: r, run: run, cell: cell, prompts: prompts,
-		d: run.Plan.Duration(), maxOutput: m,
+		d: scaleDown(run.Plan.Duration(), run.Plan.Speed()), speed: run.Plan.Speed(), maxOutput: m,
 	}
 	w.measure(ctx, index, total)
 }
@@ -84,7 +84,8 @@ type window struct {
 	run       *Run
 	cell      *Cell
 	prompts   []string
-	d         time.Duration
+	d         time.Duration // the real length of the window: D / speed
+	speed     float64
 	maxOutput int
 
 	start, end time.Time
@@ -165,7 +166,7 @@ loop:
 			el := time.Since(w.start).Seconds()
 			if el > 0 {
 				r.emit(Event{Kind: EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
-					LiveTokS: float64(w.liveTokens.Load()) / el})
+					LiveTokS: float64(w.liveTokens.Load()) / el / w.speed})
 			}
 		}
 	}
@@ -278,7 +279,7 @@ func (w *window) scrape(ctx context.Context, since time.Time) *ServerSample {
 		return nil
 	}
 	return &ServerSample{
-		T:       round(time.Since(since).Seconds(), 3),
+		T:       round(time.Since(since).Seconds()*w.speed, 3),
 		Running: m.Running, Waiting: m.Waiting, KVUsage: m.KVUsage,
 		PrefixCacheQueries: m.PrefixCacheQueries, PrefixCacheHits: m.PrefixCacheHits,
 		Preemptions: m.Preemptions,

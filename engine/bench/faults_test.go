@@ -43,7 +43,7 @@ func TestCancelLeavesNothingBehind(t *testing.T) {
 	c, _ := client.New(hs.URL, client.WithConcurrency(8))
 
 	ctx, cancel := context.WithCancel(context.Background())
-	plan := bench.Plan{Contexts: []int{0, 256}, Concurrency: []int{1, 8}, DurationS: 2, MaxOutput: 128}
+	plan := bench.Plan{Contexts: []int{0, 256}, Concurrency: []int{1, 8}, DurationS: 20, MaxOutput: 128} // 2 s real at speed 10
 	r := &bench.Runner{Client: c, Plan: plan, Observer: bench.ObserverFunc(func(e bench.Event) {
 		// Cancel half a second into the second decode window.
 		if e.Kind == bench.EventCellStarted && e.Index == 1 {
@@ -96,7 +96,7 @@ func TestServerDiesMidRun(t *testing.T) {
 	cfg := tinyConfig(t, 10)
 	cfg.Faults.ExitAfter = 25 * time.Second // simulated: 2.5 s real
 	_, c := startSim(t, cfg)
-	plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{1, 2, 4, 8}, DurationS: 1, MaxOutput: 64}
+	plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{1, 2, 4, 8}, DurationS: 10, MaxOutput: 64}
 	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
 	if !errors.Is(err, bench.ErrTooManyFailures) {
 		t.Fatalf("err = %v, want ErrTooManyFailures", err)
@@ -132,7 +132,7 @@ func TestBrokenStreamsFailTheCell(t *testing.T) {
 			cfg := tinyConfig(t, 10)
 			cfg.Faults = f
 			_, c := startSim(t, cfg)
-			plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 0.5, MaxOutput: 64}
+			plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 5, MaxOutput: 64}
 			run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
 			if err != nil && !errors.Is(err, bench.ErrTooManyFailures) {
 				t.Fatalf("run: %v", err)
@@ -219,7 +219,7 @@ func TestWithoutTokenize(t *testing.T) {
 	}))
 	t.Cleanup(hs.Close)
 	c, _ := client.New(hs.URL)
-	plan := bench.Plan{Contexts: []int{1000}, Concurrency: []int{2}, PrefillContexts: []int{1500}, DurationS: 0.5, MaxOutput: 64}
+	plan := bench.Plan{Contexts: []int{1000}, Concurrency: []int{2}, PrefillContexts: []int{1500}, DurationS: 5, MaxOutput: 64}
 	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,10 @@ import (
 // (METHOD.md: Decode cells, steps 4 and 5).
 func (w *window) figures(reqs []request, measured time.Duration, samples []ServerSample, gpu []hardware.GPUSample, cancelled bool) {
 	c := w.cell
-	d := w.d.Seconds()
+	// Figures are in the server's time: real seconds × speed (1 for a real
+	// server), so rates divide by it and durations multiply.
+	sp := w.speed
+	d := w.d.Seconds() * sp
 	n := float64(c.Concurrency)
 
 	var (
@@ -41,25 +44,27 @@ func (w *window) figures(reqs []request, measured time.Duration, samples []Serve
 			completed++
 		}
 		if !rq.first.IsZero() {
-			ttft = append(ttft, ms(rq.first.Sub(rq.sent)))
+			ttft = append(ttft, ms(rq.first.Sub(rq.sent))*sp)
 			if rq.tokens > 1 && rq.last.After(rq.first) {
-				perReq = append(perReq, float64(rq.tokens-1)/rq.last.Sub(rq.first).Seconds())
+				perReq = append(perReq, float64(rq.tokens-1)/(rq.last.Sub(rq.first).Seconds()*sp))
 			}
 		}
-		gaps = append(gaps, rq.gaps...)
+		for _, g := range rq.gaps {
+			gaps = append(gaps, g*sp)
+		}
 		// avg_active: each request adds the part of its life inside the
 		// window; the sum over requests divided by D is the time-average
 		// of requests in flight.
 		from, to := maxTime(rq.sent, w.start), minTime(rq.ended, w.end)
 		if to.After(from) {
-			active += to.Sub(from).Seconds()
+			active += to.Sub(from).Seconds() * sp
 		}
 		if rq.err != nil {
 			errs = append(errs, rq.err)
 		}
 	}
 
-	c.MeasuredS = round(measured.Seconds(), 3)
+	c.MeasuredS = round(measured.Seconds()*sp, 3)
 	c.OutputTokens = usage
 	c.TokenCountSource = source
 	if chunks > 0 && source != client.SourceChunks && math.Abs(float64(usage-chunks)) > 0.01*float64(usage) {

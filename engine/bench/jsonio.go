@@ -221,6 +221,7 @@ func (v *validator) plan(p *Plan) {
 	v.num("plan.duration_s", p.DurationS)
 	v.intRange("plan.max_output", p.MaxOutput, 0, maxContext)
 	v.intRange("plan.kv_capacity_override", p.KVCapacityOverride, 0, math.MaxInt32)
+	v.num("plan.sim_speed", p.SimSpeed)
 }
 
 func (v *validator) server(s *Server) {

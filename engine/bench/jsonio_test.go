@@ -30,7 +30,7 @@ func jsonioFullRun() *bench.Run {
 		Simulated:  true,
 		Plan: bench.Plan{
 			Contexts: []int{0, 16384}, Concurrency: []int{1, 2}, PrefillContexts: []int{8192},
-			DurationS: 30, MaxOutput: 8192, KVCapacityOverride: 100000,
+			DurationS: 30, MaxOutput: 8192, KVCapacityOverride: 100000, SimSpeed: 20,
 		},
 		Hardware: &hardware.Snapshot{
 			GPUs: []hardware.GPU{{

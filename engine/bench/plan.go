@@ -35,6 +35,14 @@ func DefaultPlan() Plan {
 // Duration returns D as a time.Duration.
 func (p Plan) Duration() time.Duration { return time.Duration(p.DurationS * float64(time.Second)) }
 
+// Speed returns the simulator speed factor S, 1 for real time.
+func (p Plan) Speed() float64 {
+	if p.SimSpeed > 1 {
+		return p.SimSpeed
+	}
+	return 1
+}
+
 // Resolve returns the plan with ContextMax replaced by maxModelLen − M, and
 // every list sorted ascending without duplicates. maxModelLen 0 (unknown)
 // drops ContextMax.

@@ -73,6 +73,12 @@ type Plan struct {
 	MaxOutput int `json:"max_output"`
 	// KVCapacityOverride, when > 0, replaces the server's KV capacity.
 	KVCapacityOverride int `json:"kv_capacity_override,omitempty"`
+	// SimSpeed is the speed factor S of RigBench's simulator when the run
+	// measured it (0 or 1: real time). The simulator then runs S times
+	// faster than the card it imitates; windows last D/S real seconds and
+	// every figure is converted back to the simulated card's time (rates
+	// ÷ S, durations × S), so a fast demo reads like the card.
+	SimSpeed float64 `json:"sim_speed,omitempty"`
 	// TrimContexts drops (instead of rejecting) contexts above the server's
 	// max_model_len when the plan is resolved: set for default plans, so the
 	// defaults work on any server while explicit contexts are checked.

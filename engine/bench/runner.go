@@ -121,12 +121,15 @@ type cellSpec struct {
 
 func (r *Runner) run(ctx context.Context, run *Run) error {
 	r.start = r.Now()
-	srv, err := Discover(ctx, r.Client, r.Model, r.KVCapacityFromLog, r.Plan.KVCapacityOverride)
+	srv, speed, err := discover(ctx, r.Client, r.Model, r.KVCapacityFromLog, r.Plan.KVCapacityOverride)
 	if err != nil {
 		return err
 	}
 	run.Server = srv
 	plan := r.Plan.Resolve(srv.MaxModelLen)
+	if plan.SimSpeed == 0 && speed > 1 {
+		plan.SimSpeed = speed
+	}
 	if err := plan.Validate(srv.MaxModelLen); err != nil {
 		return err
 	}
@@ -148,7 +151,7 @@ func (r *Runner) run(ctx context.Context, run *Run) error {
 		}
 	}
 	r.emit(Event{Kind: EventRunStarted, Run: run, Total: len(specs),
-		ETA: Estimate(plan, srv.MaxModelLen, srv.KVCapacityTokens, nil)})
+		ETA: scaleDown(Estimate(plan, srv.MaxModelLen, srv.KVCapacityTokens, nil), plan.Speed())})
 
 	failedInARow := 0
 	overCapacityAt := map[int]int{} // context → smallest N found over capacity at run time
@@ -203,7 +206,12 @@ func (r *Runner) eta(run *Run, rest []cellSpec) time.Duration {
 		}
 		total += Estimate(p, run.Server.MaxModelLen, run.Server.KVCapacityTokens, run.Cells)
 	}
-	return total
+	return scaleDown(total, run.Plan.Speed())
+}
+
+// scaleDown converts a duration in the server's time to real time.
+func scaleDown(d time.Duration, speed float64) time.Duration {
+	return time.Duration(float64(d) / speed)
 }
 
 // calibrate sets up prompt building: /tokenize when the server has it
@@ -263,7 +271,9 @@ func (r *Runner) prefill(ctx context.Context, run *Run, cell *Cell) {
 		cell.Status, cell.Reason = StatusFailed, "the server returned no token"
 		return
 	}
-	ttft := first.Sub(res.Sent).Seconds()
+	// In a simulator running S times fast, real seconds × S are the
+	// simulated card's seconds.
+	ttft := first.Sub(res.Sent).Seconds() * run.Plan.Speed()
 	cell.PromptTokens = res.PromptTokens
 	if cell.PromptTokens == 0 {
 		cell.PromptTokens = cell.Context

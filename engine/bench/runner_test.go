@@ -45,7 +45,8 @@ func tinyConfig(t *testing.T, speed float64) sim.Config {
 // follow the simulator's KV capacity, and throughput and TTFT agree with
 // what the simulator says it served.
 func TestRunAgainstSimulator(t *testing.T) {
-	cfg := tinyConfig(t, 10)
+	const speed = 10
+	cfg := tinyConfig(t, speed)
 	// 200 ms of simulated API overhead per request (20 ms real at speed 10)
 	// makes TTFT large enough that loopback and scheduling jitter on a busy
 	// 2-core machine stay well inside the 10% bound.
@@ -55,7 +56,7 @@ func TestRunAgainstSimulator(t *testing.T) {
 		Contexts:        []int{0, 512, 1024},
 		Concurrency:     []int{1, 4, 16},
 		PrefillContexts: []int{1024},
-		DurationS:       1.5,
+		DurationS:       15, // 1.5 s of real time at speed 10
 		MaxOutput:       256,
 	}
 	var events []bench.EventKind
@@ -65,6 +66,9 @@ func TestRunAgainstSimulator(t *testing.T) {
 	run, err := r.Run(context.Background())
 	if err != nil {
 		t.Fatalf("run: %v", err)
+	}
+	if run.Plan.SimSpeed != speed {
+		t.Errorf("plan sim_speed %v, want %v from the simulator's /version", run.Plan.SimSpeed, speed)
 	}
 	if run.Status != bench.RunComplete || run.Server.KVCapacityTokens != srv.KVCapacityTokens() ||
 		run.Server.KVCapacitySource != bench.KVSourceMetrics || !run.Server.HasTokenize || !run.Simulated {
@@ -99,13 +103,15 @@ func TestRunAgainstSimulator(t *testing.T) {
 		if cell.PromptTokens != max(cell.Context, cell.PromptTokens*boolInt(cell.Context == 0)) {
 			t.Errorf("cell %d×%d: prompt of %d tokens", cell.Context, cell.Concurrency, cell.PromptTokens)
 		}
+		// The truth is in real time; the cell is in the simulated card's
+		// time (speed 10: rates ÷ 10, milliseconds × 10).
 		from := cell.WindowStart
-		to := from.Add(time.Duration(plan.DurationS * float64(time.Second)))
+		to := from.Add(time.Duration(plan.DurationS / speed * float64(time.Second)))
 		served, ttfts := 0, []float64{}
 		for _, rec := range truth {
 			served += rec.TokensBetween(from, to)
 			if rec.Arrived.After(from) && rec.Arrived.Before(to) && !rec.FirstToken.IsZero() && rec.FirstToken.Before(to) {
-				ttfts = append(ttfts, float64(rec.FirstToken.Sub(rec.Arrived).Microseconds())/1000)
+				ttfts = append(ttfts, float64(rec.FirstToken.Sub(rec.Arrived).Microseconds())/1000*speed)
 			}
 		}
 		truthTokS := float64(served) / plan.DurationS
@@ -115,8 +121,8 @@ func TestRunAgainstSimulator(t *testing.T) {
 		sort.Float64s(ttfts)
 		truthTTFT := bench.Median(ttfts)
 		// The client's TTFT adds the loopback round trip to the server's
-		// own; allow 10% or a millisecond, whichever is larger.
-		if d := math.Abs(cell.TTFTMs - truthTTFT); d > math.Max(0.10*truthTTFT, 1) {
+		// own; allow 10% or a real millisecond, whichever is larger.
+		if d := math.Abs(cell.TTFTMs - truthTTFT); d > math.Max(0.10*truthTTFT, speed) {
 			t.Errorf("cell %d×%d: TTFT %.2f ms, simulator %.2f ms", cell.Context, cell.Concurrency, cell.TTFTMs, truthTTFT)
 		}
 		if cell.AvgActive < 0.95*float64(cell.Concurrency) || cell.TokenCountSource != client.SourceContinuousUsage {

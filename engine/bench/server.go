@@ -15,19 +15,30 @@ import (
 // (0 when none); override, when > 0, wins over everything (METHOD.md: KV
 // capacity).
 func Discover(ctx context.Context, c *client.Client, model string, kvFromLog, override int) (Server, error) {
+	s, _, err := discover(ctx, c, model, kvFromLog, override)
+	return s, err
+}
+
+// discover is Discover that also returns the simulator's speed factor (0
+// for a real server).
+func discover(ctx context.Context, c *client.Client, model string, kvFromLog, override int) (Server, float64, error) {
 	models, err := c.Models(ctx)
 	if err != nil {
-		return Server{}, err
+		return Server{}, 0, err
 	}
 	m, err := client.PickModel(models, model)
 	if err != nil {
-		return Server{}, err
+		return Server{}, 0, err
 	}
+	var speed float64
 	s := Server{Model: m.ID, MaxModelLen: m.MaxModelLen, KVCapacitySource: KVSourceUnknown}
 	if v, err := c.Version(ctx); err == nil {
-		s.Version = v
+		s.Version = v.Version
+		if v.Simulated {
+			speed = v.Speed
+		}
 	} else if ctx.Err() != nil {
-		return Server{}, ctx.Err()
+		return Server{}, 0, ctx.Err()
 	}
 	met, err := c.Metrics(ctx)
 	switch {
@@ -37,14 +48,14 @@ func Discover(ctx context.Context, c *client.Client, model string, kvFromLog, ov
 			s.KVCapacityTokens, s.KVCapacitySource = met.Cache.KVCapacityTokens, KVSourceMetrics
 		}
 	case ctx.Err() != nil:
-		return Server{}, ctx.Err()
+		return Server{}, 0, ctx.Err()
 	}
 	if _, err := c.Tokenize(ctx, s.Model, "Hello"); err == nil {
 		s.HasTokenize = true
 	} else if ctx.Err() != nil {
-		return Server{}, ctx.Err()
+		return Server{}, 0, ctx.Err()
 	} else if errors.Is(err, client.ErrUnauthorized) {
-		return Server{}, err
+		return Server{}, 0, err
 	}
 	if s.KVCapacityTokens == 0 && kvFromLog > 0 {
 		s.KVCapacityTokens, s.KVCapacitySource = kvFromLog, KVSourceLog
@@ -53,7 +64,7 @@ func Discover(ctx context.Context, c *client.Client, model string, kvFromLog, ov
 		s.KVCapacityTokens, s.KVCapacitySource = override, KVSourceUser
 	}
 	s.Engine = engineName(s.Version, met, s.HasMetrics)
-	return s, nil
+	return s, speed, nil
 }
 
 // engineName guesses which server this is from its version and metrics.

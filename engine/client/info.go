@@ -63,16 +63,20 @@ func PickModel(models []Model, name string) (Model, error) {
 	return Model{}, &UnknownModelError{Name: name, Available: ids}
 }
 
-// Version returns the server's version string from /version ("0.11.0"), or
-// "" with ErrNotSupported when it has none.
-func (c *Client) Version(ctx context.Context) (string, error) {
-	var v struct {
-		Version string `json:"version"`
-	}
-	if err := c.getJSON(ctx, "/version", &v); err != nil {
-		return "", err
-	}
-	return v.Version, nil
+// VersionInfo is what /version says. vLLM sends only the version;
+// RigBench's simulator adds that it is simulated and its speed factor.
+type VersionInfo struct {
+	Version   string  `json:"version"`
+	Simulated bool    `json:"simulated"`
+	Speed     float64 `json:"speed"`
+}
+
+// Version returns what the server's /version says (ErrNotSupported when it
+// has none).
+func (c *Client) Version(ctx context.Context) (VersionInfo, error) {
+	var v VersionInfo
+	err := c.getJSON(ctx, "/version", &v)
+	return v, err
 }
 
 // Health reports whether /health answers 2xx. vLLM answers 200 with an

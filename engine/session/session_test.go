@@ -21,7 +21,7 @@ import (
 )
 
 var tinyPlan = bench.Plan{Contexts: []int{0, 512}, Concurrency: []int{1, 4}, PrefillContexts: []int{1024},
-	DurationS: 0.5, MaxOutput: 128}
+	DurationS: 5, MaxOutput: 128} // 0.5 s real at speed 10
 
 // noGPU is the snapshot of a machine without a GPU, so tests do not wait on
 // hardware detection.

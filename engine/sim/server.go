@@ -300,7 +300,13 @@ func (s *Server) guard(next http.Handler) http.Handler {
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) }
 
 func (s *Server) handleVersion(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"version": s.prof.VLLMVersion + "-sim", "simulated": true})
+	v := map[string]any{"version": s.prof.VLLMVersion + "-sim", "simulated": true}
+	// The speed factor lets a client convert what it measures back to the
+	// simulated card's time (unthrottled, +Inf, has no such conversion).
+	if sp := s.cfg.Speed; sp >= 1 && !math.IsInf(sp, 0) {
+		v["speed"] = sp
+	}
+	writeJSON(w, http.StatusOK, v)
 }
 
 func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
