@@ -118,11 +118,10 @@ func runRun(ctx context.Context, e *env, args []string) error {
 
 	prog := newProgress(e.stderr)
 	opts.Observers = append(opts.Observers, prog)
-	saver, closeDB, err := f.saveFlags.observer(ctx, e)
+	saver, closeDB, err := f.saveFlags.recorder(ctx, e)
 	if err != nil {
 		return err
 	}
-	defer closeDB()
 	if saver != nil {
 		opts.Observers = append(opts.Observers, saver)
 	}
@@ -138,7 +137,9 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stderr, "wrote %s\n", f.jsonPath)
 	}
-	if saver != nil && run != nil && run.Plan.MaxOutput > 0 {
+	if err := closeDB(); err != nil {
+		runErr = errors.Join(runErr, err)
+	} else if saver != nil && run != nil && run.Plan.MaxOutput > 0 {
 		fmt.Fprintf(e.stderr, "saved as run %s in the history (rigbench-cli show %s)\n", shortID(run.UUID), shortID(run.UUID))
 	}
 	if errors.Is(runErr, context.Canceled) {

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/store"
 )
 
@@ -20,26 +19,28 @@ func (s *saveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.db, "db", "", "history database file (default $RIGBENCH_DB, else the user data folder)")
 }
 
-// observer opens the history and returns its recorder, which writes each
+// recorder opens the history and returns its recorder, which writes each
 // finished cell in its own transaction, so a crash loses nothing measured.
-func (s *saveFlags) observer(ctx context.Context, e *env) (bench.Observer, func(), error) {
+// close reports a write that failed (a full disk) after the run.
+func (s *saveFlags) recorder(ctx context.Context, e *env) (rec *store.Recorder, close func() error, err error) {
 	if s.noSave {
-		return nil, func() {}, nil
+		return nil, func() error { return nil }, nil
 	}
-	path := s.db
-	if path == "" {
-		path = e.getenv("RIGBENCH_DB")
-	}
-	if path == "" {
-		p, err := store.DefaultPath()
-		if err != nil {
-			return nil, nil, fmt.Errorf("cannot find the history folder (%v): pass --db FILE or --no-save", err)
-		}
-		path = p
+	path, err := store.ResolvePath(s.db, e.getenv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w (or pass --no-save)", err)
 	}
 	db, err := store.Open(ctx, path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (pass --no-save to run without the history)", err)
 	}
-	return db.Recorder(), func() { db.Close() }, nil
+	rec = db.Recorder()
+	return rec, func() error {
+		werr := rec.Err()
+		db.Close()
+		if werr != nil {
+			return fmt.Errorf("the history could not save this run completely: %w", werr)
+		}
+		return nil
+	}, nil
 }

@@ -116,3 +116,19 @@ func (c *cancelAfter) Write(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// TestRunSavesToHistory: by default the run lands in the history, where
+// `show` finds it.
+func TestRunSavesToHistory(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "history.db")
+	code, _, stderr := runCLI(t, "run", "--demo", "--sim-profile", "tiny", "--sim-speed", "10", "--contexts", "0",
+		"--concurrency", "1", "--prefill", "none", "--duration", "5s", "--max-output", "64", "--db", db,
+		"--name", "saved-demo", "--no-telemetry")
+	if code != 0 || !strings.Contains(stderr, "saved as run") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "runs", "--db", db)
+	if code != 0 || !strings.Contains(stdout, "saved-demo") {
+		t.Fatalf("runs: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
