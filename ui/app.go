@@ -93,7 +93,7 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.Run.OnPlanChanged = func(p bench.Plan) { savePlan(prefs, p) }
 	u.Run.OnFinished = u.runFinished
 	u.Results = results.New()
-	src, note := openHistory()
+	src, note, closeHistory := openHistory(os.Getenv)
 	u.History = history.New(w, src, note)
 	u.History.OnShow = func(r *bench.Run) { u.Results.SetRun(r, nil); u.SelectTab(TabResults) }
 	u.History.OnCompare = func(rs []*bench.Run) { u.Compare.SetRuns(rs, nil); u.SelectTab(TabCompare) }
@@ -127,6 +127,9 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.addShortcuts()
 	w.Resize(fyne.NewSize(float32(prefs.FloatWithFallback(prefWidth, defaultWidth)), float32(prefs.FloatWithFallback(prefHeight, defaultHeight))))
 	w.SetCloseIntercept(u.closing)
+	// The history closes with the window: by then closing() has waited for
+	// the run, so its recorder has written the last cell.
+	w.SetOnClosed(closeHistory)
 	go u.detect()
 	if dir := os.Getenv(TourEnv); dir != "" {
 		go u.tour(dir)
@@ -200,8 +203,8 @@ func (u *UI) exportShown() {
 	export.Show(u.win, u.app, []*bench.Run{r})
 }
 
-// runFinished shows the run in Results, adds it to the history and sends a
-// notification.
+// runFinished shows the run in Results, shows the history with it and
+// sends a notification.
 func (u *UI) runFinished(r *bench.Run, err error) {
 	if r == nil {
 		if err != nil {
@@ -209,9 +212,7 @@ func (u *UI) runFinished(r *bench.Run, err error) {
 		}
 		return
 	}
-	if u.History.Source().Recorder() == nil {
-		u.History.Source().Add(r)
-	}
+	// The run is in the history already (startRun's recorder or keep).
 	u.History.Reload()
 	u.Results.SetRun(r, nil)
 	msg := fmt.Sprintf("%s: %s", results.Title(r), r.Status)

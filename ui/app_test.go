@@ -18,8 +18,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"github.com/google/uuid"
 
 	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/store"
 	"github.com/rigbench/rigbench/ui"
 	"github.com/rigbench/rigbench/ui/history"
 	"github.com/rigbench/rigbench/ui/target"
@@ -27,6 +29,7 @@ import (
 
 func newUI(t *testing.T) (*ui.UI, fyne.Window) {
 	t.Helper()
+	t.Setenv(store.EnvDB, filepath.Join(t.TempDir(), "history.db"))
 	a := test.NewTempApp(t)
 	w := test.NewWindow(nil)
 	t.Cleanup(w.Close)
@@ -50,7 +53,7 @@ func TestDemoRunFillsMatrixAndHistory(t *testing.T) {
 	var runErr error
 	ended := make(chan struct{})
 	fyne.DoAndWait(func() {
-		u.Run.SetPlanText("0, 1K", "1, 2", "", "1", "64")
+		u.Run.SetPlanText("0, 1K", "1, 2", "", "10", "64")
 		prev := u.Run.OnFinished
 		u.Run.OnFinished = func(r *bench.Run, err error) { prev(r, err); finished, runErr = r, err; close(ended) }
 		u.Run.Start()
@@ -89,8 +92,26 @@ func TestDemoRunFillsMatrixAndHistory(t *testing.T) {
 		}
 	})
 	runs, err := u.History.Source().List(context.Background())
-	if err != nil || len(runs) != 1 || runs[0].UUID != finished.UUID || !runs[0].Simulated {
+	if err != nil || len(runs) != 1 || runs[0].Run.UUID != finished.UUID || !runs[0].Run.Simulated {
 		t.Errorf("history after the run = %v (%v), want the simulated run", runs, err)
+	}
+	// The run is in the SQLite file itself, every cell saved: open it as
+	// another reader would (rigbench-cli, the next session).
+	db, err := store.Open(context.Background(), os.Getenv(store.EnvDB))
+	if err != nil {
+		t.Fatalf("opening the history file: %v", err)
+	}
+	defer db.Close()
+	saved, err := db.Get(context.Background(), finished.UUID)
+	if err != nil {
+		t.Fatalf("the demo run is not in the history file: %v", err)
+	}
+	if !saved.Simulated || saved.Status != finished.Status || len(saved.Cells) != len(finished.Cells) {
+		t.Errorf("saved run: simulated %v, status %s, %d cells; want simulated, %s, %d cells",
+			saved.Simulated, saved.Status, len(saved.Cells), finished.Status, len(finished.Cells))
+	}
+	if h := u.History.Note(); !strings.Contains(h, os.Getenv(store.EnvDB)) {
+		t.Errorf("history note = %q, want the database path", h)
 	}
 }
 
@@ -101,7 +122,7 @@ func TestCancelKeepsMeasuredCells(t *testing.T) {
 	ended := make(chan struct{})
 	firstCell := make(chan struct{})
 	fyne.DoAndWait(func() {
-		u.Run.SetPlanText("0, 1K, 2K", "1, 2, 4", "", "2", "64")
+		u.Run.SetPlanText("0, 1K, 2K", "1, 2, 4", "", "10", "64")
 		prev := u.Run.OnFinished
 		u.Run.OnFinished = func(r *bench.Run, err error) { prev(r, err); finished = r; close(ended) }
 		u.Run.Start()
@@ -168,13 +189,23 @@ func TestCompareTwoRuns(t *testing.T) {
 	// A second run: the reference with every decode rate 10% higher, as a
 	// flag change might give.
 	tuned := *imported
-	tuned.UUID, tuned.Name = "tuned-0001", "tuned"
+	tuned.UUID, tuned.Name = uuid.NewString(), "tuned"
 	tuned.Cells = append([]bench.Cell(nil), imported.Cells...)
 	for i := range tuned.Cells {
 		tuned.Cells[i].TotalTokS *= 1.1
 	}
-	u.History.Source().Add(&tuned)
-	runs, _ := u.History.Source().List(context.Background())
+	if err := u.History.Source().Add(context.Background(), &tuned); err != nil {
+		t.Fatalf("saving the second run: %v", err)
+	}
+	entries, _ := u.History.Source().List(context.Background())
+	var runs []*bench.Run
+	for _, e := range entries {
+		r, err := u.History.Source().Get(context.Background(), e.Run.UUID)
+		if err != nil {
+			t.Fatalf("get %s: %v", e.Run.UUID, err)
+		}
+		runs = append(runs, r)
+	}
 	drawn := make(chan struct{})
 	fyne.DoAndWait(func() {
 		u.History.Set(runs)
@@ -225,9 +256,4 @@ func TestRemembersWindowSize(t *testing.T) {
 	if s := w.Canvas().Size(); s.Width != 1000 || s.Height != 700 {
 		t.Errorf("window size %v, want 1000×700", s)
 	}
-}
-
-func TestMain(m *testing.M) {
-	os.Unsetenv(ui.TourEnv)
-	os.Exit(m.Run())
 }

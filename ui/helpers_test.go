@@ -2,9 +2,13 @@ package ui_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"testing"
 
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/store"
 	"github.com/rigbench/rigbench/ui"
 	"github.com/rigbench/rigbench/ui/hwview"
 )
@@ -20,6 +24,19 @@ func testServices() ui.Services {
 			return hwview.Docker{Checked: true, Problem: "Docker is not running."}
 		},
 		Session:  session.Run,
-		SimSpeed: 200,
+		SimSpeed: 20,
 	}
+}
+
+func TestMain(m *testing.M) {
+	os.Unsetenv(ui.TourEnv)
+	// No test may touch the user's own history.
+	dir, err := os.MkdirTemp("", "rigbench-ui-test")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv(store.EnvDB, filepath.Join(dir, "history.db"))
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }

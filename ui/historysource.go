@@ -1,10 +1,46 @@
 package ui
 
-import "github.com/rigbench/rigbench/ui/history"
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
 
-// openHistory opens the history the History view shows, with a note for
-// the user when runs will not be kept. The SQLite store (package store)
-// replaces the session-only list here once it lands.
-func openHistory() (history.Source, string) {
-	return &history.Memory{}, "This history lasts until RigBench closes: the history database is not available in this build."
+	"github.com/rigbench/rigbench/store"
+	"github.com/rigbench/rigbench/ui/history"
+)
+
+// openHistory opens the SQLite history the CLI shares ($RIGBENCH_DB, else
+// the user data folder) for the History view, with the line the view shows
+// above the table and a function that closes it. When the database cannot
+// be opened (a history from a newer RigBench, a read-only disk) the app
+// keeps working on a session-only list and the line says why.
+func openHistory(getenv func(string) string) (src history.Source, note string, closeFn func()) {
+	path, err := store.ResolvePath("", getenv)
+	if err == nil {
+		// Opening migrates an old schema and marks crashed runs
+		// interrupted: quick, but bounded so a stuck disk cannot hang
+		// start-up.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		var db *store.DB
+		db, err = store.Open(ctx, path)
+		cancel()
+		if err == nil {
+			return history.NewDB(db), "History: " + db.Path(), func() { db.Close() }
+		}
+	}
+	return &history.Memory{}, fmt.Sprintf("%s Runs are kept only until RigBench closes.", sentence(err.Error())), func() {}
+}
+
+// sentence capitalises s and ends it with a full stop.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
 }

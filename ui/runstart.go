@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"fyne.io/fyne/v2"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/ui/history"
 	"github.com/rigbench/rigbench/ui/launchview"
 	"github.com/rigbench/rigbench/ui/target"
 )
@@ -30,8 +33,10 @@ func (u *UI) startRun(ctx context.Context, plan bench.Plan, obs bench.Observer) 
 		rec = &r
 	})
 	o := session.Options{Plan: plan, Observers: []bench.Observer{obs}, Hardware: snap}
-	if rr := u.History.Source().Recorder(); rr != nil {
-		o.Observers = append(o.Observers, rr)
+	src := u.History.Source()
+	saver := src.Recorder()
+	if saver != nil {
+		o.Observers = append(o.Observers, saver)
 	}
 	switch ch.Kind {
 	case target.Demo:
@@ -49,7 +54,29 @@ func (u *UI) startRun(ctx context.Context, plan bench.Plan, obs bench.Observer) 
 		o.Kind = session.Launch
 		o.Launcher = readyServer{srv: srv, record: rec}
 	}
-	return u.svc.Session(ctx, o)
+	run, err := u.svc.Session(ctx, o)
+	u.keep(src, saver, run)
+	return run, err
+}
+
+// keep makes sure a finished run is in the history: the recorder wrote it
+// cell by cell; when there is none (the session-only list) or one of its
+// writes failed (a moment of full disk), the whole run is saved now. A run
+// that still cannot be saved is said above the history table.
+func (u *UI) keep(src history.Source, rec history.Recorder, run *bench.Run) {
+	if run == nil || run.UUID == "" {
+		return
+	}
+	if rec != nil && rec.Err() == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := src.Add(ctx, run); err != nil {
+		fyne.Do(func() {
+			u.History.SetNote(fmt.Sprintf("The last run could not be saved to the history (%v); export it from Results to keep it.", err))
+		})
+	}
 }
 
 // readyServer hands a server the Launch view already started to a session.

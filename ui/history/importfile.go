@@ -6,13 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report"
 )
 
 // ReadFile reads a run from an exported JSON file or a reference CSV
-// (told apart by the extension), marked as imported.
+// (told apart by the extension). The document is kept as written (the
+// history notes the import itself), so export → import → export gives the
+// same file.
 func ReadFile(path string) (*bench.Run, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -22,13 +25,18 @@ func ReadFile(path string) (*bench.Run, error) {
 	var r *bench.Run
 	if strings.EqualFold(filepath.Ext(path), ".csv") {
 		r, err = report.ReadReferenceCSVNamed(f, filepath.Base(path))
+		// A CSV carries no start time: the run is dated at its import, as
+		// rigbench-cli import does, so its JSON export reads back
+		// (bench.ReadRun requires created_at).
+		if err == nil && r.CreatedAt.IsZero() {
+			r.CreatedAt = time.Now().UTC().Truncate(time.Second)
+		}
 	} else {
 		r, err = bench.ReadRun(f)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
 	}
-	r.Origin = bench.OriginImported
 	return r, nil
 }
 

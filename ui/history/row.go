@@ -11,7 +11,8 @@ import (
 var columns = []string{"", "Date", "Name", "GPU", "Model", "Engine", "Best tok/s", "Status", "Tags"}
 
 // cellText is the text of one history table cell.
-func cellText(r *bench.Run, col int, selected bool) string {
+func cellText(e Entry, col int, selected bool) string {
+	r := e.Run
 	switch col {
 	case 0:
 		if selected {
@@ -33,8 +34,8 @@ func cellText(r *bench.Run, col int, selected bool) string {
 		}
 		return n
 	case 3:
-		if r.Hardware != nil && len(r.Hardware.GPUs) > 0 {
-			return r.Hardware.GPUs[0].Name
+		if e.GPU != "" {
+			return e.GPU
 		}
 		if r.Simulated {
 			return "simulated"
@@ -45,13 +46,13 @@ func cellText(r *bench.Run, col int, selected bool) string {
 	case 5:
 		return strings.TrimSpace(r.Server.Engine + " " + r.Server.Version)
 	case 6:
-		if b := best(r); b > 0 {
+		if b := e.Best; b > 0 {
 			return fmt.Sprintf("%.1f", b)
 		}
 		return ""
 	case 7:
 		s := string(r.Status)
-		if r.Origin == bench.OriginImported {
+		if e.Imported || r.Origin == bench.OriginImported {
 			s += ", imported"
 		}
 		return s
@@ -60,21 +61,11 @@ func cellText(r *bench.Run, col int, selected bool) string {
 	}
 }
 
-// best is the run's highest decode total tok/s: the headline figure.
-func best(r *bench.Run) float64 {
-	b := 0.0
-	for _, c := range r.Cells {
-		if c.Phase == bench.PhaseDecode && c.Status.Ran() && c.TotalTokS > b {
-			b = c.TotalTokS
-		}
-	}
-	return b
-}
-
 // matches reports whether a run matches the filter text: every word must
 // appear in the name, model, GPU, engine, tags, notes or status.
-func matches(r *bench.Run, filter string) bool {
-	hay := strings.ToLower(strings.Join([]string{r.Name, r.Server.Model, cellText(r, 3, false), r.Server.Engine,
+func matches(e Entry, filter string) bool {
+	r := e.Run
+	hay := strings.ToLower(strings.Join([]string{r.Name, r.Server.Model, cellText(e, 3, false), r.Server.Engine,
 		r.Server.Version, strings.Join(r.Tags, " "), r.Notes, string(r.Status), map[bool]string{true: "simulated"}[r.Simulated]}, " "))
 	for _, w := range strings.Fields(strings.ToLower(filter)) {
 		if !strings.Contains(hay, w) {

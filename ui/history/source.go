@@ -13,8 +13,8 @@ import (
 // history store in the app, a session-only list when no database could be
 // opened.
 type Source interface {
-	// List returns the runs, newest first; cells may be left out.
-	List(ctx context.Context) ([]*bench.Run, error)
+	// List returns the runs, newest first; their cells may be left out.
+	List(ctx context.Context) ([]Entry, error)
 	// Get returns one run with every cell.
 	Get(ctx context.Context, uuid string) (*bench.Run, error)
 	Rename(ctx context.Context, uuid, name string) error
@@ -23,29 +23,43 @@ type Source interface {
 	Delete(ctx context.Context, uuid string) error
 	// Import stores a run read from a file (idempotent by UUID).
 	Import(ctx context.Context, r *bench.Run) error
-	// Recorder returns the observer that saves a run as it is measured, or
-	// nil when runs are added after they finish (Add).
-	Recorder() bench.Observer
-	// Add keeps a finished run that the recorder did not save.
-	Add(r *bench.Run)
+	// Recorder returns a new observer that saves one run as it is
+	// measured, each cell as it finishes, or nil when runs are added after
+	// they finish (Add).
+	Recorder() Recorder
+	// Add keeps a finished run that no recorder saved (or whose recorder
+	// failed), replacing any earlier copy with its UUID.
+	Add(ctx context.Context, r *bench.Run) error
+}
+
+// Recorder is an observer that writes a run into the history as it goes;
+// Err reports the first write that failed.
+type Recorder interface {
+	bench.Observer
+	Err() error
 }
 
 // Memory is a Source that keeps this session's runs in memory, for when
 // the history database cannot be opened: runs still show, compare and
 // export, and the view says they will not be kept.
 type Memory struct {
-	mu   sync.Mutex
-	runs []*bench.Run
+	mu       sync.Mutex
+	runs     []*bench.Run
+	imported map[string]bool // UUIDs that came from files
 }
 
 var _ Source = (*Memory)(nil)
 
 // List returns the runs, newest first.
-func (m *Memory) List(context.Context) ([]*bench.Run, error) {
+func (m *Memory) List(context.Context) ([]Entry, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := slices.Clone(m.runs)
-	slices.Reverse(out)
+	out := make([]Entry, 0, len(m.runs))
+	for i := len(m.runs) - 1; i >= 0; i-- {
+		e := EntryOf(m.runs[i])
+		e.Imported = e.Imported || m.imported[e.Run.UUID]
+		out = append(out, e)
+	}
 	return out, nil
 }
 
@@ -98,19 +112,38 @@ func (m *Memory) Delete(_ context.Context, id string) error {
 
 // Import adds a run unless one with its UUID is there.
 func (m *Memory) Import(_ context.Context, r *bench.Run) error {
-	m.Add(r)
+	if err := bench.ValidateRun(r); err != nil {
+		return err
+	}
+	m.keep(r, false)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.imported == nil {
+		m.imported = map[string]bool{}
+	}
+	m.imported[r.UUID] = true
 	return nil
 }
 
 // Recorder is nil: runs are added when they finish.
-func (m *Memory) Recorder() bench.Observer { return nil }
+func (m *Memory) Recorder() Recorder { return nil }
 
-// Add keeps a run unless one with its UUID is there.
-func (m *Memory) Add(r *bench.Run) {
+// Add keeps a finished run, replacing an earlier copy with its UUID.
+func (m *Memory) Add(_ context.Context, r *bench.Run) error {
+	m.keep(r, true)
+	return nil
+}
+
+// keep adds r; a run with the same UUID is replaced when replace is set
+// and otherwise left as it is (Import is idempotent).
+func (m *Memory) keep(r *bench.Run, replace bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, x := range m.runs {
+	for i, x := range m.runs {
 		if x.UUID == r.UUID && r.UUID != "" {
+			if replace {
+				m.runs[i] = r
+			}
 			return
 		}
 	}

@@ -21,8 +21,8 @@ import (
 type View struct {
 	src      Source
 	win      fyne.Window
-	all      []*bench.Run
-	shown    []*bench.Run
+	all      []Entry
+	shown    []Entry
 	selected []string // UUIDs, in the order picked
 	filter   *widget.Entry
 	table    *widget.Table
@@ -53,8 +53,8 @@ func New(win fyne.Window, src Source, note string) *View {
 			return l
 		},
 		func(id widget.TableCellID, o fyne.CanvasObject) {
-			r := v.shown[id.Row]
-			o.(*widget.Label).SetText(cellText(r, id.Col, slices.Contains(v.selected, r.UUID)))
+			e := v.shown[id.Row]
+			o.(*widget.Label).SetText(cellText(e, id.Col, slices.Contains(v.selected, e.Run.UUID)))
 		})
 	v.table.ShowHeaderRow = true
 	v.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
@@ -65,7 +65,7 @@ func New(win fyne.Window, src Source, note string) *View {
 	v.table.OnSelected = func(id widget.TableCellID) {
 		v.table.UnselectAll()
 		if id.Row >= 0 && id.Row < len(v.shown) {
-			v.Toggle(v.shown[id.Row].UUID)
+			v.Toggle(v.shown[id.Row].Run.UUID)
 		}
 	}
 	for i, w := range []float32{36, 140, 220, 200, 200, 120, 90, 150, 140} {
@@ -107,12 +107,38 @@ func (v *View) Reload() {
 
 // Set shows runs directly (the caller loaded them).
 func (v *View) Set(runs []*bench.Run) {
-	v.all = runs
+	v.all = v.all[:0]
+	for _, r := range runs {
+		v.all = append(v.all, EntryOf(r))
+	}
 	v.applyFilter()
 }
 
-// Shown returns the runs the table lists, in order.
-func (v *View) Shown() []*bench.Run { return v.shown }
+// Shown returns the runs the table lists, in order (from the database
+// without their cells).
+func (v *View) Shown() []*bench.Run {
+	out := make([]*bench.Run, len(v.shown))
+	for i, e := range v.shown {
+		out[i] = e.Run
+	}
+	return out
+}
+
+// Note is the line above the filter: where the history lives, or why it
+// lasts only until RigBench closes.
+func (v *View) Note() string { return v.info.Text }
+
+// SetNote replaces the line above the filter.
+func (v *View) SetNote(s string) { v.info.SetText(s) }
+
+// Cell is the text of one table cell as shown (row and column from 0).
+func (v *View) Cell(row, col int) string {
+	if row < 0 || row >= len(v.shown) || col < 0 || col >= len(columns) {
+		return ""
+	}
+	e := v.shown[row]
+	return cellText(e, col, slices.Contains(v.selected, e.Run.UUID))
+}
 
 // SetFilter types a filter.
 func (v *View) SetFilter(s string) { v.filter.SetText(s) }
@@ -121,9 +147,9 @@ func (v *View) SetFilter(s string) { v.filter.SetText(s) }
 func (v *View) Selected() []*bench.Run {
 	var out []*bench.Run
 	for _, id := range v.selected {
-		for _, r := range v.all {
-			if r.UUID == id {
-				out = append(out, r)
+		for _, e := range v.all {
+			if e.Run.UUID == id {
+				out = append(out, e.Run)
 			}
 		}
 	}
@@ -145,9 +171,9 @@ func (v *View) Toggle(uuid string) {
 
 func (v *View) applyFilter() {
 	v.shown = v.shown[:0]
-	for _, r := range v.all {
-		if matches(r, v.filter.Text) {
-			v.shown = append(v.shown, r)
+	for _, e := range v.all {
+		if matches(e, v.filter.Text) {
+			v.shown = append(v.shown, e)
 		}
 	}
 	v.table.Refresh()
@@ -218,11 +244,18 @@ func (v *View) one() *bench.Run {
 	return sel[0]
 }
 
-func (v *View) rename() {
-	r := v.one()
-	if r == nil {
+// oneFull loads the single selected run complete (the list leaves notes
+// out) off the UI goroutine and hands it to then.
+func (v *View) oneFull(then func(*bench.Run)) {
+	if v.one() == nil {
 		return
 	}
+	v.full(1, func(rs []*bench.Run) { then(rs[0]) })
+}
+
+func (v *View) rename() { v.oneFull(v.renameDialog) }
+
+func (v *View) renameDialog(r *bench.Run) {
 	e := widget.NewEntry()
 	e.SetText(r.Name)
 	dialog.ShowForm("Rename run", "Rename", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", e)}, func(ok bool) {
@@ -232,11 +265,9 @@ func (v *View) rename() {
 	}, v.win)
 }
 
-func (v *View) annotate() {
-	r := v.one()
-	if r == nil {
-		return
-	}
+func (v *View) annotate() { v.oneFull(v.annotateDialog) }
+
+func (v *View) annotateDialog(r *bench.Run) {
 	tags := widget.NewEntry()
 	tags.SetText(strings.Join(r.Tags, ", "))
 	notes := widget.NewMultiLineEntry()
