@@ -83,7 +83,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	db := fs.String("db", "", "history database file (default $RIGBENCH_DB, else the user data folder)")
 	var v visualFlags
 	v.register(fs)
-	ids, err := parseInterleaved(fs, args)
+	ids, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
@@ -103,26 +103,6 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	return writeOutput(e, *out, func(w io.Writer) error { return writeVisual(w, *format, runs, v) })
 }
 
-// parseInterleaved parses flags that may come before, between or after the
-// positional arguments ("compare A B --format md") and returns the
-// positional ones in order.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, exitError{code: 0}
-			}
-			return nil, exitError{code: 2}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
 
 // writeOutput runs write against -o FILE (created only when writing
 // succeeds) or standard output.

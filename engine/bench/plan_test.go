@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -51,10 +52,10 @@ func TestResolveAndEstimate(t *testing.T) {
 	p := Plan{Contexts: []int{ContextMax, 16384, 0, 16384}, Concurrency: []int{4, 1}, PrefillContexts: []int{8192},
 		DurationS: 30, MaxOutput: 8192}
 	r := p.Resolve(262144)
-	if got, want := r.Contexts, []int{0, 16384, 253952}; !equal(got, want) {
+	if got, want := r.Contexts, []int{0, 16384, 253952}; !slices.Equal(got, want) {
 		t.Errorf("contexts %v, want %v", got, want)
 	}
-	if !equal(r.Concurrency, []int{1, 4}) {
+	if !slices.Equal(r.Concurrency, []int{1, 4}) {
 		t.Errorf("concurrency %v", r.Concurrency)
 	}
 	// Unknown capacity: 6 decode cells × 30 s, warm-up prefill of N·C tokens
@@ -94,7 +95,7 @@ func TestParseTokens(t *testing.T) {
 			t.Errorf("ParseTokens(%q) accepted", bad)
 		}
 	}
-	if l, err := ParseTokenList("0,16K,,max"); err != nil || !equal(l, []int{0, 16384, ContextMax}) {
+	if l, err := ParseTokenList("0,16K,,max"); err != nil || !slices.Equal(l, []int{0, 16384, ContextMax}) {
 		t.Errorf("ParseTokenList = %v, %v", l, err)
 	}
 	for c, want := range map[int]string{16384: "16K", 253952: "248K", 0: "0", 1000: "1000"} {
@@ -118,16 +119,4 @@ func FuzzParseTokenList(f *testing.F) {
 			}
 		}
 	})
-}
-
-func equal(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

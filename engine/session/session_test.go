@@ -55,22 +55,7 @@ func TestDemoSession(t *testing.T) {
 func TestLaunchSession(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	label := docker.WithLabels(map[string]string{docker.LabelManaged: "test-" + uuid.NewString()})
-	l, err := docker.New(ctx, docker.WithoutGPU(), label)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true needs a Docker daemon: %v", err)
-		}
-		t.Skipf("skipping: no usable Docker daemon here (%v)", err)
-	}
-	defer l.Close()
-	b, ok := l.API().(simimage.Builder)
-	if !ok {
-		t.Fatal("the Docker API cannot build images")
-	}
-	if err := simimage.Build(ctx, b, simimage.DefaultTag); err != nil {
-		t.Fatalf("building the simulator image: %v", err)
-	}
+	l, label := simImage(ctx, t)
 
 	const hfToken = "hf_session_secret_token"
 	img, tag, _ := strings.Cut(simimage.DefaultTag, ":")
@@ -116,25 +101,14 @@ func TestLaunchSession(t *testing.T) {
 func TestLaunchFailureIsExplained(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	label := docker.WithLabels(map[string]string{docker.LabelManaged: "test-" + uuid.NewString()})
-	l, err := docker.New(ctx, docker.WithoutGPU(), label)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true needs a Docker daemon: %v", err)
-		}
-		t.Skipf("skipping: no usable Docker daemon here (%v)", err)
-	}
-	defer l.Close()
-	if b, ok := l.API().(simimage.Builder); !ok || simimage.Build(ctx, b, simimage.DefaultTag) != nil {
-		t.Fatal("cannot build the simulator image")
-	}
+	l, label := simImage(ctx, t)
 	img, tag, _ := strings.Cut(simimage.DefaultTag, ":")
 	// The default profile's 12 GB card at 75% memory cannot hold one
 	// request of the model's full 262,144 tokens.
 	cfg := vllm.LaunchConfig{Image: img, Tag: tag, Model: "sim/default", GPUs: "all"}
 	cfg.Set("--max-model-len", "262144")
 	cfg.Set("--gpu-memory-utilization", "0.75")
-	_, err = session.Run(ctx, session.Options{Kind: session.Launch, Plan: tinyPlan, Hardware: noGPU,
+	_, err := session.Run(ctx, session.Options{Kind: session.Launch, Plan: tinyPlan, Hardware: noGPU,
 		Launcher: &session.DockerLauncher{Config: cfg, Options: []docker.Option{docker.WithoutGPU(), label}}})
 	var se *vllm.StartupError
 	if !errors.As(err, &se) || se.SuggestedMaxModelLen <= 0 || se.SuggestedMaxModelLen >= 262144 ||
@@ -145,4 +119,29 @@ func TestLaunchFailureIsExplained(t *testing.T) {
 	if left, _ := l.Leftovers(context.Background()); len(left) != 0 {
 		t.Errorf("%d containers left behind", len(left))
 	}
+}
+
+// simImage connects to the Docker daemon with a label unique to the test
+// (so another package's clean-up cannot remove its containers, and its own
+// leftover check sees only its own) and builds the simulator image. With
+// CI=true a missing daemon fails the test; elsewhere it skips.
+func simImage(ctx context.Context, t *testing.T) (*docker.Launcher, docker.Option) {
+	t.Helper()
+	label := docker.WithLabels(map[string]string{docker.LabelManaged: "test-" + uuid.NewString()})
+	l, err := docker.New(ctx, docker.WithoutGPU(), label)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true needs a Docker daemon: %v", err)
+		}
+		t.Skipf("skipping: no usable Docker daemon here (%v)", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	b, ok := l.API().(simimage.Builder)
+	if !ok {
+		t.Fatal("the Docker API cannot build images")
+	}
+	if err := simimage.Build(ctx, b, simimage.DefaultTag); err != nil {
+		t.Fatalf("building the simulator image: %v", err)
+	}
+	return l, label
 }
