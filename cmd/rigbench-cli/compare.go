@@ -103,7 +103,6 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	return writeOutput(e, *out, func(w io.Writer) error { return writeVisual(w, *format, runs, v) })
 }
 
-
 // writeOutput runs write against -o FILE (created only when writing
 // succeeds) or standard output.
 func writeOutput(e *env, path string, write func(io.Writer) error) error {
