@@ -228,7 +228,7 @@ func (u *UI) closing() {
 	size := u.win.Canvas().Size()
 	u.app.Preferences().SetFloat(prefWidth, float64(size.Width))
 	u.app.Preferences().SetFloat(prefHeight, float64(size.Height))
-	if !u.Run.Running() && u.Launch.Server() == nil {
+	if !u.Run.Running() && u.Launch.Server() == nil && !u.Launch.Starting() {
 		u.win.Close()
 		return
 	}

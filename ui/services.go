@@ -27,19 +27,14 @@ type Services struct {
 	SimSpeed float64
 }
 
-// DefaultServices wires the real detection, session and launcher.
+// DefaultServices wires the real detection, session, Docker check and
+// launcher.
 func DefaultServices() Services {
 	return Services{
 		Detect:   func(ctx context.Context) hardware.Snapshot { return hardware.Detect(ctx) },
-		Docker:   dockerStatus,
+		Docker:   func(ctx context.Context) hwview.Docker { return checkDocker(ctx, true) },
 		Session:  session.Run,
+		Launch:   dockerLaunch(),
 		SimSpeed: 1,
 	}
-}
-
-// dockerStatus is replaced by engine/docker's daemon check once that
-// package lands; until then the app reports Docker as unchecked, which
-// makes the demo the default target.
-func dockerStatus(ctx context.Context) hwview.Docker {
-	return hwview.Docker{Checked: true, Problem: "RigBench's Docker support is not built into this version: benchmark an existing endpoint or the demo instead."}
 }

@@ -258,6 +258,14 @@ func (v *View) Server() *Server {
 	return v.server
 }
 
+// Starting reports whether a launch is under way (pulling, starting or
+// waiting for the server to be ready).
+func (v *View) Starting() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.cancel != nil && v.server == nil
+}
+
 // Start launches the server with the form's configuration.
 func (v *View) Start() {
 	if v.launch == nil {
@@ -313,7 +321,11 @@ func (v *View) started(cfg vllm.LaunchConfig, srv *Server, err error) {
 	if srv.KVCapacity > 0 {
 		kv = fmt.Sprintf("KV cache holds %d tokens", srv.KVCapacity)
 	}
-	v.ready.SetText(fmt.Sprintf("Ready at %s: %s, max model length %d. Go to Run to benchmark it.", srv.Endpoint, kv, srv.MaxModelLen))
+	mml := "max model length as vLLM chose it"
+	if srv.MaxModelLen > 0 {
+		mml = fmt.Sprintf("max model length %d", srv.MaxModelLen)
+	}
+	v.ready.SetText(fmt.Sprintf("Ready at %s: %s, %s. Go to Run to benchmark it.", srv.Endpoint, kv, mml))
 	v.ready.Show()
 	if v.OnReady != nil {
 		v.OnReady(srv)
