@@ -34,6 +34,9 @@ type View struct {
 	OnShow    func(*bench.Run)
 	OnCompare func([]*bench.Run)
 	OnExport  func([]*bench.Run)
+	// OnEdited is called after a rename, tag, note or delete has been
+	// written and the list reloaded (tests wait on it).
+	OnEdited func()
 }
 
 // New builds the view over src; note explains a session-only history ("" for
@@ -91,16 +94,23 @@ func (v *View) Content() fyne.CanvasObject { return v.content }
 func (v *View) Source() Source { return v.src }
 
 // Reload reads the list again (off the UI goroutine) and shows it.
-func (v *View) Reload() {
+func (v *View) Reload() { v.ReloadThen(nil) }
+
+// ReloadThen reloads and then calls done (may be nil) on the Fyne
+// goroutine once the table shows the new list.
+func (v *View) ReloadThen(done func()) {
 	go func() {
 		runs, err := v.src.List(context.Background())
 		fyne.Do(func() {
 			if err != nil {
 				v.info.SetText(err.Error())
-				return
+			} else {
+				v.all = runs
+				v.applyFilter()
 			}
-			v.all = runs
-			v.applyFilter()
+			if done != nil {
+				done()
+			}
 		})
 	}()
 }
@@ -326,7 +336,7 @@ func (v *View) edit(f func(ctx context.Context) error) {
 			if err != nil {
 				dialog.ShowError(err, v.win)
 			}
-			v.Reload()
+			v.ReloadThen(v.OnEdited)
 		})
 	}()
 }

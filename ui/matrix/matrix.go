@@ -58,6 +58,7 @@ func (m *Matrix) SetRun(r *bench.Run) {
 	m.run = r
 	if r == nil {
 		m.ctxs, m.ns = nil, nil
+		m.views = map[[2]int]*cellView{}
 		m.grid.Objects = []fyne.CanvasObject{widget.NewLabel("No run yet.")}
 		m.grid.Refresh()
 		return

@@ -1,0 +1,39 @@
+package compare_test
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/ui/compare"
+)
+
+func run(name string, tokS float64) *bench.Run {
+	return &bench.Run{UUID: name, Name: name, Status: bench.RunComplete, Cells: []bench.Cell{
+		{Phase: bench.PhaseDecode, Context: 0, Concurrency: 1, Status: bench.StatusValid, TotalTokS: tokS, PerRequestTokS: tokS, TTFTMs: 80},
+	}}
+}
+
+// Two runs: the second's 20% higher rate shows as +20.0% against the first.
+func TestChangeAgainstFirstRun(t *testing.T) {
+	test.NewTempApp(t)
+	v := compare.New()
+	done := make(chan struct{})
+	v.SetRuns([]*bench.Run{run("base", 50), run("tuned", 60)}, func() { close(done) })
+	<-done
+	rows := v.Rows()
+	if len(rows) != 2 || len(rows[0]) != 3 {
+		t.Fatalf("table = %v, want a header and one row of two runs", rows)
+	}
+	if !strings.Contains(rows[0][1], "base") || !strings.Contains(rows[0][2], "tuned") {
+		t.Errorf("header %v does not name the runs in order", rows[0])
+	}
+	if rows[1][0] != "0 × 1" || !strings.HasPrefix(rows[1][1], "50") || !strings.Contains(rows[1][2], "+20.0%") {
+		t.Errorf("row %v, want 0 × 1, 50 and 60 (+20.0%%)", rows[1])
+	}
+	if n := v.ChartsRendered(); n == 0 {
+		t.Error("no comparison chart drawn")
+	}
+}

@@ -1,0 +1,156 @@
+package history_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+	"github.com/google/uuid"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/store"
+	"github.com/rigbench/rigbench/ui/history"
+)
+
+// savedRun puts one finished run into a fresh SQLite history in a temp
+// folder and returns the history and the run.
+func savedRun(t *testing.T) (*store.DB, *bench.Run) {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	created := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	r := &bench.Run{Schema: bench.Schema, UUID: uuid.NewString(), Name: "baseline", CreatedAt: created, FinishedAt: created.Add(time.Hour),
+		Status: bench.RunComplete, Origin: bench.OriginMeasured,
+		Server:   bench.Server{Model: "acme/agent-4b", Engine: "vllm", Version: "0.11.0"},
+		Hardware: &hardware.Snapshot{GPUs: []hardware.GPU{{Name: "NVIDIA GeForce RTX 3060"}}},
+		Cells: []bench.Cell{
+			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 1, Status: bench.StatusValid, TotalTokS: 50.3},
+			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 32, Status: bench.StatusValid, TotalTokS: 890.6},
+		}}
+	if err := db.SaveRun(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	return db, r
+}
+
+// button finds the button labelled text under o.
+func button(o fyne.CanvasObject, text string) *widget.Button {
+	switch x := o.(type) {
+	case *widget.Button:
+		if x.Text == text {
+			return x
+		}
+		return nil
+	case *fyne.Container:
+		for _, c := range x.Objects {
+			if b := button(c, text); b != nil {
+				return b
+			}
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(x).Objects() {
+			if b := button(c, text); b != nil {
+				return b
+			}
+		}
+	}
+	return nil
+}
+
+func wait(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s did not happen in 10 s", what)
+	}
+}
+
+// The view lists a run of the SQLite history with its headline figures,
+// filters, and deletes it only after the user confirms.
+func TestListsFiltersAndDeletesWithConfirmation(t *testing.T) {
+	test.NewTempApp(t)
+	db, r := savedRun(t)
+	w := test.NewWindow(nil)
+	defer w.Close()
+	v := history.New(w, history.NewDB(db), "")
+	w.SetContent(v.Content())
+	w.Resize(fyne.NewSize(1200, 700))
+	loaded := make(chan struct{})
+	v.ReloadThen(func() { close(loaded) })
+	wait(t, loaded, "the first load")
+
+	if n := len(v.Shown()); n != 1 {
+		t.Fatalf("the view lists %d runs, want the one saved", n)
+	}
+	if got := v.Cell(0, 2); got != "baseline" {
+		t.Errorf("name column %q", got)
+	}
+	if got := v.Cell(0, 3); !strings.Contains(got, "RTX 3060") {
+		t.Errorf("GPU column %q", got)
+	}
+	if got := v.Cell(0, 6); got != "890.6" {
+		t.Errorf("best tok/s column %q, want 890.6 (the best Valid decode cell)", got)
+	}
+	v.SetFilter("3060 agent")
+	if len(v.Shown()) != 1 {
+		t.Error("filter on GPU and model words hides the run")
+	}
+	v.SetFilter("llama")
+	if len(v.Shown()) != 0 {
+		t.Error("filter on a model the run does not have still lists it")
+	}
+	v.SetFilter("")
+
+	v.Toggle(r.UUID)
+	del := button(v.Content(), "Delete")
+	if del == nil {
+		t.Fatal("no Delete button")
+	}
+	test.Tap(del)
+	top := w.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("Delete did not ask for confirmation")
+	}
+	if _, err := db.Get(context.Background(), r.UUID); err != nil {
+		t.Fatalf("the run was deleted before the user confirmed: %v", err)
+	}
+	yes := button(top, "Yes")
+	if yes == nil {
+		t.Fatal("the confirmation has no Yes button")
+	}
+	edited := make(chan struct{})
+	v.OnEdited = func() { close(edited) }
+	test.Tap(yes)
+	wait(t, edited, "the delete")
+	if _, err := db.Get(context.Background(), r.UUID); err == nil {
+		t.Error("the run is still in the history after the confirmed delete")
+	}
+	if n := len(v.Shown()); n != 0 {
+		t.Errorf("the view still lists %d runs", n)
+	}
+}
+
+// Memory, the fallback, keeps runs for the session and marks imports.
+func TestMemoryImportIsIdempotentAndMarked(t *testing.T) {
+	_, r := savedRun(t)
+	m := &history.Memory{}
+	for range 2 {
+		if err := m.Import(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, _ := m.List(context.Background())
+	if len(list) != 1 || !list[0].Imported || list[0].Best != 890.6 {
+		t.Errorf("memory list = %+v, want one imported run with best 890.6", list)
+	}
+}

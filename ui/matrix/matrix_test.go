@@ -1,0 +1,76 @@
+package matrix_test
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/ui/matrix"
+)
+
+// run is a 2×2 decode matrix: two Valid cells at context 0, a queued one
+// and one over capacity at 32K.
+func run() *bench.Run {
+	return &bench.Run{Cells: []bench.Cell{
+		{Phase: bench.PhaseDecode, Context: 0, Concurrency: 1, Status: bench.StatusValid, TotalTokS: 50.3, TTFTMs: 81},
+		{Phase: bench.PhaseDecode, Context: 0, Concurrency: 32, Status: bench.StatusValid, TotalTokS: 890.6, TTFTMs: 2368},
+		{Phase: bench.PhaseDecode, Context: 32768, Concurrency: 1, Status: bench.StatusQueued, TotalTokS: 40.2, TTFTMs: 4100},
+		{Phase: bench.PhaseDecode, Context: 32768, Concurrency: 32, Status: bench.StatusOverCapacity},
+	}}
+}
+
+func TestCellsSayFiguresOrStatus(t *testing.T) {
+	test.NewTempApp(t)
+	m := matrix.New()
+	m.SetRun(run())
+	for _, tc := range []struct {
+		ctx, n int
+		l1, l2 string
+	}{
+		{0, 1, "50.3 tok/s", "TTFT 81 ms"},
+		{0, 32, "890.6 tok/s", "TTFT 2368 ms"},
+		{32768, 1, "40.2 tok/s", "queued · TTFT 4100 ms"},
+		{32768, 32, "Over capacity", ""},
+	} {
+		l1, l2, ok := m.Lines(tc.ctx, tc.n)
+		if !ok || l1 != tc.l1 || l2 != tc.l2 {
+			t.Errorf("cell %d×%d = %q / %q (present %v), want %q / %q", tc.ctx, tc.n, l1, l2, ok, tc.l1, tc.l2)
+		}
+	}
+	if _, _, ok := m.Lines(1024, 1); ok {
+		t.Error("a cell outside the run's axes is shown")
+	}
+}
+
+// Colour follows throughput: the fastest and slowest Valid cells differ,
+// and the cell being measured says so until it is cleared.
+func TestShadeAndRunningMark(t *testing.T) {
+	test.NewTempApp(t)
+	m := matrix.New()
+	m.SetRun(run())
+	if slow, fast := m.Fill(0, 1), m.Fill(0, 32); slow == nil || fast == nil || slow == fast {
+		t.Errorf("fill of 50 tok/s %v and of 890 tok/s %v, want two different colours", slow, fast)
+	}
+	// A live run: the plan has the cell, no figures yet.
+	live := run()
+	live.Cells = live.Cells[:1]
+	live.Plan = bench.Plan{Contexts: []int{0, 32768}, Concurrency: []int{1, 32}}
+	m.SetPendingText("will run")
+	m.SetRun(live)
+	if l1, _, ok := m.Lines(0, 32); !ok || l1 != "will run" {
+		t.Errorf("planned cell says %q (present %v), want the pending text", l1, ok)
+	}
+	m.SetRunning(0, 32, true)
+	if l1, _, _ := m.Lines(0, 32); l1 != "measuring…" {
+		t.Errorf("running cell says %q, want measuring…", l1)
+	}
+	m.SetRunning(0, 32, false)
+	if l1, _, _ := m.Lines(0, 32); l1 != "will run" {
+		t.Errorf("after the mark is cleared the cell says %q", l1)
+	}
+	m.SetRun(nil)
+	if _, _, ok := m.Lines(0, 1); ok {
+		t.Error("cleared matrix still shows cells")
+	}
+}

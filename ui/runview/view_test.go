@@ -1,0 +1,55 @@
+package runview_test
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/ui/runview"
+)
+
+// With the server's KV capacity known, the grid preview marks the cells
+// that cannot fit as Over capacity and the rest as will run, and the
+// estimate counts them.
+func TestPreviewMarksOverCapacity(t *testing.T) {
+	test.NewTempApp(t)
+	v := runview.New(nil)
+	v.SetPlanText("0, 16K", "1, 32", "", "10", "64")
+	// 32 × (16384 + 64) tokens do not fit in 20,000; 1 × 16448 does.
+	v.SetFacts(runview.Facts{MaxModelLen: 32768, KVCapacity: 20000})
+	for _, tc := range []struct {
+		ctx, n int
+		want   string
+	}{
+		{0, 1, "will run"}, {0, 32, "will run"}, {16384, 1, "will run"}, {16384, 32, string(bench.StatusOverCapacity)},
+	} {
+		if l1, _, ok := v.Matrix().Lines(tc.ctx, tc.n); !ok || l1 != tc.want {
+			t.Errorf("preview %d×%d = %q, want %q", tc.ctx, tc.n, l1, tc.want)
+		}
+	}
+	// A context longer than the model's limit is predicted too long.
+	v.SetPlanText("64K", "", "", "", "")
+	if l1, _, _ := v.Matrix().Lines(65536, 1); l1 != string(bench.StatusExceedsLength) {
+		t.Errorf("64K × 1 with max_model_len 32768 = %q, want %q", l1, bench.StatusExceedsLength)
+	}
+}
+
+// A plan that cannot run says why and is not returned.
+func TestInvalidPlanRejected(t *testing.T) {
+	test.NewTempApp(t)
+	v := runview.New(nil)
+	v.SetPlanText("0", "two", "", "", "")
+	if _, err := v.Plan(); err == nil {
+		t.Error("concurrency \"two\" accepted")
+	}
+	v.SetPlanText("0", "1, 2", "", "10", "64")
+	p, err := v.Plan()
+	if err != nil || len(p.Concurrency) != 2 || p.DurationS != 10 {
+		t.Errorf("plan = %+v, %v", p, err)
+	}
+	if s := v.Status(); strings.Contains(s, "Running") {
+		t.Errorf("status %q before any start", s)
+	}
+}
