@@ -61,7 +61,7 @@ func (r *Runner) warmUp(ctx context.Context, run *Run, prompts []string) (int, e
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := r.Client.Stream(ctx, client.CompletionRequest{Model: run.Server.Model, Prompt: p, MaxTokens: 1}, nil)
+			res, err := r.Client.Stream(ctx, r.request(run.Server.Model, p, 1), nil)
 			errs[i] = err
 			if i == 0 {
 				promptTokens = res.PromptTokens
@@ -185,10 +185,7 @@ loop:
 // re-sends the same (cached) prompt as soon as the previous one finishes.
 func (w *window) stream(ctx context.Context, i int) []request {
 	var out []request
-	body, err := client.CompletionRequest{
-		Model: w.run.Server.Model, Prompt: w.prompts[i], MaxTokens: w.maxOutput,
-		MinTokens: w.maxOutput, IgnoreEOS: true,
-	}.Body()
+	body, err := w.runner.request(w.run.Server.Model, w.prompts[i], w.maxOutput).Body()
 	if err != nil {
 		return []request{{err: err, sent: time.Now(), ended: time.Now()}}
 	}

@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -234,5 +235,37 @@ func TestWithoutTokenize(t *testing.T) {
 		if cell.Phase == bench.PhaseDecode && (cell.ServerStats != nil || !cell.Status.Ran()) {
 			t.Errorf("decode cell %s stats %+v", cell.Status, cell.ServerStats)
 		}
+	}
+}
+
+// TestStrictServer: a server that refuses vLLM's extra fields (as strict
+// OpenAI clones do) still gets measured, from the final usage chunk.
+func TestStrictServer(t *testing.T) {
+	s, err := sim.New(tinyConfig(t, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/completions" {
+			body, _ := io.ReadAll(r.Body)
+			if strings.Contains(string(body), "min_tokens") || strings.Contains(string(body), "continuous_usage_stats") {
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, `{"error":{"message":"Unrecognized request argument supplied: min_tokens"}}`)
+				return
+			}
+			r.Body = io.NopCloser(strings.NewReader(string(body)))
+		}
+		s.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	c, _ := client.New(hs.URL)
+	plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{2}, DurationS: 5, MaxOutput: 64}
+	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := run.Cells[0]; !c.Status.Ran() || c.OutputTokens == 0 || c.TokenCountSource == client.SourceContinuousUsage {
+		t.Errorf("cell %s (%s), %d tokens from %s", c.Status, c.Reason, c.OutputTokens, c.TokenCountSource)
 	}
 }

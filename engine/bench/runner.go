@@ -49,6 +49,9 @@ type Runner struct {
 	// left including it; progress events count it down.
 	cellETA   time.Duration
 	cellStart time.Time
+	// Servers that refuse vLLM's extra request fields (strict OpenAI
+	// clones) get requests without them; see probeOptions.
+	noMinTokens, noContinuousUsage bool
 }
 
 // ErrTooManyFailures is returned when MaxFailedInARow cells failed in a row.
@@ -136,6 +139,9 @@ func (r *Runner) run(ctx context.Context, run *Run) error {
 	run.Plan = plan
 	if srv.Engine == "simulated" {
 		run.Simulated = true
+	}
+	if err := r.probeOptions(ctx, srv); err != nil {
+		return err
 	}
 	if err := r.calibrate(ctx, srv); err != nil {
 		return err
@@ -227,7 +233,7 @@ func (r *Runner) calibrate(ctx context.Context, srv Server) error {
 		}
 	} else {
 		count = func(ctx context.Context, prompt string) (int, error) {
-			res, err := r.Client.Stream(ctx, client.CompletionRequest{Model: srv.Model, Prompt: prompt, MaxTokens: 1}, nil)
+			res, err := r.Client.Stream(ctx, r.request(srv.Model, prompt, 1), nil)
 			if err != nil {
 				return 0, err
 			}
@@ -239,6 +245,41 @@ func (r *Runner) calibrate(ctx context.Context, srv Server) error {
 	}
 	r.prompts = NewPrompts(hex.EncodeToString(nonce), count, srv.HasTokenize)
 	return r.prompts.Calibrate(ctx)
+}
+
+// probeOptions sends one short decode request with every option a decode
+// window uses. A server that refuses it with a plain 400 (not a length
+// error) is asked again without min_tokens and continuous_usage_stats,
+// which only vLLM-like servers know; ignore_eos stays, since without it
+// output length would depend on the model.
+func (r *Runner) probeOptions(ctx context.Context, srv Server) error {
+	req := client.CompletionRequest{Model: srv.Model, Prompt: "Hello", MaxTokens: 2, MinTokens: 2, IgnoreEOS: true}
+	_, err := r.Client.Stream(ctx, req, nil)
+	var he *client.HTTPError
+	if !errors.As(err, &he) || he.Status != 400 {
+		return nil // accepted, or a failure the cells will report
+	}
+	req.MinTokens, req.NoContinuousUsage = 0, true
+	if _, err2 := r.Client.Stream(ctx, req, nil); err2 != nil {
+		return fmt.Errorf("the server refuses RigBench's decode request: %w", err)
+	}
+	r.noMinTokens, r.noContinuousUsage = true, true
+	return nil
+}
+
+// request is a completion request as this server accepts it. Requests of
+// more than one token are decode requests: ignore_eos, and min_tokens where
+// the server knows it, so output length never depends on the model.
+func (r *Runner) request(model, prompt string, maxTokens int) client.CompletionRequest {
+	req := client.CompletionRequest{Model: model, Prompt: prompt, MaxTokens: maxTokens,
+		NoContinuousUsage: r.noContinuousUsage}
+	if maxTokens > 1 {
+		req.IgnoreEOS = true
+		if !r.noMinTokens {
+			req.MinTokens = maxTokens
+		}
+	}
+	return req
 }
 
 // nextPrompt returns a fresh, never-used prompt of the given length.
@@ -258,7 +299,7 @@ func (r *Runner) prefill(ctx context.Context, run *Run, cell *Cell) {
 		cell.Status, cell.Reason = StatusFailed, err.Error()
 		return
 	}
-	res, err := r.Client.Stream(ctx, client.CompletionRequest{Model: run.Server.Model, Prompt: prompt, MaxTokens: 1}, nil)
+	res, err := r.Client.Stream(ctx, r.request(run.Server.Model, prompt, 1), nil)
 	if err != nil {
 		cell.Status, cell.Reason = failure(err)
 		return
