@@ -24,7 +24,7 @@ ref=$(ls ../shared/reference/*.csv 2>/dev/null | head -1 || true)
 echo ">> running the screenshot tour on $display (output: $out)"
 env -i PATH="$PATH" HOME="$home" DISPLAY="$display" LANG=C \
 	XDG_CONFIG_HOME="$home/.config" XDG_DATA_HOME="$home/.local/share" \
-	LIBGL_ALWAYS_SOFTWARE=1 RIGBENCH_TOUR="$(realpath "$out")" \
+	LIBGL_ALWAYS_SOFTWARE=1 RIGBENCH_TOUR="$(realpath "$out")" RIGBENCH_DB="$home/history.db" \
 	RIGBENCH_TOUR_REFERENCE="${ref:+$(realpath "$ref")}" \
 	timeout 600 "$bin"
 ls -1 "$out"/*.png

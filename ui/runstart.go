@@ -41,7 +41,11 @@ func (u *UI) startRun(ctx context.Context, plan bench.Plan, obs bench.Observer) 
 	switch ch.Kind {
 	case target.Demo:
 		o.Kind = session.Demo
-		o.Sim = sim.Config{Speed: max(1, u.svc.SimSpeed)}
+		// The simulator's defaults (the reference card, prefix caching
+		// on as in vLLM V1); a zero sim.Config has caching off, which
+		// makes every long-context request prefill from scratch.
+		o.Sim = sim.DefaultConfig()
+		o.Sim.Speed = max(1, u.svc.SimSpeed)
 	case target.Endpoint:
 		if p := target.CheckURL(ch); p != "" {
 			return nil, errors.New(p)

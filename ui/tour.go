@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"image/png"
@@ -83,7 +84,10 @@ func (u *UI) tour(dir string) {
 	runDone := make(chan struct{})
 	step(func() {
 		u.Target.Set(target.Choice{Kind: target.Demo})
-		u.Run.SetPlanText("0, 16K, 32K, 64K", "1, 2, 4, 8, 16, 32", "8K, 16K, 32K", "3", "512")
+		// The reference run's plan on fewer cells: 30 s windows in the
+		// simulated card's time (one real second at the tour's speed) and
+		// 8192 output tokens, so its figures read like the card's.
+		u.Run.SetPlanText("0, 16K, 32K, 64K", "1, 2, 4, 8, 16, 32", "8K, 16K, 32K", "30", "8192")
 		prev := u.Run.OnFinished
 		u.Run.OnFinished = func(r *bench.Run, err error) {
 			prev(r, err)
@@ -128,10 +132,21 @@ func (u *UI) tour(dir string) {
 	})
 	shot("9-history", 800*time.Millisecond)
 
+	// The history lists runs without cells: read the ticked ones whole.
+	var sel []*bench.Run
+	step(func() { sel = u.History.Selected() })
+	var full []*bench.Run
+	for _, r := range sel {
+		g, err := u.History.Source().Get(context.Background(), r.UUID)
+		if err != nil {
+			fail(err)
+			return
+		}
+		full = append(full, g)
+	}
 	compared := make(chan struct{})
 	step(func() {
-		sel := u.History.Selected()
-		u.Compare.SetRuns(sel, func() { close(compared) })
+		u.Compare.SetRuns(full, func() { close(compared) })
 		u.SelectTab(TabCompare)
 	})
 	<-compared
