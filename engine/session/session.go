@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/rigbench/rigbench/engine/bench"
@@ -32,7 +33,9 @@ type Options struct {
 	Kind Kind
 	// Endpoint and APIKey address an existing server (Kind Endpoint).
 	Endpoint, APIKey string
-	// Sim configures the simulator (Kind Demo); zero = default profile.
+	// Sim configures the simulator (Kind Demo). The zero value means
+	// sim.DefaultConfig() (default profile, prefix caching on, speed 1);
+	// otherwise start from DefaultConfig and change what you need.
 	Sim sim.Config
 	// Launcher starts the container (Kind Launch); see launch.go.
 	Launcher Launcher
@@ -80,6 +83,9 @@ func Run(ctx context.Context, o Options) (*bench.Run, error) {
 	switch o.Kind {
 	case Endpoint, "":
 	case Demo:
+		if reflect.ValueOf(o.Sim).IsZero() {
+			o.Sim = sim.DefaultConfig()
+		}
 		stop, url, err := startSim(o.Sim, o.Log)
 		if err != nil {
 			return doc, err
