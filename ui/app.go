@@ -110,9 +110,9 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 		if ch.Kind == target.Endpoint {
 			prefs.SetString(prefEndpoint, ch.URL)
 		}
-		u.Run.SetSimulated(ch.Kind == target.Demo)
+		u.targetChanged(ch.Kind)
 	}
-	u.Run.SetSimulated(u.Target.Choice().Kind == target.Demo)
+	u.targetChanged(u.Target.Choice().Kind)
 
 	u.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon(TabHardware, theme.ComputerIcon(), u.Hardware.Content()),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rigbench/rigbench/ui/runview"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -44,8 +45,7 @@ func (u *UI) startRun(ctx context.Context, plan bench.Plan, obs bench.Observer) 
 		// The simulator's defaults (the reference card, prefix caching
 		// on as in vLLM V1); a zero sim.Config has caching off, which
 		// makes every long-context request prefill from scratch.
-		o.Sim = sim.DefaultConfig()
-		o.Sim.Speed = max(1, u.svc.SimSpeed)
+		o.Sim = u.demoConfig()
 	case target.Endpoint:
 		if p := target.CheckURL(ch); p != "" {
 			return nil, errors.New(p)
@@ -99,4 +99,30 @@ func (r readyServer) Launch(context.Context, func(string)) (*session.Server, err
 		Endpoint: r.srv.Endpoint, APIKey: r.srv.APIKey, KVCapacityFromLog: r.srv.KVCapacity,
 		Record: r.record, Stop: func(context.Context) error { return nil },
 	}, nil
+}
+
+// demoConfig is the simulator the demo target runs.
+func (u *UI) demoConfig() sim.Config {
+	c := sim.DefaultConfig()
+	c.Speed = max(1, u.svc.SimSpeed)
+	return c
+}
+
+// targetChanged updates the Run view for a new target. For the demo the
+// server's facts are known before it starts (the simulator's profile), so
+// the plan check and the estimate, in real time at the demo's speed, are
+// right from the first look.
+func (u *UI) targetChanged(k target.Kind) {
+	u.Run.SetSimulated(k == target.Demo)
+	if k != target.Demo {
+		return
+	}
+	cfg := u.demoConfig()
+	s, err := sim.New(cfg)
+	if err != nil {
+		return
+	}
+	f := runview.Facts{MaxModelLen: s.MaxModelLen(), KVCapacity: s.KVCapacityTokens(), Speed: cfg.Speed}
+	s.Close()
+	u.Run.SetFacts(f)
 }

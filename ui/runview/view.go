@@ -38,7 +38,7 @@ type View struct {
 	content                                            fyne.CanvasObject
 
 	facts      Facts
-	prefillTok float64
+	prefill    []bench.Cell // the last run's prefill cells, for the estimate
 
 	mu     sync.Mutex
 	cancel context.CancelFunc
@@ -178,7 +178,7 @@ func (v *View) planEdited() {
 	v.planErr.Hide()
 	v.startBtn.Enable()
 	preview := Predict(p, v.facts)
-	d, runnable := Estimate(preview, v.prefillTok)
+	d, runnable := Estimate(preview, v.facts, v.prefill)
 	known := "KV capacity unknown until the server is up: cells over capacity are found at run time."
 	if v.facts.KVCapacity > 0 || p.KVCapacityOverride > 0 {
 		known = fmt.Sprintf("%d of %d decode cells will run; the rest are predicted over capacity or too long.", runnable, len(p.Contexts)*len(p.Concurrency))
@@ -305,10 +305,8 @@ func (v *View) finish(obs *live, run *bench.Run, err error) {
 		v.mx.SetRun(run)
 		v.progress.SetValue(1)
 		v.status.SetText(outcome(run, err))
-		for _, c := range run.PrefillCells() {
-			if c.PromptTokS > 0 {
-				v.prefillTok = c.PromptTokS
-			}
+		if pre := run.PrefillCells(); len(pre) > 0 {
+			v.prefill = pre
 		}
 	case err != nil:
 		v.status.SetText(err.Error())

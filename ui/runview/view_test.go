@@ -53,3 +53,16 @@ func TestInvalidPlanRejected(t *testing.T) {
 		t.Errorf("status %q before any start", s)
 	}
 }
+
+// In demo mode the estimate is in real time: the simulator at speed S runs
+// the plan S times faster than the card it imitates.
+func TestEstimateAtDemoSpeed(t *testing.T) {
+	p := bench.Plan{Contexts: []int{0}, Concurrency: []int{1, 2}, DurationS: 30, MaxOutput: 64}
+	f := runview.Facts{MaxModelLen: 4096, KVCapacity: 100000}
+	real, n := runview.Estimate(runview.Predict(p, f), f, nil)
+	f.Speed = 10
+	demo, _ := runview.Estimate(runview.Predict(p, f), f, nil)
+	if n != 2 || real.Seconds() < 60 || demo*10 != real {
+		t.Errorf("estimate %v for %d cells at speed 1, %v at speed 10", real, n, demo)
+	}
+}
