@@ -37,8 +37,8 @@ type View struct {
 	telemetry                                          *fyne.Container
 	content                                            fyne.CanvasObject
 
-	facts      Facts
-	prefill    []bench.Cell // the last run's prefill cells, for the estimate
+	facts   Facts
+	prefill []bench.Cell // the last run's prefill cells, for the estimate
 
 	mu     sync.Mutex
 	cancel context.CancelFunc
