@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,10 +67,10 @@ func TestReadReferenceCSVFigures(t *testing.T) {
 		t.Errorf("decode 248K×1 = %+v", o)
 	}
 	wantCtx := []int{0, 16384, 32768, 65536, 131072, 253952}
-	if got := run.Plan.Contexts; !equalInts(got, wantCtx) {
+	if got := run.Plan.Contexts; !slices.Equal(got, wantCtx) {
 		t.Errorf("plan contexts = %v, want %v", got, wantCtx)
 	}
-	if got := run.Plan.Concurrency; !equalInts(got, []int{1, 2, 4, 8, 16, 32, 64, 128}) {
+	if got := run.Plan.Concurrency; !slices.Equal(got, []int{1, 2, 4, 8, 16, 32, 64, 128}) {
 		t.Errorf("plan concurrency = %v", got)
 	}
 	if run.Plan.DurationS != 30 || run.Plan.MaxOutput != 0 {
@@ -200,18 +201,6 @@ func FuzzReadReferenceCSV(f *testing.F) {
 			t.Fatalf("cells %d then %d", len(run.Cells), len(again.Cells))
 		}
 	})
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // firstDiff shows the first differing line of two texts.

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"image/color"
+	"slices"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -64,7 +65,7 @@ func (m *Matrix) SetRun(r *bench.Run) {
 		return
 	}
 	ctxs, ns := r.DecodeAxes()
-	if !equal(ctxs, m.ctxs) || !equal(ns, m.ns) {
+	if !slices.Equal(ctxs, m.ctxs) || !slices.Equal(ns, m.ns) {
 		m.ctxs, m.ns = ctxs, ns
 		m.rebuild()
 	}
@@ -165,16 +166,4 @@ func (m *Matrix) paint() {
 func header(s string) fyne.CanvasObject {
 	l := widget.NewLabelWithStyle(s, fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	return l
-}
-
-func equal(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
