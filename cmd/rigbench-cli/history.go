@@ -177,18 +177,11 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(rest) != 1 {
-		return fmt.Errorf("give one run ID: %w", errUsage)
-	}
-	db, err := h.open(ctx, e, true)
+	db, r, err := h.oneRun(ctx, e, rest)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	r, err := db.Get(ctx, rest[0])
-	if err != nil {
-		return err
-	}
 	w := e.stdout
 	title := r.Name
 	if title == "" {
@@ -236,22 +229,15 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(rest) != 1 {
-		return fmt.Errorf("give one run ID: %w", errUsage)
-	}
 	write, ok := exportFormats[strings.ToLower(*format)]
 	if !ok {
 		return fmt.Errorf("unknown format %q; use one of %s: %w", *format, formatNames(), errUsage)
 	}
-	db, err := h.open(ctx, e, true)
+	db, r, err := h.oneRun(ctx, e, rest)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	r, err := db.Get(ctx, rest[0])
-	if err != nil {
-		return err
-	}
 	// Render fully before writing, so a failure leaves no half file.
 	var buf bytes.Buffer
 	if err := write(&buf, r); err != nil {
@@ -365,23 +351,34 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(rest) != 1 {
-		return fmt.Errorf("give one run ID: %w", errUsage)
-	}
-	db, err := h.open(ctx, e, true)
+	db, r, err := h.oneRun(ctx, e, rest)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	r, err := db.Get(ctx, rest[0])
-	if err != nil {
-		return err
-	}
 	if err := db.Delete(ctx, r.UUID); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "deleted %s %s\n", r.UUID[:8], displayName(r))
 	return nil
+}
+
+// oneRun opens the history and reads the one run the arguments name (an ID
+// or a unique prefix of one). The caller closes db.
+func (h *historyFlags) oneRun(ctx context.Context, e *env, rest []string) (*store.DB, *bench.Run, error) {
+	if len(rest) != 1 {
+		return nil, nil, fmt.Errorf("give one run ID: %w", errUsage)
+	}
+	db, err := h.open(ctx, e, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := db.Get(ctx, rest[0])
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return db, r, nil
 }
 
 func displayName(r *bench.Run) string {
