@@ -170,9 +170,9 @@ func TestCancelKeepsMeasuredCells(t *testing.T) {
 
 func referenceRun(t *testing.T) string {
 	t.Helper()
-	m, _ := filepath.Glob("../../shared/reference/*.csv")
+	m, _ := filepath.Glob("../engine/report/testdata/ref_*.csv")
 	if len(m) == 0 {
-		t.Skip("no reference CSV in ../shared/reference")
+		t.Fatal("no reference CSV in engine/report/testdata")
 	}
 	return m[0]
 }

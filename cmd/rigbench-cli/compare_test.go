@@ -10,16 +10,16 @@ import (
 	"github.com/rigbench/rigbench/engine/bench"
 )
 
-const refCSV = "../../../shared/reference/rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv"
+const refCSV = "../../engine/report/testdata/ref_rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv"
 
-// refCopies gives two reference CSV paths to compare (the shared file and
-// the copy under engine/report/testdata).
+// refCopies gives two paths to the reference CSV (the copy kept under
+// engine/report/testdata, reached two ways) to compare a run with itself.
 func refCopies(t *testing.T) (string, string) {
 	t.Helper()
 	if _, err := os.Stat(refCSV); err != nil {
-		t.Skipf("reference run not available: %v", err)
+		t.Fatalf("reference run not available: %v", err)
 	}
-	return refCSV, "../../engine/report/testdata/ref_rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv"
+	return refCSV, "../../engine/report/../report/testdata/ref_rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv"
 }
 
 func TestCompareMarkdownFromFiles(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 
 // sharedReference is the published RTX 3060 run; tests that need it skip
 // with a message when the shared folder is absent.
-const sharedReference = "../../../shared/reference/rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv"
+const sharedReference = "testdata/ref_rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv"
 
 // reference loads the reference run with the facts a CSV does not carry
 // fixed, so golden files are stable.
@@ -20,7 +20,7 @@ func reference(t testing.TB) *bench.Run {
 	t.Helper()
 	f, err := os.Open(sharedReference)
 	if err != nil {
-		t.Skipf("reference run not available (%v)", err)
+		t.Fatalf("reference run not available (%v)", err)
 	}
 	defer f.Close()
 	r, err := report.ReadReferenceCSVNamed(f, "rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv")

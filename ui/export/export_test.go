@@ -15,9 +15,9 @@ import (
 
 func reference(t *testing.T) *bench.Run {
 	t.Helper()
-	m, _ := filepath.Glob("../../../shared/reference/*.csv")
+	m, _ := filepath.Glob("../../engine/report/testdata/ref_*.csv")
 	if len(m) == 0 {
-		t.Skip("no reference CSV in ../shared/reference")
+		t.Fatal("no reference CSV in engine/report/testdata")
 	}
 	f, err := os.Open(m[0])
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 
 // referencePath is the published RTX 3060 run in the repository's shared
 // folder; tests that need it skip with a message when it is absent.
-const referencePath = "../../../../shared/reference/rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv"
+const referencePath = "../testdata/ref_rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv"
 
 // referenceRun loads the reference CSV through the report package's reader
 // and fills in the facts the CSV does not carry, fixed so goldens are
@@ -21,7 +21,7 @@ func referenceRun(t testing.TB) *bench.Run {
 	t.Helper()
 	f, err := os.Open(referencePath)
 	if err != nil {
-		t.Skipf("reference run not available (%v)", err)
+		t.Fatalf("reference run not available (%v)", err)
 	}
 	defer f.Close()
 	r, err := report.ReadReferenceCSVNamed(f, "rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv")
