@@ -135,7 +135,7 @@ func (m *Matrix) paint() {
 	if m.run == nil {
 		return
 	}
-	lo, hi := decodeRange(m.run)
+	hi := decodeMax(m.run)
 	fg := theme.Color(theme.ColorNameForeground)
 	for k, v := range m.views {
 		c := m.run.Find(bench.PhaseDecode, k[0], k[1])
@@ -151,8 +151,7 @@ func (m *Matrix) paint() {
 		case c == nil:
 			v.bg.FillColor = pendingFill
 		case c.Status.Ran():
-			v.bg.FillColor = Shade(c.TotalTokS, lo, hi)
-			text = color.Black // the ramp is light: black reads on every stop
+			v.bg.FillColor, text = Shade(c.TotalTokS, hi)
 		default:
 			v.bg.FillColor = statusFill
 		}

@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/ui/matrix"
 )
 
@@ -51,6 +52,22 @@ func TestShadeAndRunningMark(t *testing.T) {
 	m.SetRun(run())
 	if slow, fast := m.Fill(0, 1), m.Fill(0, 32); slow == nil || fast == nil || slow == fast {
 		t.Errorf("fill of 50 tok/s %v and of 890 tok/s %v, want two different colours", slow, fast)
+	}
+	// The same scale as the exported charts: the fastest cell takes the top
+	// of viridis, and a slower one its share of it, so the app and a PNG of
+	// the same run agree.
+	r := run()
+	hi, slowest := 0.0, r.Cells[0].TotalTokS
+	for _, c := range r.Cells {
+		if c.Phase == bench.PhaseDecode && c.Status.Ran() {
+			hi = max(hi, c.TotalTokS)
+		}
+	}
+	if got, want := m.Fill(0, 1), chart.Ramp(slowest/hi); got != want {
+		t.Errorf("fill of the %.1f tok/s cell %v, want the charts' %v", slowest, got, want)
+	}
+	if got, want := m.Fill(0, 32), chart.Ramp(1); got != want {
+		t.Errorf("fill of the fastest cell %v, want the top of the charts' scale %v", got, want)
 	}
 	// A live run: the plan has the cell, no figures yet.
 	live := run()

@@ -2,41 +2,22 @@ package matrix
 
 import (
 	"image/color"
-	"math"
+
+	"github.com/rigbench/rigbench/engine/report/chart"
 )
 
-// ramp is a colour-blind-safe sequential scale (viridis, light end first,
-// trimmed so black text stays readable on every stop). Throughput maps onto
-// it linearly in log space, because tok/s across a matrix spans two orders
-// of magnitude and a linear scale would paint every small-N cell the same.
-var ramp = []color.NRGBA{
-	{0xfd, 0xe7, 0x25, 0xff},
-	{0xb5, 0xde, 0x2b, 0xff},
-	{0x6e, 0xce, 0x58, 0xff},
-	{0x35, 0xb7, 0x79, 0xff},
-	{0x1f, 0x9e, 0x89, 0xff},
-	{0x26, 0x82, 0x8e, 0xff},
-}
-
 // Shade returns the fill of a cell measuring v tok/s in a matrix whose
-// smallest and largest measured values are lo and hi:
-// t = (ln v − ln lo) / (ln hi − ln lo), then linear interpolation between
-// the two ramp stops around t. Degenerate ranges give the middle stop.
-func Shade(v, lo, hi float64) color.NRGBA {
-	if v <= 0 || lo <= 0 || hi <= lo {
-		return ramp[len(ramp)/2]
+// largest measured value is hi, and the colour its labels read in. It is the
+// exported charts' own mapping, t = v / hi onto viridis (dark purple for the
+// slowest, yellow for the fastest, chart.Ramp and chart.RampText), so a run
+// looks the same in the app as in its PNG, SVG or HTML report. A degenerate
+// range (hi ≤ 0) gives the middle of the scale.
+func Shade(v, hi float64) (fill color.NRGBA, text color.Color) {
+	t := 0.5
+	if hi > 0 {
+		t = v / hi
 	}
-	t := (math.Log(v) - math.Log(lo)) / (math.Log(hi) - math.Log(lo))
-	t = math.Max(0, math.Min(1, t))
-	pos := t * float64(len(ramp)-1)
-	i := int(pos)
-	if i >= len(ramp)-1 {
-		return ramp[len(ramp)-1]
-	}
-	f := pos - float64(i)
-	a, b := ramp[i], ramp[i+1]
-	mix := func(x, y uint8) uint8 { return uint8(math.Round(float64(x) + f*(float64(y)-float64(x)))) }
-	return color.NRGBA{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B), 0xff}
+	return chart.Ramp(t), chart.RampText(t)
 }
 
 // statusFill is the fill of a cell without figures: grey, translucent so it

@@ -28,21 +28,16 @@ func CellLines(c *bench.Cell, running bool) (string, string) {
 	}
 }
 
-// decodeRange returns the smallest and largest total tok/s among the run's
-// decode cells that produced figures (0, 0 when none did).
-func decodeRange(r *bench.Run) (lo, hi float64) {
+// decodeMax is the largest total tok/s among the run's measured decode
+// cells, the top of the colour scale (0 when none has run).
+func decodeMax(r *bench.Run) float64 {
+	hi := 0.0
 	for _, c := range r.Cells {
-		if c.Phase != bench.PhaseDecode || !c.Status.Ran() || c.TotalTokS <= 0 {
-			continue
-		}
-		if lo == 0 || c.TotalTokS < lo {
-			lo = c.TotalTokS
-		}
-		if c.TotalTokS > hi {
-			hi = c.TotalTokS
+		if c.Phase == bench.PhaseDecode && c.Status.Ran() {
+			hi = max(hi, c.TotalTokS)
 		}
 	}
-	return lo, hi
+	return hi
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }
