@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -31,8 +32,8 @@ func init() {
 		summary: "Write one run of the history as JSON, CSV, Markdown or a report to share.", run: runExport})
 	register(&command{name: "import", usage: "import FILE… [--db FILE]",
 		summary: "Add exported runs (JSON) or measurement CSVs (the reference format) to the history.", run: runImport})
-	register(&command{name: "delete", usage: "delete ID [--db FILE]",
-		summary: "Remove one run and its measurements from the history.", run: runDelete})
+	register(&command{name: "delete", usage: "delete ID [--yes] [--db FILE]",
+		summary: "Remove one run and its measurements from the history (asks first; --yes does not).", run: runDelete})
 }
 
 // historyFlags is the --db flag every history command shares.
@@ -347,6 +348,8 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("delete", e)
 	var h historyFlags
 	h.register(fs)
+	yes := fs.Bool("yes", false, "delete without asking")
+	fs.BoolVar(yes, "y", false, "short for --yes")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -356,6 +359,27 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if !*yes {
+		// A run is a measurement that cannot be taken again exactly, and an
+		// ID prefix may name a different run than the user thinks: say which
+		// one and ask. Without an answer (a script, stdin closed) nothing is
+		// deleted.
+		fmt.Fprintf(e.stdout, "Delete run %s %q (%s, %s)? [y/N] ", r.UUID[:8], displayName(r),
+			r.CreatedAt.Local().Format("2006-01-02 15:04"), dash(strings.TrimSpace(gpuOf(r))))
+		answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
+		switch strings.ToLower(strings.TrimSpace(answer)) {
+		case "y", "yes":
+		case "":
+			if answer == "" {
+				fmt.Fprintln(e.stdout)
+				return fmt.Errorf("no answer on standard input, so run %s was kept; pass --yes to delete without asking", r.UUID[:8])
+			}
+			fallthrough
+		default:
+			fmt.Fprintf(e.stdout, "kept %s\n", r.UUID[:8])
+			return nil
+		}
+	}
 	if err := db.Delete(ctx, r.UUID); err != nil {
 		return err
 	}
@@ -386,6 +410,14 @@ func displayName(r *bench.Run) string {
 		return r.Name
 	}
 	return strings.TrimSpace(r.Server.Model)
+}
+
+// gpuOf names the run's first GPU, or "" when the run recorded none.
+func gpuOf(r *bench.Run) string {
+	if len(r.Hardware.GPUs) == 0 {
+		return ""
+	}
+	return r.Hardware.GPUs[0].Name
 }
 
 func dash(s string) string {

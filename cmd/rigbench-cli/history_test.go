@@ -26,6 +26,18 @@ func refCopy(t *testing.T, dir string) string {
 	return path
 }
 
+// cliWithInput runs one command with input on its standard input and
+// fails the test unless it exits 0.
+func cliWithInput(t *testing.T, input string, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, stdin: strings.NewReader(input), getenv: func(string) string { return "" }}
+	if code := execute(context.Background(), e, args); code != 0 {
+		t.Fatalf("rigbench-cli %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, out.String(), errb.String())
+	}
+	return out.String()
+}
+
 func mustCLI(t *testing.T, args ...string) string {
 	t.Helper()
 	code, out, errOut := runCLI(t, args...)
@@ -100,8 +112,24 @@ func TestHistoryCommands(t *testing.T) {
 		t.Errorf("export → import → export differs:\n%s\n---\n%s", first, second)
 	}
 
-	if out := mustCLI(t, "delete", id[:6], "--db", db); !strings.HasPrefix(out, "deleted "+id[:8]) {
-		t.Errorf("delete said %q", out)
+	// Without --yes the command asks; no answer, or any answer but yes,
+	// keeps the run.
+	if code, out, errOut := runCLI(t, "delete", id[:6], "--db", db); code == 0 ||
+		!strings.Contains(out, "Delete run "+id[:8]) || !strings.Contains(errOut, "pass --yes") {
+		t.Errorf("delete with nothing on stdin: exit %d, said %q / %q; want a refusal naming --yes", code, out, errOut)
+	}
+	if out := cliWithInput(t, "n\n", "delete", id[:6], "--db", db); !strings.Contains(out, "kept "+id[:8]) {
+		t.Errorf("delete answered n said %q", out)
+	}
+	if out := mustCLI(t, "runs", "--db", db); !strings.Contains(out, id[:8]) {
+		t.Errorf("run gone after the user declined:\n%s", out)
+	}
+	if out := cliWithInput(t, "yes\n", "delete", id[:6], "--db", db); !strings.Contains(out, "deleted "+id[:8]) {
+		t.Errorf("delete answered yes said %q", out)
+	}
+	mustCLI(t, "import", jsonFile, "--db", db)
+	if out := mustCLI(t, "delete", id[:6], "--yes", "--db", db); !strings.HasPrefix(out, "deleted "+id[:8]) {
+		t.Errorf("delete --yes said %q", out)
 	}
 	if out := mustCLI(t, "runs", "--db", db); !strings.Contains(out, "No runs") {
 		t.Errorf("runs after delete:\n%s", out)
