@@ -31,7 +31,7 @@ func (r *Runner) decode(ctx context.Context, run *Run, cell *Cell, index, total 
 	}
 	r.emit(Event{Kind: EventCellProgress, Run: run, Cell: cell, Index: index, Total: total,
 		Message: fmt.Sprintf("warming up %d prompt(s) of %s tokens", len(prompts), ContextLabel(cell.Context))})
-	promptTokens, err := r.warmUp(ctx, run, prompts)
+	promptTokens, err := r.warmUp(ctx, run, prompts, cell.Context)
 	if err != nil {
 		cell.Status, cell.Reason = failure(err)
 		if cell.Status == StatusFailed {
@@ -53,7 +53,11 @@ func (r *Runner) decode(ctx context.Context, run *Run, cell *Cell, index, total 
 // warmUp sends each prompt once with max_tokens 1 so the server's prefix
 // cache holds it when the window starts (METHOD.md: Warm-up).
 // It returns the prompt length the server reported for the first prompt.
-func (r *Runner) warmUp(ctx context.Context, run *Run, prompts []string) (int, error) {
+func (r *Runner) warmUp(ctx context.Context, run *Run, prompts []string, promptLen int) (int, error) {
+	// The server prefills the N prompts one after another in the worst
+	// case, so the budget is for all of their tokens.
+	ctx, cancel, explain := r.untilFirstToken(ctx, run, promptLen, len(prompts)*max(promptLen, 1))
+	defer cancel()
 	var wg sync.WaitGroup
 	errs := make([]error, len(prompts))
 	var promptTokens int
@@ -62,17 +66,20 @@ func (r *Runner) warmUp(ctx context.Context, run *Run, prompts []string) (int, e
 		go func() {
 			defer wg.Done()
 			res, err := r.Client.Stream(ctx, r.request(run.Server.Model, p, 1), nil)
-			errs[i] = err
+			errs[i] = explain(err)
 			if i == 0 {
 				promptTokens = res.PromptTokens
 			}
 		}()
 	}
 	wg.Wait()
-	var tl *client.PromptTooLongError
+	var (
+		tl    *client.PromptTooLongError
+		stuck *StuckError
+	)
 	for _, err := range errs {
-		if errors.As(err, &tl) {
-			return 0, err // the most useful of several errors
+		if errors.As(err, &tl) || errors.As(err, &stuck) {
+			return 0, err // the most useful of several errors, said once
 		}
 	}
 	return promptTokens, errors.Join(errs...)

@@ -1,8 +1,11 @@
 package bench_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -268,4 +271,69 @@ func TestStrictServer(t *testing.T) {
 	if c := run.Cells[0]; !c.Status.Ran() || c.OutputTokens == 0 || c.TokenCountSource == client.SourceContinuousUsage {
 		t.Errorf("cell %s (%s), %d tokens from %s", c.Status, c.Reason, c.OutputTokens, c.TokenCountSource)
 	}
+}
+
+// TestStuckServerFailsTheCell: a server that takes a long prompt and then
+// says nothing (no token, no error, connection open) fails the prefill cell
+// and the warm-up of the decode cell within their budgets, with a reason
+// that says so, instead of hanging the run; cells it serves still measure.
+func TestStuckServerFailsTheCell(t *testing.T) {
+	const speed = 20
+	s, err := sim.New(tinyConfig(t, speed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hung sync.WaitGroup
+	stuck := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path == "/v1/completions" {
+			body, _ := io.ReadAll(req.Body)
+			var r struct {
+				Prompt    string `json:"prompt"`
+				MaxTokens int    `json:"max_tokens"`
+			}
+			if json.Unmarshal(body, &r) == nil && r.MaxTokens == 1 && len(r.Prompt) > 2000 {
+				hung.Add(1)
+				defer hung.Done()
+				<-req.Context().Done() // until the client gives up
+				return
+			}
+			req.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		s.Handler().ServeHTTP(w, req)
+	})
+	hs := httptest.NewServer(stuck)
+	t.Cleanup(func() { s.Close(); hs.Close() })
+	c, err := client.New(hs.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseIdle()
+
+	plan := bench.Plan{Contexts: []int{0, 1024}, Concurrency: []int{1}, PrefillContexts: []int{1024}, DurationS: 10, MaxOutput: 64}
+	// Budgets in simulated time: max(30 s, 5 × 1024 / 2000 tok/s ≈ 2.6 s)
+	// = 30 s, 1.5 s of real time at speed 20.
+	r := &bench.Runner{Client: c, Plan: plan, FirstTokenTimeout: 30 * time.Second}
+	start := time.Now()
+	run, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatalf("run: %v (one stuck cell at a time must not stop the run)", err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("the run took %v; the stuck requests should have been given up after 1.5 s each", took)
+	}
+	want := map[string]bench.Status{"prefill 1024×1": bench.StatusFailed, "decode 0×1": bench.StatusValid, "decode 1024×1": bench.StatusFailed}
+	for _, cell := range run.Cells {
+		key := fmt.Sprintf("%s %d×%d", cell.Phase, cell.Context, cell.Concurrency)
+		if cell.Status != want[key] {
+			t.Errorf("%s: %s (%s), want %s", key, cell.Status, cell.Reason, want[key])
+		}
+		if cell.Status == bench.StatusFailed && !strings.Contains(cell.Reason, "sent no token within 30s for 1024 prompt tokens") {
+			t.Errorf("%s: reason %q does not say the server was stuck", key, cell.Reason)
+		}
+		delete(want, key)
+	}
+	if len(want) != 0 {
+		t.Errorf("cells missing from the run: %v", want)
+	}
+	hung.Wait() // every hung request saw its client leave
 }

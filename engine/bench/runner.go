@@ -41,6 +41,11 @@ type Runner struct {
 	MaxFailedInARow int
 	// Now is the clock for elapsed time and ETA (default time.Now).
 	Now func() time.Time
+	// FirstTokenTimeout is the least time, in the served card's time, a
+	// warm-up or prefill request may wait for its token before the cell
+	// fails as stuck (default DefaultFirstTokenTimeout; the limit grows with
+	// the prompt, see firstTokenBudget).
+	FirstTokenTimeout time.Duration
 
 	prompts *Prompts
 	reqSeq  int
@@ -96,6 +101,9 @@ func (r *Runner) defaults() {
 	}
 	if r.MaxFailedInARow <= 0 {
 		r.MaxFailedInARow = 2
+	}
+	if r.FirstTokenTimeout <= 0 {
+		r.FirstTokenTimeout = DefaultFirstTokenTimeout
 	}
 	if r.Now == nil {
 		r.Now = time.Now
@@ -299,9 +307,11 @@ func (r *Runner) prefill(ctx context.Context, run *Run, cell *Cell) {
 		cell.Status, cell.Reason = StatusFailed, err.Error()
 		return
 	}
-	res, err := r.Client.Stream(ctx, r.request(run.Server.Model, prompt, 1), nil)
+	fctx, cancel, explain := r.untilFirstToken(ctx, run, cell.Context, cell.Context)
+	res, err := r.Client.Stream(fctx, r.request(run.Server.Model, prompt, 1), nil)
+	cancel()
 	if err != nil {
-		cell.Status, cell.Reason = failure(err)
+		cell.Status, cell.Reason = failure(explain(err))
 		return
 	}
 	first := res.FirstToken

@@ -1,0 +1,63 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// DefaultFirstTokenTimeout is the least time, in the served card's time, a
+// warm-up or prefill request waits for its token before its cell fails as
+// stuck. It is generous on purpose: a slow card prefilling a very long
+// prompt must not be mistaken for a hung server.
+const DefaultFirstTokenTimeout = 10 * time.Minute
+
+// stuckFactor is how many times the predicted prefill time a request may
+// take. Prefill slows as the context grows (attention is quadratic in it),
+// and PrefillRate holds the largest measured context's rate beyond it, so
+// the prediction can be short by a factor of two at contexts past the
+// prefill cells; five leaves room beyond that.
+const stuckFactor = 5
+
+// StuckError is the failure of warm-up or prefill requests that got no token
+// within their budget: the server accepted them and then said nothing, so
+// without a limit the run would wait for ever.
+type StuckError struct {
+	// Waited is the budget that ran out, in the served card's time.
+	Waited time.Duration
+	// Tokens is the prompt tokens the requests had to prefill.
+	Tokens int
+}
+
+func (e *StuckError) Error() string {
+	return fmt.Sprintf("the server sent no token within %s for %d prompt tokens (%d× what the prefill rate predicts); it may be stuck, swapping or out of memory",
+		e.Waited.Round(time.Second), e.Tokens, stuckFactor)
+}
+
+// firstTokenBudget is how long, in the served card's time, requests that
+// together prefill tokens prompt tokens at a context may wait for their
+// tokens: stuckFactor × tokens / PrefillRate (the rate measured so far in
+// this run, else AssumedPrefillRate), and never less than FirstTokenTimeout.
+func (r *Runner) firstTokenBudget(run *Run, context, tokens int) time.Duration {
+	predicted := float64(tokens) / PrefillRate(run.Cells, context)
+	return max(r.FirstTokenTimeout, time.Duration(stuckFactor*predicted*float64(time.Second)))
+}
+
+// untilFirstToken returns a context for warm-up or prefill requests that
+// ends after the budget for tokens prompt tokens (real time: the budget ÷
+// the simulator's speed), and a function that turns an error those requests
+// returned because the budget ran out into the *StuckError that says so. A
+// cancel by the caller stays a cancel.
+func (r *Runner) untilFirstToken(ctx context.Context, run *Run, promptLen, tokens int) (context.Context, context.CancelFunc, func(error) error) {
+	budget := r.firstTokenBudget(run, promptLen, tokens)
+	stuck := &StuckError{Waited: budget, Tokens: tokens}
+	fctx, cancel := context.WithTimeoutCause(ctx, scaleDown(budget, run.Plan.Speed()), stuck)
+	explain := func(err error) error {
+		if err != nil && ctx.Err() == nil && errors.Is(context.Cause(fctx), stuck) {
+			return stuck
+		}
+		return err
+	}
+	return fctx, cancel, explain
+}
