@@ -130,15 +130,21 @@ func (w *window) measure(ctx context.Context, index, total int) {
 	// The baseline scrape comes before the first send, so requests that are
 	// merely arriving are not mistaken for a queue; counters are measured
 	// from it.
-	var baseline *ServerSample
+	var (
+		baseline   *ServerSample
+		baselineAt time.Time
+	)
 	if samplesDone != nil {
-		baseline = w.scrape(ctx, time.Now())
+		baseline, baselineAt = w.scrape(ctx)
 	}
 	r.emit(Event{Kind: EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
 		Message: fmt.Sprintf("measuring %d stream(s) for %s", len(w.prompts), w.d)})
 	w.start = time.Now()
 	w.end = w.start.Add(w.d)
 	w.cell.WindowStart = w.start.UTC()
+	if baseline != nil {
+		baseline.T = w.sinceStart(baselineAt) // ≤ 0: taken before the window opened
+	}
 	timer := time.AfterFunc(w.d, cancel) // the window closes: open requests are cancelled
 	defer timer.Stop()
 
@@ -203,6 +209,10 @@ func (w *window) stream(ctx context.Context, i int) []request {
 			if !at.Before(w.end) {
 				return
 			}
+			rq.chunks++
+			if n == 0 {
+				return // text without tokens: counted only as a chunk
+			}
 			if !prev.IsZero() {
 				rq.gaps = append(rq.gaps, float64(at.Sub(prev).Microseconds())/1000/float64(n))
 			}
@@ -211,7 +221,6 @@ func (w *window) stream(ctx context.Context, i int) []request {
 			}
 			prev, rq.last = at, at
 			rq.tokens += n
-			rq.chunks++
 			w.liveTokens.Add(int64(n))
 		}
 		res, err := w.runner.Client.StreamBody(ctx, body, onToken)
@@ -257,7 +266,10 @@ func (w *window) sampleMetrics(ctx context.Context, baseline *ServerSample) []Se
 	if baseline != nil {
 		out = append(out, *baseline)
 	}
-	t := time.NewTicker(w.runner.MetricsInterval)
+	// The interval is in the served card's time: a simulator S times fast
+	// is sampled S times as often, so its cells get as many samples as a
+	// real card's would (a 30 s window at speed 20 lasts 1.5 real seconds).
+	t := time.NewTicker(max(scaleDown(w.runner.MetricsInterval, w.speed), minMetricsInterval))
 	defer t.Stop()
 	for {
 		select {
@@ -265,7 +277,8 @@ func (w *window) sampleMetrics(ctx context.Context, baseline *ServerSample) []Se
 			return out
 		case <-t.C:
 			if time.Now().Before(w.end) {
-				if s := w.scrape(ctx, w.start); s != nil {
+				if s, at := w.scrape(ctx); s != nil {
+					s.T = w.sinceStart(at)
 					out = append(out, *s)
 				}
 			}
@@ -273,19 +286,28 @@ func (w *window) sampleMetrics(ctx context.Context, baseline *ServerSample) []Se
 	}
 }
 
-// scrape takes one sample, T seconds after since (negative for the baseline
-// just before the window). A failed scrape is skipped, not fatal.
-func (w *window) scrape(ctx context.Context, since time.Time) *ServerSample {
+// minMetricsInterval bounds how often a fast simulator is scraped, so the
+// scrapes never compete with the streams for the client's CPU.
+const minMetricsInterval = 20 * time.Millisecond
+
+// scrape takes one sample and returns it with the time it was taken; the
+// caller sets T. A failed scrape is skipped (nil), not fatal.
+func (w *window) scrape(ctx context.Context) (*ServerSample, time.Time) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	m, err := w.runner.Client.Metrics(sctx)
 	if err != nil {
-		return nil
+		return nil, time.Time{}
 	}
 	return &ServerSample{
-		T:       round(time.Since(since).Seconds()*w.speed, 3),
 		Running: m.Running, Waiting: m.Waiting, KVUsage: m.KVUsage,
 		PrefixCacheQueries: m.PrefixCacheQueries, PrefixCacheHits: m.PrefixCacheHits,
 		Preemptions: m.Preemptions,
-	}
+	}, time.Now()
+}
+
+// sinceStart is the sample time T of an instant: seconds of the served
+// card's time since the window opened, negative before it.
+func (w *window) sinceStart(at time.Time) float64 {
+	return round(at.Sub(w.start).Seconds()*w.speed, 3)
 }

@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -67,6 +70,15 @@ func TestCancelLeavesNothingBehind(t *testing.T) {
 	}
 	if run.Cells[0].Status != bench.StatusValid || run.Cells[1].Status != bench.StatusCancelled || run.Cells[1].OutputTokens == 0 {
 		t.Errorf("cells: %s, %s (%d tokens)", run.Cells[0].Status, run.Cells[1].Status, run.Cells[1].OutputTokens)
+	}
+	// The cancelled cell's figures are over the part measured, not the
+	// planned D: its rate is its tokens over its measured seconds, and its
+	// 8 streams were in flight the whole time.
+	if cc := run.Cells[1]; cc.MeasuredS <= 0 || cc.MeasuredS >= plan.DurationS {
+		t.Errorf("cancelled cell measured %.3f s of a %.0f s window", cc.MeasuredS, plan.DurationS)
+	} else if want := float64(cc.OutputTokens) / cc.MeasuredS; math.Abs(cc.TotalTokS-want) > 0.01*want+0.1 || cc.AvgActive < 0.8*8 {
+		t.Errorf("cancelled cell: %.1f tok/s and avg_active %.2f; want %d tokens / %.3f s = %.1f tok/s and about 8 active",
+			cc.TotalTokS, cc.AvgActive, cc.OutputTokens, cc.MeasuredS, want)
 	}
 
 	c.CloseIdle()
@@ -336,4 +348,70 @@ func TestStuckServerFailsTheCell(t *testing.T) {
 		t.Errorf("cells missing from the run: %v", want)
 	}
 	hung.Wait() // every hung request saw its client leave
+}
+
+// scaledUsage is a ResponseWriter that multiplies every completion_tokens
+// the server reports by num/den, to play a server whose usage disagrees
+// with the chunks it streams.
+type scaledUsage struct {
+	http.ResponseWriter
+	num, den int
+}
+
+var completionTokensRE = regexp.MustCompile(`"completion_tokens":(\d+)`)
+
+func (w scaledUsage) Write(p []byte) (int, error) {
+	out := completionTokensRE.ReplaceAllFunc(p, func(m []byte) []byte {
+		n, _ := strconv.Atoi(string(completionTokensRE.FindSubmatch(m)[1]))
+		return []byte(`"completion_tokens":` + strconv.Itoa(n*w.num/w.den))
+	})
+	if _, err := w.ResponseWriter.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (w scaledUsage) Flush() { w.ResponseWriter.(http.Flusher).Flush() }
+
+// TestTokenCountMismatch: usage that reports more tokens than chunks is a
+// server sending several tokens per chunk, which METHOD.md allows, so the
+// cell is not flagged; usage that reports fewer tokens than there were
+// content chunks cannot be right, and the cell keeps both counts, flagged.
+func TestTokenCountMismatch(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		num, den int
+		flagged  bool
+	}{
+		{"two tokens per chunk", 2, 1, false},
+		{"usage undercounts", 1, 3, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// At speed 2 the client keeps up, so the simulator sends one
+			// token per chunk and a third of them is an undercount.
+			s, err := sim.New(tinyConfig(t, 2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				s.Handler().ServeHTTP(scaledUsage{w, tc.num, tc.den}, r)
+			}))
+			t.Cleanup(func() { s.Close(); hs.Close() })
+			c, _ := client.New(hs.URL)
+			defer c.CloseIdle()
+			plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{2}, DurationS: 2, MaxOutput: 64}
+			run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			cell := run.Cells[0]
+			if !cell.Status.Ran() || cell.OutputTokens == 0 {
+				t.Fatalf("cell %s (%s)", cell.Status, cell.Reason)
+			}
+			if cell.TokenCountMismatch != tc.flagged || (tc.flagged && cell.ChunkTokens <= cell.OutputTokens) {
+				t.Errorf("flagged %v with %d usage tokens and %d chunks kept, want flagged %v",
+					cell.TokenCountMismatch, cell.OutputTokens, cell.ChunkTokens, tc.flagged)
+			}
+		})
+	}
 }

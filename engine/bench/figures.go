@@ -18,6 +18,10 @@ func (w *window) figures(reqs []request, measured time.Duration, samples []Serve
 	// server), so rates divide by it and durations multiply.
 	sp := w.speed
 	d := w.d.Seconds() * sp
+	if cancelled && measured > 0 {
+		// The window was cut short: rates are over the part measured.
+		d = measured.Seconds() * sp
+	}
 	n := float64(c.Concurrency)
 
 	var (
@@ -67,7 +71,11 @@ func (w *window) figures(reqs []request, measured time.Duration, samples []Serve
 	c.MeasuredS = round(measured.Seconds()*sp, 3)
 	c.OutputTokens = usage
 	c.TokenCountSource = source
-	if chunks > 0 && source != client.SourceChunks && math.Abs(float64(usage-chunks)) > 0.01*float64(usage) {
+	// A content chunk carries at least one token and may carry several (a
+	// server behind a slow reader sends what it has in one chunk), so fewer
+	// chunks than usage tokens is normal; more chunks than tokens means the
+	// server's usage undercounts (METHOD.md: Figures).
+	if chunks > 0 && source != client.SourceChunks && float64(chunks-usage) > 0.01*float64(usage) {
 		c.ChunkTokens, c.TokenCountMismatch = chunks, true
 	}
 	c.TotalTokS = round(float64(usage)/d, 1)
@@ -118,12 +126,7 @@ func (w *window) figures(reqs []request, measured time.Duration, samples []Serve
 // (milliseconds), so a lone sample can catch a request merely arriving; a
 // queue caused by capacity persists from one sample to the next.
 func sustainedWaiting(s []ServerSample) bool {
-	var in []ServerSample
-	for _, x := range s {
-		if x.T > 0 {
-			in = append(in, x)
-		}
-	}
+	in := inWindow(s)
 	if len(in) == 1 {
 		return in[0].Waiting > 0
 	}
@@ -133,6 +136,17 @@ func sustainedWaiting(s []ServerSample) bool {
 		}
 	}
 	return false
+}
+
+// inWindow returns the samples taken after the window opened (T > 0).
+func inWindow(s []ServerSample) []ServerSample {
+	var in []ServerSample
+	for _, x := range s {
+		if x.T > 0 {
+			in = append(in, x)
+		}
+	}
+	return in
 }
 
 // weaker returns the less exact of two token count sources; a request
@@ -155,15 +169,21 @@ func summarize(s []ServerSample) *ServerStats {
 	if len(s) == 0 {
 		return nil
 	}
-	st := &ServerStats{Samples: len(s)}
-	for _, x := range s {
+	// Gauges describe the window, so the baseline taken before it (T ≤ 0,
+	// with nothing running yet) is left out of their means and maxima.
+	in := inWindow(s)
+	if len(in) == 0 {
+		in = s
+	}
+	st := &ServerStats{Samples: len(in)}
+	for _, x := range in {
 		st.RunningMean += x.Running
 		st.KVUsageMean += x.KVUsage
 		st.WaitingMax = math.Max(st.WaitingMax, x.Waiting)
 		st.KVUsageMax = math.Max(st.KVUsageMax, x.KVUsage)
 	}
-	st.RunningMean = round(st.RunningMean/float64(len(s)), 2)
-	st.KVUsageMean = round(st.KVUsageMean/float64(len(s)), 4)
+	st.RunningMean = round(st.RunningMean/float64(len(in)), 2)
+	st.KVUsageMean = round(st.KVUsageMean/float64(len(in)), 4)
 	first, last := s[0], s[len(s)-1]
 	if dq := last.PrefixCacheQueries - first.PrefixCacheQueries; dq > 0 {
 		st.PrefixHitRate = round((last.PrefixCacheHits-first.PrefixCacheHits)/dq, 4)

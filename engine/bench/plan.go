@@ -43,29 +43,37 @@ func (p Plan) Speed() float64 {
 	return 1
 }
 
-// Resolve returns the plan with ContextMax replaced by maxModelLen − M, and
-// every list sorted ascending without duplicates. maxModelLen 0 (unknown)
-// drops ContextMax.
+// Resolve returns the plan with ContextMax replaced by the longest prompt
+// the server takes (maxModelLen − M for decode contexts, which must leave
+// room for M output tokens; maxModelLen − 1 for prefill contexts, whose one
+// request asks for a single token), and every list sorted ascending
+// without duplicates. maxModelLen 0 (unknown) drops ContextMax.
 func (p Plan) Resolve(maxModelLen int) Plan {
 	out := p
-	out.Contexts = nil
-	for _, c := range p.Contexts {
-		if c == ContextMax {
-			if maxModelLen <= 0 {
-				continue
-			}
-			c = max(0, maxModelLen-p.MaxOutput)
-		}
-		out.Contexts = append(out.Contexts, c)
-	}
-	out.Contexts = sortedUnique(out.Contexts)
+	out.Contexts = resolveMax(p.Contexts, maxModelLen, p.MaxOutput)
 	out.Concurrency = sortedUnique(p.Concurrency)
-	out.PrefillContexts = sortedUnique(p.PrefillContexts)
+	out.PrefillContexts = resolveMax(p.PrefillContexts, maxModelLen, 1)
 	if p.TrimContexts && maxModelLen > 0 {
 		out.Contexts = atMost(out.Contexts, maxModelLen)
 		out.PrefillContexts = atMost(out.PrefillContexts, maxModelLen)
 	}
 	return out
+}
+
+// resolveMax replaces ContextMax in cs by maxModelLen − output (dropped when
+// maxModelLen is unknown) and sorts the result without duplicates.
+func resolveMax(cs []int, maxModelLen, output int) []int {
+	var out []int
+	for _, c := range cs {
+		if c == ContextMax {
+			if maxModelLen <= 0 {
+				continue
+			}
+			c = max(0, maxModelLen-output)
+		}
+		out = append(out, c)
+	}
+	return sortedUnique(out)
 }
 
 func atMost(xs []int, limit int) []int {
@@ -149,13 +157,26 @@ func PredictPrefill(context, maxModelLen, kvCapacity int) Status {
 	return ""
 }
 
-// AssumedPrefillRate is the prompt tok/s used for estimates before any
-// prefill was measured: a mid-range consumer card on a small model.
+// AssumedPrefillRate is the prompt tok/s at short contexts used for
+// estimates before any prefill was measured: a mid-range consumer card on
+// a small model. Longer contexts are slower by prefillShape.
 const AssumedPrefillRate = 2000.0
 
+// prefillShape is k in time per prompt token ∝ 1 + k·C: each token's
+// attention reads every token before it, so the cost per token grows
+// linearly with the context C. The published RTX 3060 run fits
+// 1/rate = 3.45e-4 + 1.0e-8·C s/token from 8K to 128K within 2%, k =
+// 1/34000: the attention part equals the rest at about 34K tokens.
+const prefillShape = 1.0 / 34000
+
 // PrefillRate estimates prompt tok/s at a context from measured prefill
-// cells, interpolating linearly in log(context) between neighbours and
-// holding the end values beyond them; AssumedPrefillRate with none.
+// cells. Between two measured contexts it interpolates linearly in
+// log(context). Beyond the largest it extends the straight line through the
+// last two points in (C, 1/rate), the linear growth of the cost per token;
+// below the smallest, or beyond with a single point, it scales the nearest
+// point by prefillShape. Holding the end value instead would promise a
+// 248K prompt at the 128K rate, and an ETA several times too short. With no
+// measured cells it is AssumedPrefillRate scaled by prefillShape.
 func PrefillRate(cells []Cell, context int) float64 {
 	type pt struct{ c, r float64 }
 	var pts []pt
@@ -164,13 +185,14 @@ func PrefillRate(cells []Cell, context int) float64 {
 			pts = append(pts, pt{float64(max(c.Context, 1)), c.PromptTokS})
 		}
 	}
+	x := float64(max(context, 1))
+	shaped := func(p pt) float64 { return p.r * (1 + prefillShape*p.c) / (1 + prefillShape*x) }
 	if len(pts) == 0 {
-		return AssumedPrefillRate
+		return shaped(pt{0, AssumedPrefillRate})
 	}
 	sort.Slice(pts, func(i, j int) bool { return pts[i].c < pts[j].c })
-	x := float64(max(context, 1))
 	if x <= pts[0].c {
-		return pts[0].r
+		return shaped(pts[0])
 	}
 	for i := 1; i < len(pts); i++ {
 		if x <= pts[i].c {
@@ -179,7 +201,14 @@ func PrefillRate(cells []Cell, context int) float64 {
 			return a.r + f*(b.r-a.r)
 		}
 	}
-	return pts[len(pts)-1].r
+	last := pts[len(pts)-1]
+	if len(pts) >= 2 {
+		prev := pts[len(pts)-2]
+		if slope := (1/last.r - 1/prev.r) / (last.c - prev.c); slope > 0 && last.c > prev.c {
+			return 1 / (1/last.r + slope*(x-last.c))
+		}
+	}
+	return shaped(last)
 }
 
 // Estimate returns the expected duration of the cells of a resolved plan

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -58,10 +59,20 @@ func TestResolveAndEstimate(t *testing.T) {
 	if !slices.Equal(r.Concurrency, []int{1, 4}) {
 		t.Errorf("concurrency %v", r.Concurrency)
 	}
+	// A prefill request asks for one token, so max is max_model_len − 1.
+	pm := Plan{Contexts: []int{0}, Concurrency: []int{1}, PrefillContexts: []int{ContextMax, 8192}, DurationS: 30, MaxOutput: 8192}
+	if got, want := pm.Resolve(262144).PrefillContexts, []int{8192, 262143}; !slices.Equal(got, want) {
+		t.Errorf("prefill contexts %v, want %v", got, want)
+	}
+	if err := pm.Resolve(262144).Validate(262144); err != nil {
+		t.Errorf("a plan with prefill max does not validate once resolved: %v", err)
+	}
+	if got := pm.Resolve(0).PrefillContexts; !slices.Equal(got, []int{8192}) {
+		t.Errorf("prefill max with max_model_len unknown gives %v, want it dropped", got)
+	}
 	// Unknown capacity: 6 decode cells × 30 s, warm-up prefill of N·C tokens
 	// at the assumed rate, and the 8K prefill cell.
-	tokens := float64((1 + 4) * (16384 + 253952))
-	want := 6*30 + (tokens+8192)/AssumedPrefillRate
+	want := 6*30 + float64(1+4)*(16384/PrefillRate(nil, 16384)+253952/PrefillRate(nil, 253952)) + 8192/PrefillRate(nil, 8192)
 	if got := Estimate(r, 262144, 0, nil).Seconds(); got < want-0.01 || got > want+0.01 {
 		t.Errorf("Estimate = %.2f s, want %.2f", got, want)
 	}
@@ -78,8 +89,40 @@ func TestPrefillRateInterpolates(t *testing.T) {
 	if got := PrefillRate(cells, 16384); got != 1500 { // halfway in log2 between 8K and 32K
 		t.Errorf("rate at 16K = %v, want 1500", got)
 	}
-	if PrefillRate(cells, 1024) != 2000 || PrefillRate(cells, 1<<20) != 1000 {
-		t.Error("rates beyond the measured range should hold the end values")
+	// Beyond 32K the cost per token keeps growing along the line through
+	// the last two points: 1/r = 1/1000 + (1/1000 − 1/2000)/24576 × (C − 32768).
+	if got, want := PrefillRate(cells, 1<<20), 1/(1e-3+(1e-3-5e-4)/24576*float64(1<<20-32768)); math.Abs(got-want) > 0.01 {
+		t.Errorf("rate at 1M = %.2f, want %.2f from the linear growth of the cost per token", got, want)
+	}
+	// Below 8K the short-context shape: 2000 × (1 + 8192/34000) / (1 + 1024/34000).
+	if got, want := PrefillRate(cells, 1024), 2000*(1+8192.0/34000)/(1+1024.0/34000); math.Abs(got-want) > 0.01 {
+		t.Errorf("rate at 1K = %.2f, want %.2f", got, want)
+	}
+	// One point: beyond it the shape too.
+	one := cells[:1]
+	if got, want := PrefillRate(one, 65536), 2000*(1+8192.0/34000)/(1+65536.0/34000); math.Abs(got-want) > 0.01 {
+		t.Errorf("rate at 64K from one 8K point = %.2f, want %.2f", got, want)
+	}
+	if got := PrefillRate(nil, 1); math.Abs(got-AssumedPrefillRate) > 0.1 {
+		t.Errorf("rate with nothing measured at a 1-token context = %.1f, want about %v", got, AssumedPrefillRate)
+	}
+}
+
+// The shape is the published RTX 3060 run's: from its 8K to 64K prefill
+// cells, the rate predicted at 128K is within 5% of the one it measured.
+func TestPrefillRateExtrapolatesTheReference(t *testing.T) {
+	t.Parallel()
+	measured := []Cell{
+		{Phase: PhasePrefill, Context: 8192, PromptTokS: 2341},
+		{Phase: PhasePrefill, Context: 16384, PromptTokS: 1961},
+		{Phase: PhasePrefill, Context: 32768, PromptTokS: 1489},
+		{Phase: PhasePrefill, Context: 65536, PromptTokS: 1002},
+	}
+	if got := PrefillRate(measured, 131072); math.Abs(got-606)/606 > 0.05 {
+		t.Errorf("rate at 128K = %.0f, the reference measured 606", got)
+	}
+	if got := PrefillRate(measured[:1], 131072); math.Abs(got-606)/606 > 0.10 {
+		t.Errorf("rate at 128K from the 8K cell alone = %.0f, the reference measured 606", got)
 	}
 }
 

@@ -189,8 +189,10 @@ type Cell struct {
 	MeasuredS         float64 `json:"measured_s,omitempty"`
 	// TokenCountSource says where OutputTokens came from (Tokens… consts).
 	TokenCountSource string `json:"token_count_source,omitempty"`
-	// ChunkTokens is the chunk-counted total, kept when it differs from the
-	// usage count by more than 1% (TokenCountMismatch is then true).
+	// ChunkTokens is the count of content chunks, kept when it exceeds the
+	// usage count by more than 1% (TokenCountMismatch is then true): a chunk
+	// carries at least one token, so more chunks than tokens is a
+	// discrepancy, while fewer is multi-token chunks.
 	ChunkTokens        int  `json:"chunk_tokens,omitempty"`
 	TokenCountMismatch bool `json:"token_count_mismatch,omitempty"`
 

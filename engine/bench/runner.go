@@ -54,6 +54,8 @@ type Runner struct {
 	// left including it; progress events count it down.
 	cellETA   time.Duration
 	cellStart time.Time
+	// restETA is the estimate for the cells after the current one.
+	restETA time.Duration
 	// Servers that refuse vLLM's extra request fields (strict OpenAI
 	// clones) get requests without them; see probeOptions.
 	noMinTokens, noContinuousUsage bool
@@ -118,7 +120,9 @@ func (r *Runner) emit(e Event) {
 		e.Elapsed = r.Now().Sub(r.start)
 	}
 	if e.Kind == EventCellProgress {
-		e.ETA = max(0, r.cellETA-r.Now().Sub(r.cellStart))
+		// Count down through the current cell, but a cell that overruns
+		// its estimate (a slow warm-up) leaves at least the cells after it.
+		e.ETA = max(r.restETA, r.cellETA-r.Now().Sub(r.cellStart))
 	}
 	r.Observer.Observe(e)
 }
@@ -171,7 +175,7 @@ func (r *Runner) run(ctx context.Context, run *Run) error {
 	overCapacityAt := map[int]int{} // context → smallest N found over capacity at run time
 	for i, s := range specs {
 		cell := Cell{Phase: s.phase, Context: s.context, Concurrency: s.n, StartedAt: r.Now().UTC().Truncate(time.Millisecond)}
-		r.cellETA, r.cellStart = r.eta(run, specs[i:]), r.Now()
+		r.cellETA, r.restETA, r.cellStart = r.eta(run, specs[i:]), r.eta(run, specs[i+1:]), r.Now()
 		r.emit(Event{Kind: EventCellStarted, Run: run, Cell: &cell, Index: i, Total: len(specs), ETA: r.cellETA})
 		switch {
 		case s.phase == PhasePrefill:

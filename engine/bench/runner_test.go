@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http/httptest"
 	"sort"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -146,4 +147,80 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestQueueingIsDetected: a server that runs at most 2 sequences holds the
+// rest of N = 4 waiting. The client still has all 4 in flight (avg_active
+// = 4), so only the server's waiting gauge can tell, and it must, also on a
+// simulator 20 times fast whose 30 s windows last 1.5 real seconds. The
+// baseline scrape taken before the window is marked as such (T ≤ 0) and
+// left out of the window's gauges.
+func TestQueueingIsDetected(t *testing.T) {
+	const speed = 20
+	cfg := tinyConfig(t, speed)
+	cfg.MaxNumSeqs = 2
+	_, c := startSim(t, cfg)
+	plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{2, 4}, DurationS: 30, MaxOutput: 64}
+	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	for _, cell := range run.Cells {
+		st := cell.ServerStats
+		if st == nil || len(cell.ServerSamples) < 2 {
+			t.Fatalf("cell 0×%d: %d server samples", cell.Concurrency, len(cell.ServerSamples))
+		}
+		// One sample per second of the simulated card's time, as on a real one.
+		if st.Samples < 20 {
+			t.Errorf("cell 0×%d: %d samples in a 30 s window, want about 30", cell.Concurrency, st.Samples)
+		}
+		if base := cell.ServerSamples[0]; base.T > 0 || base.Running != 0 {
+			t.Errorf("cell 0×%d: first sample %+v, want the baseline before the window (T ≤ 0, nothing running)", cell.Concurrency, base)
+		}
+		if st.KVUsageMax <= 0 || st.RunningMean < 1.5 {
+			t.Errorf("cell 0×%d: KV use max %.4f, running mean %.2f; the window's gauges should show the requests", cell.Concurrency, st.KVUsageMax, st.RunningMean)
+		}
+		want, waiting := bench.StatusValid, 0.0
+		if cell.Concurrency == 4 {
+			want, waiting = bench.StatusQueued, 1
+		}
+		if cell.Status != want || st.WaitingMax < waiting {
+			t.Errorf("cell 0×%d: %s (%s), waiting max %.0f; want %s", cell.Concurrency, cell.Status, cell.Reason, st.WaitingMax, want)
+		}
+	}
+}
+
+// TestETANeverBelowTheCellsLeft: when a cell overruns its estimate (here
+// the clock jumps an hour as it starts, as a warm-up far slower than
+// predicted would), the ETA shown during it still covers the cells after
+// it, rather than reading 0 s while minutes of work remain.
+func TestETANeverBelowTheCellsLeft(t *testing.T) {
+	const speed = 10
+	_, c := startSim(t, tinyConfig(t, speed))
+	plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{1, 2}, DurationS: 10, MaxOutput: 64}
+	var skew atomic.Int64
+	var etas []time.Duration
+	r := &bench.Runner{Client: c, Plan: plan,
+		Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) },
+		Observer: bench.ObserverFunc(func(e bench.Event) {
+			switch {
+			case e.Kind == bench.EventCellStarted && e.Index == 0:
+				skew.Store(int64(time.Hour))
+			case e.Kind == bench.EventCellProgress && e.Index == 0:
+				etas = append(etas, e.ETA)
+			}
+		})}
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The second cell alone is a 10 s window: 1 s of real time at speed 10.
+	rest := time.Duration(plan.DurationS / speed * float64(time.Second))
+	if len(etas) == 0 {
+		t.Fatal("no progress events during the first cell")
+	}
+	for _, eta := range etas {
+		if eta < rest {
+			t.Errorf("ETA %v during the first cell, want at least the %v the second cell takes", eta, rest)
+		}
+	}
 }

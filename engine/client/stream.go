@@ -85,7 +85,9 @@ type StreamResult struct {
 
 // TokenFunc receives each content chunk: its arrival time and the output
 // tokens it carried (from continuous usage when the server reports it, else
-// 1 per chunk).
+// 1 per chunk). tokens is 0 for a chunk with text whose usage added
+// nothing, which a server whose usage undercounts sends; the caller counts
+// such chunks to catch it (METHOD.md: Output tokens).
 type TokenFunc func(at time.Time, tokens int)
 
 // Stream sends req with stream:true and reads the SSE stream to its end,
@@ -191,7 +193,7 @@ func readStream(r io.Reader, res *StreamResult, onToken TokenFunc) error {
 				res.FirstChunk = now
 			}
 			res.ContentChunks++
-			if tokens > 0 && onToken != nil {
+			if onToken != nil {
 				onToken(now, tokens)
 			}
 		}
