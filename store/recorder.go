@@ -15,7 +15,8 @@ import (
 const writeTimeout = 30 * time.Second
 
 // Recorder is the history's observer of a run: it inserts the run when it
-// starts, writes each finished cell with its samples in its own transaction
+// starts (a run that fails before it starts, with no cell, is not kept),
+// writes each finished cell with its samples in its own transaction
 // as soon as the cell is done, and records the final status. A crash
 // therefore loses at most the cell in flight, and the next Open marks the
 // run interrupted.
@@ -121,6 +122,12 @@ func (r *Recorder) finish(ctx context.Context, run *bench.Run) error {
 		return nil
 	}
 	if r.runID == 0 {
+		if len(run.Cells) == 0 {
+			// The run ended before it began (unreachable server, wrong
+			// key, bad plan): nothing was measured, the caller shows the
+			// error, and a blank row would only clutter the history.
+			return nil
+		}
 		if err := r.start(ctx, run); err != nil {
 			return err
 		}

@@ -342,6 +342,31 @@ func TestOpenMarksOrphanedRunsInterrupted(t *testing.T) {
 	db.Close()
 }
 
+// A run that ends before it starts (the server could not be reached, the
+// key was refused) measured nothing: the recorder keeps no row for it, and
+// a run that did start keeps its row even when it failed.
+func TestRecorderSkipsRunsThatNeverStarted(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	rec := db.Recorder()
+	rec.Observe(bench.Event{Kind: bench.EventRunDone, Run: &bench.Run{UUID: "6f9a1c2e-0000-4000-8000-000000000001", Status: bench.RunFailed, Error: "unreachable"}})
+	if err := rec.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n := countRows(t, db, "runs"); n != 0 {
+		t.Errorf("%d runs stored for a run that never started", n)
+	}
+	run := &bench.Run{UUID: "6f9a1c2e-0000-4000-8000-000000000002", Status: bench.RunRunning}
+	rec = db.Recorder()
+	rec.Observe(bench.Event{Kind: bench.EventRunStarted, Run: run})
+	failed := *run
+	failed.Status, failed.Error = bench.RunFailed, "2 cells failed in a row"
+	rec.Observe(bench.Event{Kind: bench.EventRunDone, Run: &failed})
+	if got, err := db.Get(ctx, run.UUID); err != nil || got.Status != bench.RunFailed || got.Error != failed.Error {
+		t.Errorf("a started run that failed: %+v, %v; want it kept as failed with its error", got, err)
+	}
+}
+
 func countRows(t testing.TB, db *DB, table string) int {
 	t.Helper()
 	var n int
