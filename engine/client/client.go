@@ -16,9 +16,50 @@ import (
 
 // Client talks to one OpenAI-compatible server.
 type Client struct {
-	base   *url.URL
-	apiKey string
-	http   *http.Client
+	base        *url.URL
+	apiKey      string
+	http        *http.Client
+	infoTimeout time.Duration
+}
+
+// DefaultInfoTimeout bounds each non-streaming request (/v1/models,
+// /version, /health, /metrics, /tokenize). They answer in milliseconds on a
+// healthy server; a server that accepts the connection and then says
+// nothing would otherwise hang the run before its first cell.
+const DefaultInfoTimeout = 30 * time.Second
+
+// WithInfoTimeout replaces DefaultInfoTimeout (tests, very slow links).
+func WithInfoTimeout(d time.Duration) Option { return func(c *Client) { c.infoTimeout = d } }
+
+// SilentError means the server took the connection but sent no answer to
+// a request within the client's limit.
+type SilentError struct {
+	URL, Path string
+	After     time.Duration
+}
+
+func (e *SilentError) Error() string {
+	return fmt.Sprintf("the server at %s accepted the connection but did not answer %s within %s: is it overloaded, stuck, or not an OpenAI-compatible server?",
+		e.URL, e.Path, e.After)
+}
+
+// infoContext bounds one non-streaming request to the info timeout.
+// explain turns the error of a request cut short by that limit (not by the
+// caller) into a *SilentError.
+func (c *Client) infoContext(ctx context.Context, path string) (context.Context, context.CancelFunc, func(error) error) {
+	d := c.infoTimeout
+	if d <= 0 {
+		d = DefaultInfoTimeout
+	}
+	silent := &SilentError{URL: c.base.String(), Path: path, After: d}
+	ictx, cancel := context.WithTimeoutCause(ctx, d, silent)
+	explain := func(err error) error {
+		if err != nil && ctx.Err() == nil && errors.Is(context.Cause(ictx), silent) {
+			return silent
+		}
+		return err
+	}
+	return ictx, cancel, explain
 }
 
 // Option configures a Client.
@@ -145,16 +186,21 @@ func isDialError(err error) bool {
 
 // getJSON fetches path and decodes the JSON body into v.
 func (c *Client) getJSON(ctx context.Context, path string, v any) error {
+	ctx, cancel, explain := c.infoContext(ctx, path)
+	defer cancel()
 	req, err := c.newRequest(ctx, http.MethodGet, path, nil)
 	if err != nil {
 		return err
 	}
 	resp, err := c.do(req)
 	if err != nil {
-		return err
+		return explain(err)
 	}
 	defer resp.Body.Close()
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(v); err != nil {
+		if err := explain(err); err != nil && errors.As(err, new(*SilentError)) {
+			return err
+		}
 		return fmt.Errorf("%s%s answered something that is not the expected JSON: %w", c.base.String(), path, err)
 	}
 	return nil

@@ -82,13 +82,15 @@ func (c *Client) Version(ctx context.Context) (VersionInfo, error) {
 // Health reports whether /health answers 2xx. vLLM answers 200 with an
 // empty body, llama-server {"status":"ok"}; 503 means loading or dead.
 func (c *Client) Health(ctx context.Context) error {
+	ctx, cancel, explain := c.infoContext(ctx, "/health")
+	defer cancel()
 	req, err := c.newRequest(ctx, http.MethodGet, "/health", nil)
 	if err != nil {
 		return err
 	}
 	resp, err := c.do(req)
 	if err != nil {
-		return err
+		return explain(err)
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	return resp.Body.Close()
@@ -101,13 +103,15 @@ func (c *Client) Tokenize(ctx context.Context, model, prompt string) (int, error
 	if err != nil {
 		return 0, err
 	}
+	ctx, cancel, explain := c.infoContext(ctx, "/tokenize")
+	defer cancel()
 	req, err := c.newRequest(ctx, http.MethodPost, "/tokenize", bytes.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
 	resp, err := c.do(req)
 	if err != nil {
-		return 0, err
+		return 0, explain(err)
 	}
 	defer resp.Body.Close()
 	var v struct {
@@ -115,6 +119,9 @@ func (c *Client) Tokenize(ctx context.Context, model, prompt string) (int, error
 		Tokens []int `json:"tokens"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&v); err != nil {
+		if err := explain(err); errors.As(err, new(*SilentError)) {
+			return 0, err
+		}
 		return 0, fmt.Errorf("/tokenize answered something that is not JSON: %w", err)
 	}
 	if v.Count != nil {

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -55,16 +56,24 @@ var (
 
 // Metrics scrapes /metrics. ErrNotSupported when the server has none.
 func (c *Client) Metrics(ctx context.Context) (Metrics, error) {
+	ctx, cancel, explain := c.infoContext(ctx, "/metrics")
+	defer cancel()
 	req, err := c.newRequest(ctx, http.MethodGet, "/metrics", nil)
 	if err != nil {
 		return Metrics{}, err
 	}
 	resp, err := c.do(req)
 	if err != nil {
-		return Metrics{}, err
+		return Metrics{}, explain(err)
 	}
 	defer resp.Body.Close()
-	return ParseMetrics(io.LimitReader(resp.Body, 32<<20))
+	m, err := ParseMetrics(io.LimitReader(resp.Body, 32<<20))
+	if err != nil {
+		if err := explain(err); errors.As(err, new(*SilentError)) {
+			return Metrics{}, err
+		}
+	}
+	return m, err
 }
 
 // ParseMetrics reads a Prometheus text exposition with expfmt.

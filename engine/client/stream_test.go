@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -192,4 +193,64 @@ func FuzzSSE(f *testing.F) {
 			t.Fatalf("negative counts %+v", res)
 		}
 	})
+}
+
+// TestSilentServer: a server that takes the connection and never answers
+// makes every info request fail within the client's limit with an error
+// that says so, instead of hanging; a caller's own cancel stays a cancel.
+func TestSilentServer(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // held open, never answered
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	c, err := New("http://"+l.Addr().String(), WithInfoTimeout(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseIdle()
+	ctx := context.Background()
+	calls := map[string]func() error{
+		"/v1/models": func() error { _, err := c.Models(ctx); return err },
+		"/version":   func() error { _, err := c.Version(ctx); return err },
+		"/health":    func() error { return c.Health(ctx) },
+		"/metrics":   func() error { _, err := c.Metrics(ctx); return err },
+		"/tokenize":  func() error { _, err := c.Tokenize(ctx, "m", "hello"); return err },
+	}
+	for path, call := range calls {
+		start := time.Now()
+		err := call()
+		var silent *SilentError
+		if !errors.As(err, &silent) || silent.Path != path || !strings.Contains(err.Error(), "did not answer "+path) {
+			t.Errorf("%s: %v (%T), want a SilentError naming it", path, err, err)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("%s gave up after %v, want about 200ms", path, took)
+		}
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	time.AfterFunc(50*time.Millisecond, cancel)
+	if _, err := c.Models(cctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled by the caller: %v, want context.Canceled", err)
+	}
 }
