@@ -23,18 +23,35 @@ var CSVColumns = []string{
 	"completed_requests", "output_tokens", "measured_s",
 }
 
-// WriteCSV writes every cell of r as one row of CSVColumns: prefill cells
-// first by context, then decode cells by context and concurrency. A figure
-// that was not measured is an empty field, never a 0. The number of
-// decimals per column follows the reference files (tok/s and TBT 0.1,
-// TTFT whole milliseconds, avg_active 0.01, seconds 0.1).
+// SimulatedColumn is the column a simulated run's CSV adds after
+// CSVColumns, saying "yes" on every row: simulated runs are labelled as
+// such everywhere, and a file keeps its label through a spreadsheet (a
+// row copied out still says it) and back through ReadReferenceCSV. A
+// measured run's CSV leaves the column out, so it keeps exactly the
+// columns of the published reference runs.
+const SimulatedColumn = "simulated"
+
+// WriteCSV writes every cell of r as one row of CSVColumns (and
+// SimulatedColumn for a simulated run): prefill cells first by context,
+// then decode cells by context and concurrency. A figure that was not
+// measured is an empty field, never a 0. The number of decimals per column
+// follows the reference files (tok/s and TBT 0.1, TTFT whole milliseconds,
+// avg_active 0.01, seconds 0.1).
 func WriteCSV(w io.Writer, r *bench.Run) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVColumns); err != nil {
+	header := CSVColumns
+	if r.Simulated {
+		header = append(slices.Clip(CSVColumns), SimulatedColumn)
+	}
+	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for _, c := range SortedCells(r) {
-		if err := cw.Write(csvRow(c)); err != nil {
+		row := csvRow(c)
+		if r.Simulated {
+			row = append(row, "yes")
+		}
+		if err := cw.Write(row); err != nil {
 			return err
 		}
 	}

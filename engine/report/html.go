@@ -76,8 +76,8 @@ type page struct {
 type pageRun struct {
 	Letter, Label string
 	Run           *bench.Run
-	GPU, Model    string
-	Engine        string
+	Model, Engine string
+	Machine       machineText
 	Matrix        pageMatrix
 	Prefill       []bench.Cell
 	Cells         []bench.Cell
@@ -122,7 +122,7 @@ func buildPage(runs []*bench.Run, opts HTMLOptions) (*page, error) {
 		p.Letters = append(p.Letters, chart.Letter(i))
 		p.Runs = append(p.Runs, pageRun{
 			Letter: chart.Letter(i), Label: strings.TrimPrefix(labels[i], chart.Letter(i)+": "), Run: r,
-			GPU: chart.GPUName(r), Model: chart.Model(r), Engine: chart.Engine(r),
+			Model: chart.Model(r), Engine: chart.Engine(r), Machine: describeMachine(r),
 			Matrix:  matrixOf(r, contexts, conc, max),
 			Prefill: r.PrefillCells(),
 			Cells:   SortedCells(r),

@@ -22,7 +22,7 @@ import (
 func WriteMarkdown(w io.Writer, r *bench.Run) error {
 	b := bufio.NewWriter(w)
 	mdHeader(b, r)
-	mdHardware(b, r.Hardware)
+	mdHardware(b, r)
 	mdEngine(b, r)
 	mdPlan(b, &r.Plan)
 	mdMatrix(b, r)
@@ -71,21 +71,18 @@ func mdHeader(b *bufio.Writer, r *bench.Run) {
 	}
 }
 
-func mdHardware(b *bufio.Writer, hw *hardware.Snapshot) {
+func mdHardware(b *bufio.Writer, r *bench.Run) {
 	b.WriteString("\n## Hardware\n\n")
-	if hw == nil {
+	m := describeMachine(r)
+	if !m.Recorded {
 		b.WriteString("Not recorded.\n")
 		return
 	}
-	if len(hw.GPUs) == 0 {
-		reason := hw.GPUAbsentReason
-		if reason == "" {
-			reason = "none detected"
-		}
-		fmt.Fprintf(b, "GPU: %s\n\n", mdText(reason))
+	if !m.GPUs {
+		fmt.Fprintf(b, "GPU: %s\n\n", mdText(m.GPU))
 	} else {
 		b.WriteString("| GPU | VRAM | Power limit | PCIe | Memory bandwidth | Compute capability |\n|---|---|---|---|---|---|\n")
-		for _, g := range hw.GPUs {
+		for _, g := range r.Hardware.GPUs {
 			pcie := "n/a"
 			if g.PCIeGen > 0 && g.PCIeWidth > 0 {
 				pcie = fmt.Sprintf("Gen %d x%d", g.PCIeGen, g.PCIeWidth)
@@ -96,16 +93,11 @@ func mdHardware(b *bufio.Writer, hw *hardware.Snapshot) {
 		b.WriteString("\n")
 	}
 	b.WriteString("| Machine | |\n|---|---|\n")
-	fmt.Fprintf(b, "| NVIDIA driver | %s |\n", textOrNA(hw.DriverVersion))
-	fmt.Fprintf(b, "| CUDA (driver) | %s |\n", textOrNA(hw.CUDADriverVersion))
-	cpu := textOrNA(hw.CPU.Model)
-	if hw.CPU.PhysicalCores > 0 {
-		cpu += fmt.Sprintf(" (%d cores, %d threads)", hw.CPU.PhysicalCores, hw.CPU.LogicalCores)
-	}
-	fmt.Fprintf(b, "| CPU | %s |\n", cpu)
-	fmt.Fprintf(b, "| RAM | %s |\n", gib(hw.Memory.TotalBytes))
-	osName := strings.TrimSpace(strings.Join([]string{hw.OS.Name, hw.OS.Kernel, hw.OS.Arch}, " "))
-	fmt.Fprintf(b, "| OS | %s |\n", textOrNA(osName))
+	fmt.Fprintf(b, "| NVIDIA driver | %s |\n", textOrNA(m.Driver))
+	fmt.Fprintf(b, "| CUDA (driver) | %s |\n", textOrNA(m.CUDA))
+	fmt.Fprintf(b, "| CPU | %s |\n", mdText(m.CPU))
+	fmt.Fprintf(b, "| RAM | %s |\n", mdText(m.RAM))
+	fmt.Fprintf(b, "| OS | %s |\n", mdText(m.OS))
 }
 
 func mdEngine(b *bufio.Writer, r *bench.Run) {
@@ -316,7 +308,7 @@ func mdTime(t time.Time) string {
 // gib writes a byte count in GiB, as NVIDIA and the OS report memory.
 func gib(n uint64) string {
 	if n == 0 {
-		return "n/a"
+		return notAvailable
 	}
 	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 }

@@ -29,7 +29,7 @@ func mdFullRun() *bench.Run {
 			DriverVersion: "580.95.05", CUDADriverVersion: "13.0",
 			CPU:    hardware.CPU{Model: "AMD Ryzen 9 5950X", PhysicalCores: 16, LogicalCores: 32},
 			Memory: hardware.Memory{TotalBytes: 128 << 30},
-			OS:     hardware.OS{Name: "Ubuntu 24.04.1 LTS", Kernel: "6.8.0-49-generic", Arch: "amd64"},
+			OS:     hardware.OS{Name: "Ubuntu", Version: "24.04", Kernel: "6.8.0-49-generic", Arch: "x86_64"},
 		},
 		Launch: &bench.Launch{
 			Image: "vllm/vllm-openai:v0.11.0", Model: "Qwen/Qwen3-8B-FP8", GPUs: "all",
@@ -169,5 +169,57 @@ func TestMarkdownReferenceSaysWhatIsUnknown(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown of the reference lacks %q", want)
 		}
+	}
+}
+
+// noGPURun is a simulated run on a machine without an NVIDIA driver, with
+// the OS facts as hardware.detectOS records them on Debian.
+func noGPURun() *bench.Run {
+	r := hostile()
+	r.Name, r.Notes, r.Tags, r.Launch = "no GPU", "", nil, nil
+	r.Hardware = &hardware.Snapshot{
+		GPUs: []hardware.GPU{}, GPUAbsentReason: "no NVIDIA driver found (libnvidia-ml.so.1)",
+		CPU:    hardware.CPU{Model: "Intel Xeon E5-2680 v4", PhysicalCores: 14, LogicalCores: 28},
+		Memory: hardware.Memory{TotalBytes: 64 << 30},
+		OS:     hardware.OS{Name: "Debian", Version: "12.11", Kernel: "6.18.44-fc-v782", Arch: "x86_64"},
+	}
+	return r
+}
+
+// The OS row names the system with its version and labels the kernel, and
+// the HTML states every hardware fact the Markdown does, in the same words.
+func TestHardwareFactsSameInMarkdownAndHTML(t *testing.T) {
+	var b bytes.Buffer
+	if err := report.WriteMarkdown(&b, noGPURun()); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	page := textOf(parse(t, renderHTML(t, noGPURun())))
+	for _, want := range []string{
+		"no NVIDIA driver found (libnvidia-ml.so.1)",
+		"Intel Xeon E5-2680 v4 (14 cores, 28 threads)",
+		"64.0 GiB",
+		"Debian 12.11 (kernel 6.18.44-fc-v782, x86_64)",
+	} {
+		// Markdown escapes the underscore of x86_64; it renders the same.
+		if esc := strings.ReplaceAll(want, "_", `\_`); !strings.Contains(md, esc) {
+			t.Errorf("Markdown lacks %q", esc)
+		}
+		if !strings.Contains(page, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	if !strings.Contains(md, `| OS | Debian 12.11 (kernel 6.18.44-fc-v782, x86\_64) |`) {
+		t.Errorf("Markdown OS row is not the labelled one:\n%s", md)
+	}
+	if !strings.Contains(string(renderHTML(t, noGPURun())), "<dt>GPU</dt><dd>no NVIDIA driver found") {
+		t.Error("HTML does not give the reason the run records for having no GPU")
+	}
+	// A run without a snapshot says so, and claims nothing about the machine.
+	r := noGPURun()
+	r.Hardware = nil
+	raw := string(renderHTML(t, r))
+	if !strings.Contains(raw, "<dt>GPU</dt><dd>not recorded</dd>") || strings.Contains(raw, "<dt>CPU</dt>") {
+		t.Errorf("HTML of a run without hardware: want GPU not recorded and no CPU line")
 	}
 }

@@ -41,7 +41,8 @@ var referenceNamespace = uuid.MustParse("6f1d3c0e-8a4b-5e7f-9c21-3b5a7d9e0f42")
 
 // ReadReferenceCSV reads a measurements CSV in the format of the published
 // reference runs (the columns of CSVColumns; extra columns are ignored) into
-// a run with Origin "imported" and status complete. Figures come only from
+// a run with Origin "imported" and status complete. A SimulatedColumn that
+// says yes (or true, 1) marks the run Simulated. Figures come only from
 // the file: blank fields stay unmeasured (0), and nothing the file does not
 // say is made up. CreatedAt is left zero for the caller to set (the time of
 // import); the UUID is derived from the file's bytes.
@@ -62,73 +63,117 @@ func ReadReferenceCSVNamed(r io.Reader, name string) (*bench.Run, error) {
 	if len(data) > MaxReferenceCSVBytes {
 		return nil, fmt.Errorf("the CSV file is larger than %d MiB; is it really a RigBench measurements file?", MaxReferenceCSVBytes>>20)
 	}
-	cells, err := parseReferenceCells(data)
+	cells, simulated, err := parseReferenceCells(data)
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
 	run := &bench.Run{
-		Schema: bench.Schema,
-		UUID:   uuid.NewSHA1(referenceNamespace, sum[:]).String(),
-		Status: bench.RunComplete,
-		Origin: bench.OriginImported,
-		Cells:  cells,
-		Server: bench.Server{KVCapacitySource: bench.KVSourceUnknown},
+		Schema:    bench.Schema,
+		UUID:      uuid.NewSHA1(referenceNamespace, sum[:]).String(),
+		Status:    bench.RunComplete,
+		Origin:    bench.OriginImported,
+		Simulated: simulated,
+		Cells:     cells,
+		Server:    bench.Server{KVCapacitySource: bench.KVSourceUnknown},
 	}
 	run.Plan = planFromCells(cells)
 	applyReferenceName(run, name)
 	return run, nil
 }
 
-// parseReferenceCells parses the CSV body into cells, checking every field.
-func parseReferenceCells(data []byte) ([]bench.Cell, error) {
+// parseReferenceCells parses the CSV body into cells, checking every field,
+// and says whether its SimulatedColumn marks the run simulated.
+func parseReferenceCells(data []byte) ([]bench.Cell, bool, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // spreadsheet BOM
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = false
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
-		return nil, errors.New("the CSV file is empty; export a run with 'rigbench-cli export ID --format csv'")
+		return nil, false, errors.New("the CSV file is empty; export a run with 'rigbench-cli export ID --format csv'")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("the file is not a valid CSV (%w); export one with 'rigbench-cli export ID --format csv'", err)
+		return nil, false, fmt.Errorf("the file is not a valid CSV (%w); export one with 'rigbench-cli export ID --format csv'", err)
 	}
 	col, err := columnIndex(header)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	var cells []bench.Cell
 	seen := map[[3]any]int{}
+	sim := simulatedMark{col: -1}
+	if i, ok := col[SimulatedColumn]; ok {
+		sim.col = i
+	}
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("the file is not a valid CSV (%w); export one with 'rigbench-cli export ID --format csv'", err)
+			return nil, false, fmt.Errorf("the file is not a valid CSV (%w); export one with 'rigbench-cli export ID --format csv'", err)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue // a blank line
 		}
 		if len(rec) != len(header) {
-			return nil, fmt.Errorf("line %d has %d fields, the header has %d", line, len(rec), len(header))
+			return nil, false, fmt.Errorf("line %d has %d fields, the header has %d", line, len(rec), len(header))
 		}
 		c, err := parseReferenceRow(rec, col)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
+			return nil, false, fmt.Errorf("line %d: %w", line, err)
+		}
+		if err := sim.read(rec, line); err != nil {
+			return nil, false, err
 		}
 		key := [3]any{c.Phase, c.Context, c.Concurrency}
 		if prev, dup := seen[key]; dup {
-			return nil, fmt.Errorf("line %d repeats the %s cell at context %d, concurrency %d of line %d", line, c.Phase, c.Context, c.Concurrency, prev)
+			return nil, false, fmt.Errorf("line %d repeats the %s cell at context %d, concurrency %d of line %d", line, c.Phase, c.Context, c.Concurrency, prev)
 		}
 		seen[key] = line
 		cells = append(cells, c)
 	}
 	if len(cells) == 0 {
-		return nil, errors.New("the CSV file has a header but no measurements")
+		return nil, false, errors.New("the CSV file has a header but no measurements")
 	}
-	return cells, nil
+	return cells, sim.yes, nil
+}
+
+// simulatedMark reads SimulatedColumn row by row. A run is simulated or
+// not as a whole, so rows that disagree are an error rather than a guess.
+type simulatedMark struct {
+	col      int // -1: the file has no such column
+	yes      bool
+	seen     bool
+	lastLine int
+}
+
+func (m *simulatedMark) read(rec []string, line int) error {
+	if m.col < 0 {
+		return nil
+	}
+	var yes bool
+	switch v := strings.ToLower(strings.TrimSpace(rec[m.col])); v {
+	case "yes", "true", "1":
+		yes = true
+	case "no", "false", "0", "":
+	default:
+		return fmt.Errorf("line %d: simulated %q is neither yes nor no; write yes for a simulated run, or leave the column empty", line, rec[m.col])
+	}
+	if m.seen && yes != m.yes {
+		return fmt.Errorf("line %d says simulated %s and line %d %s; a file holds one run, so mark all its rows the same", line, yesNo(yes), m.lastLine, yesNo(m.yes))
+	}
+	m.yes, m.seen, m.lastLine = yes, true, line
+	return nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
 
 // columnIndex maps each known column to its position in header and checks

@@ -180,6 +180,7 @@ func FuzzReadReferenceCSV(f *testing.F) {
 	f.Add([]byte("phase,context_tokens,concurrency,status\nprefill,8192,1,Valid\n"), "x_y_z-1")
 	f.Add([]byte("\xef\xbb\xbfphase,context_tokens,concurrency,status\n\"decode\",0,1,\"Over capacity\"\n"), "")
 	f.Add([]byte("a,b\n\"unterminated"), "a_b_c")
+	f.Add([]byte("phase,context_tokens,concurrency,status,simulated\ndecode,0,1,Valid,yes\ndecode,0,2,Valid,Yes\n"), "")
 	f.Fuzz(func(t *testing.T, in []byte, name string) {
 		run, err := report.ReadReferenceCSVNamed(bytes.NewReader(in), filepath.Base(name))
 		if err != nil {
@@ -200,6 +201,9 @@ func FuzzReadReferenceCSV(f *testing.F) {
 		if len(again.Cells) != len(run.Cells) {
 			t.Fatalf("cells %d then %d", len(run.Cells), len(again.Cells))
 		}
+		if again.Simulated != run.Simulated {
+			t.Fatalf("simulated %v then %v", run.Simulated, again.Simulated)
+		}
 	})
 }
 
@@ -219,4 +223,88 @@ func firstDiff(got, want string) string {
 		}
 	}
 	return "(no line differs)"
+}
+
+// A simulated run keeps its label through CSV: a "simulated" column says
+// yes on every row, and the reader sets Simulated back. A measured run's
+// CSV keeps exactly the reference columns.
+func TestCSVKeepsSimulatedLabel(t *testing.T) {
+	t.Parallel()
+	run := mdFullRun()
+	run.Simulated = true
+	var b bytes.Buffer
+	if err := report.WriteCSV(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if want := strings.Join(report.CSVColumns, ",") + ",simulated"; lines[0] != want {
+		t.Errorf("header = %q, want %q", lines[0], want)
+	}
+	for _, l := range lines[1:] {
+		if !strings.HasSuffix(l, ",yes") {
+			t.Errorf("row %q does not say simulated", l)
+		}
+	}
+	for _, name := range []string{"", "sim_demo-model_simulated-1.0.csv"} {
+		back, err := report.ReadReferenceCSVNamed(bytes.NewReader(b.Bytes()), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !back.Simulated || len(back.Cells) != len(run.Cells) {
+			t.Errorf("name %q: read back simulated=%v with %d cells, want true and %d", name, back.Simulated, len(back.Cells), len(run.Cells))
+		}
+		var again bytes.Buffer
+		if err := report.WriteCSV(&again, back); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(again.Bytes(), b.Bytes()) {
+			t.Errorf("a simulated CSV read and written again differs:\n%s", firstDiff(again.String(), b.String()))
+		}
+	}
+
+	run.Simulated = false
+	b.Reset()
+	if err := report.WriteCSV(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "simulated") {
+		t.Error("a measured run's CSV names the simulated column")
+	}
+	ref, _ := readRef(t)
+	if ref.Simulated {
+		t.Error("the published reference imported as simulated")
+	}
+}
+
+func TestReadReferenceCSVSimulatedColumn(t *testing.T) {
+	t.Parallel()
+	head := strings.Join(report.CSVColumns, ",") + ",simulated\n"
+	row := func(n int, sim string) string {
+		return "decode,0,0," + strconv.Itoa(n) + ",Valid,,,,,,,,," + sim + "\n"
+	}
+	for _, tc := range []struct {
+		name, in string
+		want     bool
+	}{
+		{"yes", head + row(1, "yes") + row(2, "YES"), true},
+		{"true", head + row(1, "true") + row(2, " True "), true},
+		{"no", head + row(1, "no") + row(2, ""), false},
+		{"blank", head + row(1, "") + row(2, ""), false},
+	} {
+		r, err := report.ReadReferenceCSV(strings.NewReader(tc.in))
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		} else if r.Simulated != tc.want {
+			t.Errorf("%s: simulated = %v, want %v", tc.name, r.Simulated, tc.want)
+		}
+	}
+	for _, tc := range []struct{ name, in, want string }{
+		{"mixed", head + row(1, "yes") + row(2, "no"), "mark all its rows the same"},
+		{"bad value", head + row(1, "maybe"), "neither yes nor no"},
+	} {
+		_, err := report.ReadReferenceCSV(strings.NewReader(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want one mentioning %q", tc.name, err, tc.want)
+		}
+	}
 }

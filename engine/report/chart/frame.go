@@ -2,9 +2,9 @@ package chart
 
 import (
 	"image/color"
+	"math"
 
 	xfont "golang.org/x/image/font"
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -26,6 +26,50 @@ const (
 // its layout.
 var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
+// fallbackSlack is how much wider than Liberation Sans a viewer may set a
+// chart's text. An SVG names Liberation Sans, and a machine without it
+// substitutes another font: Chromium on Linux takes DejaVu Sans, 12–18%
+// wider (25% for bold digits). SVG text is placed by where it starts, so a
+// layout measured in Liberation alone let the colour bar's "total tok/s"
+// run into its "0" and the y-axis figures into their tick marks.
+const fallbackSlack = 1.2
+
+// roomyText is plot's plain text handler measuring every text
+// fallbackSlack times its Liberation width, so whatever is laid out after
+// a text, and every fit to a width, leaves room for the wider setting. It
+// places aligned text so the wider setting still ends where the layout
+// expects: right-aligned text ends at its point in the wider font (a
+// little short of it in Liberation); centred text is off centre by 5% of
+// its width in either font rather than 10% in one. PNG and SVG share the
+// layout, so the app shows what the report shows.
+type roomyText struct{ text.Plain }
+
+// roomy is the handler of every text the charts draw.
+var roomy text.Handler = roomyText{text.Plain{Fonts: font.DefaultCache}}
+
+// Box implements text.Handler with the width fallbackSlack wider.
+func (h roomyText) Box(txt string, fnt font.Font) (width, height, depth vg.Length) {
+	width, height, depth = h.Plain.Box(txt, fnt)
+	return width * fallbackSlack, height, depth
+}
+
+// Draw implements text.Handler: it turns the alignment into an offset
+// along the (possibly rotated) baseline and draws the text left-aligned
+// from there. Texts of several lines (the charts draw none) keep plot's
+// own placement.
+func (h roomyText) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
+	if len(h.Lines(txt)) == 1 && sty.XAlign != draw.XLeft {
+		a := float64(sty.XAlign) // -1 right, -0.5 centre
+		w, _, _ := h.Plain.Box(txt, sty.Font)
+		off := a * (1 - (fallbackSlack-1)*a) * float64(w)
+		sin, cos := math.Sincos(sty.Rotation)
+		pt.X += vg.Length(off * cos)
+		pt.Y += vg.Length(off * sin)
+		sty.XAlign = draw.XLeft
+	}
+	h.Plain.Draw(c, txt, sty, pt)
+}
+
 func textStyle(size vg.Length, clr color.Color, bold bool) text.Style {
 	f := sans
 	if bold {
@@ -34,7 +78,7 @@ func textStyle(size vg.Length, clr color.Color, bold bool) text.Style {
 	return text.Style{
 		Color:   clr,
 		Font:    font.From(f, size),
-		Handler: plot.DefaultTextHandler,
+		Handler: roomy,
 	}
 }
 

@@ -209,8 +209,10 @@ func newPlot(th Theme) *plot.Plot {
 		a.Tick.LineStyle.Color = th.Muted
 		a.Label.TextStyle.Color = th.Foreground
 		a.Label.TextStyle.Font = font.From(sans, labelSize)
+		a.Label.TextStyle.Handler = roomy
 		a.Tick.Label.Color = th.Foreground
 		a.Tick.Label.Font = font.From(sans, tickSize)
+		a.Tick.Label.Handler = roomy
 	}
 	return p
 }
