@@ -299,7 +299,12 @@ func (v *validator) cell(i int, c *Cell) {
 	}
 	v.text(where+": reason", c.Reason, maxTextLen)
 	for j, s := range c.ServerSamples {
-		for _, f := range []float64{s.T, s.Running, s.Waiting, s.KVUsage, s.PrefixCacheQueries, s.PrefixCacheHits, s.Preemptions} {
+		// The baseline sample is taken just before the window opens, so
+		// its t is negative (a few milliseconds).
+		if math.IsNaN(s.T) || math.Abs(s.T) > maxFigure {
+			v.fail("%s: server_samples[%d] t is %v, want a finite number of seconds", where, j, s.T)
+		}
+		for _, f := range []float64{s.Running, s.Waiting, s.KVUsage, s.PrefixCacheQueries, s.PrefixCacheHits, s.Preemptions} {
 			v.num(fmt.Sprintf("%s: server_samples[%d]", where, j), f)
 		}
 	}

@@ -214,7 +214,9 @@ type Cell struct {
 }
 
 // ServerSample is one /metrics scrape during a window. T is seconds since
-// the window opened. Counters are cumulative as the server reports them.
+// the window opened; the first sample is the baseline taken just before it
+// (T ≤ 0), which counters are measured from and gauges leave out. Counters
+// are cumulative as the server reports them.
 type ServerSample struct {
 	T                  float64 `json:"t"`
 	Running            float64 `json:"running"`
