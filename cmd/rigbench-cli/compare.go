@@ -66,7 +66,7 @@ func writeVisual(w io.Writer, format string, runs []*bench.Run, v visualFlags) e
 			Format: chart.Format(format), Width: v.width, Height: v.height, Scale: v.scale, Dark: v.dark,
 		})
 	default:
-		return fmt.Errorf("unknown format %q: use html, md, png or svg: %w", format, errUsage)
+		return usagef("unknown format %q: use html, md, png or svg", format)
 	}
 	if err != nil {
 		return err
@@ -88,7 +88,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(ids) < 2 {
-		return fmt.Errorf("give at least two runs to compare: %w", errUsage)
+		return usagef("give at least two runs to compare")
 	}
 	if len(ids) > chart.MaxRuns {
 		return fmt.Errorf("a comparison shows at most %d runs, not %d: pick fewer", chart.MaxRuns, len(ids))

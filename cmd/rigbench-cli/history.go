@@ -124,11 +124,11 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return fmt.Errorf("unexpected argument %q: %w", rest[0], errUsage)
+		return usagef("unexpected argument %q", rest[0])
 	}
 	if *since != "" {
 		if f.Since, err = time.ParseInLocation("2006-01-02", *since, time.Local); err != nil {
-			return fmt.Errorf("--since %q is not a date like 2025-06-01: %w", *since, errUsage)
+			return usagef("--since %q is not a date like 2025-06-01", *since)
 		}
 	}
 	db, err := h.open(ctx, e, false)
@@ -189,7 +189,7 @@ func runShow(ctx context.Context, e *env, args []string) error {
 		title = "(unnamed)"
 	}
 	fmt.Fprintf(w, "Run %s  %s\n", r.UUID, title)
-	fmt.Fprintf(w, "Status %s, started %s", r.Status, r.CreatedAt.Local().Format("2006-01-02 15:04"))
+	fmt.Fprintf(w, "Status %s, %s", r.Status, startedText(r))
 	if !r.FinishedAt.IsZero() {
 		fmt.Fprintf(w, ", finished %s", r.FinishedAt.Local().Format("15:04"))
 	}
@@ -197,12 +197,24 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	if r.Simulated {
 		fmt.Fprintln(w, "Simulated server (demo mode): not a real card.")
 	}
-	if r.Hardware != nil {
+	switch {
+	case r.Hardware != nil && len(r.Hardware.GPUs) > 0:
 		for _, g := range r.Hardware.GPUs {
 			fmt.Fprintf(w, "GPU %d: %s\n", g.Index, g.Name)
 		}
+	case r.Origin == bench.OriginImported || r.Hardware == nil:
+		fmt.Fprintln(w, "GPU: unknown (not recorded)")
+	case !r.Simulated:
+		fmt.Fprintln(w, "GPU: none detected")
 	}
-	fmt.Fprintf(w, "Model %s on %s\n", dash(r.Server.Model), dash(strings.TrimSpace(r.Server.Engine+" "+r.Server.Version)))
+	model := "Model unknown (not recorded)"
+	if r.Server.Model != "" {
+		model = "Model " + r.Server.Model
+	}
+	if engine := strings.TrimSpace(r.Server.Engine + " " + r.Server.Version); engine != "" {
+		model += " on " + engine
+	}
+	fmt.Fprintln(w, model)
 	if r.Launch != nil && r.Launch.ServeCommand != "" {
 		fmt.Fprintf(w, "Launch: %s\n", r.Launch.ServeCommand)
 	}
@@ -232,7 +244,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	}
 	write, ok := exportFormats[strings.ToLower(*format)]
 	if !ok {
-		return fmt.Errorf("unknown format %q; use one of %s: %w", *format, formatNames(), errUsage)
+		return usagef("unknown format %q; use one of %s", *format, formatNames())
 	}
 	db, r, err := h.oneRun(ctx, e, rest)
 	if err != nil {
@@ -256,25 +268,26 @@ func runExport(ctx context.Context, e *env, args []string) error {
 }
 
 // writeFileAtomic writes through a temporary file in the same folder and
-// renames it, so readers never see a partial export.
+// renames it, so readers never see a partial export. Errors name path,
+// never the temporary file.
 func writeFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".rigbench-export-*")
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %v; check that the folder exists and is writable", path, err)
+		return fmt.Errorf("cannot write %s (%v); check that the folder exists and is writable", path, osReason(err))
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return fmt.Errorf("cannot write %s: %v; check the free disk space", path, err)
+		return fmt.Errorf("cannot write %s (%v); check the free disk space", path, osReason(err))
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("cannot write %s: %v; check the free disk space", path, err)
+		return fmt.Errorf("cannot write %s (%v); check the free disk space", path, osReason(err))
 	}
 	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
+		return fmt.Errorf("cannot write %s (%v)", path, osReason(err))
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("cannot write %s: %v", path, err)
+		return fmt.Errorf("cannot write %s (%v)", path, osReason(err))
 	}
 	return nil
 }
@@ -288,7 +301,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(files) == 0 {
-		return fmt.Errorf("give one or more files: %w", errUsage)
+		return usagef("give one or more files")
 	}
 	db, err := h.open(ctx, e, false)
 	if err != nil {
@@ -318,22 +331,35 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// importFormats names what import accepts, for its error messages.
+const importFormats = "a run exported as JSON ('rigbench-cli export ID') or a measurements CSV ('--format csv')"
+
 // readImportFile reads an exported run (JSON) or a measurements CSV in the
 // reference format, told apart by their first character ('{' is JSON). A
-// CSV carries no start time, so the run is dated at its import.
+// CSV carries no start time, so the run is dated at its import (and its
+// Origin, "imported", tells show that the date is not a start time).
 func readImportFile(path string) (*bench.Run, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("it is a folder, not a file: give the files in it instead, e.g. %s", filepath.Join(path, "*.json"))
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open the file: %v", err)
+		return nil, fmt.Errorf("cannot open the file (%v)", osReason(err))
 	}
 	defer f.Close()
 	head := make([]byte, 512)
-	n, _ := io.ReadFull(f, head)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("cannot read the file (%v)", osReason(err))
+	}
 	head = bytes.TrimLeft(bytes.TrimPrefix(head[:n], []byte("\xef\xbb\xbf")), " \t\r\n")
+	if len(head) == 0 {
+		return nil, fmt.Errorf("the file is empty; import takes %s", importFormats)
+	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	if len(head) > 0 && head[0] == '{' {
+	if head[0] == '{' {
 		return bench.ReadRun(f)
 	}
 	r, err := report.ReadReferenceCSVNamed(f, filepath.Base(path))
@@ -387,11 +413,21 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// startedText says when the run started. An imported measurements CSV
+// records no start time: its CreatedAt is the import, so it is labelled so
+// rather than shown as a start.
+func startedText(r *bench.Run) string {
+	if r.Origin == bench.OriginImported {
+		return "started: unknown (imported " + r.CreatedAt.Local().Format("2006-01-02 15:04") + ")"
+	}
+	return "started " + r.CreatedAt.Local().Format("2006-01-02 15:04")
+}
+
 // oneRun opens the history and reads the one run the arguments name (an ID
 // or a unique prefix of one). The caller closes db.
 func (h *historyFlags) oneRun(ctx context.Context, e *env, rest []string) (*store.DB, *bench.Run, error) {
 	if len(rest) != 1 {
-		return nil, nil, fmt.Errorf("give one run ID: %w", errUsage)
+		return nil, nil, usagef("give one run ID")
 	}
 	db, err := h.open(ctx, e, true)
 	if err != nil {

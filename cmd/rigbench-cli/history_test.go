@@ -190,3 +190,75 @@ func TestHistoryPathFromEnvironment(t *testing.T) {
 		t.Errorf("--db did not win over RIGBENCH_DB: %s", out.String())
 	}
 }
+
+// Import errors say what is wrong with the file in the user's terms, and a
+// missing run is one sentence, not the reason twice.
+func TestHistoryErrorWording(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history.db")
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, nil, 0o644)
+	blank := filepath.Join(dir, "blank.csv")
+	os.WriteFile(blank, []byte("\xef\xbb\xbf \n\n"), 0o644)
+	folder := filepath.Join(dir, "adir")
+	os.Mkdir(folder, 0o755)
+	for _, tc := range []struct{ file, want, not string }{
+		{empty, "the file is empty; import takes a run exported as JSON", "CSV file is empty"},
+		{blank, "the file is empty; import takes a run exported as JSON", "CSV file is empty"},
+		{folder, "it is a folder, not a file", "read the CSV file"},
+	} {
+		code, _, errOut := runCLI(t, "import", tc.file, "--db", db)
+		if code != 1 || !strings.Contains(errOut, tc.want) || strings.Contains(errOut, tc.not) {
+			t.Errorf("import %s: exit %d, stderr %q; want %q", tc.file, code, errOut, tc.want)
+		}
+	}
+
+	mustCLI(t, "import", refCopy(t, dir), "--db", db)
+	for _, cmd := range []string{"show", "export", "delete", "compare"} {
+		args := []string{cmd, "deadbeef", "--db", db}
+		if cmd == "compare" {
+			args = []string{cmd, "deadbeef", "deadbeef", "--db", db}
+		}
+		code, _, errOut := runCLI(t, args...)
+		if code != 1 || !strings.Contains(errOut, "no run has the ID deadbeef") || strings.Contains(errOut, "no run with that ID") {
+			t.Errorf("%s deadbeef: exit %d, stderr %q; want one sentence", cmd, code, errOut)
+		}
+	}
+}
+
+// show prints what an imported reference run has, and labels what it
+// lacks, instead of "Model - on -", "max output 0" and the import time as
+// its start.
+func TestShowImportedReference(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history.db")
+	named := refCopy(t, dir)
+	out := mustCLI(t, "import", named, "--db", db)
+	id := strings.Fields(out)[1]
+	out = mustCLI(t, "show", id, "--db", db)
+	for _, want := range []string{"Model agents-a1-4b-fp8 on vllm 0.32.0", "GPU 0: RTX 3060 12GB",
+		"started: unknown (imported ", "Decode: total tok/s · TTFT (window 30s)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "max output 0") || strings.Contains(out, "started 2") {
+		t.Errorf("show prints unknowns as values:\n%s", out)
+	}
+
+	// The same CSV under a name that says nothing: model and GPU unknown.
+	data, _ := os.ReadFile(named)
+	plain := filepath.Join(dir, "measurements.csv")
+	os.WriteFile(plain, data, 0o644)
+	db2 := filepath.Join(dir, "other.db")
+	out = mustCLI(t, "import", plain, "--db", db2)
+	out = mustCLI(t, "show", strings.Fields(out)[1], "--db", db2)
+	for _, want := range []string{"Model unknown (not recorded)\n", "GPU: unknown (not recorded)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, " - ") || strings.Contains(out, "Model -") {
+		t.Errorf("show prints dashes for unknowns:\n%s", out)
+	}
+}

@@ -36,7 +36,7 @@ func runHW(ctx context.Context, e *env, args []string) error {
 		return exitError{code: 2}
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q: %w", fs.Arg(0), errUsage)
+		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	snap := hardware.Detect(ctx, hardware.WithTimeout(*timeout))
 	if *asJSON {

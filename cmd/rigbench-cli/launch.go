@@ -52,7 +52,7 @@ func runLaunch(ctx context.Context, e *env, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return fmt.Errorf("%v: %w", err, errUsage)
+		return usagef("%v", err)
 	}
 	cfg, err := o.config(e, fs.Args())
 	if err != nil {
@@ -79,7 +79,7 @@ func (o launchOptions) config(e *env, vllmArgs []string) (vllm.LaunchConfig, err
 		cfg.Model = o.model
 	}
 	if cfg.Model == "" {
-		return cfg, fmt.Errorf("--model needs the Hugging Face id of the model to serve: %w", errUsage)
+		return cfg, usagef("--model needs the Hugging Face id of the model to serve")
 	}
 	if cfg.Image, cfg.Tag, err = vllm.SplitImageRef(o.image); err != nil {
 		return cfg, err

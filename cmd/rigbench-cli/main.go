@@ -43,7 +43,22 @@ func main() {
 }
 
 // errUsage marks errors that should be followed by the command's usage.
+// It is only ever matched with errors.Is, never printed: usagef builds the
+// message the user sees.
 var errUsage = errors.New("usage")
+
+// usageError is a mistake in the command line: its message is the whole
+// sentence the user reads, and errors.Is(err, errUsage) holds, so execute
+// adds the usage line and exits 2 without printing the sentinel's text.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string        { return e.msg }
+func (e usageError) Is(target error) bool { return target == errUsage }
+
+// usagef returns a usage error with a formatted message.
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Sprintf(format, args...)}
+}
 
 // execute runs one command line and returns the process exit code.
 func execute(ctx context.Context, e *env, args []string) int {

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/client"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
 )
@@ -49,7 +52,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.apiKey, "api-key", "", "API key of the server (default $RIGBENCH_API_KEY)")
 	fs.StringVar(&f.model, "model", "", "model to benchmark (default: the server's first; with --launch: the Hugging Face id to serve)")
 	fs.StringVar(&f.contexts, "contexts", "", "decode contexts in tokens, e.g. 0,16K,32K,max (default 0,16K,32K,64K,128K,max)")
-	fs.StringVar(&f.concurrency, "concurrency", "1,2,4,8,16,32,64,128", "concurrency levels")
+	fs.StringVar(&f.concurrency, "concurrency", "1,2,4,8,16,32,64,128", "concurrency levels: whole numbers from 1 to 4096")
 	fs.StringVar(&f.prefill, "prefill", "", "prefill contexts, or none (default 8K,16K,32K,64K,128K)")
 	fs.DurationVar(&f.duration, "duration", bench.DefaultDuration, "length of each decode window")
 	fs.IntVar(&f.maxOutput, "max-output", bench.DefaultMaxOutput, "max_tokens of every decode request")
@@ -60,7 +63,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.notes, "notes", "", "free-text notes")
 	fs.BoolVar(&f.demo, "demo", false, "benchmark RigBench's built-in simulated vLLM server (no GPU needed)")
 	fs.StringVar(&f.simProfile, "sim-profile", "", "simulator profile with --demo: "+strings.Join(sim.ProfileNames(), ", "))
-	fs.Float64Var(&f.simSpeed, "sim-speed", 1, "with --demo, run the simulator this many times faster than the card it imitates (windows shorten; figures stay in the card's time)")
+	fs.Float64Var(&f.simSpeed, "sim-speed", 1, "with --demo, run the simulator this many times faster than the card it imitates, 1 or more (windows shorten; figures stay in the card's time)")
 	fs.BoolVar(&f.noTelemetry, "no-telemetry", false, "do not sample GPU power and clocks")
 	f.launch.register(fs)
 	f.saveFlags.register(fs)
@@ -70,42 +73,41 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		}
 		return exitError{code: 2}
 	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	vllmArgs := fs.Args()
 	if len(vllmArgs) > 0 && !f.launch.enabled {
-		return fmt.Errorf("unexpected arguments %q (vLLM flags after -- need --launch): %w", strings.Join(vllmArgs, " "), errUsage)
+		return usagef("unexpected arguments %q (vLLM flags after -- need --launch)", strings.Join(vllmArgs, " "))
 	}
-	plan, err := f.plan()
+	// Everything the flags alone can tell is checked here, before the
+	// simulator, a container or the history is touched: a typo must not
+	// cost a model load, and must exit 2 like any other usage error.
+	plan, err := f.plan(set)
 	if err != nil {
-		return fmt.Errorf("%v: %w", err, errUsage)
+		return usagef("%v", err)
 	}
+	simCfg, err := f.checkTarget(set)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if f.jsonPath != "" {
+		if err := checkWritable(f.jsonPath); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	keyFromEnv := false
 	if f.apiKey == "" {
 		f.apiKey = e.getenv("RIGBENCH_API_KEY")
+		keyFromEnv = f.apiKey != ""
 	}
 
 	opts := session.Options{Model: f.model, Plan: plan, Name: f.name, Notes: f.notes, NoTelemetry: f.noTelemetry,
 		Tags: splitList(f.tags)}
-	modes := 0
-	for _, on := range []bool{f.endpoint != "", f.demo, f.launch.enabled} {
-		if on {
-			modes++
-		}
-	}
 	switch {
-	case modes != 1:
-		return fmt.Errorf("choose one target: --endpoint URL, --demo or --launch: %w", errUsage)
 	case f.endpoint != "":
 		opts.Kind, opts.Endpoint, opts.APIKey = session.Endpoint, f.endpoint, f.apiKey
 	case f.demo:
-		cfg := sim.DefaultConfig()
-		if f.simProfile != "" {
-			p, err := sim.ProfileByName(f.simProfile)
-			if err != nil {
-				return err
-			}
-			cfg.Profile = p
-		}
-		cfg.Speed = f.simSpeed
-		opts.Kind, opts.Sim = session.Demo, cfg
+		opts.Kind, opts.Sim = session.Demo, simCfg
 		opts.Model = ""
 	case f.launch.enabled:
 		l, err := f.launch.launcher(e, f.model, vllmArgs)
@@ -116,84 +118,203 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	opts.Log = func(line string) { fmt.Fprintln(e.stderr, line) }
 
-	prog := newProgress(e.stderr)
-	opts.Observers = append(opts.Observers, prog)
 	saver, closeDB, err := f.saveFlags.recorder(ctx, e)
 	if err != nil {
 		return err
 	}
+	// The check sits in front of the other observers: a plan the server
+	// cannot run stops at its first event and reaches neither the progress
+	// lines nor the history.
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	prog := newProgress(e.stderr)
+	check := &planCheck{cancel: cancel, asked: plan, note: e.stderr}
+	check.next = append(check.next, prog)
 	if saver != nil {
-		opts.Observers = append(opts.Observers, saver)
+		check.next = append(check.next, saver)
 	}
+	opts.Observers = append(opts.Observers, check)
 
-	run, runErr := session.Run(ctx, opts)
+	run, runErr := session.Run(runCtx, opts)
 	prog.finish()
+	if check.err != nil {
+		closeDB() // nothing was recorded
+		return check.err
+	}
+	if f.endpoint != "" && errors.Is(runErr, client.ErrUnauthorized) {
+		runErr = apiKeyError(f.apiKey, keyFromEnv)
+	}
 	if run != nil && len(run.Cells) > 0 {
 		printResults(e.stdout, run)
 	}
+	// A run document that cannot be written must not cost the history: the
+	// write error is reported after the history is closed and its save
+	// confirmed, and the run stays there to export.
+	var jsonErr error
 	if f.jsonPath != "" && run != nil && run.Plan.MaxOutput > 0 {
-		if err := writeRunFile(f.jsonPath, run); err != nil {
-			return errors.Join(runErr, err)
+		if jsonErr = writeRunFile(f.jsonPath, run); jsonErr == nil {
+			fmt.Fprintf(e.stderr, "wrote %s\n", f.jsonPath)
 		}
-		fmt.Fprintf(e.stderr, "wrote %s\n", f.jsonPath)
 	}
 	if err := closeDB(); err != nil {
 		runErr = errors.Join(runErr, err)
 	} else if saver != nil && run != nil && run.Plan.MaxOutput > 0 {
 		fmt.Fprintf(e.stderr, "saved as run %s in the history (rigbench-cli show %s)\n", shortID(run.UUID), shortID(run.UUID))
+		if jsonErr != nil {
+			jsonErr = fmt.Errorf("%v; the run is in the history, so 'rigbench-cli export %s -o FILE' writes it later", jsonErr, shortID(run.UUID))
+		}
 	}
 	if errors.Is(runErr, context.Canceled) {
+		if jsonErr != nil {
+			fmt.Fprintf(e.stderr, "rigbench-cli run: %v\n", jsonErr)
+		}
 		fmt.Fprintln(e.stderr, "cancelled: kept the cells measured so far")
 		return exitError{code: 130}
 	}
-	return runErr
+	return errors.Join(runErr, jsonErr)
 }
 
-// plan builds the plan from the flags. Without --contexts, the defaults
-// that the server cannot hold are dropped at run time (Plan.Resolve keeps
-// them; session trims) — explicit contexts above max_model_len are an error.
-func (f *runFlags) plan() (bench.Plan, error) {
+// checkTarget checks that exactly one target is chosen and that the
+// simulator flags come only with it, and returns the simulator's
+// configuration for --demo.
+func (f *runFlags) checkTarget(set map[string]bool) (sim.Config, error) {
+	modes := 0
+	for _, on := range []bool{f.endpoint != "", f.demo, f.launch.enabled} {
+		if on {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return sim.Config{}, errors.New("choose one target: --endpoint URL, --demo or --launch")
+	}
+	if !f.demo {
+		for _, name := range []string{"sim-profile", "sim-speed"} {
+			if set[name] {
+				return sim.Config{}, fmt.Errorf("--%s applies only to --demo (the simulator); drop it or use --demo", name)
+			}
+		}
+		return sim.Config{}, nil
+	}
+	cfg := sim.DefaultConfig()
+	if f.simProfile != "" {
+		p, err := sim.ProfileByName(f.simProfile)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Profile = p
+	}
+	// The simulator can only run as fast as the card or faster (a slower
+	// one would stretch each window past --duration), and an infinite speed
+	// leaves no time to measure.
+	if f.simSpeed < 1 || math.IsNaN(f.simSpeed) || math.IsInf(f.simSpeed, 0) {
+		return cfg, fmt.Errorf("--sim-speed must be a number of 1 or more (1 is the card's own pace), not %g", f.simSpeed)
+	}
+	cfg.Speed = f.simSpeed
+	return cfg, nil
+}
+
+// apiKeyError explains a server that refused the run's API key, naming
+// where the key came from, or that none was given.
+func apiKeyError(key string, fromEnv bool) error {
+	switch {
+	case key == "":
+		return errors.New("the server needs an API key: pass --api-key or set RIGBENCH_API_KEY")
+	case fromEnv:
+		return errors.New("the server rejected the API key in RIGBENCH_API_KEY: set the right one there or pass --api-key")
+	}
+	return errors.New("the server rejected the API key: pass the right one with --api-key")
+}
+
+// maxConcurrency mirrors the bound of bench.Plan.Validate, so a level out
+// of range is a usage error before anything starts.
+const maxConcurrency = 4096
+
+// plan builds the plan from the flags (set names the flags given). Without
+// --contexts, the defaults that the server cannot hold are dropped at run
+// time (Plan.Resolve keeps them; session trims) — explicit contexts above
+// max_model_len are an error. Each error is one sentence naming the flag.
+func (f *runFlags) plan(set map[string]bool) (bench.Plan, error) {
 	p := bench.DefaultPlan()
 	var err error
-	if f.contexts != "" {
+	if set["contexts"] {
+		if strings.TrimSpace(f.contexts) == "" {
+			return p, errors.New("--contexts is empty: give decode contexts such as 0,16K,max, or leave the flag out for the defaults")
+		}
 		if p.Contexts, err = bench.ParseTokenList(f.contexts); err != nil {
 			return p, fmt.Errorf("--contexts: %w", err)
 		}
 	} else {
 		p.TrimContexts = true
 	}
-	if p.Concurrency, err = parseIntList(f.concurrency); err != nil {
-		return p, fmt.Errorf("--concurrency: %w", err)
+	if p.Concurrency, err = parseConcurrency(f.concurrency); err != nil {
+		return p, err
 	}
-	switch strings.ToLower(strings.TrimSpace(f.prefill)) {
-	case "":
-	case "none", "0", "-":
+	switch prefill := strings.ToLower(strings.TrimSpace(f.prefill)); {
+	case prefill == "" && set["prefill"]:
+		return p, errors.New("--prefill is empty: give prefill contexts such as 8K,16K, or none to skip prefill")
+	case prefill == "":
+	case prefill == "none", prefill == "0", prefill == "-":
 		p.PrefillContexts = nil
 	default:
 		if p.PrefillContexts, err = bench.ParseTokenList(f.prefill); err != nil {
 			return p, fmt.Errorf("--prefill: %w", err)
 		}
 	}
+	if f.duration <= 0 {
+		return p, fmt.Errorf("--duration must be positive, e.g. 30s, not %s", f.duration)
+	}
+	if f.maxOutput < 1 {
+		return p, fmt.Errorf("--max-output must be at least 1 token, e.g. 8192, not %d", f.maxOutput)
+	}
+	if f.kvCapacity < 0 {
+		return p, errors.New("--kv-capacity must be a positive number of tokens")
+	}
 	p.DurationS = f.duration.Seconds()
 	p.MaxOutput = f.maxOutput
 	p.KVCapacityOverride = f.kvCapacity
-	if f.kvCapacity < 0 {
-		return p, errors.New("--kv-capacity must be a positive number of tokens")
+	// What the engine checks without the server (0: max_model_len not yet
+	// known) is checked now too, so no rule of its own slips past to fail
+	// after the server is up. Validate wants a resolved plan; "max" stands
+	// for a length not known yet, so it is checked as 0 (Resolve would drop
+	// it, and a plan of only "max" would look empty).
+	q := p
+	q.Contexts, q.PrefillContexts = maxAsZero(p.Contexts), maxAsZero(p.PrefillContexts)
+	if err := q.Validate(0); err != nil {
+		return p, err
 	}
 	return p, nil
 }
 
-func parseIntList(s string) ([]int, error) {
-	l, err := bench.ParseTokenList(s)
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range l {
-		if n < 1 {
-			return nil, fmt.Errorf("%q: each value must be a whole number of at least 1", s)
+// maxAsZero returns cs with bench.ContextMax replaced by 0.
+func maxAsZero(cs []int) []int {
+	out := make([]int, len(cs))
+	for i, c := range cs {
+		if c != bench.ContextMax {
+			out[i] = c
 		}
 	}
-	return l, nil
+	return out
+}
+
+// parseConcurrency reads --concurrency: positive whole numbers only, since
+// a level is a count of requests, not of tokens (no K suffix, no max).
+func parseConcurrency(s string) ([]int, error) {
+	bad := fmt.Errorf("--concurrency %q: each level must be a whole number from 1 to %d, e.g. 1,2,4,8", s, maxConcurrency)
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 || n > maxConcurrency {
+			return nil, bad
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, bad
+	}
+	return out, nil
 }
 
 func splitList(s string) []string {
@@ -207,22 +328,23 @@ func splitList(s string) []string {
 }
 
 // writeRunFile writes the run document atomically: a full disk or a crash
-// never leaves a truncated file in place of a good one.
+// never leaves a truncated file in place of a good one. Errors name path,
+// never the temporary file beside it.
 func writeRunFile(path string, run *bench.Run) error {
 	tmp, err := os.CreateTemp(dirOf(path), ".rigbench-*.json")
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+		return fmt.Errorf("cannot write %s (%v); check that its folder exists and is writable", path, osReason(err))
 	}
 	defer os.Remove(tmp.Name())
 	if err := bench.WriteRun(tmp, run); err != nil {
 		tmp.Close()
-		return fmt.Errorf("cannot write %s: %w", path, err)
+		return fmt.Errorf("cannot write %s (%v); check the free disk space", path, osReason(err))
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+		return fmt.Errorf("cannot write %s (%v); check the free disk space", path, osReason(err))
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+		return fmt.Errorf("cannot write %s (%v)", path, osReason(err))
 	}
 	return nil
 }

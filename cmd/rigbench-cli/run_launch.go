@@ -32,7 +32,7 @@ func (l *launchFlags) register(fs *flag.FlagSet) {
 // launcher builds the session's Docker launcher from the flags.
 func (l *launchFlags) launcher(e *env, model string, vllmArgs []string) (*session.DockerLauncher, error) {
 	if model == "" {
-		return nil, fmt.Errorf("--launch needs --model with the Hugging Face id to serve: %w", errUsage)
+		return nil, usagef("--launch needs --model with the Hugging Face id to serve")
 	}
 	line := "vllm serve " + vllm.Quote(model) + " " + strings.Join(quoteAll(vllmArgs), " ")
 	cfg, err := vllm.ParseCommand(line)

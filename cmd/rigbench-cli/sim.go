@@ -38,7 +38,7 @@ func runSim(ctx context.Context, e *env, args []string) error {
 			return nil
 		case a == "--addr":
 			if i+1 >= len(args) {
-				return fmt.Errorf("--addr needs a value such as 127.0.0.1:8000: %w", errUsage)
+				return usagef("--addr needs a value such as 127.0.0.1:8000")
 			}
 			i++
 			addr = args[i]
@@ -59,7 +59,7 @@ func runSim(ctx context.Context, e *env, args []string) error {
 		host, port, err := net.SplitHostPort(addr)
 		n, perr := strconv.Atoi(port)
 		if err != nil || perr != nil || n < 0 || n > 65535 {
-			return fmt.Errorf("--addr %q is not host:port; use e.g. 127.0.0.1:8000: %w", addr, errUsage)
+			return usagef("--addr %q is not host:port; use e.g. 127.0.0.1:8000", addr)
 		}
 		cfg.Host, cfg.Port = host, n
 	}

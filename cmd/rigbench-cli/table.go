@@ -17,7 +17,13 @@ func printResults(w io.Writer, run *bench.Run) {
 	}
 	contexts, conc := run.DecodeAxes()
 	if len(contexts) > 0 && len(conc) > 0 {
-		fmt.Fprintf(w, "\nDecode: total tok/s · TTFT (window %gs, max output %d)\n", run.Plan.DurationS, run.Plan.MaxOutput)
+		// An imported measurements CSV records no max output: say nothing
+		// rather than "max output 0".
+		if run.Plan.MaxOutput > 0 {
+			fmt.Fprintf(w, "\nDecode: total tok/s · TTFT (window %gs, max output %d)\n", run.Plan.DurationS, run.Plan.MaxOutput)
+		} else {
+			fmt.Fprintf(w, "\nDecode: total tok/s · TTFT (window %gs)\n", run.Plan.DurationS)
+		}
 		const width = 18
 		fmt.Fprint(w, padRight("context \\ N", 12))
 		for _, n := range conc {

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/sim"
+)
+
+// Every flag the command line alone can judge is refused before anything
+// starts (no simulator, no history file), with exit 2, one sentence and the
+// usage line, and never the sentinel's own text.
+func TestRunFlagErrorsBeforeStart(t *testing.T) {
+	demo := []string{"run", "--demo", "--sim-profile", "tiny", "--sim-speed", "20", "--no-telemetry"}
+	const concurrencyMsg = "each level must be a whole number from 1 to 4096"
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{append(demo, "--contexts", ""), "--contexts is empty"},
+		{append(demo, "--prefill", ""), "--prefill is empty"},
+		{append(demo, "--concurrency", "-2"), concurrencyMsg},
+		{append(demo, "--concurrency", "1.5"), concurrencyMsg},
+		{append(demo, "--concurrency", "max"), concurrencyMsg},
+		{append(demo, "--concurrency", "1K"), concurrencyMsg},
+		{append(demo, "--concurrency", "100000"), concurrencyMsg},
+		{append(demo, "--duration", "-1s"), "--duration must be positive"},
+		{append(demo, "--max-output", "0"), "--max-output must be at least 1"},
+		{append(demo, "--sim-speed", "0"), "--sim-speed must be a number of 1 or more"},
+		{append(demo, "--sim-speed", "0.5"), "--sim-speed must be a number of 1 or more"},
+		{append(demo, "--sim-profile", "nope"), `no simulator profile "nope"`},
+		{[]string{"run", "--endpoint", "http://127.0.0.1:1", "--sim-speed", "2"}, "--sim-speed applies only to --demo"},
+		{[]string{"run", "--endpoint", "http://127.0.0.1:1", "--sim-profile", "tiny"}, "--sim-profile applies only to --demo"},
+		{append(demo, "--json", "/nonexistent/dir/x.json"), "the folder /nonexistent/dir does not exist"},
+	}
+	for _, tc := range cases {
+		db := filepath.Join(t.TempDir(), "history.db")
+		code, _, stderr := runCLI(t, append(tc.args, "--db", db)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "\nusage: rigbench-cli run") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q and the usage", tc.args, code, stderr, tc.want)
+		}
+		if strings.Contains(stderr, ": usage") {
+			t.Errorf("%v: the usage sentinel leaked: %q", tc.args, stderr)
+		}
+		if strings.Contains(stderr, "simulated vLLM server") {
+			t.Errorf("%v: the simulator started before the flags were checked: %q", tc.args, stderr)
+		}
+		if _, err := os.Stat(db); err == nil {
+			t.Errorf("%v: the history was opened before the flags were checked", tc.args)
+		}
+	}
+	// The other commands' usage errors end as cleanly.
+	if code, _, stderr := runCLI(t, "show"); code != 2 || strings.Contains(stderr, ": usage") {
+		t.Errorf("show: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// The tiny profile's max_model_len (2048) is below the default max output
+// (8192): no cell can run, so the run stops before its first cell with the
+// cause and the fix, records nothing, and exits 1 — not 0 with a matrix of
+// "too long".
+func TestRunNoCellCanRun(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "history.db")
+	code, stdout, stderr := runCLI(t, "run", "--demo", "--sim-profile", "tiny", "--sim-speed", "20",
+		"--duration", "5s", "--concurrency", "1,4", "--db", db, "--no-telemetry")
+	want := "--max-output 8192 leaves no room in max_model_len 2048: use --max-output 1024 or less"
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Fatalf("exit %d, stderr:\n%s\nwant exit 1 saying %q", code, stderr, want)
+	}
+	if strings.Contains(stdout, "Decode") || strings.Contains(stderr, "[1/") || strings.Contains(stderr, "saved as run") {
+		t.Errorf("cells reached the output:\nstdout %s\nstderr %s", stdout, stderr)
+	}
+	if out := mustCLI(t, "runs", "--db", db); !strings.Contains(out, "No runs") {
+		t.Errorf("the stopped run was recorded:\n%s", out)
+	}
+
+	// With the suggested max output the same plan runs, and the default
+	// contexts the server is too small for are named, not dropped silently.
+	code, stdout, stderr = runCLI(t, "run", "--demo", "--sim-profile", "tiny", "--sim-speed", "20",
+		"--duration", "5s", "--concurrency", "1", "--max-output", "1024", "--no-save", "--no-telemetry")
+	if code != 0 || !strings.Contains(stdout, "Decode") ||
+		!strings.Contains(stderr, "skipped: decode 16K, 32K, 64K, 128K; prefill 8K, 16K, 32K, 64K, 128K") {
+		t.Errorf("max output 1024: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}
+
+func TestNoCellRuns(t *testing.T) {
+	tiny := bench.Server{MaxModelLen: 2048, KVCapacityTokens: 3264}
+	cases := []struct {
+		name string
+		plan bench.Plan
+		srv  bench.Server
+		want string // "" = some cell runs
+	}{
+		{"one fits", bench.Plan{Contexts: []int{0, 1024}, Concurrency: []int{1, 4}, MaxOutput: 1024}, tiny, ""},
+		{"prefill fits", bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, PrefillContexts: []int{1024}, MaxOutput: 8192}, tiny, ""},
+		{"unknown limits", bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, MaxOutput: 1 << 20}, bench.Server{}, ""},
+		{"no room", bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, MaxOutput: 8192}, tiny,
+			"--max-output 8192 leaves no room in max_model_len 2048: use --max-output 1024 or less"},
+		{"contexts too long", bench.Plan{Contexts: []int{1536}, Concurrency: []int{1}, MaxOutput: 1024}, tiny,
+			"use --max-output 512 or less, or smaller contexts"},
+		{"concurrency", bench.Plan{Contexts: []int{0, 1024}, Concurrency: []int{4, 8}, MaxOutput: 1024}, tiny,
+			"too few for 4 requests of 1024 tokens (context + --max-output) at once: add lower --concurrency levels such as 1"},
+		{"one request", bench.Plan{Contexts: []int{1024}, Concurrency: []int{1}, MaxOutput: 4000}, bench.Server{KVCapacityTokens: 3264},
+			"too few for one request of context 1K plus --max-output 4000: use --max-output 2240 or less"},
+		{"prefill only", bench.Plan{PrefillContexts: []int{4096}}, bench.Server{KVCapacityTokens: 3264},
+			"no prefill context fits this server (max_model_len unknown, KV cache 3264 tokens): use --prefill 3263 or less"},
+	}
+	for _, tc := range cases {
+		err := noCellRuns(tc.plan, tc.srv)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v, want nil", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// removeDirAfter removes a folder once the output contains a marker, so a
+// --json destination that was fine at the start is gone at the end.
+type removeDirAfter struct {
+	mu    sync.Mutex
+	b     bytes.Buffer
+	after string
+	dir   string
+	done  bool
+}
+
+func (r *removeDirAfter) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n, err := r.b.Write(p)
+	if !r.done && strings.Contains(r.b.String(), r.after) {
+		r.done = true
+		os.RemoveAll(r.dir)
+	}
+	return n, err
+}
+
+// A --json file that still cannot be written at the end is reported by the
+// user's path (not the temporary file's), after the history has been
+// closed and the save confirmed.
+func TestRunJSONWriteFailsAtEnd(t *testing.T) {
+	base := t.TempDir()
+	db := filepath.Join(base, "history.db")
+	dir := filepath.Join(base, "out")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run.json")
+	errw := &removeDirAfter{after: "[1/", dir: dir}
+	e := &env{stdout: &bytes.Buffer{}, stderr: errw, stdin: strings.NewReader(""), getenv: func(string) string { return "" }}
+	code := execute(context.Background(), e, []string{"run", "--demo", "--sim-profile", "tiny", "--sim-speed", "20",
+		"--contexts", "0", "--concurrency", "1", "--prefill", "none", "--duration", "5s", "--max-output", "64",
+		"--json", out, "--db", db, "--no-telemetry"})
+	stderr := errw.b.String()
+	if code != 1 || !strings.Contains(stderr, "cannot write "+out) || strings.Contains(stderr, ".rigbench-") {
+		t.Errorf("exit %d, want 1 naming %s and no temporary file; stderr:\n%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "saved as run") {
+		t.Errorf("the history save was not reported:\n%s", stderr)
+	}
+	if list := mustCLI(t, "runs", "--db", db); !strings.Contains(list, "complete") {
+		t.Errorf("the run is not in the history:\n%s", list)
+	}
+}
+
+// Without --api-key against a server that wants one, the error says a key
+// is needed and where to give it, not that "the" key was wrong.
+func TestRunAPIKeyMissing(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	p, _ := sim.ProfileByName("tiny")
+	cfg.Profile, cfg.Speed, cfg.APIKey = p, 10, "secret-key-123"
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(func() { s.Close(); hs.Close() })
+	args := []string{"run", "--endpoint", hs.URL, "--contexts", "0", "--concurrency", "1", "--prefill", "none",
+		"--max-output", "64", "--no-save", "--no-telemetry"}
+
+	code, _, stderr := runCLI(t, args...)
+	if want := "the server needs an API key: pass --api-key or set RIGBENCH_API_KEY"; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("no key: exit %d, stderr %q; want %q", code, stderr, want)
+	}
+
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(k string) string {
+		if k == "RIGBENCH_API_KEY" {
+			return "wrong"
+		}
+		return ""
+	}}
+	if code := execute(context.Background(), e, args); code != 1 || !strings.Contains(errb.String(), "API key in RIGBENCH_API_KEY") {
+		t.Errorf("wrong key from the environment: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// parseConcurrency reads user input: whatever it is given, it either
+// refuses it with the one message or returns levels the engine accepts.
+func FuzzParseConcurrency(f *testing.F) {
+	for _, s := range []string{"1,2,4,8", "", " , ", "-2", "1.5", "max", "1K", "100000", "+3", "4096,1", "0x10"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		levels, err := parseConcurrency(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), "each level must be a whole number from 1 to 4096") {
+				t.Fatalf("%q: unexpected message %v", s, err)
+			}
+			return
+		}
+		if len(levels) == 0 {
+			t.Fatalf("%q: no levels and no error", s)
+		}
+		p := bench.Plan{Contexts: []int{0}, Concurrency: levels, DurationS: 1, MaxOutput: 1}
+		if err := p.Validate(0); err != nil {
+			t.Fatalf("%q: levels %v the engine refuses: %v", s, levels, err)
+		}
+	})
+}
