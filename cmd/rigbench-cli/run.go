@@ -56,7 +56,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.prefill, "prefill", "", "prefill contexts, or none (default 8K,16K,32K,64K,128K)")
 	fs.DurationVar(&f.duration, "duration", bench.DefaultDuration, "length of each decode window")
 	fs.IntVar(&f.maxOutput, "max-output", bench.DefaultMaxOutput, "max_tokens of every decode request")
-	fs.IntVar(&f.kvCapacity, "kv-capacity", 0, "KV cache capacity in tokens, when the server does not report it")
+	fs.IntVar(&f.kvCapacity, "kv-capacity", 0, "KV cache capacity in tokens to plan with, for a server that reports none; it replaces a reported one (the run records the source as user)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the run document (rigbench.run/v1) to this file")
 	fs.StringVar(&f.name, "name", "", "name of the run in the history")
 	fs.StringVar(&f.tags, "tags", "", "comma-separated tags")

@@ -12,8 +12,10 @@ import (
 // first one listed), max_model_len, version, engine, whether it has
 // /metrics and /tokenize, and its KV capacity with the source of that
 // figure. kvFromLog is the capacity a launcher read from the start-up log
-// (0 when none); override, when > 0, wins over everything (METHOD.md: KV
-// capacity).
+// (0 when none); override, when > 0, wins over both: METHOD.md puts a typed
+// value last, for servers that report none, but a user who types one on
+// purpose (to plan as if the cache were that size) gets it, recorded with
+// source "user" (METHOD.md: KV capacity).
 func Discover(ctx context.Context, c *client.Client, model string, kvFromLog, override int) (Server, error) {
 	s, _, err := discover(ctx, c, model, kvFromLog, override)
 	return s, err
