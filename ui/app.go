@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -58,6 +59,17 @@ type UI struct {
 
 	snapshot *hardware.Snapshot
 	ready    chan struct{}
+
+	// unsavedWhy is the Run view's warning while runs are not being
+	// saved (the history could not be opened), "" while they are.
+	unsavedWhy string
+	// notSaved holds the UUIDs of runs whose save failed (keep, on the
+	// run's goroutine); unsavedRuns counts this session's runs with
+	// measured cells that are not in the history, which closing asks
+	// about.
+	mu          sync.Mutex
+	notSaved    map[string]bool
+	unsavedRuns int
 }
 
 // New builds RigBench's main window into w with the real services.
@@ -67,8 +79,9 @@ func New(a fyne.App, w fyne.Window) *UI { return NewWithServices(a, w, DefaultSe
 // fast simulator and a temporary history).
 func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	svc.SimSpeed = tourSpeed(svc.SimSpeed)
-	u := &UI{app: a, win: w, svc: svc, ready: make(chan struct{})}
+	u := &UI{app: a, win: w, svc: svc, ready: make(chan struct{}), notSaved: map[string]bool{}}
 	prefs := a.Preferences()
+	a.Settings().SetTheme(contrastTheme{a.Settings().Theme()})
 
 	u.Hardware = hwview.New()
 	kind := target.Kind(prefs.StringWithFallback(prefTarget, string(target.Demo)))
@@ -92,8 +105,12 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	}
 	u.Run.OnPlanChanged = func(p bench.Plan) { savePlan(prefs, p) }
 	u.Run.OnFinished = u.runFinished
+	u.Run.Saved = u.saved
+	u.Run.OnExport = func(r *bench.Run) { export.Show(w, a, []*bench.Run{r}) }
 	u.Results = results.New()
-	src, note, closeHistory := openHistory(os.Getenv)
+	src, note, unsaved, closeHistory := openHistory(os.Getenv)
+	u.unsavedWhy = unsaved
+	u.Run.SetUnsaved(unsaved)
 	u.History = history.New(w, src, note)
 	u.History.OnShow = func(r *bench.Run) { u.Results.SetRun(r, nil); u.SelectTab(TabResults) }
 	u.History.OnCompare = func(rs []*bench.Run) { u.Compare.SetRuns(rs, nil); u.SelectTab(TabCompare) }
@@ -126,7 +143,7 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	w.SetMainMenu(u.menu())
 	u.addShortcuts()
 	w.Resize(fyne.NewSize(float32(prefs.FloatWithFallback(prefWidth, defaultWidth)), float32(prefs.FloatWithFallback(prefHeight, defaultHeight))))
-	w.SetCloseIntercept(u.closing)
+	w.SetCloseIntercept(u.Close)
 	// The history closes with the window: by then closing() has waited for
 	// the run, so its recorder has written the last cell.
 	w.SetOnClosed(closeHistory)
@@ -175,10 +192,16 @@ func (u *UI) detect() {
 }
 
 func (u *UI) menu() *fyne.MainMenu {
+	// Fyne adds a Quit item that quits at once when the menu has none;
+	// this one asks first, as the window's close button does.
+	quit := fyne.NewMenuItem("Quit", u.Close)
+	quit.IsQuit = true
 	return fyne.NewMainMenu(
 		fyne.NewMenu("File",
 			fyne.NewMenuItem("Import runs…", u.History.ImportDialog),
 			fyne.NewMenuItem("Export the run shown…", u.exportShown),
+			fyne.NewMenuItemSeparator(),
+			quit,
 		),
 		fyne.NewMenu("Run",
 			fyne.NewMenuItem("Start run", u.startShortcut),
@@ -212,27 +235,60 @@ func (u *UI) runFinished(r *bench.Run, err error) {
 		}
 		return
 	}
-	// The run is in the history already (startRun's recorder or keep).
+	// The run is in the history already (startRun's recorder or keep),
+	// or, when it could not be saved, it is counted so that closing asks.
+	if !u.saved(r) && hasMeasured(r) {
+		u.unsavedRuns++
+	}
 	u.History.Reload()
 	u.Results.SetRun(r, nil)
 	msg := fmt.Sprintf("%s: %s", results.Title(r), r.Status)
 	if err != nil && r.Status != bench.RunCancelled {
-		msg += " (" + err.Error() + ")"
+		msg += " (" + userText(err) + ")"
 	}
 	u.app.SendNotification(fyne.NewNotification("RigBench run finished", msg))
 }
 
-// closing asks before closing during a run, then cancels the run and stops
-// the container before the window goes.
-func (u *UI) closing() {
+// saved reports whether r is in the history, where it outlives the app.
+func (u *UI) saved(r *bench.Run) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.unsavedWhy == "" && !u.notSaved[r.UUID]
+}
+
+// hasMeasured reports whether r has a cell that ran: a run without one
+// holds nothing to lose.
+func hasMeasured(r *bench.Run) bool {
+	for _, c := range r.Cells {
+		if c.Status.Ran() {
+			return true
+		}
+	}
+	return false
+}
+
+// Close closes the window as its close button does: it asks first when a
+// run or a server is still going or this session's runs were not saved,
+// then cancels the run and stops the container before the window goes.
+func (u *UI) Close() {
 	size := u.win.Canvas().Size()
 	u.app.Preferences().SetFloat(prefWidth, float64(size.Width))
 	u.app.Preferences().SetFloat(prefHeight, float64(size.Height))
-	if !u.Run.Running() && u.Launch.Server() == nil && !u.Launch.Starting() {
+	busy := u.Run.Running() || u.Launch.Server() != nil || u.Launch.Starting()
+	if !busy && u.unsavedRuns == 0 {
 		u.win.Close()
 		return
 	}
-	dialog.ShowConfirm("Stop and quit?", "A run or a server is still going. Quit RigBench and stop it? Cells measured so far are kept.", func(ok bool) {
+	title, msg := "Stop and quit?", "A run or a server is still going. Quit RigBench and stop it? Cells measured so far are kept in the history."
+	switch {
+	case busy && u.unsavedWhy != "":
+		msg = "A run or a server is still going, and runs are not being saved to the history. Quit RigBench and stop it? Runs you have not exported are lost."
+	case !busy:
+		title = "Quit without saving?"
+		msg = fmt.Sprintf("%s of this session %s not saved to the history and %s lost when RigBench closes, unless you exported %s. Quit anyway?",
+			plural(u.unsavedRuns, "run"), isAre(u.unsavedRuns, "was", "were"), isAre(u.unsavedRuns, "is", "are"), isAre(u.unsavedRuns, "it", "them"))
+	}
+	d := dialog.NewConfirm(title, msg, func(ok bool) {
 		if !ok {
 			return
 		}
@@ -249,4 +305,23 @@ func (u *UI) closing() {
 			fyne.Do(u.win.Close)
 		}()
 	}, u.win)
+	d.SetConfirmText("Quit")
+	d.SetDismissText("Keep RigBench open")
+	d.Show()
+}
+
+// plural is "1 run" or "n runs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// isAre is one when n is 1, else many.
+func isAre(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

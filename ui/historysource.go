@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -14,8 +13,10 @@ import (
 // the user data folder) for the History view, with the line the view shows
 // above the table and a function that closes it. When the database cannot
 // be opened (a history from a newer RigBench, a read-only disk) the app
-// keeps working on a session-only list and the line says why.
-func openHistory(getenv func(string) string) (src history.Source, note string, closeFn func()) {
+// keeps working on a session-only list, the line says why, and unsaved is
+// the warning the Run view shows while runs are not being saved ("" when
+// the history is open).
+func openHistory(getenv func(string) string) (src history.Source, note, unsaved string, closeFn func()) {
 	path, err := store.ResolvePath("", getenv)
 	if err == nil {
 		// Opening migrates an old schema and marks crashed runs
@@ -26,10 +27,23 @@ func openHistory(getenv func(string) string) (src history.Source, note string, c
 		db, err = store.Open(ctx, path)
 		cancel()
 		if err == nil {
-			return history.NewDB(db), "History: " + db.Path(), func() { db.Close() }
+			return history.NewDB(db), "History: " + db.Path(), "", func() { db.Close() }
 		}
 	}
-	return &history.Memory{}, fmt.Sprintf("%s Runs are kept only until RigBench closes.", sentence(err.Error())), func() {}
+	why := userText(err)
+	unsaved = "Runs are not being saved, so export each one you want to keep: " + lowerFirst(why)
+	if path != "" && !strings.Contains(why, path) {
+		unsaved = strings.TrimSuffix(unsaved, ".") + " (history: " + path + ")."
+	}
+	return &history.Memory{}, why + " Runs are kept only until RigBench closes.", unsaved, func() {}
+}
+
+// lowerFirst lowers the first letter of s, to continue a sentence with it.
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }
 
 // sentence capitalises s and ends it with a full stop.
@@ -39,7 +53,7 @@ func sentence(s string) string {
 		return s
 	}
 	s = strings.ToUpper(s[:1]) + s[1:]
-	if !strings.HasSuffix(s, ".") {
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
 		s += "."
 	}
 	return s

@@ -13,7 +13,7 @@ import (
 // RIGBENCH_DB chooses the history file, which is created when absent.
 func TestOpenHistoryUsesRigbenchDB(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "h.db")
-	src, note, closeFn := openHistory(func(k string) string { return map[string]string{store.EnvDB: path}[k] })
+	src, note, _, closeFn := openHistory(func(k string) string { return map[string]string{store.EnvDB: path}[k] })
 	defer closeFn()
 	if _, ok := src.(*history.DB); !ok {
 		t.Fatalf("source is %T, want the SQLite history", src)
@@ -33,7 +33,7 @@ func TestOpenHistoryFallsBackToMemory(t *testing.T) {
 	if err := os.WriteFile(path, []byte("shopping list: not a database, not at all, no"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	src, note, closeFn := openHistory(func(k string) string { return map[string]string{store.EnvDB: path}[k] })
+	src, note, _, closeFn := openHistory(func(k string) string { return map[string]string{store.EnvDB: path}[k] })
 	defer closeFn()
 	if _, ok := src.(*history.Memory); !ok {
 		t.Fatalf("source is %T, want the session-only list", src)

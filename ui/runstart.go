@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rigbench/rigbench/ui/runview"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -15,6 +15,7 @@ import (
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/history"
 	"github.com/rigbench/rigbench/ui/launchview"
+	"github.com/rigbench/rigbench/ui/runview"
 	"github.com/rigbench/rigbench/ui/target"
 )
 
@@ -60,7 +61,8 @@ func (u *UI) startRun(ctx context.Context, plan bench.Plan, obs bench.Observer) 
 	}
 	run, err := u.svc.Session(ctx, o)
 	u.keep(src, saver, run)
-	return run, err
+	// The engine's errors give CLI advice (--api-key, --db).
+	return run, forApp(err)
 }
 
 // keep makes sure a finished run is in the history: the recorder wrote it
@@ -77,8 +79,11 @@ func (u *UI) keep(src history.Source, rec history.Recorder, run *bench.Run) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := src.Add(ctx, run); err != nil {
+		u.mu.Lock()
+		u.notSaved[run.UUID] = true
+		u.mu.Unlock()
 		fyne.Do(func() {
-			u.History.SetNote(fmt.Sprintf("The last run could not be saved to the history (%v); export it from Results to keep it.", err))
+			u.History.SetNote(fmt.Sprintf("The last run could not be saved to the history (%s); export it from Results to keep it.", strings.TrimSuffix(lowerFirst(userText(err)), ".")))
 		})
 	}
 }
@@ -111,10 +116,22 @@ func (u *UI) demoConfig() sim.Config {
 // targetChanged updates the Run view for a new target. For the demo the
 // server's facts are known before it starts (the simulator's profile), so
 // the plan check and the estimate, in real time at the demo's speed, are
-// right from the first look.
+// right from the first look. For a launched server they are what its
+// readiness reported; an endpoint's are unknown until a run contacts it,
+// and the previous target's would predict cells from the wrong server.
 func (u *UI) targetChanged(k target.Kind) {
 	u.Run.SetSimulated(k == target.Demo)
-	if k != target.Demo {
+	switch k {
+	case target.Demo:
+	case target.Launch:
+		if s := u.Launch.Server(); s != nil {
+			u.Run.SetFacts(runview.Facts{MaxModelLen: s.MaxModelLen, KVCapacity: s.KVCapacity})
+			return
+		}
+		u.Run.SetFacts(runview.Facts{})
+		return
+	default:
+		u.Run.SetFacts(runview.Facts{})
 		return
 	}
 	cfg := u.demoConfig()

@@ -43,7 +43,9 @@ func (l *live) Observe(e bench.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.dirty = true
-	if e.Total > 0 {
+	// The run-done event counts the cells finished, not those planned: a
+	// run that stopped part-way must not read as 100%.
+	if e.Total > 0 && e.Kind != bench.EventRunDone {
 		l.s.index, l.s.total = e.Index, e.Total
 	}
 	if e.Elapsed > 0 {
@@ -82,7 +84,6 @@ func (l *live) Observe(e bench.Event) {
 		}
 		l.s.measuring = false
 		l.s.eta = 0
-		l.s.index = l.s.total
 	}
 }
 

@@ -2,11 +2,15 @@ package runview
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"image/color"
+	"strings"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -29,16 +33,23 @@ type View struct {
 	start StartFunc
 	form  *planForm
 
-	planErr, estimate, status, eta, liveTok, simulated *widget.Label
-	startBtn, cancelBtn                                *widget.Button
-	progress                                           *widget.ProgressBar
-	mx                                                 *matrix.Matrix
-	power, clock                                       *sparkline
-	telemetry                                          *fyne.Container
-	content                                            fyne.CanvasObject
+	planErr, estimate, status, detail, pct, eta *widget.Label
+	liveTok, simulated, unsaved                 *widget.Label
+	startBtn, cancelBtn, exportBtn              *widget.Button
+	progress                                    *widget.ProgressBar
+	mx                                          *matrix.Matrix
+	power, clock                                *sparkline
+	telemetry                                   *fyne.Container
+	content                                     fyne.CanvasObject
 
 	facts   Facts
 	prefill []bench.Cell // the last run's prefill cells, for the estimate
+	// preview is the grid shown when the run started: a run that fails
+	// before the server is known has no plan of its own to draw.
+	preview *bench.Run
+	// total is the number of cells of the run in progress (0 until the
+	// runner has planned them).
+	total int
 
 	mu     sync.Mutex
 	cancel context.CancelFunc
@@ -52,6 +63,13 @@ type View struct {
 	// OnPlanChanged, when set, is called after each valid edit of the plan
 	// (the app stores the plan in its preferences).
 	OnPlanChanged func(bench.Plan)
+	// Saved, when set, says whether a finished run is in the history; the
+	// outcome of one that is not says so and offers Export, since it is
+	// gone once the app closes. Nil means every run is saved.
+	Saved func(*bench.Run) bool
+	// OnExport, when set, exports a run that was not saved (the Export
+	// button beside the outcome).
+	OnExport func(*bench.Run)
 }
 
 // New builds the view. start is called on a goroutine of its own.
@@ -62,17 +80,40 @@ func New(start StartFunc) *View {
 	v.planErr.Wrapping = fyne.TextWrapWord
 	v.estimate = widget.NewLabel("")
 	v.estimate.Wrapping = fyne.TextWrapWord
+	// One line, cut to the space there is: a long message must not push
+	// the plan and the grid off the window. The whole text, when there is
+	// more to say, wraps on the detail line below.
 	v.status = widget.NewLabel("Ready.")
+	v.status.Truncation = fyne.TextTruncateEllipsis
+	v.detail = widget.NewLabel("")
+	v.detail.Wrapping = fyne.TextWrapWord
+	v.detail.Hide()
+	v.pct = widget.NewLabel("")
 	v.eta = widget.NewLabel("")
 	v.liveTok = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	v.simulated = widget.NewLabel("")
 	v.simulated.Importance = widget.WarningImportance
 	v.simulated.Hide()
+	v.unsaved = widget.NewLabel("")
+	v.unsaved.Importance = widget.WarningImportance
+	v.unsaved.Wrapping = fyne.TextWrapWord
+	v.unsaved.Hide()
+	// The percentage is a label beside the bar, not text on it: the bar's
+	// own text is drawn in the colour meant for the filled part, and is
+	// barely legible over the pale unfilled part in the light theme.
 	v.progress = widget.NewProgressBar()
+	v.progress.TextFormatter = func() string { return "" }
+	v.setProgress(0)
 	v.startBtn = widget.NewButtonWithIcon("Start run", theme.MediaPlayIcon(), v.Start)
 	v.startBtn.Importance = widget.HighImportance
 	v.cancelBtn = widget.NewButtonWithIcon("Cancel", theme.MediaStopIcon(), v.Cancel)
 	v.cancelBtn.Disable()
+	v.exportBtn = widget.NewButtonWithIcon("Export…", theme.DocumentSaveIcon(), func() {
+		if v.OnExport != nil && v.last != nil {
+			v.OnExport(v.last)
+		}
+	})
+	v.exportBtn.Hide()
 	v.mx = matrix.New()
 	v.power, v.clock = newSparkline(), newSparkline()
 	v.telemetry = container.NewHBox(widget.NewLabel("GPU power"), v.power.raster, widget.NewLabel("SM clock"), v.clock.raster)
@@ -84,9 +125,11 @@ func New(start StartFunc) *View {
 		v.form.form(), v.planErr, v.estimate,
 	)
 	controls := container.NewVBox(
+		v.unsaved,
 		v.simulated,
-		container.NewHBox(v.startBtn, v.cancelBtn, v.status),
-		container.NewBorder(nil, nil, nil, v.eta, v.progress),
+		container.NewBorder(nil, nil, container.NewHBox(v.startBtn, v.cancelBtn), v.exportBtn, v.status),
+		v.detail,
+		container.NewBorder(nil, nil, nil, container.NewHBox(fixedWidth(v.pct, "100%"), v.eta), v.progress),
 		container.NewHBox(v.liveTok, v.telemetry),
 	)
 	right := container.NewBorder(controls, nil, nil, nil, container.NewScroll(v.mx))
@@ -106,6 +149,36 @@ func (v *View) Matrix() *matrix.Matrix { return v.mx }
 
 // Status is the one-line state shown beside the buttons.
 func (v *View) Status() string { return v.status.Text }
+
+// Detail is the line under the status: the full reason a run stopped or
+// could not start, "" when there is none.
+func (v *View) Detail() string { return v.detail.Text }
+
+// Progress is the part of the run's cells done, 0 to 1.
+func (v *View) Progress() float64 { return v.progress.Value }
+
+// Estimate is the plan's estimated duration as shown under the plan, ""
+// while the plan is not valid.
+func (v *View) Estimate() string { return v.estimate.Text }
+
+// CanExport reports whether the Export button for an unsaved run shows.
+func (v *View) CanExport() bool { return v.exportBtn.Visible() }
+
+// SetUnsaved shows why runs are not being saved to the history at the top
+// of the view ("" hides it): the app falls back to a session-only list
+// when the history cannot be opened, and a user who only looks at the
+// Run view must not find out when the app closes.
+func (v *View) SetUnsaved(why string) {
+	v.unsaved.SetText(why)
+	if why == "" {
+		v.unsaved.Hide()
+	} else {
+		v.unsaved.Show()
+	}
+}
+
+// Unsaved is the warning SetUnsaved shows, "" when runs are saved.
+func (v *View) Unsaved() string { return v.unsaved.Text }
 
 // SetFacts tells the plan check the server's max_model_len and KV
 // capacity (0 = unknown), from the launch readiness or a previous run.
@@ -172,6 +245,9 @@ func (v *View) planEdited() {
 		v.planErr.SetText(err.Error())
 		v.planErr.Show()
 		v.startBtn.Disable()
+		// The last valid plan's estimate would read as this one's.
+		v.estimate.SetText("")
+		v.estimate.Hide()
 		return
 	}
 	v.planErr.SetText("")
@@ -179,17 +255,27 @@ func (v *View) planEdited() {
 	v.startBtn.Enable()
 	preview := Predict(p, v.facts)
 	d, runnable := Estimate(preview, v.facts, v.prefill)
-	known := "KV capacity unknown until the server is up: cells over capacity are found at run time."
+	var est string
 	if v.facts.KVCapacity > 0 || p.KVCapacityOverride > 0 {
-		known = fmt.Sprintf("%d of %d decode cells will run; the rest are predicted over capacity or too long.", runnable, len(p.Contexts)*len(p.Concurrency))
+		est = fmt.Sprintf("Estimated duration: about %s. %d of %d decode cells will run; the rest are predicted over capacity or too long.",
+			FormatDuration(d), runnable, len(p.Contexts)*len(p.Concurrency))
+	} else {
+		// Every cell is counted as if it fits, so this is the most it takes.
+		est = fmt.Sprintf("Estimated duration: up to about %s. The server's KV capacity and maximum length are unknown until it is contacted: cells over capacity are found at run time.", FormatDuration(d))
 	}
-	v.estimate.SetText(fmt.Sprintf("Estimated duration: about %s. %s", FormatDuration(d), known))
-	v.mx.SetRunning(0, 0, false)
-	v.mx.SetPendingText("will run")
-	v.mx.SetRun(preview)
+	v.estimate.SetText(est)
+	v.estimate.Show()
+	v.showPreview(preview)
 	if v.OnPlanChanged != nil {
 		v.OnPlanChanged(p)
 	}
+}
+
+// showPreview draws the plan's grid with the cells that will run saying so.
+func (v *View) showPreview(preview *bench.Run) {
+	v.mx.SetRunning(0, 0, false)
+	v.mx.SetPendingText("will run")
+	v.mx.SetRun(preview)
 }
 
 // Start begins a run with the plan in the editor. It does nothing while a
@@ -212,12 +298,15 @@ func (v *View) Start() {
 	v.mu.Unlock()
 	v.startBtn.Disable()
 	v.cancelBtn.Enable()
-	v.status.SetText("Starting…")
-	v.progress.SetValue(0)
+	v.setStatus("Starting…", "")
+	v.exportBtn.Hide()
+	v.total = 0
+	v.setProgress(0)
 	v.eta.SetText("")
 	v.liveTok.SetText("")
+	v.preview = Predict(p, v.facts)
 	v.mx.SetPendingText("")
-	v.mx.SetRun(Predict(p, v.facts))
+	v.mx.SetRun(v.preview)
 
 	tick := time.NewTicker(RepaintInterval)
 	painterDone := make(chan struct{})
@@ -250,7 +339,7 @@ func (v *View) Cancel() {
 	cancel := v.cancel
 	v.mu.Unlock()
 	if cancel != nil {
-		v.status.SetText("Cancelling…")
+		v.setStatus("Cancelling…", "")
 		v.cancelBtn.Disable()
 		cancel()
 	}
@@ -260,18 +349,22 @@ func (v *View) Cancel() {
 func (v *View) apply(s snapshot) {
 	if !s.started {
 		if s.message != "" {
-			v.status.SetText(s.message)
+			v.setStatus(s.message, "")
 		}
 		return
 	}
 	v.mx.SetRunning(s.current[0], s.current[1], s.measuring)
 	v.mx.SetRun(&s.run)
 	if s.total > 0 {
-		v.progress.SetValue(float64(s.index) / float64(s.total))
-		v.status.SetText(fmt.Sprintf("Cell %d of %d", min(s.index+1, s.total), s.total))
-	}
-	if s.message != "" {
-		v.status.SetText(v.status.Text + " · " + s.message)
+		v.total = s.total
+		v.setProgress(float64(s.index) / float64(s.total))
+		line := fmt.Sprintf("Cell %d of %d", min(s.index+1, s.total), s.total)
+		if s.message != "" {
+			line += " · " + s.message
+		}
+		v.setStatus(line, "")
+	} else if s.message != "" {
+		v.setStatus(s.message, "")
 	}
 	if s.eta > 0 {
 		v.eta.SetText("ETA " + FormatDuration(s.eta))
@@ -302,40 +395,176 @@ func (v *View) finish(obs *live, run *bench.Run, err error) {
 	switch {
 	case run != nil:
 		v.last = run
-		v.mx.SetRun(run)
-		v.progress.SetValue(1)
-		v.status.SetText(outcome(run, err))
+		shown := run
+		if ctxs, _ := run.DecodeAxes(); len(ctxs) == 0 && v.preview != nil {
+			// Failed before the server was known (a dead port, a wrong
+			// key): the run has no plan of its own, so the grid keeps
+			// the one the user asked for.
+			r := *run
+			r.Plan = v.preview.Plan
+			r.Cells = append(append([]bench.Cell(nil), v.preview.Cells...), run.Cells...)
+			shown = &r
+		}
+		if run.Status == bench.RunComplete {
+			v.setProgress(1)
+		} else if v.total > 0 {
+			v.setProgress(float64(min(len(run.Cells), v.total)) / float64(v.total))
+		}
+		v.mx.SetPendingText("not run")
+		v.mx.SetRun(shown)
+		saved := v.Saved == nil || v.Saved(run)
+		v.setStatus(outcome(run, err, saved))
+		if !saved && measuredCells(run) > 0 && v.OnExport != nil {
+			v.exportBtn.Show()
+		}
 		if pre := run.PrefillCells(); len(pre) > 0 {
 			v.prefill = pre
 		}
 	case err != nil:
-		v.status.SetText(err.Error())
+		// Refused before it began (no URL, no server): nothing ran, so
+		// the grid goes back to the preview.
+		v.setStatus("The run could not start.", sentence(oneLine(err.Error())))
+		if v.preview != nil {
+			v.showPreview(v.preview)
+		}
 	}
 	if v.OnFinished != nil {
 		v.OnFinished(run, err)
 	}
 }
 
-// outcome is the one-line summary of a finished run.
-func outcome(r *bench.Run, err error) string {
-	ran := 0
+// fixedWidth keeps l as wide as it is with text widest, so the bar
+// beside it does not shift as the percentage grows.
+func fixedWidth(l *widget.Label, widest string) fyne.CanvasObject {
+	w := fyne.MeasureText(widest, theme.TextSize(), l.TextStyle).Width + 2*theme.InnerPadding()
+	spacer := canvas.NewRectangle(color.Transparent)
+	spacer.SetMinSize(fyne.NewSize(w, 0))
+	l.Alignment = fyne.TextAlignTrailing
+	return container.NewStack(spacer, l)
+}
+
+// setStatus sets the one-line status and the detail under it ("" hides).
+func (v *View) setStatus(line, detail string) {
+	v.status.SetText(line)
+	v.detail.SetText(detail)
+	if detail == "" {
+		v.detail.Hide()
+	} else {
+		v.detail.Show()
+	}
+}
+
+// setProgress moves the bar and its percentage.
+func (v *View) setProgress(f float64) {
+	v.progress.SetValue(f)
+	v.pct.SetText(fmt.Sprintf("%.0f%%", 100*f))
+}
+
+// measuredCells counts the cells of r that ran.
+func measuredCells(r *bench.Run) int {
+	n := 0
 	for _, c := range r.Cells {
 		if c.Status.Ran() {
-			ran++
+			n++
 		}
+	}
+	return n
+}
+
+// cells is "1 cell" or "n cells".
+func cells(n int) string {
+	if n == 1 {
+		return "1 cell"
+	}
+	return fmt.Sprintf("%d cells", n)
+}
+
+// pick is a when cond holds, else b.
+func pick(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
+}
+
+// sentence capitalises s and ends it with a full stop.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
+		s += "."
+	}
+	return s
+}
+
+// oneLine joins the lines of a message that joins several errors (the
+// same one per request, often), each distinct line once.
+func oneLine(s string) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// outcome is the one-line summary of a finished run and the detail under
+// it: a plain sentence first, the runner's own words (which name the
+// request and the URL) second. saved says whether the run is in the
+// history; the cells of one that is not are not "kept".
+func outcome(r *bench.Run, err error, saved bool) (line, detail string) {
+	ran := measuredCells(r)
+	one := ran == 1
+	measured := fmt.Sprintf("the %d measured %s", ran, pick(one, "cell", "cells"))
+	kept := measured + pick(one, " is kept", " are kept")
+	if !saved {
+		kept = measured + pick(one, " was", " were") + " not saved to the history: use Export to keep " + pick(one, "it", "them")
+	}
+	why := ""
+	switch {
+	case err != nil && !errors.Is(err, context.Canceled):
+		why = sentence(oneLine(err.Error()))
+	case r.Error != "":
+		why = sentence(oneLine(r.Error))
 	}
 	switch r.Status {
 	case bench.RunComplete:
-		return fmt.Sprintf("Run complete: %d cells measured.", ran)
+		if !saved && ran > 0 {
+			return fmt.Sprintf("Run complete: %s measured, not saved to the history: use Export to keep it.", cells(ran)), ""
+		}
+		return fmt.Sprintf("Run complete: %s measured.", cells(ran)), ""
 	case bench.RunCancelled:
-		return fmt.Sprintf("Run cancelled: the %d cells measured so far are kept.", ran)
-	default:
-		if err != nil {
-			return err.Error()
+		if ran == 0 {
+			return "Run cancelled before any cell was measured.", ""
 		}
-		if r.Error != "" {
-			return r.Error
-		}
-		return fmt.Sprintf("Run %s.", r.Status)
+		return fmt.Sprintf("Run cancelled: %s.", kept), ""
 	}
+	stopped := "The run stopped"
+	if errors.Is(err, bench.ErrTooManyFailures) || strings.Contains(r.Error, bench.ErrTooManyFailures.Error()) {
+		stopped = "The run stopped because cells kept failing"
+		if strings.Contains(why, "cannot reach the server") {
+			stopped = "The server stopped answering"
+		}
+		// The runner's message repeats each request's error; the last
+		// failed cell's first line says it once.
+		for i := len(r.Cells) - 1; i >= 0; i-- {
+			if c := r.Cells[i]; c.Status == bench.StatusFailed && c.Reason != "" {
+				why = "Last error: " + sentence(strings.SplitN(c.Reason, "\n", 2)[0])
+				break
+			}
+		}
+	} else if ran == 0 {
+		return "The run failed before measuring anything.", why
+	}
+	if ran == 0 {
+		return stopped + " before any cell was measured.", why
+	}
+	return fmt.Sprintf("%s; %s.", stopped, kept), why
 }

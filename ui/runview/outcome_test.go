@@ -1,0 +1,210 @@
+package runview_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/ui/runview"
+)
+
+// fake is a StartFunc that sends events and returns run and err.
+type fake struct {
+	events []bench.Event
+	run    *bench.Run
+	err    error
+}
+
+func (f *fake) start(_ context.Context, _ bench.Plan, obs bench.Observer) (*bench.Run, error) {
+	for _, e := range f.events {
+		obs.Observe(e)
+	}
+	return f.run, f.err
+}
+
+// newView is a Run view whose runs are played by a fake.
+func newView(t *testing.T) (*runview.View, *fake) {
+	test.NewTempApp(t)
+	f := &fake{}
+	return runview.New(f.start), f
+}
+
+// runWith starts v with the fake sending events and returning run and err,
+// and waits for the outcome.
+func runWith(t *testing.T, v *runview.View, f *fake, events []bench.Event, run *bench.Run, err error) {
+	t.Helper()
+	f.events, f.run, f.err = events, run, err
+	ended := make(chan struct{})
+	v.OnFinished = func(*bench.Run, error) { close(ended) }
+	v.Start()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run did not end")
+	}
+}
+
+func plan22() bench.Plan {
+	return bench.Plan{Contexts: []int{0, 1024}, Concurrency: []int{1, 2}, DurationS: 10, MaxOutput: 64}
+}
+
+func measured(c, n int) bench.Cell {
+	return bench.Cell{Phase: bench.PhaseDecode, Context: c, Concurrency: n, Status: bench.StatusValid, TotalTokS: 50, TTFTMs: 100}
+}
+
+// A run that stops part-way shows the progress it made, keeps the plan's
+// grid with the cells it never reached marked "not run", and says what
+// happened in a plain sentence with the runner's detail below it.
+func TestStoppedRunKeepsGridAndProgress(t *testing.T) {
+	v, f := newView(t)
+	v.SetPlanText("0, 1K", "1, 2", "", "10", "64")
+	cell := measured(0, 1)
+	failed := bench.Cell{Phase: bench.PhaseDecode, Context: 0, Concurrency: 2, Status: bench.StatusFailed,
+		Reason: "warm-up failed: cannot reach the server at http://127.0.0.1:18000: check that it is running and the URL is right\ncannot reach the server at http://127.0.0.1:18000: check that it is running and the URL is right"}
+	doc := &bench.Run{Plan: plan22(), Status: bench.RunFailed, Cells: []bench.Cell{cell, failed}}
+	events := []bench.Event{
+		{Kind: bench.EventRunStarted, Run: &bench.Run{Plan: plan22()}, Total: 4},
+		{Kind: bench.EventCellDone, Cell: &cell, Index: 0, Total: 4},
+		{Kind: bench.EventCellDone, Cell: &failed, Index: 1, Total: 4},
+		{Kind: bench.EventRunDone, Run: doc, Index: 2, Total: 2},
+	}
+	err := fmt.Errorf("2 %w (last: count prompt tokens: cannot reach the server at http://127.0.0.1:18000: check that it is running and the URL is right); stopping: is the server still running?", bench.ErrTooManyFailures)
+	runWith(t, v, f, events, doc, err)
+	if p := v.Progress(); p != 0.5 {
+		t.Errorf("progress after 2 of 4 cells = %v, want 0.5", p)
+	}
+	for _, k := range [][2]int{{1024, 1}, {1024, 2}} {
+		if l1, _, ok := v.Matrix().Lines(k[0], k[1]); !ok || l1 != "not run" {
+			t.Errorf("unreached cell %v = %q (in grid: %v), want \"not run\"", k, l1, ok)
+		}
+	}
+	if s := v.Status(); s != "The server stopped answering; the 1 measured cell is kept." {
+		t.Errorf("status = %q", s)
+	}
+	if d := v.Detail(); d != "Last error: Warm-up failed: cannot reach the server at http://127.0.0.1:18000: check that it is running and the URL is right." {
+		t.Errorf("detail = %q, want the last failed cell's reason once", d)
+	}
+}
+
+// A run that fails before its first cell (a dead port, a wrong key) keeps
+// the planned grid, shows no progress and says it measured nothing.
+func TestRunFailingAtOnceKeepsPlanGrid(t *testing.T) {
+	v, f := newView(t)
+	v.SetPlanText("0, 1K", "1, 2", "", "10", "64")
+	// The session's document when discovery failed: no plan, no cells.
+	doc := &bench.Run{Status: bench.RunFailed}
+	runWith(t, v, f, []bench.Event{{Kind: bench.EventRunDone, Run: doc}}, doc,
+		errors.New("cannot reach the server at http://127.0.0.1:18999: check that it is running and the URL is right"))
+	if p := v.Progress(); p != 0 {
+		t.Errorf("progress = %v, want 0", p)
+	}
+	if l1, _, ok := v.Matrix().Lines(0, 1); !ok || l1 != "not run" {
+		t.Errorf("cell 0×1 = %q (in grid: %v), want \"not run\"", l1, ok)
+	}
+	if s := v.Status(); strings.Contains(s, "100") || !strings.Contains(s, "before measuring") {
+		t.Errorf("status = %q", s)
+	}
+	if d := v.Detail(); !strings.HasPrefix(d, "Cannot reach the server") {
+		t.Errorf("detail = %q", d)
+	}
+}
+
+// A start the app refuses (no URL) leaves the preview as it was.
+func TestRefusedStartKeepsPreview(t *testing.T) {
+	v, f := newView(t)
+	v.SetPlanText("0, 1K", "1, 2", "", "10", "64")
+	runWith(t, v, f, nil, nil, errors.New("Enter the endpoint's URL, such as http://127.0.0.1:8000."))
+	if l1, _, ok := v.Matrix().Lines(1024, 2); !ok || l1 != "will run" {
+		t.Errorf("cell 1K×2 = %q (in grid: %v), want \"will run\"", l1, ok)
+	}
+	if p := v.Progress(); p != 0 {
+		t.Errorf("progress = %v, want 0", p)
+	}
+	if d := v.Status() + " " + v.Detail(); !strings.Contains(d, "Enter the endpoint's URL") {
+		t.Errorf("status and detail %q do not say what to do", d)
+	}
+}
+
+// Cancelling before any cell finished does not speak of "the 0 cells".
+func TestCancelBeforeAnyCell(t *testing.T) {
+	v, f := newView(t)
+	v.SetPlanText("0, 1K", "1, 2", "", "10", "64")
+	doc := &bench.Run{Plan: plan22(), Status: bench.RunCancelled}
+	runWith(t, v, f, []bench.Event{{Kind: bench.EventRunStarted, Run: &bench.Run{Plan: plan22()}, Total: 4}, {Kind: bench.EventRunDone, Run: doc}}, doc, context.Canceled)
+	if s := v.Status(); s != "Run cancelled before any cell was measured." {
+		t.Errorf("status = %q", s)
+	}
+	if l1, _, _ := v.Matrix().Lines(0, 1); l1 != "not run" {
+		t.Errorf("cell 0×1 = %q, want \"not run\"", l1)
+	}
+}
+
+// A complete run fills the bar.
+func TestCompleteRunFillsProgress(t *testing.T) {
+	v, f := newView(t)
+	v.SetPlanText("0", "1", "", "10", "64")
+	p := bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 10, MaxOutput: 64}
+	cell := measured(0, 1)
+	doc := &bench.Run{Plan: p, Status: bench.RunComplete, Cells: []bench.Cell{cell}}
+	runWith(t, v, f, []bench.Event{
+		{Kind: bench.EventRunStarted, Run: &bench.Run{Plan: p}, Total: 1},
+		{Kind: bench.EventCellDone, Cell: &cell, Index: 0, Total: 1},
+		{Kind: bench.EventRunDone, Run: doc, Index: 1, Total: 1},
+	}, doc, nil)
+	if v.Progress() != 1 || v.Status() != "Run complete: 1 cell measured." {
+		t.Errorf("progress %v, status %q", v.Progress(), v.Status())
+	}
+}
+
+// A long error does not widen the view: the status line is cut to the
+// space there is and the whole text wraps on the detail line.
+func TestLongMessageKeepsLayout(t *testing.T) {
+	v, f := newView(t)
+	v.SetPlanText("0", "1", "", "10", "64")
+	before := v.Content().MinSize().Width
+	long := "cannot reach the server at http://127.0.0.1:18000/" + strings.Repeat("very/long/path/", 30) + ": check that it is running and the URL is right"
+	runWith(t, v, f, nil, &bench.Run{Status: bench.RunFailed}, errors.New(long))
+	if after := v.Content().MinSize().Width; after > before+1 {
+		t.Errorf("the view's minimum width grew from %v to %v with a long message", before, after)
+	}
+}
+
+// Where runs are not saved, the outcome says so.
+func TestOutcomeSaysNotSaved(t *testing.T) {
+	v, f := newView(t)
+	v.SetPlanText("0", "1", "", "10", "64")
+	v.SetUnsaved("Runs are not being saved: the history could not be opened.")
+	if !strings.Contains(v.Unsaved(), "not being saved") {
+		t.Errorf("unsaved banner = %q", v.Unsaved())
+	}
+	v.Saved = func(*bench.Run) bool { return false }
+	v.OnExport = func(*bench.Run) {}
+	p := bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 10, MaxOutput: 64}
+	doc := &bench.Run{Plan: p, Status: bench.RunComplete, Cells: []bench.Cell{measured(0, 1)}}
+	runWith(t, v, f, nil, doc, nil)
+	if s := v.Status(); !strings.Contains(s, "not saved") {
+		t.Errorf("status %q does not say the run was not saved", s)
+	}
+	if !v.CanExport() {
+		t.Error("no Export button for an unsaved run")
+	}
+}
+
+// An invalid plan has no estimate: the last valid plan's would mislead.
+func TestInvalidPlanClearsEstimate(t *testing.T) {
+	v, _ := newView(t)
+	v.SetPlanText("0, 16K", "1, 2", "", "10", "64")
+	if v.Estimate() == "" {
+		t.Fatal("no estimate for a valid plan")
+	}
+	v.SetPlanText("abc", "", "", "", "")
+	if e := v.Estimate(); e != "" {
+		t.Errorf("estimate %q kept for an invalid plan", e)
+	}
+}
