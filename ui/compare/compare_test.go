@@ -37,3 +37,23 @@ func TestChangeAgainstFirstRun(t *testing.T) {
 		t.Error("no comparison chart drawn")
 	}
 }
+
+// A run that failed before its first cell is left out and said to be, not
+// labelled as a measured run.
+func TestRunWithoutCellsLeftOut(t *testing.T) {
+	test.NewTempApp(t)
+	v := compare.New()
+	failed := &bench.Run{UUID: "d5c84cbc-0000-4000-8000-000000000000", Status: bench.RunFailed, Error: "connection refused"}
+	done := make(chan struct{})
+	v.SetRuns([]*bench.Run{run("base", 50), failed, run("tuned", 60)}, func() { close(done) })
+	<-done
+	if n := len(v.Runs()); n != 2 {
+		t.Fatalf("%d runs compared, want the two with measurements", n)
+	}
+	if rows := v.Rows(); len(rows[0]) != 3 || strings.Contains(strings.Join(rows[0], " "), "d5c84cbc") {
+		t.Errorf("header %v lists the run without cells", rows[0])
+	}
+	if l := v.Legend(); !strings.Contains(l, "Run d5c84cbc") || !strings.Contains(l, "nothing was measured") {
+		t.Errorf("legend %q does not say the failed run was left out", l)
+	}
+}

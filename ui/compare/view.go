@@ -5,6 +5,8 @@
 package compare
 
 import (
+	"strings"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
@@ -84,12 +86,27 @@ func (v *View) Rows() [][]string {
 	return out
 }
 
+// Legend is the line above the tabs naming the runs by letter.
+func (v *View) Legend() string { return v.legend.Text }
+
 // ChartsRendered is how many charts hold a drawing.
 func (v *View) ChartsRendered() int { return v.charts.Rendered() }
 
 // SetRuns compares runs (2–6; the first is the baseline); chartsDone (may
 // be nil) runs when the charts are drawn.
 func (v *View) SetRuns(runs []*bench.Run, chartsDone func()) {
+	// A run without cells (one that failed before its first) has nothing
+	// to compare; drawn, the charts would list it like a measured run.
+	var kept []*bench.Run
+	var empty []string
+	for _, r := range runs {
+		if r != nil && len(r.Cells) == 0 {
+			empty = append(empty, results.Title(r))
+			continue
+		}
+		kept = append(kept, r)
+	}
+	runs = kept
 	if len(runs) > chart.MaxRuns {
 		runs = runs[:chart.MaxRuns]
 	}
@@ -103,6 +120,12 @@ func (v *View) SetRuns(runs []*bench.Run, chartsDone func()) {
 	}
 	if len(runs) > 0 {
 		text += "   (changes are against " + chart.Letter(0) + ")"
+	}
+	if len(empty) > 0 {
+		if text != "" {
+			text += "\n"
+		}
+		text += "Left out, since nothing was measured: " + strings.Join(empty, ", ") + "."
 	}
 	v.legend.SetText(text)
 	v.rebuild()

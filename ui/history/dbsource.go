@@ -63,9 +63,8 @@ func (d *DB) SetNotes(ctx context.Context, id, notes string) error {
 func (d *DB) Delete(ctx context.Context, id string) error { return d.db.Delete(ctx, id) }
 
 // Import stores a run read from a file; one already there is left as it is.
-func (d *DB) Import(ctx context.Context, r *bench.Run) error {
-	_, err := d.db.Import(ctx, r)
-	return err
+func (d *DB) Import(ctx context.Context, r *bench.Run) (bool, error) {
+	return d.db.Import(ctx, r)
 }
 
 // Recorder returns the store's observer for one run: it writes the run when

@@ -21,8 +21,9 @@ type Source interface {
 	SetTags(ctx context.Context, uuid string, tags []string) error
 	SetNotes(ctx context.Context, uuid, notes string) error
 	Delete(ctx context.Context, uuid string) error
-	// Import stores a run read from a file (idempotent by UUID).
-	Import(ctx context.Context, r *bench.Run) error
+	// Import stores a run read from a file (idempotent by UUID); added is
+	// false when a run with its UUID was already there.
+	Import(ctx context.Context, r *bench.Run) (added bool, err error)
 	// Recorder returns a new observer that saves one run as it is
 	// measured, each cell as it finishes, or nil when runs are added after
 	// they finish (Add).
@@ -111,18 +112,20 @@ func (m *Memory) Delete(_ context.Context, id string) error {
 }
 
 // Import adds a run unless one with its UUID is there.
-func (m *Memory) Import(_ context.Context, r *bench.Run) error {
+func (m *Memory) Import(_ context.Context, r *bench.Run) (bool, error) {
 	if err := bench.ValidateRun(r); err != nil {
-		return err
+		return false, err
 	}
-	m.keep(r, false)
+	added := m.keep(r, false)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.imported == nil {
 		m.imported = map[string]bool{}
 	}
-	m.imported[r.UUID] = true
-	return nil
+	if added {
+		m.imported[r.UUID] = true
+	}
+	return added, nil
 }
 
 // Recorder is nil: runs are added when they finish.
@@ -135,8 +138,9 @@ func (m *Memory) Add(_ context.Context, r *bench.Run) error {
 }
 
 // keep adds r; a run with the same UUID is replaced when replace is set
-// and otherwise left as it is (Import is idempotent).
-func (m *Memory) keep(r *bench.Run, replace bool) {
+// and otherwise left as it is (Import is idempotent). It reports whether r
+// was new.
+func (m *Memory) keep(r *bench.Run, replace bool) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i, x := range m.runs {
@@ -144,8 +148,9 @@ func (m *Memory) keep(r *bench.Run, replace bool) {
 			if replace {
 				m.runs[i] = r
 			}
-			return
+			return false
 		}
 	}
 	m.runs = append(m.runs, r)
+	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -27,6 +28,7 @@ type View struct {
 	filter   *widget.Entry
 	table    *widget.Table
 	info     *widget.Label
+	widths   []float32
 	content  fyne.CanvasObject
 
 	// OnShow opens a run in Results; OnCompare compares the selection;
@@ -37,6 +39,9 @@ type View struct {
 	// OnEdited is called after a rename, tag, note or delete has been
 	// written and the list reloaded (tests wait on it).
 	OnEdited func()
+	// settled (tests) is called on the Fyne goroutine after an import or a
+	// load of the selected runs has shown its outcome.
+	settled func()
 }
 
 // New builds the view over src; note explains a session-only history ("" for
@@ -71,9 +76,8 @@ func New(win fyne.Window, src Source, note string) *View {
 			v.Toggle(v.shown[id.Row].Run.UUID)
 		}
 	}
-	for i, w := range []float32{36, 140, 220, 200, 200, 120, 90, 150, 140} {
-		v.table.SetColumnWidth(i, w)
-	}
+	v.widths = make([]float32, len(columns))
+	v.fitColumns()
 	bar := container.NewHBox(
 		widget.NewButtonWithIcon("Show", theme.VisibilityIcon(), v.show),
 		widget.NewButtonWithIcon("Compare", theme.ListIcon(), v.compare),
@@ -179,7 +183,42 @@ func (v *View) Toggle(uuid string) {
 	v.table.Refresh()
 }
 
+// maxColumnWidth caps a column fitted to its text: a long name or model is
+// cut with an ellipsis instead of pushing the other columns out of view.
+var maxColumnWidth = []float32{36, 160, 280, 220, 240, 200, 110, 170, 200}
+
+// fitColumns makes each column as wide as its header and the longest text
+// of the listed runs, up to its cap, so a short window still shows whole
+// dates, engines and statuses rather than fixed widths that cut them.
+func (v *View) fitColumns() {
+	pad := 2*theme.InnerPadding() + theme.Padding()
+	size := theme.TextSize()
+	for col, name := range columns {
+		w := fyne.MeasureText(name, size, fyne.TextStyle{Bold: true}).Width
+		for _, e := range v.all {
+			w = max(w, fyne.MeasureText(cellText(e, col, true), size, fyne.TextStyle{}).Width)
+		}
+		w = min(w+pad, maxColumnWidth[col])
+		if col == 1 {
+			w = max(w, fyne.MeasureText("2025-01-01 00:00", size, fyne.TextStyle{}).Width+pad)
+		}
+		if w != v.widths[col] {
+			v.widths[col] = w
+			v.table.SetColumnWidth(col, w)
+		}
+	}
+}
+
+// ColumnWidth is the width of a table column.
+func (v *View) ColumnWidth(col int) float32 {
+	if col < 0 || col >= len(v.widths) {
+		return 0
+	}
+	return v.widths[col]
+}
+
 func (v *View) applyFilter() {
+	v.fitColumns()
 	v.shown = v.shown[:0]
 	for _, e := range v.all {
 		if matches(e, v.filter.Text) {
@@ -211,6 +250,7 @@ func (v *View) full(least int, then func([]*bench.Run)) {
 			out = append(out, g)
 		}
 		fyne.Do(func() {
+			defer v.settle()
 			if err != nil {
 				dialog.ShowError(err, v.win)
 				return
@@ -230,6 +270,13 @@ func (v *View) show() {
 
 func (v *View) compare() {
 	v.full(2, func(rs []*bench.Run) {
+		for _, r := range rs {
+			if len(r.Cells) == 0 {
+				dialog.ShowInformation("Nothing to compare",
+					fmt.Sprintf("%s has no measurements (it stopped before its first cell): untick it and compare the others.", runLabel(r)), v.win)
+				return
+			}
+		}
 		if v.OnCompare != nil {
 			v.OnCompare(rs)
 		}
@@ -317,6 +364,9 @@ func (v *View) deleteSelected() {
 
 // Delete removes runs without asking (the confirmation is the caller's).
 func (v *View) Delete(runs []*bench.Run) {
+	// Cleared before the edit starts: its reload redraws the table, which
+	// reads the selection.
+	v.selected = nil
 	v.edit(func(ctx context.Context) error {
 		for _, r := range runs {
 			if err := v.src.Delete(ctx, r.UUID); err != nil {
@@ -325,7 +375,6 @@ func (v *View) Delete(runs []*bench.Run) {
 		}
 		return nil
 	})
-	v.selected = nil
 }
 
 // edit runs a change off the UI goroutine, then reloads.
@@ -339,6 +388,30 @@ func (v *View) edit(f func(ctx context.Context) error) {
 			v.ReloadThen(v.OnEdited)
 		})
 	}()
+}
+
+func (v *View) settle() {
+	if v.settled != nil {
+		v.settled()
+	}
+}
+
+// runLabel names a run in a sentence: its name, else its model, else
+// "Run" and the start of its UUID.
+func runLabel(r *bench.Run) string {
+	switch {
+	case r == nil:
+		return "the run"
+	case r.Name != "":
+		return r.Name
+	case r.Server.Model != "":
+		return r.Server.Model
+	}
+	id := r.UUID
+	if len(id) > 8 {
+		id = id[:8]
+	}
+	return "Run " + id
 }
 
 // ImportDialog asks for a file and imports it.
@@ -360,6 +433,7 @@ func (v *View) Import(path string, done func(*bench.Run, error)) {
 		r, err := ImportFile(context.Background(), v.src, path)
 		runs, lerr := v.src.List(context.Background())
 		fyne.Do(func() {
+			defer v.settle()
 			if lerr == nil {
 				v.all = runs
 				v.applyFilter()
@@ -367,10 +441,14 @@ func (v *View) Import(path string, done func(*bench.Run, error)) {
 			if err == nil && lerr != nil {
 				err = lerr
 			}
-			if done != nil {
+			switch {
+			case done != nil:
 				done(r, err)
-			} else if err != nil {
-				dialog.ShowError(errors.Unwrap(fmt.Errorf("import: %w", err)), v.win)
+			case errors.Is(err, ErrAlreadyInHistory):
+				dialog.ShowInformation("Already in the history",
+					fmt.Sprintf("The run in %s (%s) is already in the history, so nothing was imported.", filepath.Base(path), runLabel(r)), v.win)
+			case err != nil:
+				dialog.ShowError(err, v.win)
 			}
 		})
 	}()

@@ -144,9 +144,13 @@ func TestListsFiltersAndDeletesWithConfirmation(t *testing.T) {
 func TestMemoryImportIsIdempotentAndMarked(t *testing.T) {
 	_, r := savedRun(t)
 	m := &history.Memory{}
-	for range 2 {
-		if err := m.Import(context.Background(), r); err != nil {
+	for i := range 2 {
+		added, err := m.Import(context.Background(), r)
+		if err != nil {
 			t.Fatal(err)
+		}
+		if added != (i == 0) {
+			t.Errorf("import %d: added = %v", i+1, added)
 		}
 	}
 	list, _ := m.List(context.Background())

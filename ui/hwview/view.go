@@ -45,7 +45,7 @@ func (v *View) Content() fyne.CanvasObject { return container.NewVScroll(v.box) 
 
 // Set shows the snapshot and the Docker status. Call on the Fyne goroutine.
 func (v *View) Set(s hardware.Snapshot, d Docker) {
-	v.Summary.SetText(s.Summary())
+	v.Summary.SetText(Summary(s))
 	objs := []fyne.CanvasObject{v.Summary}
 	if len(s.GPUs) == 0 {
 		objs = append(objs, notice("No NVIDIA GPU found",
@@ -58,6 +58,18 @@ func (v *View) Set(s hardware.Snapshot, d Docker) {
 	objs = append(objs, hostCard(s), dockerCard(d))
 	v.box.Objects = objs
 	v.box.Refresh()
+}
+
+// NoGPU is what stands for the GPU name when detection found none; the
+// reason goes in its own card, since a raw driver error is no name.
+const NoGPU = "GPU: none detected on this computer"
+
+// Summary is the snapshot's one line (GPUs, driver, CUDA), or NoGPU.
+func Summary(s hardware.Snapshot) string {
+	if len(s.GPUs) == 0 {
+		return NoGPU
+	}
+	return s.Summary()
 }
 
 func gpuCard(g hardware.GPU, s hardware.Snapshot) fyne.CanvasObject {

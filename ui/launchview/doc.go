@@ -4,5 +4,7 @@
 // `vllm serve …` and `docker run …` previews with copy buttons, pasting a
 // command to fill the form, presets, the masked Hugging Face token, and the
 // server's start/stop with pull progress, logs, readiness and start-up
-// failure banners.
+// failure banners, and the hardware banner (SetHardware: no NVIDIA GPU,
+// Docker without the NVIDIA runtime) that makes Start refuse at once on a
+// computer without a GPU.
 package launchview

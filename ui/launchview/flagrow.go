@@ -56,7 +56,9 @@ func newFlagRow(f vllm.Flag, changed func()) *flagRow {
 
 // toggle: a check box for switches without a negation; flags that have a
 // "--no-…" spelling get three states, because "off" and "vLLM's default"
-// differ (prefix caching is on by default in V1).
+// differ (prefix caching is on by default in V1). The three states are a
+// drop-down: as radio buttons side by side they made the form 620 px wide,
+// which squeezed the command previews in a small window.
 func (r *flagRow) toggle(changed func()) fyne.CanvasObject {
 	if r.flag.Negation == "" {
 		c := widget.NewCheck("on", nil)
@@ -66,9 +68,7 @@ func (r *flagRow) toggle(changed func()) fyne.CanvasObject {
 		return c
 	}
 	opts := []string{unsetChoice, "on", "off"}
-	s := widget.NewRadioGroup(opts, nil)
-	s.Horizontal = true
-	s.Required = true
+	s := widget.NewSelect(opts, nil)
 	s.SetSelected(unsetChoice)
 	r.value = func() (string, bool) {
 		switch s.Selected {

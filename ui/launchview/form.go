@@ -10,6 +10,10 @@ import (
 	"github.com/rigbench/rigbench/engine/vllm"
 )
 
+// DefaultHFCache is the host folder mounted as the Hugging Face cache, the
+// CLI's --hf-cache default, so downloaded weights survive the container.
+const DefaultHFCache = "~/.cache/huggingface"
+
 // Form is the launch configuration editor: model, image, GPUs, the catalog
 // flags and extra arguments, with the two command previews. Its methods
 // must be called on the Fyne goroutine.
@@ -33,7 +37,11 @@ type Form struct {
 // called after every edit with the new configuration.
 func NewForm(onChanged func(vllm.LaunchConfig)) *Form {
 	f := &Form{byName: map[string]*flagRow{}, onChanged: onChanged}
-	f.cfg = vllm.LaunchConfig{Image: vllm.DefaultImage, Tag: vllm.DefaultTag, GPUs: "all"}
+	// The port and the Hugging Face cache are those of `rigbench-cli launch
+	// --print-docker`: the preview is the command Start runs, and a user
+	// who copies it gets the same server (weights kept between launches).
+	f.cfg = vllm.LaunchConfig{Image: vllm.DefaultImage, Tag: vllm.DefaultTag, GPUs: "all",
+		Port: vllm.ContainerPort, HFCache: DefaultHFCache}
 	f.model = widget.NewSelectEntry(nil)
 	f.model.SetPlaceHolder("Hugging Face id, e.g. Qwen/Qwen2.5-1.5B-Instruct")
 	f.image, f.tag, f.gpus = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
@@ -98,8 +106,16 @@ func (f *Form) Basics() fyne.CanvasObject {
 // Flags is the grouped flag form.
 func (f *Form) Flags() fyne.CanvasObject { return container.NewVBox(f.general, f.groups) }
 
-// Config returns the configuration the form shows (without a token).
+// Config returns the configuration the form shows, the one the previews
+// are rendered from and Start launches: one value, so the `docker run`
+// line shown is the command that runs.
 func (f *Form) Config() vllm.LaunchConfig { return f.cfg }
+
+// SetPort changes the host port the server is published on.
+func (f *Form) SetPort(port int) {
+	f.cfg.Port = port
+	f.edited()
+}
 
 // Findings returns the validation findings of the current configuration.
 func (f *Form) Findings() []vllm.FieldError { return f.findings }
@@ -135,8 +151,16 @@ func (f *Form) SetModel(id string) { f.model.SetText(id) }
 // SetRecentModels fills the model drop-down.
 func (f *Form) SetRecentModels(ids []string) { f.model.SetOptions(ids) }
 
-// SetConfig shows c in every control, then reports one change.
+// SetConfig shows c in every control, then reports one change. A config
+// without a port or cache folder (saved by an older RigBench, pasted
+// without -p or -v) keeps the form's.
 func (f *Form) SetConfig(c vllm.LaunchConfig) {
+	if c.Port == 0 {
+		c.Port = f.cfg.Port
+	}
+	if c.HFCache == "" {
+		c.HFCache = f.cfg.HFCache
+	}
 	f.filling = true
 	f.model.SetText(c.Model)
 	f.image.SetText(c.Image)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -16,6 +18,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/target"
 )
 
@@ -42,6 +46,14 @@ type View struct {
 	failure     *widget.Label
 	fixBtn      *widget.Button
 	launchParts *fyne.Container
+	right       *fyne.Container
+	topScroll   *container.Scroll
+	hwBanner    *widget.Label
+	// noGPU is the sentence Start refuses with when this computer has no
+	// NVIDIA GPU ("" when it has one or detection has not finished).
+	noGPU string
+	// afterStart (tests) is called once a launch has succeeded or failed.
+	afterStart func()
 
 	mu     sync.Mutex
 	cancel context.CancelFunc
@@ -61,6 +73,7 @@ type View struct {
 func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc) *View {
 	v := &View{app: a, win: win, launch: launch, Target: chooser, user: map[string][]vllm.FlagValue{}}
 	v.Form = NewForm(func(c vllm.LaunchConfig) {
+		v.relayout()
 		if v.OnConfig != nil {
 			v.OnConfig(c)
 		}
@@ -118,14 +131,17 @@ func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc
 		container.NewHBox(v.presets, save),
 		v.Form.Flags(),
 	)
-	server := container.NewBorder(
-		container.NewVBox(container.NewHBox(v.startBtn, v.stopBtn), v.pull, v.ready, v.failure, v.fixBtn),
-		nil, nil, nil, v.logs.box)
-	right := container.NewVSplit(container.NewVScroll(preview), server)
-	right.Offset = 0.45
-	split := container.NewHSplit(container.NewVScroll(left), right)
+	top := container.NewVBox(preview, container.NewHBox(v.startBtn, v.stopBtn), v.pull, v.ready, v.failure, v.fixBtn)
+	v.topScroll = container.NewVScroll(top)
+	v.right = container.New(topFirst{content: func() fyne.CanvasObject { return top }, minBottom: 120},
+		v.topScroll, v.logs.box)
+	split := container.NewHSplit(container.NewVScroll(left), v.right)
 	split.Offset = 0.5
-	v.launchParts = container.NewStack(split)
+	v.hwBanner = widget.NewLabel("")
+	v.hwBanner.Importance = widget.WarningImportance
+	v.hwBanner.Wrapping = fyne.TextWrapWord
+	v.hwBanner.Hide()
+	v.launchParts = container.NewBorder(v.hwBanner, nil, nil, nil, split)
 	chooser.OnChanged = func(ch target.Choice) { v.targetChanged(ch) }
 	v.content = container.NewBorder(container.NewVBox(chooser.Content(), widget.NewSeparator()), nil, nil, nil, v.launchParts)
 	v.targetChanged(chooser.Choice())
@@ -159,6 +175,7 @@ func (v *View) PasteCommand(line string) {
 		v.pasteMsg.SetText("Filled the form from the command.")
 	}
 	v.pasteMsg.Show()
+	v.relayout()
 }
 
 // PasteMessage is what the view said about the last pasted command.
@@ -266,17 +283,39 @@ func (v *View) Starting() bool {
 	return v.cancel != nil && v.server == nil
 }
 
-// Start launches the server with the form's configuration.
+// Start launches the server with the form's configuration. On a computer
+// without an NVIDIA GPU it refuses at once, before any image is pulled, and
+// offers "Start anyway" (see start).
 func (v *View) Start() {
+	if v.noGPU != "" && v.Form.Config().GPUs != "" {
+		v.showFailure(errors.New(v.noGPU))
+		v.fixBtn.SetText("Start anyway")
+		v.fixBtn.OnTapped = func() {
+			v.fixBtn.Hide()
+			v.start()
+		}
+		v.fixBtn.Show()
+		v.revealMessage()
+		return
+	}
+	v.start()
+}
+
+// start launches without the GPU check. "Start anyway" exists because
+// detection can miss a card Docker can still use: a driver that did not
+// answer in time, or RigBench in a sandbox (Flatpak, a container) that
+// cannot load libnvidia-ml while the host's Docker has the GPU.
+func (v *View) start() {
 	if v.launch == nil {
 		v.showFailure(errors.New("RigBench cannot start containers here: use an existing endpoint or the demo instead"))
 		return
 	}
-	cfg := v.Form.Config()
 	if errs := vllm.Errors(v.Form.Findings()); len(errs) > 0 {
 		v.showFailure(fmt.Errorf("fix the form first: %s", errs[0].Message))
 		return
 	}
+	moved := v.ensurePort()
+	cfg := v.Form.Config()
 	ctx, cancel := context.WithCancel(context.Background())
 	v.mu.Lock()
 	v.cancel = cancel
@@ -287,8 +326,12 @@ func (v *View) Start() {
 	v.fixBtn.Hide()
 	v.ready.Hide()
 	v.logs.clear()
+	if moved != "" {
+		v.logs.add(moved)
+	}
 	v.pull.SetValue(0)
 	v.pull.Show()
+	v.relayout()
 	prog := Progress{
 		Pull: func(done, total int64) {
 			if total > 0 {
@@ -304,6 +347,10 @@ func (v *View) Start() {
 }
 
 func (v *View) started(cfg vllm.LaunchConfig, srv *Server, err error) {
+	if v.afterStart != nil {
+		defer v.afterStart()
+	}
+	defer v.relayout()
 	v.pull.Hide()
 	if err != nil {
 		v.mu.Lock()
@@ -327,6 +374,7 @@ func (v *View) started(cfg vllm.LaunchConfig, srv *Server, err error) {
 	}
 	v.ready.SetText(fmt.Sprintf("Ready at %s: %s, %s. Go to Run to benchmark it.", srv.Endpoint, kv, mml))
 	v.ready.Show()
+	v.revealMessage()
 	if v.OnReady != nil {
 		v.OnReady(srv)
 	}
@@ -335,6 +383,7 @@ func (v *View) started(cfg vllm.LaunchConfig, srv *Server, err error) {
 // showFailure states the cause in one sentence and, for a recognised
 // start-up error with a fix RigBench can make, offers it as one click.
 func (v *View) showFailure(err error) {
+	defer v.revealMessage()
 	v.failure.SetText(err.Error())
 	v.failure.Show()
 	v.fixBtn.Hide()
@@ -349,8 +398,107 @@ func (v *View) showFailure(err error) {
 			v.Form.SetConfig(fixed)
 			v.fixBtn.Hide()
 			v.failure.Hide()
+			v.relayout()
 		}
 		v.fixBtn.Show()
+	}
+}
+
+// ensurePort moves the server to a free port when the form's is taken on
+// this computer (another server on 8000 is common), updating the preview
+// so it stays the command that runs; it returns what it did ("" when the
+// port was free).
+func (v *View) ensurePort() string {
+	port := v.Form.Config().Port
+	if port <= 0 || portFree(port) {
+		return ""
+	}
+	free, err := freePort()
+	if err != nil {
+		return ""
+	}
+	v.Form.SetPort(free)
+	return fmt.Sprintf("Port %d is in use on this computer; the server listens on %d instead.", port, free)
+}
+
+func portFree(port int) bool {
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	ln.Close()
+	return true
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// SetHardware shows what detection found about this computer as a banner
+// above the form: no NVIDIA GPU (Start then refuses at once instead of
+// pulling a multi-GB image first), or a Docker that cannot hand the GPU to
+// containers (a warning only: a CDI setup can work without the "nvidia"
+// runtime Docker lists).
+func (v *View) SetHardware(s hardware.Snapshot, d hwview.Docker) {
+	v.noGPU = ""
+	msg := ""
+	switch {
+	case len(s.GPUs) == 0:
+		v.noGPU = NoGPUMessage
+		msg = NoGPUMessage
+	case d.Checked && !d.Available:
+		msg = orDefault(d.Problem, "Docker is not running: start it to launch vLLM here, or benchmark an existing endpoint or the demo.")
+	case d.Checked && !d.NVIDIARuntime:
+		msg = orDefault(d.Problem, "Docker has no NVIDIA runtime, so containers may not reach the GPU: install the NVIDIA Container Toolkit, or benchmark an existing endpoint or the demo.")
+	}
+	v.hwBanner.SetText(msg)
+	if msg == "" {
+		v.hwBanner.Hide()
+	} else {
+		v.hwBanner.Show()
+	}
+}
+
+// NoGPUMessage is the banner, and Start's refusal, on a computer without
+// an NVIDIA GPU.
+const NoGPUMessage = "This computer has no NVIDIA GPU that RigBench can use, so vLLM cannot be launched here: benchmark an existing endpoint or the demo instead (Hardware says why)."
+
+// HardwareWarning is the hardware banner's text ("" when hidden).
+func (v *View) HardwareWarning() string {
+	if v.hwBanner.Visible() {
+		return v.hwBanner.Text
+	}
+	return ""
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// relayout gives the previews and the server's messages the height they
+// now need (topFirst sizes them when the container is laid out, which a
+// label shown or a longer preview does not trigger by itself).
+func (v *View) relayout() {
+	if v.right != nil {
+		v.right.Refresh()
+	}
+}
+
+// revealMessage scrolls the messages under the Start button into view: in
+// a small window they are below the previews, and a failure nobody sees
+// looks like a button that does nothing.
+func (v *View) revealMessage() {
+	v.relayout()
+	if v.topScroll != nil {
+		v.topScroll.ScrollToBottom()
 	}
 }
 
@@ -388,6 +536,7 @@ func (v *View) Stop() {
 	}
 	v.stopBtn.Disable()
 	v.ready.Hide()
+	v.relayout()
 	go func() {
 		if srv != nil && srv.Stop != nil {
 			_ = srv.Stop(context.Background())

@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/results"
 )
 
@@ -70,5 +71,56 @@ func TestSimulatedRunLabelled(t *testing.T) {
 	}
 	if l1, _, ok := v.Matrix().Lines(0, 32); !ok || l1 != "890.6 tok/s" {
 		t.Errorf("matrix 0×32 = %q", l1)
+	}
+}
+
+// A run that failed before its first cell shows its stored error and the
+// server it tried, and says nothing was measured instead of "No run yet."
+// under empty tabs.
+func TestFailedRunShowsErrorAndServer(t *testing.T) {
+	test.NewTempApp(t)
+	v := results.New()
+	r := &bench.Run{UUID: "d5c84cbc-0000-4000-8000-000000000000", Status: bench.RunFailed,
+		Error:    "connecting to http://127.0.0.1:9/v1: connection refused",
+		Hardware: &hardware.Snapshot{GPUAbsentReason: "no NVIDIA driver found (libnvidia-ml.so.1)"}}
+	done := make(chan struct{})
+	v.SetRun(r, func() { close(done) })
+	<-done
+	if got := v.Failed(); !strings.Contains(got, "http://127.0.0.1:9/v1: connection refused") || !strings.HasSuffix(got, ".") {
+		t.Errorf("failure line %q, want the stored error as a sentence", got)
+	}
+	if got := v.Server(); !strings.Contains(got, "existing endpoint") {
+		t.Errorf("server line %q, want the endpoint named", got)
+	}
+	if !v.Empty() {
+		t.Error("a run without cells shows empty tabs")
+	}
+	v.SetRun(run(), nil)
+	if v.Failed() != "" || v.Server() != "" || v.Empty() {
+		t.Error("a complete run still shows the failed run's lines")
+	}
+}
+
+// The header never passes a driver error off as a GPU name, and for a run
+// against an existing endpoint never passes this computer's card off as the
+// server's.
+func TestHeaderGPUWording(t *testing.T) {
+	none := &hardware.Snapshot{GPUAbsentReason: "no NVIDIA driver found (libnvidia-ml.so.1)"}
+	card := &hardware.Snapshot{GPUs: []hardware.GPU{{Name: "NVIDIA GeForce RTX 3060"}}}
+	launched := &bench.Launch{Image: "vllm/vllm-openai:latest"}
+	for _, c := range []struct {
+		r         bench.Run
+		want, not string
+	}{
+		{bench.Run{Hardware: none, Launch: launched}, "GPU: none detected on this computer", "libnvidia"},
+		{bench.Run{Hardware: none}, "endpoint's GPU not recorded", "libnvidia"},
+		{bench.Run{Hardware: card}, "this computer: ", ""},
+		{bench.Run{Hardware: card, Launch: launched}, "RTX 3060", "this computer"},
+		{bench.Run{Hardware: card, Origin: bench.OriginImported}, "RTX 3060", "this computer"},
+	} {
+		got := results.Summary(&c.r)
+		if !strings.Contains(got, c.want) || (c.not != "" && strings.Contains(got, c.not)) {
+			t.Errorf("summary %q, want %q and not %q", got, c.want, c.not)
+		}
 	}
 }

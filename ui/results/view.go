@@ -11,6 +11,7 @@ import (
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/ui/chartview"
+	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/matrix"
 )
 
@@ -20,6 +21,9 @@ type View struct {
 	title    *widget.Label
 	summary  *widget.Label
 	badge    *widget.Label
+	failure  *widget.Label
+	server   *widget.Label
+	empty    *widget.Label
 	mx       *matrix.Matrix
 	prefill  *widget.Table
 	pcells   []bench.Cell
@@ -39,6 +43,16 @@ func New() *View {
 	v.badge = widget.NewLabel("SIMULATED: measured on RigBench's simulated server, not a real GPU.")
 	v.badge.Importance = widget.WarningImportance
 	v.badge.Hide()
+	v.failure = widget.NewLabel("")
+	v.failure.Importance = widget.DangerImportance
+	v.failure.Wrapping = fyne.TextWrapWord
+	v.failure.Hide()
+	v.server = widget.NewLabel("")
+	v.server.Wrapping = fyne.TextWrapWord
+	v.server.Hide()
+	v.empty = widget.NewLabel("Nothing was measured, so there is no matrix, table or chart for this run.")
+	v.empty.Wrapping = fyne.TextWrapWord
+	v.empty.Hide()
 	v.prefill = widget.NewTable(
 		func() (int, int) { return len(v.pcells), 4 },
 		func() fyne.CanvasObject { return widget.NewLabel("Exceeds model length") },
@@ -61,7 +75,8 @@ func New() *View {
 		container.NewTabItem("All measurements", v.all.t),
 		container.NewTabItem("Charts", container.NewVScroll(v.charts.Content())),
 	)
-	v.content = container.NewBorder(container.NewVBox(v.title, v.badge, v.summary), nil, nil, nil, v.tabs)
+	v.content = container.NewBorder(container.NewVBox(v.title, v.badge, v.summary, v.failure, v.server), nil, nil, nil,
+		container.NewStack(v.tabs, container.NewVBox(v.empty)))
 	return v
 }
 
@@ -94,6 +109,10 @@ func (v *View) SortBy(i int) { v.all.SortBy(i) }
 // SetRun shows r; chartsDone (may be nil) runs when the charts are drawn.
 func (v *View) SetRun(r *bench.Run, chartsDone func()) {
 	v.run = r
+	v.failure.Hide()
+	v.server.Hide()
+	v.empty.Hide()
+	v.tabs.Show()
 	if r == nil {
 		v.title.SetText("No run selected.")
 		v.summary.SetText("")
@@ -112,6 +131,16 @@ func (v *View) SetRun(r *bench.Run, chartsDone func()) {
 	} else {
 		v.badge.Hide()
 	}
+	if r.Error != "" {
+		v.failure.SetText(Failure(r))
+		v.failure.Show()
+		v.server.SetText(ServerText(r))
+		v.server.Show()
+	}
+	if len(r.Cells) == 0 && r.Status != bench.RunRunning {
+		v.tabs.Hide()
+		v.empty.Show()
+	}
 	v.mx.SetPendingText("")
 	v.mx.SetRun(r)
 	v.pcells = r.PrefillCells()
@@ -119,6 +148,26 @@ func (v *View) SetRun(r *bench.Run, chartsDone func()) {
 	v.all.set(r.Cells)
 	v.charts.Set([]*bench.Run{r}, chartsDone)
 }
+
+// Failed is the stored error as shown ("" when the run has none).
+func (v *View) Failed() string {
+	if v.failure.Visible() {
+		return v.failure.Text
+	}
+	return ""
+}
+
+// Server is the server line shown under a failed run ("" when hidden).
+func (v *View) Server() string {
+	if v.server.Visible() {
+		return v.server.Text
+	}
+	return ""
+}
+
+// Empty reports whether the view says nothing was measured instead of
+// showing empty tabs.
+func (v *View) Empty() bool { return v.empty.Visible() }
 
 // ChartsRendered is how many charts hold a drawing.
 func (v *View) ChartsRendered() int { return v.charts.Rendered() }
@@ -154,8 +203,8 @@ func Title(r *bench.Run) string {
 // Summary is the run's GPU, engine, date and status in one line.
 func Summary(r *bench.Run) string {
 	var parts []string
-	if r.Hardware != nil {
-		parts = append(parts, r.Hardware.Summary())
+	if hw := HardwareText(r); hw != "" {
+		parts = append(parts, hw)
 	}
 	eng := strings.TrimSpace(r.Server.Engine + " " + r.Server.Version)
 	if eng != "" {
@@ -175,6 +224,69 @@ func Summary(r *bench.Run) string {
 		parts = append(parts, "imported")
 	}
 	return strings.Join(parts, " · ")
+}
+
+// HardwareText is the run's GPU as the header shows it. The snapshot is of
+// the computer RigBench ran on: for a run against an existing endpoint
+// that is not the server's card, so it is not passed off as one, and a
+// computer without a GPU reads "none detected", not the driver's error.
+func HardwareText(r *bench.Run) string {
+	hw := r.Hardware
+	if hw == nil {
+		return ""
+	}
+	imported := r.Origin == bench.OriginImported
+	endpoint := r.Launch == nil && !r.Simulated && !imported
+	switch {
+	case len(hw.GPUs) > 0 && endpoint:
+		return "endpoint's GPU not recorded (this computer: " + hw.Summary() + ")"
+	case len(hw.GPUs) > 0:
+		return hw.Summary()
+	case r.Simulated:
+		return "no GPU used"
+	case endpoint:
+		return "endpoint's GPU not recorded"
+	case imported:
+		return "GPU: none recorded"
+	}
+	return hwview.NoGPU
+}
+
+// Failure is the stored error of a run as one sentence.
+func Failure(r *bench.Run) string {
+	e := strings.TrimSpace(r.Error)
+	if e == "" {
+		return ""
+	}
+	if !strings.HasSuffix(e, ".") {
+		e += "."
+	}
+	return "The run stopped with an error: " + e
+}
+
+// ServerText says which server the run talked to. The run document keeps
+// no endpoint address (see the error for it), only how it was started.
+func ServerText(r *bench.Run) string {
+	model := r.Server.Model
+	if model == "" && r.Launch != nil {
+		model = r.Launch.Model
+	}
+	var s string
+	switch {
+	case r.Simulated:
+		s = "Server: RigBench's simulated server"
+	case r.Launch != nil:
+		s = "Server: vLLM launched in Docker from " + r.Launch.Image
+	default:
+		s = "Server: an existing endpoint"
+	}
+	if eng := strings.TrimSpace(r.Server.Engine + " " + r.Server.Version); eng != "" && !r.Simulated {
+		s += " (" + eng + ")"
+	}
+	if model != "" {
+		s += ", model " + model
+	}
+	return s + "."
 }
 
 func short(id string) string {

@@ -1,0 +1,6 @@
+package history
+
+// SetSettledForTest sets the hook called once an import or a load of the
+// selected runs has shown its outcome, so a test reads the dialog after
+// it is drawn (the test driver runs fyne.Do on the calling goroutine).
+func SetSettledForTest(v *View, f func()) { v.settled = f }

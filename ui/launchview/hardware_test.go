@@ -1,0 +1,171 @@
+package launchview_test
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/ui/hwview"
+	"github.com/rigbench/rigbench/ui/launchview"
+	"github.com/rigbench/rigbench/ui/target"
+)
+
+// recorder is a LaunchFunc that hands each configuration it is asked to
+// launch to the test and fails the launch (nothing is started).
+func recorder() (launchview.LaunchFunc, chan vllm.LaunchConfig) {
+	got := make(chan vllm.LaunchConfig, 4)
+	return func(_ context.Context, cfg vllm.LaunchConfig, _ launchview.Progress) (*launchview.Server, error) {
+		got <- cfg
+		return nil, context.Canceled
+	}, got
+}
+
+// launching is a view with a recording launcher; received waits for the
+// next launch and for the view to have shown its outcome.
+type launching struct {
+	*launchview.View
+	got     chan vllm.LaunchConfig
+	settled chan struct{}
+}
+
+func newLaunchingView(t *testing.T) launching {
+	t.Helper()
+	a := test.NewTempApp(t)
+	w := test.NewWindow(nil)
+	t.Cleanup(w.Close)
+	launch, got := recorder()
+	l := launching{launchview.New(a, w, target.NewChooser(target.Launch), launch), got, make(chan struct{}, 4)}
+	launchview.SetAfterStartForTest(l.View, func() { l.settled <- struct{}{} })
+	w.SetContent(l.Content())
+	return l
+}
+
+func received(t *testing.T, l launching) vllm.LaunchConfig {
+	t.Helper()
+	var c vllm.LaunchConfig
+	for _, ch := range []func() bool{
+		func() bool {
+			select {
+			case c = <-l.got:
+				return true
+			case <-time.After(5 * time.Second):
+				return false
+			}
+		},
+		func() bool {
+			select {
+			case <-l.settled:
+				return true
+			case <-time.After(5 * time.Second):
+				return false
+			}
+		},
+	} {
+		if !ch() {
+			t.Fatal("the launch was not made and reported back")
+		}
+	}
+	return c
+}
+
+func noGPU() hardware.Snapshot {
+	return hardware.Snapshot{GPUAbsentReason: "no NVIDIA driver found (libnvidia-ml.so.1)"}
+}
+
+// With no NVIDIA GPU the view says so before anything is started, and Start
+// refuses at once with that sentence instead of pulling the image; "Start
+// anyway" and a launch that asks for no GPU still go ahead.
+func TestNoGPUWarnsAndStartRefuses(t *testing.T) {
+	v := newLaunchingView(t)
+	v.Form.SetModel("Qwen/Qwen2.5-1.5B-Instruct")
+	if w := v.HardwareWarning(); w != "" {
+		t.Errorf("a warning before detection finished: %q", w)
+	}
+	v.SetHardware(noGPU(), hwview.Docker{Checked: true, Available: true, Version: "27.0"})
+	w := v.HardwareWarning()
+	if !strings.Contains(w, "no NVIDIA GPU") || !strings.Contains(w, "endpoint or the demo") {
+		t.Errorf("banner = %q, want the missing GPU and what still works", w)
+	}
+	v.Start()
+	text, fix := v.Failure()
+	if text != launchview.NoGPUMessage {
+		t.Errorf("Start said %q, want %q", text, launchview.NoGPUMessage)
+	}
+	if fix != "Start anyway" {
+		t.Errorf("fix button %q, want Start anyway", fix)
+	}
+	select {
+	case c := <-v.got:
+		t.Fatalf("Start launched %s on a computer without a GPU", c.ImageRef())
+	case <-time.After(100 * time.Millisecond):
+	}
+	v.ApplyFix()
+	received(t, v)
+
+	c := v.Form.Config()
+	c.GPUs = ""
+	v.Form.SetConfig(c)
+	v.Start()
+	if c := received(t, v); c.GPUs != "" {
+		t.Errorf("launched with GPUs %q, want none", c.GPUs)
+	}
+}
+
+// A GPU with a Docker that has no NVIDIA runtime warns but lets Start go.
+func TestNoNVIDIARuntimeWarnsOnly(t *testing.T) {
+	v := newLaunchingView(t)
+	v.Form.SetModel("m/x")
+	v.SetHardware(hardware.Snapshot{GPUs: []hardware.GPU{{Name: "NVIDIA GeForce RTX 3060"}}},
+		hwview.Docker{Checked: true, Available: true, Version: "27.0", Problem: "Docker 27.0 has no NVIDIA runtime."})
+	if w := v.HardwareWarning(); !strings.Contains(w, "NVIDIA runtime") {
+		t.Errorf("banner = %q", w)
+	}
+	v.Start()
+	received(t, v)
+	v.SetHardware(hardware.Snapshot{GPUs: []hardware.GPU{{Name: "NVIDIA GeForce RTX 3060"}}},
+		hwview.Docker{Checked: true, Available: true, NVIDIARuntime: true})
+	if w := v.HardwareWarning(); w != "" {
+		t.Errorf("a usable GPU and runtime still warn: %q", w)
+	}
+}
+
+// The docker preview is the command the launcher is given, with the
+// published port and the Hugging Face cache of `launch --print-docker`; a
+// port already taken moves to a free one in both.
+func TestDockerPreviewIsWhatStartRuns(t *testing.T) {
+	v := newLaunchingView(t)
+	v.Form.SetModel("Qwen/Qwen2.5-1.5B-Instruct")
+	v.Form.SetFlagText("--max-model-len", "8192")
+	pre := v.Form.DockerPreview()
+	for _, want := range []string{"-p 127.0.0.1:8000:8000", "-v " + launchview.DefaultHFCache + ":" + vllm.ContainerHFCache} {
+		if !strings.Contains(pre, want) {
+			t.Errorf("preview %q lacks %q", pre, want)
+		}
+	}
+
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	taken := busy.Addr().(*net.TCPAddr).Port
+	v.Form.SetPort(taken)
+	v.Start()
+	c := received(t, v)
+	if c.DockerCommand(true) != v.Form.DockerPreview() {
+		t.Errorf("launched %q\npreview  %q", c.DockerCommand(true), v.Form.DockerPreview())
+	}
+	if c.Port == taken || c.Port == 0 {
+		t.Errorf("launched on port %d, want a free one instead of the taken %d", c.Port, taken)
+	}
+	if !strings.Contains(v.Form.DockerPreview(), "127.0.0.1:"+strconv.Itoa(c.Port)+":") {
+		t.Errorf("preview %q does not show the port used", v.Form.DockerPreview())
+	}
+}
