@@ -35,7 +35,7 @@ func (e *userError) Unwrap() []error { return e.errs }
 
 func errNewer(v int) error {
 	return &userError{
-		msg:  fmt.Sprintf("the history has schema version %d but this RigBench knows only up to %d; update RigBench or pass --db with another file (the history was not changed)", v, SchemaVersion),
+		msg:  fmt.Sprintf("the history has schema version %d but this RigBench knows only up to %d; update RigBench or set RIGBENCH_DB (or the CLI's --db) to another file (the history was not changed)", v, SchemaVersion),
 		errs: []error{ErrNewerVersion},
 	}
 }
@@ -59,11 +59,11 @@ func explain(err error, path string) error {
 	case code == sqlite3.SQLITE_FULL || errors.Is(err, syscall.ENOSPC):
 		return &userError{fmt.Sprintf("the disk holding the history %s is full; free some space and try again (nothing was lost)", path), []error{ErrFull, err}}
 	case code == sqlite3.SQLITE_READONLY || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EACCES):
-		return &userError{fmt.Sprintf("the history %s is read-only; make it and its folder writable, or pass --db with another file", path), []error{ErrReadOnly, err}}
+		return &userError{fmt.Sprintf("the history %s is read-only; make it and its folder writable, or set RIGBENCH_DB (or the CLI's --db) to another file", path), []error{ErrReadOnly, err}}
 	case code == sqlite3.SQLITE_CANTOPEN || errors.Is(err, syscall.ENOTDIR):
-		return &userError{fmt.Sprintf("cannot open the history %s; check that its folder exists and is writable, or pass --db with another file", path), []error{err}}
+		return &userError{fmt.Sprintf("cannot open the history %s; check that its folder exists and is writable, or set RIGBENCH_DB (or the CLI's --db) to another file", path), []error{err}}
 	case code == sqlite3.SQLITE_NOTADB:
-		return &userError{fmt.Sprintf("%s is not a RigBench history; pass --db with another file", path), []error{err}}
+		return &userError{fmt.Sprintf("%s is not a RigBench history; set RIGBENCH_DB (or the CLI's --db) to another file", path), []error{err}}
 	case code == sqlite3.SQLITE_CORRUPT:
 		return &userError{fmt.Sprintf("the history %s is damaged; move it aside (RigBench then starts a new one) or restore a backup", path), []error{err}}
 	case code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED:

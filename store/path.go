@@ -24,7 +24,7 @@ func defaultPath(getenv func(string) string, home func() (string, error)) (strin
 	}
 	h, err := home()
 	if err != nil || h == "" {
-		return "", errors.New("cannot find your home folder to keep the history in; pass --db FILE or set " + EnvDB)
+		return "", errors.New("cannot find your home folder to keep the history in; set " + EnvDB + " (or the CLI's --db) to a file path")
 	}
 	return filepath.Join(h, ".local", "share", "rigbench", "history.db"), nil
 }

@@ -184,6 +184,7 @@ func (u *UI) detect() {
 	fyne.Do(func() {
 		u.snapshot = &snap
 		u.Hardware.Set(snap, dock)
+		u.Launch.SetHardware(snap, dock)
 		if u.app.Preferences().String(prefTarget) == "" {
 			u.Target.Set(target.Choice{Kind: target.Default(len(snap.GPUs) > 0, dock.Available && dock.NVIDIARuntime)})
 		}

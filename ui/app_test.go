@@ -257,3 +257,12 @@ func TestRemembersWindowSize(t *testing.T) {
 		t.Errorf("window size %v, want 1000×700", s)
 	}
 }
+
+// Detection reaches the Launch view: on a computer without an NVIDIA GPU it
+// says so before the user fills in a model and waits for a pull.
+func TestLaunchViewKnowsThereIsNoGPU(t *testing.T) {
+	u, _ := newUI(t)
+	if w := u.Launch.HardwareWarning(); !strings.Contains(w, "NVIDIA") {
+		t.Errorf("Launch view warning %q, want it to say there is no NVIDIA GPU", w)
+	}
+}

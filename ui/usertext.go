@@ -8,14 +8,12 @@ import (
 	"github.com/rigbench/rigbench/store"
 )
 
-// cliWording maps advice written for rigbench-cli, which the engine and
-// the store share with the app, to what an app user can do: the app has
-// no flags, so a history elsewhere is chosen with the environment
-// variable, and the API key is typed into the target's field.
+// cliWording maps advice the store writes for both the CLI and the app to
+// what an app user can do: the app has no flags, so a history elsewhere is
+// chosen with the environment variable alone.
 var cliWording = strings.NewReplacer(
-	"pass --db FILE or set "+store.EnvDB, "set the "+store.EnvDB+" environment variable to a file path and restart RigBench",
-	"pass --db with another file", "set the "+store.EnvDB+" environment variable to another file and restart RigBench",
-	"pass the right one with --api-key", "enter the right one in the API key field on the Launch tab",
+	"set "+store.EnvDB+" (or the CLI's --db) to a file path", "set the "+store.EnvDB+" environment variable to a file path and restart RigBench",
+	"set "+store.EnvDB+" (or the CLI's --db) to another file", "set the "+store.EnvDB+" environment variable to another file and restart RigBench",
 )
 
 // userText is err as one sentence for the app's user.

@@ -18,9 +18,9 @@ func TestUserTextNamesTheAppsControls(t *testing.T) {
 		t.Errorf("wrong key: %q", key)
 	}
 	for _, msg := range []string{
-		"cannot open the history /x/h.db; check that its folder exists and is writable, or pass --db with another file",
-		"the history has schema version 9 but this RigBench knows only up to 3; update RigBench or pass --db with another file (the history was not changed)",
-		"cannot find your home folder to keep the history in; pass --db FILE or set " + store.EnvDB,
+		"cannot open the history /x/h.db; check that its folder exists and is writable, or set RIGBENCH_DB (or the CLI's --db) to another file",
+		"the history has schema version 9 but this RigBench knows only up to 3; update RigBench or set RIGBENCH_DB (or the CLI's --db) to another file (the history was not changed)",
+		"cannot find your home folder to keep the history in; set " + store.EnvDB + " (or the CLI's --db) to a file path",
 	} {
 		got := userText(errors.New(msg))
 		if strings.Contains(got, "--db") || !strings.Contains(got, store.EnvDB) {

@@ -23,7 +23,7 @@ func (e *UnreachableError) Error() string {
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // ErrUnauthorized means the server answered 401 or 403.
-var ErrUnauthorized = errors.New("the server rejected the API key: pass the right one with --api-key")
+var ErrUnauthorized = errors.New("the server rejected the request: its API key is missing or wrong")
 
 // ErrNotSupported means the server has no such endpoint (404/405/501).
 var ErrNotSupported = errors.New("the server does not support this endpoint")
