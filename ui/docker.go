@@ -13,6 +13,7 @@ import (
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/launchview"
+	"github.com/rigbench/rigbench/ui/wording"
 )
 
 // dockerCheckTimeout bounds the Docker check at start-up: a daemon that
@@ -81,13 +82,13 @@ func hasNVIDIARuntime(info system.Info) bool {
 func dockerProblem(err error) string {
 	var de *docker.Error
 	if errors.As(err, &de) {
-		s := sentence(de.Message)
+		s := wording.Sentence(de.Message)
 		if de.Hint != "" {
-			s = sentence(strings.TrimSuffix(de.Message, ".") + ": " + de.Hint)
+			s = wording.Sentence(strings.TrimSuffix(de.Message, ".") + ": " + de.Hint)
 		}
 		return s + " Meanwhile, benchmark an existing endpoint or the demo."
 	}
-	return sentence("Docker could not be reached ("+err.Error()+")") + " Check that Docker is installed and running, or benchmark an existing endpoint or the demo."
+	return wording.Sentence("Docker could not be reached ("+err.Error()+")") + " Check that Docker is installed and running, or benchmark an existing endpoint or the demo."
 }
 
 // dockerLaunch is the Launch view's LaunchFunc on the local Docker daemon,

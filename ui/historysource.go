@@ -7,6 +7,7 @@ import (
 
 	"github.com/rigbench/rigbench/store"
 	"github.com/rigbench/rigbench/ui/history"
+	"github.com/rigbench/rigbench/ui/wording"
 )
 
 // openHistory opens the SQLite history the CLI shares ($RIGBENCH_DB, else
@@ -31,30 +32,9 @@ func openHistory(getenv func(string) string) (src history.Source, note, unsaved 
 		}
 	}
 	why := userText(err)
-	unsaved = "Runs are not being saved, so export each one you want to keep: " + lowerFirst(why)
+	unsaved = "Runs are not being saved, so export each one you want to keep: " + wording.LowerFirst(why)
 	if path != "" && !strings.Contains(why, path) {
 		unsaved = strings.TrimSuffix(unsaved, ".") + " (history: " + path + ")."
 	}
 	return &history.Memory{}, why + " Runs are kept only until RigBench closes.", unsaved, func() {}
-}
-
-// lowerFirst lowers the first letter of s, to continue a sentence with it.
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
-}
-
-// sentence capitalises s and ends it with a full stop.
-func sentence(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return s
-	}
-	s = strings.ToUpper(s[:1]) + s[1:]
-	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
-		s += "."
-	}
-	return s
 }

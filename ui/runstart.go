@@ -17,6 +17,7 @@ import (
 	"github.com/rigbench/rigbench/ui/launchview"
 	"github.com/rigbench/rigbench/ui/runview"
 	"github.com/rigbench/rigbench/ui/target"
+	"github.com/rigbench/rigbench/ui/wording"
 )
 
 // startRun is the Run view's StartFunc: it turns the chosen target into a
@@ -83,7 +84,7 @@ func (u *UI) keep(src history.Source, rec history.Recorder, run *bench.Run) {
 		u.notSaved[run.UUID] = true
 		u.mu.Unlock()
 		fyne.Do(func() {
-			u.History.SetNote(fmt.Sprintf("The last run could not be saved to the history (%s); export it from Results to keep it.", strings.TrimSuffix(lowerFirst(userText(err)), ".")))
+			u.History.SetNote(fmt.Sprintf("The last run could not be saved to the history (%s); export it from Results to keep it.", strings.TrimSuffix(wording.LowerFirst(userText(err)), ".")))
 		})
 	}
 }

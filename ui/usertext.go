@@ -6,6 +6,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/client"
 	"github.com/rigbench/rigbench/store"
+	"github.com/rigbench/rigbench/ui/wording"
 )
 
 // cliWording maps advice the store writes for both the CLI and the app to
@@ -24,7 +25,7 @@ func userText(err error) string {
 	if errors.Is(err, client.ErrUnauthorized) {
 		return "The server rejected the API key: enter the right one in the API key field on the Launch tab."
 	}
-	return sentence(cliWording.Replace(err.Error()))
+	return wording.Sentence(cliWording.Replace(err.Error()))
 }
 
 // appError is an error reworded for the app that still unwraps to the

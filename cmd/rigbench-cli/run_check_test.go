@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/rigbench/rigbench/engine/bench"
-	"github.com/rigbench/rigbench/engine/sim"
 )
 
 // Every flag the command line alone can judge is refused before anything
@@ -176,15 +174,7 @@ func TestRunJSONWriteFailsAtEnd(t *testing.T) {
 // Without --api-key against a server that wants one, the error says a key
 // is needed and where to give it, not that "the" key was wrong.
 func TestRunAPIKeyMissing(t *testing.T) {
-	cfg := sim.DefaultConfig()
-	p, _ := sim.ProfileByName("tiny")
-	cfg.Profile, cfg.Speed, cfg.APIKey = p, 10, "secret-key-123"
-	s, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(func() { s.Close(); hs.Close() })
+	hs := keyedSim(t)
 	args := []string{"run", "--endpoint", hs.URL, "--contexts", "0", "--concurrency", "1", "--prefill", "none",
 		"--max-output", "64", "--no-save", "--no-telemetry"}
 

@@ -12,9 +12,10 @@ import (
 	"github.com/rigbench/rigbench/engine/sim"
 )
 
-// TestRunEndpointWritesJSON runs a tiny plan against the simulator over
-// 127.0.0.1 and checks the printed matrix and the run document.
-func TestRunEndpointWritesJSON(t *testing.T) {
+// keyedSim serves the tiny simulator profile at speed 10 on 127.0.0.1,
+// wanting the API key "secret-key-123".
+func keyedSim(t *testing.T) *httptest.Server {
+	t.Helper()
 	cfg := sim.DefaultConfig()
 	p, _ := sim.ProfileByName("tiny")
 	cfg.Profile, cfg.Speed, cfg.APIKey = p, 10, "secret-key-123"
@@ -24,6 +25,13 @@ func TestRunEndpointWritesJSON(t *testing.T) {
 	}
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(func() { s.Close(); hs.Close() })
+	return hs
+}
+
+// TestRunEndpointWritesJSON runs a tiny plan against the simulator over
+// 127.0.0.1 and checks the printed matrix and the run document.
+func TestRunEndpointWritesJSON(t *testing.T) {
+	hs := keyedSim(t)
 
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run.json")

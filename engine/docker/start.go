@@ -36,7 +36,7 @@ func (l *Launcher) Start(ctx context.Context, cfg vllm.LaunchConfig, obs func(Lo
 	}
 	port := cfg.Port
 	if port == 0 {
-		p, err := freePort()
+		p, err := FreePort()
 		if err != nil {
 			return nil, fmt.Errorf("finding a free port: %w", err)
 		}
@@ -139,9 +139,9 @@ func expandHome(p string) (string, error) {
 	return p, nil
 }
 
-// freePort asks the kernel for a free loopback port. Another process could
+// FreePort asks the kernel for a free loopback port. Another process could
 // take it before docker binds it; the start then fails with ErrPortInUse.
-func freePort() (int, error) {
+func FreePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

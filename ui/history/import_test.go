@@ -176,14 +176,7 @@ func TestColumnsFitTheirText(t *testing.T) {
 	if err := db.SaveRun(context.Background(), &r2); err != nil {
 		t.Fatal(err)
 	}
-	w := test.NewWindow(nil)
-	defer w.Close()
-	v := history.New(w, history.NewDB(db), "")
-	w.SetContent(v.Content())
-	w.Resize(fyne.NewSize(900, 600))
-	loaded := make(chan struct{})
-	v.ReloadThen(func() { close(loaded) })
-	wait(t, loaded, "the first load")
+	v, _ := loadedView(t, db, fyne.NewSize(900, 600))
 	const engine = 5
 	need := fyne.MeasureText("simulated 0.32.0-sim", theme.TextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding()
 	if got := v.ColumnWidth(engine); got < need {

@@ -66,6 +66,21 @@ func button(o fyne.CanvasObject, text string) *widget.Button {
 	return nil
 }
 
+// loadedView shows the history view of db in a test window of the given
+// size and waits for its first load. The window closes with the test.
+func loadedView(t *testing.T, db *store.DB, size fyne.Size) (*history.View, fyne.Window) {
+	t.Helper()
+	w := test.NewWindow(nil)
+	t.Cleanup(w.Close)
+	v := history.New(w, history.NewDB(db), "")
+	w.SetContent(v.Content())
+	w.Resize(size)
+	loaded := make(chan struct{})
+	v.ReloadThen(func() { close(loaded) })
+	wait(t, loaded, "the first load")
+	return v, w
+}
+
 func wait(t *testing.T, ch <-chan struct{}, what string) {
 	t.Helper()
 	select {
@@ -80,14 +95,7 @@ func wait(t *testing.T, ch <-chan struct{}, what string) {
 func TestListsFiltersAndDeletesWithConfirmation(t *testing.T) {
 	test.NewTempApp(t)
 	db, r := savedRun(t)
-	w := test.NewWindow(nil)
-	defer w.Close()
-	v := history.New(w, history.NewDB(db), "")
-	w.SetContent(v.Content())
-	w.Resize(fyne.NewSize(1200, 700))
-	loaded := make(chan struct{})
-	v.ReloadThen(func() { close(loaded) })
-	wait(t, loaded, "the first load")
+	v, w := loadedView(t, db, fyne.NewSize(1200, 700))
 
 	if n := len(v.Shown()); n != 1 {
 		t.Fatalf("the view lists %d runs, want the one saved", n)

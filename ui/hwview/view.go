@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/ui/wording"
 )
 
 // Docker is what the app found out about the local Docker daemon.
@@ -49,7 +50,7 @@ func (v *View) Set(s hardware.Snapshot, d Docker) {
 	objs := []fyne.CanvasObject{v.Summary}
 	if len(s.GPUs) == 0 {
 		objs = append(objs, notice("No NVIDIA GPU found",
-			sentence(reasonOr(s.GPUAbsentReason, "NVML reported no card"))+
+			wording.Sentence(reasonOr(s.GPUAbsentReason, "NVML reported no card"))+
 				" You can still benchmark an existing endpoint, or try the built-in simulated server (demo) from the Launch tab."))
 	}
 	for _, g := range s.GPUs {
@@ -176,19 +177,6 @@ func orNA(s string) string {
 func reasonOr(s, def string) string {
 	if s == "" {
 		return def
-	}
-	return s
-}
-
-// sentence capitalises s and ends it with a full stop.
-func sentence(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return s
-	}
-	s = strings.ToUpper(s[:1]) + s[1:]
-	if !strings.HasSuffix(s, ".") {
-		s += "."
 	}
 	return s
 }

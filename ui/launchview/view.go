@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/hwview"
@@ -413,7 +414,7 @@ func (v *View) ensurePort() string {
 	if port <= 0 || portFree(port) {
 		return ""
 	}
-	free, err := freePort()
+	free, err := docker.FreePort()
 	if err != nil {
 		return ""
 	}
@@ -428,15 +429,6 @@ func portFree(port int) bool {
 	}
 	ln.Close()
 	return true
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // SetHardware shows what detection found about this computer as a banner

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/ui/matrix"
+	"github.com/rigbench/rigbench/ui/wording"
 )
 
 // RepaintInterval is how often the view applies runner events: four
@@ -423,7 +424,7 @@ func (v *View) finish(obs *live, run *bench.Run, err error) {
 	case err != nil:
 		// Refused before it began (no URL, no server): nothing ran, so
 		// the grid goes back to the preview.
-		v.setStatus("The run could not start.", sentence(oneLine(err.Error())))
+		v.setStatus("The run could not start.", wording.Sentence(oneLine(err.Error())))
 		if v.preview != nil {
 			v.showPreview(v.preview)
 		}
@@ -487,19 +488,6 @@ func pick(cond bool, a, b string) string {
 	return b
 }
 
-// sentence capitalises s and ends it with a full stop.
-func sentence(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return s
-	}
-	s = strings.ToUpper(s[:1]) + s[1:]
-	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
-		s += "."
-	}
-	return s
-}
-
 // oneLine joins the lines of a message that joins several errors (the
 // same one per request, often), each distinct line once.
 func oneLine(s string) string {
@@ -530,9 +518,9 @@ func outcome(r *bench.Run, err error, saved bool) (line, detail string) {
 	why := ""
 	switch {
 	case err != nil && !errors.Is(err, context.Canceled):
-		why = sentence(oneLine(err.Error()))
+		why = wording.Sentence(oneLine(err.Error()))
 	case r.Error != "":
-		why = sentence(oneLine(r.Error))
+		why = wording.Sentence(oneLine(r.Error))
 	}
 	switch r.Status {
 	case bench.RunComplete:
@@ -556,7 +544,7 @@ func outcome(r *bench.Run, err error, saved bool) (line, detail string) {
 		// failed cell's first line says it once.
 		for i := len(r.Cells) - 1; i >= 0; i-- {
 			if c := r.Cells[i]; c.Status == bench.StatusFailed && c.Reason != "" {
-				why = "Last error: " + sentence(strings.SplitN(c.Reason, "\n", 2)[0])
+				why = "Last error: " + wording.Sentence(strings.SplitN(c.Reason, "\n", 2)[0])
 				break
 			}
 		}

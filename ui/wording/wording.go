@@ -1,0 +1,28 @@
+// Package wording shapes error and status text into the sentences the app
+// shows: one plain sentence, capitalised and ending in a full stop, whatever
+// lower-case fragment the engine, the store or Docker wrote.
+package wording
+
+import "strings"
+
+// Sentence capitalises s and ends it with a full stop (unless it already
+// ends with one, a question or an exclamation mark). Blank stays blank.
+func Sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
+		s += "."
+	}
+	return s
+}
+
+// LowerFirst lowers the first letter of s, to continue a sentence with it.
+func LowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}

@@ -1,0 +1,23 @@
+package wording
+
+import "testing"
+
+func TestSentence(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                          "",
+		"  cannot reach the server": "Cannot reach the server.",
+		"already done.":             "Already done.",
+		"is it running?":            "Is it running?",
+		"stop!":                     "Stop!",
+	} {
+		if got := Sentence(in); got != want {
+			t.Errorf("Sentence(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := LowerFirst("The history"); got != "the history" {
+		t.Errorf("LowerFirst = %q", got)
+	}
+	if LowerFirst("") != "" {
+		t.Error("LowerFirst of blank is not blank")
+	}
+}
