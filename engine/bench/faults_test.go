@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -295,7 +296,10 @@ func TestStuckServerFailsTheCell(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var hung sync.WaitGroup
+	// Counted with atomics, and the server closed before the test returns:
+	// a hung handler can outlive the run by the moment it takes to notice
+	// its client left.
+	var hung, released atomic.Int32
 	stuck := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if req.URL.Path == "/v1/completions" {
 			body, _ := io.ReadAll(req.Body)
@@ -305,8 +309,8 @@ func TestStuckServerFailsTheCell(t *testing.T) {
 			}
 			if json.Unmarshal(body, &r) == nil && r.MaxTokens == 1 && len(r.Prompt) > 2000 {
 				hung.Add(1)
-				defer hung.Done()
 				<-req.Context().Done() // until the client gives up
+				released.Add(1)
 				return
 			}
 			req.Body = io.NopCloser(bytes.NewReader(body))
@@ -314,7 +318,8 @@ func TestStuckServerFailsTheCell(t *testing.T) {
 		s.Handler().ServeHTTP(w, req)
 	})
 	hs := httptest.NewServer(stuck)
-	t.Cleanup(func() { s.Close(); hs.Close() })
+	defer s.Close()
+	defer hs.Close() // waits for every handler
 	c, err := client.New(hs.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -347,7 +352,11 @@ func TestStuckServerFailsTheCell(t *testing.T) {
 	if len(want) != 0 {
 		t.Errorf("cells missing from the run: %v", want)
 	}
-	hung.Wait() // every hung request saw its client leave
+	c.CloseIdle()
+	hs.Close()
+	if n := hung.Load(); n < 2 || released.Load() != n {
+		t.Errorf("%d requests hung and %d were let go; want the prefill and the warm-up, both given up by the client", n, released.Load())
+	}
 }
 
 // scaledUsage is a ResponseWriter that multiplies every completion_tokens

@@ -70,7 +70,7 @@ func jsonioFullRun() *bench.Run {
 					SMClockMaxMHz: 1852, MemClockMeanMHz: 7500, TempMeanC: 65, TempMaxC: 70, UtilGPUMean: 98,
 					UtilMemMean: 80, VRAMUsedMax: 11 << 30, Throttled: []string{"power cap"}},
 				EnergyJPerToken: 1.7,
-				ServerSamples: []bench.ServerSample{{T: -0.004, PrefixCacheQueries: 4}, {T: 1, Running: 2, Waiting: 1, KVUsage: 0.1, PrefixCacheQueries: 10,
+				ServerSamples: []bench.ServerSample{{T: -0.004, Running: 1, Waiting: 1, KVUsage: 0.05, PrefixCacheQueries: 4, PrefixCacheHits: 3, Preemptions: 1}, {T: 1, Running: 2, Waiting: 1, KVUsage: 0.1, PrefixCacheQueries: 10,
 					PrefixCacheHits: 9, Preemptions: 1}},
 				GPUSamples: []hardware.GPUSample{{T: 1, GPU: 0, PowerW: 160, SMClockMHz: 1800, MemClockMHz: 7500, TempC: 65,
 					UtilGPU: 98, UtilMem: 80, VRAMUsedBytes: 11 << 30, Throttle: []string{"power cap"}}},
