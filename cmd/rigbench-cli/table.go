@@ -46,6 +46,13 @@ func printResults(w io.Writer, run *bench.Run) {
 		if queued {
 			fmt.Fprintln(w, "* Requests queued: the server did not run all N requests at once.")
 		}
+		// Cells whose window was mostly spent waiting for first tokens say
+		// so in their reason; a table of figures alone would hide it.
+		for _, c := range run.Cells {
+			if c.Phase == bench.PhaseDecode && strings.Contains(c.Reason, "mostly waiting") {
+				fmt.Fprintf(w, "note: %s×%d: %s\n", bench.ContextLabel(c.Context), c.Concurrency, c.Reason)
+			}
+		}
 	}
 	if pre := run.PrefillCells(); len(pre) > 0 {
 		fmt.Fprintln(w, "\nPrefill: prompt tok/s by context")

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http/httptest"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -221,6 +222,33 @@ func TestETANeverBelowTheCellsLeft(t *testing.T) {
 	for _, eta := range etas {
 		if eta < rest {
 			t.Errorf("ETA %v during the first cell, want at least the %v the second cell takes", eta, rest)
+		}
+	}
+}
+
+// TestShortWindowIsNoted: a window hardly longer than the time to first
+// token measures mostly waiting; the cell keeps its figures and status but
+// says so, while a window long enough gets no note.
+func TestShortWindowIsNoted(t *testing.T) {
+	const speed = 20
+	cfg := tinyConfig(t, speed)
+	cfg.Profile.APIBaseS = 1 // a one-second TTFT on the simulated card
+	_, c := startSim(t, cfg)
+	for _, tc := range []struct {
+		durationS float64
+		noted     bool
+	}{{1.5, true}, {20, false}} {
+		plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: tc.durationS, MaxOutput: 64}
+		run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cell := run.Cells[0]
+		if !cell.Status.Ran() {
+			t.Fatalf("%.1f s window: %s (%s)", tc.durationS, cell.Status, cell.Reason)
+		}
+		if got := strings.Contains(cell.Reason, "mostly waiting for first tokens"); got != tc.noted {
+			t.Errorf("%.1f s window, TTFT %.0f ms: reason %q, want a note %v", tc.durationS, cell.TTFTMs, cell.Reason, tc.noted)
 		}
 	}
 }
