@@ -64,6 +64,14 @@ func (r *Recorder) Observe(e bench.Event) {
 	}
 }
 
+// Saved reports whether the run has a row in the history: false when it
+// ended before it started (nothing to keep) or its first write failed.
+func (r *Recorder) Saved() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.runID != 0
+}
+
 // Err returns the first write that failed, nil when all succeeded.
 func (r *Recorder) Err() error {
 	r.mu.Lock()

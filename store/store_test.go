@@ -353,8 +353,8 @@ func TestRecorderSkipsRunsThatNeverStarted(t *testing.T) {
 	if err := rec.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if n := countRows(t, db, "runs"); n != 0 {
-		t.Errorf("%d runs stored for a run that never started", n)
+	if n := countRows(t, db, "runs"); n != 0 || rec.Saved() {
+		t.Errorf("%d runs stored (Saved %v) for a run that never started", n, rec.Saved())
 	}
 	run := &bench.Run{UUID: "6f9a1c2e-0000-4000-8000-000000000002", Status: bench.RunRunning}
 	rec = db.Recorder()
@@ -362,6 +362,9 @@ func TestRecorderSkipsRunsThatNeverStarted(t *testing.T) {
 	failed := *run
 	failed.Status, failed.Error = bench.RunFailed, "2 cells failed in a row"
 	rec.Observe(bench.Event{Kind: bench.EventRunDone, Run: &failed})
+	if !rec.Saved() {
+		t.Error("Saved is false for a run that started")
+	}
 	if got, err := db.Get(ctx, run.UUID); err != nil || got.Status != bench.RunFailed || got.Error != failed.Error {
 		t.Errorf("a started run that failed: %+v, %v; want it kept as failed with its error", got, err)
 	}

@@ -284,6 +284,9 @@ func (u *UI) Close() {
 	switch {
 	case busy && u.unsavedWhy != "":
 		msg = "A run or a server is still going, and runs are not being saved to the history. Quit RigBench and stop it? Runs you have not exported are lost."
+	case busy && u.unsavedRuns > 0:
+		msg = fmt.Sprintf("A run or a server is still going. Quit RigBench and stop it? Cells measured so far are kept in the history, but %s of this session could not be saved and %s lost unless you exported %s.",
+			plural(u.unsavedRuns, "earlier run"), isAre(u.unsavedRuns, "is", "are"), isAre(u.unsavedRuns, "it", "them"))
 	case !busy:
 		title = "Quit without saving?"
 		msg = fmt.Sprintf("%s of this session %s not saved to the history and %s lost when RigBench closes, unless you exported %s. Quit anyway?",

@@ -28,6 +28,9 @@ const maxRecentModels = 10
 // token: LaunchConfig's JSON skips HFToken, and the source is cleared.
 func saveLaunch(p fyne.Preferences, c vllm.LaunchConfig) {
 	c.HFToken, c.TokenSource = "", vllm.TokenNone
+	// The port is chosen afresh each session (8000, or a free one when
+	// 8000 is taken then), so a port picked once does not stick for ever.
+	c.Port = 0
 	if b, err := json.Marshal(c); err == nil {
 		p.SetString(prefLaunch, string(b))
 	}

@@ -74,6 +74,11 @@ func (u *UI) keep(src history.Source, rec history.Recorder, run *bench.Run) {
 	if run == nil || run.UUID == "" {
 		return
 	}
+	// A run that ended before it started measured nothing: the real
+	// history keeps no row for it (store.Recorder), and nor does this.
+	if len(run.Cells) == 0 && (rec == nil || !rec.Saved()) {
+		return
+	}
 	if rec != nil && rec.Err() == nil {
 		return
 	}

@@ -450,7 +450,7 @@ func displayName(r *bench.Run) string {
 
 // gpuOf names the run's first GPU, or "" when the run recorded none.
 func gpuOf(r *bench.Run) string {
-	if len(r.Hardware.GPUs) == 0 {
+	if r.Hardware == nil || len(r.Hardware.GPUs) == 0 {
 		return ""
 	}
 	return r.Hardware.GPUs[0].Name

@@ -38,6 +38,26 @@ func cliWithInput(t *testing.T, input string, args ...string) string {
 	return out.String()
 }
 
+// A measurements CSV whose file name names no GPU carries no hardware:
+// delete still names the run and asks, rather than crash.
+func TestDeleteImportedCSVAsks(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history.db")
+	plain := filepath.Join(dir, "measurements.csv")
+	if err := os.Rename(refCopy(t, dir), plain); err != nil {
+		t.Fatal(err)
+	}
+	mustCLI(t, "import", plain, "--db", db)
+	var list []runsJSON
+	if err := json.Unmarshal([]byte(mustCLI(t, "runs", "--json", "--db", db)), &list); err != nil || len(list) != 1 {
+		t.Fatalf("runs --json: %v, %d runs", err, len(list))
+	}
+	id := list[0].UUID
+	if out := cliWithInput(t, "n\n", "delete", id[:8], "--db", db); !strings.Contains(out, "Delete run "+id[:8]) || !strings.Contains(out, "kept") {
+		t.Errorf("delete of an imported CSV said %q", out)
+	}
+}
+
 func mustCLI(t *testing.T, args ...string) string {
 	t.Helper()
 	code, out, errOut := runCLI(t, args...)

@@ -158,7 +158,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	if err := closeDB(); err != nil {
 		runErr = errors.Join(runErr, err)
-	} else if saver != nil && run != nil && run.Plan.MaxOutput > 0 {
+	} else if saver != nil && run != nil && saver.Saved() {
 		fmt.Fprintf(e.stderr, "saved as run %s in the history (rigbench-cli show %s)\n", shortID(run.UUID), shortID(run.UUID))
 		if jsonErr != nil {
 			jsonErr = fmt.Errorf("%v; the run is in the history, so 'rigbench-cli export %s -o FILE' writes it later", jsonErr, shortID(run.UUID))

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -217,4 +220,30 @@ func FuzzParseConcurrency(f *testing.F) {
 			t.Fatalf("%q: levels %v the engine refuses: %v", s, levels, err)
 		}
 	})
+}
+
+// A run that fails before its first event (the server lists a model, then
+// refuses every completion) has nothing in the history, and run must not
+// say it saved one.
+func TestRunFailedBeforeStartClaimsNoSave(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			io.WriteString(w, `{"data":[{"id":"m","max_model_len":4096}]}`)
+		case "/v1/completions":
+			w.WriteHeader(http.StatusUnauthorized)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer hs.Close()
+	db := filepath.Join(t.TempDir(), "history.db")
+	code, _, stderr := runCLI(t, "run", "--endpoint", hs.URL, "--contexts", "0", "--concurrency", "1",
+		"--prefill", "none", "--max-output", "64", "--db", db, "--no-telemetry")
+	if code == 0 || strings.Contains(stderr, "saved as run") {
+		t.Errorf("exit %d, stderr:\n%s\nwant a failure that claims no save", code, stderr)
+	}
+	if out := mustCLI(t, "runs", "--db", db); !strings.Contains(out, "No runs") {
+		t.Errorf("runs after a run that never started:\n%s", out)
+	}
 }

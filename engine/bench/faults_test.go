@@ -344,7 +344,7 @@ func TestStuckServerFailsTheCell(t *testing.T) {
 		if cell.Status != want[key] {
 			t.Errorf("%s: %s (%s), want %s", key, cell.Status, cell.Reason, want[key])
 		}
-		if cell.Status == bench.StatusFailed && !strings.Contains(cell.Reason, "sent no token within 30s for 1024 prompt tokens") {
+		if cell.Status == bench.StatusFailed && !strings.Contains(cell.Reason, "sent no token within 30s for 1024 prompt tokens (the least wait") {
 			t.Errorf("%s: reason %q does not say the server was stuck", key, cell.Reason)
 		}
 		delete(want, key)
@@ -393,11 +393,12 @@ func TestTokenCountMismatch(t *testing.T) {
 		flagged  bool
 	}{
 		{"two tokens per chunk", 2, 1, false},
-		{"usage undercounts", 1, 3, true},
+		{"usage undercounts", 1, 5, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			// At speed 2 the client keeps up, so the simulator sends one
-			// token per chunk and a third of them is an undercount.
+			// At speed 2 the client keeps up, so the simulator sends about
+			// one token per chunk, and a fifth of them is an undercount
+			// even if a starved handler batches a few tokens per chunk.
 			s, err := sim.New(tinyConfig(t, 2))
 			if err != nil {
 				t.Fatal(err)

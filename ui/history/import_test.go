@@ -134,6 +134,17 @@ func TestImportMessages(t *testing.T) {
 	if _, err := history.ImportFile(context.Background(), history.NewDB(db), file("again.json", good)); err != history.ErrAlreadyInHistory {
 		t.Errorf("a second import returned %v, want ErrAlreadyInHistory", err)
 	}
+	// A file over the run size limit is said to be too large, not cut
+	// short (the reader stops at the limit). Sparse, so the test stays small
+	// on disk.
+	huge := file("huge.json", []byte("{"))
+	if err := os.Truncate(huge, bench.MaxRunJSONBytes+10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := history.ImportFile(context.Background(), history.NewDB(db), huge); err == nil ||
+		!strings.Contains(err.Error(), "larger than") || strings.Contains(err.Error(), "cut short") {
+		t.Errorf("importing a file over the limit: %v", err)
+	}
 }
 
 // Compare refuses a run that has no cells, saying which, instead of

@@ -56,6 +56,10 @@ func ReadFile(path string) (*bench.Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the file %s could not be read (%v): copy it somewhere local and import it again", name, err)
 	}
+	if len(data) > bench.MaxRunJSONBytes {
+		// Read only up to the limit, it would look cut short below.
+		return nil, fmt.Errorf("the file %s is larger than %d MiB, more than any RigBench run: it is not a run file", name, bench.MaxRunJSONBytes>>20)
+	}
 	if err := checkRunFile(data); err != nil {
 		return nil, fmt.Errorf("the file %s %w", name, err)
 	}

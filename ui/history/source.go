@@ -38,6 +38,8 @@ type Source interface {
 type Recorder interface {
 	bench.Observer
 	Err() error
+	// Saved reports whether the run has a row in the history.
+	Saved() bool
 }
 
 // Memory is a Source that keeps this session's runs in memory, for when

@@ -9,6 +9,7 @@ func TestSentence(t *testing.T) {
 		"already done.":             "Already done.",
 		"is it running?":            "Is it running?",
 		"stop!":                     "Stop!",
+		"ödeme reddedildi":          "Ödeme reddedildi.",
 	} {
 		if got := Sentence(in); got != want {
 			t.Errorf("Sentence(%q) = %q, want %q", in, got, want)
@@ -16,6 +17,9 @@ func TestSentence(t *testing.T) {
 	}
 	if got := LowerFirst("The history"); got != "the history" {
 		t.Errorf("LowerFirst = %q", got)
+	}
+	if got := LowerFirst("Élan"); got != "élan" {
+		t.Errorf("LowerFirst of a multi-byte letter = %q", got)
 	}
 	if LowerFirst("") != "" {
 		t.Error("LowerFirst of blank is not blank")

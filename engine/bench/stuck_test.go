@@ -1,0 +1,31 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// The budget is stuckFactor × the predicted prefill time, or the least
+// wait when that is longer, and the error says which one applied.
+func TestFirstTokenBudget(t *testing.T) {
+	t.Parallel()
+	r := &Runner{FirstTokenTimeout: time.Minute}
+	run := &Run{}
+	// 100K tokens at the assumed rate shaped for 100K context.
+	predicted := 100000 / PrefillRate(nil, 100000)
+	got, floor := r.firstTokenBudget(run, 100000, 100000)
+	if want := time.Duration(stuckFactor * predicted * float64(time.Second)); floor || got != want {
+		t.Errorf("budget for 100K tokens = %v (floor %v), want %v from the prediction", got, floor, want)
+	}
+	if msg := (&StuckError{Waited: got, Tokens: 100000}).Error(); !strings.Contains(msg, "5× what the prefill rate predicts") {
+		t.Errorf("message %q", msg)
+	}
+	got, floor = r.firstTokenBudget(run, 0, 10)
+	if !floor || got != time.Minute {
+		t.Errorf("budget for 10 tokens = %v (floor %v), want the 1m0s least wait", got, floor)
+	}
+	if msg := (&StuckError{Waited: got, Tokens: 10, Floor: true}).Error(); !strings.Contains(msg, "within 1m0s") || !strings.Contains(msg, "least wait") {
+		t.Errorf("message %q", msg)
+	}
+}
