@@ -8,7 +8,7 @@ import (
 )
 
 // columns of the history table.
-var columns = []string{"", "Date", "Name", "GPU", "Model", "Engine", "Best tok/s", "Status", "Tags"}
+var columns = [...]string{"", "Date", "Name", "GPU", "Model", "Engine", "Best tok/s", "Status", "Tags"}
 
 // cellText is the text of one history table cell.
 func cellText(e Entry, col int, selected bool) string {

@@ -185,7 +185,11 @@ func (v *View) Toggle(uuid string) {
 
 // maxColumnWidth caps a column fitted to its text: a long name or model is
 // cut with an ellipsis instead of pushing the other columns out of view.
-var maxColumnWidth = []float32{36, 160, 280, 220, 240, 200, 110, 170, 200}
+// It has one cap per column: the index below is out of range, and the
+// package does not compile, when a column is added without its cap.
+var maxColumnWidth = [...]float32{36, 160, 280, 220, 240, 200, 110, 170, 200}
+
+var _ = [1]struct{}{}[len(columns)-len(maxColumnWidth)]
 
 // fitColumns makes each column as wide as its header and the longest text
 // of the listed runs, up to its cap, so a short window still shows whole
