@@ -82,16 +82,6 @@ func TestCheckDockerRealDaemon(t *testing.T) {
 	}
 }
 
-func simLaunchConfig(flags ...string) vllm.LaunchConfig {
-	c := vllm.LaunchConfig{Image: "rigbench-sim", Tag: "test", Model: "sim/tiny-model", GPUs: "all",
-		TokenSource: vllm.TokenInline, HFToken: "hf_ui_secret"}
-	for i := 0; i+1 < len(flags); i += 2 {
-		c.Set(flags[i], flags[i+1])
-	}
-	c.Extra = []string{"--speed", "50"}
-	return c
-}
-
 // The Launch view's launcher starts the simulator image in Docker, streams
 // its log without secrets, reports the KV capacity, and Stop removes it.
 func TestDockerLaunchStartsAndStops(t *testing.T) {
@@ -100,7 +90,7 @@ func TestDockerLaunchStartsAndStops(t *testing.T) {
 	defer cancel()
 	var mu sync.Mutex
 	var lines []string
-	srv, err := dockerLaunch(opts...)(ctx, simLaunchConfig("--max-model-len", "4096"), launchview.Progress{
+	srv, err := dockerLaunch(opts...)(ctx, simimage.Config("hf_ui_secret", "--max-model-len", "4096"), launchview.Progress{
 		Log: func(s string) { mu.Lock(); lines = append(lines, s); mu.Unlock() },
 	})
 	if err != nil {
@@ -130,7 +120,7 @@ func TestDockerLaunchStartupError(t *testing.T) {
 	opts := dockerOrSkip(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	_, err := dockerLaunch(opts...)(ctx, simLaunchConfig("--max-model-len", "200000", "--gpu-memory-utilization", "0.7"), launchview.Progress{})
+	_, err := dockerLaunch(opts...)(ctx, simimage.Config("hf_ui_secret", "--max-model-len", "200000", "--gpu-memory-utilization", "0.7"), launchview.Progress{})
 	var se *vllm.StartupError
 	if !errors.As(err, &se) || se.SuggestedMaxModelLen <= 0 {
 		t.Fatalf("launch = %v, want a start-up error with a suggested --max-model-len", err)

@@ -71,16 +71,6 @@ func launcher(t *testing.T, opts ...docker.Option) (*docker.Launcher, string) {
 	return l, testID
 }
 
-func simConfig(flags ...string) vllm.LaunchConfig {
-	c := vllm.LaunchConfig{Image: "rigbench-sim", Tag: "test", Model: "sim/tiny-model", GPUs: "all",
-		TokenSource: vllm.TokenInline, HFToken: "hf_integration_secret"}
-	for i := 0; i+1 < len(flags); i += 2 {
-		c.Set(flags[i], flags[i+1])
-	}
-	c.Extra = []string{"--speed", "50"}
-	return c
-}
-
 func TestLaunchSimulatorImage(t *testing.T) {
 	l, _ := launcher(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -91,7 +81,7 @@ func TestLaunchSimulatorImage(t *testing.T) {
 	var mu sync.Mutex
 	var lines []docker.LogLine
 	began := time.Now()
-	c, err := l.Start(ctx, simConfig("--max-model-len", "4096", "--max-num-seqs", "8"), func(ll docker.LogLine) {
+	c, err := l.Start(ctx, simimage.Config("hf_integration_secret", "--max-model-len", "4096", "--max-num-seqs", "8"), func(ll docker.LogLine) {
 		mu.Lock()
 		lines = append(lines, ll)
 		mu.Unlock()
@@ -170,7 +160,7 @@ func TestLaunchMaxModelLenAboveKVCache(t *testing.T) {
 	l, _ := launcher(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	_, err := l.Start(ctx, simConfig("--max-model-len", "200000", "--gpu-memory-utilization", "0.7"), nil)
+	_, err := l.Start(ctx, simimage.Config("hf_integration_secret", "--max-model-len", "200000", "--gpu-memory-utilization", "0.7"), nil)
 	var se *vllm.StartupError
 	if !errors.As(err, &se) || se.Kind != vllm.ErrMaxModelLen || se.SuggestedMaxModelLen <= 0 {
 		t.Fatalf("Start = %v, want the max-model-len start-up error", err)
@@ -183,7 +173,7 @@ func TestLaunchMaxModelLenAboveKVCache(t *testing.T) {
 		t.Errorf("want a StartupFailure with exit code 1 and the log tail, got %#v", sf)
 	}
 	// The suggested value works.
-	c, err := l.Start(ctx, simConfig("--max-model-len", strconv.Itoa(se.SuggestedMaxModelLen), "--gpu-memory-utilization", "0.7"), nil)
+	c, err := l.Start(ctx, simimage.Config("hf_integration_secret", "--max-model-len", strconv.Itoa(se.SuggestedMaxModelLen), "--gpu-memory-utilization", "0.7"), nil)
 	if err != nil {
 		t.Fatalf("Start with the suggested --max-model-len %d: %v", se.SuggestedMaxModelLen, err)
 	}
@@ -193,7 +183,7 @@ func TestLaunchMaxModelLenAboveKVCache(t *testing.T) {
 // Cancelling during start-up stops and removes the container.
 func TestLaunchCancelledDuringStartup(t *testing.T) {
 	l, _ := launcher(t)
-	cfg := simConfig()
+	cfg := simimage.Config("hf_integration_secret")
 	// Simulated time: at --speed 50 this is a minute of real time.
 	cfg.Extra = append(cfg.Extra, "--startup-delay", "3000s")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
