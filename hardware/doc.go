@@ -1,3 +1,6 @@
-// Package hardware detects the GPUs (through NVML), CPU, RAM and OS of the
-// machine, and samples GPU telemetry during a run. It imports no UI.
+// Package hardware holds what RigBench knows about the machine: the snapshot
+// of GPUs, CPU, RAM and OS, GPU telemetry samples and their summary, and the
+// names and wording of those facts. It is data only; detection through NVML
+// and gopsutil lives in hardware/probe, so the run document and the history
+// link no driver code.
 package hardware

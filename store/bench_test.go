@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 )
 
@@ -83,38 +83,38 @@ func bigHistory(b *testing.B) string {
 	return bigPath
 }
 
-func benchRun(i int) *bench.Run {
+func benchRun(i int) *rundoc.Run {
 	gpus := []string{"NVIDIA GeForce RTX 3060", "NVIDIA GeForce RTX 4090", "NVIDIA H100 80GB HBM3"}
-	return &bench.Run{
-		Schema: bench.Schema, UUID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "bench%d", i)).String(),
-		Name: fmt.Sprintf("run %d", i), Tags: []string{"bench"}, Status: bench.RunComplete,
+	return &rundoc.Run{
+		Schema: rundoc.Schema, UUID: uuid.NewSHA1(uuid.NameSpaceOID, fmt.Appendf(nil, "bench%d", i)).String(),
+		Name: fmt.Sprintf("run %d", i), Tags: []string{"bench"}, Status: rundoc.RunComplete,
 		CreatedAt: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute),
-		Origin:    bench.OriginMeasured,
-		Plan:      bench.Plan{Contexts: []int{0, 16384}, Concurrency: []int{1, 2, 4, 8}, PrefillContexts: []int{8192}, DurationS: 30, MaxOutput: 8192},
+		Origin:    rundoc.OriginMeasured,
+		Plan:      rundoc.Plan{Contexts: []int{0, 16384}, Concurrency: []int{1, 2, 4, 8}, PrefillContexts: []int{8192}, DurationS: 30, MaxOutput: 8192},
 		Hardware: &hardware.Snapshot{GPUs: []hardware.GPU{{Name: gpus[i%3], VRAMTotalBytes: 12 << 30}},
 			CPU: hardware.CPU{Model: "AMD Ryzen 7 5800X", PhysicalCores: 8, LogicalCores: 16}},
-		Launch: &bench.Launch{Image: "vllm/vllm-openai:v0.11.0", Model: "org/model", Args: []string{"--max-model-len", "32768"}},
-		Server: bench.Server{Model: "org/model", Engine: "vllm", Version: "0.11.0", KVCapacitySource: bench.KVSourceMetrics},
-		Cells: []bench.Cell{
-			{Phase: bench.PhasePrefill, Context: 8192, Concurrency: 1, Status: bench.StatusValid, PromptTokS: 2341},
-			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 1, Status: bench.StatusValid, TotalTokS: 49.6},
-			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 8, Status: bench.StatusValid, TotalTokS: 330.2},
+		Launch: &rundoc.Launch{Image: "vllm/vllm-openai:v0.11.0", Model: "org/model", Args: []string{"--max-model-len", "32768"}},
+		Server: rundoc.Server{Model: "org/model", Engine: "vllm", Version: "0.11.0", KVCapacitySource: rundoc.KVSourceMetrics},
+		Cells: []rundoc.Cell{
+			{Phase: rundoc.PhasePrefill, Context: 8192, Concurrency: 1, Status: rundoc.StatusValid, PromptTokS: 2341},
+			{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 49.6},
+			{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 8, Status: rundoc.StatusValid, TotalTokS: 330.2},
 		},
 	}
 }
 
 // windowCell is a decode cell as the runner finishes it: a 30 s window
 // with one /metrics scrape and one NVML sample a second.
-func windowCell(context int) *bench.Cell {
-	c := &bench.Cell{
-		Phase: bench.PhaseDecode, Context: context, Concurrency: 8, Status: bench.StatusValid,
+func windowCell(context int) *rundoc.Cell {
+	c := &rundoc.Cell{
+		Phase: rundoc.PhaseDecode, Context: context, Concurrency: 8, Status: rundoc.StatusValid,
 		TotalTokS: 330.2, PerRequestTokS: 41.3, TTFTMs: 896, TBTMs: 24.2, AvgActive: 8, OutputTokens: 9904,
-		MeasuredS: 30, TokenCountSource: bench.TokensContinuousUsage,
-		ServerStats: &bench.ServerStats{Samples: 30, RunningMean: 8},
+		MeasuredS: 30, TokenCountSource: rundoc.TokensContinuousUsage,
+		ServerStats: &rundoc.ServerStats{Samples: 30, RunningMean: 8},
 		GPUStats:    &hardware.GPUStats{Samples: 30, PowerMeanW: 160},
 	}
 	for s := 0; s < 30; s++ {
-		c.ServerSamples = append(c.ServerSamples, bench.ServerSample{T: float64(s), Running: 8, KVUsage: 0.4})
+		c.ServerSamples = append(c.ServerSamples, rundoc.ServerSample{T: float64(s), Running: 8, KVUsage: 0.4})
 		c.GPUSamples = append(c.GPUSamples, hardware.GPUSample{T: float64(s), PowerW: 160, SMClockMHz: 1800, VRAMUsedBytes: 11 << 30})
 	}
 	return c
@@ -182,7 +182,7 @@ func BenchmarkRecordCellWithSamples(b *testing.B) {
 	rec := db.Recorder()
 	run := benchRun(0)
 	run.Cells = nil
-	rec.Observe(bench.Event{Kind: bench.EventRunStarted, Run: run})
+	rec.Observe(rundoc.Event{Kind: rundoc.EventRunStarted, Run: run})
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := cpuTime()
@@ -190,12 +190,12 @@ func BenchmarkRecordCellWithSamples(b *testing.B) {
 	for b.Loop() {
 		c := windowCell(i)
 		i++
-		rec.Observe(bench.Event{Kind: bench.EventCellDone, Run: run, Cell: c})
+		rec.Observe(rundoc.Event{Kind: rundoc.EventCellDone, Run: run, Cell: c})
 	}
 	b.StopTimer()
 	reportCPU(b, start)
 	if err := rec.Err(); err != nil {
 		b.Fatal(err)
 	}
-	rec.Observe(bench.Event{Kind: bench.EventRunDone, Run: run})
+	rec.Observe(rundoc.Event{Kind: rundoc.EventRunDone, Run: run})
 }

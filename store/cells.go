@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // cellWriter inserts cells with their samples through statements prepared
@@ -51,7 +51,7 @@ func (w *cellWriter) close() {
 }
 
 // insert writes one cell at position seq of run runID, with its samples.
-func (w *cellWriter) insert(ctx context.Context, runID int64, seq int, c *bench.Cell) error {
+func (w *cellWriter) insert(ctx context.Context, runID int64, seq int, c *rundoc.Cell) error {
 	srv, err := jsonCol(c.ServerStats, c.ServerStats == nil)
 	if err != nil {
 		return err
@@ -93,7 +93,7 @@ func (w *cellWriter) insert(ctx context.Context, runID int64, seq int, c *bench.
 // putCell writes one finished cell of a run that is being recorded,
 // replacing an earlier version of the same (phase, context, concurrency)
 // cell and keeping its position; a new cell goes last.
-func putCell(ctx context.Context, tx *sql.Tx, runID int64, c *bench.Cell) error {
+func putCell(ctx context.Context, tx *sql.Tx, runID int64, c *rundoc.Cell) error {
 	var oldID int64
 	var seq int
 	err := tx.QueryRowContext(ctx, `SELECT id, seq FROM cells WHERE run_id = ? AND phase = ? AND context = ? AND concurrency = ?`,

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 const childEnv = "RIGBENCH_STORE_TEST_CHILD"
@@ -36,14 +36,14 @@ func TestRecorderChild(t *testing.T) {
 	}
 	full := fullRun(t, 70)
 	run := *full
-	run.Status, run.Cells, run.FinishedAt = bench.RunRunning, nil, time.Time{}
+	run.Status, run.Cells, run.FinishedAt = rundoc.RunRunning, nil, time.Time{}
 	rec := db.Recorder()
-	rec.Observe(bench.Event{Kind: bench.EventRunStarted, Run: &run})
+	rec.Observe(rundoc.Event{Kind: rundoc.EventRunStarted, Run: &run})
 	for i := 0; ; i++ {
 		c := full.Cells[0]
 		c.Context, c.Concurrency = i, 1+i%7
 		run.Cells = append(run.Cells, c)
-		rec.Observe(bench.Event{Kind: bench.EventCellDone, Run: &run, Cell: &run.Cells[i], Index: i})
+		rec.Observe(rundoc.Event{Kind: rundoc.EventCellDone, Run: &run, Cell: &run.Cells[i], Index: i})
 		if err := rec.Err(); err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)
@@ -103,7 +103,7 @@ func TestKilledRunnerLeavesCells(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != bench.RunInterrupted {
+	if r.Status != rundoc.RunInterrupted {
 		t.Errorf("status = %s, want interrupted", r.Status)
 	}
 	// Every reported cell is there (one more may have committed between
@@ -143,9 +143,9 @@ func TestReadWhileRecording(t *testing.T) {
 
 	full := fullRun(t, 80)
 	run := *full
-	run.Status, run.Cells = bench.RunRunning, nil
+	run.Status, run.Cells = rundoc.RunRunning, nil
 	rec := writer.Recorder()
-	rec.Observe(bench.Event{Kind: bench.EventRunStarted, Run: &run})
+	rec.Observe(rundoc.Event{Kind: rundoc.EventRunStarted, Run: &run})
 	const cells = 40
 	var stop atomic.Bool
 	var wg sync.WaitGroup
@@ -187,10 +187,10 @@ func TestReadWhileRecording(t *testing.T) {
 		c := full.Cells[1]
 		c.Context = i
 		run.Cells = append(run.Cells, c)
-		rec.Observe(bench.Event{Kind: bench.EventCellDone, Run: &run, Cell: &run.Cells[i]})
+		rec.Observe(rundoc.Event{Kind: rundoc.EventCellDone, Run: &run, Cell: &run.Cells[i]})
 	}
-	run.Status = bench.RunComplete
-	rec.Observe(bench.Event{Kind: bench.EventRunDone, Run: &run})
+	run.Status = rundoc.RunComplete
+	rec.Observe(rundoc.Event{Kind: rundoc.EventRunDone, Run: &run})
 	stop.Store(true)
 	wg.Wait()
 	close(errs)
@@ -204,7 +204,7 @@ func TestReadWhileRecording(t *testing.T) {
 		t.Error("no read completed while the run was recorded")
 	}
 	got, err := reader.Get(ctx, run.UUID)
-	if err != nil || len(got.Cells) != cells || got.Status != bench.RunComplete {
+	if err != nil || len(got.Cells) != cells || got.Status != rundoc.RunComplete {
 		t.Errorf("final: %d cells, %v", len(got.Cells), err)
 	}
 }
@@ -238,7 +238,7 @@ func TestFullDiskKeepsHistory(t *testing.T) {
 		t.Fatalf("SaveRun on a full disk = %v, want the full-disk sentence", err)
 	}
 	rec := db.Recorder()
-	rec.Observe(bench.Event{Kind: bench.EventRunStarted, Run: big})
+	rec.Observe(rundoc.Event{Kind: rundoc.EventRunStarted, Run: big})
 	if !errors.Is(rec.Err(), ErrFull) {
 		t.Errorf("Recorder error = %v, want ErrFull", rec.Err())
 	}

@@ -10,32 +10,32 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // fullRun builds a run in which every field of the document, at every
 // depth, holds a distinct non-zero value: filled by reflection, so a field
 // added to bench.Run is covered by the store's round trip without anyone
 // remembering to add it here (and fails it until the store keeps it).
-func fullRun(t testing.TB, seed int) *bench.Run {
+func fullRun(t testing.TB, seed int) *rundoc.Run {
 	t.Helper()
-	r := &bench.Run{}
+	r := &rundoc.Run{}
 	n := seed * 300 // distinct per seed, within the validator's bounds
 	fill(reflect.ValueOf(r).Elem(), &n)
-	r.Schema = bench.Schema
+	r.Schema = rundoc.Schema
 	r.UUID = uuid.NewSHA1(uuid.NameSpaceOID, []byte(fmt.Sprint("run", seed))).String()
-	r.Status = bench.RunComplete
-	r.Origin = bench.OriginMeasured
-	r.Server.KVCapacitySource = bench.KVSourceMetrics
+	r.Status = rundoc.RunComplete
+	r.Origin = rundoc.OriginMeasured
+	r.Server.KVCapacitySource = rundoc.KVSourceMetrics
 	r.FinishedAt = r.CreatedAt.Add(time.Hour)
-	phases := []bench.Phase{bench.PhasePrefill, bench.PhaseDecode}
+	phases := []rundoc.Phase{rundoc.PhasePrefill, rundoc.PhaseDecode}
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		c.Phase = phases[i%2]
-		c.Status = bench.StatusValid
-		c.TokenCountSource = bench.TokensContinuousUsage
+		c.Status = rundoc.StatusValid
+		c.TokenCountSource = rundoc.TokensContinuousUsage
 	}
-	if err := bench.ValidateRun(r); err != nil {
+	if err := rundoc.ValidateRun(r); err != nil {
 		t.Fatalf("fixture is invalid: %v", err)
 	}
 	return r

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 )
 
@@ -19,7 +19,7 @@ const minPrefix = 4
 // Get returns the run with this UUID, or with the one UUID that starts with
 // the given prefix, complete with its cells and their samples. It reads in
 // one read transaction, so a run being recorded comes back consistent.
-func (s *DB) Get(ctx context.Context, id string) (*bench.Run, error) {
+func (s *DB) Get(ctx context.Context, id string) (*rundoc.Run, error) {
 	tx, err := s.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, explain(err, s.path)
@@ -84,8 +84,8 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-func loadRun(ctx context.Context, tx *sql.Tx, rowID int64, uuid string) (*bench.Run, error) {
-	r := &bench.Run{Schema: bench.Schema, UUID: uuid}
+func loadRun(ctx context.Context, tx *sql.Tx, rowID int64, uuid string) (*rundoc.Run, error) {
+	r := &rundoc.Run{Schema: rundoc.Schema, UUID: uuid}
 	var (
 		tags, hw, launch   sql.NullString
 		plan               string
@@ -107,7 +107,7 @@ FROM runs JOIN run_documents d ON d.run_id = runs.id WHERE runs.id = ?`, rowID).
 	if err != nil {
 		return nil, err
 	}
-	r.Status = bench.RunStatus(status)
+	r.Status = rundoc.RunStatus(status)
 	r.CreatedAt, r.FinishedAt = fromNanos(created), fromNanos(finished)
 	r.Simulated, r.Server.HasMetrics, r.Server.HasTokenize = simulated != 0, metrics != 0, tokenize != 0
 	if err := fromJSONCol("plan", sql.NullString{String: plan, Valid: true}, &r.Plan); err != nil {
@@ -123,7 +123,7 @@ FROM runs JOIN run_documents d ON d.run_id = runs.id WHERE runs.id = ?`, rowID).
 		}
 	}
 	if launch.Valid {
-		r.Launch = &bench.Launch{}
+		r.Launch = &rundoc.Launch{}
 		if err := fromJSONCol("launch", launch, r.Launch); err != nil {
 			return nil, err
 		}
@@ -140,7 +140,7 @@ FROM runs JOIN run_documents d ON d.run_id = runs.id WHERE runs.id = ?`, rowID).
 
 // loadCells reads the run's cells in document order and returns the index
 // in r.Cells of each cell row id.
-func loadCells(ctx context.Context, tx *sql.Tx, runID int64, r *bench.Run) (map[int64]int, error) {
+func loadCells(ctx context.Context, tx *sql.Tx, runID int64, r *rundoc.Run) (map[int64]int, error) {
 	rows, err := tx.QueryContext(ctx, `
 SELECT id, phase, context, concurrency, status, reason, prompt_tok_s, prompt_tokens, total_tok_s,
 	per_request_tok_s, ttft_ms, tbt_ms, ttft_p90_ms, ttft_p99_ms, tbt_p90_ms, tbt_p99_ms, avg_active,
@@ -154,7 +154,7 @@ FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 	ids := map[int64]int{}
 	for rows.Next() {
 		var (
-			c                bench.Cell
+			c                rundoc.Cell
 			id               int64
 			phase, status    string
 			mismatch         int
@@ -168,10 +168,10 @@ FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 			&windowS); err != nil {
 			return nil, err
 		}
-		c.Phase, c.Status, c.TokenCountMismatch = bench.Phase(phase), bench.Status(status), mismatch != 0
+		c.Phase, c.Status, c.TokenCountMismatch = rundoc.Phase(phase), rundoc.Status(status), mismatch != 0
 		c.StartedAt, c.WindowStart = fromNanos(started), fromNanos(windowS)
 		if srv.Valid {
-			c.ServerStats = &bench.ServerStats{}
+			c.ServerStats = &rundoc.ServerStats{}
 			if err := fromJSONCol("server_stats", srv, c.ServerStats); err != nil {
 				return nil, err
 			}
@@ -188,7 +188,7 @@ FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 	return ids, rows.Err()
 }
 
-func loadServerSamples(ctx context.Context, tx *sql.Tx, runID int64, r *bench.Run, cellIDs map[int64]int) error {
+func loadServerSamples(ctx context.Context, tx *sql.Tx, runID int64, r *rundoc.Run, cellIDs map[int64]int) error {
 	rows, err := tx.QueryContext(ctx, `
 SELECT s.cell_id, s.t, s.running, s.waiting, s.kv_usage, s.prefix_cache_queries, s.prefix_cache_hits, s.preemptions
 FROM server_samples s JOIN cells c ON c.id = s.cell_id
@@ -199,7 +199,7 @@ WHERE c.run_id = ? ORDER BY s.cell_id, s.seq`, runID)
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
-		var s bench.ServerSample
+		var s rundoc.ServerSample
 		if err := rows.Scan(&id, &s.T, &s.Running, &s.Waiting, &s.KVUsage, &s.PrefixCacheQueries,
 			&s.PrefixCacheHits, &s.Preemptions); err != nil {
 			return err
@@ -210,7 +210,7 @@ WHERE c.run_id = ? ORDER BY s.cell_id, s.seq`, runID)
 	return rows.Err()
 }
 
-func loadGPUSamples(ctx context.Context, tx *sql.Tx, runID int64, r *bench.Run, cellIDs map[int64]int) error {
+func loadGPUSamples(ctx context.Context, tx *sql.Tx, runID int64, r *rundoc.Run, cellIDs map[int64]int) error {
 	rows, err := tx.QueryContext(ctx, `
 SELECT s.cell_id, s.t, s.gpu, s.power_w, s.sm_clock_mhz, s.mem_clock_mhz, s.temp_c, s.util_gpu,
 	s.util_mem, s.vram_used_bytes, s.throttle

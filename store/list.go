@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // Filter selects runs for List. Zero fields do not filter.
@@ -30,7 +30,7 @@ type Summary struct {
 	Tags       []string
 	CreatedAt  time.Time
 	FinishedAt time.Time
-	Status     bench.RunStatus
+	Status     rundoc.RunStatus
 	Origin     string
 	// Imported is true when the run came into this history by Import.
 	Imported  bool

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // seedAtVersion writes one run with one cell using only the columns that
@@ -77,7 +77,7 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 				t.Fatal(err)
 			}
 			// A run left running by the old version is interrupted now.
-			if r.Status != bench.RunInterrupted || len(r.Cells) != 1 || r.Cells[0].OutputTokens != 1488 ||
+			if r.Status != rundoc.RunInterrupted || len(r.Cells) != 1 || r.Cells[0].OutputTokens != 1488 ||
 				len(r.Cells[0].ServerSamples) != 1 || r.Plan.DurationS != 30 || r.Name != "old run" {
 				t.Errorf("migrated run = %+v", r)
 			}

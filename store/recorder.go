@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // writeTimeout bounds one recorder write. Writes do not use the run's
@@ -33,16 +33,16 @@ type Recorder struct {
 	err   error
 }
 
-var _ bench.Observer = (*Recorder)(nil)
+var _ rundoc.Observer = (*Recorder)(nil)
 
 // Recorder returns a new observer that records one run into the history.
 func (s *DB) Recorder() *Recorder { return &Recorder{db: s} }
 
 // Observe records e. Only EventRunStarted, EventCellDone and EventRunDone
 // write; progress events return at once.
-func (r *Recorder) Observe(e bench.Event) {
+func (r *Recorder) Observe(e rundoc.Event) {
 	switch e.Kind {
-	case bench.EventRunStarted, bench.EventCellDone, bench.EventRunDone:
+	case rundoc.EventRunStarted, rundoc.EventCellDone, rundoc.EventRunDone:
 	default:
 		return
 	}
@@ -52,11 +52,11 @@ func (r *Recorder) Observe(e bench.Event) {
 	defer cancel()
 	var err error
 	switch e.Kind {
-	case bench.EventRunStarted:
+	case rundoc.EventRunStarted:
 		err = r.start(ctx, e.Run)
-	case bench.EventCellDone:
+	case rundoc.EventCellDone:
 		err = r.cell(ctx, e.Run, e.Cell)
-	case bench.EventRunDone:
+	case rundoc.EventRunDone:
 		err = r.finish(ctx, e.Run)
 	}
 	if err != nil && r.err == nil {
@@ -81,7 +81,7 @@ func (r *Recorder) Err() error {
 
 // start inserts the run row (and any cells the document already holds),
 // marked with this process's pid so another process's Open leaves it be.
-func (r *Recorder) start(ctx context.Context, run *bench.Run) error {
+func (r *Recorder) start(ctx context.Context, run *rundoc.Run) error {
 	if run == nil || run.UUID == "" {
 		return errors.New("the run has no UUID; it cannot be recorded")
 	}
@@ -105,7 +105,7 @@ func (r *Recorder) start(ctx context.Context, run *bench.Run) error {
 // cell writes one finished cell in its own transaction. If the run was
 // marked interrupted meanwhile (another process opened the history and
 // could not see this one), it is marked running again.
-func (r *Recorder) cell(ctx context.Context, run *bench.Run, c *bench.Cell) error {
+func (r *Recorder) cell(ctx context.Context, run *rundoc.Run, c *rundoc.Cell) error {
 	if c == nil {
 		return nil
 	}
@@ -125,7 +125,7 @@ func (r *Recorder) cell(ctx context.Context, run *bench.Run, c *bench.Cell) erro
 // finish records the final status, finish time and error, and any cell of
 // the final document that is not stored yet. Name, tags and notes are left
 // alone: the user may have edited them while the run was going.
-func (r *Recorder) finish(ctx context.Context, run *bench.Run) error {
+func (r *Recorder) finish(ctx context.Context, run *rundoc.Run) error {
 	if run == nil {
 		return nil
 	}
@@ -154,7 +154,7 @@ func (r *Recorder) finish(ctx context.Context, run *bench.Run) error {
 				rows.Close()
 				return err
 			}
-			stored[[3]any{bench.Phase(p), ctxTok, n}] = true
+			stored[[3]any{rundoc.Phase(p), ctxTok, n}] = true
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -169,8 +169,8 @@ func (r *Recorder) finish(ctx context.Context, run *bench.Run) error {
 			}
 		}
 		status := run.Status
-		if status == bench.RunRunning || status == "" {
-			status = bench.RunComplete
+		if status == rundoc.RunRunning || status == "" {
+			status = rundoc.RunComplete
 		}
 		finished := run.FinishedAt
 		if finished.IsZero() {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 )
 
@@ -79,14 +79,14 @@ func TestExportImportExportByteIdentical(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := bench.WriteRun(&buf, r); err != nil {
+		if err := rundoc.WriteRun(&buf, r); err != nil {
 			t.Fatal(err)
 		}
 		return buf.Bytes()
 	}
 	id := fullRun(t, 2).UUID
 	first := export(a, id)
-	run, err := bench.ReadRun(bytes.NewReader(first))
+	run, err := rundoc.ReadRun(bytes.NewReader(first))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,13 +123,13 @@ func TestImportRejectsInvalidAndRunning(t *testing.T) {
 		t.Errorf("Import of a bad status: %v", err)
 	}
 	running := fullRun(t, 4)
-	running.Status = bench.RunRunning
+	running.Status = rundoc.RunRunning
 	running.FinishedAt = time.Time{}
 	if _, err := db.Import(ctx, running); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.Get(ctx, running.UUID)
-	if err != nil || got.Status != bench.RunInterrupted {
+	if err != nil || got.Status != rundoc.RunInterrupted {
 		t.Errorf("imported running run has status %v, %v; want interrupted", got.Status, err)
 	}
 }
@@ -141,7 +141,7 @@ func TestGetByPrefix(t *testing.T) {
 	r1, r2 := fullRun(t, 5), fullRun(t, 6)
 	r1.UUID = "aaaa1111-0000-4000-8000-000000000001"
 	r2.UUID = "aaaa2222-0000-4000-8000-000000000002"
-	for _, r := range []*bench.Run{r1, r2} {
+	for _, r := range []*rundoc.Run{r1, r2} {
 		if err := db.SaveRun(ctx, r); err != nil {
 			t.Fatal(err)
 		}
@@ -165,18 +165,18 @@ func TestListFiltersAndHeadline(t *testing.T) {
 	db := openTemp(t)
 	ctx := context.Background()
 	base := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
-	mk := func(seed int, gpu, model string, day int, tags ...string) *bench.Run {
+	mk := func(seed int, gpu, model string, day int, tags ...string) *rundoc.Run {
 		r := fullRun(t, seed)
 		r.Hardware.GPUs = []hardware.GPU{{Name: gpu}}
 		r.Server.Model = model
 		r.CreatedAt = base.AddDate(0, 0, day)
 		r.FinishedAt = r.CreatedAt.Add(time.Hour)
 		r.Tags = tags
-		r.Cells = []bench.Cell{
-			{Phase: bench.PhasePrefill, Context: 8192, Concurrency: 1, Status: bench.StatusValid, PromptTokS: 2341},
-			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 1, Status: bench.StatusValid, TotalTokS: 49.6},
-			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 32, Status: bench.StatusValid, TotalTokS: 890.6},
-			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 64, Status: bench.StatusQueued, TotalTokS: 999},
+		r.Cells = []rundoc.Cell{
+			{Phase: rundoc.PhasePrefill, Context: 8192, Concurrency: 1, Status: rundoc.StatusValid, PromptTokS: 2341},
+			{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 49.6},
+			{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 32, Status: rundoc.StatusValid, TotalTokS: 890.6},
+			{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 64, Status: rundoc.StatusQueued, TotalTokS: 999},
 		}
 		if err := db.SaveRun(ctx, r); err != nil {
 			t.Fatal(err)
@@ -215,7 +215,7 @@ func TestListFiltersAndHeadline(t *testing.T) {
 	got, _ := db.List(ctx, Filter{Limit: 1})
 	s := got[0]
 	if s.BestDecodeTokS != 890.6 || s.Prefill8KTokS != 2341 || s.Cells != 4 || s.GPU != "NVIDIA GeForce RTX 3060" ||
-		s.Model != "llama-70b" || s.Status != bench.RunComplete || !s.Simulated || s.Imported || s.Flags == "" {
+		s.Model != "llama-70b" || s.Status != rundoc.RunComplete || !s.Simulated || s.Imported || s.Flags == "" {
 		t.Errorf("summary = %+v", s)
 	}
 }
@@ -273,16 +273,16 @@ func TestRecorderWritesEachCell(t *testing.T) {
 	ctx := context.Background()
 	full := fullRun(t, 30)
 	run := *full
-	run.Status, run.Cells, run.FinishedAt = bench.RunRunning, nil, time.Time{}
+	run.Status, run.Cells, run.FinishedAt = rundoc.RunRunning, nil, time.Time{}
 	rec := db.Recorder()
-	rec.Observe(bench.Event{Kind: bench.EventRunStarted, Run: &run})
-	if got, err := db.Get(ctx, run.UUID); err != nil || got.Status != bench.RunRunning || len(got.Cells) != 0 {
+	rec.Observe(rundoc.Event{Kind: rundoc.EventRunStarted, Run: &run})
+	if got, err := db.Get(ctx, run.UUID); err != nil || got.Status != rundoc.RunRunning || len(got.Cells) != 0 {
 		t.Fatalf("after RunStarted: %+v, %v", got, err)
 	}
 	for i := range full.Cells {
 		run.Cells = append(run.Cells, full.Cells[i])
-		rec.Observe(bench.Event{Kind: bench.EventCellProgress, Run: &run, Cell: &full.Cells[i]})
-		rec.Observe(bench.Event{Kind: bench.EventCellDone, Run: &run, Cell: &full.Cells[i], Index: i})
+		rec.Observe(rundoc.Event{Kind: rundoc.EventCellProgress, Run: &run, Cell: &full.Cells[i]})
+		rec.Observe(rundoc.Event{Kind: rundoc.EventCellDone, Run: &run, Cell: &full.Cells[i], Index: i})
 		got, err := db.Get(ctx, run.UUID)
 		if err != nil || len(got.Cells) != i+1 || !reflect.DeepEqual(got.Cells[i], full.Cells[i]) {
 			t.Fatalf("after cell %d: %d cells, %v", i, len(got.Cells), err)
@@ -293,8 +293,8 @@ func TestRecorderWritesEachCell(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := run
-	done.Status, done.FinishedAt = bench.RunCancelled, full.FinishedAt
-	rec.Observe(bench.Event{Kind: bench.EventRunDone, Run: &done})
+	done.Status, done.FinishedAt = rundoc.RunCancelled, full.FinishedAt
+	rec.Observe(rundoc.Event{Kind: rundoc.EventRunDone, Run: &done})
 	if err := rec.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestRecorderWritesEachCell(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != bench.RunCancelled || !got.FinishedAt.Equal(full.FinishedAt) || got.Name != "mine" || len(got.Cells) != len(full.Cells) {
+	if got.Status != rundoc.RunCancelled || !got.FinishedAt.Equal(full.FinishedAt) || got.Name != "mine" || len(got.Cells) != len(full.Cells) {
 		t.Errorf("after RunDone: status %s finished %v name %q cells %d", got.Status, got.FinishedAt, got.Name, len(got.Cells))
 	}
 }
@@ -316,29 +316,29 @@ func TestOpenMarksOrphanedRunsInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	orphan, live := fullRun(t, 40), fullRun(t, 41)
-	for _, r := range []*bench.Run{orphan, live} {
-		r.Status = bench.RunRunning
+	for _, r := range []*rundoc.Run{orphan, live} {
+		r.Status = rundoc.RunRunning
 	}
 	if err := db.SaveRun(ctx, orphan); err != nil { // recorder_pid 0: nobody records it
 		t.Fatal(err)
 	}
 	rec := db.Recorder() // this process records live
-	rec.Observe(bench.Event{Kind: bench.EventRunStarted, Run: live})
+	rec.Observe(rundoc.Event{Kind: rundoc.EventRunStarted, Run: live})
 	db2, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db2.Close()
 	for _, tc := range []struct {
-		r    *bench.Run
-		want bench.RunStatus
-	}{{orphan, bench.RunInterrupted}, {live, bench.RunRunning}} {
+		r    *rundoc.Run
+		want rundoc.RunStatus
+	}{{orphan, rundoc.RunInterrupted}, {live, rundoc.RunRunning}} {
 		got, err := db2.Get(ctx, tc.r.UUID)
 		if err != nil || got.Status != tc.want || len(got.Cells) != len(tc.r.Cells) {
 			t.Errorf("run %s: status %v, %d cells, %v; want %s with %d cells", tc.r.UUID[:8], got.Status, len(got.Cells), err, tc.want, len(tc.r.Cells))
 		}
 	}
-	rec.Observe(bench.Event{Kind: bench.EventRunDone, Run: &bench.Run{UUID: live.UUID, Status: bench.RunComplete}})
+	rec.Observe(rundoc.Event{Kind: rundoc.EventRunDone, Run: &rundoc.Run{UUID: live.UUID, Status: rundoc.RunComplete}})
 	db.Close()
 }
 
@@ -349,23 +349,23 @@ func TestRecorderSkipsRunsThatNeverStarted(t *testing.T) {
 	ctx := context.Background()
 	db := openTemp(t)
 	rec := db.Recorder()
-	rec.Observe(bench.Event{Kind: bench.EventRunDone, Run: &bench.Run{UUID: "6f9a1c2e-0000-4000-8000-000000000001", Status: bench.RunFailed, Error: "unreachable"}})
+	rec.Observe(rundoc.Event{Kind: rundoc.EventRunDone, Run: &rundoc.Run{UUID: "6f9a1c2e-0000-4000-8000-000000000001", Status: rundoc.RunFailed, Error: "unreachable"}})
 	if err := rec.Err(); err != nil {
 		t.Fatal(err)
 	}
 	if n := countRows(t, db, "runs"); n != 0 || rec.Saved() {
 		t.Errorf("%d runs stored (Saved %v) for a run that never started", n, rec.Saved())
 	}
-	run := &bench.Run{UUID: "6f9a1c2e-0000-4000-8000-000000000002", Status: bench.RunRunning}
+	run := &rundoc.Run{UUID: "6f9a1c2e-0000-4000-8000-000000000002", Status: rundoc.RunRunning}
 	rec = db.Recorder()
-	rec.Observe(bench.Event{Kind: bench.EventRunStarted, Run: run})
+	rec.Observe(rundoc.Event{Kind: rundoc.EventRunStarted, Run: run})
 	failed := *run
-	failed.Status, failed.Error = bench.RunFailed, "2 cells failed in a row"
-	rec.Observe(bench.Event{Kind: bench.EventRunDone, Run: &failed})
+	failed.Status, failed.Error = rundoc.RunFailed, "2 cells failed in a row"
+	rec.Observe(rundoc.Event{Kind: rundoc.EventRunDone, Run: &failed})
 	if !rec.Saved() {
 		t.Error("Saved is false for a run that started")
 	}
-	if got, err := db.Get(ctx, run.UUID); err != nil || got.Status != bench.RunFailed || got.Error != failed.Error {
+	if got, err := db.Get(ctx, run.UUID); err != nil || got.Status != rundoc.RunFailed || got.Error != failed.Error {
 		t.Errorf("a started run that failed: %+v, %v; want it kept as failed with its error", got, err)
 	}
 }
@@ -382,7 +382,7 @@ func countRows(t testing.TB, db *DB, table string) int {
 func TestSummaryCodecRoundTrip(t *testing.T) {
 	t.Parallel()
 	want := Summary{UUID: "u", Name: "n", Tags: []string{"a", "b"}, CreatedAt: time.Unix(0, 1_760_000_000_123_456_789).UTC(),
-		Status: bench.RunCancelled, Origin: "measured", Imported: true, Simulated: true, GPU: "g", Model: "m", Engine: "e",
+		Status: rundoc.RunCancelled, Origin: "measured", Imported: true, Simulated: true, GPU: "g", Model: "m", Engine: "e",
 		EngineVersion: "v", Flags: "--x 1", Cells: 61, BestDecodeTokS: 890.6, Prefill8KTokS: 2341.25}
 	line := encodeSummary(&want)
 	for _, in := range []interner{nil, {}} {

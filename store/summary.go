@@ -8,7 +8,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // The list line of each run is kept pre-encoded in runs.summary so List
@@ -59,7 +59,7 @@ func summaryFromColumns(ctx context.Context, q rowQuerier, runID int64) (Summary
 		return m, err
 	}
 	m.CreatedAt, m.FinishedAt = fromNanos(created), fromNanos(finished)
-	m.Status, m.Imported, m.Simulated = bench.RunStatus(status), imported.Valid, simulated != 0
+	m.Status, m.Imported, m.Simulated = rundoc.RunStatus(status), imported.Valid, simulated != 0
 	return m, nil
 }
 
@@ -176,7 +176,7 @@ func decodeSummary(b []byte, in interner) (Summary, error) {
 		}
 	}
 	m.CreatedAt, m.FinishedAt = r.time(), r.time()
-	m.Status, m.Origin = bench.RunStatus(r.str()), r.str()
+	m.Status, m.Origin = rundoc.RunStatus(r.str()), r.str()
 	m.Imported, m.Simulated = r.byte() == 1, r.byte() == 1
 	m.GPU, m.Model, m.Engine, m.EngineVersion, m.Flags = r.str(), r.str(), r.str(), r.str(), r.str()
 	m.Cells = int(r.uvarint())

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // SaveRun stores the whole run, replacing any run with the same UUID and
 // all its cells, in one transaction. Name, tags and notes are taken from r.
-func (s *DB) SaveRun(ctx context.Context, r *bench.Run) error {
+func (s *DB) SaveRun(ctx context.Context, r *rundoc.Run) error {
 	if r == nil || r.UUID == "" {
 		return errors.New("the run has no UUID; it cannot be saved")
 	}
@@ -46,8 +46,8 @@ func (s *DB) SaveRun(ctx context.Context, r *bench.Run) error {
 // (so export → import → export gives the same bytes); the history notes the
 // import time for itself (Summary.Imported). A run exported while still
 // running arrives interrupted, since nothing here will finish it.
-func (s *DB) Import(ctx context.Context, r *bench.Run) (inserted bool, err error) {
-	if err := bench.ValidateRun(r); err != nil {
+func (s *DB) Import(ctx context.Context, r *rundoc.Run) (inserted bool, err error) {
+	if err := rundoc.ValidateRun(r); err != nil {
 		return false, err
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
@@ -59,8 +59,8 @@ func (s *DB) Import(ctx context.Context, r *bench.Run) (inserted bool, err error
 			return err
 		}
 		doc := *r
-		if doc.Status == bench.RunRunning {
-			doc.Status = bench.RunInterrupted
+		if doc.Status == rundoc.RunRunning {
+			doc.Status = rundoc.RunInterrupted
 		}
 		id, err := upsertRun(ctx, tx, &doc, runExtras{importedAt: time.Now()})
 		if err != nil {
@@ -105,7 +105,7 @@ type runExtras struct {
 
 // upsertRun inserts or updates the run row (not its cells) and returns its
 // row id, which stays the same across updates so cells keep pointing at it.
-func upsertRun(ctx context.Context, tx *sql.Tx, r *bench.Run, x runExtras) (int64, error) {
+func upsertRun(ctx context.Context, tx *sql.Tx, r *rundoc.Run, x runExtras) (int64, error) {
 	plan, err := json.Marshal(r.Plan)
 	if err != nil {
 		return 0, err

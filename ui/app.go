@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/compare"
@@ -103,18 +103,18 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	if p, ok := loadPlan(prefs); ok {
 		u.Run.SetPlan(p)
 	}
-	u.Run.OnPlanChanged = func(p bench.Plan) { savePlan(prefs, p) }
+	u.Run.OnPlanChanged = func(p rundoc.Plan) { savePlan(prefs, p) }
 	u.Run.OnFinished = u.runFinished
 	u.Run.Saved = u.saved
-	u.Run.OnExport = func(r *bench.Run) { export.Show(w, a, []*bench.Run{r}) }
+	u.Run.OnExport = func(r *rundoc.Run) { export.Show(w, a, []*rundoc.Run{r}) }
 	u.Results = results.New()
 	src, note, unsaved, closeHistory := openHistory(os.Getenv)
 	u.unsavedWhy = unsaved
 	u.Run.SetUnsaved(unsaved)
 	u.History = history.New(w, src, note)
-	u.History.OnShow = func(r *bench.Run) { u.Results.SetRun(r, nil); u.SelectTab(TabResults) }
-	u.History.OnCompare = func(rs []*bench.Run) { u.Compare.SetRuns(rs, nil); u.SelectTab(TabCompare) }
-	u.History.OnExport = func(rs []*bench.Run) { export.Show(w, a, rs) }
+	u.History.OnShow = func(r *rundoc.Run) { u.Results.SetRun(r, nil); u.SelectTab(TabResults) }
+	u.History.OnCompare = func(rs []*rundoc.Run) { u.Compare.SetRuns(rs, nil); u.SelectTab(TabCompare) }
+	u.History.OnExport = func(rs []*rundoc.Run) { export.Show(w, a, rs) }
 	u.History.Reload()
 	u.Compare = compare.New()
 
@@ -224,12 +224,12 @@ func (u *UI) exportShown() {
 		dialog.ShowInformation("Nothing to export", "Finish a run or pick one in History first.", u.win)
 		return
 	}
-	export.Show(u.win, u.app, []*bench.Run{r})
+	export.Show(u.win, u.app, []*rundoc.Run{r})
 }
 
 // runFinished shows the run in Results, shows the history with it and
 // sends a notification.
-func (u *UI) runFinished(r *bench.Run, err error) {
+func (u *UI) runFinished(r *rundoc.Run, err error) {
 	if r == nil {
 		if err != nil {
 			dialog.ShowError(err, u.win)
@@ -244,14 +244,14 @@ func (u *UI) runFinished(r *bench.Run, err error) {
 	u.History.Reload()
 	u.Results.SetRun(r, nil)
 	msg := fmt.Sprintf("%s: %s", results.Title(r), r.Status)
-	if err != nil && r.Status != bench.RunCancelled {
+	if err != nil && r.Status != rundoc.RunCancelled {
 		msg += " (" + userText(err) + ")"
 	}
 	u.app.SendNotification(fyne.NewNotification("RigBench run finished", msg))
 }
 
 // saved reports whether r is in the history, where it outlives the app.
-func (u *UI) saved(r *bench.Run) bool {
+func (u *UI) saved(r *rundoc.Run) bool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.unsavedWhy == "" && !u.notSaved[r.UUID]
@@ -259,7 +259,7 @@ func (u *UI) saved(r *bench.Run) bool {
 
 // hasMeasured reports whether r has a cell that ran: a run without one
 // holds nothing to lose.
-func hasMeasured(r *bench.Run) bool {
+func hasMeasured(r *rundoc.Run) bool {
 	for _, c := range r.Cells {
 		if c.Status.Ran() {
 			return true

@@ -20,7 +20,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"github.com/google/uuid"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/store"
 	"github.com/rigbench/rigbench/ui"
 	"github.com/rigbench/rigbench/ui/history"
@@ -49,13 +49,13 @@ func TestDemoRunFillsMatrixAndHistory(t *testing.T) {
 	if k := u.Target.Choice().Kind; k != target.Demo {
 		t.Fatalf("default target without GPU and Docker = %q, want demo", k)
 	}
-	var finished *bench.Run
+	var finished *rundoc.Run
 	var runErr error
 	ended := make(chan struct{})
 	fyne.DoAndWait(func() {
 		u.Run.SetPlanText("0, 1K", "1, 2", "", "10", "64")
 		prev := u.Run.OnFinished
-		u.Run.OnFinished = func(r *bench.Run, err error) { prev(r, err); finished, runErr = r, err; close(ended) }
+		u.Run.OnFinished = func(r *rundoc.Run, err error) { prev(r, err); finished, runErr = r, err; close(ended) }
 		u.Run.Start()
 	})
 	select {
@@ -74,7 +74,7 @@ func TestDemoRunFillsMatrixAndHistory(t *testing.T) {
 			for _, n := range []int{1, 2} {
 				l1, l2, ok := u.Run.Matrix().Lines(c, n)
 				if !ok || !strings.HasSuffix(l1, "tok/s") || !strings.HasPrefix(l2, "TTFT") {
-					t.Errorf("run matrix cell %s×%d = %q / %q, want tok/s and TTFT", bench.ContextLabel(c), n, l1, l2)
+					t.Errorf("run matrix cell %s×%d = %q / %q, want tok/s and TTFT", rundoc.ContextLabel(c), n, l1, l2)
 				}
 			}
 		}
@@ -118,13 +118,13 @@ func TestDemoRunFillsMatrixAndHistory(t *testing.T) {
 // Cancelling a run keeps what was measured and ends it as cancelled.
 func TestCancelKeepsMeasuredCells(t *testing.T) {
 	u, _ := newUI(t)
-	var finished *bench.Run
+	var finished *rundoc.Run
 	ended := make(chan struct{})
 	firstCell := make(chan struct{})
 	fyne.DoAndWait(func() {
 		u.Run.SetPlanText("0, 1K, 2K", "1, 2, 4", "", "10", "64")
 		prev := u.Run.OnFinished
-		u.Run.OnFinished = func(r *bench.Run, err error) { prev(r, err); finished = r; close(ended) }
+		u.Run.OnFinished = func(r *rundoc.Run, err error) { prev(r, err); finished = r; close(ended) }
 		u.Run.Start()
 	})
 	// The runner reports progress; watch it through the session's own
@@ -154,7 +154,7 @@ func TestCancelKeepsMeasuredCells(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the cancelled run did not end in 30 s")
 	}
-	if finished == nil || finished.Status != bench.RunCancelled {
+	if finished == nil || finished.Status != rundoc.RunCancelled {
 		t.Fatalf("after cancel the run is %+v, want status cancelled", finished)
 	}
 	measured := 0
@@ -190,7 +190,7 @@ func TestCompareTwoRuns(t *testing.T) {
 	// flag change might give.
 	tuned := *imported
 	tuned.UUID, tuned.Name = uuid.NewString(), "tuned"
-	tuned.Cells = append([]bench.Cell(nil), imported.Cells...)
+	tuned.Cells = append([]rundoc.Cell(nil), imported.Cells...)
 	for i := range tuned.Cells {
 		tuned.Cells[i].TotalTokS *= 1.1
 	}
@@ -198,7 +198,7 @@ func TestCompareTwoRuns(t *testing.T) {
 		t.Fatalf("saving the second run: %v", err)
 	}
 	entries, _ := u.History.Source().List(context.Background())
-	var runs []*bench.Run
+	var runs []*rundoc.Run
 	for _, e := range entries {
 		r, err := u.History.Source().Get(context.Background(), e.Run.UUID)
 		if err != nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/ui/history"
 )
 
@@ -14,9 +14,9 @@ import (
 func TestKeepSkipsRunsThatNeverStarted(t *testing.T) {
 	u := &UI{notSaved: map[string]bool{}}
 	src := &history.Memory{}
-	u.keep(src, nil, &bench.Run{UUID: "6f9a1c2e-0000-4000-8000-000000000001", Status: bench.RunFailed, Error: "unreachable"})
-	u.keep(src, nil, &bench.Run{UUID: "6f9a1c2e-0000-4000-8000-000000000002", Status: bench.RunCancelled,
-		Cells: []bench.Cell{{Phase: bench.PhaseDecode, Concurrency: 1, Status: bench.StatusCancelled}}})
+	u.keep(src, nil, &rundoc.Run{UUID: "6f9a1c2e-0000-4000-8000-000000000001", Status: rundoc.RunFailed, Error: "unreachable"})
+	u.keep(src, nil, &rundoc.Run{UUID: "6f9a1c2e-0000-4000-8000-000000000002", Status: rundoc.RunCancelled,
+		Cells: []rundoc.Cell{{Phase: rundoc.PhaseDecode, Concurrency: 1, Status: rundoc.StatusCancelled}}})
 	list, err := src.List(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
 
@@ -61,14 +61,14 @@ func rememberModel(p fyne.Preferences, id string) []string {
 	return out
 }
 
-func savePlan(p fyne.Preferences, plan bench.Plan) {
+func savePlan(p fyne.Preferences, plan rundoc.Plan) {
 	if b, err := json.Marshal(plan); err == nil {
 		p.SetString(prefPlan, string(b))
 	}
 }
 
-func loadPlan(p fyne.Preferences) (bench.Plan, bool) {
-	var plan bench.Plan
+func loadPlan(p fyne.Preferences) (rundoc.Plan, bool) {
+	var plan rundoc.Plan
 	s := p.String(prefPlan)
 	if s == "" || json.Unmarshal([]byte(s), &plan) != nil || len(plan.Contexts) == 0 || len(plan.Concurrency) == 0 {
 		return plan, false

@@ -9,7 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/hardware"
@@ -22,10 +22,10 @@ import (
 
 // startRun is the Run view's StartFunc: it turns the chosen target into a
 // session and runs it on the caller's goroutine (never the UI's).
-func (u *UI) startRun(ctx context.Context, plan bench.Plan, obs bench.Observer) (*bench.Run, error) {
+func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer) (*rundoc.Run, error) {
 	var ch target.Choice
 	var srv *launchview.Server
-	var rec *bench.Launch
+	var rec *rundoc.Launch
 	var snap *hardware.Snapshot
 	fyne.DoAndWait(func() {
 		snap = u.snapshot
@@ -35,7 +35,7 @@ func (u *UI) startRun(ctx context.Context, plan bench.Plan, obs bench.Observer) 
 		r := cfg.Record()
 		rec = &r
 	})
-	o := session.Options{Plan: plan, Observers: []bench.Observer{obs}, Hardware: snap}
+	o := session.Options{Plan: plan, Observers: []rundoc.Observer{obs}, Hardware: snap}
 	src := u.History.Source()
 	saver := src.Recorder()
 	if saver != nil {
@@ -70,7 +70,7 @@ func (u *UI) startRun(ctx context.Context, plan bench.Plan, obs bench.Observer) 
 // cell by cell; when there is none (the session-only list) or one of its
 // writes failed (a moment of full disk), the whole run is saved now. A run
 // that still cannot be saved is said above the history table.
-func (u *UI) keep(src history.Source, rec history.Recorder, run *bench.Run) {
+func (u *UI) keep(src history.Source, rec history.Recorder, run *rundoc.Run) {
 	if run == nil || run.UUID == "" {
 		return
 	}
@@ -99,7 +99,7 @@ func (u *UI) keep(src history.Source, rec history.Recorder, run *bench.Run) {
 // when the user says so or the window closes.
 type readyServer struct {
 	srv    *launchview.Server
-	record *bench.Launch
+	record *rundoc.Launch
 }
 
 var _ session.Launcher = readyServer{}

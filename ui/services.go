@@ -3,9 +3,10 @@ package ui
 import (
 	"context"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/hardware/probe"
 	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/launchview"
 )
@@ -18,7 +19,7 @@ type Services struct {
 	// Docker checks the Docker daemon and the NVIDIA runtime.
 	Docker func(ctx context.Context) hwview.Docker
 	// Session runs one benchmark end to end.
-	Session func(ctx context.Context, o session.Options) (*bench.Run, error)
+	Session func(ctx context.Context, o session.Options) (*rundoc.Run, error)
 	// Launch starts a vLLM container for the Launch view; nil where
 	// RigBench cannot start containers.
 	Launch launchview.LaunchFunc
@@ -31,7 +32,7 @@ type Services struct {
 // launcher.
 func DefaultServices() Services {
 	return Services{
-		Detect:   func(ctx context.Context) hardware.Snapshot { return hardware.Detect(ctx) },
+		Detect:   func(ctx context.Context) hardware.Snapshot { return probe.Detect(ctx) },
 		Docker:   func(ctx context.Context) hwview.Docker { return checkDocker(ctx, true) },
 		Session:  session.Run,
 		Launch:   dockerLaunch(),

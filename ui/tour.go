@@ -13,7 +13,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/ui/target"
 )
 
@@ -89,7 +89,7 @@ func (u *UI) tour(dir string) {
 		// 8192 output tokens, so its figures read like the card's.
 		u.Run.SetPlanText("0, 16K, 32K, 64K", "1, 2, 4, 8, 16, 32", "8K, 16K, 32K", "30", "8192")
 		prev := u.Run.OnFinished
-		u.Run.OnFinished = func(r *bench.Run, err error) {
+		u.Run.OnFinished = func(r *rundoc.Run, err error) {
 			prev(r, err)
 			u.Run.OnFinished = prev
 			close(runDone)
@@ -117,7 +117,7 @@ func (u *UI) tour(dir string) {
 
 	if ref := os.Getenv(ReferenceEnv); ref != "" {
 		imported := make(chan struct{})
-		step(func() { u.History.Import(ref, func(*bench.Run, error) { close(imported) }) })
+		step(func() { u.History.Import(ref, func(*rundoc.Run, error) { close(imported) }) })
 		<-imported
 	}
 	step(func() {
@@ -133,9 +133,9 @@ func (u *UI) tour(dir string) {
 	shot("9-history", 800*time.Millisecond)
 
 	// The history lists runs without cells: read the ticked ones whole.
-	var sel []*bench.Run
+	var sel []*rundoc.Run
 	step(func() { sel = u.History.Selected() })
-	var full []*bench.Run
+	var full []*rundoc.Run
 	for _, r := range sel {
 		g, err := u.History.Source().Get(context.Background(), r.UUID)
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/store"
 	"github.com/rigbench/rigbench/ui"
 	"github.com/rigbench/rigbench/ui/target"
@@ -84,7 +84,7 @@ func TestUnsavedHistoryWarnsOnRunViewAndAsksBeforeQuit(t *testing.T) {
 	fyne.DoAndWait(func() {
 		u.Run.SetPlanText("0", "1", "", "10", "64")
 		prev := u.Run.OnFinished
-		u.Run.OnFinished = func(r *bench.Run, err error) { prev(r, err); close(ended) }
+		u.Run.OnFinished = func(r *rundoc.Run, err error) { prev(r, err); close(ended) }
 		u.Run.Start()
 	})
 	select {
@@ -150,7 +150,7 @@ func TestSwitchingTargetForgetsDemoFacts(t *testing.T) {
 	u, _ := newUI(t)
 	fyne.DoAndWait(func() {
 		u.Run.SetPlanText("0, 128K", "1, 64", "", "10", "64")
-		if l1, _, _ := u.Run.Matrix().Lines(131072, 64); l1 != string(bench.StatusOverCapacity) {
+		if l1, _, _ := u.Run.Matrix().Lines(131072, 64); l1 != string(rundoc.StatusOverCapacity) {
 			t.Fatalf("demo preview 128K×64 = %q, want over capacity (the test's premise)", l1)
 		}
 		u.Target.Set(target.Choice{Kind: target.Endpoint, URL: "http://127.0.0.1:9"})

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/store"
 )
 
@@ -46,7 +46,7 @@ func (v *visualFlags) register(fs *flag.FlagSet) {
 
 // writeVisual writes runs as an HTML report, a Markdown comparison or a
 // chart. It buffers, so a failed render leaves no half-written file.
-func writeVisual(w io.Writer, format string, runs []*bench.Run, v visualFlags) error {
+func writeVisual(w io.Writer, format string, runs []*rundoc.Run, v visualFlags) error {
 	var buf bytes.Buffer
 	var err error
 	switch format {
@@ -123,14 +123,14 @@ func writeOutput(e *env, path string, write func(io.Writer) error) error {
 // loadRuns resolves each argument to a run: a path to an exported JSON run
 // or a measurements CSV (the reference format) when such a file exists,
 // else a history ID (UUID or prefix). The history opens only when needed.
-func loadRuns(ctx context.Context, e *env, dbFlag string, ids []string) ([]*bench.Run, error) {
+func loadRuns(ctx context.Context, e *env, dbFlag string, ids []string) ([]*rundoc.Run, error) {
 	var db *store.DB
 	defer func() {
 		if db != nil {
 			db.Close()
 		}
 	}()
-	runs := make([]*bench.Run, 0, len(ids))
+	runs := make([]*rundoc.Run, 0, len(ids))
 	for _, id := range ids {
 		if st, err := os.Stat(id); err == nil && !st.IsDir() {
 			r, err := readRunFile(id)
@@ -163,17 +163,17 @@ func loadRuns(ctx context.Context, e *env, dbFlag string, ids []string) ([]*benc
 
 // readRunFile reads an exported run: CSV files in the reference format,
 // anything else as run JSON.
-func readRunFile(path string) (*bench.Run, error) {
+func readRunFile(path string) (*rundoc.Run, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open %s: %v", path, err)
 	}
 	defer f.Close()
-	var r *bench.Run
+	var r *rundoc.Run
 	if strings.EqualFold(filepath.Ext(path), ".csv") {
 		r, err = report.ReadReferenceCSVNamed(f, filepath.Base(path))
 	} else {
-		r, err = bench.ReadRun(f)
+		r, err = rundoc.ReadRun(f)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 const refCSV = "../../engine/report/testdata/ref_rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv"
@@ -77,7 +77,7 @@ func TestVisualExports(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := writeVisual(&buf, "md", []*bench.Run{r}, defaultVisual); err == nil {
+	if err := writeVisual(&buf, "md", []*rundoc.Run{r}, defaultVisual); err == nil {
 		t.Error("md of one run: want an error pointing to export")
 	}
 }

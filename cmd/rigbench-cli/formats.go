@@ -5,15 +5,15 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // exportFormats maps `export --format` names to the writer of one run. A
 // new format is one entry here (the picture formats join from
 // visualExports in init).
-var exportFormats = map[string]func(w io.Writer, r *bench.Run) error{
-	"json": bench.WriteRun,
+var exportFormats = map[string]func(w io.Writer, r *rundoc.Run) error{
+	"json": rundoc.WriteRun,
 	"csv":  report.WriteCSV,
 	"md":   report.WriteMarkdown,
 }

@@ -15,8 +15,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/store"
 )
 
@@ -89,23 +89,23 @@ func newFlagSet(name string, e *env) *flag.FlagSet {
 
 // runsJSON is one run of `runs --json`.
 type runsJSON struct {
-	UUID           string          `json:"uuid"`
-	Name           string          `json:"name,omitempty"`
-	Tags           []string        `json:"tags,omitempty"`
-	CreatedAt      time.Time       `json:"created_at"`
-	FinishedAt     time.Time       `json:"finished_at,omitzero"`
-	Status         bench.RunStatus `json:"status"`
-	Origin         string          `json:"origin,omitempty"`
-	Imported       bool            `json:"imported,omitempty"`
-	Simulated      bool            `json:"simulated,omitempty"`
-	GPU            string          `json:"gpu,omitempty"`
-	Model          string          `json:"model,omitempty"`
-	Engine         string          `json:"engine,omitempty"`
-	EngineVersion  string          `json:"engine_version,omitempty"`
-	Flags          string          `json:"flags,omitempty"`
-	Cells          int             `json:"cells"`
-	BestDecodeTokS float64         `json:"best_decode_tok_s,omitempty"`
-	Prefill8KTokS  float64         `json:"prefill_8k_tok_s,omitempty"`
+	UUID           string           `json:"uuid"`
+	Name           string           `json:"name,omitempty"`
+	Tags           []string         `json:"tags,omitempty"`
+	CreatedAt      time.Time        `json:"created_at"`
+	FinishedAt     time.Time        `json:"finished_at,omitzero"`
+	Status         rundoc.RunStatus `json:"status"`
+	Origin         string           `json:"origin,omitempty"`
+	Imported       bool             `json:"imported,omitempty"`
+	Simulated      bool             `json:"simulated,omitempty"`
+	GPU            string           `json:"gpu,omitempty"`
+	Model          string           `json:"model,omitempty"`
+	Engine         string           `json:"engine,omitempty"`
+	EngineVersion  string           `json:"engine_version,omitempty"`
+	Flags          string           `json:"flags,omitempty"`
+	Cells          int              `json:"cells"`
+	BestDecodeTokS float64          `json:"best_decode_tok_s,omitempty"`
+	Prefill8KTokS  float64          `json:"prefill_8k_tok_s,omitempty"`
 }
 
 func runRuns(ctx context.Context, e *env, args []string) error {
@@ -202,7 +202,7 @@ func runShow(ctx context.Context, e *env, args []string) error {
 		for _, g := range r.Hardware.GPUs {
 			fmt.Fprintf(w, "GPU %d: %s\n", g.Index, g.Name)
 		}
-	case r.Origin == bench.OriginImported || r.Hardware == nil:
+	case r.Origin == rundoc.OriginImported || r.Hardware == nil:
 		fmt.Fprintln(w, "GPU: unknown (not recorded)")
 	case !r.Simulated:
 		fmt.Fprintln(w, "GPU: none detected")
@@ -338,7 +338,7 @@ const importFormats = "a run exported as JSON ('rigbench-cli export ID') or a me
 // reference format, told apart by their first character ('{' is JSON). A
 // CSV carries no start time, so the run is dated at its import (and its
 // Origin, "imported", tells show that the date is not a start time).
-func readImportFile(path string) (*bench.Run, error) {
+func readImportFile(path string) (*rundoc.Run, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("it is a folder, not a file: give the files in it instead, e.g. %s", filepath.Join(path, "*.json"))
 	}
@@ -360,7 +360,7 @@ func readImportFile(path string) (*bench.Run, error) {
 		return nil, err
 	}
 	if head[0] == '{' {
-		return bench.ReadRun(f)
+		return rundoc.ReadRun(f)
 	}
 	r, err := report.ReadReferenceCSVNamed(f, filepath.Base(path))
 	if err != nil {
@@ -416,8 +416,8 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 // startedText says when the run started. An imported measurements CSV
 // records no start time: its CreatedAt is the import, so it is labelled so
 // rather than shown as a start.
-func startedText(r *bench.Run) string {
-	if r.Origin == bench.OriginImported {
+func startedText(r *rundoc.Run) string {
+	if r.Origin == rundoc.OriginImported {
 		return "started: unknown (imported " + r.CreatedAt.Local().Format("2006-01-02 15:04") + ")"
 	}
 	return "started " + r.CreatedAt.Local().Format("2006-01-02 15:04")
@@ -425,7 +425,7 @@ func startedText(r *bench.Run) string {
 
 // oneRun opens the history and reads the one run the arguments name (an ID
 // or a unique prefix of one). The caller closes db.
-func (h *historyFlags) oneRun(ctx context.Context, e *env, rest []string) (*store.DB, *bench.Run, error) {
+func (h *historyFlags) oneRun(ctx context.Context, e *env, rest []string) (*store.DB, *rundoc.Run, error) {
 	if len(rest) != 1 {
 		return nil, nil, usagef("give one run ID")
 	}
@@ -441,7 +441,7 @@ func (h *historyFlags) oneRun(ctx context.Context, e *env, rest []string) (*stor
 	return db, r, nil
 }
 
-func displayName(r *bench.Run) string {
+func displayName(r *rundoc.Run) string {
 	if r.Name != "" {
 		return r.Name
 	}
@@ -449,7 +449,7 @@ func displayName(r *bench.Run) string {
 }
 
 // gpuOf names the run's first GPU, or "" when the run recorded none.
-func gpuOf(r *bench.Run) string {
+func gpuOf(r *rundoc.Run) string {
 	if r.Hardware == nil || len(r.Hardware.GPUs) == 0 {
 		return ""
 	}

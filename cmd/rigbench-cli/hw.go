@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/hardware/probe"
 )
 
 func init() {
@@ -28,7 +29,7 @@ func runHW(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("hw", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	asJSON := fs.Bool("json", false, "print the snapshot as JSON")
-	timeout := fs.Duration("timeout", hardware.DefaultTimeout, "how long to wait for the NVIDIA driver")
+	timeout := fs.Duration("timeout", probe.DefaultTimeout, "how long to wait for the NVIDIA driver")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -38,7 +39,7 @@ func runHW(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	snap := hardware.Detect(ctx, hardware.WithTimeout(*timeout))
+	snap := probe.Detect(ctx, probe.WithTimeout(*timeout))
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")

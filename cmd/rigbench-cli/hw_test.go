@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/hardware/probe"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -69,7 +70,7 @@ func TestHWHuman(t *testing.T) {
 			t.Errorf("hw output lacks %q:\n%s", label, out)
 		}
 	}
-	snap := hardware.Detect(context.Background())
+	snap := probe.Detect(context.Background())
 	if len(snap.GPUs) == 0 && !strings.Contains(out, "none: "+snap.GPUAbsentReason) {
 		t.Errorf("hw output should give the reason %q:\n%s", snap.GPUAbsentReason, out)
 	}

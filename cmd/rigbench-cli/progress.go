@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // progress prints one line per cell; on a terminal the line of the cell
@@ -28,12 +28,12 @@ func newProgress(w io.Writer) *progress {
 	return p
 }
 
-var _ bench.Observer = (*progress)(nil)
+var _ rundoc.Observer = (*progress)(nil)
 
 // Observe implements bench.Observer.
-func (p *progress) Observe(e bench.Event) {
+func (p *progress) Observe(e rundoc.Event) {
 	switch e.Kind {
-	case bench.EventRunStarted:
+	case rundoc.EventRunStarted:
 		s := e.Run.Server
 		kv := "unknown"
 		if s.KVCapacityTokens > 0 {
@@ -45,25 +45,25 @@ func (p *progress) Observe(e bench.Event) {
 		}
 		fmt.Fprintf(p.w, "server: %s%s, %s %s, max_model_len %d, KV capacity %s\n", s.Model, sim, s.Engine, s.Version, s.MaxModelLen, kv)
 		fmt.Fprintf(p.w, "plan: %d cells, estimated %s\n", e.Total, fmtDur(e.ETA))
-	case bench.EventCellStarted:
+	case rundoc.EventCellStarted:
 		p.line(e, "")
-	case bench.EventCellProgress:
+	case rundoc.EventCellProgress:
 		if e.Message != "" {
 			p.line(e, e.Message)
 		} else if e.LiveTokS > 0 {
 			p.line(e, fmt.Sprintf("%.1f tok/s so far", e.LiveTokS))
 		}
-	case bench.EventCellDone:
+	case rundoc.EventCellDone:
 		c := e.Cell
 		var detail string
 		switch {
-		case c.Phase == bench.PhasePrefill && c.Status.Ran():
+		case c.Phase == rundoc.PhasePrefill && c.Status.Ran():
 			detail = fmt.Sprintf("%s: %.0f prompt tok/s, TTFT %.0f ms", c.Status, c.PromptTokS, c.TTFTMs)
 		case c.Status.Ran():
 			detail = fmt.Sprintf("%s: %.1f tok/s, TTFT %.0f ms", c.Status, c.TotalTokS, c.TTFTMs)
 		default:
 			detail = string(c.Status)
-			if c.Status == bench.StatusFailed {
+			if c.Status == rundoc.StatusFailed {
 				detail += ": " + c.Reason
 			}
 		}
@@ -72,14 +72,14 @@ func (p *progress) Observe(e bench.Event) {
 	}
 }
 
-func (p *progress) line(e bench.Event, detail string) {
+func (p *progress) line(e rundoc.Event, detail string) {
 	c := e.Cell
 	if c == nil {
 		return
 	}
-	name := fmt.Sprintf("prefill %s", bench.ContextLabel(c.Context))
-	if c.Phase == bench.PhaseDecode {
-		name = fmt.Sprintf("decode %s × %d", bench.ContextLabel(c.Context), c.Concurrency)
+	name := fmt.Sprintf("prefill %s", rundoc.ContextLabel(c.Context))
+	if c.Phase == rundoc.PhaseDecode {
+		name = fmt.Sprintf("decode %s × %d", rundoc.ContextLabel(c.Context), c.Concurrency)
 	}
 	s := fmt.Sprintf("[%d/%d] %-18s elapsed %s  ETA %s", e.Index+1, e.Total, name, fmtDur(e.Elapsed), fmtDur(e.ETA))
 	if detail != "" {
@@ -90,7 +90,7 @@ func (p *progress) line(e bench.Event, detail string) {
 		p.open = true
 		return
 	}
-	if e.Kind == bench.EventCellDone || e.Message != "" {
+	if e.Kind == rundoc.EventCellDone || e.Message != "" {
 		fmt.Fprintln(p.w, s)
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/client"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
 )
@@ -54,8 +54,8 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.contexts, "contexts", "", "decode contexts in tokens, e.g. 0,16K,32K,max (default 0,16K,32K,64K,128K,max)")
 	fs.StringVar(&f.concurrency, "concurrency", "1,2,4,8,16,32,64,128", "concurrency levels: whole numbers from 1 to 4096")
 	fs.StringVar(&f.prefill, "prefill", "", "prefill contexts, or none (default 8K,16K,32K,64K,128K)")
-	fs.DurationVar(&f.duration, "duration", bench.DefaultDuration, "length of each decode window")
-	fs.IntVar(&f.maxOutput, "max-output", bench.DefaultMaxOutput, "max_tokens of every decode request")
+	fs.DurationVar(&f.duration, "duration", rundoc.DefaultDuration, "length of each decode window")
+	fs.IntVar(&f.maxOutput, "max-output", rundoc.DefaultMaxOutput, "max_tokens of every decode request")
 	fs.IntVar(&f.kvCapacity, "kv-capacity", 0, "KV cache capacity in tokens to plan with, for a server that reports none; it replaces a reported one (the run records the source as user)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the run document (rigbench.run/v1) to this file")
 	fs.StringVar(&f.name, "name", "", "name of the run in the history")
@@ -233,14 +233,14 @@ const maxConcurrency = 4096
 // --contexts, the defaults that the server cannot hold are dropped at run
 // time (Plan.Resolve keeps them; session trims) — explicit contexts above
 // max_model_len are an error. Each error is one sentence naming the flag.
-func (f *runFlags) plan(set map[string]bool) (bench.Plan, error) {
-	p := bench.DefaultPlan()
+func (f *runFlags) plan(set map[string]bool) (rundoc.Plan, error) {
+	p := rundoc.DefaultPlan()
 	var err error
 	if set["contexts"] {
 		if strings.TrimSpace(f.contexts) == "" {
 			return p, errors.New("--contexts is empty: give decode contexts such as 0,16K,max, or leave the flag out for the defaults")
 		}
-		if p.Contexts, err = bench.ParseTokenList(f.contexts); err != nil {
+		if p.Contexts, err = rundoc.ParseTokenList(f.contexts); err != nil {
 			return p, fmt.Errorf("--contexts: %w", err)
 		}
 	} else {
@@ -256,7 +256,7 @@ func (f *runFlags) plan(set map[string]bool) (bench.Plan, error) {
 	case prefill == "none", prefill == "0", prefill == "-":
 		p.PrefillContexts = nil
 	default:
-		if p.PrefillContexts, err = bench.ParseTokenList(f.prefill); err != nil {
+		if p.PrefillContexts, err = rundoc.ParseTokenList(f.prefill); err != nil {
 			return p, fmt.Errorf("--prefill: %w", err)
 		}
 	}
@@ -289,7 +289,7 @@ func (f *runFlags) plan(set map[string]bool) (bench.Plan, error) {
 func maxAsZero(cs []int) []int {
 	out := make([]int, len(cs))
 	for i, c := range cs {
-		if c != bench.ContextMax {
+		if c != rundoc.ContextMax {
 			out[i] = c
 		}
 	}
@@ -330,13 +330,13 @@ func splitList(s string) []string {
 // writeRunFile writes the run document atomically: a full disk or a crash
 // never leaves a truncated file in place of a good one. Errors name path,
 // never the temporary file beside it.
-func writeRunFile(path string, run *bench.Run) error {
+func writeRunFile(path string, run *rundoc.Run) error {
 	tmp, err := os.CreateTemp(dirOf(path), ".rigbench-*.json")
 	if err != nil {
 		return fmt.Errorf("cannot write %s (%v); check that its folder exists and is writable", path, osReason(err))
 	}
 	defer os.Remove(tmp.Name())
-	if err := bench.WriteRun(tmp, run); err != nil {
+	if err := rundoc.WriteRun(tmp, run); err != nil {
 		tmp.Close()
 		return fmt.Errorf("cannot write %s (%v); check the free disk space", path, osReason(err))
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // planCheck stands in front of the run's other observers. At the run's
@@ -22,23 +23,23 @@ import (
 // progress lines nor the history. It also says which of the default
 // contexts the server is too small for, which the engine drops silently.
 type planCheck struct {
-	next   bench.Observers
+	next   rundoc.Observers
 	cancel context.CancelCauseFunc
 	// asked is the plan as the flags gave it, before Resolve.
-	asked bench.Plan
+	asked rundoc.Plan
 	note  io.Writer
 	// err is why the run was stopped; read it after session.Run returns.
 	err error
 }
 
-var _ bench.Observer = (*planCheck)(nil)
+var _ rundoc.Observer = (*planCheck)(nil)
 
 // Observe implements bench.Observer.
-func (p *planCheck) Observe(e bench.Event) {
+func (p *planCheck) Observe(e rundoc.Event) {
 	if p.err != nil {
 		return
 	}
-	if e.Kind == bench.EventRunStarted && e.Run != nil {
+	if e.Kind == rundoc.EventRunStarted && e.Run != nil {
 		if err := noCellRuns(e.Run.Plan, e.Run.Server); err != nil {
 			p.err = err
 			p.cancel(err)
@@ -46,14 +47,14 @@ func (p *planCheck) Observe(e bench.Event) {
 		}
 	}
 	p.next.Observe(e)
-	if e.Kind == bench.EventRunStarted && e.Run != nil {
+	if e.Kind == rundoc.EventRunStarted && e.Run != nil {
 		p.noteDropped(e.Run)
 	}
 }
 
 // noteDropped names the default contexts the server cannot hold, which
 // Plan.Resolve leaves out of the run (TrimContexts).
-func (p *planCheck) noteDropped(run *bench.Run) {
+func (p *planCheck) noteDropped(run *rundoc.Run) {
 	if !p.asked.TrimContexts || run.Server.MaxModelLen <= 0 {
 		return
 	}
@@ -75,8 +76,8 @@ func (p *planCheck) noteDropped(run *bench.Run) {
 func dropped(asked, resolved []int) string {
 	var out []string
 	for _, c := range asked {
-		if c != bench.ContextMax && !slices.Contains(resolved, c) {
-			out = append(out, bench.ContextLabel(c))
+		if c != rundoc.ContextMax && !slices.Contains(resolved, c) {
+			out = append(out, rundoc.ContextLabel(c))
 		}
 	}
 	return strings.Join(out, ", ")
@@ -86,7 +87,7 @@ func dropped(asked, resolved []int) string {
 // server, by the engine's own predictions (bench.Predict and
 // bench.PredictPrefill), or nil when at least one can. An empty plan is
 // nil here: Plan.Validate reports it.
-func noCellRuns(p bench.Plan, s bench.Server) error {
+func noCellRuns(p rundoc.Plan, s rundoc.Server) error {
 	length, kv := s.MaxModelLen, s.KVCapacityTokens
 	skipped := 0
 	for _, c := range p.PrefillContexts {
@@ -127,7 +128,7 @@ func noCellRuns(p bench.Plan, s bench.Server) error {
 			kv, n0, c0+p.MaxOutput)
 	case kv > c0:
 		return fmt.Errorf("the KV cache holds %d tokens, too few for one request of context %s plus --max-output %d: use --max-output %d or less",
-			kv, bench.ContextLabel(c0), p.MaxOutput, kv-c0)
+			kv, rundoc.ContextLabel(c0), p.MaxOutput, kv-c0)
 	}
 	return fmt.Errorf("the KV cache holds %s, too few for any context of --contexts: use smaller contexts", tokensText(kv))
 }

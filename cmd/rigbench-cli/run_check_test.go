@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // Every flag the command line alone can judge is refused before anything
@@ -93,25 +93,25 @@ func TestRunNoCellCanRun(t *testing.T) {
 }
 
 func TestNoCellRuns(t *testing.T) {
-	tiny := bench.Server{MaxModelLen: 2048, KVCapacityTokens: 3264}
+	tiny := rundoc.Server{MaxModelLen: 2048, KVCapacityTokens: 3264}
 	cases := []struct {
 		name string
-		plan bench.Plan
-		srv  bench.Server
+		plan rundoc.Plan
+		srv  rundoc.Server
 		want string // "" = some cell runs
 	}{
-		{"one fits", bench.Plan{Contexts: []int{0, 1024}, Concurrency: []int{1, 4}, MaxOutput: 1024}, tiny, ""},
-		{"prefill fits", bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, PrefillContexts: []int{1024}, MaxOutput: 8192}, tiny, ""},
-		{"unknown limits", bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, MaxOutput: 1 << 20}, bench.Server{}, ""},
-		{"no room", bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, MaxOutput: 8192}, tiny,
+		{"one fits", rundoc.Plan{Contexts: []int{0, 1024}, Concurrency: []int{1, 4}, MaxOutput: 1024}, tiny, ""},
+		{"prefill fits", rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, PrefillContexts: []int{1024}, MaxOutput: 8192}, tiny, ""},
+		{"unknown limits", rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, MaxOutput: 1 << 20}, rundoc.Server{}, ""},
+		{"no room", rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, MaxOutput: 8192}, tiny,
 			"--max-output 8192 leaves no room in max_model_len 2048: use --max-output 1024 or less"},
-		{"contexts too long", bench.Plan{Contexts: []int{1536}, Concurrency: []int{1}, MaxOutput: 1024}, tiny,
+		{"contexts too long", rundoc.Plan{Contexts: []int{1536}, Concurrency: []int{1}, MaxOutput: 1024}, tiny,
 			"use --max-output 512 or less, or smaller contexts"},
-		{"concurrency", bench.Plan{Contexts: []int{0, 1024}, Concurrency: []int{4, 8}, MaxOutput: 1024}, tiny,
+		{"concurrency", rundoc.Plan{Contexts: []int{0, 1024}, Concurrency: []int{4, 8}, MaxOutput: 1024}, tiny,
 			"too few for 4 requests of 1024 tokens (context + --max-output) at once: add lower --concurrency levels such as 1"},
-		{"one request", bench.Plan{Contexts: []int{1024}, Concurrency: []int{1}, MaxOutput: 4000}, bench.Server{KVCapacityTokens: 3264},
+		{"one request", rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{1}, MaxOutput: 4000}, rundoc.Server{KVCapacityTokens: 3264},
 			"too few for one request of context 1K plus --max-output 4000: use --max-output 2240 or less"},
-		{"prefill only", bench.Plan{PrefillContexts: []int{4096}}, bench.Server{KVCapacityTokens: 3264},
+		{"prefill only", rundoc.Plan{PrefillContexts: []int{4096}}, rundoc.Server{KVCapacityTokens: 3264},
 			"no prefill context fits this server (max_model_len unknown, KV cache 3264 tokens): use --prefill 3263 or less"},
 	}
 	for _, tc := range cases {
@@ -215,7 +215,7 @@ func FuzzParseConcurrency(f *testing.F) {
 		if len(levels) == 0 {
 			t.Fatalf("%q: no levels and no error", s)
 		}
-		p := bench.Plan{Contexts: []int{0}, Concurrency: levels, DurationS: 1, MaxOutput: 1}
+		p := rundoc.Plan{Contexts: []int{0}, Concurrency: levels, DurationS: 1, MaxOutput: 1}
 		if err := p.Validate(0); err != nil {
 			t.Fatalf("%q: levels %v the engine refuses: %v", s, levels, err)
 		}

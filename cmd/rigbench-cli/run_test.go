@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
 )
 
@@ -54,11 +54,11 @@ func TestRunEndpointWritesJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	run, err := bench.ReadRun(f)
+	run, err := rundoc.ReadRun(f)
 	if err != nil {
 		t.Fatalf("the written run does not read back: %v", err)
 	}
-	if run.Schema != bench.Schema || len(run.Cells) != 5 || run.Plan.Contexts[1] != 1024 || run.Server.MaxModelLen == 0 {
+	if run.Schema != rundoc.Schema || len(run.Cells) != 5 || run.Plan.Contexts[1] != 1024 || run.Server.MaxModelLen == 0 {
 		t.Errorf("run %+v", run)
 	}
 	raw, _ := os.ReadFile(out)
@@ -104,8 +104,8 @@ func TestRunDemoCancelKeepsCells(t *testing.T) {
 		t.Fatalf("Ctrl-C must still write the JSON: %v", err)
 	}
 	defer f.Close()
-	run, err := bench.ReadRun(f)
-	if err != nil || run.Status != bench.RunCancelled || len(run.Cells) == 0 || !run.Simulated {
+	run, err := rundoc.ReadRun(f)
+	if err != nil || run.Status != rundoc.RunCancelled || len(run.Cells) == 0 || !run.Simulated {
 		t.Fatalf("run %v status %v cells %d err %v", run != nil, run.Status, len(run.Cells), err)
 	}
 }

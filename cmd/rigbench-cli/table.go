@@ -5,13 +5,13 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // printResults prints the decode matrix (rows = context, columns =
 // concurrency; each cell total tok/s and TTFT, or its status) and the
 // prefill table, as on the reference page.
-func printResults(w io.Writer, run *bench.Run) {
+func printResults(w io.Writer, run *rundoc.Run) {
 	if run.Simulated {
 		fmt.Fprintln(w, "\nSIMULATED SERVER (demo): these figures come from RigBench's simulator, not a real card.")
 	}
@@ -32,11 +32,11 @@ func printResults(w io.Writer, run *bench.Run) {
 		fmt.Fprintln(w)
 		queued := false
 		for _, c := range contexts {
-			fmt.Fprint(w, padRight(bench.ContextLabel(c), 12))
+			fmt.Fprint(w, padRight(rundoc.ContextLabel(c), 12))
 			for _, n := range conc {
-				cell := run.Find(bench.PhaseDecode, c, n)
+				cell := run.Find(rundoc.PhaseDecode, c, n)
 				text := matrixText(cell)
-				if cell != nil && cell.Status == bench.StatusQueued {
+				if cell != nil && cell.Status == rundoc.StatusQueued {
 					queued = true
 				}
 				fmt.Fprint(w, padRight(text, width))
@@ -49,8 +49,8 @@ func printResults(w io.Writer, run *bench.Run) {
 		// Cells whose window was mostly spent waiting for first tokens say
 		// so in their reason; a table of figures alone would hide it.
 		for _, c := range run.Cells {
-			if c.Phase == bench.PhaseDecode && strings.Contains(c.Reason, "mostly waiting") {
-				fmt.Fprintf(w, "note: %s×%d: %s\n", bench.ContextLabel(c.Context), c.Concurrency, c.Reason)
+			if c.Phase == rundoc.PhaseDecode && strings.Contains(c.Reason, "mostly waiting") {
+				fmt.Fprintf(w, "note: %s×%d: %s\n", rundoc.ContextLabel(c.Context), c.Concurrency, c.Reason)
 			}
 		}
 	}
@@ -59,9 +59,9 @@ func printResults(w io.Writer, run *bench.Run) {
 		fmt.Fprintf(w, "%-10s %-14s %-12s %s\n", "context", "prompt tok/s", "TTFT ms", "status")
 		for _, c := range pre {
 			if c.Status.Ran() {
-				fmt.Fprintf(w, "%-10s %-14.0f %-12.0f %s\n", bench.ContextLabel(c.Context), c.PromptTokS, c.TTFTMs, c.Status)
+				fmt.Fprintf(w, "%-10s %-14.0f %-12.0f %s\n", rundoc.ContextLabel(c.Context), c.PromptTokS, c.TTFTMs, c.Status)
 			} else {
-				fmt.Fprintf(w, "%-10s %-14s %-12s %s\n", bench.ContextLabel(c.Context), "—", "—", c.Status)
+				fmt.Fprintf(w, "%-10s %-14s %-12s %s\n", rundoc.ContextLabel(c.Context), "—", "—", c.Status)
 			}
 		}
 	}
@@ -69,19 +69,19 @@ func printResults(w io.Writer, run *bench.Run) {
 
 // matrixText is one matrix cell: "890.6 · 2368ms", a starred value for
 // queued cells, or a short status.
-func matrixText(c *bench.Cell) string {
+func matrixText(c *rundoc.Cell) string {
 	switch {
 	case c == nil:
 		return "·"
 	case c.Status.Ran():
 		s := fmt.Sprintf("%.1f · %.0fms", c.TotalTokS, c.TTFTMs)
-		if c.Status == bench.StatusQueued {
+		if c.Status == rundoc.StatusQueued {
 			s += "*"
 		}
 		return s
-	case c.Status == bench.StatusOverCapacity:
+	case c.Status == rundoc.StatusOverCapacity:
 		return "over capacity"
-	case c.Status == bench.StatusExceedsLength:
+	case c.Status == rundoc.StatusExceedsLength:
 		return "too long"
 	default:
 		return strings.ToLower(string(c.Status))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,7 +15,7 @@ import (
 
 // decode runs one decode cell (METHOD.md: Decode cells): plan check,
 // warm-up, a fixed window of N closed-loop streams, figures and status.
-func (r *Runner) decode(ctx context.Context, run *Run, cell *Cell, index, total int) {
+func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, index, total int) {
 	m := run.Plan.MaxOutput
 	if st := Predict(cell.Context, cell.Concurrency, m, run.Server.MaxModelLen, run.Server.KVCapacityTokens); st != "" {
 		cell.Status, cell.Reason = st, predictReason(st, cell.Context, cell.Concurrency, m, run.Server)
@@ -29,12 +30,12 @@ func (r *Runner) decode(ctx context.Context, run *Run, cell *Cell, index, total 
 		}
 		prompts[i] = p
 	}
-	r.emit(Event{Kind: EventCellProgress, Run: run, Cell: cell, Index: index, Total: total,
-		Message: fmt.Sprintf("warming up %d prompt(s) of %s tokens", len(prompts), ContextLabel(cell.Context))})
+	r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: run, Cell: cell, Index: index, Total: total,
+		Message: fmt.Sprintf("warming up %d prompt(s) of %s tokens", len(prompts), rundoc.ContextLabel(cell.Context))})
 	promptTokens, err := r.warmUp(ctx, run, prompts, cell.Context)
 	if err != nil {
 		cell.Status, cell.Reason = failure(err)
-		if cell.Status == StatusFailed {
+		if cell.Status == rundoc.StatusFailed {
 			cell.Reason = "warm-up failed: " + cell.Reason
 		}
 		return
@@ -53,7 +54,7 @@ func (r *Runner) decode(ctx context.Context, run *Run, cell *Cell, index, total 
 // warmUp sends each prompt once with max_tokens 1 so the server's prefix
 // cache holds it when the window starts (METHOD.md: Warm-up).
 // It returns the prompt length the server reported for the first prompt.
-func (r *Runner) warmUp(ctx context.Context, run *Run, prompts []string, promptLen int) (int, error) {
+func (r *Runner) warmUp(ctx context.Context, run *rundoc.Run, prompts []string, promptLen int) (int, error) {
 	// The server prefills the N prompts one after another in the worst
 	// case, so the budget is for all of their tokens.
 	ctx, cancel, explain := r.untilFirstToken(ctx, run, promptLen, len(prompts)*max(promptLen, 1))
@@ -88,8 +89,8 @@ func (r *Runner) warmUp(ctx context.Context, run *Run, prompts []string, promptL
 // window is one decode window in progress.
 type window struct {
 	runner    *Runner
-	run       *Run
-	cell      *Cell
+	run       *rundoc.Run
+	cell      *rundoc.Cell
 	prompts   []string
 	d         time.Duration // the real length of the window: D / speed
 	speed     float64
@@ -121,7 +122,7 @@ func (w *window) measure(ctx context.Context, index, total int) {
 	if r.Telemetry != nil {
 		stopTelemetry = r.Telemetry.StartWindow()
 	}
-	var samples []ServerSample
+	var samples []rundoc.ServerSample
 	var samplesDone chan struct{}
 	if w.run.Server.HasMetrics {
 		samplesDone = make(chan struct{})
@@ -131,13 +132,13 @@ func (w *window) measure(ctx context.Context, index, total int) {
 	// merely arriving are not mistaken for a queue; counters are measured
 	// from it.
 	var (
-		baseline   *ServerSample
+		baseline   *rundoc.ServerSample
 		baselineAt time.Time
 	)
 	if samplesDone != nil {
 		baseline, baselineAt = w.scrape(ctx)
 	}
-	r.emit(Event{Kind: EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
+	r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
 		Message: fmt.Sprintf("measuring %d stream(s) for %s", len(w.prompts), w.d)})
 	w.start = time.Now()
 	w.end = w.start.Add(w.d)
@@ -178,7 +179,7 @@ loop:
 		case <-tick.C:
 			el := time.Since(w.start).Seconds()
 			if el > 0 {
-				r.emit(Event{Kind: EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
+				r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
 					LiveTokS: float64(w.liveTokens.Load()) / el / w.speed})
 			}
 		}
@@ -261,8 +262,8 @@ func flatten(rs [][]request) []request {
 
 // sampleMetrics collects /metrics samples every MetricsInterval until the
 // window closes, after the baseline taken just before it opened.
-func (w *window) sampleMetrics(ctx context.Context, baseline *ServerSample) []ServerSample {
-	var out []ServerSample
+func (w *window) sampleMetrics(ctx context.Context, baseline *rundoc.ServerSample) []rundoc.ServerSample {
+	var out []rundoc.ServerSample
 	if baseline != nil {
 		out = append(out, *baseline)
 	}
@@ -292,14 +293,14 @@ const minMetricsInterval = 20 * time.Millisecond
 
 // scrape takes one sample and returns it with the time it was taken; the
 // caller sets T. A failed scrape is skipped (nil), not fatal.
-func (w *window) scrape(ctx context.Context) (*ServerSample, time.Time) {
+func (w *window) scrape(ctx context.Context) (*rundoc.ServerSample, time.Time) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	m, err := w.runner.Client.Metrics(sctx)
 	if err != nil {
 		return nil, time.Time{}
 	}
-	return &ServerSample{
+	return &rundoc.ServerSample{
 		Running: m.Running, Waiting: m.Waiting, KVUsage: m.KVUsage,
 		PrefixCacheQueries: m.PrefixCacheQueries, PrefixCacheHits: m.PrefixCacheHits,
 		Preemptions: m.Preemptions,

@@ -1,4 +1,4 @@
-// Package bench holds the benchmark of METHOD.md: the plan, the prompts, the
-// runner, the statistics and the run document (Run) that every other part of
-// RigBench reads or writes. It imports no UI and no storage.
+// Package bench executes the benchmark of METHOD.md against a server: the
+// prompts, the runner, the statistics and the figures of each cell. The run
+// document it fills in (Run, Cell, Plan) lives in engine/rundoc.
 package bench

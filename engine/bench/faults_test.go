@@ -22,6 +22,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/client"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
 )
 
@@ -51,10 +52,10 @@ func TestCancelLeavesNothingBehind(t *testing.T) {
 	c, _ := client.New(hs.URL, client.WithConcurrency(8))
 
 	ctx, cancel := context.WithCancel(context.Background())
-	plan := bench.Plan{Contexts: []int{0, 256}, Concurrency: []int{1, 8}, DurationS: 20, MaxOutput: 128} // 2 s real at speed 10
-	r := &bench.Runner{Client: c, Plan: plan, Observer: bench.ObserverFunc(func(e bench.Event) {
+	plan := rundoc.Plan{Contexts: []int{0, 256}, Concurrency: []int{1, 8}, DurationS: 20, MaxOutput: 128} // 2 s real at speed 10
+	r := &bench.Runner{Client: c, Plan: plan, Observer: rundoc.ObserverFunc(func(e rundoc.Event) {
 		// Cancel half a second into the second decode window.
-		if e.Kind == bench.EventCellStarted && e.Index == 1 {
+		if e.Kind == rundoc.EventCellStarted && e.Index == 1 {
 			time.AfterFunc(500*time.Millisecond, cancel)
 		}
 	})}
@@ -66,10 +67,10 @@ func TestCancelLeavesNothingBehind(t *testing.T) {
 	if took := time.Since(start); took > 3*time.Second {
 		t.Errorf("cancel took effect after %v", took)
 	}
-	if run.Status != bench.RunCancelled || len(run.Cells) != 2 {
+	if run.Status != rundoc.RunCancelled || len(run.Cells) != 2 {
 		t.Fatalf("status %s with %d cells, want cancelled with 2", run.Status, len(run.Cells))
 	}
-	if run.Cells[0].Status != bench.StatusValid || run.Cells[1].Status != bench.StatusCancelled || run.Cells[1].OutputTokens == 0 {
+	if run.Cells[0].Status != rundoc.StatusValid || run.Cells[1].Status != rundoc.StatusCancelled || run.Cells[1].OutputTokens == 0 {
 		t.Errorf("cells: %s, %s (%d tokens)", run.Cells[0].Status, run.Cells[1].Status, run.Cells[1].OutputTokens)
 	}
 	// The cancelled cell's figures are over the part measured, not the
@@ -113,20 +114,20 @@ func TestServerDiesMidRun(t *testing.T) {
 	cfg := tinyConfig(t, 10)
 	cfg.Faults.ExitAfter = 25 * time.Second // simulated: 2.5 s real
 	_, c := startSim(t, cfg)
-	plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{1, 2, 4, 8}, DurationS: 10, MaxOutput: 64}
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 2, 4, 8}, DurationS: 10, MaxOutput: 64}
 	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
 	if !errors.Is(err, bench.ErrTooManyFailures) {
 		t.Fatalf("err = %v, want ErrTooManyFailures", err)
 	}
-	if run.Status != bench.RunFailed || !strings.Contains(run.Error, "failed in a row") {
+	if run.Status != rundoc.RunFailed || !strings.Contains(run.Error, "failed in a row") {
 		t.Errorf("status %s error %q", run.Status, run.Error)
 	}
 	var valid, failed int
 	for _, c := range run.Cells {
 		switch c.Status {
-		case bench.StatusValid, bench.StatusQueued:
+		case rundoc.StatusValid, rundoc.StatusQueued:
 			valid++
-		case bench.StatusFailed:
+		case rundoc.StatusFailed:
 			failed++
 			if c.Reason == "" {
 				t.Error("failed cell without a reason")
@@ -149,12 +150,12 @@ func TestBrokenStreamsFailTheCell(t *testing.T) {
 			cfg := tinyConfig(t, 10)
 			cfg.Faults = f
 			_, c := startSim(t, cfg)
-			plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 5, MaxOutput: 64}
+			plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 5, MaxOutput: 64}
 			run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
 			if err != nil && !errors.Is(err, bench.ErrTooManyFailures) {
 				t.Fatalf("run: %v", err)
 			}
-			if len(run.Cells) != 1 || run.Cells[0].Status != bench.StatusFailed || run.Cells[0].Reason == "" {
+			if len(run.Cells) != 1 || run.Cells[0].Status != rundoc.StatusFailed || run.Cells[0].Reason == "" {
 				t.Fatalf("cells %+v", run.Cells)
 			}
 			t.Logf("reason: %s", run.Cells[0].Reason)
@@ -181,14 +182,14 @@ func TestBadInputIsRejectedBeforeSending(t *testing.T) {
 	t.Cleanup(hs.Close)
 	c, _ := client.New(hs.URL)
 	for name, tc := range map[string]struct {
-		plan  bench.Plan
+		plan  rundoc.Plan
 		model string
 		want  string
 	}{
-		"negative duration": {bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: -1, MaxOutput: 8}, "", "window length"},
-		"context too long":  {bench.Plan{Contexts: []int{0, 1 << 20}, Concurrency: []int{1}, DurationS: 1, MaxOutput: 8}, "", "above the server's max_model_len"},
-		"empty lists":       {bench.Plan{DurationS: 1, MaxOutput: 8}, "", "no contexts"},
-		"unknown model":     {bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 1, MaxOutput: 8}, "gpt-17", "rigbench/tiny"},
+		"negative duration": {rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: -1, MaxOutput: 8}, "", "window length"},
+		"context too long":  {rundoc.Plan{Contexts: []int{0, 1 << 20}, Concurrency: []int{1}, DurationS: 1, MaxOutput: 8}, "", "above the server's max_model_len"},
+		"empty lists":       {rundoc.Plan{DurationS: 1, MaxOutput: 8}, "", "no contexts"},
+		"unknown model":     {rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 1, MaxOutput: 8}, "gpt-17", "rigbench/tiny"},
 	} {
 		_, err := (&bench.Runner{Client: c, Plan: tc.plan, Model: tc.model}).Run(context.Background())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -204,7 +205,7 @@ func TestBadInputIsRejectedBeforeSending(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	dead, _ := client.New("http://" + addr)
-	_, err = (&bench.Runner{Client: dead, Plan: bench.DefaultPlan()}).Run(context.Background())
+	_, err = (&bench.Runner{Client: dead, Plan: rundoc.DefaultPlan()}).Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), addr) {
 		t.Errorf("dead endpoint: %v", err)
 	}
@@ -213,7 +214,7 @@ func TestBadInputIsRejectedBeforeSending(t *testing.T) {
 	cfg.APIKey = "right"
 	_, keyed := startSim(t, cfg)
 	wrong, _ := client.New(keyed.Endpoint(), client.WithAPIKey("wrong"))
-	_, err = (&bench.Runner{Client: wrong, Plan: bench.DefaultPlan()}).Run(context.Background())
+	_, err = (&bench.Runner{Client: wrong, Plan: rundoc.DefaultPlan()}).Run(context.Background())
 	if !errors.Is(err, client.ErrUnauthorized) {
 		t.Errorf("wrong key: %v", err)
 	}
@@ -236,19 +237,19 @@ func TestWithoutTokenize(t *testing.T) {
 	}))
 	t.Cleanup(hs.Close)
 	c, _ := client.New(hs.URL)
-	plan := bench.Plan{Contexts: []int{1000}, Concurrency: []int{2}, PrefillContexts: []int{1500}, DurationS: 5, MaxOutput: 64}
+	plan := rundoc.Plan{Contexts: []int{1000}, Concurrency: []int{2}, PrefillContexts: []int{1500}, DurationS: 5, MaxOutput: 64}
 	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Server.HasTokenize || run.Server.HasMetrics || run.Server.KVCapacitySource != bench.KVSourceUnknown {
+	if run.Server.HasTokenize || run.Server.HasMetrics || run.Server.KVCapacitySource != rundoc.KVSourceUnknown {
 		t.Errorf("server %+v", run.Server)
 	}
 	for _, cell := range run.Cells {
 		if d := cell.PromptTokens - cell.Context; d > bench.Tolerance(cell.Context) || -d > bench.Tolerance(cell.Context) {
 			t.Errorf("%s %d: prompt of %d tokens", cell.Phase, cell.Context, cell.PromptTokens)
 		}
-		if cell.Phase == bench.PhaseDecode && (cell.ServerStats != nil || !cell.Status.Ran()) {
+		if cell.Phase == rundoc.PhaseDecode && (cell.ServerStats != nil || !cell.Status.Ran()) {
 			t.Errorf("decode cell %s stats %+v", cell.Status, cell.ServerStats)
 		}
 	}
@@ -276,7 +277,7 @@ func TestStrictServer(t *testing.T) {
 	}))
 	t.Cleanup(hs.Close)
 	c, _ := client.New(hs.URL)
-	plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{2}, DurationS: 5, MaxOutput: 64}
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{2}, DurationS: 5, MaxOutput: 64}
 	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -326,7 +327,7 @@ func TestStuckServerFailsTheCell(t *testing.T) {
 	}
 	defer c.CloseIdle()
 
-	plan := bench.Plan{Contexts: []int{0, 1024}, Concurrency: []int{1}, PrefillContexts: []int{1024}, DurationS: 10, MaxOutput: 64}
+	plan := rundoc.Plan{Contexts: []int{0, 1024}, Concurrency: []int{1}, PrefillContexts: []int{1024}, DurationS: 10, MaxOutput: 64}
 	// Budgets in simulated time: max(30 s, 5 × 1024 / 2000 tok/s ≈ 2.6 s)
 	// = 30 s, 1.5 s of real time at speed 20.
 	r := &bench.Runner{Client: c, Plan: plan, FirstTokenTimeout: 30 * time.Second}
@@ -338,13 +339,13 @@ func TestStuckServerFailsTheCell(t *testing.T) {
 	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("the run took %v; the stuck requests should have been given up after 1.5 s each", took)
 	}
-	want := map[string]bench.Status{"prefill 1024×1": bench.StatusFailed, "decode 0×1": bench.StatusValid, "decode 1024×1": bench.StatusFailed}
+	want := map[string]rundoc.Status{"prefill 1024×1": rundoc.StatusFailed, "decode 0×1": rundoc.StatusValid, "decode 1024×1": rundoc.StatusFailed}
 	for _, cell := range run.Cells {
 		key := fmt.Sprintf("%s %d×%d", cell.Phase, cell.Context, cell.Concurrency)
 		if cell.Status != want[key] {
 			t.Errorf("%s: %s (%s), want %s", key, cell.Status, cell.Reason, want[key])
 		}
-		if cell.Status == bench.StatusFailed && !strings.Contains(cell.Reason, "sent no token within 30s for 1024 prompt tokens (the least wait") {
+		if cell.Status == rundoc.StatusFailed && !strings.Contains(cell.Reason, "sent no token within 30s for 1024 prompt tokens (the least wait") {
 			t.Errorf("%s: reason %q does not say the server was stuck", key, cell.Reason)
 		}
 		delete(want, key)
@@ -409,7 +410,7 @@ func TestTokenCountMismatch(t *testing.T) {
 			t.Cleanup(func() { s.Close(); hs.Close() })
 			c, _ := client.New(hs.URL)
 			defer c.CloseIdle()
-			plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{2}, DurationS: 2, MaxOutput: 64}
+			plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{2}, DurationS: 2, MaxOutput: 64}
 			run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
 			if err != nil {
 				t.Fatal(err)

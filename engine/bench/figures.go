@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"math"
 	"strings"
 	"time"
@@ -13,7 +14,7 @@ import (
 
 // figures computes a decode cell's figures and status from its requests
 // (METHOD.md: Decode cells, steps 4 and 5).
-func (w *window) figures(reqs []request, measured time.Duration, samples []ServerSample, gpu []hardware.GPUSample, cancelled bool) {
+func (w *window) figures(reqs []request, measured time.Duration, samples []rundoc.ServerSample, gpu []hardware.GPUSample, cancelled bool) {
 	c := w.cell
 	// Figures are in the server's time: real seconds × speed (1 for a real
 	// server), so rates divide by it and durations multiply.
@@ -102,29 +103,29 @@ func (w *window) figures(reqs []request, measured time.Duration, samples []Serve
 	var tl *client.PromptTooLongError
 	switch {
 	case cancelled:
-		c.Status, c.Reason = StatusCancelled, "the run was cancelled during this cell; figures cover the part measured"
+		c.Status, c.Reason = rundoc.StatusCancelled, "the run was cancelled during this cell; figures cover the part measured"
 	case len(errs) > 0 && errors.As(errs[0], &tl):
-		c.Status, c.Reason = StatusExceedsLength, "the server rejected the prompt as too long: "+tl.Message
+		c.Status, c.Reason = rundoc.StatusExceedsLength, "the server rejected the prompt as too long: "+tl.Message
 	case len(errs) > 0:
-		c.Status = StatusFailed
+		c.Status = rundoc.StatusFailed
 		c.Reason = fmt.Sprintf("%d of %d requests failed: %v", len(errs), len(reqs), errs[0])
 	case usage == 0:
-		c.Status, c.Reason = StatusOverCapacity, "the server produced no output in the window"
+		c.Status, c.Reason = rundoc.StatusOverCapacity, "the server produced no output in the window"
 	case c.AvgActive < 0.95*n:
-		c.Status = StatusQueued
+		c.Status = rundoc.StatusQueued
 		c.Reason = fmt.Sprintf("on average %.2f of %d requests were in flight", c.AvgActive, c.Concurrency)
 	case sustainedWaiting(samples):
-		c.Status = StatusQueued
+		c.Status = rundoc.StatusQueued
 		c.Reason = fmt.Sprintf("the server reported up to %.0f waiting requests", c.ServerStats.WaitingMax)
 	default:
-		c.Status = StatusValid
+		c.Status = rundoc.StatusValid
 	}
 	// A window not much longer than one time-to-first-token measures
 	// mostly waiting: every stream starts at the window's opening and waits
 	// a TTFT for its first token, so the rate reads far below what the card
 	// sustains. The figures stand (METHOD.md), but
 	// the cell says so, since a short window is a plan choice to revisit.
-	if c.Status.Ran() && c.Status != StatusCancelled && c.TTFTMs > 0 && c.TTFTMs > shortWindowShare*d*1000 {
+	if c.Status.Ran() && c.Status != rundoc.StatusCancelled && c.TTFTMs > 0 && c.TTFTMs > shortWindowShare*d*1000 {
 		note := fmt.Sprintf("TTFT %s is %.0f%% of the %s window, so this rate is mostly waiting for first tokens: use a longer window",
 			fmtSeconds(c.TTFTMs/1000), 100*c.TTFTMs/(d*1000), fmtSeconds(d))
 		c.Reason = strings.TrimPrefix(c.Reason+"; "+note, "; ")
@@ -150,7 +151,7 @@ func fmtSeconds(s float64) string {
 // finished request is re-sent at once and waits for the next scheduler step
 // (milliseconds), so a lone sample can catch a request merely arriving; a
 // queue caused by capacity persists from one sample to the next.
-func sustainedWaiting(s []ServerSample) bool {
+func sustainedWaiting(s []rundoc.ServerSample) bool {
 	in := inWindow(s)
 	if len(in) == 1 {
 		return in[0].Waiting > 0
@@ -164,8 +165,8 @@ func sustainedWaiting(s []ServerSample) bool {
 }
 
 // inWindow returns the samples taken after the window opened (T > 0).
-func inWindow(s []ServerSample) []ServerSample {
-	var in []ServerSample
+func inWindow(s []rundoc.ServerSample) []rundoc.ServerSample {
+	var in []rundoc.ServerSample
 	for _, x := range s {
 		if x.T > 0 {
 			in = append(in, x)
@@ -190,7 +191,7 @@ func weaker(a, b string, counts bool) string {
 // summarize reduces a window's /metrics samples; nil without samples.
 // Counters are cumulative, so hit rate and preemptions are differences
 // between the last and the first sample.
-func summarize(s []ServerSample) *ServerStats {
+func summarize(s []rundoc.ServerSample) *rundoc.ServerStats {
 	if len(s) == 0 {
 		return nil
 	}
@@ -200,7 +201,7 @@ func summarize(s []ServerSample) *ServerStats {
 	if len(in) == 0 {
 		in = s
 	}
-	st := &ServerStats{Samples: len(in)}
+	st := &rundoc.ServerStats{Samples: len(in)}
 	for _, x := range in {
 		st.RunningMean += x.Running
 		st.KVUsageMean += x.KVUsage

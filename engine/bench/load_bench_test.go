@@ -15,6 +15,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/client"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // BenchmarkClient128Streams checks that the client is never the bottleneck
@@ -61,7 +62,7 @@ func BenchmarkClient128Streams(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	plan := bench.Plan{Contexts: []int{32768}, Concurrency: []int{128}, DurationS: 5, MaxOutput: 8192,
+	plan := rundoc.Plan{Contexts: []int{32768}, Concurrency: []int{128}, DurationS: 5, MaxOutput: 8192,
 		KVCapacityOverride: 1 << 30} // run the cell even where the card would queue
 	var tokens int
 	var cpu time.Duration
@@ -70,11 +71,11 @@ func BenchmarkClient128Streams(b *testing.B) {
 		// Count CPU from the moment the window opens to the cell's end:
 		// calibration and warm-up are not per-token work.
 		var cpu0 time.Duration
-		obs := bench.ObserverFunc(func(e bench.Event) {
+		obs := rundoc.ObserverFunc(func(e rundoc.Event) {
 			switch {
-			case e.Kind == bench.EventCellProgress && strings.HasPrefix(e.Message, "measuring"):
+			case e.Kind == rundoc.EventCellProgress && strings.HasPrefix(e.Message, "measuring"):
 				cpu0 = cpuTime()
-			case e.Kind == bench.EventCellDone:
+			case e.Kind == rundoc.EventCellDone:
 				cpu += cpuTime() - cpu0
 			}
 		})

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"math"
 	"slices"
 	"testing"
@@ -33,11 +34,11 @@ func TestPredictMatchesReferenceStatuses(t *testing.T) {
 	const mml, m, k = 262144, 8192, 431632
 	for _, tc := range []struct {
 		c, n int
-		want Status
+		want rundoc.Status
 	}{
-		{0, 32, ""}, {0, 64, StatusOverCapacity}, {16384, 16, ""}, {16384, 32, StatusOverCapacity},
-		{32768, 8, ""}, {65536, 4, ""}, {65536, 8, StatusOverCapacity}, {131072, 2, ""},
-		{253952, 1, ""}, {253952 + 1, 1, StatusExceedsLength},
+		{0, 32, ""}, {0, 64, rundoc.StatusOverCapacity}, {16384, 16, ""}, {16384, 32, rundoc.StatusOverCapacity},
+		{32768, 8, ""}, {65536, 4, ""}, {65536, 8, rundoc.StatusOverCapacity}, {131072, 2, ""},
+		{253952, 1, ""}, {253952 + 1, 1, rundoc.StatusExceedsLength},
 	} {
 		if got := Predict(tc.c, tc.n, m, mml, k); got != tc.want {
 			t.Errorf("Predict(%d, %d) = %q, want %q", tc.c, tc.n, got, tc.want)
@@ -50,7 +51,7 @@ func TestPredictMatchesReferenceStatuses(t *testing.T) {
 
 func TestResolveAndEstimate(t *testing.T) {
 	t.Parallel()
-	p := Plan{Contexts: []int{ContextMax, 16384, 0, 16384}, Concurrency: []int{4, 1}, PrefillContexts: []int{8192},
+	p := rundoc.Plan{Contexts: []int{rundoc.ContextMax, 16384, 0, 16384}, Concurrency: []int{4, 1}, PrefillContexts: []int{8192},
 		DurationS: 30, MaxOutput: 8192}
 	r := p.Resolve(262144)
 	if got, want := r.Contexts, []int{0, 16384, 253952}; !slices.Equal(got, want) {
@@ -60,7 +61,7 @@ func TestResolveAndEstimate(t *testing.T) {
 		t.Errorf("concurrency %v", r.Concurrency)
 	}
 	// A prefill request asks for one token, so max is max_model_len − 1.
-	pm := Plan{Contexts: []int{0}, Concurrency: []int{1}, PrefillContexts: []int{ContextMax, 8192}, DurationS: 30, MaxOutput: 8192}
+	pm := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, PrefillContexts: []int{rundoc.ContextMax, 8192}, DurationS: 30, MaxOutput: 8192}
 	if got, want := pm.Resolve(262144).PrefillContexts, []int{8192, 262143}; !slices.Equal(got, want) {
 		t.Errorf("prefill contexts %v, want %v", got, want)
 	}
@@ -77,15 +78,15 @@ func TestResolveAndEstimate(t *testing.T) {
 		t.Errorf("Estimate = %.2f s, want %.2f", got, want)
 	}
 	// A measured prefill rate is used instead of the assumption.
-	measured := []Cell{{Phase: PhasePrefill, Context: 8192, PromptTokS: 4096}}
-	if got := Estimate(Plan{PrefillContexts: []int{8192}, DurationS: 1, MaxOutput: 1}, 0, 0, measured); got != 2*time.Second {
+	measured := []rundoc.Cell{{Phase: rundoc.PhasePrefill, Context: 8192, PromptTokS: 4096}}
+	if got := Estimate(rundoc.Plan{PrefillContexts: []int{8192}, DurationS: 1, MaxOutput: 1}, 0, 0, measured); got != 2*time.Second {
 		t.Errorf("prefill estimate %v, want 2s", got)
 	}
 }
 
 func TestPrefillRateInterpolates(t *testing.T) {
 	t.Parallel()
-	cells := []Cell{{Phase: PhasePrefill, Context: 8192, PromptTokS: 2000}, {Phase: PhasePrefill, Context: 32768, PromptTokS: 1000}}
+	cells := []rundoc.Cell{{Phase: rundoc.PhasePrefill, Context: 8192, PromptTokS: 2000}, {Phase: rundoc.PhasePrefill, Context: 32768, PromptTokS: 1000}}
 	if got := PrefillRate(cells, 16384); got != 1500 { // halfway in log2 between 8K and 32K
 		t.Errorf("rate at 16K = %v, want 1500", got)
 	}
@@ -112,11 +113,11 @@ func TestPrefillRateInterpolates(t *testing.T) {
 // cells, the rate predicted at 128K is within 5% of the one it measured.
 func TestPrefillRateExtrapolatesTheReference(t *testing.T) {
 	t.Parallel()
-	measured := []Cell{
-		{Phase: PhasePrefill, Context: 8192, PromptTokS: 2341},
-		{Phase: PhasePrefill, Context: 16384, PromptTokS: 1961},
-		{Phase: PhasePrefill, Context: 32768, PromptTokS: 1489},
-		{Phase: PhasePrefill, Context: 65536, PromptTokS: 1002},
+	measured := []rundoc.Cell{
+		{Phase: rundoc.PhasePrefill, Context: 8192, PromptTokS: 2341},
+		{Phase: rundoc.PhasePrefill, Context: 16384, PromptTokS: 1961},
+		{Phase: rundoc.PhasePrefill, Context: 32768, PromptTokS: 1489},
+		{Phase: rundoc.PhasePrefill, Context: 65536, PromptTokS: 1002},
 	}
 	if got := PrefillRate(measured, 131072); math.Abs(got-606)/606 > 0.05 {
 		t.Errorf("rate at 128K = %.0f, the reference measured 606", got)
@@ -128,21 +129,21 @@ func TestPrefillRateExtrapolatesTheReference(t *testing.T) {
 
 func TestParseTokens(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]int{"16K": 16384, "16k": 16384, "0": 0, "8192": 8192, "max": ContextMax, " 1M ": 1 << 20} {
-		if got, err := ParseTokens(in); err != nil || got != want {
+	for in, want := range map[string]int{"16K": 16384, "16k": 16384, "0": 0, "8192": 8192, "max": rundoc.ContextMax, " 1M ": 1 << 20} {
+		if got, err := rundoc.ParseTokens(in); err != nil || got != want {
 			t.Errorf("ParseTokens(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"", "-1", "K", "12Q", "1.5K"} {
-		if _, err := ParseTokens(bad); err == nil {
+		if _, err := rundoc.ParseTokens(bad); err == nil {
 			t.Errorf("ParseTokens(%q) accepted", bad)
 		}
 	}
-	if l, err := ParseTokenList("0,16K,,max"); err != nil || !slices.Equal(l, []int{0, 16384, ContextMax}) {
+	if l, err := rundoc.ParseTokenList("0,16K,,max"); err != nil || !slices.Equal(l, []int{0, 16384, rundoc.ContextMax}) {
 		t.Errorf("ParseTokenList = %v, %v", l, err)
 	}
 	for c, want := range map[int]string{16384: "16K", 253952: "248K", 0: "0", 1000: "1000"} {
-		if got := ContextLabel(c); got != want {
+		if got := rundoc.ContextLabel(c); got != want {
 			t.Errorf("ContextLabel(%d) = %q, want %q", c, got, want)
 		}
 	}
@@ -152,12 +153,12 @@ func FuzzParseTokenList(f *testing.F) {
 	f.Add("0,16K,32K,max")
 	f.Add("1M,,9999999999999999999K")
 	f.Fuzz(func(t *testing.T, s string) {
-		l, err := ParseTokenList(s)
+		l, err := rundoc.ParseTokenList(s)
 		if err != nil {
 			return
 		}
 		for _, n := range l {
-			if n < 0 && n != ContextMax {
+			if n < 0 && n != rundoc.ContextMax {
 				t.Fatalf("ParseTokenList(%q) gave %d", s, n)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/client"
 	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
 )
 
@@ -47,10 +48,10 @@ func TestReferenceRun(t *testing.T) {
 	cfg := sim.DefaultConfig()
 	cfg.Speed, cfg.Seed = referenceSpeed, 1
 	_, c := startSimN(t, cfg, 128)
-	plan := bench.Plan{
-		Contexts:        []int{0, 16384, 32768, 65536, 131072, bench.ContextMax},
-		Concurrency:     bench.DefaultConcurrency,
-		PrefillContexts: bench.DefaultPrefillContexts,
+	plan := rundoc.Plan{
+		Contexts:        []int{0, 16384, 32768, 65536, 131072, rundoc.ContextMax},
+		Concurrency:     rundoc.DefaultConcurrency,
+		PrefillContexts: rundoc.DefaultPrefillContexts,
 		DurationS:       30, // 1.5 s of real time at speed 20
 		MaxOutput:       8192,
 	}
@@ -76,7 +77,7 @@ func TestReferenceRun(t *testing.T) {
 			same++
 		}
 		refV, simV := rc.TotalTokS, got.TotalTokS
-		if rc.Phase == bench.PhasePrefill {
+		if rc.Phase == rundoc.PhasePrefill {
 			refV, simV = rc.PromptTokS, got.PromptTokS
 		}
 		delta := math.NaN()
@@ -84,11 +85,11 @@ func TestReferenceRun(t *testing.T) {
 			delta = 100 * (simV - refV) / refV
 		}
 		mark := ""
-		if rc.Status == bench.StatusValid && got.Status.Ran() && !(math.Abs(delta) <= 15) {
+		if rc.Status == rundoc.StatusValid && got.Status.Ran() && !(math.Abs(delta) <= 15) {
 			figuresOff++
 			mark = "  ← off by more than 15%"
 		}
-		fmt.Fprintf(&b, "%-8s %-7s %4d  %-15s %-15s %10.1f %10.1f %7.1f%s\n", rc.Phase, bench.ContextLabel(rc.Context),
+		fmt.Fprintf(&b, "%-8s %-7s %4d  %-15s %-15s %10.1f %10.1f %7.1f%s\n", rc.Phase, rundoc.ContextLabel(rc.Context),
 			rc.Concurrency, rc.Status, got.Status, refV, simV, delta, mark)
 	}
 	t.Log(b.String())

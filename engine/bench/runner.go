@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"time"
 
 	"github.com/google/uuid"
@@ -22,9 +23,9 @@ type Runner struct {
 	// Model to benchmark; "" takes the first model the server lists.
 	Model string
 	// Plan to run; ContextMax entries resolve against max_model_len.
-	Plan Plan
+	Plan rundoc.Plan
 	// Observer receives progress events (nil: none).
-	Observer Observer
+	Observer rundoc.Observer
 	// Telemetry samples GPUs during windows (nil: no GPU telemetry).
 	Telemetry Telemetry
 	// KVCapacityFromLog is the capacity a launcher read from the server's
@@ -32,7 +33,7 @@ type Runner struct {
 	KVCapacityFromLog int
 	// Doc is the document to fill: the caller may preset UUID, Name,
 	// Hardware, Launch, Simulated. Nil: a fresh document.
-	Doc *Run
+	Doc *rundoc.Run
 	// MetricsInterval is the /metrics sampling period in windows
 	// (default 1 s, METHOD.md: Server-side samples).
 	MetricsInterval time.Duration
@@ -67,36 +68,36 @@ var ErrTooManyFailures = errors.New("cells failed in a row")
 // Run measures the plan and returns the run document. The document is
 // returned even with an error, holding every cell finished so far, with
 // Status cancelled (ctx cancelled), failed, or complete.
-func (r *Runner) Run(ctx context.Context) (*Run, error) {
+func (r *Runner) Run(ctx context.Context) (*rundoc.Run, error) {
 	r.defaults()
 	run := r.Doc
-	run.Schema = Schema
+	run.Schema = rundoc.Schema
 	if run.UUID == "" {
 		run.UUID = uuid.NewString()
 	}
 	if run.CreatedAt.IsZero() {
 		run.CreatedAt = r.Now().UTC().Truncate(time.Second)
 	}
-	run.Origin = OriginMeasured
-	run.Status = RunRunning
+	run.Origin = rundoc.OriginMeasured
+	run.Status = rundoc.RunRunning
 	run.Cells = nil
 	err := r.run(ctx, run)
 	run.FinishedAt = r.Now().UTC().Truncate(time.Second)
 	switch {
 	case err == nil:
-		run.Status = RunComplete
+		run.Status = rundoc.RunComplete
 	case ctx.Err() != nil:
-		run.Status, err = RunCancelled, ctx.Err()
+		run.Status, err = rundoc.RunCancelled, ctx.Err()
 	default:
-		run.Status, run.Error = RunFailed, err.Error()
+		run.Status, run.Error = rundoc.RunFailed, err.Error()
 	}
-	r.emit(Event{Kind: EventRunDone, Run: run, Index: len(run.Cells), Total: len(run.Cells)})
+	r.emit(rundoc.Event{Kind: rundoc.EventRunDone, Run: run, Index: len(run.Cells), Total: len(run.Cells)})
 	return run, err
 }
 
 func (r *Runner) defaults() {
 	if r.Doc == nil {
-		r.Doc = &Run{}
+		r.Doc = &rundoc.Run{}
 	}
 	if r.MetricsInterval <= 0 {
 		r.MetricsInterval = time.Second
@@ -111,15 +112,15 @@ func (r *Runner) defaults() {
 		r.Now = time.Now
 	}
 	if r.Observer == nil {
-		r.Observer = ObserverFunc(func(Event) {})
+		r.Observer = rundoc.ObserverFunc(func(rundoc.Event) {})
 	}
 }
 
-func (r *Runner) emit(e Event) {
+func (r *Runner) emit(e rundoc.Event) {
 	if !r.start.IsZero() {
 		e.Elapsed = r.Now().Sub(r.start)
 	}
-	if e.Kind == EventCellProgress {
+	if e.Kind == rundoc.EventCellProgress {
 		// Count down through the current cell, but a cell that overruns
 		// its estimate (a slow warm-up) leaves at least the cells after it.
 		e.ETA = max(r.restETA, r.cellETA-r.Now().Sub(r.cellStart))
@@ -129,12 +130,12 @@ func (r *Runner) emit(e Event) {
 
 // cellSpec is one cell to run, in order.
 type cellSpec struct {
-	phase   Phase
+	phase   rundoc.Phase
 	context int
 	n       int
 }
 
-func (r *Runner) run(ctx context.Context, run *Run) error {
+func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 	r.start = r.Now()
 	srv, speed, err := discover(ctx, r.Client, r.Model, r.KVCapacityFromLog, r.Plan.KVCapacityOverride)
 	if err != nil {
@@ -161,46 +162,46 @@ func (r *Runner) run(ctx context.Context, run *Run) error {
 
 	var specs []cellSpec
 	for _, c := range plan.PrefillContexts {
-		specs = append(specs, cellSpec{PhasePrefill, c, 1})
+		specs = append(specs, cellSpec{rundoc.PhasePrefill, c, 1})
 	}
 	for _, c := range plan.Contexts {
 		for _, n := range plan.Concurrency {
-			specs = append(specs, cellSpec{PhaseDecode, c, n})
+			specs = append(specs, cellSpec{rundoc.PhaseDecode, c, n})
 		}
 	}
-	r.emit(Event{Kind: EventRunStarted, Run: run, Total: len(specs),
+	r.emit(rundoc.Event{Kind: rundoc.EventRunStarted, Run: run, Total: len(specs),
 		ETA: scaleDown(Estimate(plan, srv.MaxModelLen, srv.KVCapacityTokens, nil), plan.Speed())})
 
 	failedInARow := 0
 	overCapacityAt := map[int]int{} // context → smallest N found over capacity at run time
 	for i, s := range specs {
-		cell := Cell{Phase: s.phase, Context: s.context, Concurrency: s.n, StartedAt: r.Now().UTC().Truncate(time.Millisecond)}
+		cell := rundoc.Cell{Phase: s.phase, Context: s.context, Concurrency: s.n, StartedAt: r.Now().UTC().Truncate(time.Millisecond)}
 		r.cellETA, r.restETA, r.cellStart = r.eta(run, specs[i:]), r.eta(run, specs[i+1:]), r.Now()
-		r.emit(Event{Kind: EventCellStarted, Run: run, Cell: &cell, Index: i, Total: len(specs), ETA: r.cellETA})
+		r.emit(rundoc.Event{Kind: rundoc.EventCellStarted, Run: run, Cell: &cell, Index: i, Total: len(specs), ETA: r.cellETA})
 		switch {
-		case s.phase == PhasePrefill:
+		case s.phase == rundoc.PhasePrefill:
 			r.prefill(ctx, run, &cell)
 		default:
 			if n0, ok := overCapacityAt[s.context]; ok && s.n > n0 {
-				cell.Status = StatusOverCapacity
+				cell.Status = rundoc.StatusOverCapacity
 				cell.Reason = fmt.Sprintf("not run: concurrency %d at this context already produced no output", n0)
 				break
 			}
 			r.decode(ctx, run, &cell, i, len(specs))
-			if cell.Status == StatusOverCapacity && cell.MeasuredS > 0 {
+			if cell.Status == rundoc.StatusOverCapacity && cell.MeasuredS > 0 {
 				overCapacityAt[s.context] = s.n
 			}
 		}
-		if ctx.Err() != nil && cell.Status != StatusCancelled {
-			cell.Status, cell.Reason = StatusCancelled, "the run was cancelled"
+		if ctx.Err() != nil && cell.Status != rundoc.StatusCancelled {
+			cell.Status, cell.Reason = rundoc.StatusCancelled, "the run was cancelled"
 		}
 		run.Cells = append(run.Cells, cell)
-		r.emit(Event{Kind: EventCellDone, Run: run, Cell: &run.Cells[len(run.Cells)-1], Index: i, Total: len(specs),
+		r.emit(rundoc.Event{Kind: rundoc.EventCellDone, Run: run, Cell: &run.Cells[len(run.Cells)-1], Index: i, Total: len(specs),
 			ETA: r.eta(run, specs[i+1:])})
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if cell.Status == StatusFailed {
+		if cell.Status == rundoc.StatusFailed {
 			failedInARow++
 			if failedInARow >= r.MaxFailedInARow {
 				return fmt.Errorf("%d %w (last: %s); stopping: is the server still running?", failedInARow, ErrTooManyFailures, cell.Reason)
@@ -213,11 +214,11 @@ func (r *Runner) run(ctx context.Context, run *Run) error {
 }
 
 // eta estimates the time the remaining cells take.
-func (r *Runner) eta(run *Run, rest []cellSpec) time.Duration {
-	p := Plan{DurationS: run.Plan.DurationS, MaxOutput: run.Plan.MaxOutput}
+func (r *Runner) eta(run *rundoc.Run, rest []cellSpec) time.Duration {
+	p := rundoc.Plan{DurationS: run.Plan.DurationS, MaxOutput: run.Plan.MaxOutput}
 	var total time.Duration
 	for _, s := range rest {
-		if s.phase == PhasePrefill {
+		if s.phase == rundoc.PhasePrefill {
 			p.PrefillContexts, p.Contexts = []int{s.context}, nil
 		} else {
 			p.PrefillContexts, p.Contexts, p.Concurrency = nil, []int{s.context}, []int{s.n}
@@ -235,7 +236,7 @@ func scaleDown(d time.Duration, speed float64) time.Duration {
 // calibrate sets up prompt building: /tokenize when the server has it
 // (exact), else probe requests with max_tokens 1 (ratio, then corrected
 // from usage.prompt_tokens as the run goes).
-func (r *Runner) calibrate(ctx context.Context, srv Server) error {
+func (r *Runner) calibrate(ctx context.Context, srv rundoc.Server) error {
 	nonce := make([]byte, 4)
 	rand.Read(nonce)
 	var count Counter
@@ -264,7 +265,7 @@ func (r *Runner) calibrate(ctx context.Context, srv Server) error {
 // error) is asked again without min_tokens and continuous_usage_stats,
 // which only vLLM-like servers know; ignore_eos stays, since without it
 // output length would depend on the model.
-func (r *Runner) probeOptions(ctx context.Context, srv Server) error {
+func (r *Runner) probeOptions(ctx context.Context, srv rundoc.Server) error {
 	req := client.CompletionRequest{Model: srv.Model, Prompt: "Hello", MaxTokens: 2, MinTokens: 2, IgnoreEOS: true}
 	_, err := r.Client.Stream(ctx, req, nil)
 	var he *client.HTTPError
@@ -301,14 +302,14 @@ func (r *Runner) nextPrompt(ctx context.Context, tokens int) (string, error) {
 }
 
 // prefill runs one prefill cell (METHOD.md: Prefill cells).
-func (r *Runner) prefill(ctx context.Context, run *Run, cell *Cell) {
+func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell) {
 	if st := PredictPrefill(cell.Context, run.Server.MaxModelLen, run.Server.KVCapacityTokens); st != "" {
 		cell.Status, cell.Reason = st, predictReason(st, cell.Context, 1, 0, run.Server)
 		return
 	}
 	prompt, err := r.nextPrompt(ctx, cell.Context)
 	if err != nil {
-		cell.Status, cell.Reason = StatusFailed, err.Error()
+		cell.Status, cell.Reason = rundoc.StatusFailed, err.Error()
 		return
 	}
 	fctx, cancel, explain := r.untilFirstToken(ctx, run, cell.Context, cell.Context)
@@ -323,7 +324,7 @@ func (r *Runner) prefill(ctx context.Context, run *Run, cell *Cell) {
 		first = res.FirstChunk
 	}
 	if first.IsZero() {
-		cell.Status, cell.Reason = StatusFailed, "the server returned no token"
+		cell.Status, cell.Reason = rundoc.StatusFailed, "the server returned no token"
 		return
 	}
 	// In a simulator running S times fast, real seconds × S are the
@@ -335,7 +336,7 @@ func (r *Runner) prefill(ctx context.Context, run *Run, cell *Cell) {
 	} else if !run.Server.HasTokenize {
 		r.prompts.Correct(cell.Context, res.PromptTokens)
 	}
-	cell.Status = StatusValid
+	cell.Status = rundoc.StatusValid
 	cell.TTFTMs = round(ttft*1000, 1)
 	cell.PromptTokS = round(float64(cell.PromptTokens)/ttft, 1)
 	cell.MeasuredS = round(ttft, 3)
@@ -345,20 +346,20 @@ func (r *Runner) prefill(ctx context.Context, run *Run, cell *Cell) {
 }
 
 // failure maps a request error to a cell status and reason.
-func failure(err error) (Status, string) {
+func failure(err error) (rundoc.Status, string) {
 	var tl *client.PromptTooLongError
 	switch {
 	case errors.As(err, &tl):
-		return StatusExceedsLength, "the server rejected the prompt as too long: " + tl.Message
+		return rundoc.StatusExceedsLength, "the server rejected the prompt as too long: " + tl.Message
 	case errors.Is(err, context.Canceled):
-		return StatusCancelled, "the run was cancelled"
+		return rundoc.StatusCancelled, "the run was cancelled"
 	default:
-		return StatusFailed, err.Error()
+		return rundoc.StatusFailed, err.Error()
 	}
 }
 
-func predictReason(st Status, c, n, m int, s Server) string {
-	if st == StatusExceedsLength {
+func predictReason(st rundoc.Status, c, n, m int, s rundoc.Server) string {
+	if st == rundoc.StatusExceedsLength {
 		return fmt.Sprintf("predicted: context %d + output %d is above max_model_len %d", c, m+1, s.MaxModelLen)
 	}
 	return fmt.Sprintf("predicted: %d × (%d + %d) tokens is above the KV capacity of %d tokens (%s)", n, c, m, s.KVCapacityTokens, s.KVCapacitySource)

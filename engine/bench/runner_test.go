@@ -12,6 +12,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/client"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
 )
 
@@ -54,15 +55,15 @@ func TestRunAgainstSimulator(t *testing.T) {
 	// 2-core machine stay well inside the 10% bound.
 	cfg.Profile.APIBaseS = 0.2
 	srv, c := startSim(t, cfg)
-	plan := bench.Plan{
+	plan := rundoc.Plan{
 		Contexts:        []int{0, 512, 1024},
 		Concurrency:     []int{1, 4, 16},
 		PrefillContexts: []int{1024},
 		DurationS:       15, // 1.5 s of real time at speed 10
 		MaxOutput:       256,
 	}
-	var events []bench.EventKind
-	r := &bench.Runner{Client: c, Plan: plan, Observer: bench.ObserverFunc(func(e bench.Event) {
+	var events []rundoc.EventKind
+	r := &bench.Runner{Client: c, Plan: plan, Observer: rundoc.ObserverFunc(func(e rundoc.Event) {
 		events = append(events, e.Kind)
 	})}
 	run, err := r.Run(context.Background())
@@ -72,28 +73,28 @@ func TestRunAgainstSimulator(t *testing.T) {
 	if run.Plan.SimSpeed != speed {
 		t.Errorf("plan sim_speed %v, want %v from the simulator's /version", run.Plan.SimSpeed, speed)
 	}
-	if run.Status != bench.RunComplete || run.Server.KVCapacityTokens != srv.KVCapacityTokens() ||
-		run.Server.KVCapacitySource != bench.KVSourceMetrics || !run.Server.HasTokenize || !run.Simulated {
+	if run.Status != rundoc.RunComplete || run.Server.KVCapacityTokens != srv.KVCapacityTokens() ||
+		run.Server.KVCapacitySource != rundoc.KVSourceMetrics || !run.Server.HasTokenize || !run.Simulated {
 		t.Fatalf("run %s, server %+v; sim capacity %d", run.Status, run.Server, srv.KVCapacityTokens())
 	}
 	if len(run.Cells) != 1+9 {
 		t.Fatalf("%d cells, want 10", len(run.Cells))
 	}
-	if events[0] != bench.EventRunStarted || events[len(events)-1] != bench.EventRunDone {
+	if events[0] != rundoc.EventRunStarted || events[len(events)-1] != rundoc.EventRunDone {
 		t.Errorf("events start %v end %v", events[0], events[len(events)-1])
 	}
 
 	truth := srv.Truth()
 	for _, cell := range run.Cells {
-		if cell.Phase == bench.PhasePrefill {
-			if cell.Status != bench.StatusValid || cell.PromptTokens != 1024 || cell.PromptTokS <= 0 {
+		if cell.Phase == rundoc.PhasePrefill {
+			if cell.Status != rundoc.StatusValid || cell.PromptTokens != 1024 || cell.PromptTokS <= 0 {
 				t.Errorf("prefill cell %+v", cell)
 			}
 			continue
 		}
 		want := bench.Predict(cell.Context, cell.Concurrency, plan.MaxOutput, srv.MaxModelLen(), srv.KVCapacityTokens())
 		if want == "" {
-			want = bench.StatusValid
+			want = rundoc.StatusValid
 		}
 		if cell.Status != want {
 			t.Errorf("cell %d×%d: status %q (%s), want %q", cell.Context, cell.Concurrency, cell.Status, cell.Reason, want)
@@ -161,7 +162,7 @@ func TestQueueingIsDetected(t *testing.T) {
 	cfg := tinyConfig(t, speed)
 	cfg.MaxNumSeqs = 2
 	_, c := startSim(t, cfg)
-	plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{2, 4}, DurationS: 30, MaxOutput: 64}
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{2, 4}, DurationS: 30, MaxOutput: 64}
 	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -182,9 +183,9 @@ func TestQueueingIsDetected(t *testing.T) {
 		if st.KVUsageMax <= 0 || st.RunningMean < 1.5 {
 			t.Errorf("cell 0×%d: KV use max %.4f, running mean %.2f; the window's gauges should show the requests", cell.Concurrency, st.KVUsageMax, st.RunningMean)
 		}
-		want, waiting := bench.StatusValid, 0.0
+		want, waiting := rundoc.StatusValid, 0.0
 		if cell.Concurrency == 4 {
-			want, waiting = bench.StatusQueued, 1
+			want, waiting = rundoc.StatusQueued, 1
 		}
 		if cell.Status != want || st.WaitingMax < waiting {
 			t.Errorf("cell 0×%d: %s (%s), waiting max %.0f; want %s", cell.Concurrency, cell.Status, cell.Reason, st.WaitingMax, want)
@@ -199,16 +200,16 @@ func TestQueueingIsDetected(t *testing.T) {
 func TestETANeverBelowTheCellsLeft(t *testing.T) {
 	const speed = 10
 	_, c := startSim(t, tinyConfig(t, speed))
-	plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{1, 2}, DurationS: 10, MaxOutput: 64}
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 2}, DurationS: 10, MaxOutput: 64}
 	var skew atomic.Int64
 	var etas []time.Duration
 	r := &bench.Runner{Client: c, Plan: plan,
 		Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) },
-		Observer: bench.ObserverFunc(func(e bench.Event) {
+		Observer: rundoc.ObserverFunc(func(e rundoc.Event) {
 			switch {
-			case e.Kind == bench.EventCellStarted && e.Index == 0:
+			case e.Kind == rundoc.EventCellStarted && e.Index == 0:
 				skew.Store(int64(time.Hour))
-			case e.Kind == bench.EventCellProgress && e.Index == 0:
+			case e.Kind == rundoc.EventCellProgress && e.Index == 0:
 				etas = append(etas, e.ETA)
 			}
 		})}
@@ -244,7 +245,7 @@ func TestShortWindowIsNoted(t *testing.T) {
 		cfg := tinyConfig(t, tc.speed)
 		cfg.Profile.APIBaseS = 2 // a two-second TTFT on the simulated card
 		_, c := startSim(t, cfg)
-		plan := bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: tc.durationS, MaxOutput: 64}
+		plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: tc.durationS, MaxOutput: 64}
 		run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
 		if err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/client"
@@ -16,54 +17,54 @@ import (
 // value last, for servers that report none, but a user who types one on
 // purpose (to plan as if the cache were that size) gets it, recorded with
 // source "user" (METHOD.md: KV capacity).
-func Discover(ctx context.Context, c *client.Client, model string, kvFromLog, override int) (Server, error) {
+func Discover(ctx context.Context, c *client.Client, model string, kvFromLog, override int) (rundoc.Server, error) {
 	s, _, err := discover(ctx, c, model, kvFromLog, override)
 	return s, err
 }
 
 // discover is Discover that also returns the simulator's speed factor (0
 // for a real server).
-func discover(ctx context.Context, c *client.Client, model string, kvFromLog, override int) (Server, float64, error) {
+func discover(ctx context.Context, c *client.Client, model string, kvFromLog, override int) (rundoc.Server, float64, error) {
 	models, err := c.Models(ctx)
 	if err != nil {
-		return Server{}, 0, err
+		return rundoc.Server{}, 0, err
 	}
 	m, err := client.PickModel(models, model)
 	if err != nil {
-		return Server{}, 0, err
+		return rundoc.Server{}, 0, err
 	}
 	var speed float64
-	s := Server{Model: m.ID, MaxModelLen: m.MaxModelLen, KVCapacitySource: KVSourceUnknown}
+	s := rundoc.Server{Model: m.ID, MaxModelLen: m.MaxModelLen, KVCapacitySource: rundoc.KVSourceUnknown}
 	if v, err := c.Version(ctx); err == nil {
 		s.Version = v.Version
 		if v.Simulated {
 			speed = v.Speed
 		}
 	} else if ctx.Err() != nil {
-		return Server{}, 0, ctx.Err()
+		return rundoc.Server{}, 0, ctx.Err()
 	}
 	met, err := c.Metrics(ctx)
 	switch {
 	case err == nil:
 		s.HasMetrics = true
 		if met.Cache != nil && met.Cache.KVCapacityTokens > 0 {
-			s.KVCapacityTokens, s.KVCapacitySource = met.Cache.KVCapacityTokens, KVSourceMetrics
+			s.KVCapacityTokens, s.KVCapacitySource = met.Cache.KVCapacityTokens, rundoc.KVSourceMetrics
 		}
 	case ctx.Err() != nil:
-		return Server{}, 0, ctx.Err()
+		return rundoc.Server{}, 0, ctx.Err()
 	}
 	if _, err := c.Tokenize(ctx, s.Model, "Hello"); err == nil {
 		s.HasTokenize = true
 	} else if ctx.Err() != nil {
-		return Server{}, 0, ctx.Err()
+		return rundoc.Server{}, 0, ctx.Err()
 	} else if errors.Is(err, client.ErrUnauthorized) {
-		return Server{}, 0, err
+		return rundoc.Server{}, 0, err
 	}
 	if s.KVCapacityTokens == 0 && kvFromLog > 0 {
-		s.KVCapacityTokens, s.KVCapacitySource = kvFromLog, KVSourceLog
+		s.KVCapacityTokens, s.KVCapacitySource = kvFromLog, rundoc.KVSourceLog
 	}
 	if override > 0 {
-		s.KVCapacityTokens, s.KVCapacitySource = override, KVSourceUser
+		s.KVCapacityTokens, s.KVCapacitySource = override, rundoc.KVSourceUser
 	}
 	s.Engine = engineName(s.Version, met, s.HasMetrics)
 	return s, speed, nil

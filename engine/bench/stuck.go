@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"time"
 )
 
@@ -46,7 +47,7 @@ func (e *StuckError) Error() string {
 // together prefill tokens prompt tokens at a context may wait for their
 // tokens: stuckFactor × tokens / PrefillRate (the rate measured so far in
 // this run, else AssumedPrefillRate), and never less than FirstTokenTimeout.
-func (r *Runner) firstTokenBudget(run *Run, context, tokens int) (budget time.Duration, floor bool) {
+func (r *Runner) firstTokenBudget(run *rundoc.Run, context, tokens int) (budget time.Duration, floor bool) {
 	predicted := float64(tokens) / PrefillRate(run.Cells, context)
 	scaled := time.Duration(stuckFactor * predicted * float64(time.Second))
 	if r.FirstTokenTimeout >= scaled {
@@ -60,7 +61,7 @@ func (r *Runner) firstTokenBudget(run *Run, context, tokens int) (budget time.Du
 // the simulator's speed), and a function that turns an error those requests
 // returned because the budget ran out into the *StuckError that says so. A
 // cancel by the caller stays a cancel.
-func (r *Runner) untilFirstToken(ctx context.Context, run *Run, promptLen, tokens int) (context.Context, context.CancelFunc, func(error) error) {
+func (r *Runner) untilFirstToken(ctx context.Context, run *rundoc.Run, promptLen, tokens int) (context.Context, context.CancelFunc, func(error) error) {
 	budget, floor := r.firstTokenBudget(run, promptLen, tokens)
 	stuck := &StuckError{Waited: budget, Tokens: tokens, Floor: floor}
 	fctx, cancel := context.WithTimeoutCause(ctx, scaleDown(budget, run.Plan.Speed()), stuck)

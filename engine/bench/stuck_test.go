@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +12,7 @@ import (
 func TestFirstTokenBudget(t *testing.T) {
 	t.Parallel()
 	r := &Runner{FirstTokenTimeout: time.Minute}
-	run := &Run{}
+	run := &rundoc.Run{}
 	// 100K tokens at the assumed rate shaped for 100K context.
 	predicted := 100000 / PrefillRate(nil, 100000)
 	got, floor := r.firstTokenBudget(run, 100000, 100000)

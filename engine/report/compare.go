@@ -5,23 +5,23 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // Figure is a number a comparison sets side by side.
 type Figure struct {
 	Name  string // column heading: "total tok/s"
-	Phase bench.Phase
+	Phase rundoc.Phase
 	// HigherIsBetter says which way an improvement goes (tok/s up, TTFT down).
 	HigherIsBetter bool
-	value          func(*bench.Cell) float64
+	value          func(*rundoc.Cell) float64
 }
 
 // Value reads the figure from a cell; ok is false for cells that did not
 // run (METHOD.md: only Valid and Requests queued cells have figures) or did
 // not measure it.
-func (f Figure) Value(c *bench.Cell) (v float64, ok bool) {
+func (f Figure) Value(c *rundoc.Cell) (v float64, ok bool) {
 	if c == nil || !c.Status.Ran() {
 		return 0, false
 	}
@@ -31,15 +31,15 @@ func (f Figure) Value(c *bench.Cell) (v float64, ok bool) {
 
 // CompareFigures are the figures a comparison shows, in order.
 var CompareFigures = []Figure{
-	{Name: "total tok/s", Phase: bench.PhaseDecode, HigherIsBetter: true, value: func(c *bench.Cell) float64 { return c.TotalTokS }},
-	{Name: "per-request tok/s", Phase: bench.PhaseDecode, HigherIsBetter: true, value: func(c *bench.Cell) float64 { return c.PerRequestTokS }},
-	{Name: "TTFT ms", Phase: bench.PhaseDecode, value: func(c *bench.Cell) float64 { return c.TTFTMs }},
-	{Name: "prompt tok/s", Phase: bench.PhasePrefill, HigherIsBetter: true, value: func(c *bench.Cell) float64 { return c.PromptTokS }},
+	{Name: "total tok/s", Phase: rundoc.PhaseDecode, HigherIsBetter: true, value: func(c *rundoc.Cell) float64 { return c.TotalTokS }},
+	{Name: "per-request tok/s", Phase: rundoc.PhaseDecode, HigherIsBetter: true, value: func(c *rundoc.Cell) float64 { return c.PerRequestTokS }},
+	{Name: "TTFT ms", Phase: rundoc.PhaseDecode, value: func(c *rundoc.Cell) float64 { return c.TTFTMs }},
+	{Name: "prompt tok/s", Phase: rundoc.PhasePrefill, HigherIsBetter: true, value: func(c *rundoc.Cell) float64 { return c.PromptTokS }},
 }
 
 // Entry is one run's side of a compared cell.
 type Entry struct {
-	Status bench.Status // "" when the run has no such cell
+	Status rundoc.Status // "" when the run has no such cell
 	Value  float64
 	Has    bool // Value was measured
 	// ChangePct is (Value − baseline) / baseline × 100, against the first
@@ -65,7 +65,7 @@ type Table struct {
 // Compare builds the per-cell comparison of runs against runs[0] for a
 // figure. Cells that no run measured are left out; cells one run lacks
 // keep that run's status so the reader sees why.
-func Compare(runs []*bench.Run, f Figure) Table {
+func Compare(runs []*rundoc.Run, f Figure) Table {
 	t := Table{Figure: f}
 	var contexts, conc []int
 	for _, r := range runs {
@@ -107,7 +107,7 @@ func Compare(runs []*bench.Run, f Figure) Table {
 }
 
 // checkRuns validates the runs of a report: 1 to chart.MaxRuns, none nil.
-func checkRuns(runs []*bench.Run, least int) error {
+func checkRuns(runs []*rundoc.Run, least int) error {
 	if len(runs) < least {
 		if least == 2 {
 			return errors.New("a comparison needs at least two runs: give two or more IDs or files")

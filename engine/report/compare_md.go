@@ -7,15 +7,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // WriteCompareMarkdown writes a comparison of 2–6 runs as Markdown ready to
 // paste: a key naming each run by letter with what differs between them,
 // then one table per figure with each run's value per cell and the change
 // of every run against run A in percent.
-func WriteCompareMarkdown(w io.Writer, runs []*bench.Run) error {
+func WriteCompareMarkdown(w io.Writer, runs []*rundoc.Run) error {
 	if err := checkRuns(runs, 2); err != nil {
 		return err
 	}
@@ -44,17 +44,17 @@ func WriteCompareMarkdown(w io.Writer, runs []*bench.Run) error {
 	return b.Flush()
 }
 
-func phaseTitle(p bench.Phase) string {
-	if p == bench.PhasePrefill {
+func phaseTitle(p rundoc.Phase) string {
+	if p == rundoc.PhasePrefill {
 		return "Prefill"
 	}
 	return "Decode"
 }
 
-func writeMDTable(b *bufio.Writer, runs []*bench.Run, t Table) {
+func writeMDTable(b *bufio.Writer, runs []*rundoc.Run, t Table) {
 	head := []string{"C"}
 	align := []string{"---:"}
-	if t.Figure.Phase == bench.PhaseDecode {
+	if t.Figure.Phase == rundoc.PhaseDecode {
 		head, align = append(head, "N"), append(align, "---:")
 	}
 	for i := range runs {
@@ -65,8 +65,8 @@ func writeMDTable(b *bufio.Writer, runs []*bench.Run, t Table) {
 	}
 	fmt.Fprintf(b, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(align, "|"))
 	for _, row := range t.Rows {
-		cols := []string{bench.ContextLabel(row.Context)}
-		if t.Figure.Phase == bench.PhaseDecode {
+		cols := []string{rundoc.ContextLabel(row.Context)}
+		if t.Figure.Phase == rundoc.PhaseDecode {
 			cols = append(cols, strconv.Itoa(row.Concurrency))
 		}
 		for i, e := range row.Entries {
@@ -86,7 +86,7 @@ func writeMDTable(b *bufio.Writer, runs []*bench.Run, t Table) {
 // entryText is a run's value in a cell, or why it has none.
 func entryText(e Entry) string {
 	switch {
-	case e.Has && e.Status == bench.StatusQueued:
+	case e.Has && e.Status == rundoc.StatusQueued:
 		return FormatFigure(e.Value) + " (queued)"
 	case e.Has:
 		return FormatFigure(e.Value)

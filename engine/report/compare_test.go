@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 func TestCompareChanges(t *testing.T) {
 	ref := reference(t)
-	tab := report.Compare([]*bench.Run{ref, tuned(t, ref)}, report.CompareFigures[0])
+	tab := report.Compare([]*rundoc.Run{ref, tuned(t, ref)}, report.CompareFigures[0])
 	if len(tab.Rows) != 20 { // the reference run has 20 decode cells with figures
 		t.Fatalf("%d rows, want 20", len(tab.Rows))
 	}
@@ -24,7 +24,7 @@ func TestCompareChanges(t *testing.T) {
 		if math.Abs(b.ChangePct-25) > 1e-9 {
 			t.Errorf("C=%d N=%d: change %.6f%%, want +25%%", row.Context, row.Concurrency, b.ChangePct)
 		}
-		if want := ref.Find(bench.PhaseDecode, row.Context, row.Concurrency).TotalTokS; a.Value != want {
+		if want := ref.Find(rundoc.PhaseDecode, row.Context, row.Concurrency).TotalTokS; a.Value != want {
 			t.Errorf("C=%d N=%d: A = %g, want %g", row.Context, row.Concurrency, a.Value, want)
 		}
 	}
@@ -33,14 +33,14 @@ func TestCompareChanges(t *testing.T) {
 // TestCompareMissingCell: a cell one run measured and the other did not
 // keeps the other's status and has no change.
 func TestCompareMissingCell(t *testing.T) {
-	a := &bench.Run{Cells: []bench.Cell{{Phase: bench.PhaseDecode, Context: 0, Concurrency: 64, Status: bench.StatusOverCapacity}}}
-	b := &bench.Run{Cells: []bench.Cell{{Phase: bench.PhaseDecode, Context: 0, Concurrency: 64, Status: bench.StatusValid, TotalTokS: 900}}}
-	tab := report.Compare([]*bench.Run{a, b}, report.CompareFigures[0])
+	a := &rundoc.Run{Cells: []rundoc.Cell{{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 64, Status: rundoc.StatusOverCapacity}}}
+	b := &rundoc.Run{Cells: []rundoc.Cell{{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 64, Status: rundoc.StatusValid, TotalTokS: 900}}}
+	tab := report.Compare([]*rundoc.Run{a, b}, report.CompareFigures[0])
 	if len(tab.Rows) != 1 {
 		t.Fatalf("%d rows, want 1", len(tab.Rows))
 	}
 	e := tab.Rows[0].Entries
-	if e[0].Has || e[0].Status != bench.StatusOverCapacity || e[1].HasChange || !e[1].Has {
+	if e[0].Has || e[0].Status != rundoc.StatusOverCapacity || e[1].HasChange || !e[1].Has {
 		t.Fatalf("entries = %+v", e)
 	}
 }
@@ -48,7 +48,7 @@ func TestCompareMissingCell(t *testing.T) {
 func TestCompareMarkdownGolden(t *testing.T) {
 	ref := reference(t)
 	var buf bytes.Buffer
-	if err := report.WriteCompareMarkdown(&buf, []*bench.Run{ref, tuned(t, ref)}); err != nil {
+	if err := report.WriteCompareMarkdown(&buf, []*rundoc.Run{ref, tuned(t, ref)}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -63,13 +63,13 @@ func TestCompareMarkdownGolden(t *testing.T) {
 func TestCompareMarkdownEscapes(t *testing.T) {
 	h := hostile()
 	var buf bytes.Buffer
-	if err := report.WriteCompareMarkdown(&buf, []*bench.Run{h, h}); err != nil {
+	if err := report.WriteCompareMarkdown(&buf, []*rundoc.Run{h, h}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(buf.String(), "<script>") {
 		t.Fatalf("raw markup in Markdown:\n%s", buf.String())
 	}
-	if err := report.WriteCompareMarkdown(&buf, []*bench.Run{h}); err == nil {
+	if err := report.WriteCompareMarkdown(&buf, []*rundoc.Run{h}); err == nil {
 		t.Error("one run: want an error")
 	}
 }

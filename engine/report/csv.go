@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // CSVColumns are the columns of the measurements CSV, in order. They are the
@@ -37,7 +37,7 @@ const SimulatedColumn = "simulated"
 // measured is an empty field, never a 0. The number of decimals per column
 // follows the reference files (tok/s and TBT 0.1, TTFT whole milliseconds,
 // avg_active 0.01, seconds 0.1).
-func WriteCSV(w io.Writer, r *bench.Run) error {
+func WriteCSV(w io.Writer, r *rundoc.Run) error {
 	cw := csv.NewWriter(w)
 	header := CSVColumns
 	if r.Simulated {
@@ -60,9 +60,9 @@ func WriteCSV(w io.Writer, r *bench.Run) error {
 }
 
 // csvRow renders one cell as the fields of CSVColumns.
-func csvRow(c bench.Cell) []string {
+func csvRow(c rundoc.Cell) []string {
 	tokS := c.TotalTokS
-	if c.Phase == bench.PhasePrefill {
+	if c.Phase == rundoc.PhasePrefill {
 		tokS = c.PromptTokS
 	}
 	// output_tokens is a count: 0 is a real figure when a window ran and
@@ -75,7 +75,7 @@ func csvRow(c bench.Cell) []string {
 	return []string{
 		string(c.Phase),
 		strconv.Itoa(c.Context),
-		bench.ContextLabel(c.Context),
+		rundoc.ContextLabel(c.Context),
 		strconv.Itoa(c.Concurrency),
 		string(c.Status),
 		fixed(tokS, 1),
@@ -92,9 +92,9 @@ func csvRow(c bench.Cell) []string {
 // SortedCells returns a copy of r's cells in report order: prefill cells by
 // ascending context, then decode cells by context and concurrency (the
 // order of METHOD.md's matrix, rows = context).
-func SortedCells(r *bench.Run) []bench.Cell {
+func SortedCells(r *rundoc.Run) []rundoc.Cell {
 	cells := slices.Clone(r.Cells)
-	slices.SortStableFunc(cells, func(a, b bench.Cell) int {
+	slices.SortStableFunc(cells, func(a, b rundoc.Cell) int {
 		return cmp.Or(
 			cmp.Compare(phaseRank(a.Phase), phaseRank(b.Phase)),
 			cmp.Compare(a.Context, b.Context),
@@ -104,8 +104,8 @@ func SortedCells(r *bench.Run) []bench.Cell {
 	return cells
 }
 
-func phaseRank(p bench.Phase) int {
-	if p == bench.PhasePrefill {
+func phaseRank(p rundoc.Phase) int {
+	if p == rundoc.PhasePrefill {
 		return 0
 	}
 	return 1

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 )
 
@@ -16,7 +16,7 @@ const sharedReference = "testdata/ref_rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.
 
 // reference loads the reference run with the facts a CSV does not carry
 // fixed, so golden files are stable.
-func reference(t testing.TB) *bench.Run {
+func reference(t testing.TB) *rundoc.Run {
 	t.Helper()
 	f, err := os.Open(sharedReference)
 	if err != nil {
@@ -28,7 +28,7 @@ func reference(t testing.TB) *bench.Run {
 		t.Fatalf("read reference: %v", err)
 	}
 	r.CreatedAt = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	r.Launch = &bench.Launch{
+	r.Launch = &rundoc.Launch{
 		Image: "vllm/vllm-openai:v0.32.0", Model: "agents-a1-4b-fp8",
 		Args:          []string{"--max-model-len", "262144", "--gpu-memory-utilization", "0.92"},
 		ServeCommand:  "vllm serve agents-a1-4b-fp8 --max-model-len 262144 --gpu-memory-utilization 0.92",
@@ -39,11 +39,11 @@ func reference(t testing.TB) *bench.Run {
 
 // tuned is the reference run with prefix caching on and every figure
 // scaled by 1.25 (TTFT divided), so each change is +25% (TTFT −20%).
-func tuned(t testing.TB, base *bench.Run) *bench.Run {
+func tuned(t testing.TB, base *rundoc.Run) *rundoc.Run {
 	t.Helper()
 	v := *base
 	v.UUID, v.Name = "tuned-run", "tuned"
-	v.Cells = append([]bench.Cell(nil), base.Cells...)
+	v.Cells = append([]rundoc.Cell(nil), base.Cells...)
 	for i := range v.Cells {
 		c := &v.Cells[i]
 		c.TotalTokS *= 1.25
@@ -60,18 +60,18 @@ func tuned(t testing.TB, base *bench.Run) *bench.Run {
 
 // hostile is a small run whose every free-text field holds markup that
 // must come out as text.
-func hostile() *bench.Run {
+func hostile() *rundoc.Run {
 	payload := `<script>alert("x")</script><img src=x onerror=alert(1)>`
-	return &bench.Run{
-		Schema: bench.Schema, UUID: "hostile", Name: "name " + payload,
+	return &rundoc.Run{
+		Schema: rundoc.Schema, UUID: "hostile", Name: "name " + payload,
 		Notes: "notes " + payload, Tags: []string{"tag " + payload}, Simulated: true,
-		Status: bench.RunComplete, CreatedAt: time.Date(2025, 1, 2, 3, 4, 0, 0, time.UTC),
-		Server: bench.Server{Model: "model " + payload, Engine: "simulated", Version: `1.0"><svg onload=alert(1)>`, KVCapacitySource: bench.KVSourceUnknown},
-		Launch: &bench.Launch{Model: "model", ServeCommand: "vllm serve " + payload},
-		Cells: []bench.Cell{
-			{Phase: bench.PhasePrefill, Context: 8192, Concurrency: 1, Status: bench.StatusValid, PromptTokS: 2000, TTFTMs: 4096, PromptTokens: 8192},
-			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 1, Status: bench.StatusValid, TotalTokS: 50, TTFTMs: 160},
-			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 2, Status: bench.StatusFailed, Reason: "reason " + payload},
+		Status: rundoc.RunComplete, CreatedAt: time.Date(2025, 1, 2, 3, 4, 0, 0, time.UTC),
+		Server: rundoc.Server{Model: "model " + payload, Engine: "simulated", Version: `1.0"><svg onload=alert(1)>`, KVCapacitySource: rundoc.KVSourceUnknown},
+		Launch: &rundoc.Launch{Model: "model", ServeCommand: "vllm serve " + payload},
+		Cells: []rundoc.Cell{
+			{Phase: rundoc.PhasePrefill, Context: 8192, Concurrency: 1, Status: rundoc.StatusValid, PromptTokS: 2000, TTFTMs: 4096, PromptTokens: 8192},
+			{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 50, TTFTMs: 160},
+			{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 2, Status: rundoc.StatusFailed, Reason: "reason " + payload},
 		},
 	}
 }

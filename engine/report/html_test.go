@@ -8,11 +8,11 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
-func renderHTML(t *testing.T, runs ...*bench.Run) []byte {
+func renderHTML(t *testing.T, runs ...*rundoc.Run) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := report.WriteHTML(&buf, runs, report.HTMLOptions{}); err != nil {
@@ -128,7 +128,7 @@ func TestHTMLRejectsBadRunCounts(t *testing.T) {
 	if err := report.WriteHTML(&buf, nil, report.HTMLOptions{}); err == nil {
 		t.Error("no runs: want an error")
 	}
-	seven := make([]*bench.Run, 7)
+	seven := make([]*rundoc.Run, 7)
 	for i := range seven {
 		seven[i] = hostile()
 	}
@@ -190,7 +190,7 @@ func FuzzHTMLEscapes(f *testing.F) {
 		r := hostile()
 		r.Name, r.Notes, r.Server.Model = name, notes, name
 		var buf bytes.Buffer
-		if err := report.WriteHTML(&buf, []*bench.Run{r}, report.HTMLOptions{}); err != nil {
+		if err := report.WriteHTML(&buf, []*rundoc.Run{r}, report.HTMLOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		doc := parse(t, buf.Bytes())

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 )
 
@@ -30,7 +30,7 @@ type machineText struct {
 }
 
 // describeMachine words the hardware of r.
-func describeMachine(r *bench.Run) machineText {
+func describeMachine(r *rundoc.Run) machineText {
 	hw := r.Hardware
 	if hw == nil {
 		return machineText{GPU: "not recorded", CPU: "not recorded", RAM: "not recorded", OS: "not recorded"}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 )
 
@@ -19,7 +19,7 @@ import (
 // measurement. Figures use the CSV's decimals; a figure the run lacks is
 // "n/a" (facts) or "—" (cells), never a made-up 0. Free text from the run
 // is escaped so it cannot break the tables or inject HTML.
-func WriteMarkdown(w io.Writer, r *bench.Run) error {
+func WriteMarkdown(w io.Writer, r *rundoc.Run) error {
 	b := bufio.NewWriter(w)
 	mdHeader(b, r)
 	mdHardware(b, r)
@@ -28,11 +28,11 @@ func WriteMarkdown(w io.Writer, r *bench.Run) error {
 	mdMatrix(b, r)
 	mdPrefill(b, r)
 	mdMeasurements(b, r)
-	fmt.Fprintf(b, "\n---\nMeasured with RigBench (%s). Decode cells keep N requests in flight for a fixed window and count only tokens received inside it; prefill cells time one uncached prompt (prompt tok/s = prompt tokens / TTFT).\n", bench.Schema)
+	fmt.Fprintf(b, "\n---\nMeasured with RigBench (%s). Decode cells keep N requests in flight for a fixed window and count only tokens received inside it; prefill cells time one uncached prompt (prompt tok/s = prompt tokens / TTFT).\n", rundoc.Schema)
 	return b.Flush()
 }
 
-func mdHeader(b *bufio.Writer, r *bench.Run) {
+func mdHeader(b *bufio.Writer, r *rundoc.Run) {
 	title := r.Name
 	if title == "" {
 		title = strings.TrimSpace(r.Server.Model + " on " + gpuNames(r.Hardware))
@@ -45,7 +45,7 @@ func mdHeader(b *bufio.Writer, r *bench.Run) {
 	if r.Simulated {
 		b.WriteString("> **Simulated server (demo mode):** these figures come from RigBench's simulator, not a real card.\n\n")
 	}
-	if r.Origin == bench.OriginImported {
+	if r.Origin == rundoc.OriginImported {
 		b.WriteString("> Imported from a measurements file; facts the file did not carry are shown as n/a.\n\n")
 	}
 	b.WriteString("| Run | |\n|---|---|\n")
@@ -71,7 +71,7 @@ func mdHeader(b *bufio.Writer, r *bench.Run) {
 	}
 }
 
-func mdHardware(b *bufio.Writer, r *bench.Run) {
+func mdHardware(b *bufio.Writer, r *rundoc.Run) {
 	b.WriteString("\n## Hardware\n\n")
 	m := describeMachine(r)
 	if !m.Recorded {
@@ -100,7 +100,7 @@ func mdHardware(b *bufio.Writer, r *bench.Run) {
 	fmt.Fprintf(b, "| OS | %s |\n", mdText(m.OS))
 }
 
-func mdEngine(b *bufio.Writer, r *bench.Run) {
+func mdEngine(b *bufio.Writer, r *rundoc.Run) {
 	s := r.Server
 	b.WriteString("\n## Engine\n\n| Server | |\n|---|---|\n")
 	fmt.Fprintf(b, "| Model | %s |\n", textOrNA(s.Model))
@@ -141,7 +141,7 @@ func mdEngine(b *bufio.Writer, r *bench.Run) {
 	b.WriteString(strings.Join(blocks, "\n"))
 }
 
-func mdPlan(b *bufio.Writer, p *bench.Plan) {
+func mdPlan(b *bufio.Writer, p *rundoc.Plan) {
 	b.WriteString("\n## Plan\n\n")
 	fmt.Fprintf(b, "- Decode contexts: %s\n", labels(p.Contexts))
 	fmt.Fprintf(b, "- Concurrency: %s\n", ints(p.Concurrency))
@@ -150,7 +150,7 @@ func mdPlan(b *bufio.Writer, p *bench.Plan) {
 	fmt.Fprintf(b, "- Max output per request: %s\n", intOrNA(p.MaxOutput))
 }
 
-func mdMatrix(b *bufio.Writer, r *bench.Run) {
+func mdMatrix(b *bufio.Writer, r *rundoc.Run) {
 	contexts, conc := r.DecodeAxes()
 	b.WriteString("\n## Decode: total tok/s · TTFT ms\n\n")
 	if len(contexts) == 0 || len(conc) == 0 {
@@ -164,15 +164,15 @@ func mdMatrix(b *bufio.Writer, r *bench.Run) {
 	b.WriteString("\n|---|" + strings.Repeat("---|", len(conc)) + "\n")
 	queued := false
 	for _, ctx := range contexts {
-		fmt.Fprintf(b, "| %s |", bench.ContextLabel(ctx))
+		fmt.Fprintf(b, "| %s |", rundoc.ContextLabel(ctx))
 		for _, n := range conc {
-			c := r.Find(bench.PhaseDecode, ctx, n)
+			c := r.Find(rundoc.PhaseDecode, ctx, n)
 			text := "—"
 			switch {
 			case c == nil:
 			case c.Status.Ran() && c.TotalTokS > 0:
 				text = fixed(c.TotalTokS, 1) + " · " + dashIfEmpty(fixed(c.TTFTMs, 0))
-				if c.Status == bench.StatusQueued {
+				if c.Status == rundoc.StatusQueued {
 					text += " (queued)"
 					queued = true
 				}
@@ -188,7 +188,7 @@ func mdMatrix(b *bufio.Writer, r *bench.Run) {
 	}
 }
 
-func mdPrefill(b *bufio.Writer, r *bench.Run) {
+func mdPrefill(b *bufio.Writer, r *rundoc.Run) {
 	cells := r.PrefillCells()
 	b.WriteString("\n## Prefill: prompt tok/s\n\n")
 	if len(cells) == 0 {
@@ -197,7 +197,7 @@ func mdPrefill(b *bufio.Writer, r *bench.Run) {
 	}
 	b.WriteString("| context | prompt tok/s | TTFT ms | status |\n|---|---|---|---|\n")
 	for _, c := range cells {
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", bench.ContextLabel(c.Context), dashIfEmpty(fixed(c.PromptTokS, 1)),
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", rundoc.ContextLabel(c.Context), dashIfEmpty(fixed(c.PromptTokS, 1)),
 			dashIfEmpty(fixed(c.TTFTMs, 0)), c.Status)
 	}
 }
@@ -205,7 +205,7 @@ func mdPrefill(b *bufio.Writer, r *bench.Run) {
 // mdMeasurements is the table of all cells. Optional columns (tail
 // latencies, energy, the reason of a failure) appear only when some cell
 // has them, so an imported reference run stays as narrow as its CSV.
-func mdMeasurements(b *bufio.Writer, r *bench.Run) {
+func mdMeasurements(b *bufio.Writer, r *rundoc.Run) {
 	cells := SortedCells(r)
 	b.WriteString("\n## All measurements\n\n")
 	if len(cells) == 0 {
@@ -214,45 +214,45 @@ func mdMeasurements(b *bufio.Writer, r *bench.Run) {
 	}
 	type column struct {
 		head string
-		val  func(c *bench.Cell) string
+		val  func(c *rundoc.Cell) string
 	}
 	cols := []column{
-		{"phase", func(c *bench.Cell) string { return string(c.Phase) }},
-		{"context", func(c *bench.Cell) string { return bench.ContextLabel(c.Context) }},
-		{"N", func(c *bench.Cell) string { return strconv.Itoa(c.Concurrency) }},
-		{"status", func(c *bench.Cell) string { return string(c.Status) }},
-		{"tok/s", func(c *bench.Cell) string { return csvRow(*c)[5] }},
-		{"per-request tok/s", func(c *bench.Cell) string { return fixed(c.PerRequestTokS, 1) }},
-		{"TTFT ms", func(c *bench.Cell) string { return fixed(c.TTFTMs, 0) }},
-		{"TBT ms", func(c *bench.Cell) string { return fixed(c.TBTMs, 1) }},
+		{"phase", func(c *rundoc.Cell) string { return string(c.Phase) }},
+		{"context", func(c *rundoc.Cell) string { return rundoc.ContextLabel(c.Context) }},
+		{"N", func(c *rundoc.Cell) string { return strconv.Itoa(c.Concurrency) }},
+		{"status", func(c *rundoc.Cell) string { return string(c.Status) }},
+		{"tok/s", func(c *rundoc.Cell) string { return csvRow(*c)[5] }},
+		{"per-request tok/s", func(c *rundoc.Cell) string { return fixed(c.PerRequestTokS, 1) }},
+		{"TTFT ms", func(c *rundoc.Cell) string { return fixed(c.TTFTMs, 0) }},
+		{"TBT ms", func(c *rundoc.Cell) string { return fixed(c.TBTMs, 1) }},
 	}
 	optional := []column{
-		{"TTFT p90 ms", func(c *bench.Cell) string { return fixed(c.TTFTP90Ms, 0) }},
-		{"TTFT p99 ms", func(c *bench.Cell) string { return fixed(c.TTFTP99Ms, 0) }},
-		{"TBT p90 ms", func(c *bench.Cell) string { return fixed(c.TBTP90Ms, 1) }},
-		{"TBT p99 ms", func(c *bench.Cell) string { return fixed(c.TBTP99Ms, 1) }},
+		{"TTFT p90 ms", func(c *rundoc.Cell) string { return fixed(c.TTFTP90Ms, 0) }},
+		{"TTFT p99 ms", func(c *rundoc.Cell) string { return fixed(c.TTFTP99Ms, 0) }},
+		{"TBT p90 ms", func(c *rundoc.Cell) string { return fixed(c.TBTP90Ms, 1) }},
+		{"TBT p99 ms", func(c *rundoc.Cell) string { return fixed(c.TBTP99Ms, 1) }},
 	}
 	tail := []column{
-		{"avg active", func(c *bench.Cell) string { return fixed(c.AvgActive, 2) }},
-		{"completed", func(c *bench.Cell) string { return count(c.CompletedRequests) }},
-		{"output tokens", func(c *bench.Cell) string { return csvRow(*c)[11] }},
-		{"window s", func(c *bench.Cell) string { return fixed(c.MeasuredS, 1) }},
+		{"avg active", func(c *rundoc.Cell) string { return fixed(c.AvgActive, 2) }},
+		{"completed", func(c *rundoc.Cell) string { return count(c.CompletedRequests) }},
+		{"output tokens", func(c *rundoc.Cell) string { return csvRow(*c)[11] }},
+		{"window s", func(c *rundoc.Cell) string { return fixed(c.MeasuredS, 1) }},
 	}
 	extra := []column{
-		{"KV usage max", func(c *bench.Cell) string {
+		{"KV usage max", func(c *rundoc.Cell) string {
 			if c.ServerStats == nil {
 				return ""
 			}
 			return fixed(c.ServerStats.KVUsageMax*100, 0) + "%"
 		}},
-		{"power W", func(c *bench.Cell) string {
+		{"power W", func(c *rundoc.Cell) string {
 			if c.GPUStats == nil {
 				return ""
 			}
 			return fixed(c.GPUStats.PowerMeanW, 0)
 		}},
-		{"J/token", func(c *bench.Cell) string { return fixed(c.EnergyJPerToken, 2) }},
-		{"reason", func(c *bench.Cell) string { return mdText(c.Reason) }},
+		{"J/token", func(c *rundoc.Cell) string { return fixed(c.EnergyJPerToken, 2) }},
+		{"reason", func(c *rundoc.Cell) string { return mdText(c.Reason) }},
 	}
 	used := func(col column) bool {
 		for i := range cells {
@@ -347,7 +347,7 @@ func labels(xs []int) string {
 	}
 	out := make([]string, len(xs))
 	for i, x := range xs {
-		out[i] = bench.ContextLabel(x)
+		out[i] = rundoc.ContextLabel(x)
 	}
 	return strings.Join(out, ", ")
 }

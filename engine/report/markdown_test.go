@@ -6,21 +6,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 )
 
 // mdFullRun is a measured run with every section filled: two GPUs, a
 // launch, a queued, a failed and an over-capacity cell, tail latencies,
 // server and GPU statistics.
-func mdFullRun() *bench.Run {
+func mdFullRun() *rundoc.Run {
 	start := time.Date(2025, 11, 29, 14, 3, 0, 0, time.UTC)
-	return &bench.Run{
-		Schema: bench.Schema, UUID: "0b6f7d5e-2c1a-4e4b-9f3d-8a7c6b5e4d3c", Name: "3090 | fp8 *tuned*",
-		Tags: []string{"fp8", "prefix-cache"}, Notes: "gpu-memory-utilization 0.92", Status: bench.RunComplete,
-		CreatedAt: start, FinishedAt: start.Add(14 * time.Minute), Origin: bench.OriginMeasured,
-		Plan: bench.Plan{Contexts: []int{0, 16384}, Concurrency: []int{1, 8, 64}, PrefillContexts: []int{8192, 16384}, DurationS: 30, MaxOutput: 8192},
+	return &rundoc.Run{
+		Schema: rundoc.Schema, UUID: "0b6f7d5e-2c1a-4e4b-9f3d-8a7c6b5e4d3c", Name: "3090 | fp8 *tuned*",
+		Tags: []string{"fp8", "prefix-cache"}, Notes: "gpu-memory-utilization 0.92", Status: rundoc.RunComplete,
+		CreatedAt: start, FinishedAt: start.Add(14 * time.Minute), Origin: rundoc.OriginMeasured,
+		Plan: rundoc.Plan{Contexts: []int{0, 16384}, Concurrency: []int{1, 8, 64}, PrefillContexts: []int{8192, 16384}, DurationS: 30, MaxOutput: 8192},
 		Hardware: &hardware.Snapshot{
 			GPUs: []hardware.GPU{
 				{Index: 0, Name: "NVIDIA GeForce RTX 3090", VRAMTotalBytes: 24 << 30, PowerLimitW: 350, PCIeGen: 4, PCIeWidth: 16, MemoryBandwidthGBs: 936.2, ComputeCapability: "8.6"},
@@ -31,35 +31,35 @@ func mdFullRun() *bench.Run {
 			Memory: hardware.Memory{TotalBytes: 128 << 30},
 			OS:     hardware.OS{Name: "Ubuntu", Version: "24.04", Kernel: "6.8.0-49-generic", Arch: "x86_64"},
 		},
-		Launch: &bench.Launch{
+		Launch: &rundoc.Launch{
 			Image: "vllm/vllm-openai:v0.11.0", Model: "Qwen/Qwen3-8B-FP8", GPUs: "all",
 			Args:          []string{"--tensor-parallel-size", "2", "--enable-prefix-caching"},
 			ServeCommand:  "vllm serve Qwen/Qwen3-8B-FP8 --tensor-parallel-size 2 --enable-prefix-caching",
 			DockerCommand: "docker run --gpus all -e HF_TOKEN=<token> -p 127.0.0.1:8000:8000 vllm/vllm-openai:v0.11.0 Qwen/Qwen3-8B-FP8 --tensor-parallel-size 2",
 		},
-		Server: bench.Server{Model: "Qwen/Qwen3-8B-FP8", Engine: "vllm", Version: "0.11.0", MaxModelLen: 32768,
-			KVCapacityTokens: 180000, KVCapacitySource: bench.KVSourceMetrics, HasMetrics: true, HasTokenize: true},
-		Cells: []bench.Cell{
-			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 1, Status: bench.StatusValid, TotalTokS: 98.04, PerRequestTokS: 98.2,
+		Server: rundoc.Server{Model: "Qwen/Qwen3-8B-FP8", Engine: "vllm", Version: "0.11.0", MaxModelLen: 32768,
+			KVCapacityTokens: 180000, KVCapacitySource: rundoc.KVSourceMetrics, HasMetrics: true, HasTokenize: true},
+		Cells: []rundoc.Cell{
+			{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 98.04, PerRequestTokS: 98.2,
 				TTFTMs: 41.6, TBTMs: 10.19, TTFTP90Ms: 44, TTFTP99Ms: 52, TBTP90Ms: 10.6, TBTP99Ms: 12.1, AvgActive: 1,
 				CompletedRequests: 1, OutputTokens: 2942, MeasuredS: 30.001,
-				ServerStats: &bench.ServerStats{Samples: 30, KVUsageMax: 0.012}, GPUStats: &hardware.GPUStats{Samples: 30, PowerMeanW: 301.4},
+				ServerStats: &rundoc.ServerStats{Samples: 30, KVUsageMax: 0.012}, GPUStats: &hardware.GPUStats{Samples: 30, PowerMeanW: 301.4},
 				EnergyJPerToken: 3.07},
-			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 8, Status: bench.StatusValid, TotalTokS: 702.55, PerRequestTokS: 88,
+			{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 8, Status: rundoc.StatusValid, TotalTokS: 702.55, PerRequestTokS: 88,
 				TTFTMs: 77, TBTMs: 11.3, AvgActive: 7.99, CompletedRequests: 8, OutputTokens: 21077, MeasuredS: 30},
-			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 64, Status: bench.StatusFailed, Reason: "HTTP 500 | server exited"},
-			{Phase: bench.PhaseDecode, Context: 16384, Concurrency: 1, Status: bench.StatusValid, TotalTokS: 90.5, TTFTMs: 180, AvgActive: 1, OutputTokens: 2715, MeasuredS: 30},
-			{Phase: bench.PhaseDecode, Context: 16384, Concurrency: 8, Status: bench.StatusQueued, TotalTokS: 412.25, TTFTMs: 5020, AvgActive: 6.1, OutputTokens: 12368, MeasuredS: 30},
-			{Phase: bench.PhaseDecode, Context: 16384, Concurrency: 64, Status: bench.StatusOverCapacity},
-			{Phase: bench.PhasePrefill, Context: 16384, Concurrency: 1, Status: bench.StatusValid, PromptTokS: 7012.3, PromptTokens: 16384, TTFTMs: 2336.5, CompletedRequests: 1},
-			{Phase: bench.PhasePrefill, Context: 8192, Concurrency: 1, Status: bench.StatusValid, PromptTokS: 8811.04, PromptTokens: 8192, TTFTMs: 929.7, CompletedRequests: 1},
+			{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 64, Status: rundoc.StatusFailed, Reason: "HTTP 500 | server exited"},
+			{Phase: rundoc.PhaseDecode, Context: 16384, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 90.5, TTFTMs: 180, AvgActive: 1, OutputTokens: 2715, MeasuredS: 30},
+			{Phase: rundoc.PhaseDecode, Context: 16384, Concurrency: 8, Status: rundoc.StatusQueued, TotalTokS: 412.25, TTFTMs: 5020, AvgActive: 6.1, OutputTokens: 12368, MeasuredS: 30},
+			{Phase: rundoc.PhaseDecode, Context: 16384, Concurrency: 64, Status: rundoc.StatusOverCapacity},
+			{Phase: rundoc.PhasePrefill, Context: 16384, Concurrency: 1, Status: rundoc.StatusValid, PromptTokS: 7012.3, PromptTokens: 16384, TTFTMs: 2336.5, CompletedRequests: 1},
+			{Phase: rundoc.PhasePrefill, Context: 8192, Concurrency: 1, Status: rundoc.StatusValid, PromptTokS: 8811.04, PromptTokens: 8192, TTFTMs: 929.7, CompletedRequests: 1},
 		},
 	}
 }
 
 // refFromTestdata is the published reference run as the import reads it,
 // with the import time fixed.
-func refFromTestdata(t *testing.T) *bench.Run {
+func refFromTestdata(t *testing.T) *rundoc.Run {
 	t.Helper()
 	run, _ := readRef(t)
 	run.CreatedAt = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -69,7 +69,7 @@ func refFromTestdata(t *testing.T) *bench.Run {
 func TestMarkdownGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		run  *bench.Run
+		run  *rundoc.Run
 	}{{"md_full.md", mdFullRun()}, {"md_reference.md", refFromTestdata(t)}} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
@@ -92,10 +92,10 @@ func TestCSVGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := back.Find(bench.PhaseDecode, 16384, 8); c == nil || c.Status != bench.StatusQueued || c.TotalTokS != 412.2 || c.OutputTokens != 12368 {
+	if c := back.Find(rundoc.PhaseDecode, 16384, 8); c == nil || c.Status != rundoc.StatusQueued || c.TotalTokS != 412.2 || c.OutputTokens != 12368 {
 		t.Errorf("16K×8 read back as %+v", c)
 	}
-	if c := back.Find(bench.PhasePrefill, 8192, 1); c == nil || c.PromptTokS != 8811 || c.TTFTMs != 930 {
+	if c := back.Find(rundoc.PhasePrefill, 8192, 1); c == nil || c.PromptTokS != 8811 || c.TTFTMs != 930 {
 		t.Errorf("prefill 8K read back as %+v", c)
 	}
 }
@@ -174,7 +174,7 @@ func TestMarkdownReferenceSaysWhatIsUnknown(t *testing.T) {
 
 // noGPURun is a simulated run on a machine without an NVIDIA driver, with
 // the OS facts as hardware.detectOS records them on Debian.
-func noGPURun() *bench.Run {
+func noGPURun() *rundoc.Run {
 	r := hostile()
 	r.Name, r.Notes, r.Tags, r.Launch = "no GPU", "", nil, nil
 	r.Hardware = &hardware.Snapshot{

@@ -16,7 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 )
 
@@ -46,7 +46,7 @@ var referenceNamespace = uuid.MustParse("6f1d3c0e-8a4b-5e7f-9c21-3b5a7d9e0f42")
 // the file: blank fields stay unmeasured (0), and nothing the file does not
 // say is made up. CreatedAt is left zero for the caller to set (the time of
 // import); the UUID is derived from the file's bytes.
-func ReadReferenceCSV(r io.Reader) (*bench.Run, error) {
+func ReadReferenceCSV(r io.Reader) (*rundoc.Run, error) {
 	return ReadReferenceCSVNamed(r, "")
 }
 
@@ -55,7 +55,7 @@ func ReadReferenceCSV(r io.Reader) (*bench.Run, error) {
 // rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv): the GPU name, model and
 // engine are taken from it. A name that does not follow the scheme only
 // names the run.
-func ReadReferenceCSVNamed(r io.Reader, name string) (*bench.Run, error) {
+func ReadReferenceCSVNamed(r io.Reader, name string) (*rundoc.Run, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxReferenceCSVBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read the CSV file: %w", err)
@@ -68,14 +68,14 @@ func ReadReferenceCSVNamed(r io.Reader, name string) (*bench.Run, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
-	run := &bench.Run{
-		Schema:    bench.Schema,
+	run := &rundoc.Run{
+		Schema:    rundoc.Schema,
 		UUID:      uuid.NewSHA1(referenceNamespace, sum[:]).String(),
-		Status:    bench.RunComplete,
-		Origin:    bench.OriginImported,
+		Status:    rundoc.RunComplete,
+		Origin:    rundoc.OriginImported,
 		Simulated: simulated,
 		Cells:     cells,
-		Server:    bench.Server{KVCapacitySource: bench.KVSourceUnknown},
+		Server:    rundoc.Server{KVCapacitySource: rundoc.KVSourceUnknown},
 	}
 	run.Plan = planFromCells(cells)
 	applyReferenceName(run, name)
@@ -84,7 +84,7 @@ func ReadReferenceCSVNamed(r io.Reader, name string) (*bench.Run, error) {
 
 // parseReferenceCells parses the CSV body into cells, checking every field,
 // and says whether its SimulatedColumn marks the run simulated.
-func parseReferenceCells(data []byte) ([]bench.Cell, bool, error) {
+func parseReferenceCells(data []byte) ([]rundoc.Cell, bool, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // spreadsheet BOM
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1
@@ -100,7 +100,7 @@ func parseReferenceCells(data []byte) ([]bench.Cell, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	var cells []bench.Cell
+	var cells []rundoc.Cell
 	seen := map[[3]any]int{}
 	sim := simulatedMark{col: -1}
 	if i, ok := col[SimulatedColumn]; ok {
@@ -196,16 +196,16 @@ func columnIndex(header []string) (map[string]int, error) {
 }
 
 // parseReferenceRow turns one record into a cell.
-func parseReferenceRow(rec []string, col map[string]int) (bench.Cell, error) {
+func parseReferenceRow(rec []string, col map[string]int) (rundoc.Cell, error) {
 	field := func(name string) string {
 		if i, ok := col[name]; ok {
 			return strings.TrimSpace(rec[i])
 		}
 		return ""
 	}
-	var c bench.Cell
-	switch p := bench.Phase(field("phase")); p {
-	case bench.PhasePrefill, bench.PhaseDecode:
+	var c rundoc.Cell
+	switch p := rundoc.Phase(field("phase")); p {
+	case rundoc.PhasePrefill, rundoc.PhaseDecode:
 		c.Phase = p
 	default:
 		return c, fmt.Errorf("phase %q is neither prefill nor decode", field("phase"))
@@ -232,7 +232,7 @@ func parseReferenceRow(rec []string, col map[string]int) (bench.Cell, error) {
 	if c.Concurrency == 0 {
 		return c, errors.New("concurrency must be at least 1")
 	}
-	if c.Phase == bench.PhasePrefill {
+	if c.Phase == rundoc.PhasePrefill {
 		c.PromptTokS = tokS
 	} else {
 		c.TotalTokS = tokS
@@ -275,7 +275,7 @@ func (p *rowParser) float(name string) float64 {
 }
 
 // ParseStatus reads a cell status worded as in METHOD.md, ignoring case.
-func ParseStatus(s string) (bench.Status, error) {
+func ParseStatus(s string) (rundoc.Status, error) {
 	for _, st := range cellStatuses {
 		if strings.EqualFold(strings.TrimSpace(s), string(st)) {
 			return st, nil
@@ -284,9 +284,9 @@ func ParseStatus(s string) (bench.Status, error) {
 	return "", fmt.Errorf("status %q is not one of %s", s, statusList())
 }
 
-var cellStatuses = []bench.Status{
-	bench.StatusValid, bench.StatusQueued, bench.StatusOverCapacity,
-	bench.StatusExceedsLength, bench.StatusFailed, bench.StatusCancelled,
+var cellStatuses = []rundoc.Status{
+	rundoc.StatusValid, rundoc.StatusQueued, rundoc.StatusOverCapacity,
+	rundoc.StatusExceedsLength, rundoc.StatusFailed, rundoc.StatusCancelled,
 }
 
 func statusList() string {
@@ -300,14 +300,14 @@ func statusList() string {
 // planFromCells reconstructs the plan axes from the cells. The window
 // length is the measured window when every decode cell that ran reports the
 // same one; max output is not in the file and stays 0 (unknown).
-func planFromCells(cells []bench.Cell) bench.Plan {
-	var p bench.Plan
+func planFromCells(cells []rundoc.Cell) rundoc.Plan {
+	var p rundoc.Plan
 	window := -1.0
 	for _, c := range cells {
 		switch c.Phase {
-		case bench.PhasePrefill:
+		case rundoc.PhasePrefill:
 			p.PrefillContexts = insertSorted(p.PrefillContexts, c.Context)
-		case bench.PhaseDecode:
+		case rundoc.PhaseDecode:
 			p.Contexts = insertSorted(p.Contexts, c.Context)
 			p.Concurrency = insertSorted(p.Concurrency, c.Concurrency)
 			if c.MeasuredS > 0 {
@@ -337,7 +337,7 @@ func insertSorted(xs []int, v int) []int {
 
 // applyReferenceName fills the run's name, GPU, model and engine from a
 // file name of the form GPU_MODEL_ENGINE-VERSION.csv.
-func applyReferenceName(run *bench.Run, name string) {
+func applyReferenceName(run *rundoc.Run, name string) {
 	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	if name == "" || base == "." || base == "" {
 		return

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 const refFile = "testdata/ref_rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv"
@@ -18,7 +18,7 @@ const refFile = "testdata/ref_rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv"
 // refName is the published file's own name (the testdata copy is prefixed).
 const refName = "rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv"
 
-func readRef(t testing.TB) (*bench.Run, []byte) {
+func readRef(t testing.TB) (*rundoc.Run, []byte) {
 	t.Helper()
 	data, err := os.ReadFile(refFile)
 	if err != nil {
@@ -34,7 +34,7 @@ func readRef(t testing.TB) (*bench.Run, []byte) {
 func TestReadReferenceCSVFigures(t *testing.T) {
 	t.Parallel()
 	run, _ := readRef(t)
-	if run.Origin != bench.OriginImported || run.Status != bench.RunComplete || run.Schema != bench.Schema {
+	if run.Origin != rundoc.OriginImported || run.Status != rundoc.RunComplete || run.Schema != rundoc.Schema {
 		t.Errorf("origin/status/schema = %q/%q/%q", run.Origin, run.Status, run.Schema)
 	}
 	if got, want := len(run.Cells), 53; got != want {
@@ -51,19 +51,19 @@ func TestReadReferenceCSVFigures(t *testing.T) {
 	if run.Name != "rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0" {
 		t.Errorf("name = %q", run.Name)
 	}
-	p := run.Find(bench.PhasePrefill, 8192, 1)
+	p := run.Find(rundoc.PhasePrefill, 8192, 1)
 	if p == nil || p.PromptTokS != 2341 || p.TTFTMs != 3583 || p.CompletedRequests != 1 || p.TotalTokS != 0 {
 		t.Errorf("prefill 8K = %+v", p)
 	}
-	d := run.Find(bench.PhaseDecode, 16384, 8)
+	d := run.Find(rundoc.PhaseDecode, 16384, 8)
 	if d == nil || d.TotalTokS != 213.3 || d.PerRequestTokS != 23.6 || d.TTFTMs != 6198 || d.TBTMs != 42.3 ||
-		d.AvgActive != 8 || d.OutputTokens != 6392 || d.MeasuredS != 30 || d.Status != bench.StatusValid {
+		d.AvgActive != 8 || d.OutputTokens != 6392 || d.MeasuredS != 30 || d.Status != rundoc.StatusValid {
 		t.Errorf("decode 16K×8 = %+v", d)
 	}
-	if q := run.Find(bench.PhaseDecode, 131072, 2); q == nil || q.Status != bench.StatusQueued {
+	if q := run.Find(rundoc.PhaseDecode, 131072, 2); q == nil || q.Status != rundoc.StatusQueued {
 		t.Errorf("decode 128K×2 = %+v, want Requests queued", q)
 	}
-	if o := run.Find(bench.PhaseDecode, 253952, 1); o == nil || o.Status != bench.StatusOverCapacity || o.AvgActive != 0.7 || o.MeasuredS != 30 {
+	if o := run.Find(rundoc.PhaseDecode, 253952, 1); o == nil || o.Status != rundoc.StatusOverCapacity || o.AvgActive != 0.7 || o.MeasuredS != 30 {
 		t.Errorf("decode 248K×1 = %+v", o)
 	}
 	wantCtx := []int{0, 16384, 32768, 65536, 131072, 253952}

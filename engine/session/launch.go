@@ -3,7 +3,7 @@ package session
 import (
 	"context"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // Launcher starts an inference server for a session and reports how to
@@ -20,7 +20,7 @@ type Server struct {
 	// KVCapacityFromLog is the KV capacity read from the start-up log.
 	KVCapacityFromLog int
 	// Record is the launch configuration without secrets.
-	Record *bench.Launch
+	Record *rundoc.Launch
 	// Simulated is true when the image is RigBench's simulator.
 	Simulated bool
 	// Stop stops and removes the server.

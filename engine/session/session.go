@@ -11,8 +11,10 @@ import (
 
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/client"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/hardware/probe"
 )
 
 // Kind says what the session benchmarks.
@@ -42,13 +44,13 @@ type Options struct {
 	// Model to benchmark ("" = the server's first).
 	Model string
 	// Plan to run.
-	Plan bench.Plan
+	Plan rundoc.Plan
 	// Name, Tags and Notes label the run.
 	Name  string
 	Tags  []string
 	Notes string
 	// Observers receive the run's events (CLI progress, UI, history store).
-	Observers []bench.Observer
+	Observers []rundoc.Observer
 	// Hardware is the snapshot to record; nil detects it (DetectTimeout).
 	Hardware *hardware.Snapshot
 	// Telemetry samples GPUs in windows; nil: a sampler is made when the
@@ -66,14 +68,14 @@ const DetectTimeout = 10 * time.Second
 
 // Run performs the session and returns the run document, which holds every
 // finished cell even when err is not nil.
-func Run(ctx context.Context, o Options) (*bench.Run, error) {
+func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 	if o.Log == nil {
 		o.Log = func(string) {}
 	}
-	doc := &bench.Run{Name: o.Name, Tags: o.Tags, Notes: o.Notes}
+	doc := &rundoc.Run{Name: o.Name, Tags: o.Tags, Notes: o.Notes}
 	if o.Hardware == nil {
 		hctx, cancel := context.WithTimeout(ctx, DetectTimeout)
-		snap := hardware.Detect(hctx)
+		snap := probe.Detect(hctx)
 		cancel()
 		o.Hardware = &snap
 	}
@@ -123,7 +125,7 @@ func Run(ctx context.Context, o Options) (*bench.Run, error) {
 
 	tel := o.Telemetry
 	if tel == nil && !o.NoTelemetry && len(o.Hardware.GPUs) > 0 {
-		s := hardware.NewSampler()
+		s := probe.NewSampler()
 		if err := s.Start(ctx); err == nil {
 			defer s.Stop()
 			tel = s
@@ -135,7 +137,7 @@ func Run(ctx context.Context, o Options) (*bench.Run, error) {
 		Client:            c,
 		Model:             o.Model,
 		Plan:              o.Plan,
-		Observer:          bench.Observers(o.Observers),
+		Observer:          rundoc.Observers(o.Observers),
 		Telemetry:         tel,
 		KVCapacityFromLog: kvFromLog,
 		Doc:               doc,

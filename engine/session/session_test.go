@@ -11,16 +11,16 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
 )
 
-var tinyPlan = bench.Plan{Contexts: []int{0, 512}, Concurrency: []int{1, 4}, PrefillContexts: []int{1024},
+var tinyPlan = rundoc.Plan{Contexts: []int{0, 512}, Concurrency: []int{1, 4}, PrefillContexts: []int{1024},
 	DurationS: 5, MaxOutput: 128} // 0.5 s real at speed 10
 
 // noGPU is the snapshot of a machine without a GPU, so tests do not wait on
@@ -35,7 +35,7 @@ func TestDemoSession(t *testing.T) {
 	var logs []string
 	run, err := session.Run(context.Background(), session.Options{
 		Kind: session.Demo, Sim: cfg, Plan: tinyPlan, Name: "demo", Hardware: noGPU,
-		Observers: []bench.Observer{bench.ObserverFunc(func(bench.Event) { events++ })},
+		Observers: []rundoc.Observer{rundoc.ObserverFunc(func(rundoc.Event) { events++ })},
 		Log:       func(l string) { logs = append(logs, l) },
 	})
 	if err != nil {
@@ -76,12 +76,12 @@ func TestLaunchSession(t *testing.T) {
 		t.Errorf("server %+v, %d cells", run.Server, len(run.Cells))
 	}
 	for _, c := range run.Cells {
-		if !c.Status.Ran() && c.Status != bench.StatusOverCapacity {
+		if !c.Status.Ran() && c.Status != rundoc.StatusOverCapacity {
 			t.Errorf("cell %s %d×%d: %s %s", c.Phase, c.Context, c.Concurrency, c.Status, c.Reason)
 		}
 	}
 	var doc bytes.Buffer
-	if err := bench.WriteRun(&doc, run); err != nil {
+	if err := rundoc.WriteRun(&doc, run); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(doc.String(), hfToken) || strings.Contains(logs.String(), hfToken) {

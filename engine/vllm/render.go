@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // flagArgs renders the catalog flags. A true boolean is its bare name, a
@@ -151,8 +151,8 @@ func (c LaunchConfig) dockerArgs(redact bool) []string {
 }
 
 // Record is the launch as the run document keeps it: no token, no API key.
-func (c LaunchConfig) Record() bench.Launch {
-	return bench.Launch{
+func (c LaunchConfig) Record() rundoc.Launch {
+	return rundoc.Launch{
 		Image:         c.ImageRef(),
 		Model:         c.Model,
 		Args:          append(c.flagArgs(true, false), c.extraArgs(true)...),

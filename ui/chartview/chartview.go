@@ -14,8 +14,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // Size of a chart in the app, in Fyne units.
@@ -62,7 +62,7 @@ func (g *Gallery) Rendered() int {
 // Set draws the charts of runs (1 run, or 2–6 compared) in the background
 // and shows them as they finish. done, when not nil, runs on the Fyne
 // goroutine after the last one. A newer Set supersedes an older one.
-func (g *Gallery) Set(runs []*bench.Run, done func()) {
+func (g *Gallery) Set(runs []*rundoc.Run, done func()) {
 	g.gen++
 	gen := g.gen
 	dark := fyne.CurrentApp() != nil && fyne.CurrentApp().Settings().ThemeVariant() == theme.VariantDark
@@ -102,7 +102,7 @@ func (g *Gallery) Set(runs []*bench.Run, done func()) {
 
 // Draw renders one chart to an image (nil when it could not be drawn; a
 // chart without data is drawn as such by the chart package).
-func Draw(k chart.Kind, runs []*bench.Run, dark bool, scale float32) image.Image {
+func Draw(k chart.Kind, runs []*rundoc.Run, dark bool, scale float32) image.Image {
 	var buf bytes.Buffer
 	if err := chart.Render(&buf, k, runs, chart.Options{Format: chart.PNG, Width: Width, Height: Height, Scale: float64(scale), Dark: dark}); err != nil {
 		return nil

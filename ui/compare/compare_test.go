@@ -6,13 +6,13 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/ui/compare"
 )
 
-func run(name string, tokS float64) *bench.Run {
-	return &bench.Run{UUID: name, Name: name, Status: bench.RunComplete, Cells: []bench.Cell{
-		{Phase: bench.PhaseDecode, Context: 0, Concurrency: 1, Status: bench.StatusValid, TotalTokS: tokS, PerRequestTokS: tokS, TTFTMs: 80},
+func run(name string, tokS float64) *rundoc.Run {
+	return &rundoc.Run{UUID: name, Name: name, Status: rundoc.RunComplete, Cells: []rundoc.Cell{
+		{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: tokS, PerRequestTokS: tokS, TTFTMs: 80},
 	}}
 }
 
@@ -21,7 +21,7 @@ func TestChangeAgainstFirstRun(t *testing.T) {
 	test.NewTempApp(t)
 	v := compare.New()
 	done := make(chan struct{})
-	v.SetRuns([]*bench.Run{run("base", 50), run("tuned", 60)}, func() { close(done) })
+	v.SetRuns([]*rundoc.Run{run("base", 50), run("tuned", 60)}, func() { close(done) })
 	<-done
 	rows := v.Rows()
 	if len(rows) != 2 || len(rows[0]) != 3 {
@@ -43,9 +43,9 @@ func TestChangeAgainstFirstRun(t *testing.T) {
 func TestRunWithoutCellsLeftOut(t *testing.T) {
 	test.NewTempApp(t)
 	v := compare.New()
-	failed := &bench.Run{UUID: "d5c84cbc-0000-4000-8000-000000000000", Status: bench.RunFailed, Error: "connection refused"}
+	failed := &rundoc.Run{UUID: "d5c84cbc-0000-4000-8000-000000000000", Status: rundoc.RunFailed, Error: "connection refused"}
 	done := make(chan struct{})
-	v.SetRuns([]*bench.Run{run("base", 50), failed, run("tuned", 60)}, func() { close(done) })
+	v.SetRuns([]*rundoc.Run{run("base", 50), failed, run("tuned", 60)}, func() { close(done) })
 	<-done
 	if n := len(v.Runs()); n != 2 {
 		t.Fatalf("%d runs compared, want the two with measurements", n)

@@ -11,16 +11,16 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/ui/chartview"
 	"github.com/rigbench/rigbench/ui/results"
 )
 
 // View is the Compare view. Its methods must run on the Fyne goroutine.
 type View struct {
-	runs    []*bench.Run
+	runs    []*rundoc.Run
 	legend  *widget.Label
 	figure  *widget.Select
 	table   *widget.Table
@@ -68,7 +68,7 @@ func New() *View {
 func (v *View) Content() fyne.CanvasObject { return v.content }
 
 // Runs are the runs compared.
-func (v *View) Runs() []*bench.Run { return v.runs }
+func (v *View) Runs() []*rundoc.Run { return v.runs }
 
 // Rows returns the change table as text (header first).
 func (v *View) Rows() [][]string {
@@ -94,10 +94,10 @@ func (v *View) ChartsRendered() int { return v.charts.Rendered() }
 
 // SetRuns compares runs (2–6; the first is the baseline); chartsDone (may
 // be nil) runs when the charts are drawn.
-func (v *View) SetRuns(runs []*bench.Run, chartsDone func()) {
+func (v *View) SetRuns(runs []*rundoc.Run, chartsDone func()) {
 	// A run without cells (one that failed before its first) has nothing
 	// to compare; drawn, the charts would list it like a measured run.
-	var kept []*bench.Run
+	var kept []*rundoc.Run
 	var empty []string
 	for _, r := range runs {
 		if r != nil && len(r.Cells) == 0 {
@@ -153,10 +153,10 @@ func (v *View) cellText(row, col int) string {
 	}
 	r := v.t.Rows[row]
 	if col == 0 {
-		if v.t.Figure.Phase == bench.PhasePrefill {
-			return bench.ContextLabel(r.Context)
+		if v.t.Figure.Phase == rundoc.PhasePrefill {
+			return rundoc.ContextLabel(r.Context)
 		}
-		return bench.ContextLabel(r.Context) + " × " + itoa(r.Concurrency)
+		return rundoc.ContextLabel(r.Context) + " × " + itoa(r.Concurrency)
 	}
 	e := r.Entries[col-1]
 	switch {

@@ -9,12 +9,12 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // Show opens the export dialog for runs: pick a format, then a file; or
 // copy the Markdown to the clipboard.
-func Show(win fyne.Window, a fyne.App, runs []*bench.Run) {
+func Show(win fyne.Window, a fyne.App, runs []*rundoc.Run) {
 	var names []string
 	for _, f := range Formats() {
 		names = append(names, string(f))

@@ -12,9 +12,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // Format is an export format.
@@ -44,7 +44,7 @@ func (f Format) Ext() string {
 }
 
 // FileName suggests a file name for runs in format f.
-func FileName(runs []*bench.Run, f Format) string {
+func FileName(runs []*rundoc.Run, f Format) string {
 	base := "rigbench-comparison"
 	if len(runs) == 1 {
 		base = "rigbench-" + slug(runs[0])
@@ -52,7 +52,7 @@ func FileName(runs []*bench.Run, f Format) string {
 	return base + f.Ext()
 }
 
-func slug(r *bench.Run) string {
+func slug(r *rundoc.Run) string {
 	s := r.Name
 	if s == "" {
 		s = r.Server.Model
@@ -76,7 +76,7 @@ func slug(r *bench.Run) string {
 // others take one run or a comparison of 2–6. PNG and SVG draw the decode
 // throughput chart (the matrix heatmap for a single run), chartDark picks
 // the dark palette.
-func Write(w io.Writer, f Format, runs []*bench.Run, chartDark bool) error {
+func Write(w io.Writer, f Format, runs []*rundoc.Run, chartDark bool) error {
 	if len(runs) == 0 {
 		return errors.New("choose a run to export first")
 	}
@@ -85,7 +85,7 @@ func Write(w io.Writer, f Format, runs []*bench.Run, chartDark bool) error {
 		if len(runs) != 1 {
 			return errors.New("JSON holds one run: export the runs one by one")
 		}
-		return bench.WriteRun(w, runs[0])
+		return rundoc.WriteRun(w, runs[0])
 	case CSV:
 		if len(runs) != 1 {
 			return errors.New("CSV holds one run: export the runs one by one")
@@ -108,7 +108,7 @@ func Write(w io.Writer, f Format, runs []*bench.Run, chartDark bool) error {
 // WriteMarkdown writes the Markdown of runs: a comparison for two or more,
 // and for one run the comparison writer's tables of that run alone when
 // no single-run writer exists.
-func WriteMarkdown(w io.Writer, runs []*bench.Run) error {
+func WriteMarkdown(w io.Writer, runs []*rundoc.Run) error {
 	if len(runs) >= 2 {
 		return report.WriteCompareMarkdown(w, runs)
 	}
@@ -117,7 +117,7 @@ func WriteMarkdown(w io.Writer, runs []*bench.Run) error {
 
 // WriteFile writes runs to path, replacing the file only when the export
 // succeeded (a failed export leaves no half-written file).
-func WriteFile(path string, f Format, runs []*bench.Run, chartDark bool) error {
+func WriteFile(path string, f Format, runs []*rundoc.Run, chartDark bool) error {
 	var buf bytes.Buffer
 	if err := Write(&buf, f, runs, chartDark); err != nil {
 		return err
@@ -130,7 +130,7 @@ func WriteFile(path string, f Format, runs []*bench.Run, chartDark bool) error {
 
 // MarkdownText returns the Markdown of runs as a string (for the
 // clipboard).
-func MarkdownText(runs []*bench.Run) (string, error) {
+func MarkdownText(runs []*rundoc.Run) (string, error) {
 	var b strings.Builder
 	if err := WriteMarkdown(&b, runs); err != nil {
 		return "", err

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/ui/export"
 )
 
-func reference(t *testing.T) *bench.Run {
+func reference(t *testing.T) *rundoc.Run {
 	t.Helper()
 	m, _ := filepath.Glob("../../engine/report/testdata/ref_*.csv")
 	if len(m) == 0 {
@@ -38,8 +38,8 @@ func TestExportWritesEveryFormat(t *testing.T) {
 	r := reference(t)
 	dir := t.TempDir()
 	for _, f := range export.Formats() {
-		path := filepath.Join(dir, export.FileName([]*bench.Run{r}, f))
-		if err := export.WriteFile(path, f, []*bench.Run{r}, false); err != nil {
+		path := filepath.Join(dir, export.FileName([]*rundoc.Run{r}, f))
+		if err := export.WriteFile(path, f, []*rundoc.Run{r}, false); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
 		b, err := os.ReadFile(path)
@@ -48,7 +48,7 @@ func TestExportWritesEveryFormat(t *testing.T) {
 		}
 		switch f {
 		case export.JSON:
-			back, err := bench.ReadRun(bytes.NewReader(b))
+			back, err := rundoc.ReadRun(bytes.NewReader(b))
 			if err != nil || back.UUID != r.UUID || len(back.Cells) != len(r.Cells) {
 				t.Errorf("JSON does not read back: %v", err)
 			}
@@ -82,7 +82,7 @@ func TestExportComparison(t *testing.T) {
 	a := reference(t)
 	b := *a
 	b.UUID = "other"
-	runs := []*bench.Run{a, &b}
+	runs := []*rundoc.Run{a, &b}
 	md, err := export.MarkdownText(runs)
 	if err != nil || !strings.Contains(md, "comparison") {
 		t.Errorf("comparison Markdown: %v", err)

@@ -5,13 +5,13 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // writeRunMarkdown writes one run's decode matrix and prefill table as
 // Markdown: the two tables people paste into a forum post. (The history
 // issue's full Markdown report replaces this when engine/report has it.)
-func writeRunMarkdown(w io.Writer, r *bench.Run) error {
+func writeRunMarkdown(w io.Writer, r *rundoc.Run) error {
 	var b strings.Builder
 	title := r.Name
 	if title == "" {
@@ -36,9 +36,9 @@ func writeRunMarkdown(w io.Writer, r *bench.Run) error {
 		}
 		b.WriteString("\n|---|" + strings.Repeat("---|", len(ns)) + "\n")
 		for _, c := range ctxs {
-			fmt.Fprintf(&b, "| %s |", bench.ContextLabel(c))
+			fmt.Fprintf(&b, "| %s |", rundoc.ContextLabel(c))
 			for _, n := range ns {
-				cell := r.Find(bench.PhaseDecode, c, n)
+				cell := r.Find(rundoc.PhaseDecode, c, n)
 				switch {
 				case cell == nil:
 					b.WriteString(" |")
@@ -54,7 +54,7 @@ func writeRunMarkdown(w io.Writer, r *bench.Run) error {
 	if pc := r.PrefillCells(); len(pc) > 0 {
 		b.WriteString("\n## Prefill\n\n| context | prompt tok/s | TTFT ms | status |\n|---|---|---|---|\n")
 		for _, c := range pc {
-			fmt.Fprintf(&b, "| %s | %.0f | %.0f | %s |\n", bench.ContextLabel(c.Context), c.PromptTokS, c.TTFTMs, c.Status)
+			fmt.Fprintf(&b, "| %s | %.0f | %.0f | %s |\n", rundoc.ContextLabel(c.Context), c.PromptTokS, c.TTFTMs, c.Status)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

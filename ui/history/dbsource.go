@@ -3,7 +3,7 @@ package history
 import (
 	"context"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/store"
 )
 
@@ -32,10 +32,10 @@ func (d *DB) List(ctx context.Context) ([]Entry, error) {
 	out := make([]Entry, len(sums))
 	for i, s := range sums {
 		out[i] = Entry{
-			Run: &bench.Run{
+			Run: &rundoc.Run{
 				UUID: s.UUID, Name: s.Name, Tags: s.Tags, CreatedAt: s.CreatedAt, FinishedAt: s.FinishedAt,
 				Status: s.Status, Origin: s.Origin, Simulated: s.Simulated,
-				Server: bench.Server{Model: s.Model, Engine: s.Engine, Version: s.EngineVersion},
+				Server: rundoc.Server{Model: s.Model, Engine: s.Engine, Version: s.EngineVersion},
 			},
 			GPU: s.GPU, Best: s.BestDecodeTokS, Imported: s.Imported,
 		}
@@ -44,7 +44,7 @@ func (d *DB) List(ctx context.Context) ([]Entry, error) {
 }
 
 // Get returns the run complete with its cells and samples.
-func (d *DB) Get(ctx context.Context, id string) (*bench.Run, error) { return d.db.Get(ctx, id) }
+func (d *DB) Get(ctx context.Context, id string) (*rundoc.Run, error) { return d.db.Get(ctx, id) }
 
 // Rename sets a run's name.
 func (d *DB) Rename(ctx context.Context, id, name string) error { return d.db.Rename(ctx, id, name) }
@@ -63,7 +63,7 @@ func (d *DB) SetNotes(ctx context.Context, id, notes string) error {
 func (d *DB) Delete(ctx context.Context, id string) error { return d.db.Delete(ctx, id) }
 
 // Import stores a run read from a file; one already there is left as it is.
-func (d *DB) Import(ctx context.Context, r *bench.Run) (bool, error) {
+func (d *DB) Import(ctx context.Context, r *rundoc.Run) (bool, error) {
 	return d.db.Import(ctx, r)
 }
 
@@ -74,4 +74,4 @@ func (d *DB) Recorder() Recorder { return d.db.Recorder() }
 
 // Add saves a finished run whole (used when its recorder failed part-way,
 // e.g. the disk was full for a moment), replacing what was recorded.
-func (d *DB) Add(ctx context.Context, r *bench.Run) error { return d.db.SaveRun(ctx, r) }
+func (d *DB) Add(ctx context.Context, r *rundoc.Run) error { return d.db.SaveRun(ctx, r) }

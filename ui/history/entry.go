@@ -3,7 +3,7 @@ package history
 import (
 	"strconv"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // Entry is one line of the history table. The database lists runs without
@@ -13,7 +13,7 @@ import (
 type Entry struct {
 	// Run carries the identity and labels (UUID, name, tags, dates, status,
 	// origin, server); its Cells may be empty and its Notes unset.
-	Run *bench.Run
+	Run *rundoc.Run
 	// GPU labels the run's cards ("RTX 3060", "2× RTX 4090"); "" if none.
 	GPU string
 	// Best is the highest total tok/s of a Valid decode cell, 0 if none.
@@ -24,8 +24,8 @@ type Entry struct {
 
 // EntryOf makes the entry of a complete run, computing its figures from
 // its cells.
-func EntryOf(r *bench.Run) Entry {
-	e := Entry{Run: r, Best: best(r), Imported: r.Origin == bench.OriginImported}
+func EntryOf(r *rundoc.Run) Entry {
+	e := Entry{Run: r, Best: best(r), Imported: r.Origin == rundoc.OriginImported}
 	if r.Hardware != nil && len(r.Hardware.GPUs) > 0 {
 		e.GPU = r.Hardware.GPUs[0].Name
 		if n := len(r.Hardware.GPUs); n > 1 {
@@ -38,10 +38,10 @@ func EntryOf(r *bench.Run) Entry {
 // best is the run's highest decode total tok/s over Valid cells: the
 // headline figure, as the history database computes it (a queued cell's
 // rate is real but not what the card sustains with all N in flight).
-func best(r *bench.Run) float64 {
+func best(r *rundoc.Run) float64 {
 	b := 0.0
 	for _, c := range r.Cells {
-		if c.Phase == bench.PhaseDecode && c.Status == bench.StatusValid && c.TotalTokS > b {
+		if c.Phase == rundoc.PhaseDecode && c.Status == rundoc.StatusValid && c.TotalTokS > b {
 			b = c.TotalTokS
 		}
 	}

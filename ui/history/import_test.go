@@ -14,7 +14,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/ui/history"
 )
 
@@ -75,7 +75,7 @@ func dialogText(t *testing.T, w fyne.Window, settled chan struct{}) string {
 	return s
 }
 
-func exported(t *testing.T, r *bench.Run) []byte {
+func exported(t *testing.T, r *rundoc.Run) []byte {
 	t.Helper()
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -96,7 +96,7 @@ func TestImportMessages(t *testing.T) {
 	v, settled := settledView(t, w, history.NewDB(db))
 	w.Resize(fyne.NewSize(1000, 700))
 
-	r.Schema = bench.Schema
+	r.Schema = rundoc.Schema
 	good := exported(t, r)
 	dir := t.TempDir()
 	file := func(name string, data []byte) string {
@@ -106,8 +106,8 @@ func TestImportMessages(t *testing.T) {
 		}
 		return p
 	}
-	other := strings.Replace(string(good), bench.Schema, "something.else/v9", 1)
-	newer := strings.Replace(string(good), bench.Schema, "rigbench.run/v9", 1)
+	other := strings.Replace(string(good), rundoc.Schema, "something.else/v9", 1)
+	newer := strings.Replace(string(good), rundoc.Schema, "rigbench.run/v9", 1)
 	for _, c := range []struct {
 		path      string
 		want, not []string
@@ -138,7 +138,7 @@ func TestImportMessages(t *testing.T) {
 	// short (the reader stops at the limit). Sparse, so the test stays small
 	// on disk.
 	huge := file("huge.json", []byte("{"))
-	if err := os.Truncate(huge, bench.MaxRunJSONBytes+10); err != nil {
+	if err := os.Truncate(huge, rundoc.MaxRunJSONBytes+10); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := history.ImportFile(context.Background(), history.NewDB(db), huge); err == nil ||
@@ -152,8 +152,8 @@ func TestImportMessages(t *testing.T) {
 func TestCompareRefusesRunWithoutCells(t *testing.T) {
 	test.NewTempApp(t)
 	db, r := savedRun(t)
-	failed := &bench.Run{Schema: bench.Schema, UUID: "d5c84cbc-0000-4000-8000-000000000000", Status: bench.RunFailed,
-		Origin: bench.OriginMeasured, CreatedAt: r.CreatedAt, Error: "connection refused"}
+	failed := &rundoc.Run{Schema: rundoc.Schema, UUID: "d5c84cbc-0000-4000-8000-000000000000", Status: rundoc.RunFailed,
+		Origin: rundoc.OriginMeasured, CreatedAt: r.CreatedAt, Error: "connection refused"}
 	if err := db.SaveRun(context.Background(), failed); err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestCompareRefusesRunWithoutCells(t *testing.T) {
 	v.ReloadThen(func() { close(loaded) })
 	wait(t, loaded, "the first load")
 	compared := false
-	v.OnCompare = func([]*bench.Run) { compared = true }
+	v.OnCompare = func([]*rundoc.Run) { compared = true }
 	v.Toggle(r.UUID)
 	v.Toggle(failed.UUID)
 	test.Tap(button(v.Content(), "Compare"))

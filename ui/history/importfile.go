@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // ErrAlreadyInHistory is ImportFile's answer for a run whose UUID the
@@ -24,7 +24,7 @@ var ErrAlreadyInHistory = errors.New("the run is already in the history")
 // schemaFamily is the part of bench.Schema every version of a RigBench run
 // file shares ("rigbench.run/"), which tells another version's file from
 // a file that is no run at all.
-var schemaFamily = bench.Schema[:strings.LastIndex(bench.Schema, "/")+1]
+var schemaFamily = rundoc.Schema[:strings.LastIndex(rundoc.Schema, "/")+1]
 
 // ReadFile reads a run from an exported JSON file or a reference CSV
 // (told apart by the extension). The document is kept as written (the
@@ -32,7 +32,7 @@ var schemaFamily = bench.Schema[:strings.LastIndex(bench.Schema, "/")+1]
 // same file. Its errors are sentences for the import dialog, which
 // capitalises the first letter: they start with words, never with the file
 // name, and say what to do next.
-func ReadFile(path string) (*bench.Run, error) {
+func ReadFile(path string) (*rundoc.Run, error) {
 	name := filepath.Base(path)
 	f, err := os.Open(path)
 	if err != nil {
@@ -52,18 +52,18 @@ func ReadFile(path string) (*bench.Run, error) {
 		}
 		return r, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(f, bench.MaxRunJSONBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, rundoc.MaxRunJSONBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("the file %s could not be read (%v): copy it somewhere local and import it again", name, err)
 	}
-	if len(data) > bench.MaxRunJSONBytes {
+	if len(data) > rundoc.MaxRunJSONBytes {
 		// Read only up to the limit, it would look cut short below.
-		return nil, fmt.Errorf("the file %s is larger than %d MiB, more than any RigBench run: it is not a run file", name, bench.MaxRunJSONBytes>>20)
+		return nil, fmt.Errorf("the file %s is larger than %d MiB, more than any RigBench run: it is not a run file", name, rundoc.MaxRunJSONBytes>>20)
 	}
 	if err := checkRunFile(data); err != nil {
 		return nil, fmt.Errorf("the file %s %w", name, err)
 	}
-	r, err := bench.ReadRun(bytes.NewReader(data))
+	r, err := rundoc.ReadRun(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("the file %s could not be imported: %w", name, err)
 	}
@@ -90,17 +90,17 @@ func checkRunFile(data []byte) error {
 	switch {
 	case probe.Schema == nil:
 		return errors.New(`is not a RigBench run file (it has no "schema" field): pick a .json file that RigBench exported, or a reference .csv`)
-	case *probe.Schema == bench.Schema:
+	case *probe.Schema == rundoc.Schema:
 		return nil
 	case strings.HasPrefix(*probe.Schema, schemaFamily):
-		return fmt.Errorf("comes from another version of RigBench (%q; this one reads %q): update RigBench, or export the run again with this version", *probe.Schema, bench.Schema)
+		return fmt.Errorf("comes from another version of RigBench (%q; this one reads %q): update RigBench, or export the run again with this version", *probe.Schema, rundoc.Schema)
 	}
 	return fmt.Errorf("is not a RigBench run file (its schema is %q): pick a .json file that RigBench exported, or a reference .csv", *probe.Schema)
 }
 
 // ImportFile reads path and stores the run in src. A run already in the
 // history is returned with ErrAlreadyInHistory.
-func ImportFile(ctx context.Context, src Source, path string) (*bench.Run, error) {
+func ImportFile(ctx context.Context, src Source, path string) (*rundoc.Run, error) {
 	r, err := ReadFile(path)
 	if err != nil {
 		return nil, err

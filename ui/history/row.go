@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // columns of the history table.
@@ -52,7 +52,7 @@ func cellText(e Entry, col int, selected bool) string {
 		return ""
 	case 7:
 		s := string(r.Status)
-		if e.Imported || r.Origin == bench.OriginImported {
+		if e.Imported || r.Origin == rundoc.OriginImported {
 			s += ", imported"
 		}
 		return s

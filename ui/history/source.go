@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // Source is where the History view reads and edits runs: the SQLite
@@ -16,27 +16,27 @@ type Source interface {
 	// List returns the runs, newest first; their cells may be left out.
 	List(ctx context.Context) ([]Entry, error)
 	// Get returns one run with every cell.
-	Get(ctx context.Context, uuid string) (*bench.Run, error)
+	Get(ctx context.Context, uuid string) (*rundoc.Run, error)
 	Rename(ctx context.Context, uuid, name string) error
 	SetTags(ctx context.Context, uuid string, tags []string) error
 	SetNotes(ctx context.Context, uuid, notes string) error
 	Delete(ctx context.Context, uuid string) error
 	// Import stores a run read from a file (idempotent by UUID); added is
 	// false when a run with its UUID was already there.
-	Import(ctx context.Context, r *bench.Run) (added bool, err error)
+	Import(ctx context.Context, r *rundoc.Run) (added bool, err error)
 	// Recorder returns a new observer that saves one run as it is
 	// measured, each cell as it finishes, or nil when runs are added after
 	// they finish (Add).
 	Recorder() Recorder
 	// Add keeps a finished run that no recorder saved (or whose recorder
 	// failed), replacing any earlier copy with its UUID.
-	Add(ctx context.Context, r *bench.Run) error
+	Add(ctx context.Context, r *rundoc.Run) error
 }
 
 // Recorder is an observer that writes a run into the history as it goes;
 // Err reports the first write that failed.
 type Recorder interface {
-	bench.Observer
+	rundoc.Observer
 	Err() error
 	// Saved reports whether the run has a row in the history.
 	Saved() bool
@@ -47,7 +47,7 @@ type Recorder interface {
 // export, and the view says they will not be kept.
 type Memory struct {
 	mu       sync.Mutex
-	runs     []*bench.Run
+	runs     []*rundoc.Run
 	imported map[string]bool // UUIDs that came from files
 }
 
@@ -67,7 +67,7 @@ func (m *Memory) List(context.Context) ([]Entry, error) {
 }
 
 // Get returns a run by UUID.
-func (m *Memory) Get(_ context.Context, id string) (*bench.Run, error) {
+func (m *Memory) Get(_ context.Context, id string) (*rundoc.Run, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, r := range m.runs {
@@ -78,7 +78,7 @@ func (m *Memory) Get(_ context.Context, id string) (*bench.Run, error) {
 	return nil, errors.New("that run is no longer in the history")
 }
 
-func (m *Memory) edit(id string, f func(r *bench.Run)) error {
+func (m *Memory) edit(id string, f func(r *rundoc.Run)) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, r := range m.runs {
@@ -92,30 +92,30 @@ func (m *Memory) edit(id string, f func(r *bench.Run)) error {
 
 // Rename sets a run's name.
 func (m *Memory) Rename(_ context.Context, id, name string) error {
-	return m.edit(id, func(r *bench.Run) { r.Name = name })
+	return m.edit(id, func(r *rundoc.Run) { r.Name = name })
 }
 
 // SetTags sets a run's tags.
 func (m *Memory) SetTags(_ context.Context, id string, tags []string) error {
-	return m.edit(id, func(r *bench.Run) { r.Tags = tags })
+	return m.edit(id, func(r *rundoc.Run) { r.Tags = tags })
 }
 
 // SetNotes sets a run's notes.
 func (m *Memory) SetNotes(_ context.Context, id, notes string) error {
-	return m.edit(id, func(r *bench.Run) { r.Notes = notes })
+	return m.edit(id, func(r *rundoc.Run) { r.Notes = notes })
 }
 
 // Delete removes a run.
 func (m *Memory) Delete(_ context.Context, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.runs = slices.DeleteFunc(m.runs, func(r *bench.Run) bool { return r.UUID == id })
+	m.runs = slices.DeleteFunc(m.runs, func(r *rundoc.Run) bool { return r.UUID == id })
 	return nil
 }
 
 // Import adds a run unless one with its UUID is there.
-func (m *Memory) Import(_ context.Context, r *bench.Run) (bool, error) {
-	if err := bench.ValidateRun(r); err != nil {
+func (m *Memory) Import(_ context.Context, r *rundoc.Run) (bool, error) {
+	if err := rundoc.ValidateRun(r); err != nil {
 		return false, err
 	}
 	added := m.keep(r, false)
@@ -134,7 +134,7 @@ func (m *Memory) Import(_ context.Context, r *bench.Run) (bool, error) {
 func (m *Memory) Recorder() Recorder { return nil }
 
 // Add keeps a finished run, replacing an earlier copy with its UUID.
-func (m *Memory) Add(_ context.Context, r *bench.Run) error {
+func (m *Memory) Add(_ context.Context, r *rundoc.Run) error {
 	m.keep(r, true)
 	return nil
 }
@@ -142,7 +142,7 @@ func (m *Memory) Add(_ context.Context, r *bench.Run) error {
 // keep adds r; a run with the same UUID is replaced when replace is set
 // and otherwise left as it is (Import is idempotent). It reports whether r
 // was new.
-func (m *Memory) keep(r *bench.Run, replace bool) bool {
+func (m *Memory) keep(r *rundoc.Run, replace bool) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i, x := range m.runs {

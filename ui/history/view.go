@@ -14,8 +14,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // View is the History view. Its methods must run on the Fyne goroutine.
@@ -33,9 +33,9 @@ type View struct {
 
 	// OnShow opens a run in Results; OnCompare compares the selection;
 	// OnExport exports it.
-	OnShow    func(*bench.Run)
-	OnCompare func([]*bench.Run)
-	OnExport  func([]*bench.Run)
+	OnShow    func(*rundoc.Run)
+	OnCompare func([]*rundoc.Run)
+	OnExport  func([]*rundoc.Run)
 	// OnEdited is called after a rename, tag, note or delete has been
 	// written and the list reloaded (tests wait on it).
 	OnEdited func()
@@ -120,7 +120,7 @@ func (v *View) ReloadThen(done func()) {
 }
 
 // Set shows runs directly (the caller loaded them).
-func (v *View) Set(runs []*bench.Run) {
+func (v *View) Set(runs []*rundoc.Run) {
 	v.all = v.all[:0]
 	for _, r := range runs {
 		v.all = append(v.all, EntryOf(r))
@@ -130,8 +130,8 @@ func (v *View) Set(runs []*bench.Run) {
 
 // Shown returns the runs the table lists, in order (from the database
 // without their cells).
-func (v *View) Shown() []*bench.Run {
-	out := make([]*bench.Run, len(v.shown))
+func (v *View) Shown() []*rundoc.Run {
+	out := make([]*rundoc.Run, len(v.shown))
 	for i, e := range v.shown {
 		out[i] = e.Run
 	}
@@ -158,8 +158,8 @@ func (v *View) Cell(row, col int) string {
 func (v *View) SetFilter(s string) { v.filter.SetText(s) }
 
 // Selected returns the selected runs, in the order picked.
-func (v *View) Selected() []*bench.Run {
-	var out []*bench.Run
+func (v *View) Selected() []*rundoc.Run {
+	var out []*rundoc.Run
 	for _, id := range v.selected {
 		for _, e := range v.all {
 			if e.Run.UUID == id {
@@ -233,7 +233,7 @@ func (v *View) applyFilter() {
 }
 
 // full loads the selected runs with their cells, off the UI goroutine.
-func (v *View) full(least int, then func([]*bench.Run)) {
+func (v *View) full(least int, then func([]*rundoc.Run)) {
 	sel := v.Selected()
 	if len(sel) < least {
 		if least == 2 {
@@ -244,10 +244,10 @@ func (v *View) full(least int, then func([]*bench.Run)) {
 		return
 	}
 	go func() {
-		var out []*bench.Run
+		var out []*rundoc.Run
 		var err error
 		for _, r := range sel {
-			var g *bench.Run
+			var g *rundoc.Run
 			if g, err = v.src.Get(context.Background(), r.UUID); err != nil {
 				break
 			}
@@ -265,7 +265,7 @@ func (v *View) full(least int, then func([]*bench.Run)) {
 }
 
 func (v *View) show() {
-	v.full(1, func(rs []*bench.Run) {
+	v.full(1, func(rs []*rundoc.Run) {
 		if v.OnShow != nil {
 			v.OnShow(rs[len(rs)-1])
 		}
@@ -273,7 +273,7 @@ func (v *View) show() {
 }
 
 func (v *View) compare() {
-	v.full(2, func(rs []*bench.Run) {
+	v.full(2, func(rs []*rundoc.Run) {
 		for _, r := range rs {
 			if len(r.Cells) == 0 {
 				dialog.ShowInformation("Nothing to compare",
@@ -288,7 +288,7 @@ func (v *View) compare() {
 }
 
 func (v *View) export() {
-	v.full(1, func(rs []*bench.Run) {
+	v.full(1, func(rs []*rundoc.Run) {
 		if v.OnExport != nil {
 			v.OnExport(rs)
 		}
@@ -296,7 +296,7 @@ func (v *View) export() {
 }
 
 // one returns the single selected run for edits, or says to pick one.
-func (v *View) one() *bench.Run {
+func (v *View) one() *rundoc.Run {
 	sel := v.Selected()
 	if len(sel) != 1 {
 		dialog.ShowInformation("Pick one run", "Tick exactly one run to edit it.", v.win)
@@ -307,16 +307,16 @@ func (v *View) one() *bench.Run {
 
 // oneFull loads the single selected run complete (the list leaves notes
 // out) off the UI goroutine and hands it to then.
-func (v *View) oneFull(then func(*bench.Run)) {
+func (v *View) oneFull(then func(*rundoc.Run)) {
 	if v.one() == nil {
 		return
 	}
-	v.full(1, func(rs []*bench.Run) { then(rs[0]) })
+	v.full(1, func(rs []*rundoc.Run) { then(rs[0]) })
 }
 
 func (v *View) rename() { v.oneFull(v.renameDialog) }
 
-func (v *View) renameDialog(r *bench.Run) {
+func (v *View) renameDialog(r *rundoc.Run) {
 	e := widget.NewEntry()
 	e.SetText(r.Name)
 	dialog.ShowForm("Rename run", "Rename", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", e)}, func(ok bool) {
@@ -328,7 +328,7 @@ func (v *View) renameDialog(r *bench.Run) {
 
 func (v *View) annotate() { v.oneFull(v.annotateDialog) }
 
-func (v *View) annotateDialog(r *bench.Run) {
+func (v *View) annotateDialog(r *rundoc.Run) {
 	tags := widget.NewEntry()
 	tags.SetText(strings.Join(r.Tags, ", "))
 	notes := widget.NewMultiLineEntry()
@@ -367,7 +367,7 @@ func (v *View) deleteSelected() {
 }
 
 // Delete removes runs without asking (the confirmation is the caller's).
-func (v *View) Delete(runs []*bench.Run) {
+func (v *View) Delete(runs []*rundoc.Run) {
 	// Cleared before the edit starts: its reload redraws the table, which
 	// reads the selection.
 	v.selected = nil
@@ -402,7 +402,7 @@ func (v *View) settle() {
 
 // runLabel names a run in a sentence: its name, else its model, else
 // "Run" and the start of its UUID.
-func runLabel(r *bench.Run) string {
+func runLabel(r *rundoc.Run) string {
 	switch {
 	case r == nil:
 		return "the run"
@@ -432,7 +432,7 @@ func (v *View) ImportDialog() {
 
 // Import imports a file off the UI goroutine; done (may be nil) gets the
 // run or the error on the Fyne goroutine after the list is reloaded.
-func (v *View) Import(path string, done func(*bench.Run, error)) {
+func (v *View) Import(path string, done func(*rundoc.Run, error)) {
 	go func() {
 		r, err := ImportFile(context.Background(), v.src, path)
 		runs, lerr := v.src.List(context.Background())

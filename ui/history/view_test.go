@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/google/uuid"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/store"
 	"github.com/rigbench/rigbench/ui/history"
@@ -20,7 +20,7 @@ import (
 
 // savedRun puts one finished run into a fresh SQLite history in a temp
 // folder and returns the history and the run.
-func savedRun(t *testing.T) (*store.DB, *bench.Run) {
+func savedRun(t *testing.T) (*store.DB, *rundoc.Run) {
 	t.Helper()
 	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "history.db"))
 	if err != nil {
@@ -28,13 +28,13 @@ func savedRun(t *testing.T) (*store.DB, *bench.Run) {
 	}
 	t.Cleanup(func() { db.Close() })
 	created := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	r := &bench.Run{Schema: bench.Schema, UUID: uuid.NewString(), Name: "baseline", CreatedAt: created, FinishedAt: created.Add(time.Hour),
-		Status: bench.RunComplete, Origin: bench.OriginMeasured,
-		Server:   bench.Server{Model: "acme/agent-4b", Engine: "vllm", Version: "0.11.0"},
+	r := &rundoc.Run{Schema: rundoc.Schema, UUID: uuid.NewString(), Name: "baseline", CreatedAt: created, FinishedAt: created.Add(time.Hour),
+		Status: rundoc.RunComplete, Origin: rundoc.OriginMeasured,
+		Server:   rundoc.Server{Model: "acme/agent-4b", Engine: "vllm", Version: "0.11.0"},
 		Hardware: &hardware.Snapshot{GPUs: []hardware.GPU{{Name: "NVIDIA GeForce RTX 3060"}}},
-		Cells: []bench.Cell{
-			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 1, Status: bench.StatusValid, TotalTokS: 50.3},
-			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 32, Status: bench.StatusValid, TotalTokS: 890.6},
+		Cells: []rundoc.Cell{
+			{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 50.3},
+			{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 32, Status: rundoc.StatusValid, TotalTokS: 890.6},
 		}}
 	if err := db.SaveRun(context.Background(), r); err != nil {
 		t.Fatal(err)

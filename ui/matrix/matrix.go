@@ -11,7 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // cellSize is the smallest size of one matrix cell: room for "1234.5 tok/s"
@@ -24,7 +24,7 @@ type Matrix struct {
 	widget.BaseWidget
 
 	grid    *fyne.Container
-	run     *bench.Run
+	run     *rundoc.Run
 	ctxs    []int
 	ns      []int
 	views   map[[2]int]*cellView
@@ -55,7 +55,7 @@ func (m *Matrix) CreateRenderer() fyne.WidgetRenderer {
 // SetRun shows r (nil clears). The grid is rebuilt only when the axes
 // change; otherwise cells are repainted in place, which keeps live updates
 // cheap.
-func (m *Matrix) SetRun(r *bench.Run) {
+func (m *Matrix) SetRun(r *rundoc.Run) {
 	m.run = r
 	if r == nil {
 		m.ctxs, m.ns = nil, nil
@@ -114,7 +114,7 @@ func (m *Matrix) rebuild() {
 		objs = append(objs, header("N="+itoa(n)))
 	}
 	for _, c := range m.ctxs {
-		objs = append(objs, header(bench.ContextLabel(c)))
+		objs = append(objs, header(rundoc.ContextLabel(c)))
 		for _, n := range m.ns {
 			v := &cellView{bg: canvas.NewRectangle(pendingFill), l1: canvas.NewText("", nil), l2: canvas.NewText("", nil)}
 			v.bg.SetMinSize(cellSize)
@@ -138,7 +138,7 @@ func (m *Matrix) paint() {
 	hi := decodeMax(m.run)
 	fg := theme.Color(theme.ColorNameForeground)
 	for k, v := range m.views {
-		c := m.run.Find(bench.PhaseDecode, k[0], k[1])
+		c := m.run.Find(rundoc.PhaseDecode, k[0], k[1])
 		running := m.active && m.running == k && (c == nil || c.Status == "")
 		v.l1.Text, v.l2.Text = CellLines(c, running)
 		if c == nil && !running {

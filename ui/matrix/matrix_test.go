@@ -5,19 +5,19 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/ui/matrix"
 )
 
 // run is a 2×2 decode matrix: two Valid cells at context 0, a queued one
 // and one over capacity at 32K.
-func run() *bench.Run {
-	return &bench.Run{Cells: []bench.Cell{
-		{Phase: bench.PhaseDecode, Context: 0, Concurrency: 1, Status: bench.StatusValid, TotalTokS: 50.3, TTFTMs: 81},
-		{Phase: bench.PhaseDecode, Context: 0, Concurrency: 32, Status: bench.StatusValid, TotalTokS: 890.6, TTFTMs: 2368},
-		{Phase: bench.PhaseDecode, Context: 32768, Concurrency: 1, Status: bench.StatusQueued, TotalTokS: 40.2, TTFTMs: 4100},
-		{Phase: bench.PhaseDecode, Context: 32768, Concurrency: 32, Status: bench.StatusOverCapacity},
+func run() *rundoc.Run {
+	return &rundoc.Run{Cells: []rundoc.Cell{
+		{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 50.3, TTFTMs: 81},
+		{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 32, Status: rundoc.StatusValid, TotalTokS: 890.6, TTFTMs: 2368},
+		{Phase: rundoc.PhaseDecode, Context: 32768, Concurrency: 1, Status: rundoc.StatusQueued, TotalTokS: 40.2, TTFTMs: 4100},
+		{Phase: rundoc.PhaseDecode, Context: 32768, Concurrency: 32, Status: rundoc.StatusOverCapacity},
 	}}
 }
 
@@ -59,7 +59,7 @@ func TestShadeAndRunningMark(t *testing.T) {
 	r := run()
 	hi, slowest := 0.0, r.Cells[0].TotalTokS
 	for _, c := range r.Cells {
-		if c.Phase == bench.PhaseDecode && c.Status.Ran() {
+		if c.Phase == rundoc.PhaseDecode && c.Status.Ran() {
 			hi = max(hi, c.TotalTokS)
 		}
 	}
@@ -72,7 +72,7 @@ func TestShadeAndRunningMark(t *testing.T) {
 	// A live run: the plan has the cell, no figures yet.
 	live := run()
 	live.Cells = live.Cells[:1]
-	live.Plan = bench.Plan{Contexts: []int{0, 32768}, Concurrency: []int{1, 32}}
+	live.Plan = rundoc.Plan{Contexts: []int{0, 32768}, Concurrency: []int{1, 32}}
 	m.SetPendingText("will run")
 	m.SetRun(live)
 	if l1, _, ok := m.Lines(0, 32); !ok || l1 != "will run" {

@@ -3,7 +3,7 @@ package matrix
 import (
 	"fmt"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // CellLines is what a matrix cell says, in two lines: "890.6 tok/s" and
@@ -11,7 +11,7 @@ import (
 // did not ("Over capacity"), "…" for the cell being measured and empty
 // lines for a planned cell. A queued cell says so on its second line,
 // because its throughput is not a like-for-like figure.
-func CellLines(c *bench.Cell, running bool) (string, string) {
+func CellLines(c *rundoc.Cell, running bool) (string, string) {
 	switch {
 	case running:
 		return "measuring…", ""
@@ -19,7 +19,7 @@ func CellLines(c *bench.Cell, running bool) (string, string) {
 		return "", ""
 	case c.Status.Ran():
 		second := fmt.Sprintf("TTFT %.0f ms", c.TTFTMs)
-		if c.Status == bench.StatusQueued {
+		if c.Status == rundoc.StatusQueued {
 			second = "queued · " + second
 		}
 		return fmt.Sprintf("%.1f tok/s", c.TotalTokS), second
@@ -30,10 +30,10 @@ func CellLines(c *bench.Cell, running bool) (string, string) {
 
 // decodeMax is the largest total tok/s among the run's measured decode
 // cells, the top of the colour scale (0 when none has run).
-func decodeMax(r *bench.Run) float64 {
+func decodeMax(r *rundoc.Run) float64 {
 	hi := 0.0
 	for _, c := range r.Cells {
-		if c.Phase == bench.PhaseDecode && c.Status.Ran() {
+		if c.Phase == rundoc.PhaseDecode && c.Status.Ran() {
 			hi = max(hi, c.TotalTokS)
 		}
 	}

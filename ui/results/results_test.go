@@ -6,7 +6,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/results"
 )
@@ -17,12 +17,12 @@ const (
 	colTokS    = 4
 )
 
-func run() *bench.Run {
-	return &bench.Run{UUID: "0b7c6a52-8f7e-4b53-9d4e-2f1b3c4d5e6f", Simulated: true, Server: bench.Server{Model: "sim/model"},
-		Status: bench.RunComplete, Cells: []bench.Cell{
-			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 1, Status: bench.StatusValid, TotalTokS: 50.3, TTFTMs: 81},
-			{Phase: bench.PhaseDecode, Context: 0, Concurrency: 32, Status: bench.StatusValid, TotalTokS: 890.6, TTFTMs: 2368},
-			{Phase: bench.PhaseDecode, Context: 1024, Concurrency: 1, Status: bench.StatusValid, TotalTokS: 48.1, TTFTMs: 140},
+func run() *rundoc.Run {
+	return &rundoc.Run{UUID: "0b7c6a52-8f7e-4b53-9d4e-2f1b3c4d5e6f", Simulated: true, Server: rundoc.Server{Model: "sim/model"},
+		Status: rundoc.RunComplete, Cells: []rundoc.Cell{
+			{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 50.3, TTFTMs: 81},
+			{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 32, Status: rundoc.StatusValid, TotalTokS: 890.6, TTFTMs: 2368},
+			{Phase: rundoc.PhaseDecode, Context: 1024, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 48.1, TTFTMs: 140},
 		}}
 }
 
@@ -53,7 +53,7 @@ func TestMeasurementsSort(t *testing.T) {
 		t.Errorf("descending by tok/s: %s", got)
 	}
 	v.SortBy(colContext)
-	if got := column(v.Rows(), colContext); got[2] != bench.ContextLabel(1024) {
+	if got := column(v.Rows(), colContext); got[2] != rundoc.ContextLabel(1024) {
 		t.Errorf("ascending by context ends with %q", got[2])
 	}
 }
@@ -80,7 +80,7 @@ func TestSimulatedRunLabelled(t *testing.T) {
 func TestFailedRunShowsErrorAndServer(t *testing.T) {
 	test.NewTempApp(t)
 	v := results.New()
-	r := &bench.Run{UUID: "d5c84cbc-0000-4000-8000-000000000000", Status: bench.RunFailed,
+	r := &rundoc.Run{UUID: "d5c84cbc-0000-4000-8000-000000000000", Status: rundoc.RunFailed,
 		Error:    "connecting to http://127.0.0.1:9/v1: connection refused",
 		Hardware: &hardware.Snapshot{GPUAbsentReason: "no NVIDIA driver found (libnvidia-ml.so.1)"}}
 	done := make(chan struct{})
@@ -107,16 +107,16 @@ func TestFailedRunShowsErrorAndServer(t *testing.T) {
 func TestHeaderGPUWording(t *testing.T) {
 	none := &hardware.Snapshot{GPUAbsentReason: "no NVIDIA driver found (libnvidia-ml.so.1)"}
 	card := &hardware.Snapshot{GPUs: []hardware.GPU{{Name: "NVIDIA GeForce RTX 3060"}}}
-	launched := &bench.Launch{Image: "vllm/vllm-openai:latest"}
+	launched := &rundoc.Launch{Image: "vllm/vllm-openai:latest"}
 	for _, c := range []struct {
-		r         bench.Run
+		r         rundoc.Run
 		want, not string
 	}{
-		{bench.Run{Hardware: none, Launch: launched}, "GPU: none detected on this computer", "libnvidia"},
-		{bench.Run{Hardware: none}, "endpoint's GPU not recorded", "libnvidia"},
-		{bench.Run{Hardware: card}, "this computer: ", ""},
-		{bench.Run{Hardware: card, Launch: launched}, "RTX 3060", "this computer"},
-		{bench.Run{Hardware: card, Origin: bench.OriginImported}, "RTX 3060", "this computer"},
+		{rundoc.Run{Hardware: none, Launch: launched}, "GPU: none detected on this computer", "libnvidia"},
+		{rundoc.Run{Hardware: none}, "endpoint's GPU not recorded", "libnvidia"},
+		{rundoc.Run{Hardware: card}, "this computer: ", ""},
+		{rundoc.Run{Hardware: card, Launch: launched}, "RTX 3060", "this computer"},
+		{rundoc.Run{Hardware: card, Origin: rundoc.OriginImported}, "RTX 3060", "this computer"},
 	} {
 		got := results.Summary(&c.r)
 		if !strings.Contains(got, c.want) || (c.not != "" && strings.Contains(got, c.not)) {

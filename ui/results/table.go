@@ -6,13 +6,13 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // table is the sortable table of all measurements. Tapping a header sorts
 // by that column; tapping it again reverses the order.
 type table struct {
-	cells   []bench.Cell
+	cells   []rundoc.Cell
 	sortCol int
 	desc    bool
 	t       *widget.Table
@@ -57,7 +57,7 @@ func newTable() *table {
 	return tb
 }
 
-func (tb *table) set(cells []bench.Cell) {
+func (tb *table) set(cells []rundoc.Cell) {
 	tb.cells = slices.Clone(cells)
 	tb.sort()
 	tb.t.Refresh()
@@ -79,7 +79,7 @@ func (tb *table) sort() {
 		return
 	}
 	less := columns[tb.sortCol].less
-	slices.SortStableFunc(tb.cells, func(a, b bench.Cell) int {
+	slices.SortStableFunc(tb.cells, func(a, b rundoc.Cell) int {
 		if tb.desc {
 			return less(b, a)
 		}

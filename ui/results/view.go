@@ -8,8 +8,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/ui/chartview"
 	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/matrix"
@@ -17,7 +17,7 @@ import (
 
 // View is the Results view. Its methods must run on the Fyne goroutine.
 type View struct {
-	run      *bench.Run
+	run      *rundoc.Run
 	title    *widget.Label
 	summary  *widget.Label
 	badge    *widget.Label
@@ -26,12 +26,12 @@ type View struct {
 	empty    *widget.Label
 	mx       *matrix.Matrix
 	prefill  *widget.Table
-	pcells   []bench.Cell
+	pcells   []rundoc.Cell
 	all      *table
 	charts   *chartview.Gallery
 	tabs     *container.AppTabs
 	content  fyne.CanvasObject
-	Exporter func(*bench.Run)
+	Exporter func(*rundoc.Run)
 }
 
 // New returns an empty Results view.
@@ -84,7 +84,7 @@ func New() *View {
 func (v *View) Content() fyne.CanvasObject { return v.content }
 
 // Run is the run shown (nil when none).
-func (v *View) Run() *bench.Run { return v.run }
+func (v *View) Run() *rundoc.Run { return v.run }
 
 // Matrix is the decode matrix of the run shown.
 func (v *View) Matrix() *matrix.Matrix { return v.mx }
@@ -107,7 +107,7 @@ func (v *View) Rows() [][]string {
 func (v *View) SortBy(i int) { v.all.SortBy(i) }
 
 // SetRun shows r; chartsDone (may be nil) runs when the charts are drawn.
-func (v *View) SetRun(r *bench.Run, chartsDone func()) {
+func (v *View) SetRun(r *rundoc.Run, chartsDone func()) {
 	v.run = r
 	v.failure.Hide()
 	v.server.Hide()
@@ -137,7 +137,7 @@ func (v *View) SetRun(r *bench.Run, chartsDone func()) {
 		v.server.SetText(ServerText(r))
 		v.server.Show()
 	}
-	if len(r.Cells) == 0 && r.Status != bench.RunRunning {
+	if len(r.Cells) == 0 && r.Status != rundoc.RunRunning {
 		v.tabs.Hide()
 		v.empty.Show()
 	}
@@ -146,7 +146,7 @@ func (v *View) SetRun(r *bench.Run, chartsDone func()) {
 	v.pcells = r.PrefillCells()
 	v.prefill.Refresh()
 	v.all.set(r.Cells)
-	v.charts.Set([]*bench.Run{r}, chartsDone)
+	v.charts.Set([]*rundoc.Run{r}, chartsDone)
 }
 
 // Failed is the stored error as shown ("" when the run has none).
@@ -172,10 +172,10 @@ func (v *View) Empty() bool { return v.empty.Visible() }
 // ChartsRendered is how many charts hold a drawing.
 func (v *View) ChartsRendered() int { return v.charts.Rendered() }
 
-func prefillText(c bench.Cell, col int) string {
+func prefillText(c rundoc.Cell, col int) string {
 	switch col {
 	case 0:
-		return bench.ContextLabel(c.Context)
+		return rundoc.ContextLabel(c.Context)
 	case 1:
 		return num(c.PromptTokS, 0)
 	case 2:
@@ -186,7 +186,7 @@ func prefillText(c bench.Cell, col int) string {
 }
 
 // Title names a run in one line, with "(simulated)" for demo runs.
-func Title(r *bench.Run) string {
+func Title(r *rundoc.Run) string {
 	name := r.Name
 	if name == "" {
 		name = r.Server.Model
@@ -201,7 +201,7 @@ func Title(r *bench.Run) string {
 }
 
 // Summary is the run's GPU, engine, date and status in one line.
-func Summary(r *bench.Run) string {
+func Summary(r *rundoc.Run) string {
 	var parts []string
 	if hw := HardwareText(r); hw != "" {
 		parts = append(parts, hw)
@@ -220,7 +220,7 @@ func Summary(r *bench.Run) string {
 		parts = append(parts, r.CreatedAt.Local().Format("2006-01-02 15:04"))
 	}
 	parts = append(parts, string(r.Status))
-	if r.Origin == bench.OriginImported {
+	if r.Origin == rundoc.OriginImported {
 		parts = append(parts, "imported")
 	}
 	return strings.Join(parts, " · ")
@@ -230,12 +230,12 @@ func Summary(r *bench.Run) string {
 // the computer RigBench ran on: for a run against an existing endpoint
 // that is not the server's card, so it is not passed off as one, and a
 // computer without a GPU reads "none detected", not the driver's error.
-func HardwareText(r *bench.Run) string {
+func HardwareText(r *rundoc.Run) string {
 	hw := r.Hardware
 	if hw == nil {
 		return ""
 	}
-	imported := r.Origin == bench.OriginImported
+	imported := r.Origin == rundoc.OriginImported
 	endpoint := r.Launch == nil && !r.Simulated && !imported
 	switch {
 	case len(hw.GPUs) > 0 && endpoint:
@@ -253,7 +253,7 @@ func HardwareText(r *bench.Run) string {
 }
 
 // Failure is the stored error of a run as one sentence.
-func Failure(r *bench.Run) string {
+func Failure(r *rundoc.Run) string {
 	e := strings.TrimSpace(r.Error)
 	if e == "" {
 		return ""
@@ -266,7 +266,7 @@ func Failure(r *bench.Run) string {
 
 // ServerText says which server the run talked to. The run document keeps
 // no endpoint address (see the error for it), only how it was started.
-func ServerText(r *bench.Run) string {
+func ServerText(r *rundoc.Run) string {
 	model := r.Server.Model
 	if model == "" && r.Launch != nil {
 		model = r.Launch.Model

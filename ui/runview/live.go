@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // sparkPoints bounds the sparkline history: at one sample a second this is
@@ -25,7 +25,7 @@ type live struct {
 
 // snapshot is what one repaint shows.
 type snapshot struct {
-	run          bench.Run
+	run          rundoc.Run
 	started      bool
 	current      [2]int
 	measuring    bool
@@ -36,16 +36,16 @@ type snapshot struct {
 	power, clock []float64
 }
 
-var _ bench.Observer = (*live)(nil)
+var _ rundoc.Observer = (*live)(nil)
 
 // Observe records one event.
-func (l *live) Observe(e bench.Event) {
+func (l *live) Observe(e rundoc.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.dirty = true
 	// The run-done event counts the cells finished, not those planned: a
 	// run that stopped part-way must not read as 100%.
-	if e.Total > 0 && e.Kind != bench.EventRunDone {
+	if e.Total > 0 && e.Kind != rundoc.EventRunDone {
 		l.s.index, l.s.total = e.Index, e.Total
 	}
 	if e.Elapsed > 0 {
@@ -55,21 +55,21 @@ func (l *live) Observe(e bench.Event) {
 		l.s.message = e.Message
 	}
 	switch e.Kind {
-	case bench.EventRunStarted:
+	case rundoc.EventRunStarted:
 		if e.Run != nil {
 			cells := l.s.run.Cells
 			l.s.run = *e.Run
 			l.s.run.Cells = cells
 		}
 		l.s.started = true
-	case bench.EventCellStarted:
-		if e.Cell != nil && e.Cell.Phase == bench.PhaseDecode {
+	case rundoc.EventCellStarted:
+		if e.Cell != nil && e.Cell.Phase == rundoc.PhaseDecode {
 			l.s.current, l.s.measuring = [2]int{e.Cell.Context, e.Cell.Concurrency}, true
 		}
 		l.s.liveTokS = 0
-	case bench.EventCellProgress:
+	case rundoc.EventCellProgress:
 		l.s.liveTokS = e.LiveTokS
-	case bench.EventCellDone:
+	case rundoc.EventCellDone:
 		if e.Cell != nil {
 			c := *e.Cell
 			l.s.run.Cells = append(l.s.run.Cells, c)
@@ -77,7 +77,7 @@ func (l *live) Observe(e bench.Event) {
 			l.s.index = e.Index + 1
 		}
 		l.s.measuring = false
-	case bench.EventRunDone:
+	case rundoc.EventRunDone:
 		if e.Run != nil {
 			l.s.run.Status = e.Run.Status
 			l.s.run.Error = e.Run.Error
@@ -90,7 +90,7 @@ func (l *live) Observe(e bench.Event) {
 // addTelemetry appends a finished cell's GPU samples to the sparklines:
 // power summed over GPUs at each sample time (as GPUStats does) and the
 // mean SM clock across GPUs.
-func (l *live) addTelemetry(c bench.Cell) {
+func (l *live) addTelemetry(c rundoc.Cell) {
 	type agg struct {
 		power, clock float64
 		n            int
@@ -132,7 +132,7 @@ func (l *live) take() (snapshot, bool) {
 	}
 	l.dirty = false
 	s := l.s
-	s.run.Cells = append([]bench.Cell(nil), l.s.run.Cells...)
+	s.run.Cells = append([]rundoc.Cell(nil), l.s.run.Cells...)
 	s.power = append([]float64(nil), l.s.power...)
 	s.clock = append([]float64(nil), l.s.clock...)
 	return s, true

@@ -11,17 +11,18 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/ui/runview"
 )
 
 // fake is a StartFunc that sends events and returns run and err.
 type fake struct {
-	events []bench.Event
-	run    *bench.Run
+	events []rundoc.Event
+	run    *rundoc.Run
 	err    error
 }
 
-func (f *fake) start(_ context.Context, _ bench.Plan, obs bench.Observer) (*bench.Run, error) {
+func (f *fake) start(_ context.Context, _ rundoc.Plan, obs rundoc.Observer) (*rundoc.Run, error) {
 	for _, e := range f.events {
 		obs.Observe(e)
 	}
@@ -37,11 +38,11 @@ func newView(t *testing.T) (*runview.View, *fake) {
 
 // runWith starts v with the fake sending events and returning run and err,
 // and waits for the outcome.
-func runWith(t *testing.T, v *runview.View, f *fake, events []bench.Event, run *bench.Run, err error) {
+func runWith(t *testing.T, v *runview.View, f *fake, events []rundoc.Event, run *rundoc.Run, err error) {
 	t.Helper()
 	f.events, f.run, f.err = events, run, err
 	ended := make(chan struct{})
-	v.OnFinished = func(*bench.Run, error) { close(ended) }
+	v.OnFinished = func(*rundoc.Run, error) { close(ended) }
 	v.Start()
 	select {
 	case <-ended:
@@ -50,12 +51,12 @@ func runWith(t *testing.T, v *runview.View, f *fake, events []bench.Event, run *
 	}
 }
 
-func plan22() bench.Plan {
-	return bench.Plan{Contexts: []int{0, 1024}, Concurrency: []int{1, 2}, DurationS: 10, MaxOutput: 64}
+func plan22() rundoc.Plan {
+	return rundoc.Plan{Contexts: []int{0, 1024}, Concurrency: []int{1, 2}, DurationS: 10, MaxOutput: 64}
 }
 
-func measured(c, n int) bench.Cell {
-	return bench.Cell{Phase: bench.PhaseDecode, Context: c, Concurrency: n, Status: bench.StatusValid, TotalTokS: 50, TTFTMs: 100}
+func measured(c, n int) rundoc.Cell {
+	return rundoc.Cell{Phase: rundoc.PhaseDecode, Context: c, Concurrency: n, Status: rundoc.StatusValid, TotalTokS: 50, TTFTMs: 100}
 }
 
 // A run that stops part-way shows the progress it made, keeps the plan's
@@ -65,14 +66,14 @@ func TestStoppedRunKeepsGridAndProgress(t *testing.T) {
 	v, f := newView(t)
 	v.SetPlanText("0, 1K", "1, 2", "", "10", "64")
 	cell := measured(0, 1)
-	failed := bench.Cell{Phase: bench.PhaseDecode, Context: 0, Concurrency: 2, Status: bench.StatusFailed,
+	failed := rundoc.Cell{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 2, Status: rundoc.StatusFailed,
 		Reason: "warm-up failed: cannot reach the server at http://127.0.0.1:18000: check that it is running and the URL is right\ncannot reach the server at http://127.0.0.1:18000: check that it is running and the URL is right"}
-	doc := &bench.Run{Plan: plan22(), Status: bench.RunFailed, Cells: []bench.Cell{cell, failed}}
-	events := []bench.Event{
-		{Kind: bench.EventRunStarted, Run: &bench.Run{Plan: plan22()}, Total: 4},
-		{Kind: bench.EventCellDone, Cell: &cell, Index: 0, Total: 4},
-		{Kind: bench.EventCellDone, Cell: &failed, Index: 1, Total: 4},
-		{Kind: bench.EventRunDone, Run: doc, Index: 2, Total: 2},
+	doc := &rundoc.Run{Plan: plan22(), Status: rundoc.RunFailed, Cells: []rundoc.Cell{cell, failed}}
+	events := []rundoc.Event{
+		{Kind: rundoc.EventRunStarted, Run: &rundoc.Run{Plan: plan22()}, Total: 4},
+		{Kind: rundoc.EventCellDone, Cell: &cell, Index: 0, Total: 4},
+		{Kind: rundoc.EventCellDone, Cell: &failed, Index: 1, Total: 4},
+		{Kind: rundoc.EventRunDone, Run: doc, Index: 2, Total: 2},
 	}
 	err := fmt.Errorf("2 %w (last: count prompt tokens: cannot reach the server at http://127.0.0.1:18000: check that it is running and the URL is right); stopping: is the server still running?", bench.ErrTooManyFailures)
 	runWith(t, v, f, events, doc, err)
@@ -98,8 +99,8 @@ func TestRunFailingAtOnceKeepsPlanGrid(t *testing.T) {
 	v, f := newView(t)
 	v.SetPlanText("0, 1K", "1, 2", "", "10", "64")
 	// The session's document when discovery failed: no plan, no cells.
-	doc := &bench.Run{Status: bench.RunFailed}
-	runWith(t, v, f, []bench.Event{{Kind: bench.EventRunDone, Run: doc}}, doc,
+	doc := &rundoc.Run{Status: rundoc.RunFailed}
+	runWith(t, v, f, []rundoc.Event{{Kind: rundoc.EventRunDone, Run: doc}}, doc,
 		errors.New("cannot reach the server at http://127.0.0.1:18999: check that it is running and the URL is right"))
 	if p := v.Progress(); p != 0 {
 		t.Errorf("progress = %v, want 0", p)
@@ -135,8 +136,8 @@ func TestRefusedStartKeepsPreview(t *testing.T) {
 func TestCancelBeforeAnyCell(t *testing.T) {
 	v, f := newView(t)
 	v.SetPlanText("0, 1K", "1, 2", "", "10", "64")
-	doc := &bench.Run{Plan: plan22(), Status: bench.RunCancelled}
-	runWith(t, v, f, []bench.Event{{Kind: bench.EventRunStarted, Run: &bench.Run{Plan: plan22()}, Total: 4}, {Kind: bench.EventRunDone, Run: doc}}, doc, context.Canceled)
+	doc := &rundoc.Run{Plan: plan22(), Status: rundoc.RunCancelled}
+	runWith(t, v, f, []rundoc.Event{{Kind: rundoc.EventRunStarted, Run: &rundoc.Run{Plan: plan22()}, Total: 4}, {Kind: rundoc.EventRunDone, Run: doc}}, doc, context.Canceled)
 	if s := v.Status(); s != "Run cancelled before any cell was measured." {
 		t.Errorf("status = %q", s)
 	}
@@ -149,13 +150,13 @@ func TestCancelBeforeAnyCell(t *testing.T) {
 func TestCompleteRunFillsProgress(t *testing.T) {
 	v, f := newView(t)
 	v.SetPlanText("0", "1", "", "10", "64")
-	p := bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 10, MaxOutput: 64}
+	p := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 10, MaxOutput: 64}
 	cell := measured(0, 1)
-	doc := &bench.Run{Plan: p, Status: bench.RunComplete, Cells: []bench.Cell{cell}}
-	runWith(t, v, f, []bench.Event{
-		{Kind: bench.EventRunStarted, Run: &bench.Run{Plan: p}, Total: 1},
-		{Kind: bench.EventCellDone, Cell: &cell, Index: 0, Total: 1},
-		{Kind: bench.EventRunDone, Run: doc, Index: 1, Total: 1},
+	doc := &rundoc.Run{Plan: p, Status: rundoc.RunComplete, Cells: []rundoc.Cell{cell}}
+	runWith(t, v, f, []rundoc.Event{
+		{Kind: rundoc.EventRunStarted, Run: &rundoc.Run{Plan: p}, Total: 1},
+		{Kind: rundoc.EventCellDone, Cell: &cell, Index: 0, Total: 1},
+		{Kind: rundoc.EventRunDone, Run: doc, Index: 1, Total: 1},
 	}, doc, nil)
 	if v.Progress() != 1 || v.Status() != "Run complete: 1 cell measured." {
 		t.Errorf("progress %v, status %q", v.Progress(), v.Status())
@@ -169,7 +170,7 @@ func TestLongMessageKeepsLayout(t *testing.T) {
 	v.SetPlanText("0", "1", "", "10", "64")
 	before := v.Content().MinSize().Width
 	long := "cannot reach the server at http://127.0.0.1:18000/" + strings.Repeat("very/long/path/", 30) + ": check that it is running and the URL is right"
-	runWith(t, v, f, nil, &bench.Run{Status: bench.RunFailed}, errors.New(long))
+	runWith(t, v, f, nil, &rundoc.Run{Status: rundoc.RunFailed}, errors.New(long))
 	if after := v.Content().MinSize().Width; after > before+1 {
 		t.Errorf("the view's minimum width grew from %v to %v with a long message", before, after)
 	}
@@ -183,10 +184,10 @@ func TestOutcomeSaysNotSaved(t *testing.T) {
 	if !strings.Contains(v.Unsaved(), "not being saved") {
 		t.Errorf("unsaved banner = %q", v.Unsaved())
 	}
-	v.Saved = func(*bench.Run) bool { return false }
-	v.OnExport = func(*bench.Run) {}
-	p := bench.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 10, MaxOutput: 64}
-	doc := &bench.Run{Plan: p, Status: bench.RunComplete, Cells: []bench.Cell{measured(0, 1)}}
+	v.Saved = func(*rundoc.Run) bool { return false }
+	v.OnExport = func(*rundoc.Run) {}
+	p := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 10, MaxOutput: 64}
+	doc := &rundoc.Run{Plan: p, Status: rundoc.RunComplete, Cells: []rundoc.Cell{measured(0, 1)}}
 	runWith(t, v, f, nil, doc, nil)
 	if s := v.Status(); !strings.Contains(s, "not saved") {
 		t.Errorf("status %q does not say the run was not saved", s)

@@ -7,7 +7,7 @@ import (
 
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // Defaults of the plan editor, from METHOD.md.
@@ -55,28 +55,28 @@ func (f *planForm) form() *widget.Form {
 }
 
 // plan reads the entries; the error is one sentence naming the field.
-func (f *planForm) plan() (bench.Plan, error) {
-	var p bench.Plan
+func (f *planForm) plan() (rundoc.Plan, error) {
+	var p rundoc.Plan
 	var err error
-	if p.Contexts, err = bench.ParseTokenList(f.contexts.Text); err != nil {
+	if p.Contexts, err = rundoc.ParseTokenList(f.contexts.Text); err != nil {
 		return p, fmt.Errorf("contexts: %w", err)
 	}
 	if p.Concurrency, err = parseInts(f.concurrency.Text); err != nil {
 		return p, fmt.Errorf("concurrency: %w", err)
 	}
 	if strings.TrimSpace(f.prefill.Text) != "" {
-		if p.PrefillContexts, err = bench.ParseTokenList(f.prefill.Text); err != nil {
+		if p.PrefillContexts, err = rundoc.ParseTokenList(f.prefill.Text); err != nil {
 			return p, fmt.Errorf("prefill contexts: %w", err)
 		}
 	}
 	if p.DurationS, err = strconv.ParseFloat(strings.TrimSpace(f.seconds.Text), 64); err != nil || p.DurationS <= 0 {
 		return p, fmt.Errorf("seconds per cell must be a positive number, such as 30")
 	}
-	if p.MaxOutput, err = bench.ParseTokens(f.maxOutput.Text); err != nil || p.MaxOutput <= 0 {
+	if p.MaxOutput, err = rundoc.ParseTokens(f.maxOutput.Text); err != nil || p.MaxOutput <= 0 {
 		return p, fmt.Errorf("max output must be a positive token count, such as 8192")
 	}
 	if strings.TrimSpace(f.kvOverride.Text) != "" {
-		if p.KVCapacityOverride, err = bench.ParseTokens(f.kvOverride.Text); err != nil || p.KVCapacityOverride <= 0 {
+		if p.KVCapacityOverride, err = rundoc.ParseTokens(f.kvOverride.Text); err != nil || p.KVCapacityOverride <= 0 {
 			return p, fmt.Errorf("KV capacity must be a token count such as 36864, or empty to use the server's")
 		}
 	}
@@ -84,7 +84,7 @@ func (f *planForm) plan() (bench.Plan, error) {
 }
 
 // set fills the entries from p (used when preferences restore a plan).
-func (f *planForm) set(p bench.Plan) {
+func (f *planForm) set(p rundoc.Plan) {
 	f.contexts.SetText(labels(p.Contexts))
 	f.concurrency.SetText(joinInts(p.Concurrency))
 	f.prefill.SetText(labels(p.PrefillContexts))
@@ -119,7 +119,7 @@ func parseInts(s string) ([]int, error) {
 func labels(xs []int) string {
 	parts := make([]string, len(xs))
 	for i, x := range xs {
-		parts[i] = bench.ContextLabel(x)
+		parts[i] = rundoc.ContextLabel(x)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // Facts are what the plan check needs to know about the server: its
@@ -20,17 +21,17 @@ type Facts struct {
 // cell of p and returns a preview run whose cells hold only the predicted
 // statuses (cells that will run are absent). Contexts of ContextMax resolve
 // to max_model_len − M when the length is known and are dropped otherwise.
-func Predict(p bench.Plan, f Facts) *bench.Run {
+func Predict(p rundoc.Plan, f Facts) *rundoc.Run {
 	k := f.KVCapacity
 	if p.KVCapacityOverride > 0 {
 		k = p.KVCapacityOverride
 	}
-	r := &bench.Run{Plan: p}
+	r := &rundoc.Run{Plan: p}
 	r.Plan.Contexts = p.Resolve(f.MaxModelLen).Contexts
 	for _, c := range r.Plan.Contexts {
 		for _, n := range p.Concurrency {
 			if st := bench.Predict(c, n, p.MaxOutput, f.MaxModelLen, k); st != "" {
-				r.Cells = append(r.Cells, bench.Cell{Phase: bench.PhaseDecode, Context: c, Concurrency: n, Status: st})
+				r.Cells = append(r.Cells, rundoc.Cell{Phase: rundoc.PhaseDecode, Context: c, Concurrency: n, Status: st})
 			}
 		}
 	}
@@ -41,7 +42,7 @@ func Predict(p bench.Plan, f Facts) *bench.Run {
 // divided by the simulator's speed in demo mode), with measured prefill
 // cells, when there are any, setting the warm-up rate. Runnable is the
 // number of decode cells that will run.
-func Estimate(preview *bench.Run, f Facts, measured []bench.Cell) (d time.Duration, runnable int) {
+func Estimate(preview *rundoc.Run, f Facts, measured []rundoc.Cell) (d time.Duration, runnable int) {
 	p := preview.Plan
 	k := f.KVCapacity
 	if p.KVCapacityOverride > 0 {
@@ -49,7 +50,7 @@ func Estimate(preview *bench.Run, f Facts, measured []bench.Cell) (d time.Durati
 	}
 	for _, c := range p.Contexts {
 		for _, n := range p.Concurrency {
-			if preview.Find(bench.PhaseDecode, c, n) == nil {
+			if preview.Find(rundoc.PhaseDecode, c, n) == nil {
 				runnable++
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/ui/matrix"
 	"github.com/rigbench/rigbench/ui/wording"
 )
@@ -27,7 +28,7 @@ const RepaintInterval = 250 * time.Millisecond
 // StartFunc runs one benchmark with plan, sending events to obs, and
 // returns the finished run document. It must honour ctx: cancelling it is
 // how the Cancel button and closing the window stop a run.
-type StartFunc func(ctx context.Context, plan bench.Plan, obs bench.Observer) (*bench.Run, error)
+type StartFunc func(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer) (*rundoc.Run, error)
 
 // View is the Run view. Its methods must be called on the Fyne goroutine.
 type View struct {
@@ -44,10 +45,10 @@ type View struct {
 	content                                     fyne.CanvasObject
 
 	facts   Facts
-	prefill []bench.Cell // the last run's prefill cells, for the estimate
+	prefill []rundoc.Cell // the last run's prefill cells, for the estimate
 	// preview is the grid shown when the run started: a run that fails
 	// before the server is known has no plan of its own to draw.
-	preview *bench.Run
+	preview *rundoc.Run
 	// total is the number of cells of the run in progress (0 until the
 	// runner has planned them).
 	total int
@@ -56,21 +57,21 @@ type View struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	obs    *live
-	last   *bench.Run
+	last   *rundoc.Run
 
 	// OnFinished, when set, is called on the Fyne goroutine after each run
 	// with the run document (nil when the run could not start) and error.
-	OnFinished func(*bench.Run, error)
+	OnFinished func(*rundoc.Run, error)
 	// OnPlanChanged, when set, is called after each valid edit of the plan
 	// (the app stores the plan in its preferences).
-	OnPlanChanged func(bench.Plan)
+	OnPlanChanged func(rundoc.Plan)
 	// Saved, when set, says whether a finished run is in the history; the
 	// outcome of one that is not says so and offers Export, since it is
 	// gone once the app closes. Nil means every run is saved.
-	Saved func(*bench.Run) bool
+	Saved func(*rundoc.Run) bool
 	// OnExport, when set, exports a run that was not saved (the Export
 	// button beside the outcome).
-	OnExport func(*bench.Run)
+	OnExport func(*rundoc.Run)
 }
 
 // New builds the view. start is called on a goroutine of its own.
@@ -199,10 +200,10 @@ func (v *View) SetSimulated(sim bool) {
 }
 
 // Plan returns the plan in the editor, or the reason it is not valid.
-func (v *View) Plan() (bench.Plan, error) { return v.form.plan() }
+func (v *View) Plan() (rundoc.Plan, error) { return v.form.plan() }
 
 // SetPlan fills the editor.
-func (v *View) SetPlan(p bench.Plan) { v.form.set(p) }
+func (v *View) SetPlan(p rundoc.Plan) { v.form.set(p) }
 
 // SetPlanText sets the editor's fields from text, as a user would type it;
 // empty strings keep a field. Tests and the screenshot tour use it.
@@ -273,7 +274,7 @@ func (v *View) planEdited() {
 }
 
 // showPreview draws the plan's grid with the cells that will run saying so.
-func (v *View) showPreview(preview *bench.Run) {
+func (v *View) showPreview(preview *rundoc.Run) {
 	v.mx.SetRunning(0, 0, false)
 	v.mx.SetPendingText("will run")
 	v.mx.SetRun(preview)
@@ -381,7 +382,7 @@ func (v *View) apply(s snapshot) {
 }
 
 // finish shows the outcome and hands the run to OnFinished.
-func (v *View) finish(obs *live, run *bench.Run, err error) {
+func (v *View) finish(obs *live, run *rundoc.Run, err error) {
 	if s, ok := obs.take(); ok {
 		v.apply(s)
 	}
@@ -403,10 +404,10 @@ func (v *View) finish(obs *live, run *bench.Run, err error) {
 			// the one the user asked for.
 			r := *run
 			r.Plan = v.preview.Plan
-			r.Cells = append(append([]bench.Cell(nil), v.preview.Cells...), run.Cells...)
+			r.Cells = append(append([]rundoc.Cell(nil), v.preview.Cells...), run.Cells...)
 			shown = &r
 		}
-		if run.Status == bench.RunComplete {
+		if run.Status == rundoc.RunComplete {
 			v.setProgress(1)
 		} else if v.total > 0 {
 			v.setProgress(float64(min(len(run.Cells), v.total)) / float64(v.total))
@@ -462,7 +463,7 @@ func (v *View) setProgress(f float64) {
 }
 
 // measuredCells counts the cells of r that ran.
-func measuredCells(r *bench.Run) int {
+func measuredCells(r *rundoc.Run) int {
 	n := 0
 	for _, c := range r.Cells {
 		if c.Status.Ran() {
@@ -507,7 +508,7 @@ func oneLine(s string) string {
 // it: a plain sentence first, the runner's own words (which name the
 // request and the URL) second. saved says whether the run is in the
 // history; the cells of one that is not are not "kept".
-func outcome(r *bench.Run, err error, saved bool) (line, detail string) {
+func outcome(r *rundoc.Run, err error, saved bool) (line, detail string) {
 	ran := measuredCells(r)
 	one := ran == 1
 	measured := fmt.Sprintf("the %d measured %s", ran, pick(one, "cell", "cells"))
@@ -523,12 +524,12 @@ func outcome(r *bench.Run, err error, saved bool) (line, detail string) {
 		why = wording.Sentence(oneLine(r.Error))
 	}
 	switch r.Status {
-	case bench.RunComplete:
+	case rundoc.RunComplete:
 		if !saved && ran > 0 {
 			return fmt.Sprintf("Run complete: %s measured, not saved to the history: use Export to keep it.", cells(ran)), ""
 		}
 		return fmt.Sprintf("Run complete: %s measured.", cells(ran)), ""
-	case bench.RunCancelled:
+	case rundoc.RunCancelled:
 		if ran == 0 {
 			return "Run cancelled before any cell was measured.", ""
 		}
@@ -543,7 +544,7 @@ func outcome(r *bench.Run, err error, saved bool) (line, detail string) {
 		// The runner's message repeats each request's error; the last
 		// failed cell's first line says it once.
 		for i := len(r.Cells) - 1; i >= 0; i-- {
-			if c := r.Cells[i]; c.Status == bench.StatusFailed && c.Reason != "" {
+			if c := r.Cells[i]; c.Status == rundoc.StatusFailed && c.Reason != "" {
 				why = "Last error: " + wording.Sentence(strings.SplitN(c.Reason, "\n", 2)[0])
 				break
 			}

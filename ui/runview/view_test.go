@@ -6,7 +6,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/ui/runview"
 )
 
@@ -23,7 +23,7 @@ func TestPreviewMarksOverCapacity(t *testing.T) {
 		ctx, n int
 		want   string
 	}{
-		{0, 1, "will run"}, {0, 32, "will run"}, {16384, 1, "will run"}, {16384, 32, string(bench.StatusOverCapacity)},
+		{0, 1, "will run"}, {0, 32, "will run"}, {16384, 1, "will run"}, {16384, 32, string(rundoc.StatusOverCapacity)},
 	} {
 		if l1, _, ok := v.Matrix().Lines(tc.ctx, tc.n); !ok || l1 != tc.want {
 			t.Errorf("preview %d×%d = %q, want %q", tc.ctx, tc.n, l1, tc.want)
@@ -31,8 +31,8 @@ func TestPreviewMarksOverCapacity(t *testing.T) {
 	}
 	// A context longer than the model's limit is predicted too long.
 	v.SetPlanText("64K", "", "", "", "")
-	if l1, _, _ := v.Matrix().Lines(65536, 1); l1 != string(bench.StatusExceedsLength) {
-		t.Errorf("64K × 1 with max_model_len 32768 = %q, want %q", l1, bench.StatusExceedsLength)
+	if l1, _, _ := v.Matrix().Lines(65536, 1); l1 != string(rundoc.StatusExceedsLength) {
+		t.Errorf("64K × 1 with max_model_len 32768 = %q, want %q", l1, rundoc.StatusExceedsLength)
 	}
 }
 
@@ -57,7 +57,7 @@ func TestInvalidPlanRejected(t *testing.T) {
 // In demo mode the estimate is in real time: the simulator at speed S runs
 // the plan S times faster than the card it imitates.
 func TestEstimateAtDemoSpeed(t *testing.T) {
-	p := bench.Plan{Contexts: []int{0}, Concurrency: []int{1, 2}, DurationS: 30, MaxOutput: 64}
+	p := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 2}, DurationS: 30, MaxOutput: 64}
 	f := runview.Facts{MaxModelLen: 4096, KVCapacity: 100000}
 	real, n := runview.Estimate(runview.Predict(p, f), f, nil)
 	f.Speed = 10

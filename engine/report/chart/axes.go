@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // log2Range pads [lo, hi] by a quarter octave each side so end markers are
@@ -50,7 +50,7 @@ func powerOfTwoTicks(lo, hi float64, values []float64) plot.ConstantTicks {
 func contextTicks(values []float64) plot.ConstantTicks {
 	var ticks plot.ConstantTicks
 	for _, v := range values {
-		ticks = append(ticks, plot.Tick{Value: v, Label: bench.ContextLabel(int(v))})
+		ticks = append(ticks, plot.Tick{Value: v, Label: rundoc.ContextLabel(int(v))})
 	}
 	return ticks
 }

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // Kind names one chart.
@@ -117,7 +117,7 @@ func (o Options) check() error {
 // Render draws one chart of 1 run, or of a comparison of 2–6 runs, and
 // writes it as PNG or SVG. Missing data is drawn ("Not enough data"), not
 // reported as an error; errors are for bad arguments and failed writes.
-func Render(w io.Writer, kind Kind, runs []*bench.Run, opts Options) error {
+func Render(w io.Writer, kind Kind, runs []*rundoc.Run, opts Options) error {
 	opts = opts.withDefaults()
 	if err := check(kind, runs, opts); err != nil {
 		return err
@@ -140,7 +140,7 @@ func Render(w io.Writer, kind Kind, runs []*bench.Run, opts Options) error {
 
 // Image draws a chart into an image, for views that show it directly
 // (format is ignored: the result is a raster at Width×Scale pixels).
-func Image(kind Kind, runs []*bench.Run, opts Options) (image.Image, error) {
+func Image(kind Kind, runs []*rundoc.Run, opts Options) (image.Image, error) {
 	opts = opts.withDefaults()
 	opts.Format = PNG
 	if err := check(kind, runs, opts); err != nil {
@@ -152,7 +152,7 @@ func Image(kind Kind, runs []*bench.Run, opts Options) (image.Image, error) {
 	return c.Image(), nil
 }
 
-func check(kind Kind, runs []*bench.Run, opts Options) error {
+func check(kind Kind, runs []*rundoc.Run, opts Options) error {
 	if _, err := ParseKind(string(kind)); err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func check(kind Kind, runs []*bench.Run, opts Options) error {
 }
 
 // draw1 paints the background and the chart.
-func draw1(c draw.Canvas, kind Kind, runs []*bench.Run, th Theme) {
+func draw1(c draw.Canvas, kind Kind, runs []*rundoc.Run, th Theme) {
 	c.SetColor(th.Background)
 	c.Fill(c.Rectangle.Path())
 	if kind == Matrix {

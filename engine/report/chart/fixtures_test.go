@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 )
 
@@ -17,7 +17,7 @@ const referencePath = "../testdata/ref_rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0
 // referenceRun loads the reference CSV through the report package's reader
 // and fills in the facts the CSV does not carry, fixed so goldens are
 // stable.
-func referenceRun(t testing.TB) *bench.Run {
+func referenceRun(t testing.TB) *rundoc.Run {
 	t.Helper()
 	f, err := os.Open(referencePath)
 	if err != nil {
@@ -34,12 +34,12 @@ func referenceRun(t testing.TB) *bench.Run {
 
 // variantRun is the reference run as if measured with another flag and on
 // another card: every figure scaled, so comparisons have a known change.
-func variantRun(t testing.TB, base *bench.Run, scale float64) *bench.Run {
+func variantRun(t testing.TB, base *rundoc.Run, scale float64) *rundoc.Run {
 	t.Helper()
 	v := *base
 	v.UUID = "variant"
 	v.Name = "tuned"
-	v.Cells = append([]bench.Cell(nil), base.Cells...)
+	v.Cells = append([]rundoc.Cell(nil), base.Cells...)
 	for i := range v.Cells {
 		c := &v.Cells[i]
 		c.TotalTokS *= scale
@@ -47,20 +47,20 @@ func variantRun(t testing.TB, base *bench.Run, scale float64) *bench.Run {
 		c.PromptTokS *= scale
 		c.TTFTMs /= scale
 	}
-	v.Launch = &bench.Launch{Image: "vllm/vllm-openai:v0.32.0", Model: "agents-a1-4b-fp8", Args: []string{"--max-num-seqs", "64", "--enable-prefix-caching"}}
+	v.Launch = &rundoc.Launch{Image: "vllm/vllm-openai:v0.32.0", Model: "agents-a1-4b-fp8", Args: []string{"--max-num-seqs", "64", "--enable-prefix-caching"}}
 	v.Hardware = &hardware.Snapshot{GPUs: []hardware.GPU{{Name: "NVIDIA GeForce RTX 3090"}}}
 	return &v
 }
 
 // energyRun is a small run with GPU telemetry: J/token = power × D / tokens.
-func energyRun() *bench.Run {
-	r := &bench.Run{Schema: bench.Schema, UUID: "energy", Name: "energy demo", Server: bench.Server{Model: "m"}}
+func energyRun() *rundoc.Run {
+	r := &rundoc.Run{Schema: rundoc.Schema, UUID: "energy", Name: "energy demo", Server: rundoc.Server{Model: "m"}}
 	for _, ctx := range []int{0, 16384} {
 		for _, n := range []int{1, 2, 4, 8} {
 			tokS := float64(40*n) / (1 + float64(ctx)/65536)
 			power := 120 + 15*float64(n)
-			r.Cells = append(r.Cells, bench.Cell{
-				Phase: bench.PhaseDecode, Context: ctx, Concurrency: n, Status: bench.StatusValid,
+			r.Cells = append(r.Cells, rundoc.Cell{
+				Phase: rundoc.PhaseDecode, Context: ctx, Concurrency: n, Status: rundoc.StatusValid,
 				TotalTokS: tokS, OutputTokens: int(tokS * 30), MeasuredS: 30,
 				GPUStats:        &hardware.GPUStats{Samples: 30, PowerMeanW: power},
 				EnergyJPerToken: power * 30 / (tokS * 30),

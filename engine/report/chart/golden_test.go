@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under engine/report/testdata/")
@@ -22,14 +22,14 @@ func TestSVGGolden(t *testing.T) {
 	cases := []struct {
 		file string
 		kind chart.Kind
-		runs []*bench.Run
+		runs []*rundoc.Run
 		dark bool
 	}{
-		{"chart_decode.svg", chart.DecodeTotal, []*bench.Run{ref}, false},
-		{"chart_matrix.svg", chart.Matrix, []*bench.Run{ref}, false},
-		{"chart_prefill_dark.svg", chart.Prefill, []*bench.Run{ref}, true},
-		{"chart_compare_decode.svg", chart.DecodeTotal, []*bench.Run{ref, variantRun(t, ref, 1.3)}, false},
-		{"chart_energy_nodata.svg", chart.Energy, []*bench.Run{ref}, false},
+		{"chart_decode.svg", chart.DecodeTotal, []*rundoc.Run{ref}, false},
+		{"chart_matrix.svg", chart.Matrix, []*rundoc.Run{ref}, false},
+		{"chart_prefill_dark.svg", chart.Prefill, []*rundoc.Run{ref}, true},
+		{"chart_compare_decode.svg", chart.DecodeTotal, []*rundoc.Run{ref, variantRun(t, ref, 1.3)}, false},
+		{"chart_energy_nodata.svg", chart.Energy, []*rundoc.Run{ref}, false},
 	}
 	for _, tc := range cases {
 		var a, b bytes.Buffer
@@ -63,10 +63,10 @@ func TestSVGGolden(t *testing.T) {
 // TestNoDataIsDrawn: a run without data gives a picture saying so, not an
 // error.
 func TestNoDataIsDrawn(t *testing.T) {
-	empty := &bench.Run{Schema: bench.Schema, UUID: "empty"}
+	empty := &rundoc.Run{Schema: rundoc.Schema, UUID: "empty"}
 	for _, k := range chart.Kinds() {
 		var buf bytes.Buffer
-		if err := chart.Render(&buf, k, []*bench.Run{empty}, chart.Options{Format: chart.SVG}); err != nil {
+		if err := chart.Render(&buf, k, []*rundoc.Run{empty}, chart.Options{Format: chart.SVG}); err != nil {
 			t.Fatalf("%s: %v", k, err)
 		}
 		if !strings.Contains(buf.String(), ">Not enough data</text>") {
@@ -78,7 +78,7 @@ func TestNoDataIsDrawn(t *testing.T) {
 func TestPNGSizeAndScale(t *testing.T) {
 	ref := referenceRun(t)
 	var buf bytes.Buffer
-	if err := chart.Render(&buf, chart.Matrix, []*bench.Run{ref}, chart.Options{Width: 640, Height: 400, Scale: 2}); err != nil {
+	if err := chart.Render(&buf, chart.Matrix, []*rundoc.Run{ref}, chart.Options{Width: 640, Height: 400, Scale: 2}); err != nil {
 		t.Fatal(err)
 	}
 	img, err := png.Decode(&buf)
@@ -92,23 +92,23 @@ func TestPNGSizeAndScale(t *testing.T) {
 
 func TestRenderRejectsBadArguments(t *testing.T) {
 	ref := referenceRun(t)
-	seven := []*bench.Run{ref, ref, ref, ref, ref, ref, ref}
+	seven := []*rundoc.Run{ref, ref, ref, ref, ref, ref, ref}
 	for name, f := range map[string]func() error{
 		"no runs":    func() error { return chart.Render(&bytes.Buffer{}, chart.Matrix, nil, chart.Options{}) },
 		"seven runs": func() error { return chart.Render(&bytes.Buffer{}, chart.Matrix, seven, chart.Options{}) },
-		"nil run":    func() error { return chart.Render(&bytes.Buffer{}, chart.Matrix, []*bench.Run{nil}, chart.Options{}) },
-		"bad kind":   func() error { return chart.Render(&bytes.Buffer{}, "pie", []*bench.Run{ref}, chart.Options{}) },
+		"nil run":    func() error { return chart.Render(&bytes.Buffer{}, chart.Matrix, []*rundoc.Run{nil}, chart.Options{}) },
+		"bad kind":   func() error { return chart.Render(&bytes.Buffer{}, "pie", []*rundoc.Run{ref}, chart.Options{}) },
 		"bad format": func() error {
-			return chart.Render(&bytes.Buffer{}, chart.Matrix, []*bench.Run{ref}, chart.Options{Format: "gif"})
+			return chart.Render(&bytes.Buffer{}, chart.Matrix, []*rundoc.Run{ref}, chart.Options{Format: "gif"})
 		},
 		"huge": func() error {
-			return chart.Render(&bytes.Buffer{}, chart.Matrix, []*bench.Run{ref}, chart.Options{Width: 100000})
+			return chart.Render(&bytes.Buffer{}, chart.Matrix, []*rundoc.Run{ref}, chart.Options{Width: 100000})
 		},
 		"tiny": func() error {
-			return chart.Render(&bytes.Buffer{}, chart.Matrix, []*bench.Run{ref}, chart.Options{Width: 10})
+			return chart.Render(&bytes.Buffer{}, chart.Matrix, []*rundoc.Run{ref}, chart.Options{Width: 10})
 		},
 		"scale too big": func() error {
-			return chart.Render(&bytes.Buffer{}, chart.Matrix, []*bench.Run{ref}, chart.Options{Scale: 10})
+			return chart.Render(&bytes.Buffer{}, chart.Matrix, []*rundoc.Run{ref}, chart.Options{Scale: 10})
 		},
 	} {
 		if err := f(); err == nil {
@@ -124,7 +124,7 @@ func BenchmarkRenderPNG(b *testing.B) {
 		b.Run(string(k), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := chart.Render(&bytes.Buffer{}, k, []*bench.Run{ref}, chart.Options{}); err != nil {
+				if err := chart.Render(&bytes.Buffer{}, k, []*rundoc.Run{ref}, chart.Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -136,7 +136,7 @@ func BenchmarkRenderSVG(b *testing.B) {
 	ref := referenceRun(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := chart.Render(&bytes.Buffer{}, chart.Matrix, []*bench.Run{ref}, chart.Options{Format: chart.SVG}); err != nil {
+		if err := chart.Render(&bytes.Buffer{}, chart.Matrix, []*rundoc.Run{ref}, chart.Options{Format: chart.SVG}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // MaxRuns is the most runs one comparison overlays; more would make the
@@ -18,7 +18,7 @@ func Letter(i int) string { return string(rune('A' + i)) }
 
 // RunName is a short human name for a run: its name, else its model, else
 // the start of its UUID.
-func RunName(r *bench.Run) string {
+func RunName(r *rundoc.Run) string {
 	switch {
 	case r.Name != "":
 		return r.Name
@@ -31,7 +31,7 @@ func RunName(r *bench.Run) string {
 }
 
 // Model is the model the server reported, else the one it was launched with.
-func Model(r *bench.Run) string {
+func Model(r *rundoc.Run) string {
 	if r.Server.Model != "" {
 		return r.Server.Model
 	}
@@ -43,7 +43,7 @@ func Model(r *bench.Run) string {
 
 // GPUName describes the run's GPUs: "NVIDIA GeForce RTX 3060", "2× NVIDIA
 // RTX 3090", or "" when unknown. Mixed cards are joined with " + ".
-func GPUName(r *bench.Run) string {
+func GPUName(r *rundoc.Run) string {
 	if r.Hardware == nil || len(r.Hardware.GPUs) == 0 {
 		return ""
 	}
@@ -64,13 +64,13 @@ func GPUName(r *bench.Run) string {
 }
 
 // Engine is "vllm 0.32.0" or as much of it as the server reported.
-func Engine(r *bench.Run) string {
+func Engine(r *rundoc.Run) string {
 	return strings.TrimSpace(r.Server.Engine + " " + r.Server.Version)
 }
 
 // Describe is a one-line summary of what a run measured: GPU · model ·
 // engine, with "simulated" appended for demo-mode runs.
-func Describe(r *bench.Run) string {
+func Describe(r *rundoc.Run) string {
 	var parts []string
 	for _, p := range []string{GPUName(r), Model(r), Engine(r)} {
 		if p != "" {
@@ -85,7 +85,7 @@ func Describe(r *bench.Run) string {
 
 // RunLabels names each run of a comparison for legends: "A: name — what
 // differs". With one run it is just the run's name.
-func RunLabels(runs []*bench.Run) []string {
+func RunLabels(runs []*rundoc.Run) []string {
 	diffs := Differences(runs)
 	out := make([]string, len(runs))
 	for i, r := range runs {
@@ -105,26 +105,26 @@ func RunLabels(runs []*bench.Run) []string {
 // fact is one property compared between runs, e.g. the GPU.
 type fact struct {
 	name  string
-	value func(*bench.Run) string
+	value func(*rundoc.Run) string
 }
 
 var facts = []fact{
 	{"GPU", GPUName},
 	{"model", Model},
 	{"engine", Engine},
-	{"image", func(r *bench.Run) string {
+	{"image", func(r *rundoc.Run) string {
 		if r.Launch == nil {
 			return ""
 		}
 		return r.Launch.Image
 	}},
-	{"power limit", func(r *bench.Run) string {
+	{"power limit", func(r *rundoc.Run) string {
 		if r.Hardware == nil || len(r.Hardware.GPUs) == 0 || r.Hardware.GPUs[0].PowerLimitW == 0 {
 			return ""
 		}
 		return fmt.Sprintf("%.0f W", r.Hardware.GPUs[0].PowerLimitW)
 	}},
-	{"server", func(r *bench.Run) string {
+	{"server", func(r *rundoc.Run) string {
 		if r.Simulated {
 			return "simulated"
 		}
@@ -137,7 +137,7 @@ var facts = []fact{
 // are not all equal, then the `vllm serve` flags that differ, each written
 // as this run has it ("--max-num-seqs=64", "--enforce-eager", "no
 // --enable-prefix-caching"). With fewer than two runs every list is empty.
-func Differences(runs []*bench.Run) [][]string {
+func Differences(runs []*rundoc.Run) [][]string {
 	out := make([][]string, len(runs))
 	if len(runs) < 2 {
 		return out

@@ -5,20 +5,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 )
 
 func TestDifferencesNameWhatDiffers(t *testing.T) {
-	mk := func(gpu string, args ...string) *bench.Run {
-		return &bench.Run{
-			Server:   bench.Server{Model: "m", Engine: "vllm", Version: "0.32.0"},
+	mk := func(gpu string, args ...string) *rundoc.Run {
+		return &rundoc.Run{
+			Server:   rundoc.Server{Model: "m", Engine: "vllm", Version: "0.32.0"},
 			Hardware: &hardware.Snapshot{GPUs: []hardware.GPU{{Name: gpu}}},
-			Launch:   &bench.Launch{Model: "m", Args: args},
+			Launch:   &rundoc.Launch{Model: "m", Args: args},
 		}
 	}
-	runs := []*bench.Run{
+	runs := []*rundoc.Run{
 		mk("RTX 3060", "--max-num-seqs", "32", "--gpu-memory-utilization=0.9"),
 		mk("RTX 3060", "--max-num-seqs", "64", "--gpu-memory-utilization=0.9", "--enforce-eager"),
 		mk("RTX 3090", "--max-num-seqs", "64", "--gpu-memory-utilization=0.9"),
@@ -73,7 +73,7 @@ func FuzzParseFlags(f *testing.F) {
 				t.Fatalf("flag name %q does not start with -", k)
 			}
 		}
-		runs := []*bench.Run{{Launch: &bench.Launch{Args: args}}, {}}
+		runs := []*rundoc.Run{{Launch: &rundoc.Launch{Args: args}}, {}}
 		d := chart.Differences(runs)
 		if len(d) != 2 {
 			t.Fatalf("Differences returned %d lists for 2 runs", len(d))

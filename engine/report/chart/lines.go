@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // point is one plotted cell; queued marks "Requests queued" cells, drawn
@@ -33,7 +33,7 @@ type series struct {
 // metric reads the figure a line chart plots from a cell, and whether the
 // cell has it: only cells that ran (Valid or Requests queued) and measured
 // a positive value are plotted.
-func metric(kind Kind, c *bench.Cell) (float64, bool) {
+func metric(kind Kind, c *rundoc.Cell) (float64, bool) {
 	if !c.Status.Ran() {
 		return 0, false
 	}
@@ -81,7 +81,7 @@ func dashesFor(i int) []vg.Length {
 }
 
 // contextsOf lists the decode contexts of all runs, ascending.
-func contextsOf(runs []*bench.Run) []int {
+func contextsOf(runs []*rundoc.Run) []int {
 	var out []int
 	for _, r := range runs {
 		cs, _ := r.DecodeAxes()
@@ -98,7 +98,7 @@ func contextsOf(runs []*bench.Run) []int {
 // buildSeries extracts the lines of a chart. For one run each context is a
 // line in its own colour; in a comparison colour and dash name the run and
 // the marker shape names the context. Prefill has one line per run.
-func buildSeries(kind Kind, runs []*bench.Run, th Theme) (lines []series, contexts []int) {
+func buildSeries(kind Kind, runs []*rundoc.Run, th Theme) (lines []series, contexts []int) {
 	compare := len(runs) > 1
 	if kind == Prefill {
 		for i, r := range runs {
@@ -108,7 +108,7 @@ func buildSeries(kind Kind, runs []*bench.Run, th Theme) (lines []series, contex
 			}
 			for _, c := range r.PrefillCells() {
 				if v, ok := metric(kind, &c); ok && c.Context > 0 {
-					s.points = append(s.points, point{x: float64(c.Context), y: v, queued: c.Status == bench.StatusQueued})
+					s.points = append(s.points, point{x: float64(c.Context), y: v, queued: c.Status == rundoc.StatusQueued})
 				}
 			}
 			lines = append(lines, s)
@@ -124,12 +124,12 @@ func buildSeries(kind Kind, runs []*bench.Run, th Theme) (lines []series, contex
 			}
 			_, conc := r.DecodeAxes()
 			for _, n := range conc {
-				c := r.Find(bench.PhaseDecode, ctx, n)
+				c := r.Find(rundoc.PhaseDecode, ctx, n)
 				if c == nil || n <= 0 {
 					continue
 				}
 				if v, ok := metric(kind, c); ok {
-					s.points = append(s.points, point{x: float64(n), y: v, queued: c.Status == bench.StatusQueued})
+					s.points = append(s.points, point{x: float64(n), y: v, queued: c.Status == rundoc.StatusQueued})
 				}
 			}
 			lines = append(lines, s)
@@ -139,7 +139,7 @@ func buildSeries(kind Kind, runs []*bench.Run, th Theme) (lines []series, contex
 }
 
 // drawLines draws one of the line charts.
-func drawLines(c draw.Canvas, kind Kind, runs []*bench.Run, th Theme) {
+func drawLines(c draw.Canvas, kind Kind, runs []*rundoc.Run, th Theme) {
 	spec := lineSpecs[kind]
 	c = drawHeader(c, th, spec.title, subtitle(runs))
 	lines, contexts := buildSeries(kind, runs, th)
@@ -187,7 +187,7 @@ func drawLines(c draw.Canvas, kind Kind, runs []*bench.Run, th Theme) {
 }
 
 // subtitle describes a single run; a comparison's legend does that instead.
-func subtitle(runs []*bench.Run) string {
+func subtitle(runs []*rundoc.Run) string {
 	if len(runs) == 1 {
 		d := Describe(runs[0])
 		if runs[0].Name != "" {
@@ -220,7 +220,7 @@ func newPlot(th Theme) *plot.Plot {
 // legendFor builds the legend groups: the lines (contexts of one run, or
 // the runs of a comparison, one per line), the context markers of a
 // comparison, and the key to hollow markers when a cell queued.
-func legendFor(kind Kind, runs []*bench.Run, lines []series, contexts []int, queued bool, th Theme) [][]legendEntry {
+func legendFor(kind Kind, runs []*rundoc.Run, lines []series, contexts []int, queued bool, th Theme) [][]legendEntry {
 	var first, second, third []legendEntry
 	lineThumb := func(s series, marker bool) func(*draw.Canvas, vg.Point) {
 		return func(c *draw.Canvas, pt vg.Point) {
@@ -243,7 +243,7 @@ func legendFor(kind Kind, runs []*bench.Run, lines []series, contexts []int, que
 					continue
 				}
 				shape := ci
-				second = append(second, legendEntry{label: "C = " + bench.ContextLabel(ctx), thumb: func(c *draw.Canvas, pt vg.Point) {
+				second = append(second, legendEntry{label: "C = " + rundoc.ContextLabel(ctx), thumb: func(c *draw.Canvas, pt vg.Point) {
 					drawMarker(c, shape, pt, 3.5, th.Muted, th.Background, false)
 				}})
 			}
@@ -253,7 +253,7 @@ func legendFor(kind Kind, runs []*bench.Run, lines []series, contexts []int, que
 			if len(lines[ci].points) == 0 {
 				continue // a context with no figures has no line to name
 			}
-			second = append(second, legendEntry{label: "C = " + bench.ContextLabel(ctx), thumb: lineThumb(lines[ci], true)})
+			second = append(second, legendEntry{label: "C = " + rundoc.ContextLabel(ctx), thumb: lineThumb(lines[ci], true)})
 		}
 	}
 	if queued {

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 var (
@@ -80,17 +80,17 @@ func TestChartPointsLandOnData(t *testing.T) {
 	contexts, _ := ref.DecodeAxes()
 	cases := []struct {
 		kind  chart.Kind
-		value func(*bench.Cell) float64
+		value func(*rundoc.Cell) float64
 		yMap  func(float64) float64
 		ticks []float64
 	}{
-		{chart.DecodeTotal, func(c *bench.Cell) float64 { return c.TotalTokS }, func(v float64) float64 { return v }, []float64{0, 200, 400, 600, 800, 1000}},
-		{chart.TTFT, func(c *bench.Cell) float64 { return c.TTFTMs }, math.Log10, []float64{200, 500, 1000, 2000, 5000, 10000}},
+		{chart.DecodeTotal, func(c *rundoc.Cell) float64 { return c.TotalTokS }, func(v float64) float64 { return v }, []float64{0, 200, 400, 600, 800, 1000}},
+		{chart.TTFT, func(c *rundoc.Cell) float64 { return c.TTFTMs }, math.Log10, []float64{200, 500, 1000, 2000, 5000, 10000}},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.kind), func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := chart.Render(&buf, tc.kind, []*bench.Run{ref}, chart.Options{Format: chart.SVG}); err != nil {
+			if err := chart.Render(&buf, tc.kind, []*rundoc.Run{ref}, chart.Options{Format: chart.SVG}); err != nil {
 				t.Fatal(err)
 			}
 			lines := dataLines(t, buf.Bytes(), len(contexts))
@@ -99,7 +99,7 @@ func TestChartPointsLandOnData(t *testing.T) {
 				var want []mapped
 				_, conc := ref.DecodeAxes()
 				for _, n := range conc {
-					if c := ref.Find(bench.PhaseDecode, ctx, n); c != nil && c.Status.Ran() {
+					if c := ref.Find(rundoc.PhaseDecode, ctx, n); c != nil && c.Status.Ran() {
 						want = append(want, mapped{n: float64(n), v: tc.value(c)})
 					}
 				}
@@ -107,7 +107,7 @@ func TestChartPointsLandOnData(t *testing.T) {
 					continue // a single point draws no line
 				}
 				if len(lines[ci]) != len(want) {
-					t.Fatalf("context %s: line has %d vertices, want %d (one per measured cell)", bench.ContextLabel(ctx), len(lines[ci]), len(want))
+					t.Fatalf("context %s: line has %d vertices, want %d (one per measured cell)", rundoc.ContextLabel(ctx), len(lines[ci]), len(want))
 				}
 				for i := range want {
 					want[i].x, want[i].y = lines[ci][i][0], lines[ci][i][1]

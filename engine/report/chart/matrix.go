@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // drawMatrix draws the decode matrix as a heatmap: rows are contexts
@@ -17,7 +17,7 @@ import (
 // cell coloured by total tok/s on one scale shared by all runs, with the
 // figure and the median TTFT written in it; cells that did not run show
 // their status. A comparison draws one panel per run on the same grid.
-func drawMatrix(c draw.Canvas, runs []*bench.Run, th Theme) {
+func drawMatrix(c draw.Canvas, runs []*rundoc.Run, th Theme) {
 	c = drawHeader(c, th, "Decode matrix: total tok/s (colour) and median TTFT", subtitle(runs))
 	contexts := contextsOf(runs)
 	var conc []int
@@ -28,7 +28,7 @@ func drawMatrix(c draw.Canvas, runs []*bench.Run, th Theme) {
 			conc = addInt(conc, n)
 		}
 		for i := range r.Cells {
-			if v, ok := metric(DecodeTotal, &r.Cells[i]); ok && r.Cells[i].Phase == bench.PhaseDecode {
+			if v, ok := metric(DecodeTotal, &r.Cells[i]); ok && r.Cells[i].Phase == rundoc.PhaseDecode {
 				max = math.Max(max, v)
 			}
 		}
@@ -77,11 +77,11 @@ func addInt(xs []int, v int) []int {
 }
 
 // drawGrid draws one run's matrix in c.
-func drawGrid(c draw.Canvas, r *bench.Run, contexts, conc []int, max float64, th Theme) {
+func drawGrid(c draw.Canvas, r *rundoc.Run, contexts, conc []int, max float64, th Theme) {
 	axis := aligned(textStyle(tickSize, th.Foreground, false), draw.XRight, draw.YCenter)
 	labelW := vg.Length(0)
 	for _, ctx := range contexts {
-		labelW = vg.Length(math.Max(float64(labelW), float64(axis.Width(bench.ContextLabel(ctx)))))
+		labelW = vg.Length(math.Max(float64(labelW), float64(axis.Width(rundoc.ContextLabel(ctx)))))
 	}
 	head := aligned(textStyle(tickSize, th.Muted, false), draw.XLeft, draw.YTop)
 	top := c.Max.Y - head.Height("N") - 4
@@ -95,29 +95,29 @@ func drawGrid(c draw.Canvas, r *bench.Run, contexts, conc []int, max float64, th
 	}
 	for i, ctx := range contexts {
 		y0 := top - ch*vg.Length(i+1)
-		c.FillText(axis, vg.Point{X: left - 6, Y: y0 + ch/2}, bench.ContextLabel(ctx))
+		c.FillText(axis, vg.Point{X: left - 6, Y: y0 + ch/2}, rundoc.ContextLabel(ctx))
 		for j, n := range conc {
 			cell := vg.Rectangle{
 				Min: vg.Point{X: left + cw*vg.Length(j) + 1, Y: y0 + 1},
 				Max: vg.Point{X: left + cw*vg.Length(j+1) - 1, Y: y0 + ch - 1},
 			}
-			drawCell(c, cell, r.Find(bench.PhaseDecode, ctx, n), max, th)
+			drawCell(c, cell, r.Find(rundoc.PhaseDecode, ctx, n), max, th)
 		}
 	}
 }
 
 // shortStatus words a status to fit a small cell.
-var shortStatus = map[bench.Status][]string{
-	bench.StatusOverCapacity:  {"Over capacity", "Over cap."},
-	bench.StatusExceedsLength: {"Exceeds model length", "Too long"},
-	bench.StatusFailed:        {"Failed"},
-	bench.StatusCancelled:     {"Cancelled", "Cancel."},
+var shortStatus = map[rundoc.Status][]string{
+	rundoc.StatusOverCapacity:  {"Over capacity", "Over cap."},
+	rundoc.StatusExceedsLength: {"Exceeds model length", "Too long"},
+	rundoc.StatusFailed:        {"Failed"},
+	rundoc.StatusCancelled:     {"Cancelled", "Cancel."},
 }
 
 // drawCell paints one matrix cell: the throughput colour and figures of a
 // cell that ran, or the status of one that did not. A cell missing from
 // the run (not measured yet) stays blank.
-func drawCell(c draw.Canvas, rect vg.Rectangle, cell *bench.Cell, max float64, th Theme) {
+func drawCell(c draw.Canvas, rect vg.Rectangle, cell *rundoc.Cell, max float64, th Theme) {
 	if rect.Max.X <= rect.Min.X || rect.Max.Y <= rect.Min.Y {
 		return
 	}
@@ -152,7 +152,7 @@ func drawCell(c draw.Canvas, rect vg.Rectangle, cell *bench.Cell, max float64, t
 	fg := RampText(t)
 	value := formatRate(v)
 	second := formatMs(cell.TTFTMs)
-	if cell.Status == bench.StatusQueued {
+	if cell.Status == rundoc.StatusQueued {
 		second = "queued"
 	}
 	big := shrink(aligned(textStyle(fontFor(h, 0.34, 10), fg, true), draw.XCenter, draw.YCenter), value, w-4)

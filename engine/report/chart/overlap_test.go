@@ -17,8 +17,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // substituteWidth is how much wider than Liberation Sans a viewer's
@@ -141,16 +141,16 @@ func TestChartTextClearWithSubstituteFont(t *testing.T) {
 	keep := os.Getenv("RIGBENCH_CHART_DIR")
 	type tc struct {
 		kind chart.Kind
-		runs []*bench.Run
+		runs []*rundoc.Run
 		w, h int
 		name string
 	}
 	var cases []tc
 	for _, size := range [][2]int{{800, 480}, {640, 400}, {1200, 700}} {
 		for _, k := range chart.Kinds() {
-			runs := []*bench.Run{ref}
+			runs := []*rundoc.Run{ref}
 			if k == chart.Energy {
-				runs = []*bench.Run{energyRun()}
+				runs = []*rundoc.Run{energyRun()}
 			}
 			cases = append(cases,
 				tc{k, runs, size[0], size[1], fmt.Sprintf("%s_%dx%d", k, size[0], size[1])},

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // TestRenderEveryKind draws every chart of the reference run, of a
@@ -16,10 +16,10 @@ import (
 // folder to keep the files for looking at.
 func TestRenderEveryKind(t *testing.T) {
 	ref := referenceRun(t)
-	sets := map[string][]*bench.Run{
+	sets := map[string][]*rundoc.Run{
 		"ref":     {ref},
 		"compare": {ref, variantRun(t, ref, 1.3)},
-		"empty":   {{Schema: bench.Schema, UUID: "empty"}},
+		"empty":   {{Schema: rundoc.Schema, UUID: "empty"}},
 		"energy":  {energyRun()},
 	}
 	dir := os.Getenv("RIGBENCH_CHART_SAMPLES")

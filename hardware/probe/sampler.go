@@ -1,9 +1,10 @@
-package hardware
+package probe
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rigbench/rigbench/hardware"
 	"slices"
 	"sync"
 	"time"
@@ -13,7 +14,7 @@ import (
 // (per platform) returns one with NVML initialised; close shuts it down.
 type gpuReaders interface {
 	// read returns one sample per GPU, T left 0.
-	read() []GPUSample
+	read() []hardware.GPUSample
 	close()
 }
 
@@ -38,7 +39,7 @@ type Sampler struct {
 // until done is closed or the window's stop is answered.
 type window struct {
 	start   time.Time
-	samples []GPUSample
+	samples []hardware.GPUSample
 }
 
 type windowReq struct {
@@ -127,19 +128,19 @@ func (s *Sampler) Stop() {
 // that saw no tick (shorter than the interval) gets one reading at stop,
 // so short cells still report power. On a stopped sampler the window
 // collects nothing and stop returns nil.
-func (s *Sampler) StartWindow() (stop func() []GPUSample) {
+func (s *Sampler) StartWindow() (stop func() []hardware.GPUSample) {
 	s.mu.Lock()
 	reqs, done := s.reqs, s.done
 	s.mu.Unlock()
 	if reqs == nil {
-		return func() []GPUSample { return nil }
+		return func() []hardware.GPUSample { return nil }
 	}
 	w := &window{start: s.o.clock.Now()}
 	if !send(reqs, done, windowReq{w: w, open: true, reply: make(chan struct{})}) {
-		return func() []GPUSample { return nil }
+		return func() []hardware.GPUSample { return nil }
 	}
 	var once sync.Once
-	return func() []GPUSample {
+	return func() []hardware.GPUSample {
 		once.Do(func() { send(reqs, done, windowReq{w: w, reply: make(chan struct{})}) })
 		return w.samples
 	}
@@ -189,7 +190,7 @@ func (s *Sampler) loop(r gpuReaders, t Ticker, reqs <-chan windowReq, quit <-cha
 // record stamps readings taken at time at with each window's T and appends
 // them. A tick that fired just before a window opened but was received
 // after counts as T = 0: the reading itself is taken after the start.
-func (s *Sampler) record(readings []GPUSample, at time.Time, windows map[*window]bool) {
+func (s *Sampler) record(readings []hardware.GPUSample, at time.Time, windows map[*window]bool) {
 	for w := range windows {
 		t := max(at.Sub(w.start).Seconds(), 0)
 		for _, g := range readings {

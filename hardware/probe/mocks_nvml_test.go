@@ -1,6 +1,6 @@
 //go:build linux && cgo
 
-package hardware_test
+package probe_test
 
 import (
 	"errors"

@@ -1,9 +1,10 @@
 //go:build linux && cgo
 
-package hardware
+package probe
 
 import (
 	"fmt"
+	"github.com/rigbench/rigbench/hardware"
 	"strings"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
@@ -66,24 +67,24 @@ func initReason(ret nvml.Return) string {
 
 // readGPU reads one card's facts. A field the card does not report stays
 // zero and is named in Unsupported. NVML reports power in milliwatts.
-func readGPU(index int, dev nvmlDevice, busWidthOK bool) GPU {
-	g := GPU{Index: index}
+func readGPU(index int, dev nvmlDevice, busWidthOK bool) hardware.GPU {
+	g := hardware.GPU{Index: index}
 	miss := func(fields ...string) { g.Unsupported = append(g.Unsupported, fields...) }
 
 	if v, ok := get(dev.GetName); ok {
 		g.Name = v
 	} else {
-		miss(FieldName)
+		miss(hardware.FieldName)
 	}
 	if v, ok := get(dev.GetUUID); ok {
 		g.UUID = v
 	} else {
-		miss(FieldUUID)
+		miss(hardware.FieldUUID)
 	}
 	if m, ok := get(dev.GetMemoryInfo); ok {
 		g.VRAMTotalBytes, g.VRAMUsedBytes, g.VRAMFreeBytes = m.Total, m.Used, m.Free
 	} else {
-		miss(FieldVRAM, FieldVRAMUsed, FieldVRAMFree)
+		miss(hardware.FieldVRAM, hardware.FieldVRAMUsed, hardware.FieldVRAMFree)
 	}
 	if cc, ok := get(func() ([2]int, nvml.Return) {
 		major, minor, ret := dev.GetCudaComputeCapability()
@@ -91,17 +92,17 @@ func readGPU(index int, dev nvmlDevice, busWidthOK bool) GPU {
 	}); ok {
 		g.ComputeCapability = fmt.Sprintf("%d.%d", cc[0], cc[1])
 	} else {
-		miss(FieldComputeCapability)
+		miss(hardware.FieldComputeCapability)
 	}
 	if mw, ok := get(dev.GetPowerManagementLimit); ok {
 		g.PowerLimitW = milliwatts(mw)
 	} else {
-		miss(FieldPowerLimit)
+		miss(hardware.FieldPowerLimit)
 	}
 	if mw, ok := get(dev.GetPowerManagementDefaultLimit); ok {
 		g.PowerLimitDefaultW = milliwatts(mw)
 	} else {
-		miss(FieldPowerLimitDefault)
+		miss(hardware.FieldPowerLimitDefault)
 	}
 	if mw, ok := get(func() (uint32, nvml.Return) {
 		_, maxMW, ret := dev.GetPowerManagementLimitConstraints()
@@ -109,7 +110,7 @@ func readGPU(index int, dev nvmlDevice, busWidthOK bool) GPU {
 	}); ok {
 		g.PowerLimitMaxW = milliwatts(mw)
 	} else {
-		miss(FieldPowerLimitMax)
+		miss(hardware.FieldPowerLimitMax)
 	}
 	readPCIe(&g, dev, miss)
 	readMemoryBus(&g, dev, busWidthOK, miss)
@@ -119,16 +120,16 @@ func readGPU(index int, dev nvmlDevice, busWidthOK bool) GPU {
 // readPCIe reads the current and maximum link generation and width. The
 // current link drops to gen 1 at idle on most cards; the maximum is what
 // the slot and card can do together.
-func readPCIe(g *GPU, dev nvmlDevice, miss func(...string)) {
+func readPCIe(g *hardware.GPU, dev nvmlDevice, miss func(...string)) {
 	for _, f := range []struct {
 		dst   *int
 		read  func() (int, nvml.Return)
 		field string
 	}{
-		{&g.PCIeGen, dev.GetCurrPcieLinkGeneration, FieldPCIeGen},
-		{&g.PCIeGenMax, dev.GetMaxPcieLinkGeneration, FieldPCIeGenMax},
-		{&g.PCIeWidth, dev.GetCurrPcieLinkWidth, FieldPCIeWidth},
-		{&g.PCIeWidthMax, dev.GetMaxPcieLinkWidth, FieldPCIeWidthMax},
+		{&g.PCIeGen, dev.GetCurrPcieLinkGeneration, hardware.FieldPCIeGen},
+		{&g.PCIeGenMax, dev.GetMaxPcieLinkGeneration, hardware.FieldPCIeGenMax},
+		{&g.PCIeWidth, dev.GetCurrPcieLinkWidth, hardware.FieldPCIeWidth},
+		{&g.PCIeWidthMax, dev.GetMaxPcieLinkWidth, hardware.FieldPCIeWidthMax},
 	} {
 		if v, ok := get(f.read); ok {
 			*f.dst = v
@@ -140,23 +141,23 @@ func readPCIe(g *GPU, dev nvmlDevice, miss func(...string)) {
 
 // readMemoryBus reads the bus width and maximum memory clock and derives
 // the peak bandwidth from them (PeakBandwidthGBs).
-func readMemoryBus(g *GPU, dev nvmlDevice, busWidthOK bool, miss func(...string)) {
+func readMemoryBus(g *hardware.GPU, dev nvmlDevice, busWidthOK bool, miss func(...string)) {
 	if busWidthOK {
 		if v, ok := get(dev.GetMemoryBusWidth); ok {
 			g.MemoryBusWidthBits = int(v)
 		}
 	}
 	if g.MemoryBusWidthBits == 0 {
-		miss(FieldMemoryBusWidth)
+		miss(hardware.FieldMemoryBusWidth)
 	}
 	if v, ok := get(func() (uint32, nvml.Return) { return dev.GetMaxClockInfo(nvml.CLOCK_MEM) }); ok {
 		g.MemoryClockMaxMHz = int(v)
 	} else {
-		miss(FieldMemoryClockMax)
+		miss(hardware.FieldMemoryClockMax)
 	}
-	g.MemoryBandwidthGBs = PeakBandwidthGBs(g.MemoryBusWidthBits, g.MemoryClockMaxMHz)
+	g.MemoryBandwidthGBs = hardware.PeakBandwidthGBs(g.MemoryBusWidthBits, g.MemoryClockMaxMHz)
 	if g.MemoryBandwidthGBs == 0 {
-		miss(FieldMemoryBandwidth)
+		miss(hardware.FieldMemoryBandwidth)
 	}
 }
 

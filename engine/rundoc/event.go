@@ -1,9 +1,7 @@
-package bench
+package rundoc
 
 import (
 	"time"
-
-	"github.com/rigbench/rigbench/hardware"
 )
 
 // EventKind says what happened in a run.
@@ -66,12 +64,4 @@ func (os Observers) Observe(e Event) {
 			o.Observe(e)
 		}
 	}
-}
-
-// Telemetry samples the GPUs during a decode window. hardware.Sampler
-// implements it; a run without a GPU passes nil.
-type Telemetry interface {
-	// StartWindow begins collecting samples; calling stop ends the window
-	// and returns the samples taken, with T in seconds since StartWindow.
-	StartWindow() (stop func() []hardware.GPUSample)
 }

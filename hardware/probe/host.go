@@ -1,7 +1,8 @@
-package hardware
+package probe
 
 import (
 	"context"
+	"github.com/rigbench/rigbench/hardware"
 	"runtime"
 	"strings"
 	"unicode"
@@ -15,8 +16,8 @@ import (
 // detectCPU reads the processor model and core counts. Counts come from
 // cpu.Counts: len(cpu.Info()) counts sockets on some platforms and logical
 // CPUs on others. A value gopsutil cannot read stays zero.
-func detectCPU(ctx context.Context) CPU {
-	var c CPU
+func detectCPU(ctx context.Context) hardware.CPU {
+	var c hardware.CPU
 	if infos, err := cpu.InfoWithContext(ctx); err == nil && len(infos) > 0 {
 		c.Model = strings.TrimSpace(infos[0].ModelName)
 	}
@@ -30,20 +31,20 @@ func detectCPU(ctx context.Context) CPU {
 }
 
 // detectMemory reads system RAM; zero when it cannot be read.
-func detectMemory(ctx context.Context) Memory {
+func detectMemory(ctx context.Context) hardware.Memory {
 	vm, err := mem.VirtualMemoryWithContext(ctx)
 	if err != nil {
-		return Memory{}
+		return hardware.Memory{}
 	}
-	return Memory{TotalBytes: vm.Total, AvailableBytes: vm.Available}
+	return hardware.Memory{TotalBytes: vm.Total, AvailableBytes: vm.Available}
 }
 
 // detectOS names the operating system ("Debian" "12", "Ubuntu" "24.04",
 // "Microsoft Windows 11 Pro"), the kernel and the machine architecture.
 // gopsutil's host.Info also holds the hostname, which is left out on
 // purpose: a snapshot is shared in exports.
-func detectOS(ctx context.Context) OS {
-	o := OS{Name: runtime.GOOS, Arch: runtime.GOARCH}
+func detectOS(ctx context.Context) hardware.OS {
+	o := hardware.OS{Name: runtime.GOOS, Arch: runtime.GOARCH}
 	info, err := host.InfoWithContext(ctx)
 	if err != nil {
 		return o

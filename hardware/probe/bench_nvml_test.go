@@ -1,13 +1,13 @@
 //go:build linux && cgo
 
-package hardware_test
+package probe_test
 
 import (
 	"testing"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
-	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/hardware/probe"
 )
 
 // BenchmarkSamplerTick: one tick of an open window on two mock GPUs (the
@@ -16,7 +16,7 @@ func BenchmarkSamplerTick(b *testing.B) {
 	gpu0, _ := telemetryCard(300, 0x4)
 	gpu1, _ := telemetryCard(200, 0)
 	clock := newFakeClock()
-	s := hardware.NewSampler(hardware.WithNVML(newMachine([]nvml.Device{gpu0, gpu1})), hardware.WithClock(clock))
+	s := probe.NewSampler(probe.WithNVML(newMachine([]nvml.Device{gpu0, gpu1})), probe.WithClock(clock))
 	if err := s.Start(b.Context()); err != nil {
 		b.Fatal(err)
 	}

@@ -1,11 +1,11 @@
-package hardware_test
+package probe_test
 
 import (
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/hardware/probe"
 )
 
 // fakeClock is a hardware.Clock whose time moves only when the test ticks.
@@ -33,7 +33,7 @@ func (c *fakeClock) Now() time.Time {
 	return c.now
 }
 
-func (c *fakeClock) NewTicker(d time.Duration) hardware.Ticker {
+func (c *fakeClock) NewTicker(d time.Duration) probe.Ticker {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ticker = &fakeTicker{c: make(chan time.Time), period: d}

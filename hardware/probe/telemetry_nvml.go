@@ -1,9 +1,10 @@
 //go:build linux && cgo
 
-package hardware
+package probe
 
 import (
 	"fmt"
+	"github.com/rigbench/rigbench/hardware"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 )
@@ -41,8 +42,8 @@ func openDevices(o options) (gpuReaders, error) {
 
 func (r *nvmlReaders) close() { r.lib.Shutdown() }
 
-func (r *nvmlReaders) read() []GPUSample {
-	out := make([]GPUSample, len(r.devs))
+func (r *nvmlReaders) read() []hardware.GPUSample {
+	out := make([]hardware.GPUSample, len(r.devs))
 	for i, d := range r.devs {
 		out[i] = r.readOne(i, d)
 	}
@@ -53,8 +54,8 @@ func (r *nvmlReaders) read() []GPUSample {
 // stays 0 (a GPU without power readings therefore gives no energy figure:
 // EnergyPerToken of 0 W is 0, shown as n/a). NVML reports power in mW,
 // utilisation in percent over its last sample period (about 1/6 s to 1 s).
-func (r *nvmlReaders) readOne(index int, d nvmlDevice) GPUSample {
-	s := GPUSample{GPU: index}
+func (r *nvmlReaders) readOne(index int, d nvmlDevice) hardware.GPUSample {
+	s := hardware.GPUSample{GPU: index}
 	if mw, ok := get(d.GetPowerUsage); ok {
 		s.PowerW = milliwatts(mw)
 	}
@@ -78,7 +79,7 @@ func (r *nvmlReaders) readOne(index int, d nvmlDevice) GPUSample {
 		reasons = d.GetCurrentClocksEventReasons
 	}
 	if mask, ok := get(reasons); ok {
-		s.Throttle = ThrottleReasons(mask)
+		s.Throttle = hardware.ThrottleReasons(mask)
 	}
 	return s
 }

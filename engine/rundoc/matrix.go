@@ -1,4 +1,4 @@
-package bench
+package rundoc
 
 // Find returns the cell of the given phase, context and concurrency, or nil.
 // Prefill cells have concurrency 1.

@@ -1,6 +1,6 @@
 //go:build linux && cgo
 
-package hardware_test
+package probe_test
 
 import (
 	"context"
@@ -14,11 +14,12 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
 
 	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/hardware/probe"
 )
 
 func TestDetectDGXH100(t *testing.T) {
 	t.Parallel()
-	snap := hardware.Detect(context.Background(), hardware.WithNVML(h100Machine(8)))
+	snap := probe.Detect(context.Background(), probe.WithNVML(h100Machine(8)))
 	if snap.GPUAbsentReason != "" {
 		t.Fatalf("GPUAbsentReason = %q, want none", snap.GPUAbsentReason)
 	}
@@ -60,7 +61,7 @@ func TestDetectDGXH100(t *testing.T) {
 // detection must list those fields as unsupported rather than crash.
 func TestDetectBareMockListsUnmodelledFields(t *testing.T) {
 	t.Parallel()
-	snap := hardware.Detect(context.Background(), hardware.WithNVML(dgxh100.New()))
+	snap := probe.Detect(context.Background(), probe.WithNVML(dgxh100.New()))
 	if len(snap.GPUs) != 8 {
 		t.Fatalf("got %d GPUs (%q), want 8", len(snap.GPUs), snap.GPUAbsentReason)
 	}
@@ -78,7 +79,7 @@ func TestDetectBareMockListsUnmodelledFields(t *testing.T) {
 func TestDetectConsumerCardListsUnsupported(t *testing.T) {
 	t.Parallel()
 	m := newMachine([]nvml.Device{consumerCard()})
-	snap := hardware.Detect(context.Background(), hardware.WithNVML(m))
+	snap := probe.Detect(context.Background(), probe.WithNVML(m))
 	if len(snap.GPUs) != 1 {
 		t.Fatalf("got %d GPUs (%q), want 1", len(snap.GPUs), snap.GPUAbsentReason)
 	}
@@ -108,7 +109,7 @@ func TestDetectOldDriverSkipsMissingSymbol(t *testing.T) {
 	t.Parallel()
 	card := consumerCard()
 	m := newMachine([]nvml.Device{card}, "nvmlDeviceGetMemoryBusWidth")
-	snap := hardware.Detect(context.Background(), hardware.WithNVML(m))
+	snap := probe.Detect(context.Background(), probe.WithNVML(m))
 	if len(card.GetMemoryBusWidthCalls()) != 0 {
 		t.Errorf("GetMemoryBusWidth called although the driver lacks it")
 	}
@@ -142,7 +143,7 @@ func TestDetectAbsence(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			snap := hardware.Detect(context.Background(), hardware.WithNVML(c.lib()))
+			snap := probe.Detect(context.Background(), probe.WithNVML(c.lib()))
 			if snap.GPUAbsentReason != c.wantReason {
 				t.Errorf("GPUAbsentReason = %q, want %q", snap.GPUAbsentReason, c.wantReason)
 			}
@@ -164,7 +165,7 @@ func TestDetectHangingInitTimesOut(t *testing.T) {
 
 	done := make(chan hardware.Snapshot, 1)
 	go func() {
-		done <- hardware.Detect(context.Background(), hardware.WithNVML(m), hardware.WithTimeout(50*time.Millisecond))
+		done <- probe.Detect(context.Background(), probe.WithNVML(m), probe.WithTimeout(50*time.Millisecond))
 	}()
 	var snap hardware.Snapshot
 	select {
@@ -198,7 +199,7 @@ func TestDetectCancelled(t *testing.T) {
 	m.InitFunc = func() nvml.Return { <-release; return nvml.SUCCESS }
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	snap := <-hardware.DetectAsync(ctx, hardware.WithNVML(m))
+	snap := <-probe.DetectAsync(ctx, probe.WithNVML(m))
 	if !strings.Contains(snap.GPUAbsentReason, "cancelled") {
 		t.Errorf("GPUAbsentReason = %q, want it to say detection was cancelled", snap.GPUAbsentReason)
 	}
@@ -207,7 +208,7 @@ func TestDetectCancelled(t *testing.T) {
 // On the real machine detection always says something: GPUs, or why not.
 func TestDetectSystem(t *testing.T) {
 	t.Parallel()
-	snap := hardware.Detect(context.Background())
+	snap := probe.Detect(context.Background())
 	if len(snap.GPUs) == 0 && snap.GPUAbsentReason == "" {
 		t.Error("no GPU and no reason")
 	}

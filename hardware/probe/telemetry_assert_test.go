@@ -1,10 +1,10 @@
-package hardware_test
+package probe_test
 
 import (
 	"github.com/rigbench/rigbench/engine/bench"
-	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/hardware/probe"
 )
 
 // The runner samples through bench.Telemetry; hardware cannot import bench
 // (bench imports hardware), so the assertion lives in this external test.
-var _ bench.Telemetry = (*hardware.Sampler)(nil)
+var _ bench.Telemetry = (*probe.Sampler)(nil)

@@ -1,6 +1,6 @@
 //go:build linux && cgo
 
-package hardware_test
+package probe_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
 
 	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/hardware/probe"
 )
 
 // telemetryCard is a mock GPU whose n-th power reading is base + 10 n W
@@ -40,10 +41,10 @@ func telemetryCard(base uint32, mask uint64) (*mock.Device, *atomic.Int32) {
 	return d, &reads
 }
 
-func startSampler(t *testing.T, m *machine, opts ...hardware.Option) (*hardware.Sampler, *fakeClock) {
+func startSampler(t *testing.T, m *machine, opts ...probe.Option) (*probe.Sampler, *fakeClock) {
 	t.Helper()
 	clock := newFakeClock()
-	s := hardware.NewSampler(append([]hardware.Option{hardware.WithNVML(m), hardware.WithClock(clock)}, opts...)...)
+	s := probe.NewSampler(append([]probe.Option{probe.WithNVML(m), probe.WithClock(clock)}, opts...)...)
 	if err := s.Start(context.Background()); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -57,8 +58,8 @@ func TestSamplerWindowTwoGPUs(t *testing.T) {
 	gpu1, _ := telemetryCard(200, 0x40|0x1) // thermal (+ idle, ignored)
 	m := newMachine([]nvml.Device{gpu0, gpu1})
 	s, clock := startSampler(t, m)
-	if clock.period() != hardware.DefaultInterval {
-		t.Fatalf("ticker period %v, want the default %v", clock.period(), hardware.DefaultInterval)
+	if clock.period() != probe.DefaultInterval {
+		t.Fatalf("ticker period %v, want the default %v", clock.period(), probe.DefaultInterval)
 	}
 
 	clock.Tick() // no window open: NVML is not read
@@ -119,7 +120,7 @@ func TestSamplerShortWindowGetsOneReading(t *testing.T) {
 func TestSamplerOverlappingWindows(t *testing.T) {
 	t.Parallel()
 	card, reads := telemetryCard(100, 0)
-	s, clock := startSampler(t, newMachine([]nvml.Device{card}), hardware.WithInterval(500*time.Millisecond))
+	s, clock := startSampler(t, newMachine([]nvml.Device{card}), probe.WithInterval(500*time.Millisecond))
 	first := s.StartWindow()
 	clock.Tick()
 	second := s.StartWindow()
@@ -141,14 +142,14 @@ func TestSamplerLifecycle(t *testing.T) {
 	card, _ := telemetryCard(100, 0)
 	m := newMachine([]nvml.Device{card})
 	clock := newFakeClock()
-	s := hardware.NewSampler(hardware.WithNVML(m), hardware.WithClock(clock))
+	s := probe.NewSampler(probe.WithNVML(m), probe.WithClock(clock))
 	if got := s.StartWindow()(); got != nil {
 		t.Errorf("window of a stopped sampler = %v, want nil", got)
 	}
 	if err := s.Start(context.Background()); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	if err := s.Start(context.Background()); !errors.Is(err, hardware.ErrSamplerRunning) {
+	if err := s.Start(context.Background()); !errors.Is(err, probe.ErrSamplerRunning) {
 		t.Errorf("second Start = %v, want ErrSamplerRunning", err)
 	}
 	stop := s.StartWindow()
@@ -210,7 +211,7 @@ func TestSamplerStartFailures(t *testing.T) {
 		{"no GPU", newMachine(nil), "no NVIDIA GPU found"},
 		{"hanging init", hanging, "did not answer within 20ms"},
 	} {
-		s := hardware.NewSampler(hardware.WithNVML(c.lib), hardware.WithTimeout(20*time.Millisecond))
+		s := probe.NewSampler(probe.WithNVML(c.lib), probe.WithTimeout(20*time.Millisecond))
 		err := s.Start(context.Background())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: Start = %v, want an error containing %q", c.name, err, c.want)

@@ -1,6 +1,6 @@
 //go:build !(linux && cgo)
 
-package hardware
+package probe
 
 import (
 	"errors"

@@ -1,14 +1,15 @@
-package hardware
+package probe
 
 import (
 	"context"
 	"fmt"
+	"github.com/rigbench/rigbench/hardware"
 	"time"
 )
 
 // gpuResult is what one platform's GPU detection found.
 type gpuResult struct {
-	gpus              []GPU
+	gpus              []hardware.GPU
 	driverVersion     string
 	cudaDriverVersion string
 	// reason says why gpus is empty or partial ("" when all is well).
@@ -25,14 +26,14 @@ type gpuResult struct {
 // goroutine is left to finish (and shut NVML down) on its own. Detect still
 // blocks for up to the timeout: a UI calls it from a goroutine, or uses
 // DetectAsync, never on its event loop.
-func Detect(ctx context.Context, opts ...Option) Snapshot {
+func Detect(ctx context.Context, opts ...Option) hardware.Snapshot {
 	o := newOptions(opts)
 	gpuCh := make(chan gpuResult, 1) // buffered: a late answer never blocks
 	go func() { gpuCh <- safeDetectGPUs(o) }()
 	timer := time.NewTimer(o.timeout)
 	defer timer.Stop()
 
-	snap := Snapshot{CPU: detectCPU(ctx), Memory: detectMemory(ctx), OS: detectOS(ctx)}
+	snap := hardware.Snapshot{CPU: detectCPU(ctx), Memory: detectMemory(ctx), OS: detectOS(ctx)}
 	var r gpuResult
 	select {
 	case r = <-gpuCh:
@@ -43,7 +44,7 @@ func Detect(ctx context.Context, opts ...Option) Snapshot {
 	}
 	snap.GPUs = r.gpus
 	if snap.GPUs == nil {
-		snap.GPUs = []GPU{} // JSON [] rather than null
+		snap.GPUs = []hardware.GPU{} // JSON [] rather than null
 	}
 	snap.GPUAbsentReason = r.reason
 	snap.DriverVersion = r.driverVersion
@@ -53,8 +54,8 @@ func Detect(ctx context.Context, opts ...Option) Snapshot {
 
 // DetectAsync runs Detect on its own goroutine and delivers the snapshot
 // on the returned channel (buffered, so nobody has to read it).
-func DetectAsync(ctx context.Context, opts ...Option) <-chan Snapshot {
-	ch := make(chan Snapshot, 1)
+func DetectAsync(ctx context.Context, opts ...Option) <-chan hardware.Snapshot {
+	ch := make(chan hardware.Snapshot, 1)
 	go func() { ch <- Detect(ctx, opts...) }()
 	return ch
 }

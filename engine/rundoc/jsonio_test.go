@@ -1,4 +1,4 @@
-package bench_test
+package rundoc_test
 
 import (
 	"bytes"
@@ -8,27 +8,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 )
 
 // jsonioFullRun is a run with every field of the document set, so the
 // round-trip tests cover each one (TestJSONIOFixtureIsComplete keeps it so
 // when a field is added).
-func jsonioFullRun() *bench.Run {
+func jsonioFullRun() *rundoc.Run {
 	start := time.Date(2025, 11, 29, 14, 3, 7, 123456789, time.UTC)
-	return &bench.Run{
-		Schema:     bench.Schema,
+	return &rundoc.Run{
+		Schema:     rundoc.Schema,
 		UUID:       "0b6f7d5e-2c1a-4e4b-9f3d-8a7c6b5e4d3c",
 		Name:       "3060 fp8 <baseline> & co",
 		Tags:       []string{"baseline", "fp8"},
 		Notes:      "gpu-memory-utilization 0.92\nsecond line",
-		Status:     bench.RunComplete,
+		Status:     rundoc.RunComplete,
 		CreatedAt:  start,
 		FinishedAt: start.Add(31 * time.Minute),
-		Origin:     bench.OriginMeasured,
+		Origin:     rundoc.OriginMeasured,
 		Simulated:  true,
-		Plan: bench.Plan{
+		Plan: rundoc.Plan{
 			Contexts: []int{0, 16384}, Concurrency: []int{1, 2}, PrefillContexts: []int{8192},
 			DurationS: 30, MaxOutput: 8192, KVCapacityOverride: 100000, SimSpeed: 20,
 		},
@@ -47,30 +47,30 @@ func jsonioFullRun() *bench.Run {
 			Memory:            hardware.Memory{TotalBytes: 64 << 30, AvailableBytes: 50 << 30},
 			OS:                hardware.OS{Name: "Ubuntu 24.04", Version: "24.04", Kernel: "6.8.0", Arch: "amd64"},
 		},
-		Launch: &bench.Launch{
+		Launch: &rundoc.Launch{
 			Image: "vllm/vllm-openai:v0.11.0", Model: "org/model", Args: []string{"--max-model-len", "32768"},
 			ServeCommand: "vllm serve org/model --max-model-len 32768", DockerCommand: "docker run … -e HF_TOKEN=<token>",
 			GPUs: "all",
 		},
-		Server: bench.Server{
+		Server: rundoc.Server{
 			Model: "org/model", Engine: "vllm", Version: "0.11.0", MaxModelLen: 32768,
-			KVCapacityTokens: 120000, KVCapacitySource: bench.KVSourceMetrics, HasMetrics: true, HasTokenize: true,
+			KVCapacityTokens: 120000, KVCapacitySource: rundoc.KVSourceMetrics, HasMetrics: true, HasTokenize: true,
 		},
-		Cells: []bench.Cell{
-			{Phase: bench.PhasePrefill, Context: 8192, Concurrency: 1, Status: bench.StatusValid,
+		Cells: []rundoc.Cell{
+			{Phase: rundoc.PhasePrefill, Context: 8192, Concurrency: 1, Status: rundoc.StatusValid,
 				PromptTokS: 2341.25, PromptTokens: 8388, TTFTMs: 3583.1, CompletedRequests: 1, StartedAt: start.Add(time.Second)},
 			{
-				Phase: bench.PhaseDecode, Context: 0, Concurrency: 2, Status: bench.StatusQueued, Reason: "waiting > 0",
+				Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 2, Status: rundoc.StatusQueued, Reason: "waiting > 0",
 				TotalTokS: 94.5, PerRequestTokS: 47.3, TTFTMs: 264, TBTMs: 21.2, TTFTP90Ms: 300.5, TTFTP99Ms: 320.25,
 				TBTP90Ms: 25.1, TBTP99Ms: 30.7, AvgActive: 1.93, CompletedRequests: 3, OutputTokens: 2834, MeasuredS: 30.002,
-				TokenCountSource: bench.TokensFinalUsage, ChunkTokens: 2700, TokenCountMismatch: true,
-				ServerStats: &bench.ServerStats{Samples: 30, RunningMean: 1.9, WaitingMax: 1, KVUsageMean: 0.1,
+				TokenCountSource: rundoc.TokensFinalUsage, ChunkTokens: 2700, TokenCountMismatch: true,
+				ServerStats: &rundoc.ServerStats{Samples: 30, RunningMean: 1.9, WaitingMax: 1, KVUsageMean: 0.1,
 					KVUsageMax: 0.15, PrefixHitRate: 0.99, Preemptions: 2},
 				GPUStats: &hardware.GPUStats{Samples: 30, PowerMeanW: 160.5, PowerMaxW: 171, SMClockMeanMHz: 1800,
 					SMClockMaxMHz: 1852, MemClockMeanMHz: 7500, TempMeanC: 65, TempMaxC: 70, UtilGPUMean: 98,
 					UtilMemMean: 80, VRAMUsedMax: 11 << 30, Throttled: []string{"power cap"}},
 				EnergyJPerToken: 1.7,
-				ServerSamples: []bench.ServerSample{{T: -0.004, Running: 1, Waiting: 1, KVUsage: 0.05, PrefixCacheQueries: 4, PrefixCacheHits: 3, Preemptions: 1}, {T: 1, Running: 2, Waiting: 1, KVUsage: 0.1, PrefixCacheQueries: 10,
+				ServerSamples: []rundoc.ServerSample{{T: -0.004, Running: 1, Waiting: 1, KVUsage: 0.05, PrefixCacheQueries: 4, PrefixCacheHits: 3, Preemptions: 1}, {T: 1, Running: 2, Waiting: 1, KVUsage: 0.1, PrefixCacheQueries: 10,
 					PrefixCacheHits: 9, Preemptions: 1}},
 				GPUSamples: []hardware.GPUSample{{T: 1, GPU: 0, PowerW: 160, SMClockMHz: 1800, MemClockMHz: 7500, TempC: 65,
 					UtilGPU: 98, UtilMem: 80, VRAMUsedBytes: 11 << 30, Throttle: []string{"power cap"}}},
@@ -139,10 +139,10 @@ func TestWriteReadWriteByteIdentical(t *testing.T) {
 	t.Parallel()
 	run := jsonioFullRun()
 	var first bytes.Buffer
-	if err := bench.WriteRun(&first, run); err != nil {
+	if err := rundoc.WriteRun(&first, run); err != nil {
 		t.Fatal(err)
 	}
-	back, err := bench.ReadRun(bytes.NewReader(first.Bytes()))
+	back, err := rundoc.ReadRun(bytes.NewReader(first.Bytes()))
 	if err != nil {
 		t.Fatalf("ReadRun of our own export: %v", err)
 	}
@@ -150,7 +150,7 @@ func TestWriteReadWriteByteIdentical(t *testing.T) {
 		t.Errorf("read back differs from the original:\n got %+v\nwant %+v", back, run)
 	}
 	var second bytes.Buffer
-	if err := bench.WriteRun(&second, back); err != nil {
+	if err := rundoc.WriteRun(&second, back); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(first.Bytes(), second.Bytes()) {
@@ -173,7 +173,7 @@ func TestWriteRunNormalizes(t *testing.T) {
 	run.Cells = nil
 	run.Hardware.GPUs = nil
 	var b bytes.Buffer
-	if err := bench.WriteRun(&b, run); err != nil {
+	if err := rundoc.WriteRun(&b, run); err != nil {
 		t.Fatal(err)
 	}
 	s := b.String()
@@ -190,7 +190,7 @@ func TestWriteRunNormalizes(t *testing.T) {
 func TestReadRunRejects(t *testing.T) {
 	t.Parallel()
 	var good bytes.Buffer
-	if err := bench.WriteRun(&good, jsonioFullRun()); err != nil {
+	if err := rundoc.WriteRun(&good, jsonioFullRun()); err != nil {
 		t.Fatal(err)
 	}
 	doc := good.String()
@@ -227,7 +227,7 @@ func TestReadRunRejects(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := bench.ReadRun(strings.NewReader(tc.in))
+			_, err := rundoc.ReadRun(strings.NewReader(tc.in))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want one mentioning %q", err, tc.want)
 			}
@@ -237,8 +237,8 @@ func TestReadRunRejects(t *testing.T) {
 
 func TestReadRunSizeLimit(t *testing.T) {
 	t.Parallel()
-	big := `{"schema":"rigbench.run/v1","notes":"` + strings.Repeat("x", bench.MaxRunJSONBytes) + `"}`
-	_, err := bench.ReadRun(strings.NewReader(big))
+	big := `{"schema":"rigbench.run/v1","notes":"` + strings.Repeat("x", rundoc.MaxRunJSONBytes) + `"}`
+	_, err := rundoc.ReadRun(strings.NewReader(big))
 	if err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("err = %v, want a size error", err)
 	}
@@ -246,7 +246,7 @@ func TestReadRunSizeLimit(t *testing.T) {
 
 func FuzzReadRun(f *testing.F) {
 	var good bytes.Buffer
-	if err := bench.WriteRun(&good, jsonioFullRun()); err != nil {
+	if err := rundoc.WriteRun(&good, jsonioFullRun()); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(good.Bytes())
@@ -254,20 +254,20 @@ func FuzzReadRun(f *testing.F) {
 	f.Add([]byte(`{"schema":"rigbench.run/v1","cells":[{"phase":"decode","context":1e99}]}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		run, err := bench.ReadRun(bytes.NewReader(in))
+		run, err := rundoc.ReadRun(bytes.NewReader(in))
 		if err != nil {
 			return
 		}
 		// Anything accepted must export, re-import and export the same.
 		var a, b bytes.Buffer
-		if err := bench.WriteRun(&a, run); err != nil {
+		if err := rundoc.WriteRun(&a, run); err != nil {
 			t.Fatal(err)
 		}
-		back, err := bench.ReadRun(bytes.NewReader(a.Bytes()))
+		back, err := rundoc.ReadRun(bytes.NewReader(a.Bytes()))
 		if err != nil {
 			t.Fatalf("our own export of an accepted run is rejected: %v\n%s", err, a.String())
 		}
-		if err := bench.WriteRun(&b, back); err != nil {
+		if err := rundoc.WriteRun(&b, back); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(a.Bytes(), b.Bytes()) {

@@ -1,0 +1,133 @@
+package rundoc
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// Defaults of METHOD.md.
+var (
+	DefaultContexts        = []int{0, 16384, 32768, 65536, 131072, ContextMax}
+	DefaultConcurrency     = []int{1, 2, 4, 8, 16, 32, 64, 128}
+	DefaultPrefillContexts = []int{8192, 16384, 32768, 65536, 131072}
+)
+
+// Default window length D and max output M.
+const (
+	DefaultDuration  = 30 * time.Second
+	DefaultMaxOutput = 8192
+)
+
+// DefaultPlan returns METHOD.md's default plan.
+func DefaultPlan() Plan {
+	return Plan{
+		Contexts:        append([]int(nil), DefaultContexts...),
+		Concurrency:     append([]int(nil), DefaultConcurrency...),
+		PrefillContexts: append([]int(nil), DefaultPrefillContexts...),
+		DurationS:       DefaultDuration.Seconds(),
+		MaxOutput:       DefaultMaxOutput,
+	}
+}
+
+// Duration returns D as a time.Duration.
+func (p Plan) Duration() time.Duration { return time.Duration(p.DurationS * float64(time.Second)) }
+
+// Speed returns the simulator speed factor S, 1 for real time.
+func (p Plan) Speed() float64 {
+	if p.SimSpeed > 1 {
+		return p.SimSpeed
+	}
+	return 1
+}
+
+// Resolve returns the plan with ContextMax replaced by the longest prompt
+// the server takes (maxModelLen − M for decode contexts, which must leave
+// room for M output tokens; maxModelLen − 1 for prefill contexts, whose one
+// request asks for a single token), and every list sorted ascending
+// without duplicates. maxModelLen 0 (unknown) drops ContextMax.
+func (p Plan) Resolve(maxModelLen int) Plan {
+	out := p
+	out.Contexts = resolveMax(p.Contexts, maxModelLen, p.MaxOutput)
+	out.Concurrency = sortedUnique(p.Concurrency)
+	out.PrefillContexts = resolveMax(p.PrefillContexts, maxModelLen, 1)
+	if p.TrimContexts && maxModelLen > 0 {
+		out.Contexts = atMost(out.Contexts, maxModelLen)
+		out.PrefillContexts = atMost(out.PrefillContexts, maxModelLen)
+	}
+	return out
+}
+
+// resolveMax replaces ContextMax in cs by maxModelLen − output (dropped when
+// maxModelLen is unknown) and sorts the result without duplicates.
+func resolveMax(cs []int, maxModelLen, output int) []int {
+	var out []int
+	for _, c := range cs {
+		if c == ContextMax {
+			if maxModelLen <= 0 {
+				continue
+			}
+			c = max(0, maxModelLen-output)
+		}
+		out = append(out, c)
+	}
+	return sortedUnique(out)
+}
+
+func atMost(xs []int, limit int) []int {
+	var out []int
+	for _, x := range xs {
+		if x <= limit {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func sortedUnique(xs []int) []int {
+	out := append([]int(nil), xs...)
+	sort.Ints(out)
+	w := 0
+	for i, x := range out {
+		if i == 0 || x != out[w-1] {
+			out[w] = x
+			w++
+		}
+	}
+	return out[:w]
+}
+
+// Validate checks a resolved plan against the server's max_model_len (0 =
+// unknown) before anything is sent. Errors name the value and the fix.
+func (p Plan) Validate(maxModelLen int) error {
+	var errs []error
+	if p.DurationS <= 0 || math.IsNaN(p.DurationS) || math.IsInf(p.DurationS, 0) {
+		errs = append(errs, fmt.Errorf("the window length must be positive, not %gs", p.DurationS))
+	}
+	if p.MaxOutput < 1 {
+		errs = append(errs, fmt.Errorf("max output must be at least 1 token, not %d", p.MaxOutput))
+	}
+	if len(p.Contexts) == 0 && len(p.PrefillContexts) == 0 {
+		errs = append(errs, errors.New("the plan has no contexts: give decode contexts, prefill contexts or both"))
+	}
+	if len(p.Contexts) > 0 && len(p.Concurrency) == 0 {
+		errs = append(errs, errors.New("the plan has decode contexts but no concurrency levels"))
+	}
+	for _, n := range p.Concurrency {
+		if n < 1 || n > 4096 {
+			errs = append(errs, fmt.Errorf("concurrency %d is out of range (1–4096)", n))
+		}
+	}
+	for _, c := range append(append([]int(nil), p.Contexts...), p.PrefillContexts...) {
+		if c < 0 {
+			errs = append(errs, fmt.Errorf("context %d is negative", c))
+		}
+		if maxModelLen > 0 && c > maxModelLen {
+			errs = append(errs, fmt.Errorf("context %s is above the server's max_model_len (%s): drop it or use max",
+				ContextLabel(c), ContextLabel(maxModelLen)))
+		}
+	}
+	return errors.Join(errs...)
+}
