@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/compare"
@@ -95,7 +96,7 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.Launch.SetUserPresets(loadPresets(prefs))
 	u.Launch.OnUserPresets = func(m map[string][]vllm.FlagValue) { savePresets(prefs, m) }
 	u.Launch.OnConfig = func(c vllm.LaunchConfig) { saveLaunch(prefs, c) }
-	u.Launch.OnReady = func(s *launchview.Server) {
+	u.Launch.OnReady = func(s *session.Server) {
 		u.Run.SetFacts(runview.Facts{MaxModelLen: s.MaxModelLen, KVCapacity: s.KVCapacity})
 	}
 

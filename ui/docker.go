@@ -3,13 +3,13 @@ package ui
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/docker/docker/api/types/system"
 
 	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/launchview"
@@ -91,64 +91,16 @@ func dockerProblem(err error) string {
 	return wording.Sentence("Docker could not be reached ("+err.Error()+")") + " Check that Docker is installed and running, or benchmark an existing endpoint or the demo."
 }
 
-// dockerLaunch is the Launch view's LaunchFunc on the local Docker daemon,
-// the sequence of session.DockerLauncher with the view's progress: pull the
-// image when missing (progress bar), start the container streaming its log
-// (log pane), wait until it serves the model. On every error and on
-// cancellation engine/docker stops and removes the container; on success
-// the returned Server's Stop does (Stop button, window close).
+// dockerLaunch is the Launch view's LaunchFunc on the local Docker daemon:
+// engine/session's one launch sequence with the view's progress bar and log
+// pane as observers. Leftovers were removed once at start-up (checkDocker),
+// so a launch leaves other containers alone.
 func dockerLaunch(opts ...docker.Option) launchview.LaunchFunc {
-	return func(ctx context.Context, cfg vllm.LaunchConfig, p launchview.Progress) (*launchview.Server, error) {
-		l, err := docker.New(ctx, opts...)
-		if err != nil {
-			return nil, err
+	return func(ctx context.Context, cfg vllm.LaunchConfig, p launchview.Progress) (*session.Server, error) {
+		d := &session.DockerLauncher{Config: cfg, Options: opts, KeepLeftovers: true}
+		if p.Pull != nil {
+			d.Pull = func(pp docker.PullProgress) { p.Pull(pp.Bytes, pp.BytesTotal) }
 		}
-		pull := func(pp docker.PullProgress) {
-			if p.Pull != nil {
-				p.Pull(pp.Bytes, pp.BytesTotal)
-			}
-		}
-		logf := func(s string) {
-			if p.Log != nil {
-				p.Log(s)
-			}
-		}
-		logf("Checking image " + cfg.ImageRef() + "…")
-		if err := l.EnsureImage(ctx, cfg.ImageRef(), pull); err != nil {
-			l.Close()
-			return nil, err
-		}
-		// The command as the user could type it, with the token redacted.
-		logf("$ " + cfg.DockerCommand(true))
-		c, err := l.Start(ctx, cfg, func(line docker.LogLine) { logf(line.Text) })
-		if err != nil {
-			l.Close()
-			return nil, err
-		}
-		f := c.Facts()
-		return &launchview.Server{
-			Endpoint:    c.Endpoint(),
-			APIKey:      c.APIKey(),
-			Version:     f.Version,
-			KVCapacity:  f.KVCacheTokens,
-			MaxModelLen: maxModelLen(cfg),
-			Stop: func(ctx context.Context) error {
-				return errors.Join(c.Stop(ctx), l.Close())
-			},
-		}, nil
+		return d.Launch(ctx, p.Log)
 	}
-}
-
-// maxModelLen is --max-model-len from the form, 0 when vLLM picks it (the
-// run reads the served value from /v1/models).
-func maxModelLen(cfg vllm.LaunchConfig) int {
-	v, ok := cfg.Get("--max-model-len")
-	if !ok {
-		return 0
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil {
-		return 0
-	}
-	return n
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/history"
-	"github.com/rigbench/rigbench/ui/launchview"
 	"github.com/rigbench/rigbench/ui/runview"
 	"github.com/rigbench/rigbench/ui/target"
 	"github.com/rigbench/rigbench/ui/wording"
@@ -24,16 +23,12 @@ import (
 // session and runs it on the caller's goroutine (never the UI's).
 func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer) (*rundoc.Run, error) {
 	var ch target.Choice
-	var srv *launchview.Server
-	var rec *rundoc.Launch
+	var srv *session.Server
 	var snap *hardware.Snapshot
 	fyne.DoAndWait(func() {
 		snap = u.snapshot
 		ch = u.Target.Choice()
 		srv = u.Launch.Server()
-		cfg := u.Launch.Form.Config()
-		r := cfg.Record()
-		rec = &r
 	})
 	o := session.Options{Plan: plan, Observers: []rundoc.Observer{obs}, Hardware: snap}
 	src := u.History.Source()
@@ -58,7 +53,9 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 			return nil, errors.New("start the server in the Launch tab first, or choose an existing endpoint or the demo")
 		}
 		o.Kind = session.Launch
-		o.Launcher = readyServer{srv: srv, record: rec}
+		// The record is the launched configuration, not the form's:
+		// the form may have been edited since the server started.
+		o.Launcher = srv.Reuse()
 	}
 	run, err := u.svc.Session(ctx, o)
 	u.keep(src, saver, run)
@@ -92,24 +89,6 @@ func (u *UI) keep(src history.Source, rec history.Recorder, run *rundoc.Run) {
 			u.History.SetNote(fmt.Sprintf("The last run could not be saved to the history (%s); export it from Results to keep it.", strings.TrimSuffix(wording.LowerFirst(userText(err)), ".")))
 		})
 	}
-}
-
-// readyServer hands a server the Launch view already started to a session.
-// Its Stop does nothing: the Launch view owns the container and stops it
-// when the user says so or the window closes.
-type readyServer struct {
-	srv    *launchview.Server
-	record *rundoc.Launch
-}
-
-var _ session.Launcher = readyServer{}
-
-// Launch returns the running server.
-func (r readyServer) Launch(context.Context, func(string)) (*session.Server, error) {
-	return &session.Server{
-		Endpoint: r.srv.Endpoint, APIKey: r.srv.APIKey, KVCapacityFromLog: r.srv.KVCapacity,
-		Record: r.record, Stop: func(context.Context) error { return nil },
-	}, nil
 }
 
 // demoConfig is the simulator the demo target runs.

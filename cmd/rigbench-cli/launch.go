@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
 
@@ -105,10 +106,13 @@ func (o launchOptions) config(e *env, vllmArgs []string) (vllm.LaunchConfig, err
 	return cfg, nil
 }
 
-// launchAndWait starts the server, prints where it listens, and stops it on
-// Ctrl-C (or leaves it running with --keep).
-func launchAndWait(ctx context.Context, e *env, o launchOptions, cfg vllm.LaunchConfig) error {
-	opts := []docker.Option{docker.WithGetenv(e.getenv), docker.WithReadyTimeout(o.timeout)}
+// launcher is engine/session's one launch sequence with the CLI's
+// observers: pull progress and the container log on stderr.
+func (o launchOptions) launcher(e *env, cfg vllm.LaunchConfig) *session.DockerLauncher {
+	opts := []docker.Option{docker.WithGetenv(e.getenv)}
+	if o.timeout > 0 {
+		opts = append(opts, docker.WithReadyTimeout(o.timeout))
+	}
 	if inst := e.getenv("RIGBENCH_INSTANCE"); inst != "" {
 		// Separate RigBench instances on one machine (users, test runs)
 		// never clean up each other's servers.
@@ -121,51 +125,40 @@ func launchAndWait(ctx context.Context, e *env, o launchOptions, cfg vllm.Launch
 		// A kept server is not a leftover: a later launch must not remove it.
 		opts = append(opts, docker.WithLabels(map[string]string{docker.LabelManaged: "kept"}))
 	}
-	l, err := docker.New(ctx, opts...)
+	return &session.DockerLauncher{Config: cfg, Options: opts, KeepLeftovers: o.keep, Pull: pullPrinter(e.stderr)}
+}
+
+// launchAndWait starts the server, prints where it listens, and stops it on
+// Ctrl-C (or leaves it running with --keep).
+func launchAndWait(ctx context.Context, e *env, o launchOptions, cfg vllm.LaunchConfig) error {
+	srv, err := o.launcher(e, cfg).Launch(ctx, func(line string) { fmt.Fprintln(e.stderr, line) })
 	if err != nil {
 		return err
 	}
-	defer l.Close()
-	if !o.keep {
-		if n, err := l.CleanupLeftovers(ctx); err != nil {
-			fmt.Fprintln(e.stderr, "warning:", err)
-		} else if n > 0 {
-			fmt.Fprintf(e.stderr, "removed %d container(s) left by an earlier RigBench run\n", n)
-		}
-	}
-	fmt.Fprintln(e.stderr, "$", cfg.DockerCommand(true))
-	if err := l.EnsureImage(ctx, cfg.ImageRef(), pullPrinter(e.stderr)); err != nil {
-		return err
-	}
-	c, err := l.Start(ctx, cfg, func(line docker.LogLine) { fmt.Fprintln(e.stderr, line.Text) })
-	if err != nil {
-		return err
-	}
-	printServer(e.stdout, c)
+	printServer(e.stdout, srv)
 	if o.keep {
-		fmt.Fprintf(e.stdout, "kept running as %s; stop it with: docker rm -f %s\n", c.Name(), c.Name())
+		fmt.Fprintf(e.stdout, "kept running as %s; stop it with: docker rm -f %s\n", srv.Container, srv.Container)
 		return nil
 	}
 	fmt.Fprintln(e.stderr, "serving; press Ctrl-C to stop")
 	select {
 	case <-ctx.Done():
-		return c.Stop(context.WithoutCancel(ctx))
-	case <-c.Exited():
-		c.Stop(context.WithoutCancel(ctx))
+		return srv.Stop(context.WithoutCancel(ctx))
+	case <-srv.Exited:
+		srv.Stop(context.WithoutCancel(ctx))
 		return errors.New("the server stopped on its own: read its last log lines above")
 	}
 }
 
-func printServer(w io.Writer, c *docker.Container) {
-	f := c.Facts()
-	fmt.Fprintf(w, "endpoint: %s\n", c.Endpoint())
-	fmt.Fprintf(w, "api key:  %s\n", c.APIKey())
-	fmt.Fprintf(w, "model:    %s\n", c.Config().ServedModelName())
-	if f.Version != "" {
-		fmt.Fprintf(w, "version:  %s\n", f.Version)
+func printServer(w io.Writer, s *session.Server) {
+	fmt.Fprintf(w, "endpoint: %s\n", s.Endpoint)
+	fmt.Fprintf(w, "api key:  %s\n", s.APIKey)
+	fmt.Fprintf(w, "model:    %s\n", s.Model)
+	if s.Version != "" {
+		fmt.Fprintf(w, "version:  %s\n", s.Version)
 	}
-	if f.KVCacheTokens > 0 {
-		fmt.Fprintf(w, "KV cache: %d tokens\n", f.KVCacheTokens)
+	if s.KVCapacity > 0 {
+		fmt.Fprintf(w, "KV cache: %d tokens\n", s.KVCapacity)
 	}
 }
 

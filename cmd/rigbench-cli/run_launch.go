@@ -1,12 +1,8 @@
 package main
 
 import (
-	"errors"
 	"flag"
-	"fmt"
-	"strings"
 
-	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
@@ -23,58 +19,23 @@ type launchFlags struct {
 
 func (l *launchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&l.enabled, "launch", false, "start vLLM in Docker for the run (model from --model, vLLM flags after --) and stop it afterwards")
-	fs.StringVar(&l.image, "image", "vllm/vllm-openai:latest", "image to launch with --launch")
+	fs.StringVar(&l.image, "image", vllm.DefaultImage+":"+vllm.DefaultTag, "image to launch with --launch")
 	fs.StringVar(&l.gpus, "gpus", "all", "GPUs for --launch: all, or indices such as 0,1")
 	fs.StringVar(&l.hfCache, "hf-cache", "~/.cache/huggingface", "Hugging Face cache folder mounted with --launch")
 	fs.BoolVar(&l.noGPU, "no-gpu", false, "with --launch, request no GPU (for images such as RigBench's simulator)")
 }
 
-// launcher builds the session's Docker launcher from the flags.
+// launcher builds the session's Docker launcher from the flags, through
+// the same configuration and options as `launch` (a run's server is not
+// kept: it stops with the run).
 func (l *launchFlags) launcher(e *env, model string, vllmArgs []string) (*session.DockerLauncher, error) {
 	if model == "" {
 		return nil, usagef("--launch needs --model with the Hugging Face id to serve")
 	}
-	line := "vllm serve " + vllm.Quote(model) + " " + strings.Join(quoteAll(vllmArgs), " ")
-	cfg, err := vllm.ParseCommand(line)
+	o := launchOptions{model: model, image: l.image, gpus: l.gpus, hfCache: l.hfCache, noGPU: l.noGPU}
+	cfg, err := o.config(e, vllmArgs)
 	if err != nil {
-		return nil, fmt.Errorf("the vLLM flags after -- are not valid: %w", err)
+		return nil, err
 	}
-	var image, tag string
-	if i := strings.LastIndexByte(l.image, ':'); i > strings.LastIndexByte(l.image, '/') {
-		image, tag = l.image[:i], l.image[i+1:]
-	} else {
-		image, tag = l.image, "latest"
-	}
-	cfg.Image, cfg.Tag, cfg.GPUs, cfg.HFCache = image, tag, l.gpus, l.hfCache
-	cfg.TokenSource = vllm.TokenEnv
-	if errs := vllm.Errors(cfg.Validate()); len(errs) > 0 {
-		msgs := make([]string, len(errs))
-		for i, fe := range errs {
-			msgs[i] = fe.Error()
-		}
-		return nil, errors.New(strings.Join(msgs, "; "))
-	}
-	var opts []docker.Option
-	if l.noGPU {
-		opts = append(opts, docker.WithoutGPU())
-	}
-	opts = append(opts, docker.WithGetenv(e.getenv))
-	lastPct := -1
-	return &session.DockerLauncher{Config: cfg, Options: opts, Pull: func(p docker.PullProgress) {
-		if p.BytesTotal > 0 {
-			pct := int(100 * p.Bytes / p.BytesTotal)
-			if pct/10 != lastPct/10 {
-				lastPct = pct
-				fmt.Fprintf(e.stderr, "pulling %s: %d%% (%d/%d layers)\n", p.Ref, pct, p.LayersDone, p.Layers)
-			}
-		}
-	}}, nil
-}
-
-func quoteAll(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = vllm.Quote(a)
-	}
-	return out
+	return o.launcher(e, cfg), nil
 }

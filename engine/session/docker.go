@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/docker"
@@ -11,59 +12,92 @@ import (
 )
 
 // DockerLauncher launches vLLM (or any image that speaks its command line,
-// such as RigBench's simulator image) through the local Docker daemon.
+// such as RigBench's simulator image) through the local Docker daemon. Its
+// Launch is the one launch sequence of the product: the session's launch
+// target, the app's Launch view and `rigbench-cli launch` all call it, each
+// with its own observers (log pane and progress bar, or stderr).
 type DockerLauncher struct {
 	// Config is the launch configuration the user edited.
 	Config vllm.LaunchConfig
 	// Options for engine/docker (tests turn the GPU request off).
 	Options []docker.Option
+	// KeepLeftovers skips removing the containers an earlier, crashed
+	// RigBench left behind. The app removes them once at start-up (a
+	// second removal at launch could take a server another front end
+	// runs); a kept CLI server is launched without removing its
+	// predecessors for the same reason.
+	KeepLeftovers bool
 	// Pull receives image pull progress (nil: none).
 	Pull func(docker.PullProgress)
-	// OnStart is told about the container once it is ready (the UI shows
-	// the endpoint; nil: nothing).
-	OnStart func(*docker.Container)
 }
 
 var _ Launcher = (*DockerLauncher)(nil)
 
-// Launch pulls the image when missing, starts the container, waits until it
-// serves the model, and returns how to reach it. Leftover containers from an
-// earlier crash are removed first.
+// Launch removes leftovers (unless KeepLeftovers), pulls the image when it
+// is missing, starts the container streaming its log to log, waits until it
+// serves the model, and returns how to reach it with the facts its
+// start-up log reported. On every error and on cancellation engine/docker
+// stops and removes the container; on success the Server's Stop does.
 func (d *DockerLauncher) Launch(ctx context.Context, log func(string)) (*Server, error) {
+	if log == nil {
+		log = func(string) {}
+	}
 	l, err := docker.New(ctx, d.Options...)
 	if err != nil {
 		return nil, err
 	}
-	if n, err := l.CleanupLeftovers(ctx); err == nil && n > 0 {
-		log(fmt.Sprintf("removed %d leftover RigBench container(s) from an earlier run", n))
+	if !d.KeepLeftovers {
+		if n, err := l.CleanupLeftovers(ctx); err != nil {
+			log("warning: " + err.Error())
+		} else if n > 0 {
+			log(fmt.Sprintf("removed %d container(s) left by an earlier RigBench run", n))
+		}
 	}
 	pull := d.Pull
 	if pull == nil {
 		pull = func(docker.PullProgress) {}
 	}
+	log("Checking image " + d.Config.ImageRef() + "…")
 	if err := l.EnsureImage(ctx, d.Config.ImageRef(), pull); err != nil {
 		l.Close()
 		return nil, err
 	}
+	// The command as the user could type it, with the token redacted.
 	log("$ " + d.Config.DockerCommand(true))
 	c, err := l.Start(ctx, d.Config, func(line docker.LogLine) { log(line.Text) })
 	if err != nil {
 		l.Close()
 		return nil, err
 	}
-	if d.OnStart != nil {
-		d.OnStart(c)
-	}
 	facts := c.Facts()
 	rec := d.Config.Record()
 	return &Server{
-		Endpoint:          c.Endpoint(),
-		APIKey:            c.APIKey(),
-		KVCapacityFromLog: facts.KVCacheTokens,
-		Record:            &rec,
-		Simulated:         strings.Contains(d.Config.Image, "rigbench-sim"),
+		Endpoint:    c.Endpoint(),
+		APIKey:      c.APIKey(),
+		Model:       d.Config.ServedModelName(),
+		Version:     facts.Version,
+		KVCapacity:  facts.KVCacheTokens,
+		MaxModelLen: MaxModelLen(d.Config),
+		Record:      &rec,
+		Simulated:   strings.Contains(d.Config.Image, "rigbench-sim"),
+		Container:   c.Name(),
+		Exited:      c.Exited(),
 		Stop: func(ctx context.Context) error {
 			return errors.Join(c.Stop(ctx), l.Close())
 		},
 	}, nil
+}
+
+// MaxModelLen is --max-model-len of a launch configuration, 0 when vLLM
+// picks it (a run then reads the served value from /v1/models).
+func MaxModelLen(cfg vllm.LaunchConfig) int {
+	v, ok := cfg.Get("--max-model-len")
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return 0
+	}
+	return n
 }

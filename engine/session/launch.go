@@ -12,17 +12,47 @@ type Launcher interface {
 	Launch(ctx context.Context, log func(string)) (*Server, error)
 }
 
-// Server is a running server a Launcher started.
+// Server is a running server a Launcher started: how to reach it and what
+// its start-up reported. The session, the app's Launch view and the CLI's
+// `launch` share this one type.
 type Server struct {
 	Endpoint string
-	// APIKey is the per-launch key; it never reaches the run document.
+	// APIKey is the per-launch key; it stays in memory and never reaches
+	// the run document, the history or a log.
 	APIKey string
-	// KVCapacityFromLog is the KV capacity read from the start-up log.
-	KVCapacityFromLog int
+	// Model is the name the server serves the model under.
+	Model string
+	// Version is the engine version the start-up log reported ("" when
+	// unknown).
+	Version string
+	// KVCapacity is the KV cache capacity in tokens read from the start-up
+	// log (0 when unknown).
+	KVCapacity int
+	// MaxModelLen is --max-model-len of the launch, 0 when vLLM chose it.
+	MaxModelLen int
 	// Record is the launch configuration without secrets.
 	Record *rundoc.Launch
 	// Simulated is true when the image is RigBench's simulator.
 	Simulated bool
+	// Container is the container's name ("" when none), so a user can
+	// stop a kept server by hand.
+	Container string
+	// Exited is closed when the server stops on its own (nil: never
+	// reported).
+	Exited <-chan struct{}
 	// Stop stops and removes the server.
 	Stop func(ctx context.Context) error
+}
+
+// Reuse returns a Launcher that hands s to a session and leaves it running
+// afterwards: whoever started it (the app's Launch view) owns it and stops
+// it when the user says so.
+func (s *Server) Reuse() Launcher { return reused{s} }
+
+type reused struct{ s *Server }
+
+func (r reused) Launch(context.Context, func(string)) (*Server, error) {
+	c := *r.s
+	c.Stop = func(context.Context) error { return nil }
+	return &c, nil
 }

@@ -110,7 +110,7 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 				o.Log("stopping the server: " + err.Error())
 			}
 		}()
-		endpoint, apiKey, kvFromLog = srv.Endpoint, srv.APIKey, srv.KVCapacityFromLog
+		endpoint, apiKey, kvFromLog = srv.Endpoint, srv.APIKey, srv.KVCapacity
 		doc.Launch = srv.Record
 		doc.Simulated = srv.Simulated
 	default:

@@ -145,3 +145,25 @@ func simImage(ctx context.Context, t *testing.T) (*docker.Launcher, docker.Optio
 	}
 	return l, label
 }
+
+// A reused server reaches the session with the same address and facts, and
+// the session's stop at the end leaves it running for its owner.
+func TestReuseLeavesServerRunning(t *testing.T) {
+	stopped := 0
+	rec := &rundoc.Launch{Model: "m"}
+	srv := &session.Server{Endpoint: "http://127.0.0.1:1", APIKey: "k", KVCapacity: 42, Record: rec,
+		Stop: func(context.Context) error { stopped++; return nil }}
+	got, err := srv.Reuse().Launch(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Endpoint != srv.Endpoint || got.APIKey != "k" || got.KVCapacity != 42 || got.Record != rec {
+		t.Errorf("reused server %+v differs from %+v", got, srv)
+	}
+	if err := got.Stop(context.Background()); err != nil || stopped != 0 {
+		t.Errorf("stop of the reused server: err %v, owner's stop called %d times", err, stopped)
+	}
+	if err := srv.Stop(context.Background()); err != nil || stopped != 1 {
+		t.Errorf("the owner's stop was replaced: called %d times", stopped)
+	}
+}

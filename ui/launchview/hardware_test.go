@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/hwview"
@@ -21,7 +22,7 @@ import (
 // launch to the test and fails the launch (nothing is started).
 func recorder() (launchview.LaunchFunc, chan vllm.LaunchConfig) {
 	got := make(chan vllm.LaunchConfig, 4)
-	return func(_ context.Context, cfg vllm.LaunchConfig, _ launchview.Progress) (*launchview.Server, error) {
+	return func(_ context.Context, cfg vllm.LaunchConfig, _ launchview.Progress) (*session.Server, error) {
 		got <- cfg
 		return nil, context.Canceled
 	}, got

@@ -18,6 +18,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/hwview"
@@ -58,12 +59,12 @@ type View struct {
 
 	mu     sync.Mutex
 	cancel context.CancelFunc
-	server *Server
+	server *session.Server
 
 	// OnReady is called when a launched server is ready; OnStopped when it
 	// stopped. OnUserPresets after the user saved a preset (the app stores
 	// them). OnConfig after every form edit.
-	OnReady       func(*Server)
+	OnReady       func(*session.Server)
 	OnStopped     func()
 	OnUserPresets func(map[string][]vllm.FlagValue)
 	OnConfig      func(vllm.LaunchConfig)
@@ -270,7 +271,7 @@ func (v *View) SavePreset(name string) {
 }
 
 // Server returns the ready server, or nil.
-func (v *View) Server() *Server {
+func (v *View) Server() *session.Server {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.server
@@ -347,7 +348,7 @@ func (v *View) start() {
 	}()
 }
 
-func (v *View) started(cfg vllm.LaunchConfig, srv *Server, err error) {
+func (v *View) started(cfg vllm.LaunchConfig, srv *session.Server, err error) {
 	if v.afterStart != nil {
 		defer v.afterStart()
 	}
