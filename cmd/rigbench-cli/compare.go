@@ -15,6 +15,7 @@ import (
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/internal/safefile"
 	"github.com/rigbench/rigbench/store"
 )
 
@@ -103,18 +104,21 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	return writeOutput(e, *out, func(w io.Writer) error { return writeVisual(w, *format, runs, v) })
 }
 
-// writeOutput runs write against -o FILE (created only when writing
-// succeeds) or standard output.
+// writeOutput runs write against -o FILE, by the safe-file rules (a
+// regular file is replaced only when writing succeeds), or standard
+// output. To standard output the whole text is rendered first, so a failed
+// render prints nothing half-way.
 func writeOutput(e *env, path string, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
-		return write(e.stdout)
-	}
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
+		var buf bytes.Buffer
+		if err := write(&buf); err != nil {
+			return err
+		}
+		_, err := e.stdout.Write(buf.Bytes())
 		return err
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("cannot write %s: %v; check the folder exists and is writable", path, err)
+	if err := safefile.Write(path, write); err != nil {
+		return err
 	}
 	fmt.Fprintf(e.stderr, "wrote %s\n", path)
 	return nil

@@ -251,45 +251,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer db.Close()
-	// Render fully before writing, so a failure leaves no half file.
-	var buf bytes.Buffer
-	if err := write(&buf, r); err != nil {
-		return err
-	}
-	if *out == "" || *out == "-" {
-		_, err := e.stdout.Write(buf.Bytes())
-		return err
-	}
-	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "wrote %s\n", *out)
-	return nil
-}
-
-// writeFileAtomic writes through a temporary file in the same folder and
-// renames it, so readers never see a partial export. Errors name path,
-// never the temporary file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".rigbench-export-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s (%v); check that the folder exists and is writable", path, osReason(err))
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("cannot write %s (%v); check the free disk space", path, osReason(err))
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("cannot write %s (%v); check the free disk space", path, osReason(err))
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("cannot write %s (%v)", path, osReason(err))
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("cannot write %s (%v)", path, osReason(err))
-	}
-	return nil
+	return writeOutput(e, *out, func(w io.Writer) error { return write(w, r) })
 }
 
 func runImport(ctx context.Context, e *env, args []string) error {

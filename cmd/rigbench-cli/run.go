@@ -5,8 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +15,7 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
+	"github.com/rigbench/rigbench/internal/safefile"
 )
 
 func init() {
@@ -327,26 +328,11 @@ func splitList(s string) []string {
 	return out
 }
 
-// writeRunFile writes the run document atomically: a full disk or a crash
-// never leaves a truncated file in place of a good one. Errors name path,
-// never the temporary file beside it.
+// writeRunFile writes the run document by the safe-file rules (a full disk
+// or a crash never leaves a truncated file in place of a good one, a link or
+// a device stays what it is). Errors name path, never a temporary file.
 func writeRunFile(path string, run *rundoc.Run) error {
-	tmp, err := os.CreateTemp(dirOf(path), ".rigbench-*.json")
-	if err != nil {
-		return fmt.Errorf("cannot write %s (%v); check that its folder exists and is writable", path, osReason(err))
-	}
-	defer os.Remove(tmp.Name())
-	if err := rundoc.WriteRun(tmp, run); err != nil {
-		tmp.Close()
-		return fmt.Errorf("cannot write %s (%v); check the free disk space", path, osReason(err))
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("cannot write %s (%v); check the free disk space", path, osReason(err))
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("cannot write %s (%v)", path, osReason(err))
-	}
-	return nil
+	return safefile.Write(path, func(w io.Writer) error { return rundoc.WriteRun(w, run) })
 }
 
 func dirOf(path string) string {

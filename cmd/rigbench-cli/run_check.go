@@ -13,6 +13,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/internal/safefile"
 )
 
 // planCheck stands in front of the run's other observers. At the run's
@@ -168,12 +169,9 @@ func checkWritable(path string) error {
 	case !fi.IsDir():
 		return fmt.Errorf("--json %s: %s is not a folder; give another path", path, dir)
 	}
-	probe, err := os.CreateTemp(dir, ".rigbench-check-*")
-	if err != nil {
-		return fmt.Errorf("--json %s: the folder %s is not writable (%v); give another path", path, dir, osReason(err))
+	if err := safefile.Check(path); err != nil {
+		return fmt.Errorf("--json %v", err)
 	}
-	probe.Close()
-	os.Remove(probe.Name())
 	return nil
 }
 

@@ -73,7 +73,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // from write itself is returned unchanged and leaves a regular file or a new
 // path untouched; errors of the file system are *Error.
 func Write(path string, write func(io.Writer) error) error {
-	return writeAt(path, path, write, 0)
+	return writeAt(path, path, write)
 }
 
 // WriteBytes writes data to path by the package rules.
@@ -84,44 +84,105 @@ func WriteBytes(path string, data []byte) error {
 	})
 }
 
-// writeAt writes to path; shown is the path the user gave, which every error
-// names, and depth counts the links followed so far.
-func writeAt(shown, path string, write func(io.Writer) error, depth int) error {
-	if isSpecialTree(path) {
-		return writeThrough(shown, path, write)
+// kind is what a path names once its links are followed.
+type kind int
+
+const (
+	kindNew     kind = iota // nothing yet: create
+	kindRegular             // a regular file: replace atomically
+	kindThrough             // a device, a FIFO, or under /dev/ or /proc/: write in place
+)
+
+// target is where a write lands: the path after following links, what is
+// there, and the file being replaced (nil unless kindRegular).
+type target struct {
+	path string
+	kind kind
+	old  fs.FileInfo
+}
+
+// resolve follows path's links and classifies what is at the end; shown is
+// the path the user gave, which every error names.
+func resolve(shown, path string) (target, error) {
+	for depth := 0; ; depth++ {
+		if isSpecialTree(path) {
+			return target{path: path, kind: kindThrough}, nil
+		}
+		fi, err := os.Lstat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return target{path: path, kind: kindNew}, nil
+		case err != nil:
+			return target{}, fail(shown, err)
+		}
+		switch m := fi.Mode(); {
+		case m&fs.ModeSymlink != 0:
+			if depth >= maxLinks {
+				return target{}, &Error{Path: shown, Err: syscall.ELOOP, Hint: "the symbolic links form a loop or a chain too long to follow"}
+			}
+			link, err := os.Readlink(path)
+			if err != nil {
+				return target{}, fail(shown, err)
+			}
+			if !filepath.IsAbs(link) {
+				link = filepath.Join(filepath.Dir(path), link)
+			}
+			path = link
+		case m.IsRegular():
+			if err := syscall.Access(path, 2 /* W_OK */); err != nil {
+				return target{}, &Error{Path: shown, Err: err, Hint: "the file is read-only; make it writable or choose another name"}
+			}
+			return target{path: path, kind: kindRegular, old: fi}, nil
+		case m&fs.ModeCharDevice != 0, m&fs.ModeNamedPipe != 0:
+			return target{path: path, kind: kindThrough}, nil
+		case m.IsDir():
+			return target{}, &Error{Path: shown, Err: syscall.EISDIR, Hint: "name a file, not a folder"}
+		default:
+			return target{}, &Error{Path: shown, Err: errors.New("not a regular file, device or pipe"), Hint: "choose another name"}
+		}
 	}
-	fi, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return replace(shown, path, Mode, nil, write)
-	case err != nil:
-		return fail(shown, err)
+}
+
+// writeAt resolves path and writes to it by its kind.
+func writeAt(shown, path string, write func(io.Writer) error) error {
+	t, err := resolve(shown, path)
+	if err != nil {
+		return err
 	}
-	switch m := fi.Mode(); {
-	case m&fs.ModeSymlink != 0:
-		if depth >= maxLinks {
-			return &Error{Path: shown, Err: syscall.ELOOP, Hint: "the symbolic links form a loop or a chain too long to follow"}
-		}
-		target, err := os.Readlink(path)
-		if err != nil {
-			return fail(shown, err)
-		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(path), target)
-		}
-		return writeAt(shown, target, write, depth+1)
-	case m.IsRegular():
-		if err := syscall.Access(path, 2 /* W_OK */); err != nil {
-			return &Error{Path: shown, Err: err, Hint: "the file is read-only; make it writable or choose another name"}
-		}
-		return replace(shown, path, m.Perm(), fi, write)
-	case m&fs.ModeCharDevice != 0, m&fs.ModeNamedPipe != 0:
-		return writeThrough(shown, path, write)
-	case m.IsDir():
-		return &Error{Path: shown, Err: syscall.EISDIR, Hint: "name a file, not a folder"}
+	switch t.kind {
+	case kindThrough:
+		return writeThrough(shown, t.path, write)
+	case kindRegular:
+		return replace(shown, t.path, t.old.Mode().Perm(), t.old, write)
 	default:
-		return &Error{Path: shown, Err: errors.New("not a regular file, device or pipe"), Hint: "choose another name"}
+		return replace(shown, t.path, Mode, nil, write)
 	}
+}
+
+// Check tells, without writing anything the user would see, whether Write
+// could write path now: a run that lasts hours checks its output file
+// before it starts, so a typo is not found at the end. A device or FIFO is
+// checked for write permission only (opening a FIFO would wait for a
+// reader); a new or regular file by creating and removing a temporary file
+// beside it.
+func Check(path string) error {
+	t, err := resolve(path, path)
+	if err != nil {
+		return err
+	}
+	if t.kind == kindThrough {
+		if err := syscall.Access(t.path, 2 /* W_OK */); err != nil {
+			return fail(path, &fs.PathError{Op: "open", Path: t.path, Err: err})
+		}
+		return nil
+	}
+	f, err := createTemp(filepath.Dir(t.path), Mode)
+	if err != nil {
+		return fail(path, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }
 
 // isSpecialTree reports whether path lies under /dev/ or /proc/, where names

@@ -272,3 +272,22 @@ func TestMissingFolderNamesThePath(t *testing.T) {
 		t.Errorf("errors.Is(err, fs.ErrNotExist) = false")
 	}
 }
+
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	if err := safefile.Check(filepath.Join(dir, "new.json")); err != nil {
+		t.Errorf("Check(new file) = %v", err)
+	}
+	if l := leftovers(t, dir); len(l) != 0 {
+		t.Errorf("Check left behind %v", l)
+	}
+	if err := safefile.Check("/dev/null"); err != nil {
+		t.Errorf("Check(/dev/null) = %v", err)
+	}
+	if err := safefile.Check(filepath.Join(dir, "no", "x.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Check(missing folder) = %v, want not exist", err)
+	}
+	if err := safefile.Check(dir); err == nil {
+		t.Error("Check(folder) = nil, want a refusal")
+	}
+}

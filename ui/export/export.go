@@ -5,16 +5,15 @@
 package export
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/internal/safefile"
 )
 
 // Format is an export format.
@@ -115,15 +114,17 @@ func WriteMarkdown(w io.Writer, runs []*rundoc.Run) error {
 	return writeRunMarkdown(w, runs[0])
 }
 
-// WriteFile writes runs to path, replacing the file only when the export
-// succeeded (a failed export leaves no half-written file).
+// WriteFile writes runs to path by the safe-file rules: a regular file is
+// replaced only when the export succeeded (a failed export leaves no
+// half-written file) and keeps its mode, a link stays a link, a device is
+// written through.
 func WriteFile(path string, f Format, runs []*rundoc.Run, chartDark bool) error {
-	var buf bytes.Buffer
-	if err := Write(&buf, f, runs, chartDark); err != nil {
+	if err := safefile.Write(path, func(w io.Writer) error { return Write(w, f, runs, chartDark) }); err != nil {
+		var se *safefile.Error
+		if errors.As(err, &se) && se.Hint == "" {
+			return fmt.Errorf("%w; choose another folder", err)
+		}
 		return err
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("could not write %s: %w; choose another folder", path, err)
 	}
 	return nil
 }

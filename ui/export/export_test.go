@@ -95,3 +95,39 @@ func TestExportComparison(t *testing.T) {
 		t.Error("writing into a missing folder succeeded")
 	}
 }
+
+// Saving over a symbolic link writes the file it points to and keeps the
+// link (a plain write used to follow it; a rename would replace it), and an
+// existing file keeps its mode.
+func TestExportKeepsLinkAndMode(t *testing.T) {
+	r := reference(t)
+	dir := t.TempDir()
+	real := filepath.Join(dir, "kept.md")
+	if err := os.WriteFile(real, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.md")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := export.WriteFile(link, export.Markdown, []*rundoc.Run{r}, false); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("link is now %v (%v)", fi.Mode(), err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("target mode %v (%v), want 0600 kept", fi.Mode().Perm(), err)
+	}
+	if b, _ := os.ReadFile(real); !strings.Contains(string(b), "890.6") {
+		t.Errorf("target holds %q", b)
+	}
+	// A failed export (two runs as JSON) leaves the file as it was.
+	if err := export.WriteFile(real, export.JSON, []*rundoc.Run{r, r}, false); err == nil {
+		t.Fatal("JSON of two runs succeeded")
+	}
+	if b, _ := os.ReadFile(real); !strings.Contains(string(b), "890.6") {
+		t.Errorf("a failed export changed the file to %q", b)
+	}
+}
