@@ -46,7 +46,7 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 	}
 	w := &window{
 		runner: r, run: run, cell: cell, prompts: prompts,
-		d: scaleDown(run.Plan.Duration(), run.Plan.Speed()), speed: run.Plan.Speed(), maxOutput: m,
+		d: run.Plan.Duration(), speed: run.Plan.Speed(), maxOutput: m,
 	}
 	w.measure(ctx, index, total)
 }
@@ -92,27 +92,17 @@ type window struct {
 	run       *rundoc.Run
 	cell      *rundoc.Cell
 	prompts   []string
-	d         time.Duration // the real length of the window: D / speed
+	d         time.Duration // the window's length D in the card's time
 	speed     float64
 	maxOutput int
 
-	start, end time.Time
+	clk        cardClock // set when the window opens
 	liveTokens atomic.Int64
 }
 
-// request is what one request of the window contributed. Times are
-// monotonic; only chunks that arrived before the window closed count.
-type request struct {
-	sent, first, last, ended time.Time
-	tokens, chunks           int
-	gaps                     []float64 // ms per token between consecutive content chunks
-	finished                 bool
-	source                   string
-	usageTokens              int // final usage total, for final_usage servers
-	promptTokens             int
-	err                      error
-}
-
+// measure runs the window: it opens it after a baseline scrape, keeps the
+// streams in flight until it closes, then derives the cell's figures from
+// what was captured.
 func (w *window) measure(ctx context.Context, index, total int) {
 	r := w.runner
 	wctx, cancel := context.WithCancel(ctx)
@@ -122,12 +112,6 @@ func (w *window) measure(ctx context.Context, index, total int) {
 	if r.Telemetry != nil {
 		stopTelemetry = r.Telemetry.StartWindow()
 	}
-	var samples []rundoc.ServerSample
-	var samplesDone chan struct{}
-	if w.run.Server.HasMetrics {
-		samplesDone = make(chan struct{})
-	}
-
 	// The baseline scrape comes before the first send, so requests that are
 	// merely arriving are not mistaken for a queue; counters are measured
 	// from it.
@@ -135,64 +119,98 @@ func (w *window) measure(ctx context.Context, index, total int) {
 		baseline   *rundoc.ServerSample
 		baselineAt time.Time
 	)
-	if samplesDone != nil {
+	if w.run.Server.HasMetrics {
 		baseline, baselineAt = w.scrape(ctx)
 	}
 	r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
-		Message: fmt.Sprintf("measuring %d stream(s) for %s", len(w.prompts), w.d)})
-	w.start = time.Now()
-	w.end = w.start.Add(w.d)
-	w.cell.WindowStart = w.start.UTC()
+		Message: fmt.Sprintf("measuring %d stream(s) for %s", len(w.prompts), scaleDown(w.d, w.speed))})
+	w.clk = cardClock{start: time.Now(), speed: w.speed}
+	w.cell.WindowStart = w.clk.start.UTC()
 	if baseline != nil {
-		baseline.T = w.sinceStart(baselineAt) // ≤ 0: taken before the window opened
+		baseline.T = w.sampleT(baselineAt) // ≤ 0: taken before the window opened
 	}
-	timer := time.AfterFunc(w.d, cancel) // the window closes: open requests are cancelled
+	timer := time.AfterFunc(w.clk.real(w.d), cancel) // the window closes: open requests are cancelled
 	defer timer.Stop()
 
-	if samplesDone != nil {
-		go func() {
-			defer close(samplesDone)
+	var samples []rundoc.ServerSample
+	samplesDone := make(chan struct{})
+	go func() {
+		defer close(samplesDone)
+		if w.run.Server.HasMetrics {
 			samples = w.sampleMetrics(wctx, baseline)
-		}()
-	}
+		}
+	}()
+	var reqs []request
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		reqs = w.streams(wctx)
+	}()
+	w.follow(done, index, total)
+	measured := min(w.clk.at(time.Now()), w.d)
+	<-samplesDone
 
+	var gpu []hardware.GPUSample
+	if stopTelemetry != nil {
+		gpu = stopTelemetry()
+	}
+	w.close(reqs, measured, samples, gpu, ctx.Err() != nil)
+}
+
+// follow reports progress once a second until done closes, from the
+// measuring goroutine, so observers see events in order.
+func (w *window) follow(done <-chan struct{}, index, total int) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+			if el := w.clk.at(time.Now()).Seconds(); el > 0 {
+				w.runner.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
+					LiveTokS: float64(w.liveTokens.Load()) / el})
+			}
+		}
+	}
+}
+
+// close derives the cell's figures and status from the captured requests
+// (accumulate, derive, classify). measured is the card time the window
+// lasted, less than D when the run was cancelled.
+func (w *window) close(reqs []request, measured time.Duration, samples []rundoc.ServerSample, gpu []hardware.GPUSample, cancelled bool) {
+	end := w.d
+	if cancelled && measured > 0 {
+		end = measured // the window was cut short: rates are over the part measured
+	}
+	t := newTally(end)
+	for i := range reqs {
+		t.add(&reqs[i])
+	}
+	d := end.Seconds()
+	w.cell.MeasuredS = round(measured.Seconds(), 3)
+	derive(w.cell, t, d)
+	deriveServer(w.cell, samples, gpu, d)
+	classify(w.cell, t, cancelled, d)
+}
+
+// streams runs every stream of the window and returns their requests.
+func (w *window) streams(ctx context.Context) []request {
 	results := make([][]request, len(w.prompts))
 	var wg sync.WaitGroup
 	for i := range w.prompts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = w.stream(wctx, i)
+			results[i] = w.stream(ctx, i)
 		}()
 	}
-
-	// Progress once a second from this goroutine, so observers see events in order.
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-loop:
-	for {
-		select {
-		case <-done:
-			break loop
-		case <-tick.C:
-			el := time.Since(w.start).Seconds()
-			if el > 0 {
-				r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
-					LiveTokS: float64(w.liveTokens.Load()) / el / w.speed})
-			}
-		}
+	wg.Wait()
+	var out []request
+	for _, r := range results {
+		out = append(out, r...)
 	}
-	measured := min(time.Since(w.start), w.d)
-	if samplesDone != nil {
-		<-samplesDone
-	}
-	var gpu []hardware.GPUSample
-	if stopTelemetry != nil {
-		gpu = stopTelemetry()
-	}
-	w.figures(flatten(results), measured, samples, gpu, ctx.Err() != nil)
+	return out
 }
 
 // stream keeps one stream in flight for the whole window: each request
@@ -201,41 +219,16 @@ func (w *window) stream(ctx context.Context, i int) []request {
 	var out []request
 	body, err := w.runner.request(w.run.Server.Model, w.prompts[i], w.maxOutput).Body()
 	if err != nil {
-		return []request{{err: err, sent: time.Now(), ended: time.Now()}}
+		now := w.clk.at(time.Now())
+		return []request{{err: err, sent: now, ended: now}}
 	}
-	for ctx.Err() == nil && time.Now().Before(w.end) {
+	for ctx.Err() == nil && w.clk.at(time.Now()) < w.d {
 		rq := request{}
-		var prev time.Time
-		onToken := func(at time.Time, n int) {
-			if !at.Before(w.end) {
-				return
-			}
-			rq.chunks++
-			if n == 0 {
-				return // text without tokens: counted only as a chunk
-			}
-			if !prev.IsZero() {
-				rq.gaps = append(rq.gaps, float64(at.Sub(prev).Microseconds())/1000/float64(n))
-			}
-			if rq.first.IsZero() {
-				rq.first = at
-			}
-			prev, rq.last = at, at
-			rq.tokens += n
+		res, err := w.runner.Client.StreamBody(ctx, body, func(at time.Time, n int) {
+			rq.chunks = append(rq.chunks, chunkAt{at: w.clk.at(at), tokens: n})
 			w.liveTokens.Add(int64(n))
-		}
-		res, err := w.runner.Client.StreamBody(ctx, body, onToken)
-		rq.sent, rq.ended, rq.source, rq.promptTokens = res.Sent, res.End, res.Source, res.PromptTokens
-		if !res.FirstToken.IsZero() && res.FirstToken.Before(w.end) {
-			rq.first = res.FirstToken // TTFT counts to the first chunk with text
-		}
-		rq.finished = err == nil && res.Finished && res.End.Before(w.end)
-		if rq.finished {
-			rq.usageTokens = res.Tokens
-		}
-		if err != nil && ctx.Err() == nil {
-			rq.err = err
-		}
+		})
+		rq.capture(w.clk, res, err, ctx.Err() != nil)
 		out = append(out, rq)
 		if rq.err != nil {
 			var tl *client.PromptTooLongError
@@ -248,14 +241,6 @@ func (w *window) stream(ctx context.Context, i int) []request {
 			case <-time.After(100 * time.Millisecond):
 			}
 		}
-	}
-	return out
-}
-
-func flatten(rs [][]request) []request {
-	var out []request
-	for _, r := range rs {
-		out = append(out, r...)
 	}
 	return out
 }
@@ -277,9 +262,9 @@ func (w *window) sampleMetrics(ctx context.Context, baseline *rundoc.ServerSampl
 		case <-ctx.Done():
 			return out
 		case <-t.C:
-			if time.Now().Before(w.end) {
+			if w.clk.at(time.Now()) < w.d {
 				if s, at := w.scrape(ctx); s != nil {
-					s.T = w.sinceStart(at)
+					s.T = w.sampleT(at)
 					out = append(out, *s)
 				}
 			}
@@ -307,8 +292,8 @@ func (w *window) scrape(ctx context.Context) (*rundoc.ServerSample, time.Time) {
 	}, time.Now()
 }
 
-// sinceStart is the sample time T of an instant: seconds of the served
-// card's time since the window opened, negative before it.
-func (w *window) sinceStart(at time.Time) float64 {
-	return round(at.Sub(w.start).Seconds()*w.speed, 3)
+// sampleT is the sample time T of an instant: seconds of the served card's
+// time since the window opened, negative before it.
+func (w *window) sampleT(at time.Time) float64 {
+	return round(w.clk.at(at).Seconds(), 3)
 }

@@ -12,119 +12,153 @@ import (
 	"github.com/rigbench/rigbench/hardware"
 )
 
-// figures computes a decode cell's figures and status from its requests
-// (METHOD.md: Decode cells, steps 4 and 5).
-func (w *window) figures(reqs []request, measured time.Duration, samples []rundoc.ServerSample, gpu []hardware.GPUSample, cancelled bool) {
-	c := w.cell
-	// Figures are in the server's time: real seconds × speed (1 for a real
-	// server), so rates divide by it and durations multiply.
-	sp := w.speed
-	d := w.d.Seconds() * sp
-	if cancelled && measured > 0 {
-		// The window was cut short: rates are over the part measured.
-		d = measured.Seconds() * sp
-	}
-	n := float64(c.Concurrency)
+// tally accumulates the requests of a decode window, cut to the window's
+// end (vegeta's Metrics.Add): counts, sums and the samples the medians are
+// taken from. Every time is in the card's time already (cardClock), so no
+// speed factor appears here.
+type tally struct {
+	end time.Duration // the window closed here (card offset)
 
+	requests, usage, chunks, completed int
+	ttft, gaps, perReq                 []float64 // ms, ms per token, tok/s
+	active                             float64   // card seconds of requests in flight
+	errs                               []error
+	source                             string
+}
+
+func newTally(end time.Duration) *tally {
+	return &tally{end: end, source: client.SourceContinuousUsage}
+}
+
+// add counts one request: its chunks before the window's end, its TTFT,
+// per-request rate and gaps, and the part of its life inside the window.
+func (t *tally) add(rq *request) {
+	t.requests++
 	var (
-		usage, chunks, completed int
-		ttft, gaps, perReq       []float64
-		active                   float64
-		errs                     []error
-		source                   = client.SourceContinuousUsage
+		tokens, chunks    int
+		first, last, prev time.Duration
+		seen              bool
 	)
-	for _, rq := range reqs {
-		// Tokens inside the window. Continuous usage gives them per chunk;
-		// a server with a final usage chunk only gives the exact total for
-		// requests that finished inside the window.
-		tokens := rq.tokens
-		switch {
-		case rq.source == client.SourceFinalUsage && rq.finished:
-			tokens = rq.usageTokens
-		case rq.source == client.SourceFinalUsage, rq.source == client.SourceChunks:
+	for _, ch := range rq.chunks {
+		if ch.at >= t.end {
+			break // chunks arrive in order: the rest are later still
 		}
-		source = weaker(source, rq.source, rq.chunks > 0)
-		usage += tokens
-		chunks += rq.chunks
-		if rq.finished {
-			completed++
+		chunks++
+		if ch.tokens == 0 {
+			continue // text without tokens: counted only as a chunk
 		}
-		if !rq.first.IsZero() {
-			ttft = append(ttft, ms(rq.first.Sub(rq.sent))*sp)
-			if rq.tokens > 1 && rq.last.After(rq.first) {
-				perReq = append(perReq, float64(rq.tokens-1)/(rq.last.Sub(rq.first).Seconds()*sp))
-			}
+		if seen {
+			t.gaps = append(t.gaps, ms(ch.at-prev)/float64(ch.tokens))
+		} else {
+			first, seen = ch.at, true
 		}
-		for _, g := range rq.gaps {
-			gaps = append(gaps, g*sp)
-		}
-		// avg_active: each request adds the part of its life inside the
-		// window; the sum over requests divided by D is the time-average
-		// of requests in flight.
-		from, to := maxTime(rq.sent, w.start), minTime(rq.ended, w.end)
-		if to.After(from) {
-			active += to.Sub(from).Seconds() * sp
-		}
-		if rq.err != nil {
-			errs = append(errs, rq.err)
+		prev, last = ch.at, ch.at
+		tokens += ch.tokens
+	}
+	if rq.hasFirstText && rq.firstText < t.end {
+		first, seen = rq.firstText, true // TTFT counts to the first chunk with text
+	}
+	finished := rq.done && rq.ended < t.end
+	// Tokens inside the window. Continuous usage gives them per chunk; a
+	// server with a final usage chunk only gives the exact total for
+	// requests that finished inside the window.
+	counted := tokens
+	if rq.source == client.SourceFinalUsage && finished {
+		counted = rq.usageTokens
+	}
+	t.source = weaker(t.source, rq.source, chunks > 0)
+	t.usage += counted
+	t.chunks += chunks
+	if finished {
+		t.completed++
+	}
+	if seen {
+		t.ttft = append(t.ttft, ms(first-rq.sent))
+		if tokens > 1 && last > first {
+			t.perReq = append(t.perReq, float64(tokens-1)/(last-first).Seconds())
 		}
 	}
+	// avg_active: each request adds the part of its life inside the
+	// window; the sum over requests divided by D is the time-average of
+	// requests in flight.
+	if from, to := max(rq.sent, 0), min(rq.ended, t.end); to > from {
+		t.active += (to - from).Seconds()
+	}
+	if rq.err != nil {
+		t.errs = append(t.errs, rq.err)
+	}
+}
 
-	c.MeasuredS = round(measured.Seconds()*sp, 3)
-	c.OutputTokens = usage
-	c.TokenCountSource = source
+// derive sets a decode cell's figures from a closed tally over a window of
+// d seconds of card time (METHOD.md: Decode cells, step 4).
+func derive(c *rundoc.Cell, t *tally, d float64) {
+	c.OutputTokens = t.usage
+	c.TokenCountSource = t.source
 	// A content chunk carries at least one token and may carry several (a
 	// server behind a slow reader sends what it has in one chunk), so fewer
 	// chunks than usage tokens is normal; more chunks than tokens means the
 	// server's usage undercounts (METHOD.md: Figures).
-	if chunks > 0 && source != client.SourceChunks && float64(chunks-usage) > 0.01*float64(usage) {
-		c.ChunkTokens, c.TokenCountMismatch = chunks, true
+	if t.chunks > 0 && t.source != client.SourceChunks && float64(t.chunks-t.usage) > 0.01*float64(t.usage) {
+		c.ChunkTokens, c.TokenCountMismatch = t.chunks, true
 	}
-	c.TotalTokS = round(float64(usage)/d, 1)
-	c.PerRequestTokS = round(Median(perReq), 1)
-	c.TTFTMs = round(Median(ttft), 1)
-	c.TTFTP90Ms = round(Quantile(ttft, 0.9), 1)
-	c.TTFTP99Ms = round(Quantile(ttft, 0.99), 1)
-	c.TBTMs = round(Median(gaps), 2)
-	c.TBTP90Ms = round(Quantile(gaps, 0.9), 2)
-	c.TBTP99Ms = round(Quantile(gaps, 0.99), 2)
-	c.AvgActive = round(active/d, 2)
-	c.CompletedRequests = completed
+	c.TotalTokS = round(float64(t.usage)/d, 1)
+	c.PerRequestTokS = round(Median(t.perReq), 1)
+	c.TTFTMs = round(Median(t.ttft), 1)
+	c.TTFTP90Ms = round(Quantile(t.ttft, 0.9), 1)
+	c.TTFTP99Ms = round(Quantile(t.ttft, 0.99), 1)
+	c.TBTMs = round(Median(t.gaps), 2)
+	c.TBTP90Ms = round(Quantile(t.gaps, 0.9), 2)
+	c.TBTP99Ms = round(Quantile(t.gaps, 0.99), 2)
+	c.AvgActive = round(t.active/d, 2)
+	c.CompletedRequests = t.completed
+}
+
+// deriveServer sets the figures of the server's and the GPUs' samples.
+func deriveServer(c *rundoc.Cell, samples []rundoc.ServerSample, gpu []hardware.GPUSample, d float64) {
 	c.ServerSamples = samples
 	c.ServerStats = summarize(samples)
 	if len(gpu) > 0 {
 		c.GPUSamples = gpu
 		c.GPUStats = hardware.Summarize(gpu)
 		if c.GPUStats != nil {
-			c.EnergyJPerToken = round(hardware.EnergyPerToken(c.GPUStats.PowerMeanW, d, usage), 4)
+			c.EnergyJPerToken = round(hardware.EnergyPerToken(c.GPUStats.PowerMeanW, d, c.OutputTokens), 4)
 		}
 	}
+}
 
+// classify sets a decode cell's status from its derived figures (METHOD.md:
+// Decode cells, step 5), then notes a window mostly spent waiting.
+func classify(c *rundoc.Cell, t *tally, cancelled bool, d float64) {
 	var tl *client.PromptTooLongError
 	switch {
 	case cancelled:
 		c.Status, c.Reason = rundoc.StatusCancelled, "the run was cancelled during this cell; figures cover the part measured"
-	case len(errs) > 0 && errors.As(errs[0], &tl):
+	case len(t.errs) > 0 && errors.As(t.errs[0], &tl):
 		c.Status, c.Reason = rundoc.StatusExceedsLength, "the server rejected the prompt as too long: "+tl.Message
-	case len(errs) > 0:
+	case len(t.errs) > 0:
 		c.Status = rundoc.StatusFailed
-		c.Reason = fmt.Sprintf("%d of %d requests failed: %v", len(errs), len(reqs), errs[0])
-	case usage == 0:
+		c.Reason = fmt.Sprintf("%d of %d requests failed: %v", len(t.errs), t.requests, t.errs[0])
+	case t.usage == 0:
 		c.Status, c.Reason = rundoc.StatusOverCapacity, "the server produced no output in the window"
-	case c.AvgActive < 0.95*n:
+	case c.AvgActive < 0.95*float64(c.Concurrency):
 		c.Status = rundoc.StatusQueued
 		c.Reason = fmt.Sprintf("on average %.2f of %d requests were in flight", c.AvgActive, c.Concurrency)
-	case sustainedWaiting(samples):
+	case sustainedWaiting(c.ServerSamples):
 		c.Status = rundoc.StatusQueued
 		c.Reason = fmt.Sprintf("the server reported up to %.0f waiting requests", c.ServerStats.WaitingMax)
 	default:
 		c.Status = rundoc.StatusValid
 	}
-	// A window not much longer than one time-to-first-token measures
-	// mostly waiting: every stream starts at the window's opening and waits
-	// a TTFT for its first token, so the rate reads far below what the card
-	// sustains. The figures stand (METHOD.md), but
-	// the cell says so, since a short window is a plan choice to revisit.
+	noteShortWindow(c, d)
+}
+
+// noteShortWindow adds a note to a cell whose window was not much longer
+// than one time-to-first-token: such a window measures mostly waiting, since
+// every stream starts at the window's opening and waits a TTFT for its first
+// token, so the rate reads far below what the card sustains. The figures
+// stand (METHOD.md), but the cell says so, since a short window is a plan
+// choice to revisit.
+func noteShortWindow(c *rundoc.Cell, d float64) {
 	if c.Status.Ran() && c.Status != rundoc.StatusCancelled && c.TTFTMs > 0 && c.TTFTMs > shortWindowShare*d*1000 {
 		note := fmt.Sprintf("TTFT %s is %.0f%% of the %s window, so this rate is mostly waiting for first tokens: use a longer window",
 			fmtSeconds(c.TTFTMs/1000), 100*c.TTFTMs/(d*1000), fmtSeconds(d))
@@ -219,17 +253,3 @@ func summarize(s []rundoc.ServerSample) *rundoc.ServerStats {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
-}

@@ -327,9 +327,7 @@ func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell
 		cell.Status, cell.Reason = rundoc.StatusFailed, "the server returned no token"
 		return
 	}
-	// In a simulator running S times fast, real seconds × S are the
-	// simulated card's seconds.
-	ttft := first.Sub(res.Sent).Seconds() * run.Plan.Speed()
+	ttft := cardClock{start: res.Sent, speed: run.Plan.Speed()}.at(first).Seconds()
 	cell.PromptTokens = res.PromptTokens
 	if cell.PromptTokens == 0 {
 		cell.PromptTokens = cell.Context
