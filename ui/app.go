@@ -95,7 +95,22 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.Launch.Form.SetRecentModels(prefs.StringList(prefRecentModels))
 	u.Launch.SetUserPresets(loadPresets(prefs))
 	u.Launch.OnUserPresets = func(m map[string][]vllm.FlagValue) { savePresets(prefs, m) }
-	u.Launch.OnConfig = func(c vllm.LaunchConfig) { saveLaunch(prefs, c) }
+	u.Launch.SetDemoSpeed(prefs.FloatWithFallback(prefDemoSpeed, 1))
+	if svc.SimSpeed > 1 {
+		// RIGBENCH_SIM_SPEED (or a test) chooses the speed for this session.
+		u.Launch.SetDemoSpeed(svc.SimSpeed)
+	}
+	u.Launch.OnDemoSpeed = func(s float64) {
+		prefs.SetFloat(prefDemoSpeed, s)
+		u.targetChanged(u.Target.Choice().Kind)
+	}
+	u.Launch.OnConfig = func(c vllm.LaunchConfig) {
+		saveLaunch(prefs, c)
+		// The demo's capacity and estimate follow its flags.
+		if u.Run != nil && u.Target.Choice().Kind == target.Demo {
+			u.targetChanged(target.Demo)
+		}
+	}
 	u.Launch.OnReady = func(s *session.Server) {
 		u.Run.SetFacts(runview.Facts{MaxModelLen: s.MaxModelLen, KVCapacity: s.KVCapacity})
 	}

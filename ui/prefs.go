@@ -19,6 +19,7 @@ const (
 	prefRecentModels = "launch.recent_models"
 	prefPresets      = "launch.user_presets"
 	prefPlan         = "run.plan"
+	prefDemoSpeed    = "demo.speed"
 )
 
 // maxRecentModels bounds the model drop-down.

@@ -12,8 +12,10 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
+	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/history"
+	"github.com/rigbench/rigbench/ui/launchview"
 	"github.com/rigbench/rigbench/ui/runview"
 	"github.com/rigbench/rigbench/ui/target"
 	"github.com/rigbench/rigbench/ui/wording"
@@ -25,10 +27,15 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 	var ch target.Choice
 	var srv *session.Server
 	var snap *hardware.Snapshot
+	var demo sim.Config
+	var demoRec *rundoc.Launch
+	var demoErr error
 	fyne.DoAndWait(func() {
 		snap = u.snapshot
 		ch = u.Target.Choice()
 		srv = u.Launch.Server()
+		demo, demoErr = u.demoConfig()
+		demoRec = demoRecord(u.Launch.Form.Config(), demo)
 	})
 	o := session.Options{Plan: plan, Observers: []rundoc.Observer{obs}, Hardware: snap}
 	src := u.History.Source()
@@ -38,11 +45,11 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 	}
 	switch ch.Kind {
 	case target.Demo:
+		if demoErr != nil {
+			return nil, fmt.Errorf("the demo cannot start with the Launch page's flags: %w", demoErr)
+		}
 		o.Kind = session.Demo
-		// The simulator's defaults (the reference card, prefix caching
-		// on as in vLLM V1); a zero sim.Config has caching off, which
-		// makes every long-context request prefill from scratch.
-		o.Sim = u.demoConfig()
+		o.Sim, o.SimLaunch = demo, demoRec
 	case target.Endpoint:
 		if p := target.CheckURL(ch); p != "" {
 			return nil, errors.New(p)
@@ -91,11 +98,26 @@ func (u *UI) keep(src history.Source, rec history.Recorder, run *rundoc.Run) {
 	}
 }
 
-// demoConfig is the simulator the demo target runs.
-func (u *UI) demoConfig() sim.Config {
-	c := sim.DefaultConfig()
-	c.Speed = max(1, u.svc.SimSpeed)
-	return c
+// demoConfig is the simulator the demo target runs: the Launch page's
+// flags at the chosen speed. It starts from sim.DefaultConfig (the
+// reference card, prefix caching on as in vLLM V1).
+func (u *UI) demoConfig() (sim.Config, error) {
+	return launchview.DemoConfig(u.Launch.Form.Config(), u.Launch.DemoSpeed())
+}
+
+// demoRecord is what a demo run records of its flags: the simulated
+// model and the arguments, as a launch records its command line.
+func demoRecord(c vllm.LaunchConfig, s sim.Config) *rundoc.Launch {
+	args := launchview.DemoArgs(c)
+	if len(args) == 0 {
+		return nil
+	}
+	model := s.Model
+	if model == "" {
+		model = s.Profile.Model
+	}
+	return &rundoc.Launch{Model: model, Args: args,
+		ServeCommand: vllm.JoinArgs(append([]string{"rigbench-cli", "sim", "--model", model}, args...))}
 }
 
 // targetChanged updates the Run view for a new target. For the demo the
@@ -119,7 +141,11 @@ func (u *UI) targetChanged(k target.Kind) {
 		u.Run.SetFacts(runview.Facts{})
 		return
 	}
-	cfg := u.demoConfig()
+	cfg, err := u.demoConfig()
+	if err != nil {
+		u.Run.SetFacts(runview.Facts{Speed: cfg.Speed})
+		return
+	}
 	s, err := sim.New(cfg)
 	if err != nil {
 		return

@@ -39,6 +39,10 @@ type Options struct {
 	// sim.DefaultConfig() (default profile, prefix caching on, speed 1);
 	// otherwise start from DefaultConfig and change what you need.
 	Sim sim.Config
+	// SimLaunch (Kind Demo, may be nil) records the vLLM flags the
+	// simulator was given, as a launch records its command line, so a demo
+	// run shows which flags it measured.
+	SimLaunch *rundoc.Launch
 	// Launcher starts the container (Kind Launch); see launch.go.
 	Launcher Launcher
 	// Model to benchmark ("" = the server's first).
@@ -95,6 +99,7 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		defer stop()
 		endpoint, apiKey = url, o.Sim.APIKey
 		doc.Simulated = true
+		doc.Launch = o.SimLaunch
 	case Launch:
 		if o.Launcher == nil {
 			return doc, errors.New("no launcher configured for a launch session")

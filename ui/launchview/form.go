@@ -31,6 +31,20 @@ type Form struct {
 	groups           *widget.Accordion
 	findings         []vllm.FieldError
 	onChanged        func(vllm.LaunchConfig)
+	// demo hides the findings about the launch's own fields (model,
+	// image, GPUs, token), which the demo does not use.
+	demo bool
+}
+
+// launchOnly are the fields only a launch uses.
+var launchOnly = map[string]bool{"model": true, "image": true, "tag": true, "gpus": true, "port": true, "hf_token": true}
+
+// setDemo says whether the form edits the demo's flags.
+func (f *Form) setDemo(on bool) {
+	if f.demo != on {
+		f.demo = on
+		f.edited()
+	}
 }
 
 // NewForm builds the form from vllm.Catalog(). onChanged (may be nil) is
@@ -130,6 +144,15 @@ func (f *Form) DockerPreview() string { return f.docker.Text }
 func (f *Form) FlagError(name string) string {
 	if r, ok := f.byName[name]; ok && r.err.Visible() {
 		return r.err.Text
+	}
+	return ""
+}
+
+// GeneralMessage is the message above the flag groups ("" when hidden):
+// findings that belong to no single flag.
+func (f *Form) GeneralMessage() string {
+	if f.general.Visible() {
+		return f.general.Text
 	}
 	return ""
 }
@@ -251,7 +274,7 @@ func (f *Form) showFindings(extra string) {
 		}
 		if _, ok := f.byName[e.Field]; ok {
 			perFlag[e.Field] = append(perFlag[e.Field], msg)
-		} else {
+		} else if !f.demo || !launchOnly[e.Field] {
 			general = append(general, msg)
 		}
 	}

@@ -51,6 +51,9 @@ type View struct {
 	right       *fyne.Container
 	topScroll   *container.Scroll
 	hwBanner    *widget.Label
+	basics      *fyne.Container
+	demo        *demoPanel
+	demoScroll  *container.Scroll
 	// noGPU is the sentence Start refuses with when this computer has no
 	// NVIDIA GPU ("" when it has one or detection has not finished).
 	noGPU string
@@ -68,14 +71,26 @@ type View struct {
 	OnStopped     func()
 	OnUserPresets func(map[string][]vllm.FlagValue)
 	OnConfig      func(vllm.LaunchConfig)
+	// OnDemoSpeed is called after the user picks another demo speed.
+	OnDemoSpeed func(float64)
 }
 
 // New builds the view. launch may be nil where RigBench cannot start
 // containers; the Start button then says so.
 func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc) *View {
 	v := &View{app: a, win: win, launch: launch, Target: chooser, user: map[string][]vllm.FlagValue{}}
+	v.demo = newDemoPanel()
+	v.demo.onSpeed = func(s float64) {
+		v.demo.refresh(v.Form.Config())
+		if v.OnDemoSpeed != nil {
+			v.OnDemoSpeed(s)
+		}
+	}
 	v.Form = NewForm(func(c vllm.LaunchConfig) {
 		v.relayout()
+		if v.demo != nil {
+			v.demo.refresh(c)
+		}
 		if v.OnConfig != nil {
 			v.OnConfig(c)
 		}
@@ -127,9 +142,14 @@ func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc
 		v.Form.docker,
 		container.NewBorder(nil, nil, nil, fill, v.paste), v.pasteMsg,
 	)
-	left := container.NewVBox(
+	// The demo takes the same flags as a launch (the simulator models
+	// them), but no model, image, GPUs or token: those parts hide.
+	v.basics = container.NewVBox(
 		v.Form.Basics(),
 		widget.NewForm(widget.NewFormItem("HF token", container.NewVBox(v.token, v.tokenInfo))),
+	)
+	left := container.NewVBox(
+		v.basics,
 		container.NewHBox(v.presets, save),
 		v.Form.Flags(),
 	)
@@ -137,7 +157,9 @@ func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc
 	v.topScroll = container.NewVScroll(top)
 	v.right = container.New(topFirst{content: func() fyne.CanvasObject { return top }, minBottom: 120},
 		v.topScroll, v.logs.box)
-	split := container.NewHSplit(container.NewVScroll(left), v.right)
+	v.demoScroll = container.NewVScroll(v.demo.box)
+	v.demo.refresh(v.Form.Config())
+	split := container.NewHSplit(container.NewVScroll(left), container.NewStack(v.right, v.demoScroll))
 	split.Offset = 0.5
 	v.hwBanner = widget.NewLabel("")
 	v.hwBanner.Importance = widget.WarningImportance
@@ -153,14 +175,54 @@ func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc
 // Content is the view's root object.
 func (v *View) Content() fyne.CanvasObject { return v.content }
 
-// targetChanged shows the launch form only for the launch target.
+// targetChanged shows the launch form for the launch target and its flags,
+// with the demo's explanation and speed, for the demo.
 func (v *View) targetChanged(ch target.Choice) {
-	if ch.Kind == target.Launch {
+	v.Form.setDemo(ch.Kind == target.Demo)
+	switch ch.Kind {
+	case target.Launch:
 		v.launchParts.Show()
-	} else {
+		v.basics.Show()
+		v.right.Show()
+		v.demoScroll.Hide()
+		v.hwBanner.Show()
+		if v.hwBanner.Text == "" {
+			v.hwBanner.Hide()
+		}
+	case target.Demo:
+		v.launchParts.Show()
+		v.basics.Hide()
+		v.right.Hide()
+		v.demoScroll.Show()
+		v.hwBanner.Hide()
+	default:
 		v.launchParts.Hide()
 	}
 }
+
+// DemoSpeed is the demo speed chosen (1 = the card's own pace).
+func (v *View) DemoSpeed() float64 { return v.demo.value }
+
+// SetDemoSpeed shows s as the demo speed without calling OnDemoSpeed.
+func (v *View) SetDemoSpeed(s float64) {
+	v.demo.setSpeed(s)
+	v.demo.refresh(v.Form.Config())
+}
+
+// PickDemoSpeed picks s in the speed drop-down, as a user would.
+func (v *View) PickDemoSpeed(s float64) { v.demo.speed.SetSelected(speedLabel(s)) }
+
+// DemoText is what the demo panel shows: the explanation, the simulator's
+// command line and the problem with the flags ("" when none).
+func (v *View) DemoText() (command, problem string) {
+	if v.demo.problem.Visible() {
+		problem = v.demo.problem.Text
+	}
+	return v.demo.serve.Text, problem
+}
+
+// DemoShown reports whether the Launch page shows the demo panel.
+func (v *View) DemoShown() bool { return v.launchParts.Visible() && v.demoScroll.Visible() }
 
 // PasteCommand fills the form from a command line and says what it left out.
 func (v *View) PasteCommand(line string) {
@@ -450,24 +512,16 @@ func (v *View) SetHardware(s hardware.Snapshot, d hwview.Docker) {
 		msg = orDefault(d.Problem, "Docker has no NVIDIA runtime, so containers may not reach the GPU: install the NVIDIA Container Toolkit, or benchmark an existing endpoint or the demo.")
 	}
 	v.hwBanner.SetText(msg)
-	if msg == "" {
-		v.hwBanner.Hide()
-	} else {
-		v.hwBanner.Show()
-	}
+	v.targetChanged(v.Target.Choice())
 }
 
 // NoGPUMessage is the banner, and Start's refusal, on a computer without
 // an NVIDIA GPU.
 const NoGPUMessage = "This computer has no NVIDIA GPU that RigBench can use, so vLLM cannot be launched here: benchmark an existing endpoint or the demo instead (Hardware says why)."
 
-// HardwareWarning is the hardware banner's text ("" when hidden).
-func (v *View) HardwareWarning() string {
-	if v.hwBanner.Visible() {
-		return v.hwBanner.Text
-	}
-	return ""
-}
+// HardwareWarning is the hardware banner's text ("" when there is none);
+// the banner shows only while the launch target is chosen.
+func (v *View) HardwareWarning() string { return v.hwBanner.Text }
 
 func orDefault(s, def string) string {
 	if s == "" {

@@ -189,6 +189,9 @@ func (v *View) SetFacts(f Facts) {
 	v.planEdited()
 }
 
+// Facts are the server facts the plan check uses now.
+func (v *View) Facts() Facts { return v.facts }
+
 // SetSimulated shows or hides the banner saying runs use the simulator.
 func (v *View) SetSimulated(sim bool) {
 	if sim {
