@@ -95,6 +95,26 @@ var simFlags = map[string]simFlag{
 	"--fault-exit-after":            {flagValue, durationFlag("--fault-exit-after", func(c *Config, d time.Duration) { c.Faults.ExitAfter = d })},
 	"--fault-stall-after-tokens":    {flagValue, intFlag("--fault-stall-after-tokens", false, func(c *Config, n int) { c.Faults.StallAfterTokens = n })},
 	"--fault-malformed-chunk-after": {flagValue, intFlag("--fault-malformed-chunk-after", false, func(c *Config, n int) { c.Faults.MalformedChunkAfter = n })},
+	"--personality": {flagValue, func(c *Config, v string) error {
+		p, err := ParsePersonality(v)
+		if err != nil {
+			return argErr("argument --personality: %s", err)
+		}
+		c.Personality = p
+		return nil
+	}},
+	// llama-server's sizing flags, for --personality llama-server.
+	"--ctx-size":   {flagValue, intFlag("--ctx-size", true, func(c *Config, n int) { c.Llama.CtxSize = n })},
+	"--parallel":   {flagValue, intFlag("--parallel", false, func(c *Config, n int) { c.Llama.Slots = n })},
+	"--kv-unified": {flagBool, func(c *Config, _ string) error { c.Llama.KVUnified = true; return nil }},
+	"--fault-close-idle": {flagValue, func(c *Config, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f >= 0 && f <= 1) {
+			return argErr("argument --fault-close-idle: invalid value: '%s' (a fraction from 0 to 1)", v)
+		}
+		c.Faults.CloseIdleRate = f
+		return nil
+	}},
 	"--fault-error-rate": {flagValue, func(c *Config, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(f >= 0 && f <= 1) {

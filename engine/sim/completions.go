@@ -118,6 +118,9 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 // checkLengths applies vLLM's length validation and resolves max_tokens
 // (default: what is left of max_model_len). msg is the 400 message, if any.
 func (s *Server) checkLengths(promptTokens int, maxTokens *int, minTokens int) (int, string) {
+	if promptTokens >= s.maxModelLen && s.cfg.Personality == PersonalitySGLang {
+		return 0, sglangLengthError(promptTokens, s.maxModelLen)
+	}
 	if promptTokens >= s.maxModelLen {
 		return 0, fmt.Sprintf("This model's maximum context length is %d tokens. However, your request has %d input tokens. "+
 			"Please reduce the length of the input messages.", s.maxModelLen, promptTokens)
@@ -232,7 +235,7 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, st *stre
 		fl.Flush()
 	}
 	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-	continuous := includeUsage && req.StreamOptions.ContinuousUsageStats
+	continuous := includeUsage && req.StreamOptions.ContinuousUsageStats && s.cfg.Personality != PersonalitySGLang
 	f := s.cfg.Faults
 	chunk := completionChunk{ID: st.rec.ID, Object: "text_completion", Created: s.created, Model: s.model}
 	prompt := len(st.sq.prompt)

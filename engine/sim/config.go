@@ -40,6 +40,11 @@ type Config struct {
 	StartupDelay time.Duration
 	// Faults to inject; the zero value injects none.
 	Faults Faults
+	// Personality is the server the simulator imitates: vLLM (the zero
+	// value), llama.cpp's llama-server or SGLang (personality.go).
+	Personality Personality
+	// Llama holds llama-server's own settings, used by that personality.
+	Llama LlamaSettings
 }
 
 // Faults are the failures the simulator can inject for reliability tests.
@@ -55,4 +60,8 @@ type Faults struct {
 	// MalformedChunkAfter, when > 0, sends a chunk that is not JSON after
 	// this many tokens and ends the stream without [DONE].
 	MalformedChunkAfter int
+	// CloseIdleRate is the fraction of keep-alive connections the server
+	// closes when they fall idle, racing the client's next request on them
+	// (llama-server's habit; see ConnState).
+	CloseIdleRate float64
 }

@@ -40,6 +40,7 @@ type seq struct {
 	cached   int // prompt tokens served from the prefix cache (first schedule)
 	blocks   []int
 	aborted  bool
+	failed   bool // ran out of KV under failOnFull
 	// lastTokenAt is the simulated time of the latest generated token.
 	lastTokenAt float64
 }
@@ -53,6 +54,9 @@ type limits struct {
 	maxNumBatchedTokens int
 	prefixCaching       bool
 	blockSize           int
+	// failOnFull: a request the KV pool cannot hold fails instead of
+	// preempting or waiting (llama-server's shared pool, personality_llama.go).
+	failOnFull bool
 }
 
 // counters are vLLM's cumulative metrics.
@@ -89,6 +93,7 @@ type core struct {
 	running []*seq
 	count   counters
 	hist    histograms
+	failed  []*seq // failed under failOnFull, drained by the server
 }
 
 func newCore(p Profile, lim limits, numBlocks int) *core {
@@ -240,6 +245,10 @@ func (c *core) schedule() []chunk {
 			continue
 		}
 		for !c.grow(s, n) {
+			if c.lim.failOnFull {
+				c.fail(s)
+				break
+			}
 			victim := c.running[len(c.running)-1]
 			c.preempt(victim)
 			preempted = true
@@ -259,6 +268,10 @@ func (c *core) schedule() []chunk {
 	for len(c.waiting) > 0 && len(c.running) < c.lim.maxNumSeqs && budget > 0 {
 		s := c.waiting[0]
 		if !c.admit(s, budget) {
+			if c.lim.failOnFull {
+				c.fail(s)
+				continue
+			}
 			break
 		}
 		c.waiting = c.waiting[1:]

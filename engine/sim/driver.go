@@ -85,14 +85,19 @@ func (s *Server) sleep(deadline time.Time, wakeable bool) {
 
 // publish releases a step's tokens to the waiting handlers.
 func (s *Server) publish(out []emission) {
+	s.publishFailed()
 	for _, e := range out {
 		st, ok := s.streams[e.s]
 		if !ok || e.s.aborted {
 			continue
 		}
+		if st.published == 0 && e.tokens > 0 {
+			s.onFirstToken(e.s)
+		}
 		st.published += e.tokens
 		if e.finished {
 			st.finished = true
+			s.onFinish(e.s)
 		}
 		signal(st.notify)
 	}

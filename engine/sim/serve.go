@@ -42,7 +42,7 @@ func Serve(ctx context.Context, cfg Config, logw io.Writer, ready func(addr stri
 	// Port 0 picks a free port: log the real one.
 	s.cfg.Port = ln.Addr().(*net.TCPAddr).Port
 	s.WriteStartupLog(logw)
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ConnState: s.ConnState}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	if ready != nil {

@@ -38,6 +38,10 @@ type Server struct {
 	loopDone chan struct{}
 	exitT    *time.Timer
 	once     sync.Once
+
+	// pers holds what the llama-server and SGLang personalities count
+	// beyond vLLM's counters, and the idle-connection closer's state.
+	pers persState
 }
 
 // stream is the handler side of one request, guarded by Server.mu.
@@ -83,9 +87,15 @@ func New(cfg Config) (*Server, error) {
 	if err := validate(&cfg); err != nil {
 		return nil, err
 	}
+	if err := applyPersonality(&cfg); err != nil {
+		return nil, err
+	}
 	kv, err := sizeKV(p, cfg.GPUMemoryUtilization, cfg.KVCacheDtype)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Personality == PersonalityLlama {
+		kv = llamaKV(cfg, p.BlockSize)
 	}
 	if err := checkMaxModelLen(kv, cfg.MaxModelLen); err != nil {
 		return nil, err
@@ -106,6 +116,7 @@ func New(cfg Config) (*Server, error) {
 		maxNumBatchedTokens: cfg.MaxNumBatchedTokens,
 		prefixCaching:       cfg.EnablePrefixCaching,
 		blockSize:           p.BlockSize,
+		failOnFull:          cfg.Personality == PersonalityLlama,
 	}, kv.numBlocks)
 	if cfg.Faults.ExitAfter > 0 {
 		s.exitT = time.AfterFunc(s.realDuration(cfg.Faults.ExitAfter.Seconds()), s.kill)
@@ -252,6 +263,12 @@ func (s *Server) ready() bool {
 // Handler returns the HTTP API: /health, /version, /v1/models, /tokenize,
 // /v1/completions, /metrics and /debug/truth.
 func (s *Server) Handler() http.Handler {
+	switch s.cfg.Personality {
+	case PersonalityLlama:
+		return s.guard(s.llamaMux())
+	case PersonalitySGLang:
+		return s.guard(s.sglangMux())
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", s.handleHealth)
 	mux.HandleFunc("GET /version", s.handleVersion)

@@ -1,0 +1,317 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+)
+
+// The llama-server personality imitates llama.cpp's tools/server as its
+// README documents it:
+//
+//   - GET /props: default_generation_settings.n_ctx (a slot's context),
+//     total_slots, model_path, build_info; the simulator adds n_ctx (the
+//     whole KV pool) and kv_unified, and, being a simulator, simulated and
+//     speed;
+//   - GET /slots: one object per slot with id, n_ctx and is_processing;
+//   - GET /v1/models: the model path as id, with meta (n_ctx_train, n_ctx);
+//   - no /version (404);
+//   - POST /tokenize reads only "content" (and "add_special", default
+//     false) and answers 200 {"tokens":[]} to a body without content;
+//   - /metrics with llamacpp:* names and no labels; the predicted-token
+//     counters grow when a request finishes, not while it decodes;
+//   - /v1/completions streams without usage except in the last chunk, and
+//     sends no headers until the request has a slot and its first token;
+//     a queued request whose client left is noticed only then;
+//   - n_ctx tokens of KV shared by all slots: a request the pool cannot
+//     hold fails with 400 exceed_context_size_error "Context size has been
+//     exceeded."; a prompt longer than the slot's context gets "request (N
+//     tokens) exceeds the available context size (M tokens), try
+//     increasing it"; output stops with finish_reason "length" when prompt
+//     plus output reach the slot's context.
+const llamaBuild = "b6500-sim"
+
+func (s *Server) llamaMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("GET /props", s.llamaProps)
+	mux.HandleFunc("GET /slots", s.llamaSlots)
+	mux.HandleFunc("GET /v1/models", s.llamaModels)
+	mux.HandleFunc("GET /models", s.llamaModels)
+	mux.HandleFunc("POST /tokenize", s.llamaTokenize)
+	mux.HandleFunc("POST /v1/completions", s.llamaCompletions)
+	mux.HandleFunc("POST /completions", s.llamaCompletions)
+	mux.HandleFunc("GET /metrics", s.llamaMetrics)
+	mux.HandleFunc("GET /debug/truth", s.handleTruth)
+	return mux
+}
+
+// llamaModelID is what llama-server calls the model without --alias: the
+// path of the GGUF file it loaded.
+func (s *Server) llamaModelID() string {
+	return "/models/" + path.Base(s.model) + ".gguf"
+}
+
+// simFacts are the fields the simulator adds to a personality's info
+// endpoint so a client can convert its times (see handleVersion).
+func (s *Server) simFacts(v map[string]any) map[string]any {
+	v["simulated"] = true
+	if sp := s.cfg.Speed; sp >= 1 && !math.IsInf(sp, 0) {
+		v["speed"] = sp
+	}
+	return v
+}
+
+func (s *Server) llamaProps(w http.ResponseWriter, r *http.Request) {
+	l := s.cfg.Llama
+	writeJSON(w, http.StatusOK, s.simFacts(map[string]any{
+		"default_generation_settings": map[string]any{
+			"id": 0, "id_task": -1, "n_ctx": l.slotCtx(), "speculative": false, "is_processing": false,
+			"params": map[string]any{"n_predict": -1, "temperature": 0.8, "stream": false},
+		},
+		"total_slots": l.Slots,
+		"model_alias": path.Base(s.model),
+		"model_path":  s.llamaModelID(),
+		"modalities":  map[string]bool{"vision": false, "audio": false},
+		"build_info":  llamaBuild,
+		"n_ctx":       l.CtxSize,
+		"kv_unified":  l.KVUnified,
+	}))
+}
+
+func (s *Server) llamaSlots(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.core.promote()
+	busy := len(s.core.running)
+	s.mu.Unlock()
+	l := s.cfg.Llama
+	out := make([]map[string]any, l.Slots)
+	for i := range out {
+		out[i] = map[string]any{"id": i, "id_task": -1, "n_ctx": l.slotCtx(), "speculative": false, "is_processing": i < busy}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) llamaModels(w http.ResponseWriter, r *http.Request) {
+	id := s.llamaModelID()
+	writeJSON(w, http.StatusOK, map[string]any{
+		"models": []map[string]any{{"name": id, "model": id, "type": "model", "capabilities": []string{"completion"}}},
+		"object": "list",
+		"data": []map[string]any{{
+			"id": id, "object": "model", "created": s.created, "owned_by": "llamacpp",
+			"meta": map[string]any{"vocab_type": 2, "n_vocab": vocabSize, "n_ctx_train": s.prof.ModelMaxLen,
+				"n_ctx": s.cfg.Llama.CtxSize, "n_embd": 2560, "n_params": 4022468096},
+		}},
+	})
+}
+
+// llamaTokenize reads {"content": "…", "add_special": bool}; anything else
+// gets an empty token list, as llama-server answers.
+func (s *Server) llamaTokenize(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Content    json.RawMessage `json:"content"`
+		AddSpecial bool            `json:"add_special"`
+	}
+	ids := []uint32{}
+	if json.NewDecoder(r.Body).Decode(&req) == nil {
+		var text string
+		if json.Unmarshal(req.Content, &text) == nil {
+			ids = tokenize(text, req.AddSpecial)
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tokens": ids})
+}
+
+// llamaError writes llama-server's error body.
+func llamaError(w http.ResponseWriter, code int, typ, msg string, extra map[string]any) {
+	e := map[string]any{"code": code, "message": msg, "type": typ}
+	for k, v := range extra {
+		e[k] = v
+	}
+	writeJSON(w, code, map[string]any{"error": e})
+}
+
+// llamaCompletionRequest is what llama-server reads of /v1/completions.
+type llamaCompletionRequest struct {
+	Prompt    json.RawMessage `json:"prompt"`
+	MaxTokens *int            `json:"max_tokens"`
+	NPredict  *int            `json:"n_predict"`
+	IgnoreEOS bool            `json:"ignore_eos"`
+	Stream    bool            `json:"stream"`
+}
+
+func (s *Server) llamaCompletions(w http.ResponseWriter, r *http.Request) {
+	arrived := time.Now()
+	var req llamaCompletionRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		llamaError(w, http.StatusBadRequest, "invalid_request_error", "Failed to parse the request body as JSON", nil)
+		return
+	}
+	if len(req.Prompt) == 0 {
+		llamaError(w, http.StatusBadRequest, "invalid_request_error", `"prompt" must be provided`, nil)
+		return
+	}
+	prompt, err := parsePrompt(req.Prompt, true)
+	if err != nil {
+		llamaError(w, http.StatusBadRequest, "invalid_request_error", err.Error(), nil)
+		return
+	}
+	slot := s.cfg.Llama.slotCtx()
+	if len(prompt) >= slot {
+		llamaError(w, http.StatusBadRequest, "exceed_context_size_error",
+			fmt.Sprintf("request (%d tokens) exceeds the available context size (%d tokens), try increasing it", len(prompt), slot),
+			map[string]any{"n_prompt_tokens": len(prompt), "n_ctx": slot})
+		return
+	}
+	// Output stops when prompt + output reach the slot's context, whatever
+	// max_tokens asked ("length").
+	m := slot - len(prompt)
+	for _, p := range []*int{req.MaxTokens, req.NPredict} {
+		if p != nil && *p >= 0 {
+			m = min(m, *p)
+		}
+	}
+	m = max(m, 1)
+	st, failed := s.submit(prompt, m, completionRequest{IgnoreEOS: req.IgnoreEOS}, arrived)
+	if failed {
+		llamaError(w, http.StatusInternalServerError, "server_error", "Internal server error (simulated fault).", nil)
+		return
+	}
+	defer s.release(st)
+	s.llamaStream(w, r, st, req.Stream)
+}
+
+// seqFailed reports whether the KV pool could not hold the request.
+func (s *Server) seqFailed(st *stream) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return st.sq.failed
+}
+
+const llamaCtxExceeded = "Context size has been exceeded."
+
+// llamaStream answers a completion: nothing is written until the request
+// has its first token (or fails), and while nothing is written a client
+// that left goes unnoticed, as with llama-server.
+func (s *Server) llamaStream(w http.ResponseWriter, r *http.Request, st *stream, streaming bool) {
+	fl, _ := w.(http.Flusher)
+	id := s.llamaModelID()
+	chunk := map[string]any{"id": "cmpl-" + st.rec.ID[5:], "object": "text_completion", "created": s.created,
+		"model": id, "system_fingerprint": llamaBuild}
+	prompt := len(st.sq.prompt)
+	sent, started := 0, false
+	var text strings.Builder
+	for {
+		var gone <-chan struct{}
+		if started {
+			gone = r.Context().Done()
+		}
+		select {
+		case <-st.notify:
+		case <-gone:
+			return
+		case <-s.done:
+		}
+		n, finished, stop := s.take(st, sent)
+		if stop {
+			s.markError(st, "the server stopped")
+			if s.isDead() {
+				panic(http.ErrAbortHandler)
+			}
+			return
+		}
+		if s.seqFailed(st) {
+			s.markError(st, llamaCtxExceeded)
+			if !started {
+				llamaError(w, http.StatusBadRequest, "exceed_context_size_error", llamaCtxExceeded, nil)
+				return
+			}
+			writeEvent(w, fl, map[string]any{"error": map[string]any{"code": 400, "message": llamaCtxExceeded, "type": "exceed_context_size_error"}})
+			return
+		}
+		if n == 0 && !finished {
+			continue
+		}
+		if !started {
+			if r.Context().Err() != nil {
+				return // the client left while queued: noticed now, dropped
+			}
+			started = true
+			if streaming {
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(http.StatusOK)
+			}
+		}
+		piece := outputText(st.sq.key, sent, sent+n)
+		if streaming && n > 0 {
+			chunk["choices"] = []map[string]any{{"text": piece, "index": 0, "logprobs": nil, "finish_reason": nil}}
+			if !writeEvent(w, fl, chunk) {
+				return
+			}
+		} else {
+			text.WriteString(piece)
+		}
+		sent += n
+		s.recordEmit(st, n)
+		if finished {
+			break
+		}
+	}
+	fr := st.sq.stopReason
+	u := usage{PromptTokens: prompt, CompletionTokens: sent, TotalTokens: prompt + sent}
+	chunk["usage"] = u
+	s.mu.Lock()
+	st.rec.Finished = time.Now()
+	s.mu.Unlock()
+	if !streaming {
+		chunk["choices"] = []map[string]any{{"text": text.String(), "index": 0, "logprobs": nil, "finish_reason": fr}}
+		writeJSON(w, http.StatusOK, chunk)
+		return
+	}
+	chunk["choices"] = []map[string]any{{"text": "", "index": 0, "logprobs": nil, "finish_reason": fr}}
+	writeEvent(w, fl, chunk)
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	flush(fl)
+}
+
+// llamaMetrics serves llama-server's /metrics (llamacpp:* names, no
+// labels, times in simulated seconds).
+func (s *Server) llamaMetrics(w http.ResponseWriter, r *http.Request) {
+	var b bytes.Buffer
+	s.mu.Lock()
+	c, p := s.core, &s.pers
+	c.promote()
+	metric := func(name, typ, help string, v float64) {
+		fmt.Fprintf(&b, "# HELP llamacpp:%s %s\n# TYPE llamacpp:%s %s\nllamacpp:%s %s\n", name, help, name, typ, name, fmtFloat(v))
+	}
+	rate := func(n int64, secs float64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	busyPerDecode := 0.0
+	if c.count.steps > 0 {
+		busyPerDecode = float64(c.count.generationTokens) / float64(c.count.steps)
+	}
+	metric("prompt_tokens_total", "counter", "Number of prompt tokens processed.", float64(p.promptTokens))
+	metric("prompt_seconds_total", "counter", "Prompt process time", p.promptSeconds)
+	metric("tokens_predicted_total", "counter", "Number of generation tokens processed.", float64(p.predictedTokens))
+	metric("tokens_predicted_seconds_total", "counter", "Predict process time", p.predictedSecs)
+	metric("n_decode_total", "counter", "Total number of llama_decode() calls", float64(c.count.steps))
+	metric("n_busy_slots_per_decode", "counter", "Average number of busy slots per llama_decode() call", busyPerDecode)
+	metric("prompt_tokens_seconds", "gauge", "Average prompt throughput in tokens/s.", rate(p.promptTokens, p.promptSeconds))
+	metric("predicted_tokens_seconds", "gauge", "Average generation throughput in tokens/s.", rate(p.predictedTokens, p.predictedSecs))
+	metric("requests_processing", "gauge", "Number of requests processing.", float64(len(c.running)))
+	metric("requests_deferred", "gauge", "Number of requests deferred.", float64(len(c.waiting)+len(c.api)))
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	w.Write(b.Bytes())
+}

@@ -1,0 +1,274 @@
+package sim
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func llamaConfig(ctx, slots int, unified bool) Config {
+	c := fastConfig()
+	c.Personality = PersonalityLlama
+	c.Llama = LlamaSettings{CtxSize: ctx, Slots: slots, KVUnified: unified}
+	return c
+}
+
+func getJSON(t *testing.T, url string, v any) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if v != nil && resp.StatusCode == 200 {
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+			t.Fatalf("%s: %v", url, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+// TestLlamaEndpoints checks what a client learns from the llama-server
+// personality: /props, /slots, /v1/models meta, no /version, llama's
+// /tokenize body and its metric names.
+func TestLlamaEndpoints(t *testing.T) {
+	_, url := newTestServer(t, llamaConfig(8192, 4, false))
+	var props struct {
+		DGS struct {
+			NCtx int `json:"n_ctx"`
+		} `json:"default_generation_settings"`
+		TotalSlots int  `json:"total_slots"`
+		NCtx       int  `json:"n_ctx"`
+		KVUnified  bool `json:"kv_unified"`
+		Speed      float64
+	}
+	if code := getJSON(t, url+"/props", &props); code != 200 || props.DGS.NCtx != 2048 || props.TotalSlots != 4 || props.NCtx != 8192 || props.KVUnified || props.Speed != 100 {
+		t.Errorf("/props %d: %+v", code, props)
+	}
+	var slots []struct {
+		ID   int `json:"id"`
+		NCtx int `json:"n_ctx"`
+	}
+	if getJSON(t, url+"/slots", &slots); len(slots) != 4 || slots[3].NCtx != 2048 {
+		t.Errorf("/slots: %+v", slots)
+	}
+	var models struct {
+		Data []struct {
+			ID   string `json:"id"`
+			Meta struct {
+				NCtx int `json:"n_ctx"`
+			} `json:"meta"`
+		} `json:"data"`
+	}
+	if getJSON(t, url+"/v1/models", &models); len(models.Data) != 1 || !strings.HasSuffix(models.Data[0].ID, ".gguf") || models.Data[0].Meta.NCtx != 8192 {
+		t.Errorf("/v1/models: %+v", models)
+	}
+	if code := getJSON(t, url+"/version", nil); code != 404 {
+		t.Errorf("/version answered %d, want 404", code)
+	}
+	// vLLM's body: 200 with no tokens. llama's body: the tokens.
+	for _, tc := range []struct {
+		body string
+		want int
+	}{
+		{`{"model":"m","prompt":"one two six","add_special_tokens":true}`, 0},
+		{`{"content":"one two six"}`, 3},
+		{`{"content":"one two six","add_special":true}`, 4},
+	} {
+		_, body := post(t, url+"/tokenize", tc.body)
+		var v struct{ Tokens []int }
+		if err := json.Unmarshal([]byte(body), &v); err != nil || v.Tokens == nil || len(v.Tokens) != tc.want {
+			t.Errorf("/tokenize %s → %s, want %d tokens", tc.body, body, tc.want)
+		}
+	}
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, name := range []string{"llamacpp:requests_deferred 0", "llamacpp:requests_processing 0", "llamacpp:tokens_predicted_total 0",
+		"llamacpp:prompt_tokens_total 0", "llamacpp:tokens_predicted_seconds_total 0"} {
+		if !strings.Contains(string(b), name+"\n") && !strings.Contains(string(b), name+".0\n") {
+			t.Errorf("/metrics lacks %q:\n%s", name, b)
+		}
+	}
+	if strings.Contains(string(b), "vllm:") {
+		t.Error("/metrics has vLLM names")
+	}
+}
+
+// llamaStreamResult reads a llama stream: chunks with text, the finish
+// reason and the usage of the last chunk.
+func llamaStreamResult(t *testing.T, url, prompt string, maxTokens int) (status int, body string, textChunks, usageChunks int, finish string, completion int) {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"prompt": prompt, "max_tokens": maxTokens, "stream": true, "ignore_eos": true,
+		"stream_options": map[string]any{"include_usage": true, "continuous_usage_stats": true}})
+	resp, err := http.Post(url+"/v1/completions", "application/json", strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		all, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(all), 0, 0, "", 0
+	}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok || line == "[DONE]" {
+			continue
+		}
+		var ch struct {
+			Choices []struct {
+				Text         string  `json:"text"`
+				FinishReason *string `json:"finish_reason"`
+			}
+			Usage *struct {
+				CompletionTokens int `json:"completion_tokens"`
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &ch); err != nil {
+			t.Fatalf("chunk %q: %v", line, err)
+		}
+		if len(ch.Choices) > 0 && ch.Choices[0].Text != "" {
+			textChunks++
+		}
+		if len(ch.Choices) > 0 && ch.Choices[0].FinishReason != nil {
+			finish = *ch.Choices[0].FinishReason
+		}
+		if ch.Usage != nil {
+			usageChunks++
+			completion = ch.Usage.CompletionTokens
+		}
+	}
+	return 200, "", textChunks, usageChunks, finish, completion
+}
+
+// TestLlamaUsageLengthAndContext: usage only in the last chunk; output stops
+// by length at the slot's context; a prompt over the slot's context and a
+// pool too small for the requests get llama's 400 bodies.
+func TestLlamaUsageLengthAndContext(t *testing.T) {
+	s, url := newTestServer(t, llamaConfig(1024, 2, true))
+	words := func(n int) string { return strings.TrimSpace(strings.Repeat("ab ", n)) }
+
+	code, _, text, usages, finish, n := llamaStreamResult(t, url, words(20), 30)
+	if code != 200 || usages != 1 || text == 0 || finish != "length" || n != 30 {
+		t.Errorf("short request: status %d, %d text chunks, %d usage chunks, finish %q, %d tokens", code, text, usages, finish, n)
+	}
+	// 1000 prompt tokens (with BOS) + 512 asked > 1024: stops at 24.
+	_, _, _, _, finish, n = llamaStreamResult(t, url, words(999), 512)
+	if finish != "length" || n != 24 {
+		t.Errorf("prompt + output over the slot: finish %q after %d tokens, want length after 24", finish, n)
+	}
+	code, body, _, _, _, _ := llamaStreamResult(t, url, words(1100), 8)
+	if code != 400 || !strings.Contains(body, "exceed_context_size_error") || !strings.Contains(body, "exceeds the available context size (1024 tokens)") {
+		t.Errorf("prompt over the slot: %d %s", code, body)
+	}
+	// Two 600-token prompts at once do not fit the 1024-token pool: one
+	// of them gets "Context size has been exceeded." before any header.
+	var wg sync.WaitGroup
+	codes := make([]int, 2)
+	bodies := make([]string, 2)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], bodies[i], _, _, _, _ = llamaStreamResult(t, url, strings.Repeat("x", i+1)+" "+words(598), 100)
+		}()
+	}
+	wg.Wait()
+	failed := 0
+	for i := range codes {
+		if codes[i] == 400 && strings.Contains(bodies[i], llamaCtxExceeded) && strings.Contains(bodies[i], "exceed_context_size_error") {
+			failed++
+		}
+	}
+	if failed != 1 {
+		t.Errorf("two requests over the shared pool: %v %q, want one 400 %q", codes, bodies, llamaCtxExceeded)
+	}
+	_ = s
+}
+
+// TestLlamaCountersGrowAtFinish: tokens_predicted_total counts finished
+// requests only, with their generation time.
+func TestLlamaCountersGrowAtFinish(t *testing.T) {
+	s, url := newTestServer(t, llamaConfig(4096, 4, true))
+	for range 3 {
+		llamaStreamResult(t, url, "count these tokens", 50)
+	}
+	s.mu.Lock()
+	p := struct {
+		predictedTokens, promptTokens int64
+		predictedSecs                 float64
+	}{s.pers.predictedTokens, s.pers.promptTokens, s.pers.predictedSecs}
+	s.mu.Unlock()
+	if p.predictedTokens != 150 || p.predictedSecs <= 0 || p.promptTokens == 0 {
+		t.Errorf("counters after 3 × 50 tokens: predicted %d in %.3f s, prompt %d", p.predictedTokens, p.predictedSecs, p.promptTokens)
+	}
+}
+
+// TestCloseIdleConnections: with the fault on, reused keep-alive
+// connections break before any response byte.
+func TestCloseIdleConnections(t *testing.T) {
+	cfg := llamaConfig(4096, 4, true)
+	cfg.Faults.CloseIdleRate = 1
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewUnstartedServer(s.Handler())
+	hs.Config.ConnState = s.ConnState
+	hs.Start()
+	t.Cleanup(func() { s.Close(); hs.Close() })
+	errs := 0
+	for range 20 {
+		resp, err := http.Post(hs.URL+"/tokenize", "application/json", strings.NewReader(`{"content":"a b"}`))
+		if err != nil {
+			errs++
+			continue
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if errs == 0 {
+		t.Error("no request met a closed idle connection")
+	}
+}
+
+// TestSGLangEndpoints checks the SGLang personality's server info, metric
+// names, missing /tokenize and final-only usage.
+func TestSGLangEndpoints(t *testing.T) {
+	s, url := newTestServer(t, func() Config { c := fastConfig(); c.Personality = PersonalitySGLang; return c }())
+	var info struct {
+		MaxTotal int `json:"max_total_num_tokens"`
+	}
+	if code := getJSON(t, url+"/get_server_info", &info); code != 200 || info.MaxTotal != s.KVCapacityTokens() {
+		t.Errorf("/get_server_info %d: %+v, want %d", code, info, s.KVCapacityTokens())
+	}
+	for _, p := range []string{"/version"} {
+		if code := getJSON(t, url+p, nil); code != 404 {
+			t.Errorf("%s answered %d", p, code)
+		}
+	}
+	if resp, _ := post(t, url+"/tokenize", `{"prompt":"a"}`); resp.StatusCode != 404 {
+		t.Errorf("/tokenize answered %d", resp.StatusCode)
+	}
+	_, _, _, usages, _, n := llamaStreamResult(t, url, "a b c", 12)
+	if usages != 1 || n != 12 {
+		t.Errorf("%d usage chunks, %d tokens; want the final usage only", usages, n)
+	}
+	resp, _ := http.Get(url + "/metrics")
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, name := range []string{"sglang:num_running_reqs{", "sglang:num_queue_reqs{", "sglang:token_usage{", "sglang:generation_tokens_total{"} {
+		if !strings.Contains(string(b), name) {
+			t.Errorf("/metrics lacks %s", name)
+		}
+	}
+}
