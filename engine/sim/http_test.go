@@ -366,6 +366,8 @@ func FuzzCompletionRequest(f *testing.F) {
 	f.Add(`{"prompt":[[5,6]],"max_tokens":-1,"stream":true}`)
 	f.Add(`{"prompt":[-1]}`)
 	f.Add(`{"prompt":null,"model":"m"}`)
+	f.Add(`null`) // valid JSON that decodes to a nil map (issue 12)
+	f.Add(`[]`)
 	s, err := New(Config{Profile: tinyProfile(), Speed: math.Inf(1), EnablePrefixCaching: true})
 	if err != nil {
 		f.Fatal(err)
@@ -374,8 +376,10 @@ func FuzzCompletionRequest(f *testing.F) {
 	h := s.Handler()
 	f.Fuzz(func(t *testing.T, body string) {
 		// Bound the work: the handler would generate up to max_model_len tokens.
+		// A body of `null` decodes without error into a nil map, which
+		// cannot be written to: only an object is rewritten.
 		var probe map[string]any
-		if json.Unmarshal([]byte(body), &probe) == nil {
+		if json.Unmarshal([]byte(body), &probe) == nil && probe != nil {
 			probe["stream"] = false
 			if mt, ok := probe["max_tokens"].(float64); !ok || mt > 64 {
 				probe["max_tokens"] = 8
