@@ -55,10 +55,17 @@ func (e *PromptTooLongError) Error() string {
 }
 
 // StreamError is a stream that broke: the server sent an error object
-// mid-stream, a malformed chunk, or the connection ended before [DONE].
-type StreamError struct{ Reason string }
+// mid-stream, a malformed chunk, a line over MaxSSELineBytes, or the
+// connection ended before [DONE].
+type StreamError struct {
+	Reason string
+	// Err is the cause when there is one (ErrLineTooLong, a read error).
+	Err error
+}
 
 func (e *StreamError) Error() string { return "the stream broke: " + e.Reason }
+
+func (e *StreamError) Unwrap() error { return e.Err }
 
 var (
 	tooLongRe = regexp.MustCompile(`(?i)maximum context length|max_model_len|context length is|exceed_context_size|exceeds the available context|n_ctx|too long|longer than the maximum model length`)

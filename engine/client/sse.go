@@ -7,8 +7,21 @@ import (
 	"io"
 )
 
+// MaxSSELineBytes bounds one line of a Server-Sent Events stream. A real
+// completion chunk is a few hundred bytes (a whole 1,000-token text in one
+// chunk is a few KB), so a longer line is a broken or hostile server: the
+// request fails with a *StreamError that names the limit, instead of the
+// client holding an ever-growing line in memory. With 128 streams in
+// flight the reassembly buffers stay under 128 MiB in the worst case.
+const MaxSSELineBytes = 1 << 20
+
+// ErrLineTooLong is the reason of a stream whose server sent a line longer
+// than MaxSSELineBytes.
+var ErrLineTooLong = errors.New("the server sent a line longer than 1 MiB without ending it (RigBench's limit for one event), so the response was abandoned")
+
 // sseReader reads the data lines of a Server-Sent Events stream. Unlike
-// bufio.Scanner it has no line-length limit: a 1 MB chunk is read whole.
+// bufio.Scanner its line limit is far above any real chunk: a chunk of
+// nearly MaxSSELineBytes is read whole, a longer line is ErrLineTooLong.
 // The returned slice is valid until the next call.
 type sseReader struct {
 	r    *bufio.Reader
@@ -47,7 +60,9 @@ func (s *sseReader) next() ([]byte, error) {
 }
 
 // line returns the next line including its newline; the last line of a
-// stream may lack one.
+// stream may lack one. A line longer than MaxSSELineBytes (its ending not
+// counted) is ErrLineTooLong: reading stops there, and the buffer that
+// held it is let go.
 func (s *sseReader) line() ([]byte, error) {
 	l, err := s.r.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
@@ -57,6 +72,10 @@ func (s *sseReader) line() ([]byte, error) {
 	for errors.Is(err, bufio.ErrBufferFull) {
 		l, err = s.r.ReadSlice('\n')
 		s.long = append(s.long, l...)
+		if len(bytes.TrimRight(s.long, "\r\n")) > MaxSSELineBytes {
+			s.long = nil
+			return nil, ErrLineTooLong
+		}
 	}
 	return s.long, err
 }

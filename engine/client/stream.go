@@ -142,7 +142,7 @@ func readStream(r io.Reader, res *StreamResult, onToken TokenFunc) error {
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			return streamEnd(res, usageTotal, usageChunks, sawFinal, &StreamError{Reason: err.Error()})
+			return streamEnd(res, usageTotal, usageChunks, sawFinal, &StreamError{Reason: err.Error(), Err: err})
 		}
 		now := time.Now()
 		if bytes.Equal(bytes.TrimSpace(payload), []byte("[DONE]")) {

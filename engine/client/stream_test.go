@@ -8,8 +8,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -89,11 +91,53 @@ func TestStreamSources(t *testing.T) {
 
 func TestStreamHugeLine(t *testing.T) {
 	t.Parallel()
-	big := strings.Repeat("x", 1<<20) // a 1 MB chunk: past any 64 KB scanner limit
+	big := strings.Repeat("x", MaxSSELineBytes-200) // a chunk of nearly 1 MiB: past any 64 KB scanner limit, under the line limit
 	c := sseServer(t, content(big, 1)+"data: [DONE]\n\n")
 	res, err := c.Stream(context.Background(), CompletionRequest{Model: "m", Prompt: "p", MaxTokens: 1}, nil)
 	if err != nil || res.Tokens != 1 {
 		t.Fatalf("res %+v err %v", res, err)
+	}
+}
+
+// TestStreamEndlessLine: a server that sends one line without end (here
+// 64 MiB, then a proper ending that a client without a limit would reach)
+// fails the request with ErrLineTooLong once the line passes
+// MaxSSELineBytes, and the client allocates a few MiB, not the line.
+// Not parallel, so the allocation count is this test's alone.
+func TestStreamEndlessLine(t *testing.T) {
+	const sent = 64 << 20
+	block := []byte(strings.Repeat("x", 64<<10))
+	var wrote atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"choices":[{"text":"`)
+		for n := 0; n < sent; n += len(block) {
+			if _, err := w.Write(block); err != nil {
+				return // the client hung up
+			}
+			wrote.Add(int64(len(block)))
+		}
+		io.WriteString(w, `"}]}`+"\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	c, err := New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseIdle()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = c.Stream(context.Background(), CompletionRequest{Model: "m", Prompt: "p", MaxTokens: 1}, nil)
+	runtime.ReadMemStats(&after)
+	var se *StreamError
+	if !errors.Is(err, ErrLineTooLong) || !errors.As(err, &se) || !strings.Contains(err.Error(), "longer than 1 MiB") {
+		t.Fatalf("err = %v, want the stream to break on the line limit", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Errorf("the client allocated %d MiB reading an endless line; want a few MiB", alloc>>20)
+	}
+	if w := wrote.Load(); w >= sent {
+		t.Errorf("the server could write all %d MiB: the client read past its limit", w>>20)
 	}
 }
 
