@@ -297,7 +297,8 @@ func runImport(ctx context.Context, e *env, args []string) error {
 const importFormats = "a run exported as JSON ('rigbench-cli export ID') or a measurements CSV ('--format csv')"
 
 // readImportFile reads an exported run (JSON) or a measurements CSV in the
-// reference format, told apart by their first character ('{' is JSON). A
+// reference format, told apart by their first character ('{' or '[' is
+// JSON). A
 // CSV carries no start time, so the run is dated at its import (and its
 // Origin, "imported", tells show that the date is not a start time).
 func readImportFile(path string) (*rundoc.Run, error) {
@@ -321,7 +322,9 @@ func readImportFile(path string) (*rundoc.Run, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	if head[0] == '{' {
+	// '[' is JSON too: a list of runs gets the JSON reader's sentence,
+	// not a CSV parser's complaint about its first line.
+	if head[0] == '{' || head[0] == '[' {
 		return rundoc.ReadRun(f)
 	}
 	r, err := report.ReadReferenceCSVNamed(f, filepath.Base(path))

@@ -222,7 +222,10 @@ func TestHistoryErrorWording(t *testing.T) {
 	os.WriteFile(blank, []byte("\xef\xbb\xbf \n\n"), 0o644)
 	folder := filepath.Join(dir, "adir")
 	os.Mkdir(folder, 0o755)
+	list := filepath.Join(dir, "list.json")
+	os.WriteFile(list, []byte(`[{"schema":"rigbench.run/v1"}]`), 0o644)
 	for _, tc := range []struct{ file, want, not string }{
+		{list, "the file holds a JSON list, not one run", "CSV"},
 		{empty, "the file is empty; import takes a run exported as JSON", "CSV file is empty"},
 		{blank, "the file is empty; import takes a run exported as JSON", "CSV file is empty"},
 		{folder, "it is a folder, not a file", "read the CSV file"},

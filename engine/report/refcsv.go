@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -253,7 +254,7 @@ func (p *rowParser) int(name string, max int, required bool) int {
 		return 0
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > max {
+	if err != nil || !isDigits(s) || n < 0 || n > max {
 		p.err = fmt.Errorf("%s %q is not a whole number between 0 and %d", name, s, max)
 		return 0
 	}
@@ -267,8 +268,8 @@ func (p *rowParser) float(name string) float64 {
 		return 0
 	}
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || v < 0 || v > maxFigure {
-		p.err = fmt.Errorf("%s %q is not a non-negative number", name, s)
+	if err != nil || !isDecimal(s) || math.IsNaN(v) || v < 0 || v > maxFigure {
+		p.err = fmt.Errorf("%s %q is not a non-negative decimal number", name, s)
 		return 0
 	}
 	return v
@@ -413,3 +414,11 @@ func isDigits(s string) bool {
 	}
 	return true
 }
+
+// decimalRE is a number as a spreadsheet or RigBench writes it: digits, an
+// optional fraction and exponent. strconv.ParseFloat also reads hex floats
+// ("0x1p4"), underscores and "Inf", which no measurement file holds.
+var decimalRE = regexp.MustCompile(`^[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]+)?$|^\.[0-9]+([eE][+-]?[0-9]+)?$`)
+
+// isDecimal reports whether s is a plain decimal number.
+func isDecimal(s string) bool { return decimalRE.MatchString(s) }

@@ -132,6 +132,11 @@ func TestReadReferenceCSVRejects(t *testing.T) {
 		{"short row", head + "decode,0,0\n", "fields"},
 		{"duplicate", head + "decode,0,0,1,Valid,,,,,,,,\ndecode,0,0,1,Valid,,,,,,,,\n", "repeats"},
 		{"not csv", "{\"schema\":\"rigbench.run/v1\"}", "not a valid CSV"},
+		// Issue 12: strconv reads these; no measurement file holds them.
+		{"hex float", head + "decode,0,0,1,Valid,0x1p4,,,,,,,\n", `total_tok_s "0x1p4"`},
+		{"underscore", head + "decode,0,0,1,Valid,1_000,,,,,,,\n", `total_tok_s "1_000"`},
+		{"infinity", head + "decode,0,0,1,Valid,Inf,,,,,,,\n", `total_tok_s "Inf"`},
+		{"plus sign", head + "decode,+5,0,1,Valid,,,,,,,,\n", `context_tokens "+5"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

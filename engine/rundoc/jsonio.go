@@ -21,17 +21,40 @@ import (
 // keeping a hostile file from exhausting memory.
 const MaxRunJSONBytes = 64 << 20
 
-// Limits on the free-text fields of an imported run, so a shared file
-// cannot fill the history or a view with megabytes of text.
+// Limits on the free-text fields of a run, so a shared file cannot fill
+// the history or a view with megabytes of text. The same limits govern
+// what a run saves (the CLI and app refuse longer user input, the runner
+// cuts longer server text with CutText) and what an import accepts.
 const (
-	maxNameLen  = 200
-	maxNotesLen = 64 << 10
-	maxTags     = 64
-	maxTagLen   = 64
-	maxTextLen  = 16 << 10 // any other string: reasons, commands, errors
-	maxContext  = 1 << 24  // 16M tokens, far above any model
-	maxConc     = 1 << 16
-	maxFigure   = 1e15 // tok/s, ms, W, MHz, bytes as float
+	MaxNameLen  = 200
+	MaxNotesLen = 64 << 10
+	MaxTags     = 64
+	MaxTagLen   = 64
+	MaxTextLen  = 16 << 10 // any other string: reasons, commands, errors
+	// MaxServerTextLen bounds what the server names itself: model id,
+	// engine, version.
+	MaxServerTextLen = 2 * MaxNameLen
+	maxContext       = 1 << 24 // 16M tokens, far above any model
+	maxConc          = 1 << 16
+	maxFigure        = 1e15 // tok/s, ms, W, MHz, bytes as float
+)
+
+// Limits on the size of a run, far above what any real run has (a full
+// default plan is about 60 cells over 10 contexts, with a sample a second
+// per GPU), so an import cannot make a report or the history do work no
+// real run needs. Each refusal names its limit.
+const (
+	// MaxCells is the most cells a run may hold.
+	MaxCells = 10000
+	// MaxContexts is the most distinct contexts (of cells, or in each
+	// list of the plan), and MaxConcurrencies of concurrency levels.
+	MaxContexts      = 1000
+	MaxConcurrencies = 1000
+	// MaxSamples is the most server or GPU samples one cell may hold: a
+	// sample a second per GPU over an hour-long window on 8 GPUs is 28,800.
+	MaxSamples = 100000
+	// MaxGPUs is the most GPUs a hardware snapshot may list.
+	MaxGPUs = 64
 )
 
 // WriteRun writes r as the rigbench.run/v1 JSON document (docs/run-json.md):
@@ -93,6 +116,11 @@ func ReadRun(r io.Reader) (*Run, error) {
 	if len(data) > MaxRunJSONBytes {
 		return nil, fmt.Errorf("the run file is larger than %d MiB; is it really a RigBench run?", MaxRunJSONBytes>>20)
 	}
+	// A BOM costs nothing to skip (some editors write one); JSON has none.
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		return nil, errors.New("the file holds a JSON list, not one run: RigBench reads one run per file, as 'rigbench-cli export ID' writes it")
+	}
 	// Look at the schema first, so a file of another kind or version gets
 	// a message about that rather than about its first odd field.
 	var probe struct {
@@ -107,14 +135,23 @@ func ReadRun(r io.Reader) (*Run, error) {
 	case *probe.Schema != Schema:
 		return nil, fmt.Errorf("the file's schema is %q, this RigBench reads %q; update RigBench or export the run again", *probe.Schema, Schema)
 	}
+	// encoding/json takes the last of two equal keys and matches keys
+	// without regard to case; a run file has one spelling of each key, so
+	// anything else is refused before decoding (and strings and lists
+	// beyond every limit are refused before they are held twice).
+	if err := checkStructure(data); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var run Run
 	if err := dec.Decode(&run); err != nil {
 		return nil, fmt.Errorf("the run file is malformed: %v", err)
 	}
-	if dec.More() {
-		return nil, errors.New("the run file holds more than one JSON document; export one run per file")
+	// Decoder.More is false before a stray '}' or ']', so the rest of the
+	// file is looked at directly: only white space may follow the run.
+	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return nil, fmt.Errorf("the run file holds more than one JSON value (%q follows the run at byte %d); export one run per file", clip(rest, 10), len(data)-len(rest))
 	}
 	if err := ValidateRun(&run); err != nil {
 		return nil, err
@@ -167,11 +204,11 @@ func (v *validator) run(r *Run) {
 	if !r.FinishedAt.IsZero() && r.FinishedAt.Before(r.CreatedAt) {
 		v.fail("finished_at %s is before created_at %s", r.FinishedAt, r.CreatedAt)
 	}
-	v.text("name", r.Name, maxNameLen)
-	v.text("notes", r.Notes, maxNotesLen)
-	v.text("error", r.Error, maxTextLen)
-	if len(r.Tags) > maxTags {
-		v.fail("the run has %d tags, at most %d are allowed", len(r.Tags), maxTags)
+	v.text("name", r.Name, MaxNameLen)
+	v.text("notes", r.Notes, MaxNotesLen)
+	v.text("error", r.Error, MaxTextLen)
+	if len(r.Tags) > MaxTags {
+		v.fail("the run has %d tags, at most %d are allowed", len(r.Tags), MaxTags)
 	}
 	for i, t := range r.Tags {
 		if strings.TrimSpace(t) == "" {
@@ -180,7 +217,7 @@ func (v *validator) run(r *Run) {
 		if slices.Contains(r.Tags[:i], t) {
 			v.fail("tags[%d] repeats the tag %q", i, t)
 		}
-		v.text(fmt.Sprintf("tags[%d]", i), t, maxTagLen)
+		v.text(fmt.Sprintf("tags[%d]", i), t, MaxTagLen)
 	}
 	v.plan(&r.Plan)
 	v.server(&r.Server)
@@ -189,6 +226,18 @@ func (v *validator) run(r *Run) {
 	}
 	if r.Hardware != nil {
 		v.hardware(r.Hardware)
+	}
+	if len(r.Cells) > MaxCells {
+		v.fail("the run has %d cells; RigBench reads at most %d (a full plan has about 60)", len(r.Cells), MaxCells)
+		return
+	}
+	contexts := map[int]bool{}
+	for i := range r.Cells {
+		contexts[r.Cells[i].Context] = true
+	}
+	if len(contexts) > MaxContexts {
+		v.fail("the run's cells have %d distinct contexts; RigBench reads at most %d (a full plan has about 10)", len(contexts), MaxContexts)
+		return
 	}
 	seen := map[string]int{}
 	for i := range r.Cells {
@@ -202,6 +251,13 @@ func (v *validator) run(r *Run) {
 	}
 }
 
+// count refuses a list longer than max.
+func (v *validator) count(field string, n, max int) {
+	if n > max {
+		v.fail("%s has %d entries; RigBench reads at most %d", field, n, max)
+	}
+}
+
 func (v *validator) text(field, s string, max int) {
 	if len(s) > max {
 		v.fail("%s is %d bytes long, at most %d are allowed", field, len(s), max)
@@ -209,6 +265,9 @@ func (v *validator) text(field, s string, max int) {
 }
 
 func (v *validator) plan(p *Plan) {
+	v.count("plan.contexts", len(p.Contexts), MaxContexts)
+	v.count("plan.prefill_contexts", len(p.PrefillContexts), MaxContexts)
+	v.count("plan.concurrency", len(p.Concurrency), MaxConcurrencies)
 	for i, c := range p.Contexts {
 		v.intRange(fmt.Sprintf("plan.contexts[%d]", i), c, 0, maxContext)
 	}
@@ -233,22 +292,38 @@ func (v *validator) server(s *Server) {
 	v.intRange("server.max_model_len", s.MaxModelLen, 0, maxContext)
 	v.intRange("server.kv_capacity_tokens", s.KVCapacityTokens, 0, math.MaxInt32)
 	for _, f := range []struct{ name, s string }{{"server.model", s.Model}, {"server.engine", s.Engine}, {"server.version", s.Version}} {
-		v.text(f.name, f.s, maxNameLen*2)
+		v.text(f.name, f.s, MaxServerTextLen)
 	}
 }
 
 func (v *validator) launch(l *Launch) {
-	v.text("launch.image", l.Image, maxTextLen)
-	v.text("launch.model", l.Model, maxTextLen)
-	v.text("launch.serve_command", l.ServeCommand, maxTextLen)
-	v.text("launch.docker_command", l.DockerCommand, maxTextLen)
-	v.text("launch.args", strings.Join(l.Args, " "), maxTextLen)
+	v.text("launch.image", l.Image, MaxTextLen)
+	v.text("launch.model", l.Model, MaxTextLen)
+	v.text("launch.serve_command", l.ServeCommand, MaxTextLen)
+	v.text("launch.docker_command", l.DockerCommand, MaxTextLen)
+	v.text("launch.args", strings.Join(l.Args, " "), MaxTextLen)
+	v.text("launch.gpus", l.GPUs, MaxNameLen)
 }
 
 func (v *validator) hardware(h *hardware.Snapshot) {
+	v.count("hardware.gpus", len(h.GPUs), MaxGPUs)
+	for _, f := range []struct{ name, s string }{
+		{"hardware.driver_version", h.DriverVersion},
+		{"hardware.cuda_driver_version", h.CUDADriverVersion}, {"hardware.os.name", h.OS.Name},
+		{"hardware.os.version", h.OS.Version}, {"hardware.os.kernel", h.OS.Kernel}, {"hardware.os.arch", h.OS.Arch},
+	} {
+		v.text(f.name, f.s, MaxNameLen)
+	}
+	v.text("hardware.gpu_absent_reason", h.GPUAbsentReason, MaxTextLen)
 	for i, g := range h.GPUs {
 		name := fmt.Sprintf("hardware.gpus[%d]", i)
-		v.text(name+".name", g.Name, maxNameLen)
+		v.text(name+".name", g.Name, MaxNameLen)
+		v.text(name+".uuid", g.UUID, MaxNameLen)
+		v.text(name+".compute_capability", g.ComputeCapability, MaxNameLen)
+		v.count(name+".unsupported", len(g.Unsupported), MaxTags)
+		for j, u := range g.Unsupported {
+			v.text(fmt.Sprintf("%s.unsupported[%d]", name, j), u, MaxTagLen)
+		}
 		v.num(name+".power_limit_w", g.PowerLimitW)
 		v.num(name+".power_limit_default_w", g.PowerLimitDefaultW)
 		v.num(name+".power_limit_max_w", g.PowerLimitMaxW)
@@ -257,7 +332,7 @@ func (v *validator) hardware(h *hardware.Snapshot) {
 			v.intRange(name, n, 0, math.MaxInt32)
 		}
 	}
-	v.text("hardware.cpu.model", h.CPU.Model, maxNameLen)
+	v.text("hardware.cpu.model", h.CPU.Model, MaxNameLen)
 }
 
 func (v *validator) cell(i int, c *Cell) {
@@ -297,7 +372,9 @@ func (v *validator) cell(i int, c *Cell) {
 	default:
 		v.fail("%s: token_count_source %q is not one of continuous_usage, final_usage, chunks", where, c.TokenCountSource)
 	}
-	v.text(where+": reason", c.Reason, maxTextLen)
+	v.text(where+": reason", c.Reason, MaxTextLen)
+	v.count(where+": server_samples", len(c.ServerSamples), MaxSamples)
+	v.count(where+": gpu_samples", len(c.GPUSamples), MaxSamples)
 	for j, s := range c.ServerSamples {
 		// The baseline sample is taken just before the window opens, so
 		// its t is negative (a few milliseconds).

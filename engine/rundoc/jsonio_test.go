@@ -218,6 +218,19 @@ func TestReadRunRejects(t *testing.T) {
 		{"wrong type", edit(`"context": 0,`, `"context": "0",`), "malformed"},
 		{"bad kv source", edit(`"kv_capacity_source": "metrics"`, `"kv_capacity_source": "guess"`), "kv_capacity_source"},
 		{"two documents", doc + doc, "more than one"},
+		// Issue 12: what encoding/json accepts silently.
+		{"trailing brace", doc + "}", "more than one JSON value"},
+		{"trailing bracket", doc + "]\n", "more than one JSON value"},
+		{"duplicate key", edit(`"name":`, `"name": "first", "name":`), `key "name" twice in the top level`},
+		{"duplicate nested key", edit(`"model": "org/model",
+    "engine"`, `"model": "a", "model": "org/model",
+    "engine"`), `key "model" twice in server`},
+		{"upper-case key", edit(`"name":`, `"Name":`), `key "Name" in the top level`},
+		{"upper-case nested key", edit(`"arch":`, `"ARCH":`), `key "ARCH" in hardware.os`},
+		{"json list", "[" + doc + "]", "JSON list, not one run"},
+		{"huge os name", edit(`"name": "Ubuntu 24.04"`, `"name": "`+strings.Repeat("u", 10<<20)+`"`), "hardware.os.name is 10485760 bytes long, at most 65536"},
+		{"long os name", edit(`"name": "Ubuntu 24.04"`, `"name": "`+strings.Repeat("u", 300)+`"`), "hardware.os.name is 300 bytes long, at most 200"},
+		{"long tag", edit(`"baseline"`, `"`+strings.Repeat("t", 80)+`"`), "tags[0] is 80 bytes long, at most 64"},
 		{"finished before created", edit(`"finished_at": "2025-11-29T14:34:07.123456789Z"`, `"finished_at": "2020-01-01T00:00:00Z"`), "before created_at"},
 		{"duplicate cell", edit(`"phase": "decode",
       "context": 0,
@@ -230,6 +243,68 @@ func TestReadRunRejects(t *testing.T) {
 			_, err := rundoc.ReadRun(strings.NewReader(tc.in))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestReadRunAcceptsBOM: a UTF-8 byte-order mark, which some editors
+// write, costs nothing to skip (issue 12).
+func TestReadRunAcceptsBOM(t *testing.T) {
+	t.Parallel()
+	var good bytes.Buffer
+	if err := rundoc.WriteRun(&good, jsonioFullRun()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := rundoc.ReadRun(strings.NewReader("\xef\xbb\xbf" + good.String()))
+	if err != nil || r.UUID != jsonioFullRun().UUID {
+		t.Fatalf("a run after a BOM: %v", err)
+	}
+}
+
+// TestReadRunLimits: import refuses what no real run has, with a sentence
+// naming the limit (issue 12: 60,000 contexts made the HTML report run for
+// hours).
+func TestReadRunLimits(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		edit func(r *rundoc.Run)
+		want string
+	}{
+		{"contexts", func(r *rundoc.Run) {
+			r.Cells = nil
+			for c := range rundoc.MaxContexts + 1 {
+				r.Cells = append(r.Cells, rundoc.Cell{Phase: rundoc.PhaseDecode, Context: c, Concurrency: 1, Status: rundoc.StatusFailed})
+			}
+		}, "1001 distinct contexts; RigBench reads at most 1000"},
+		{"cells", func(r *rundoc.Run) {
+			r.Cells = nil
+			for n := range rundoc.MaxCells + 1 {
+				r.Cells = append(r.Cells, rundoc.Cell{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: n + 1, Status: rundoc.StatusFailed})
+			}
+		}, "10001 cells; RigBench reads at most 10000"},
+		{"plan contexts", func(r *rundoc.Run) {
+			r.Plan.Contexts = make([]int, rundoc.MaxContexts+1)
+		}, "plan.contexts has 1001 entries; RigBench reads at most 1000"},
+		{"samples", func(r *rundoc.Run) {
+			r.Cells[1].ServerSamples = make([]rundoc.ServerSample, rundoc.MaxSamples+1)
+		}, "server_samples has 100001 entries; RigBench reads at most 100000"},
+		{"gpus", func(r *rundoc.Run) {
+			r.Hardware.GPUs = make([]hardware.GPU, rundoc.MaxGPUs+1)
+		}, "hardware.gpus has 65 entries; RigBench reads at most 64"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := jsonioFullRun()
+			tc.edit(r)
+			var buf bytes.Buffer
+			if err := rundoc.WriteRun(&buf, r); err != nil {
+				t.Fatal(err)
+			}
+			_, err := rundoc.ReadRun(&buf)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want one saying %q", err, tc.want)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package history_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -144,6 +145,24 @@ func TestImportMessages(t *testing.T) {
 	if _, err := history.ImportFile(context.Background(), history.NewDB(db), huge); err == nil ||
 		!strings.Contains(err.Error(), "larger than") || strings.Contains(err.Error(), "cut short") {
 		t.Errorf("importing a file over the limit: %v", err)
+	}
+}
+
+// A run file that starts with a UTF-8 byte-order mark imports (issue 12:
+// it was "not a JSON document").
+func TestReadFileAcceptsBOM(t *testing.T) {
+	_, r := savedRun(t)
+	var buf bytes.Buffer
+	if err := rundoc.WriteRun(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "bom.json")
+	if err := os.WriteFile(p, append([]byte("\xef\xbb\xbf"), buf.Bytes()...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := history.ReadFile(p)
+	if err != nil || got.UUID != r.UUID {
+		t.Fatalf("ReadFile: %v", err)
 	}
 }
 

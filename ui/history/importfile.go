@@ -60,6 +60,9 @@ func ReadFile(path string) (*rundoc.Run, error) {
 		// Read only up to the limit, it would look cut short below.
 		return nil, fmt.Errorf("the file %s is larger than %d MiB, more than any RigBench run: it is not a run file", name, rundoc.MaxRunJSONBytes>>20)
 	}
+	// Some editors start UTF-8 text with a byte-order mark; skipping it
+	// costs nothing (rundoc.ReadRun skips it too).
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if err := checkRunFile(data); err != nil {
 		return nil, fmt.Errorf("the file %s %w", name, err)
 	}
