@@ -58,9 +58,9 @@ func dockerOrSkip(t *testing.T) []docker.Option {
 			return
 		}
 		defer l.Close()
-		if left, _ := l.Leftovers(context.Background()); len(left) > 0 {
+		if left, _ := l.Managed(context.Background()); len(left) > 0 {
 			t.Errorf("%d containers of this test remain", len(left))
-			l.CleanupLeftovers(context.Background())
+			l.RemoveAll(context.Background())
 		}
 	})
 	return opts

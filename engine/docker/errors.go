@@ -31,6 +31,8 @@ const (
 	ErrPortInUse        ErrorKind = "port_in_use"
 	ErrNotReady         ErrorKind = "not_ready"
 	ErrExited           ErrorKind = "exited"
+	// ErrBusy: another RigBench's server holds the GPU or port.
+	ErrBusy ErrorKind = "busy"
 )
 
 func (e *Error) Error() string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -27,6 +28,7 @@ type fakeAPI struct {
 	created    []*container.HostConfig
 	createdCfg []*container.Config
 	removed    []string
+	list       []container.Summary // what ContainerList answers
 }
 
 var _ API = (*fakeAPI)(nil)
@@ -62,6 +64,8 @@ func (f *fakeAPI) ContainerRemove(_ context.Context, id string, _ container.Remo
 	return nil
 }
 func (f *fakeAPI) ContainerList(context.Context, container.ListOptions) ([]container.Summary, error) {
-	return nil, nil
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.list), nil
 }
 func (f *fakeAPI) Close() error { return nil }

@@ -72,3 +72,29 @@ func FuzzLineWriter(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseOwner: an owner label comes from whoever can start a container;
+// parsing never panics, and what parses prints back to itself.
+func FuzzParseOwner(f *testing.F) {
+	f.Add("box/0b9e1f4c-6a7d-4a55-9d1e-3a1b2c3d4e5f/4242/987654")
+	f.Add("a/b/-1/2")
+	f.Add("////")
+	f.Fuzz(func(t *testing.T, s string) {
+		o, ok := ParseOwner(s)
+		if !ok {
+			return
+		}
+		if back, ok2 := ParseOwner(o.String()); !ok2 || back != o {
+			t.Fatalf("ParseOwner(%q) = %+v, which does not round-trip", s, o)
+		}
+	})
+}
+
+// FuzzParseStatStart: never panics on any /proc stat text.
+func FuzzParseStatStart(f *testing.F) {
+	f.Add("1 (init) S 0 1 1 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 5 1000 100")
+	f.Add("1 ((a)) b) S")
+	f.Fuzz(func(t *testing.T, s string) {
+		_, _ = parseStatStart(s)
+	})
+}

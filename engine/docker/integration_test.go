@@ -59,13 +59,13 @@ func launcher(t *testing.T, opts ...docker.Option) (*docker.Launcher, string) {
 		t.Fatalf("building the simulator image: %v", buildErr)
 	}
 	t.Cleanup(func() {
-		left, err := l.Leftovers(context.Background())
+		left, err := l.Managed(context.Background())
 		if err != nil {
 			t.Errorf("listing leftovers: %v", err)
 		}
 		if len(left) > 0 {
 			t.Errorf("%d labelled containers remain after the test", len(left))
-			l.CleanupLeftovers(context.Background())
+			l.RemoveAll(context.Background())
 		}
 	})
 	return l, testID

@@ -19,6 +19,13 @@ const (
 	// LabelInstance, when set (RIGBENCH_INSTANCE), keeps the containers of
 	// separate RigBench instances on one machine apart.
 	LabelInstance = "io.rigbench.instance"
+	// LabelOwner names the process that started the container
+	// (Owner.String): only when it is gone is the container a leftover.
+	LabelOwner = "io.rigbench.owner"
+	// LabelGPUs is the container's --gpus request ("" for none) and
+	// LabelPort its host port, so a second launch can tell what it holds.
+	LabelGPUs = "io.rigbench.gpus"
+	LabelPort = "io.rigbench.port"
 )
 
 // Defaults of a Launcher.
@@ -43,6 +50,7 @@ type Launcher struct {
 	httpClient   *http.Client
 	getenv       func(string) string
 	host         string
+	owner        string
 }
 
 // Option configures a Launcher.
@@ -72,6 +80,12 @@ func WithLabels(labels map[string]string) Option {
 	return func(l *Launcher) { maps.Copy(l.labels, labels) }
 }
 
+// WithOwner records o, instead of this process, as the owner of the
+// containers the launcher starts: a container is left over only once its
+// owner is gone. Tests use it to make a container owned by a process they
+// can kill.
+func WithOwner(o Owner) Option { return func(l *Launcher) { l.owner = o.String() } }
+
 // WithGetenv sets how the token source "env" reads the environment.
 func WithGetenv(getenv func(string) string) Option { return func(l *Launcher) { l.getenv = getenv } }
 
@@ -87,6 +101,9 @@ func New(ctx context.Context, opts ...Option) (*Launcher, error) {
 		labels:       map[string]string{LabelManaged: "true"},
 		httpClient:   &http.Client{Timeout: 5 * time.Second},
 		getenv:       os.Getenv,
+	}
+	if me, err := Self(); err == nil {
+		l.owner = me.String()
 	}
 	for _, o := range opts {
 		o(l)

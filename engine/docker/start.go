@@ -27,6 +27,10 @@ func (l *Launcher) Start(ctx context.Context, cfg vllm.LaunchConfig, obs func(Lo
 	if errs := vllm.Errors(cfg.Validate()); len(errs) > 0 {
 		return nil, fmt.Errorf("the launch settings need a change: %w", errs[0])
 	}
+	gpus := l.gpuRequest(cfg)
+	if err := l.checkBusy(ctx, gpus, cfg.Port, ""); err != nil {
+		return nil, err
+	}
 	ref := cfg.ImageRef()
 	if ok, err := l.ImagePresent(ctx, ref); err != nil {
 		return nil, err
@@ -53,6 +57,10 @@ func (l *Launcher) Start(ctx context.Context, cfg vllm.LaunchConfig, obs func(Lo
 		return nil, fmt.Errorf("creating the container: %w", classify(err))
 	}
 	c := newContainer(l, created.ID, name, port, apiKey, cfg, newRedactor(apiKey, token))
+	if err := l.checkBusy(ctx, gpus, cfg.Port, created.ID); err != nil {
+		c.Stop(ctx)
+		return nil, err
+	}
 	if err := l.api.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
 		c.Stop(ctx)
 		return nil, fmt.Errorf("starting the container: %w", classify(err))
@@ -63,6 +71,22 @@ func (l *Launcher) Start(ctx context.Context, cfg vllm.LaunchConfig, obs func(Lo
 		return nil, err
 	}
 	return c, nil
+}
+
+// CheckFree tells whether cfg's GPUs and port are free of other RigBench
+// servers, so a launch can refuse before pulling an image; Start checks
+// again (twice: before and after creating its container).
+func (l *Launcher) CheckFree(ctx context.Context, cfg vllm.LaunchConfig) error {
+	return l.checkBusy(ctx, l.gpuRequest(cfg), cfg.Port, "")
+}
+
+// gpuRequest is the --gpus request the container really gets: none when
+// the launcher leaves GPUs out.
+func (l *Launcher) gpuRequest(cfg vllm.LaunchConfig) string {
+	if l.noGPU {
+		return ""
+	}
+	return cfg.GPUs
 }
 
 // containerSpec builds the Engine API equivalent of
@@ -84,7 +108,13 @@ func (l *Launcher) containerSpec(cfg vllm.LaunchConfig, port int, apiKey, token 
 		}
 		env = append(env, e)
 	}
-	labels := map[string]string{LabelModel: cfg.Model}
+	labels := map[string]string{LabelModel: cfg.Model, LabelPort: strconv.Itoa(port)}
+	if l.owner != "" {
+		labels[LabelOwner] = l.owner
+	}
+	if gpus := l.gpuRequest(cfg); gpus != "" {
+		labels[LabelGPUs] = gpus
+	}
 	for k, v := range l.labels {
 		labels[k] = v
 	}

@@ -53,6 +53,10 @@ func (d *DockerLauncher) Launch(ctx context.Context, log func(string)) (*Server,
 			log(fmt.Sprintf("removed %d container(s) left by an earlier RigBench run", n))
 		}
 	}
+	if err := l.CheckFree(ctx, d.Config); err != nil {
+		l.Close()
+		return nil, err
+	}
 	pull := d.Pull
 	if pull == nil {
 		pull = func(docker.PullProgress) {}

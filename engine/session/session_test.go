@@ -90,7 +90,7 @@ func TestLaunchSession(t *testing.T) {
 	if !strings.Contains(logs.String(), "GPU KV cache size") {
 		t.Errorf("container logs did not reach the session log:\n%s", logs.String())
 	}
-	left, err := l.Leftovers(context.Background())
+	left, err := l.Managed(context.Background())
 	if err != nil || len(left) != 0 {
 		t.Errorf("%d containers left behind (%v)", len(left), err)
 	}
@@ -116,7 +116,7 @@ func TestLaunchFailureIsExplained(t *testing.T) {
 		t.Fatalf("err = %v, want a *vllm.StartupError suggesting a shorter --max-model-len", err)
 	}
 	t.Logf("explained as: %v", err)
-	if left, _ := l.Leftovers(context.Background()); len(left) != 0 {
+	if left, _ := l.Managed(context.Background()); len(left) != 0 {
 		t.Errorf("%d containers left behind", len(left))
 	}
 }
