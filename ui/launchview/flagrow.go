@@ -15,6 +15,12 @@ import (
 // unsetChoice is the drop-down entry that leaves a flag to vLLM.
 const unsetChoice = "(vLLM default)"
 
+// Labels of a switch's check box: the state it is in.
+const (
+	checkOff = "off (vLLM's default)"
+	checkOn  = "on"
+)
+
 // flagRow is the control of one catalog flag. value reports the flag's
 // text and whether it is set; show puts a value into the control without
 // firing the change callback (the form guards with its filling flag).
@@ -26,6 +32,9 @@ type flagRow struct {
 	obj   fyne.CanvasObject
 	// entry is the text field of numeric and text flags (nil otherwise).
 	entry *widget.Entry
+	// sl and scale are a numeric flag's slider (nil without a range).
+	sl    *widget.Slider
+	scale scale
 }
 
 // newFlagRow builds the widget the catalog names for f; changed is called
@@ -61,10 +70,16 @@ func newFlagRow(f vllm.Flag, changed func()) *flagRow {
 // which squeezed the command previews in a small window.
 func (r *flagRow) toggle(changed func()) fyne.CanvasObject {
 	if r.flag.Negation == "" {
-		c := widget.NewCheck("on", nil)
+		// The label says the state: an unticked box labelled "on" read
+		// as a switch that was on.
+		c := widget.NewCheck(checkOff, nil)
+		label := func() {
+			c.Text = map[bool]string{true: checkOn, false: checkOff}[c.Checked]
+			c.Refresh()
+		}
 		r.value = func() (string, bool) { return "true", c.Checked }
-		r.show = func(v string, set bool) { c.SetChecked(set && v != "false") }
-		c.OnChanged = func(bool) { changed() }
+		r.show = func(v string, set bool) { c.SetChecked(set && v != "false"); label() }
+		c.OnChanged = func(bool) { label(); changed() }
 		return c
 	}
 	opts := []string{unsetChoice, "on", "off"}
@@ -137,8 +152,11 @@ func (r *flagRow) slider(changed func()) fyne.CanvasObject {
 	}
 	sc := newScale(r.flag)
 	sl := widget.NewSlider(sc.lo, sc.hi)
+	r.sl, r.scale = sl, sc
 	sl.Step = sc.step
-	sl.SetValue(sc.lo)
+	if v, ok := sc.parse(""); ok {
+		sl.SetValue(sc.position(v))
+	}
 	syncing := false
 	sl.OnChanged = func(x float64) {
 		if syncing {
@@ -148,9 +166,13 @@ func (r *flagRow) slider(changed func()) fyne.CanvasObject {
 		e.SetText(sc.format(sc.value(x)))
 		syncing = false
 	}
+	// The slider follows the text whoever sets it (typing, a preset, a
+	// pasted command): an empty field puts it at vLLM's default, or at the
+	// start of the range when vLLM derives the value, so it never shows a
+	// value the command does not carry.
 	e.OnChanged = func(s string) {
 		if !syncing {
-			if v, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+			if v, ok := sc.parse(s); ok {
 				syncing = true
 				sl.SetValue(sc.position(v))
 				syncing = false
@@ -224,6 +246,34 @@ func (s scale) position(v float64) float64 {
 		v = math.Log2(v)
 	}
 	return math.Max(s.lo, math.Min(s.hi, v))
+}
+
+// parse reads a field's text as a slider position's value: a number, a
+// size with vLLM's suffixes ("32k", "32K"), or the default for an empty
+// field; ok is false for text the slider cannot show ("auto").
+func (s scale) parse(text string) (float64, bool) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		if d, err := strconv.ParseFloat(s.flag.Default, 64); err == nil {
+			return d, true
+		}
+		return s.valMin, true
+	}
+	if v, err := strconv.ParseFloat(text, 64); err == nil {
+		return v, true
+	}
+	if n, ok := vllm.ParseInt(text, true); ok && n > 0 {
+		return float64(n), true
+	}
+	return 0, false
+}
+
+// sliderValue is the value a slider row's slider shows (tests).
+func (r *flagRow) sliderValue() (float64, bool) {
+	if r.sl == nil {
+		return 0, false
+	}
+	return r.scale.value(r.sl.Value), true
 }
 
 func (s scale) format(v float64) string {

@@ -219,12 +219,15 @@ func (f *Form) edited() {
 	c.Tag = strings.TrimSpace(f.tag.Text)
 	c.GPUs = strings.TrimSpace(f.gpus.Text)
 	c.Extra = nil
-	var extraErr string
+	var extraMsgs []string
 	if strings.TrimSpace(f.extra.Text) != "" {
 		if parsed, err := vllm.ParseCommand(f.extra.Text); err != nil {
-			extraErr = "Extra arguments: " + err.Error()
+			extraMsgs = append(extraMsgs, "Extra arguments: "+err.Error())
 		} else {
 			c.Extra = append(parsed.Extra, flagArgs(parsed.Flags)...)
+			if u := unknownFlags(parsed.Extra); len(u) > 0 {
+				extraMsgs = append(extraMsgs, unknownFlagsWarning(u))
+			}
 		}
 	}
 	c.Flags = nil
@@ -235,9 +238,10 @@ func (f *Form) edited() {
 	}
 	f.cfg = c
 	f.findings = c.Validate()
-	f.showFindings(extraErr)
-	f.serve.SetText(c.ServeCommand())
-	f.docker.SetText(c.DockerCommand(true))
+	f.showFindings(extraMsgs)
+	shown := withoutInvalid(c, f.findings)
+	f.serve.SetText(shown.ServeCommand())
+	f.docker.SetText(shown.DockerCommand(true))
 	if f.onChanged != nil {
 		f.onChanged(c)
 	}
@@ -261,16 +265,56 @@ func flagArgs(fvs []vllm.FlagValue) []string {
 	return out
 }
 
-func (f *Form) showFindings(extra string) {
-	perFlag := map[string][]string{}
-	var general []string
-	if extra != "" {
-		general = append(general, extra)
+// withoutInvalid is c without the catalog flags that have an error: the
+// previews show only a command that can run (Start refuses until the form
+// is fixed, and a copied line with 1.7 for a fraction would fail later).
+func withoutInvalid(c vllm.LaunchConfig, findings []vllm.FieldError) vllm.LaunchConfig {
+	bad := map[string]bool{}
+	for _, e := range vllm.Errors(findings) {
+		bad[e.Field] = true
 	}
+	out := c
+	out.Flags = nil
+	for _, fv := range c.Flags {
+		if !bad[fv.Name] {
+			out.Flags = append(out.Flags, fv)
+		}
+	}
+	return out
+}
+
+// unknownFlags are the option names among extra arguments (the catalog's
+// own flags were taken out by the parser, so these are not in it).
+func unknownFlags(extra []string) []string {
+	var out []string
+	for _, a := range extra {
+		if strings.HasPrefix(a, "--") && len(a) > 2 {
+			name, _, _ := strings.Cut(a, "=")
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// unknownFlagsWarning says that extra flags are passed on unchecked.
+func unknownFlagsWarning(names []string) string {
+	return "Warning: " + strings.Join(names, ", ") + " " + map[bool]string{true: "is", false: "are"}[len(names) == 1] +
+		" not in RigBench's catalog of vLLM flags, so RigBench cannot check " + map[bool]string{true: "it", false: "them"}[len(names) == 1] +
+		": check the spelling against `vllm serve --help` of your image (vLLM refuses a flag it does not know)."
+}
+
+// invalidLeftOut ends the message under a flag whose value is an error.
+const invalidLeftOut = " Left out of the command until fixed."
+
+func (f *Form) showFindings(extra []string) {
+	perFlag := map[string][]string{}
+	general := append([]string(nil), extra...)
 	for _, e := range f.findings {
 		msg := e.Message
 		if e.Severity == vllm.SeverityWarning {
 			msg = "Warning: " + msg
+		} else if _, ok := f.byName[e.Field]; ok {
+			msg += invalidLeftOut
 		}
 		if _, ok := f.byName[e.Field]; ok {
 			perFlag[e.Field] = append(perFlag[e.Field], msg)

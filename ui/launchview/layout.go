@@ -2,13 +2,13 @@ package launchview
 
 import "fyne.io/fyne/v2"
 
-// topFirst stacks two objects: the first (the previews and the server's
-// buttons and messages, in a scroller) gets the height its content needs,
+// topFirst stacks two objects: the first (the previews in a scroller, with
+// the server's buttons and messages below) gets the height it needs,
 // the second (the log pane) what is left, but never less than minBottom.
 // A split with a fixed ratio cut the docker line mid-way in a small window;
 // scrollers of their own let neither part force the window to grow.
 type topFirst struct {
-	content   func() fyne.CanvasObject // what the top scroller shows
+	want      func() float32 // the height the top part needs
 	minBottom float32
 }
 
@@ -18,7 +18,7 @@ func (t topFirst) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 		return
 	}
 	pad := float32(4)
-	want := t.content().MinSize().Height
+	want := t.want()
 	top := min(want, size.Height-t.minBottom-pad)
 	top = max(top, 0)
 	objs[0].Move(fyne.NewPos(0, 0))

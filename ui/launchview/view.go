@@ -54,6 +54,9 @@ type View struct {
 	basics      *fyne.Container
 	demo        *demoPanel
 	demoScroll  *container.Scroll
+	// pasting and starting are set while PasteCommand and Start edit the
+	// form themselves, whose messages must then stay.
+	pasting, starting bool
 	// noGPU is the sentence Start refuses with when this computer has no
 	// NVIDIA GPU ("" when it has one or detection has not finished).
 	noGPU string
@@ -87,6 +90,15 @@ func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc
 		}
 	}
 	v.Form = NewForm(func(c vllm.LaunchConfig) {
+		// A message about an earlier paste or launch is stale once the
+		// form changes (the fix button's edit clears its own failure).
+		if !v.pasting && v.pasteMsg != nil {
+			v.pasteMsg.Hide()
+		}
+		if !v.starting && v.failure != nil {
+			v.failure.Hide()
+			v.fixBtn.Hide()
+		}
 		v.relayout()
 		if v.demo != nil {
 			v.demo.refresh(c)
@@ -153,10 +165,15 @@ func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc
 		container.NewHBox(v.presets, save),
 		v.Form.Flags(),
 	)
-	top := container.NewVBox(preview, container.NewHBox(v.startBtn, v.stopBtn), v.pull, v.ready, v.failure, v.fixBtn)
-	v.topScroll = container.NewVScroll(top)
-	v.right = container.New(topFirst{content: func() fyne.CanvasObject { return top }, minBottom: 120},
-		v.topScroll, v.logs.box)
+	// The Start button and the server's messages sit below the previews
+	// outside their scroller, so that in a small window the previews
+	// scroll and the button stays on screen.
+	controls := container.NewVBox(container.NewHBox(v.startBtn, v.stopBtn), v.pull, v.ready, v.failure, v.fixBtn)
+	v.topScroll = container.NewVScroll(preview)
+	v.right = container.New(topFirst{want: func() float32 {
+		return preview.MinSize().Height + controls.MinSize().Height + theme.Padding()
+	}, minBottom: 120},
+		container.NewBorder(nil, controls, nil, nil, v.topScroll), v.logs.box)
 	v.demoScroll = container.NewVScroll(v.demo.box)
 	v.demo.refresh(v.Form.Config())
 	split := container.NewHSplit(container.NewVScroll(left), container.NewStack(v.right, v.demoScroll))
@@ -226,7 +243,9 @@ func (v *View) DemoShown() bool { return v.launchParts.Visible() && v.demoScroll
 
 // PasteCommand fills the form from a command line and says what it left out.
 func (v *View) PasteCommand(line string) {
+	v.pasting = true
 	ignored, err := v.Form.Paste(line)
+	v.pasting = false
 	switch {
 	case err != nil:
 		v.pasteMsg.Importance = widget.DangerImportance
@@ -378,7 +397,9 @@ func (v *View) start() {
 		v.showFailure(fmt.Errorf("fix the form first: %s", errs[0].Message))
 		return
 	}
+	v.starting = true
 	moved := v.ensurePort()
+	v.starting = false
 	cfg := v.Form.Config()
 	ctx, cancel := context.WithCancel(context.Background())
 	v.mu.Lock()
@@ -539,15 +560,10 @@ func (v *View) relayout() {
 	}
 }
 
-// revealMessage scrolls the messages under the Start button into view: in
-// a small window they are below the previews, and a failure nobody sees
-// looks like a button that does nothing.
-func (v *View) revealMessage() {
-	v.relayout()
-	if v.topScroll != nil {
-		v.topScroll.ScrollToBottom()
-	}
-}
+// revealMessage lays the messages under the Start button out anew: a
+// failure nobody sees looks like a button that does nothing. They sit
+// outside the previews' scroller, so they are on screen once laid out.
+func (v *View) revealMessage() { v.relayout() }
 
 // Failure is the failure banner's text ("" when hidden) and the fix
 // button's label ("" when there is none).
