@@ -3,14 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/report/chart"
@@ -29,7 +27,7 @@ func init() {
 }
 
 // visualFlags are the flags of the picture formats, shared by compare and
-// the html/png/svg formats of export.
+// export.
 type visualFlags struct {
 	chart         string
 	width, height int
@@ -38,48 +36,30 @@ type visualFlags struct {
 }
 
 func (v *visualFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&v.chart, "chart", string(chart.DecodeTotal), "chart for png/svg: matrix, decode, per-request, ttft, prefill or energy")
+	fs.StringVar(&v.chart, "chart", "", "chart for png/svg: matrix, decode, per-request, ttft, prefill or energy (default: matrix for one run, decode for a comparison)")
 	fs.IntVar(&v.width, "width", chart.DefaultWidth, "chart width in pixels")
 	fs.IntVar(&v.height, "height", chart.DefaultHeight, "chart height in pixels")
 	fs.Float64Var(&v.scale, "scale", 1, "PNG pixel density (2 for a HiDPI screen)")
 	fs.BoolVar(&v.dark, "dark", false, "dark chart palette")
 }
 
-// writeVisual writes runs as an HTML report, a Markdown comparison or a
-// chart. It buffers, so a failed render leaves no half-written file.
-func writeVisual(w io.Writer, format string, runs []*rundoc.Run, v visualFlags) error {
-	var buf bytes.Buffer
-	var err error
-	switch format {
-	case "html":
-		err = report.WriteHTML(&buf, runs, report.HTMLOptions{Generated: time.Now()})
-	case "md":
-		if len(runs) < 2 {
-			return errors.New("the md format compares runs; for one run use 'rigbench-cli export ID --format md'")
+// options are the report options of the flags.
+func (v visualFlags) options() (report.Options, error) {
+	o := report.Options{Width: v.width, Height: v.height, Scale: v.scale, Dark: v.dark}
+	if v.chart != "" {
+		kind, err := chart.ParseKind(v.chart)
+		if err != nil {
+			return o, usagef("%v", err)
 		}
-		err = report.WriteCompareMarkdown(&buf, runs)
-	case "png", "svg":
-		kind, kerr := chart.ParseKind(v.chart)
-		if kerr != nil {
-			return kerr
-		}
-		err = chart.Render(&buf, kind, runs, chart.Options{
-			Format: chart.Format(format), Width: v.width, Height: v.height, Scale: v.scale, Dark: v.dark,
-		})
-	default:
-		return usagef("unknown format %q: use html, md, png or svg", format)
+		o.Chart = kind
 	}
-	if err != nil {
-		return err
-	}
-	_, err = buf.WriteTo(w)
-	return err
+	return o, nil
 }
 
 func runCompare(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	format := fs.String("format", "html", "output: html, md, png or svg")
+	formatName := fs.String("format", "html", "output: html, md, png or svg")
 	out := fs.String("o", "", "write to FILE instead of standard output")
 	db := fs.String("db", "", "history database file (default $RIGBENCH_DB, else the user data folder)")
 	var v visualFlags
@@ -94,14 +74,22 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	if len(ids) > chart.MaxRuns {
 		return fmt.Errorf("a comparison shows at most %d runs, not %d: pick fewer", chart.MaxRuns, len(ids))
 	}
-	if (*format == "png" || *format == "svg") && *out == "" && isTerminal(e.stdout) {
-		return fmt.Errorf("a %s chart is binary or long: pass -o FILE", *format)
+	format, err := report.ParseFormat(*formatName)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	opts, err := v.options()
+	if err != nil {
+		return err
+	}
+	if (format == report.PNG || format == report.SVG) && *out == "" && isTerminal(e.stdout) {
+		return fmt.Errorf("a %s chart is binary or long: pass -o FILE", format)
 	}
 	runs, err := loadRuns(ctx, e, *db, ids)
 	if err != nil {
 		return err
 	}
-	return writeOutput(e, *out, func(w io.Writer) error { return writeVisual(w, *format, runs, v) })
+	return writeOutput(e, *out, func(w io.Writer) error { return report.Write(w, format, runs, opts) })
 }
 
 // writeOutput runs write against -o FILE, by the safe-file rules (a

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 const refCSV = "../../engine/report/testdata/ref_rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv"
@@ -61,23 +59,5 @@ func TestCompareBadUsage(t *testing.T) {
 	code, _, errOut := runCLI(t, "compare", a, "nosuchid", "--db", filepath.Join(dir, "none.db"))
 	if code != 1 || !strings.Contains(errOut, "neither a file nor a run") {
 		t.Errorf("unknown ID: exit %d, stderr %q", code, errOut)
-	}
-}
-
-func TestVisualExports(t *testing.T) {
-	a, _ := refCopies(t)
-	r, err := readRunFile(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, write := range visualExports {
-		var buf bytes.Buffer
-		if err := write(&buf, r); err != nil || buf.Len() < 1000 {
-			t.Errorf("%s export: %d bytes, err %v", name, buf.Len(), err)
-		}
-	}
-	var buf bytes.Buffer
-	if err := writeVisual(&buf, "md", []*rundoc.Run{r}, defaultVisual); err == nil {
-		t.Error("md of one run: want an error pointing to export")
 	}
 }

@@ -28,7 +28,7 @@ func init() {
 		summary: "List the runs in the history, newest first.", run: runRuns})
 	register(&command{name: "show", usage: "show ID [--db FILE]",
 		summary: "Print one run of the history: facts, decode matrix and prefill table.", run: runShow})
-	register(&command{name: "export", usage: "export ID [--format " + formatNames() + "] [-o FILE] [--db FILE]",
+	register(&command{name: "export", usage: "export ID [--format " + report.FormatNames() + "] [--chart KIND] [-o FILE] [--db FILE]",
 		summary: "Write one run of the history as JSON, CSV, Markdown or a report to share.", run: runExport})
 	register(&command{name: "import", usage: "import FILE… [--db FILE]",
 		summary: "Add exported runs (JSON) or measurement CSVs (the reference format) to the history.", run: runImport})
@@ -165,7 +165,7 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.UUID[:8], s.CreatedAt.Local().Format("2006-01-02 15:04"),
 			s.Status, dash(s.GPU), dash(s.Model), dash(strings.TrimSpace(s.Engine+" "+s.EngineVersion)),
-			figure(s.BestDecodeTokS), figure(s.Prefill8KTokS), name)
+			figure(rundoc.FigTotalTokS, s.BestDecodeTokS), figure(rundoc.FigPromptTokS, s.Prefill8KTokS), name)
 	}
 	return tw.Flush()
 }
@@ -236,22 +236,28 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("export", e)
 	var h historyFlags
 	h.register(fs)
-	format := fs.String("format", "json", "output format: "+formatNames())
+	formatName := fs.String("format", "json", "output format: "+report.FormatNames())
 	out := fs.String("o", "", "write to FILE instead of standard output")
+	var v visualFlags
+	v.register(fs)
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	write, ok := exportFormats[strings.ToLower(*format)]
-	if !ok {
-		return usagef("unknown format %q; use one of %s", *format, formatNames())
+	format, err := report.ParseFormat(*formatName)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	opts, err := v.options()
+	if err != nil {
+		return err
 	}
 	db, r, err := h.oneRun(ctx, e, rest)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	return writeOutput(e, *out, func(w io.Writer) error { return write(w, r) })
+	return writeOutput(e, *out, func(w io.Writer) error { return report.Write(w, format, []*rundoc.Run{r}, opts) })
 }
 
 func runImport(ctx context.Context, e *env, args []string) error {
@@ -428,9 +434,9 @@ func dash(s string) string {
 	return s
 }
 
-func figure(v float64) string {
+func figure(f rundoc.Figure, v float64) string {
 	if v == 0 {
 		return "-"
 	}
-	return report.FormatFigure(v)
+	return f.Format(v)
 }

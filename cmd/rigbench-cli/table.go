@@ -24,7 +24,10 @@ func printResults(w io.Writer, run *rundoc.Run) {
 		} else {
 			fmt.Fprintf(w, "\nDecode: total tok/s · TTFT (window %gs)\n", run.Plan.DurationS)
 		}
-		const width = 18
+		width := 12
+		for _, c := range run.Cells {
+			width = max(width, len([]rune(rundoc.MatrixText(&c)))+2)
+		}
 		fmt.Fprint(w, padRight("context \\ N", 12))
 		for _, n := range conc {
 			fmt.Fprint(w, padRight(fmt.Sprint(n), width))
@@ -35,16 +38,17 @@ func printResults(w io.Writer, run *rundoc.Run) {
 			fmt.Fprint(w, padRight(rundoc.ContextLabel(c), 12))
 			for _, n := range conc {
 				cell := run.Find(rundoc.PhaseDecode, c, n)
-				text := matrixText(cell)
-				if cell != nil && cell.Status == rundoc.StatusQueued {
-					queued = true
+				queued = queued || (cell != nil && cell.Status == rundoc.StatusQueued)
+				text := rundoc.MatrixText(cell)
+				if cell == nil {
+					text = "·"
 				}
 				fmt.Fprint(w, padRight(text, width))
 			}
 			fmt.Fprintln(w)
 		}
 		if queued {
-			fmt.Fprintln(w, "* Requests queued: the server did not run all N requests at once.")
+			fmt.Fprintln(w, rundoc.QueuedNote)
 		}
 		// Cells whose window was mostly spent waiting for first tokens say
 		// so in their reason; a table of figures alone would hide it.
@@ -56,34 +60,18 @@ func printResults(w io.Writer, run *rundoc.Run) {
 	}
 	if pre := run.PrefillCells(); len(pre) > 0 {
 		fmt.Fprintln(w, "\nPrefill: prompt tok/s by context")
-		fmt.Fprintf(w, "%-10s %-14s %-12s %s\n", "context", "prompt tok/s", "TTFT ms", "status")
+		fmt.Fprintf(w, "%-10s %-14s %-12s %s\n", "context", rundoc.FigPromptTokS.Label, rundoc.FigTTFT.Label, "status")
 		for _, c := range pre {
-			if c.Status.Ran() {
-				fmt.Fprintf(w, "%-10s %-14.0f %-12.0f %s\n", rundoc.ContextLabel(c.Context), c.PromptTokS, c.TTFTMs, c.Status)
-			} else {
-				fmt.Fprintf(w, "%-10s %-14s %-12s %s\n", rundoc.ContextLabel(c.Context), "—", "—", c.Status)
-			}
+			fmt.Fprintf(w, "%-10s %-14s %-12s %s\n", rundoc.ContextLabel(c.Context), orDash(rundoc.FigPromptTokS.Text(&c)),
+				orDash(rundoc.FigTTFT.Text(&c)), c.Status)
 		}
 	}
 }
 
-// matrixText is one matrix cell: "890.6 · 2368ms", a starred value for
-// queued cells, or a short status.
-func matrixText(c *rundoc.Cell) string {
-	switch {
-	case c == nil:
-		return "·"
-	case c.Status.Ran():
-		s := fmt.Sprintf("%.1f · %.0fms", c.TotalTokS, c.TTFTMs)
-		if c.Status == rundoc.StatusQueued {
-			s += "*"
-		}
-		return s
-	case c.Status == rundoc.StatusOverCapacity:
-		return "over capacity"
-	case c.Status == rundoc.StatusExceedsLength:
-		return "too long"
-	default:
-		return strings.ToLower(string(c.Status))
+// orDash stands in for a figure a cell lacks.
+func orDash(s string) string {
+	if s == "" {
+		return "—"
 	}
+	return s
 }

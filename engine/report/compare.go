@@ -9,32 +9,15 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
-// Figure is a number a comparison sets side by side.
-type Figure struct {
-	Name  string // column heading: "total tok/s"
-	Phase rundoc.Phase
-	// HigherIsBetter says which way an improvement goes (tok/s up, TTFT down).
-	HigherIsBetter bool
-	value          func(*rundoc.Cell) float64
-}
-
-// Value reads the figure from a cell; ok is false for cells that did not
-// run (METHOD.md: only Valid and Requests queued cells have figures) or did
-// not measure it.
-func (f Figure) Value(c *rundoc.Cell) (v float64, ok bool) {
+// figureOf reads f from a cell of a comparison; ok is false for cells that
+// did not run (METHOD.md: only Valid and Requests queued cells have
+// figures) or did not measure it.
+func figureOf(f rundoc.Figure, c *rundoc.Cell) (v float64, ok bool) {
 	if c == nil || !c.Status.Ran() {
 		return 0, false
 	}
-	v = f.value(c)
-	return v, v > 0 && !math.IsInf(v, 0)
-}
-
-// CompareFigures are the figures a comparison shows, in order.
-var CompareFigures = []Figure{
-	{Name: "total tok/s", Phase: rundoc.PhaseDecode, HigherIsBetter: true, value: func(c *rundoc.Cell) float64 { return c.TotalTokS }},
-	{Name: "per-request tok/s", Phase: rundoc.PhaseDecode, HigherIsBetter: true, value: func(c *rundoc.Cell) float64 { return c.PerRequestTokS }},
-	{Name: "TTFT ms", Phase: rundoc.PhaseDecode, value: func(c *rundoc.Cell) float64 { return c.TTFTMs }},
-	{Name: "prompt tok/s", Phase: rundoc.PhasePrefill, HigherIsBetter: true, value: func(c *rundoc.Cell) float64 { return c.PromptTokS }},
+	v, ok = f.Value(c)
+	return v, ok && v > 0 && !math.IsInf(v, 0)
 }
 
 // Entry is one run's side of a compared cell.
@@ -58,19 +41,24 @@ type Row struct {
 // Table is the comparison of one figure over every cell that at least one
 // run measured, in matrix order (context, then concurrency).
 type Table struct {
-	Figure Figure
+	Figure rundoc.Figure
 	Rows   []Row
 }
 
 // Compare builds the per-cell comparison of runs against runs[0] for a
 // figure. Cells that no run measured are left out; cells one run lacks
 // keep that run's status so the reader sees why.
-func Compare(runs []*rundoc.Run, f Figure) Table {
+func Compare(runs []*rundoc.Run, f rundoc.Figure) Table {
 	t := Table{Figure: f}
+	// A figure of both phases (TTFT) is compared over the decode matrix.
+	phase := f.Phase
+	if phase == "" {
+		phase = rundoc.PhaseDecode
+	}
 	var contexts, conc []int
 	for _, r := range runs {
 		for _, c := range r.Cells {
-			if c.Phase == f.Phase {
+			if c.Phase == phase {
 				contexts = addIntSorted(contexts, c.Context)
 				conc = addIntSorted(conc, c.Concurrency)
 			}
@@ -81,12 +69,12 @@ func Compare(runs []*rundoc.Run, f Figure) Table {
 			row := Row{Context: ctx, Concurrency: n, Entries: make([]Entry, len(runs))}
 			any := false
 			for i, r := range runs {
-				c := r.Find(f.Phase, ctx, n)
+				c := r.Find(phase, ctx, n)
 				e := &row.Entries[i]
 				if c != nil {
 					e.Status = c.Status
 				}
-				e.Value, e.Has = f.Value(c)
+				e.Value, e.Has = figureOf(f, c)
 				any = any || e.Has
 			}
 			if !any {
@@ -151,10 +139,17 @@ func FormatChange(pct float64) string {
 	return fmt.Sprintf("−%.1f%%", -pct)
 }
 
-// FormatFigure writes a figure with one decimal below 1000 and none above.
-func FormatFigure(v float64) string {
-	if math.Abs(v) >= 1000 {
-		return fmt.Sprintf("%.0f", v)
+// EntryText is a run's figure in a compared cell with the registry's
+// decimals ("890.6", "890.6 (queued)"), or why it has none: its status,
+// or "—" when the run has no such cell.
+func (t Table) EntryText(e Entry) string {
+	switch {
+	case e.Has && e.Status == rundoc.StatusQueued:
+		return t.Figure.Format(e.Value) + " (queued)"
+	case e.Has:
+		return t.Figure.Format(e.Value)
+	case e.Status == "":
+		return "—"
 	}
-	return fmt.Sprintf("%.1f", v)
+	return string(e.Status)
 }

@@ -33,12 +33,12 @@ func WriteCompareMarkdown(w io.Writer, runs []*rundoc.Run) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("\nChanges are against run A. Cells no run measured are left out.\n")
-	for _, f := range CompareFigures {
+	for _, f := range rundoc.CompareFigures {
 		t := Compare(runs, f)
 		if len(t.Rows) == 0 {
 			continue
 		}
-		fmt.Fprintf(b, "\n## %s %s\n\n", phaseTitle(f.Phase), f.Name)
+		fmt.Fprintf(b, "\n## %s %s\n\n", phaseTitle(f.Phase), f.Label)
 		writeMDTable(b, runs, t)
 	}
 	return b.Flush()
@@ -70,7 +70,7 @@ func writeMDTable(b *bufio.Writer, runs []*rundoc.Run, t Table) {
 			cols = append(cols, strconv.Itoa(row.Concurrency))
 		}
 		for i, e := range row.Entries {
-			cols = append(cols, entryText(e))
+			cols = append(cols, t.EntryText(e))
 			if i > 0 {
 				ch := "—"
 				if e.HasChange {
@@ -81,19 +81,6 @@ func writeMDTable(b *bufio.Writer, runs []*rundoc.Run, t Table) {
 		}
 		fmt.Fprintf(b, "| %s |\n", strings.Join(cols, " | "))
 	}
-}
-
-// entryText is a run's value in a cell, or why it has none.
-func entryText(e Entry) string {
-	switch {
-	case e.Has && e.Status == rundoc.StatusQueued:
-		return FormatFigure(e.Value) + " (queued)"
-	case e.Has:
-		return FormatFigure(e.Value)
-	case e.Status == "":
-		return "—"
-	}
-	return string(e.Status)
 }
 
 // mdText makes a string from a run safe inside a Markdown table or list:

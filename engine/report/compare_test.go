@@ -12,7 +12,7 @@ import (
 
 func TestCompareChanges(t *testing.T) {
 	ref := reference(t)
-	tab := report.Compare([]*rundoc.Run{ref, tuned(t, ref)}, report.CompareFigures[0])
+	tab := report.Compare([]*rundoc.Run{ref, tuned(t, ref)}, rundoc.CompareFigures[0])
 	if len(tab.Rows) != 20 { // the reference run has 20 decode cells with figures
 		t.Fatalf("%d rows, want 20", len(tab.Rows))
 	}
@@ -35,7 +35,7 @@ func TestCompareChanges(t *testing.T) {
 func TestCompareMissingCell(t *testing.T) {
 	a := &rundoc.Run{Cells: []rundoc.Cell{{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 64, Status: rundoc.StatusOverCapacity}}}
 	b := &rundoc.Run{Cells: []rundoc.Cell{{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 64, Status: rundoc.StatusValid, TotalTokS: 900}}}
-	tab := report.Compare([]*rundoc.Run{a, b}, report.CompareFigures[0])
+	tab := report.Compare([]*rundoc.Run{a, b}, rundoc.CompareFigures[0])
 	if len(tab.Rows) != 1 {
 		t.Fatalf("%d rows, want 1", len(tab.Rows))
 	}
@@ -52,7 +52,7 @@ func TestCompareMarkdownGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"| 0 | 32 | 890.6 | 1113 | +25.0% |", "| 128K | 1 | 23.4 (queued) | 29.2 (queued) | +25.0% |", "−20.0%", "differs: NVIDIA GeForce RTX 3090, 350 W, --enable-prefix-caching"} {
+	for _, want := range []string{"| 0 | 32 | 890.6 | 1113.2 | +25.0% |", "| 128K | 1 | 23.4 (queued) | 29.2 (queued) | +25.0% |", "−20.0%", "differs: NVIDIA GeForce RTX 3090, 350 W, --enable-prefix-caching"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("markdown lacks %q", want)
 		}

@@ -3,7 +3,6 @@ package report
 import (
 	"cmp"
 	"encoding/csv"
-	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -11,16 +10,21 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
-// CSVColumns are the columns of the measurements CSV, in order. They are the
-// columns of the published reference runs (shared/reference/*.csv), so a CSV
-// written here can be read back by ReadReferenceCSV and compared with them.
+// CSVColumns are the columns of the measurements CSV, in order: the cell's
+// identity, then rundoc.CSVFigures. They are the columns of the published
+// reference runs (shared/reference/*.csv), so a CSV written here can be read
+// back by ReadReferenceCSV and compared with them.
 //
 // A prefill row puts prompt tok/s (METHOD.md: prompt_tokens / TTFT) in
-// total_tok_s, as the reference files do.
-var CSVColumns = []string{
-	"phase", "context_tokens", "context_label", "concurrency", "status",
-	"total_tok_s", "per_request_tok_s", "ttft_ms", "tbt_ms", "avg_active",
-	"completed_requests", "output_tokens", "measured_s",
+// total_tok_s, as the reference files do (rundoc.FigRate).
+var CSVColumns = csvColumns()
+
+func csvColumns() []string {
+	cols := []string{"phase", "context_tokens", "context_label", "concurrency", "status"}
+	for _, f := range rundoc.CSVFigures {
+		cols = append(cols, f.Key)
+	}
+	return cols
 }
 
 // SimulatedColumn is the column a simulated run's CSV adds after
@@ -34,9 +38,8 @@ const SimulatedColumn = "simulated"
 // WriteCSV writes every cell of r as one row of CSVColumns (and
 // SimulatedColumn for a simulated run): prefill cells first by context,
 // then decode cells by context and concurrency. A figure that was not
-// measured is an empty field, never a 0. The number of decimals per column
-// follows the reference files (tok/s and TBT 0.1, TTFT whole milliseconds,
-// avg_active 0.01, seconds 0.1).
+// measured is an empty field, never a 0; decimals come from the figure
+// registry (rundoc.Figure), which follows the reference files.
 func WriteCSV(w io.Writer, r *rundoc.Run) error {
 	cw := csv.NewWriter(w)
 	header := CSVColumns
@@ -59,34 +62,20 @@ func WriteCSV(w io.Writer, r *rundoc.Run) error {
 	return cw.Error()
 }
 
-// csvRow renders one cell as the fields of CSVColumns.
+// csvRow renders one cell as the fields of CSVColumns, each figure with
+// the registry's decimals; a figure the cell lacks is an empty field.
 func csvRow(c rundoc.Cell) []string {
-	tokS := c.TotalTokS
-	if c.Phase == rundoc.PhasePrefill {
-		tokS = c.PromptTokS
-	}
-	// output_tokens is a count: 0 is a real figure when a window ran and
-	// produced nothing (the runtime "Over capacity" case), so it is written
-	// whenever a window was measured.
-	outTok := ""
-	if c.OutputTokens > 0 || c.MeasuredS > 0 {
-		outTok = strconv.Itoa(c.OutputTokens)
-	}
-	return []string{
+	row := []string{
 		string(c.Phase),
 		strconv.Itoa(c.Context),
 		rundoc.ContextLabel(c.Context),
 		strconv.Itoa(c.Concurrency),
 		string(c.Status),
-		fixed(tokS, 1),
-		fixed(c.PerRequestTokS, 1),
-		fixed(c.TTFTMs, 0),
-		fixed(c.TBTMs, 1),
-		fixed(c.AvgActive, 2),
-		count(c.CompletedRequests),
-		outTok,
-		fixed(c.MeasuredS, 1),
 	}
+	for _, f := range rundoc.CSVFigures {
+		row = append(row, f.Text(&c))
+	}
+	return row
 }
 
 // SortedCells returns a copy of r's cells in report order: prefill cells by
@@ -109,20 +98,4 @@ func phaseRank(p rundoc.Phase) int {
 		return 0
 	}
 	return 1
-}
-
-// fixed formats v with the given decimals, or "" when v is 0 (not measured).
-func fixed(v float64, decimals int) string {
-	if v == 0 {
-		return ""
-	}
-	return strconv.FormatFloat(v, 'f', decimals, 64)
-}
-
-// count formats a positive count, or "" when it is 0 (not measured).
-func count(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprint(n)
 }

@@ -29,11 +29,9 @@ type HTMLOptions struct {
 var htmlTemplate string
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"fig":    figureOrDash,
-	"ms":     msOrDash,
+	"text":   figureText,
 	"ctx":    rundoc.ContextLabel,
 	"change": FormatChange,
-	"entry":  entryText,
 	"letter": chart.Letter,
 	"date":   formatDate,
 	"int":    intOrDash,
@@ -71,6 +69,10 @@ type page struct {
 	Changes   []Table
 	Method    template.HTML
 	Letters   []string
+	// QueuedNote explains the matrix's star.
+	QueuedNote string
+	// TTFT and PromptTokS head the prefill table.
+	TTFT, PromptTokS rundoc.Figure
 }
 
 type pageRun struct {
@@ -81,6 +83,8 @@ type pageRun struct {
 	Matrix        pageMatrix
 	Prefill       []rundoc.Cell
 	Cells         []rundoc.Cell
+	// Figures are the measurement columns this run's cells have.
+	Figures []rundoc.Figure
 }
 
 type pageChart struct {
@@ -105,7 +109,8 @@ type pageMatrixCell struct {
 }
 
 func buildPage(runs []*rundoc.Run, opts HTMLOptions) (*page, error) {
-	p := &page{Title: opts.Title, Compare: len(runs) > 1, Method: methodHTML()}
+	p := &page{Title: opts.Title, Compare: len(runs) > 1, Method: methodHTML(), TTFT: rundoc.FigTTFT, PromptTokS: rundoc.FigPromptTokS,
+		QueuedNote: rundoc.QueuedNote}
 	if p.Title == "" {
 		p.Title = "RigBench report: " + chart.RunName(runs[0])
 		if p.Compare {
@@ -126,6 +131,7 @@ func buildPage(runs []*rundoc.Run, opts HTMLOptions) (*page, error) {
 			Matrix:  matrixOf(r, contexts, conc, max),
 			Prefill: r.PrefillCells(),
 			Cells:   SortedCells(r),
+			Figures: rundoc.Used(rundoc.MeasurementFigures, r.Cells),
 		})
 	}
 	for _, k := range chart.Kinds() {
@@ -139,7 +145,7 @@ func buildPage(runs []*rundoc.Run, opts HTMLOptions) (*page, error) {
 		p.Charts = append(p.Charts, pageChart{Title: chartTitles[k], SVG: svg})
 	}
 	if p.Compare {
-		for _, f := range CompareFigures {
+		for _, f := range rundoc.CompareFigures {
 			if t := Compare(runs, f); len(t.Rows) > 0 {
 				p.Changes = append(p.Changes, t)
 			}
@@ -188,7 +194,7 @@ func maxDecode(runs []*rundoc.Run) float64 {
 	max := 0.0
 	for _, r := range runs {
 		for i := range r.Cells {
-			if v, ok := CompareFigures[0].Value(&r.Cells[i]); ok && r.Cells[i].Phase == rundoc.PhaseDecode {
+			if v, ok := figureOf(rundoc.FigTotalTokS, &r.Cells[i]); ok && r.Cells[i].Phase == rundoc.PhaseDecode {
 				max = math.Max(max, v)
 			}
 		}
@@ -218,7 +224,7 @@ func matrixOf(r *rundoc.Run, contexts, conc []int, max float64) pageMatrix {
 		for _, n := range conc {
 			c := r.Find(rundoc.PhaseDecode, ctx, n)
 			var cell pageMatrixCell
-			v, ok := CompareFigures[0].Value(c)
+			v, ok := figureOf(rundoc.FigTotalTokS, c)
 			switch {
 			case c == nil:
 				cell = pageMatrixCell{Value: "", Class: "none"}
@@ -228,12 +234,10 @@ func matrixOf(r *rundoc.Run, contexts, conc []int, max float64) pageMatrix {
 				t := v / max
 				bg, fg := chart.Ramp(t), chart.RampText(t)
 				fr, fg2, fb, _ := fg.RGBA()
+				rate, ttft := rundoc.MatrixLines(c)
 				cell = pageMatrixCell{
-					Value: FormatFigure(v), Sub: msText(c.TTFTMs),
+					Value: rate, Sub: ttft,
 					Style: template.CSS(fmt.Sprintf("background:#%02x%02x%02x;color:#%02x%02x%02x", bg.R, bg.G, bg.B, fr>>8, fg2>>8, fb>>8)),
-				}
-				if c.Status == rundoc.StatusQueued {
-					cell.Sub = "Requests queued"
 				}
 			}
 			row.Cells = append(row.Cells, cell)
@@ -243,25 +247,12 @@ func matrixOf(r *rundoc.Run, contexts, conc []int, max float64) pageMatrix {
 	return m
 }
 
-func msText(ms float64) string {
-	if ms <= 0 {
-		return ""
+// figureText is figure f of cell c for a report table, "—" when c lacks it.
+func figureText(f rundoc.Figure, c rundoc.Cell) string {
+	if t := f.Text(&c); t != "" {
+		return t
 	}
-	return "TTFT " + strconv.FormatFloat(ms, 'f', 0, 64) + " ms"
-}
-
-func figureOrDash(v float64) string {
-	if v == 0 {
-		return "—"
-	}
-	return FormatFigure(v)
-}
-
-func msOrDash(v float64) string {
-	if v == 0 {
-		return "—"
-	}
-	return strconv.FormatFloat(v, 'f', 0, 64)
+	return "—"
 }
 
 func intOrDash(n int) string {

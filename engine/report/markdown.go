@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -152,7 +153,7 @@ func mdPlan(b *bufio.Writer, p *rundoc.Plan) {
 
 func mdMatrix(b *bufio.Writer, r *rundoc.Run) {
 	contexts, conc := r.DecodeAxes()
-	b.WriteString("\n## Decode: total tok/s · TTFT ms\n\n")
+	fmt.Fprintf(b, "\n## Decode: %s · %s\n\n", rundoc.FigTotalTokS.Label, rundoc.FigTTFT.Label)
 	if len(contexts) == 0 || len(conc) == 0 {
 		b.WriteString("No decode cells.\n")
 		return
@@ -167,24 +168,13 @@ func mdMatrix(b *bufio.Writer, r *rundoc.Run) {
 		fmt.Fprintf(b, "| %s |", rundoc.ContextLabel(ctx))
 		for _, n := range conc {
 			c := r.Find(rundoc.PhaseDecode, ctx, n)
-			text := "—"
-			switch {
-			case c == nil:
-			case c.Status.Ran() && c.TotalTokS > 0:
-				text = fixed(c.TotalTokS, 1) + " · " + dashIfEmpty(fixed(c.TTFTMs, 0))
-				if c.Status == rundoc.StatusQueued {
-					text += " (queued)"
-					queued = true
-				}
-			default:
-				text = string(c.Status)
-			}
-			fmt.Fprintf(b, " %s |", text)
+			queued = queued || (c != nil && c.Status == rundoc.StatusQueued)
+			fmt.Fprintf(b, " %s |", dashIfEmpty(rundoc.MatrixText(c)))
 		}
 		b.WriteString("\n")
 	}
 	if queued {
-		b.WriteString("\n(queued) = Requests queued: the server did not hold all N requests at once.\n")
+		b.WriteString("\n\\" + rundoc.QueuedNote + "\n")
 	}
 }
 
@@ -195,16 +185,17 @@ func mdPrefill(b *bufio.Writer, r *rundoc.Run) {
 		b.WriteString("No prefill cells.\n")
 		return
 	}
-	b.WriteString("| context | prompt tok/s | TTFT ms | status |\n|---|---|---|---|\n")
-	for _, c := range cells {
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", rundoc.ContextLabel(c.Context), dashIfEmpty(fixed(c.PromptTokS, 1)),
-			dashIfEmpty(fixed(c.TTFTMs, 0)), c.Status)
+	fmt.Fprintf(b, "| context | %s | %s | status |\n|---|---|---|---|\n", rundoc.FigPromptTokS.Label, rundoc.FigTTFT.Label)
+	for i := range cells {
+		c := &cells[i]
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", rundoc.ContextLabel(c.Context), dashIfEmpty(rundoc.FigPromptTokS.Text(c)),
+			dashIfEmpty(rundoc.FigTTFT.Text(c)), c.Status)
 	}
 }
 
-// mdMeasurements is the table of all cells. Optional columns (tail
-// latencies, energy, the reason of a failure) appear only when some cell
-// has them, so an imported reference run stays as narrow as its CSV.
+// mdMeasurements is the table of all cells: the registry's measurement
+// figures (optional ones only when some cell has them, so an imported
+// reference run stays as narrow as its CSV), then the reason of a failure.
 func mdMeasurements(b *bufio.Writer, r *rundoc.Run) {
 	cells := SortedCells(r)
 	b.WriteString("\n## All measurements\n\n")
@@ -212,76 +203,26 @@ func mdMeasurements(b *bufio.Writer, r *rundoc.Run) {
 		b.WriteString("No cells.\n")
 		return
 	}
-	type column struct {
-		head string
-		val  func(c *rundoc.Cell) string
+	figs := rundoc.Used(rundoc.MeasurementFigures, cells)
+	reasons := slices.ContainsFunc(cells, func(c rundoc.Cell) bool { return c.Reason != "" })
+	b.WriteString("| phase | context | N | status |")
+	for _, f := range figs {
+		fmt.Fprintf(b, " %s |", f.Label)
 	}
-	cols := []column{
-		{"phase", func(c *rundoc.Cell) string { return string(c.Phase) }},
-		{"context", func(c *rundoc.Cell) string { return rundoc.ContextLabel(c.Context) }},
-		{"N", func(c *rundoc.Cell) string { return strconv.Itoa(c.Concurrency) }},
-		{"status", func(c *rundoc.Cell) string { return string(c.Status) }},
-		{"tok/s", func(c *rundoc.Cell) string { return csvRow(*c)[5] }},
-		{"per-request tok/s", func(c *rundoc.Cell) string { return fixed(c.PerRequestTokS, 1) }},
-		{"TTFT ms", func(c *rundoc.Cell) string { return fixed(c.TTFTMs, 0) }},
-		{"TBT ms", func(c *rundoc.Cell) string { return fixed(c.TBTMs, 1) }},
+	cols := 4 + len(figs)
+	if reasons {
+		b.WriteString(" reason |")
+		cols++
 	}
-	optional := []column{
-		{"TTFT p90 ms", func(c *rundoc.Cell) string { return fixed(c.TTFTP90Ms, 0) }},
-		{"TTFT p99 ms", func(c *rundoc.Cell) string { return fixed(c.TTFTP99Ms, 0) }},
-		{"TBT p90 ms", func(c *rundoc.Cell) string { return fixed(c.TBTP90Ms, 1) }},
-		{"TBT p99 ms", func(c *rundoc.Cell) string { return fixed(c.TBTP99Ms, 1) }},
-	}
-	tail := []column{
-		{"avg active", func(c *rundoc.Cell) string { return fixed(c.AvgActive, 2) }},
-		{"completed", func(c *rundoc.Cell) string { return count(c.CompletedRequests) }},
-		{"output tokens", func(c *rundoc.Cell) string { return csvRow(*c)[11] }},
-		{"window s", func(c *rundoc.Cell) string { return fixed(c.MeasuredS, 1) }},
-	}
-	extra := []column{
-		{"KV usage max", func(c *rundoc.Cell) string {
-			if c.ServerStats == nil {
-				return ""
-			}
-			return fixed(c.ServerStats.KVUsageMax*100, 0) + "%"
-		}},
-		{"power W", func(c *rundoc.Cell) string {
-			if c.GPUStats == nil {
-				return ""
-			}
-			return fixed(c.GPUStats.PowerMeanW, 0)
-		}},
-		{"J/token", func(c *rundoc.Cell) string { return fixed(c.EnergyJPerToken, 2) }},
-		{"reason", func(c *rundoc.Cell) string { return mdText(c.Reason) }},
-	}
-	used := func(col column) bool {
-		for i := range cells {
-			if v := col.val(&cells[i]); v != "" && v != "%" {
-				return true
-			}
-		}
-		return false
-	}
-	for _, col := range optional {
-		if used(col) {
-			cols = append(cols, col)
-		}
-	}
-	cols = append(cols, tail...)
-	for _, col := range extra {
-		if used(col) {
-			cols = append(cols, col)
-		}
-	}
-	b.WriteString("|")
-	for _, col := range cols {
-		fmt.Fprintf(b, " %s |", col.head)
-	}
-	b.WriteString("\n|" + strings.Repeat("---|", len(cols)) + "\n")
+	b.WriteString("\n|" + strings.Repeat("---|", cols) + "\n")
 	for i := range cells {
-		b.WriteString("|")
-		for _, col := range cols {
-			fmt.Fprintf(b, " %s |", dashIfEmpty(col.val(&cells[i])))
+		c := &cells[i]
+		fmt.Fprintf(b, "| %s | %s | %d | %s |", c.Phase, rundoc.ContextLabel(c.Context), c.Concurrency, c.Status)
+		for _, f := range figs {
+			fmt.Fprintf(b, " %s |", dashIfEmpty(f.Text(c)))
+		}
+		if reasons {
+			fmt.Fprintf(b, " %s |", dashIfEmpty(mdText(c.Reason)))
 		}
 		b.WriteString("\n")
 	}

@@ -111,7 +111,7 @@ func TestMarkdownContent(t *testing.T) {
 	md := b.String()
 	for _, want := range []string{
 		"## Hardware", "## Engine", "## Launch", "## Decode: total tok/s · TTFT ms", "## Prefill: prompt tok/s", "## All measurements",
-		"| 0 | 98.0 · 42 | 702.5 · 77 | Failed |", "| 16K | 90.5 · 180 | 412.2 · 5020 (queued) | Over capacity |",
+		"| 0 | 98.0 · 42 ms | 702.5 · 77 ms | Failed |", "| 16K | 90.5 · 180 ms | 412.2 · 5020 ms* | Over capacity |",
 		"| 8K | 8811.0 | 930 | Valid |", "```sh\nvllm serve Qwen/Qwen3-8B-FP8", "3090 \\| fp8 \\*tuned\\*", "HTTP 500 \\| server exited",
 		"| 0: NVIDIA GeForce RTX 3090 | 24.0 GiB | 350 W | Gen 4 x16 | 936 GB/s | 8.6 |", "180000 (from metrics)", "J/token",
 	} {
@@ -165,7 +165,7 @@ func TestMarkdownReferenceSaysWhatIsUnknown(t *testing.T) {
 	}
 	md := b.String()
 	for _, want := range []string{"Imported from a measurements file", "| 0: RTX 3060 12GB | n/a |", "| KV capacity (tokens) | n/a |",
-		"| 128K | 23.4 · 4124 (queued) | 29.5 · 6119 (queued) | Over capacity |", "Not launched by RigBench"} {
+		"| 128K | 23.4 · 4124 ms* | 29.5 · 6119 ms* | Over capacity |", "Not launched by RigBench"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown of the reference lacks %q", want)
 		}

@@ -35,8 +35,8 @@ func New() *View {
 	v.legend = widget.NewLabel("Tick two to six runs in History, then press Compare.")
 	v.legend.Wrapping = fyne.TextWrapWord
 	var names []string
-	for _, f := range report.CompareFigures {
-		names = append(names, f.Name)
+	for _, f := range rundoc.CompareFigures {
+		names = append(names, f.Label)
 	}
 	v.figure = widget.NewSelect(names, func(string) { v.rebuild() })
 	v.table = widget.NewTable(
@@ -133,9 +133,9 @@ func (v *View) SetRuns(runs []*rundoc.Run, chartsDone func()) {
 }
 
 func (v *View) rebuild() {
-	f := report.CompareFigures[0]
-	for _, ff := range report.CompareFigures {
-		if ff.Name == v.figure.Selected {
+	f := rundoc.CompareFigures[0]
+	for _, ff := range rundoc.CompareFigures {
+		if ff.Label == v.figure.Selected {
 			f = ff
 		}
 	}
@@ -161,11 +161,7 @@ func (v *View) cellText(row, col int) string {
 	e := r.Entries[col-1]
 	switch {
 	case e.Has && e.HasChange:
-		return report.FormatFigure(e.Value) + "  (" + report.FormatChange(e.ChangePct) + ")"
-	case e.Has:
-		return report.FormatFigure(e.Value)
-	case e.Status != "":
-		return string(e.Status)
+		return v.t.EntryText(e) + "  (" + report.FormatChange(e.ChangePct) + ")"
 	}
-	return "—"
+	return v.t.EntryText(e)
 }

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
@@ -16,17 +17,18 @@ import (
 // copy the Markdown to the clipboard.
 func Show(win fyne.Window, a fyne.App, runs []*rundoc.Run) {
 	var names []string
-	for _, f := range Formats() {
-		names = append(names, string(f))
+	byLabel := map[string]report.Format{}
+	for _, f := range report.Formats() {
+		names = append(names, f.Label())
+		byLabel[f.Label()] = f
 	}
 	format := widget.NewSelect(names, nil)
-	format.SetSelected(string(JSON))
+	format.SetSelected(report.JSON.Label())
 	if len(runs) > 1 {
-		format.SetSelected(string(HTML))
+		format.SetSelected(report.HTML.Label())
 	}
 	status := widget.NewLabel("")
 	status.Wrapping = fyne.TextWrapWord
-	dark := a.Settings().ThemeVariant() == theme.VariantDark
 	copyMD := widget.NewButtonWithIcon("Copy Markdown", theme.ContentCopyIcon(), func() {
 		md, err := MarkdownText(runs)
 		if err != nil {
@@ -42,7 +44,7 @@ func Show(win fyne.Window, a fyne.App, runs []*rundoc.Run) {
 		if !save {
 			return
 		}
-		f := Format(format.Selected)
+		f := byLabel[format.Selected]
 		fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 			if err != nil || w == nil {
 				return
@@ -50,7 +52,7 @@ func Show(win fyne.Window, a fyne.App, runs []*rundoc.Run) {
 			path := w.URI().Path()
 			w.Close()
 			go func() {
-				err := WriteFile(path, f, runs, dark)
+				err := WriteFile(path, f, runs)
 				fyne.Do(func() {
 					if err != nil {
 						dialog.ShowError(err, win)
@@ -60,7 +62,7 @@ func Show(win fyne.Window, a fyne.App, runs []*rundoc.Run) {
 				})
 			}()
 		}, win)
-		fd.SetFileName(FileName(runs, f))
+		fd.SetFileName(report.FileName(runs, f))
 		fd.Show()
 	}, win)
 	d.Show()

@@ -37,9 +37,9 @@ func reference(t *testing.T) *rundoc.Run {
 func TestExportWritesEveryFormat(t *testing.T) {
 	r := reference(t)
 	dir := t.TempDir()
-	for _, f := range export.Formats() {
-		path := filepath.Join(dir, export.FileName([]*rundoc.Run{r}, f))
-		if err := export.WriteFile(path, f, []*rundoc.Run{r}, false); err != nil {
+	for _, f := range report.Formats() {
+		path := filepath.Join(dir, report.FileName([]*rundoc.Run{r}, f))
+		if err := export.WriteFile(path, f, []*rundoc.Run{r}); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
 		b, err := os.ReadFile(path)
@@ -47,28 +47,28 @@ func TestExportWritesEveryFormat(t *testing.T) {
 			t.Fatalf("%s: file %s empty or missing (%v)", f, path, err)
 		}
 		switch f {
-		case export.JSON:
+		case report.JSON:
 			back, err := rundoc.ReadRun(bytes.NewReader(b))
 			if err != nil || back.UUID != r.UUID || len(back.Cells) != len(r.Cells) {
 				t.Errorf("JSON does not read back: %v", err)
 			}
-		case export.CSV:
+		case report.CSV:
 			if !strings.HasPrefix(string(b), "phase,context_tokens") {
 				t.Errorf("CSV starts %q", string(b[:min(40, len(b))]))
 			}
-		case export.Markdown:
+		case report.Markdown:
 			if !strings.Contains(string(b), "890.6") {
 				t.Error("Markdown lacks the 0×32 figure 890.6")
 			}
-		case export.HTML:
+		case report.HTML:
 			if !strings.Contains(string(b), "<html") {
 				t.Error("HTML export is not HTML")
 			}
-		case export.PNG:
+		case report.PNG:
 			if !bytes.HasPrefix(b, []byte("\x89PNG")) {
 				t.Error("PNG export is not a PNG")
 			}
-		case export.SVG:
+		case report.SVG:
 			if !strings.Contains(string(b), "<svg") {
 				t.Error("SVG export is not SVG")
 			}
@@ -88,10 +88,10 @@ func TestExportComparison(t *testing.T) {
 		t.Errorf("comparison Markdown: %v", err)
 	}
 	var buf bytes.Buffer
-	if err := export.Write(&buf, export.JSON, runs, false); err == nil || !strings.Contains(err.Error(), "one by one") {
+	if err := report.Write(&buf, report.JSON, runs, report.Options{}); err == nil || !strings.Contains(err.Error(), "one by one") {
 		t.Errorf("JSON of two runs: err = %v", err)
 	}
-	if err := export.WriteFile(filepath.Join(t.TempDir(), "no", "such", "dir.html"), export.HTML, runs, false); err == nil {
+	if err := export.WriteFile(filepath.Join(t.TempDir(), "no", "such", "dir.html"), report.HTML, runs); err == nil {
 		t.Error("writing into a missing folder succeeded")
 	}
 }
@@ -110,7 +110,7 @@ func TestExportKeepsLinkAndMode(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := export.WriteFile(link, export.Markdown, []*rundoc.Run{r}, false); err != nil {
+	if err := export.WriteFile(link, report.Markdown, []*rundoc.Run{r}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -124,7 +124,7 @@ func TestExportKeepsLinkAndMode(t *testing.T) {
 		t.Errorf("target holds %q", b)
 	}
 	// A failed export (two runs as JSON) leaves the file as it was.
-	if err := export.WriteFile(real, export.JSON, []*rundoc.Run{r, r}, false); err == nil {
+	if err := export.WriteFile(real, report.JSON, []*rundoc.Run{r, r}); err == nil {
 		t.Fatal("JSON of two runs succeeded")
 	}
 	if b, _ := os.ReadFile(real); !strings.Contains(string(b), "890.6") {

@@ -1,7 +1,6 @@
 package history
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -47,7 +46,7 @@ func cellText(e Entry, col int, selected bool) string {
 		return strings.TrimSpace(r.Server.Engine + " " + r.Server.Version)
 	case 6:
 		if b := e.Best; b > 0 {
-			return fmt.Sprintf("%.1f", b)
+			return rundoc.FigTotalTokS.Format(b)
 		}
 		return ""
 	case 7:

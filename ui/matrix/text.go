@@ -6,26 +6,15 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
-// CellLines is what a matrix cell says, in two lines: "890.6 tok/s" and
-// "TTFT 2368 ms" for a cell that ran, the status and nothing for one that
-// did not ("Over capacity"), "…" for the cell being measured and empty
-// lines for a planned cell. A queued cell says so on its second line,
-// because its throughput is not a like-for-like figure.
+// CellLines is what a matrix cell says, in two lines: rundoc.MatrixLines
+// for a cell that ran or did not ("890.6*" and "2368 ms", or
+// "Over capacity" and nothing), "measuring…" for the cell being measured
+// and empty lines for a planned cell.
 func CellLines(c *rundoc.Cell, running bool) (string, string) {
-	switch {
-	case running:
+	if running {
 		return "measuring…", ""
-	case c == nil:
-		return "", ""
-	case c.Status.Ran():
-		second := fmt.Sprintf("TTFT %.0f ms", c.TTFTMs)
-		if c.Status == rundoc.StatusQueued {
-			second = "queued · " + second
-		}
-		return fmt.Sprintf("%.1f tok/s", c.TotalTokS), second
-	default:
-		return string(c.Status), ""
 	}
+	return rundoc.MatrixLines(c)
 }
 
 // decodeMax is the largest total tok/s among the run's measured decode

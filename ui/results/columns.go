@@ -16,50 +16,35 @@ type column struct {
 	less  func(a, b rundoc.Cell) int
 }
 
-func num(v float64, decimals int) string {
-	if v == 0 {
-		return ""
-	}
-	return strconv.FormatFloat(v, 'f', decimals, 64)
-}
-
-func count(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return strconv.Itoa(n)
-}
-
 func byFloat(f func(rundoc.Cell) float64) func(a, b rundoc.Cell) int {
 	return func(a, b rundoc.Cell) int { return cmp.Compare(f(a), f(b)) }
 }
 
-// columns mirror the reference CSV (METHOD.md names).
-var columns = []column{
-	{"Phase", func(c rundoc.Cell) string { return string(c.Phase) }, func(a, b rundoc.Cell) int { return cmp.Compare(a.Phase, b.Phase) }},
-	{"Context", func(c rundoc.Cell) string { return rundoc.ContextLabel(c.Context) }, func(a, b rundoc.Cell) int { return cmp.Compare(a.Context, b.Context) }},
-	{"N", func(c rundoc.Cell) string { return strconv.Itoa(c.Concurrency) }, func(a, b rundoc.Cell) int { return cmp.Compare(a.Concurrency, b.Concurrency) }},
-	{"Status", func(c rundoc.Cell) string { return string(c.Status) }, func(a, b rundoc.Cell) int { return cmp.Compare(a.Status, b.Status) }},
-	{"Total tok/s", func(c rundoc.Cell) string { return num(tokS(c), 1) }, byFloat(tokS)},
-	{"Per-request tok/s", func(c rundoc.Cell) string { return num(c.PerRequestTokS, 1) }, byFloat(func(c rundoc.Cell) float64 { return c.PerRequestTokS })},
-	{"TTFT ms", func(c rundoc.Cell) string { return num(c.TTFTMs, 0) }, byFloat(func(c rundoc.Cell) float64 { return c.TTFTMs })},
-	{"TBT ms", func(c rundoc.Cell) string { return num(c.TBTMs, 1) }, byFloat(func(c rundoc.Cell) float64 { return c.TBTMs })},
-	{"Avg active", func(c rundoc.Cell) string { return num(c.AvgActive, 2) }, byFloat(func(c rundoc.Cell) float64 { return c.AvgActive })},
-	{"Requests", func(c rundoc.Cell) string { return count(c.CompletedRequests) }, byFloat(func(c rundoc.Cell) float64 { return float64(c.CompletedRequests) })},
-	{"Output tokens", func(c rundoc.Cell) string { return count(c.OutputTokens) }, byFloat(func(c rundoc.Cell) float64 { return float64(c.OutputTokens) })},
-	{"J/token", func(c rundoc.Cell) string { return num(c.EnergyJPerToken, 3) }, byFloat(func(c rundoc.Cell) float64 { return c.EnergyJPerToken })},
-	{"Reason", func(c rundoc.Cell) string { return c.Reason }, func(a, b rundoc.Cell) int { return cmp.Compare(a.Reason, b.Reason) }},
+// figureColumn is a column of a registry figure: its title, its text with
+// the registry's decimals, and sorting by its value (cells without it
+// first).
+func figureColumn(f rundoc.Figure) column {
+	return column{f.Title, func(c rundoc.Cell) string { return f.Text(&c) }, byFloat(func(c rundoc.Cell) float64 {
+		v, _ := f.Value(&c)
+		return v
+	})}
 }
 
-// tokS is the cell's headline rate: prompt tok/s for prefill cells, total
-// output tok/s for decode cells (the reference CSV's total_tok_s column
-// holds both the same way).
-func tokS(c rundoc.Cell) float64 {
-	if c.Phase == rundoc.PhasePrefill {
-		return c.PromptTokS
+// columns are the cell's identity, the registry's measurement figures
+// (rundoc.MeasurementFigures: the same columns, units and decimals as the
+// CSV and the reports), then the reason of a failure.
+var columns = func() []column {
+	cols := []column{
+		{"Phase", func(c rundoc.Cell) string { return string(c.Phase) }, func(a, b rundoc.Cell) int { return cmp.Compare(a.Phase, b.Phase) }},
+		{"Context", func(c rundoc.Cell) string { return rundoc.ContextLabel(c.Context) }, func(a, b rundoc.Cell) int { return cmp.Compare(a.Context, b.Context) }},
+		{"N", func(c rundoc.Cell) string { return strconv.Itoa(c.Concurrency) }, func(a, b rundoc.Cell) int { return cmp.Compare(a.Concurrency, b.Concurrency) }},
+		{"Status", func(c rundoc.Cell) string { return string(c.Status) }, func(a, b rundoc.Cell) int { return cmp.Compare(a.Status, b.Status) }},
 	}
-	return c.TotalTokS
-}
+	for _, f := range rundoc.MeasurementFigures {
+		cols = append(cols, figureColumn(f))
+	}
+	return append(cols, column{"Reason", func(c rundoc.Cell) string { return c.Reason }, func(a, b rundoc.Cell) int { return cmp.Compare(a.Reason, b.Reason) }})
+}()
 
 func headerText(i, sortCol int, desc bool) string {
 	t := columns[i].title

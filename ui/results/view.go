@@ -62,7 +62,7 @@ func New() *View {
 	v.prefill.ShowHeaderRow = true
 	v.prefill.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
 		if id.Col >= 0 {
-			o.(*widget.Label).SetText([]string{"Context", "Prompt tok/s", "TTFT ms", "Status"}[id.Col])
+			o.(*widget.Label).SetText([]string{"Context", rundoc.FigPromptTokS.Title, rundoc.FigTTFT.Title, "Status"}[id.Col])
 		}
 	}
 	for i, w := range []float32{90, 130, 110, 200} {
@@ -177,9 +177,9 @@ func prefillText(c rundoc.Cell, col int) string {
 	case 0:
 		return rundoc.ContextLabel(c.Context)
 	case 1:
-		return num(c.PromptTokS, 0)
+		return rundoc.FigPromptTokS.Text(&c)
 	case 2:
-		return num(c.TTFTMs, 0)
+		return rundoc.FigTTFT.Text(&c)
 	default:
 		return string(c.Status)
 	}

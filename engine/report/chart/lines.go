@@ -37,20 +37,18 @@ func metric(kind Kind, c *rundoc.Cell) (float64, bool) {
 	if !c.Status.Ran() {
 		return 0, false
 	}
-	var v float64
-	switch kind {
-	case DecodeTotal:
-		v = c.TotalTokS
-	case PerRequest:
-		v = c.PerRequestTokS
-	case TTFT:
-		v = c.TTFTMs
-	case Energy:
-		v = c.EnergyJPerToken
-	case Prefill:
-		v = c.PromptTokS
-	}
-	return v, v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v)
+	v, ok := kindFigures[kind].Value(c)
+	return v, ok && v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v)
+}
+
+// kindFigures is the registry figure each chart plots.
+var kindFigures = map[Kind]rundoc.Figure{
+	Matrix:      rundoc.FigTotalTokS,
+	DecodeTotal: rundoc.FigTotalTokS,
+	PerRequest:  rundoc.FigPerRequestTokS,
+	TTFT:        rundoc.FigTTFT,
+	Prefill:     rundoc.FigPromptTokS,
+	Energy:      rundoc.FigEnergy,
 }
 
 // lineSpec is what differs between the line charts.
@@ -59,11 +57,11 @@ type lineSpec struct {
 }
 
 var lineSpecs = map[Kind]lineSpec{
-	DecodeTotal: {"Decode throughput: total tok/s by concurrency", "total tok/s", "no decode cell produced figures"},
-	PerRequest:  {"Per-request speed: tok/s of one stream by concurrency", "per-request tok/s", "no decode cell produced figures"},
-	TTFT:        {"Time to first token by concurrency (cached prompts)", "median TTFT (ms)", "no decode cell produced figures"},
-	Prefill:     {"Prefill: prompt tok/s by context", "prompt tok/s", "no prefill cell produced figures"},
-	Energy:      {"Energy per output token by concurrency", "J/token", "no GPU power telemetry was recorded (energy needs an NVIDIA GPU)"},
+	DecodeTotal: {"Decode throughput: total tok/s by concurrency", rundoc.FigTotalTokS.Label, "no decode cell produced figures"},
+	PerRequest:  {"Per-request speed: tok/s of one stream by concurrency", rundoc.FigPerRequestTokS.Label, "no decode cell produced figures"},
+	TTFT:        {"Time to first token by concurrency (cached prompts)", "median " + rundoc.FigTTFT.Label, "no decode cell produced figures"},
+	Prefill:     {"Prefill: prompt tok/s by context", rundoc.FigPromptTokS.Label, "no prefill cell produced figures"},
+	Energy:      {"Energy per output token by concurrency", rundoc.FigEnergy.Label, "no GPU power telemetry was recorded (energy needs an NVIDIA GPU)"},
 }
 
 // dashesFor gives run i of a comparison its own dash pattern, so runs stay

@@ -1,7 +1,6 @@
 package chart
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 
@@ -150,8 +149,9 @@ func drawCell(c draw.Canvas, rect vg.Rectangle, cell *rundoc.Cell, max float64, 
 	c.SetColor(Ramp(t))
 	c.Fill(rect.Path())
 	fg := RampText(t)
-	value := formatRate(v)
-	second := formatMs(cell.TTFTMs)
+	// A chart cell is small: the figure alone (the title names the unit)
+	// and the TTFT, with the registry's decimals.
+	value, second := rundoc.FigTotalTokS.Text(cell), rundoc.FigTTFT.WithUnit(cell)
 	if cell.Status == rundoc.StatusQueued {
 		second = "queued"
 	}
@@ -178,27 +178,6 @@ func shrink(sty text.Style, s string, width vg.Length) text.Style {
 	return sty
 }
 
-// formatRate prints tok/s with one decimal below 100 and none above.
-func formatRate(v float64) string {
-	if v < 100 {
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 0, 64)
-}
-
-// formatMs prints a latency as ms below a second and s above; "" for 0.
-func formatMs(ms float64) string {
-	switch {
-	case ms <= 0:
-		return ""
-	case ms < 1000:
-		return fmt.Sprintf("%.0f ms", ms)
-	case ms < 10000:
-		return fmt.Sprintf("%.2f s", ms/1000)
-	}
-	return fmt.Sprintf("%.1f s", ms/1000)
-}
-
 // drawColorBar draws the throughput scale at the bottom of c and returns
 // the canvas above it.
 func drawColorBar(c draw.Canvas, th Theme, max float64) draw.Canvas {
@@ -210,7 +189,7 @@ func drawColorBar(c draw.Canvas, th Theme, max float64) draw.Canvas {
 	x += sty.Width(label) + 8
 	c.FillText(sty, vg.Point{X: x, Y: y}, "0")
 	x += sty.Width("0") + 4
-	maxLabel := formatRate(max)
+	maxLabel := rundoc.FigTotalTokS.Format(max)
 	barW := vg.Length(math.Min(240, float64(c.Max.X-x-sty.Width(maxLabel)-2*pad-8)))
 	const steps = 48
 	for i := 0; i < steps; i++ {
