@@ -133,6 +133,7 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.History.OnExport = func(rs []*rundoc.Run) { export.Show(w, a, rs) }
 	u.History.Reload()
 	u.Compare = compare.New()
+	u.Compare.OnExport = func(rs []*rundoc.Run) { export.Show(w, a, rs) }
 
 	prevTarget := u.Target.OnChanged
 	u.Target.OnChanged = func(ch target.Choice) {

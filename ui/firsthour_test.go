@@ -3,16 +3,19 @@
 package ui_test
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"github.com/google/uuid"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/ui"
+	"github.com/rigbench/rigbench/ui/history"
 )
 
 // runDemo runs a small plan on the demo and returns the finished run.
@@ -109,4 +112,28 @@ func TestDemoTakesSpeedAndFlags(t *testing.T) {
 func withExtra(c vllm.LaunchConfig, args ...string) vllm.LaunchConfig {
 	c.Extra = append(append([]string(nil), c.Extra...), args...)
 	return c
+}
+
+// Issue 16 item 1: Compare has its own Export button, which opens the
+// export dialog for the compared runs.
+func TestCompareExportOpensDialog(t *testing.T) {
+	u, w := newUI(t)
+	ref := referenceRun(t)
+	imported, err := history.ImportFile(context.Background(), u.History.Source(), ref)
+	if err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	second := *imported
+	second.UUID, second.Name = uuid.NewString(), "second"
+	fyne.DoAndWait(func() {
+		u.Compare.SetRuns([]*rundoc.Run{imported, &second}, nil)
+		u.SelectTab(ui.TabCompare)
+		if w.Canvas().Overlays().Top() != nil {
+			t.Fatal("a dialog is open before Export")
+		}
+		u.Compare.Export()
+		if w.Canvas().Overlays().Top() == nil {
+			t.Error("Export opened no dialog")
+		}
+	})
 }

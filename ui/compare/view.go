@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/engine/report"
@@ -26,8 +27,15 @@ type View struct {
 	table   *widget.Table
 	t       report.Table
 	charts  *chartview.Gallery
+	export  *widget.Button
 	content fyne.CanvasObject
+	// OnExport is called with the compared runs when the user presses
+	// Export (the app opens the export dialog).
+	OnExport func([]*rundoc.Run)
 }
+
+// colWidth is the width of a run's column in the change table.
+const colWidth = 220
 
 // New returns an empty Compare view.
 func New() *View {
@@ -46,23 +54,46 @@ func New() *View {
 			o.(*widget.Label).SetText(v.cellText(id.Row, id.Col))
 		})
 	v.table.ShowHeaderRow = true
-	v.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
-		l := o.(*widget.Label)
-		switch {
-		case id.Col == 0:
-			l.SetText("Context × N")
-		case id.Col > 0 && id.Col <= len(v.runs):
-			l.SetText(chart.Letter(id.Col-1) + " " + results.Title(v.runs[id.Col-1]))
-		}
+	// A run's title is longer than its column: without truncation the
+	// header labels ran into each other as one unreadable line. The
+	// legend above names each run in full.
+	v.table.CreateHeader = func() fyne.CanvasObject {
+		l := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		l.Truncation = fyne.TextTruncateEllipsis
+		return l
 	}
+	v.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
+		o.(*widget.Label).SetText(v.header(id.Col))
+	}
+	v.export = widget.NewButtonWithIcon("Export…", theme.DocumentSaveIcon(), func() {
+		if v.OnExport != nil && len(v.runs) > 0 {
+			v.OnExport(v.runs)
+		}
+	})
+	v.export.Disable()
 	v.figure.SetSelected(names[0])
 	tabs := container.NewAppTabs(
 		container.NewTabItem("Charts", container.NewVScroll(v.charts.Content())),
 		container.NewTabItem("Per-cell change", container.NewBorder(container.NewHBox(widget.NewLabel("Figure"), v.figure), nil, nil, nil, v.table)),
 	)
-	v.content = container.NewBorder(v.legend, nil, nil, nil, tabs)
+	v.content = container.NewBorder(container.NewBorder(nil, nil, nil, v.export, v.legend), nil, nil, nil, tabs)
 	return v
 }
+
+// header is the change table's header of column col: the run's letter and
+// title (cut to the column in the table).
+func (v *View) header(col int) string {
+	if col == 0 {
+		return "Context × N"
+	}
+	if col <= len(v.runs) {
+		return chart.Letter(col-1) + ": " + results.Title(v.runs[col-1])
+	}
+	return ""
+}
+
+// Export presses the Export button.
+func (v *View) Export() { v.export.OnTapped() }
 
 // Content is the view's root object.
 func (v *View) Content() fyne.CanvasObject { return v.content }
@@ -72,9 +103,9 @@ func (v *View) Runs() []*rundoc.Run { return v.runs }
 
 // Rows returns the change table as text (header first).
 func (v *View) Rows() [][]string {
-	out := [][]string{{"Context × N"}}
-	for i, r := range v.runs {
-		out[0] = append(out[0], chart.Letter(i)+" "+results.Title(r))
+	out := [][]string{{v.header(0)}}
+	for i := range v.runs {
+		out[0] = append(out[0], v.header(i+1))
 	}
 	for row := range v.t.Rows {
 		var line []string
@@ -128,6 +159,11 @@ func (v *View) SetRuns(runs []*rundoc.Run, chartsDone func()) {
 		text += "Left out, since nothing was measured: " + strings.Join(empty, ", ") + "."
 	}
 	v.legend.SetText(text)
+	if len(runs) > 0 {
+		v.export.Enable()
+	} else {
+		v.export.Disable()
+	}
 	v.rebuild()
 	v.charts.Set(runs, chartsDone)
 }
@@ -141,7 +177,7 @@ func (v *View) rebuild() {
 	}
 	v.t = report.Compare(v.runs, f)
 	for i := 1; i <= len(v.runs); i++ {
-		v.table.SetColumnWidth(i, 220)
+		v.table.SetColumnWidth(i, colWidth)
 	}
 	v.table.SetColumnWidth(0, 120)
 	v.table.Refresh()
