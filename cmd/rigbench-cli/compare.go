@@ -89,23 +89,24 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return writeOutput(e, *out, func(w io.Writer) error { return report.Write(w, format, runs, opts) })
+	return writeOutput(ctx, e, *out, func(w io.Writer) error { return report.Write(w, format, runs, opts) })
 }
 
 // writeOutput runs write against -o FILE, by the safe-file rules (a
 // regular file is replaced only when writing succeeds), or standard
 // output. To standard output the whole text is rendered first, so a failed
-// render prints nothing half-way.
-func writeOutput(e *env, path string, write func(io.Writer) error) error {
+// render prints nothing half-way. A render stops at its next write after
+// Ctrl-C (and a file is then left as it was).
+func writeOutput(ctx context.Context, e *env, path string, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
 		var buf bytes.Buffer
-		if err := write(&buf); err != nil {
+		if err := write(ctxWriter{ctx, &buf}); err != nil {
 			return err
 		}
 		_, err := e.stdout.Write(buf.Bytes())
 		return err
 	}
-	if err := safefile.Write(path, write); err != nil {
+	if err := safefile.Write(path, func(w io.Writer) error { return write(ctxWriter{ctx, w}) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "wrote %s\n", path)

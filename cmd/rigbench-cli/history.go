@@ -257,7 +257,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer db.Close()
-	return writeOutput(e, *out, func(w io.Writer) error { return report.Write(w, format, []*rundoc.Run{r}, opts) })
+	return writeOutput(ctx, e, *out, func(w io.Writer) error { return report.Write(w, format, []*rundoc.Run{r}, opts) })
 }
 
 func runImport(ctx context.Context, e *env, args []string) error {
@@ -278,7 +278,10 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	defer db.Close()
 	failed := 0
 	for _, path := range files {
-		r, err := readImportFile(path)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r, err := readImportFile(ctx, path)
 		if err == nil {
 			var inserted bool
 			if inserted, err = db.Import(ctx, r); err == nil {
@@ -289,6 +292,9 @@ func runImport(ctx context.Context, e *env, args []string) error {
 				fmt.Fprintf(e.stdout, "%s %s %s (%s)\n", verb, r.UUID[:8], displayName(r), path)
 				continue
 			}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err() // stopped by Ctrl-C, not a bad file
 		}
 		failed++
 		fmt.Fprintf(e.stderr, "rigbench-cli import: %s: %v\n", path, err)
@@ -307,7 +313,7 @@ const importFormats = "a run exported as JSON ('rigbench-cli export ID') or a me
 // JSON). A
 // CSV carries no start time, so the run is dated at its import (and its
 // Origin, "imported", tells show that the date is not a start time).
-func readImportFile(path string) (*rundoc.Run, error) {
+func readImportFile(ctx context.Context, path string) (*rundoc.Run, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("it is a folder, not a file: give the files in it instead, e.g. %s", filepath.Join(path, "*.json"))
 	}
@@ -331,9 +337,9 @@ func readImportFile(path string) (*rundoc.Run, error) {
 	// '[' is JSON too: a list of runs gets the JSON reader's sentence,
 	// not a CSV parser's complaint about its first line.
 	if head[0] == '{' || head[0] == '[' {
-		return rundoc.ReadRun(f)
+		return rundoc.ReadRun(ctxReader{ctx, f})
 	}
-	r, err := report.ReadReferenceCSVNamed(f, filepath.Base(path))
+	r, err := report.ReadReferenceCSVNamed(ctxReader{ctx, f}, filepath.Base(path))
 	if err != nil {
 		return nil, err
 	}

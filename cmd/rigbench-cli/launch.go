@@ -21,6 +21,7 @@ func init() {
 			"[--no-gpu] [--print-docker] [--keep] [--timeout D] -- <vllm flags…>",
 		summary: "Start vLLM in Docker, wait until it serves the model, print its endpoint, stop it on Ctrl-C.",
 		run:     runLaunch,
+		cleanup: "stopping and removing the server container",
 	})
 }
 

@@ -21,6 +21,9 @@ type command struct {
 	usage   string // one line: "run --endpoint URL [flags]"
 	summary string // one sentence for the command list
 	run     func(ctx context.Context, env *env, args []string) error
+	// cleanup, when set, says what the command still does after Ctrl-C
+	// ("stopping the server container"), and earns it cleanupGrace.
+	cleanup string
 }
 
 // env is the process seam: commands write through it and read the
@@ -75,7 +78,14 @@ func execute(ctx context.Context, e *env, args []string) int {
 		printHelp(e.stderr)
 		return 2
 	}
-	if err := c.run(ctx, e, args[1:]); err != nil {
+	if err := runInterruptible(ctx, e, c, args[1:]); err != nil {
+		// Ctrl-C or SIGTERM is the user's choice, not a failure: one line
+		// and the shell's status for an interrupt, whatever the command
+		// was doing when it stopped.
+		if ctx.Err() != nil && (errors.Is(err, errInterrupted) || errors.Is(err, context.Canceled)) {
+			fmt.Fprintf(e.stderr, "rigbench-cli %s: interrupted\n", c.name)
+			return exitInterrupted
+		}
 		var ee exitError
 		if errors.As(err, &ee) {
 			if ee.err != nil {

@@ -27,6 +27,7 @@ func init() {
 			"[--no-save] [--db FILE] [-- vLLM flags…]",
 		summary: "Run the prefill and sustained-decode matrix against a server and print the results.",
 		run:     runRun,
+		cleanup: "saving the cells measured so far and stopping a launched server",
 	})
 }
 
