@@ -7,7 +7,7 @@ import (
 
 // Summary is the snapshot in one line for reports, history rows and the
 // window title: "NVIDIA GeForce RTX 3060 12 GB · driver 550.54 · CUDA 12.4",
-// "2 × NVIDIA H100 80GB HBM3 80 GB · …" for identical cards, names joined
+// "2× NVIDIA H100 80GB HBM3 80 GB · …" for identical cards, names joined
 // with " + " for mixed ones, or "no GPU: <reason>".
 func (s Snapshot) Summary() string {
 	if len(s.GPUs) == 0 {
@@ -26,22 +26,38 @@ func (s Snapshot) Summary() string {
 	return strings.Join(parts, " · ")
 }
 
-// gpuGroups names the cards, counting runs of identical ones.
-func gpuGroups(gpus []GPU) string {
-	var groups []string
-	for i := 0; i < len(gpus); {
-		label := gpuLabel(gpus[i])
-		n := 1
-		for i+n < len(gpus) && gpuLabel(gpus[i+n]) == label {
-			n++
-		}
-		if n > 1 {
-			label = fmt.Sprintf("%d × %s", n, label)
-		}
-		groups = append(groups, label)
-		i += n
+// GPUNames names the snapshot's cards, the one way every view, report and
+// the history name GPUs: "NVIDIA GeForce RTX 3060", "2× NVIDIA H100 80GB
+// HBM3" for identical cards, names joined with " + " for mixed ones, and
+// "" for a nil snapshot or one without a GPU.
+func (s *Snapshot) GPUNames() string {
+	if s == nil {
+		return ""
 	}
-	return strings.Join(groups, " + ")
+	return groupNames(s.GPUs, func(g GPU) string { return g.Name })
+}
+
+// gpuGroups names the cards with their memory, counting identical ones.
+func gpuGroups(gpus []GPU) string { return groupNames(gpus, gpuLabel) }
+
+// groupNames labels each card and counts identical labels: "2× A + B".
+// Cards are grouped wherever they sit, so "A, B, A" reads "2× A + B".
+func groupNames(gpus []GPU, label func(GPU) string) string {
+	var order []string
+	count := map[string]int{}
+	for _, g := range gpus {
+		l := label(g)
+		if count[l] == 0 {
+			order = append(order, l)
+		}
+		count[l]++
+	}
+	for i, l := range order {
+		if count[l] > 1 {
+			order[i] = fmt.Sprintf("%d× %s", count[l], l)
+		}
+	}
+	return strings.Join(order, " + ")
 }
 
 // gpuLabel is "<name> <VRAM> GB", the VRAM rounded to whole GiB as cards

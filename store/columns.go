@@ -4,10 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
-
-	"github.com/rigbench/rigbench/hardware"
 )
 
 // Helpers converting between Go values and their column forms.
@@ -57,25 +54,4 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// gpuLabel names the GPUs of a snapshot for the history list: "RTX 3060",
-// "2× RTX 4090" for identical cards, "RTX 4090 + RTX 3060" otherwise.
-func gpuLabel(hw *hardware.Snapshot) string {
-	if hw == nil || len(hw.GPUs) == 0 {
-		return ""
-	}
-	names := make([]string, len(hw.GPUs))
-	same := true
-	for i, g := range hw.GPUs {
-		names[i] = g.Name
-		same = same && g.Name == hw.GPUs[0].Name
-	}
-	if len(names) == 1 {
-		return names[0]
-	}
-	if same {
-		return fmt.Sprintf("%d× %s", len(names), names[0])
-	}
-	return strings.Join(names, " + ")
 }

@@ -146,7 +146,7 @@ RETURNING id`,
 		r.Origin, boolInt(r.Simulated), r.Error,
 		r.Server.Model, r.Server.Engine, r.Server.Version, r.Server.MaxModelLen, r.Server.KVCapacityTokens,
 		r.Server.KVCapacitySource, boolInt(r.Server.HasMetrics), boolInt(r.Server.HasTokenize),
-		gpuLabel(r.Hardware), flags, nanos(x.importedAt), x.recorderPID,
+		r.Hardware.GPUNames(), flags, nanos(x.importedAt), x.recorderPID,
 	).Scan(&id)
 	if err != nil {
 		return 0, err

@@ -368,7 +368,7 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 		// one and ask. Without an answer (a script, stdin closed) nothing is
 		// deleted.
 		fmt.Fprintf(e.stdout, "Delete run %s %q (%s, %s)? [y/N] ", r.UUID[:8], displayName(r),
-			r.CreatedAt.Local().Format("2006-01-02 15:04"), dash(strings.TrimSpace(gpuOf(r))))
+			r.CreatedAt.Local().Format("2006-01-02 15:04"), dash(r.Hardware.GPUNames()))
 		answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
 		switch strings.ToLower(strings.TrimSpace(answer)) {
 		case "y", "yes":
@@ -423,14 +423,6 @@ func displayName(r *rundoc.Run) string {
 		return r.Name
 	}
 	return strings.TrimSpace(r.Server.Model)
-}
-
-// gpuOf names the run's first GPU, or "" when the run recorded none.
-func gpuOf(r *rundoc.Run) string {
-	if r.Hardware == nil || len(r.Hardware.GPUs) == 0 {
-		return ""
-	}
-	return r.Hardware.GPUs[0].Name
 }
 
 func dash(s string) string {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // fifo makes a named pipe with a reader draining it, and returns its path
@@ -28,7 +29,15 @@ func fifo(t *testing.T, dir string) (string, func() string) {
 	var buf bytes.Buffer
 	done := make(chan struct{})
 	go func() { io.Copy(&buf, f); close(done) }()
-	return path, func() string { f.Close(); <-done; return buf.String() }
+	// The writer has finished when read is called, but the copy may not
+	// have drained the pipe yet: closing at once lost the data now and
+	// then. A read deadline ends the copy once the pipe stays empty.
+	return path, func() string {
+		f.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		<-done
+		f.Close()
+		return buf.String()
+	}
 }
 
 func wantMode(t *testing.T, path string, want fs.FileMode) {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
-	"github.com/rigbench/rigbench/hardware"
 )
 
 // WriteMarkdown writes one run as Markdown ready to paste into a forum
@@ -36,7 +35,7 @@ func WriteMarkdown(w io.Writer, r *rundoc.Run) error {
 func mdHeader(b *bufio.Writer, r *rundoc.Run) {
 	title := r.Name
 	if title == "" {
-		title = strings.TrimSpace(r.Server.Model + " on " + gpuNames(r.Hardware))
+		title = strings.TrimSpace(r.Server.Model + " on " + r.Hardware.GPUNames())
 		title = strings.TrimSuffix(strings.TrimPrefix(title, "on "), " on")
 	}
 	if title == "" {
@@ -226,17 +225,6 @@ func mdMeasurements(b *bufio.Writer, r *rundoc.Run) {
 		}
 		b.WriteString("\n")
 	}
-}
-
-func gpuNames(hw *hardware.Snapshot) string {
-	if hw == nil {
-		return ""
-	}
-	names := make([]string, len(hw.GPUs))
-	for i, g := range hw.GPUs {
-		names[i] = g.Name
-	}
-	return strings.Join(names, " + ")
 }
 
 func mdTime(t time.Time) string {

@@ -52,7 +52,7 @@ func TestDetectDGXH100(t *testing.T) {
 	if len(uuids) != 8 {
 		t.Errorf("got %d distinct UUIDs, want 8", len(uuids))
 	}
-	if got, want := snap.Summary(), "8 × NVIDIA H100 80GB HBM3 80 GB · driver 550.54.15 · CUDA 12.4"; got != want {
+	if got, want := snap.Summary(), "8× NVIDIA H100 80GB HBM3 80 GB · driver 550.54.15 · CUDA 12.4"; got != want {
 		t.Errorf("Summary() = %q, want %q", got, want)
 	}
 }

@@ -1,8 +1,6 @@
 package history
 
 import (
-	"strconv"
-
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
@@ -26,12 +24,7 @@ type Entry struct {
 // its cells.
 func EntryOf(r *rundoc.Run) Entry {
 	e := Entry{Run: r, Best: best(r), Imported: r.Origin == rundoc.OriginImported}
-	if r.Hardware != nil && len(r.Hardware.GPUs) > 0 {
-		e.GPU = r.Hardware.GPUs[0].Name
-		if n := len(r.Hardware.GPUs); n > 1 {
-			e.GPU = strconv.Itoa(n) + "× " + e.GPU
-		}
-	}
+	e.GPU = r.Hardware.GPUNames()
 	return e
 }
 

@@ -41,27 +41,9 @@ func Model(r *rundoc.Run) string {
 	return ""
 }
 
-// GPUName describes the run's GPUs: "NVIDIA GeForce RTX 3060", "2× NVIDIA
-// RTX 3090", or "" when unknown. Mixed cards are joined with " + ".
-func GPUName(r *rundoc.Run) string {
-	if r.Hardware == nil || len(r.Hardware.GPUs) == 0 {
-		return ""
-	}
-	var names []string
-	count := map[string]int{}
-	for _, g := range r.Hardware.GPUs {
-		if count[g.Name] == 0 {
-			names = append(names, g.Name)
-		}
-		count[g.Name]++
-	}
-	for i, n := range names {
-		if count[n] > 1 {
-			names[i] = fmt.Sprintf("%d× %s", count[n], n)
-		}
-	}
-	return strings.Join(names, " + ")
-}
+// GPUName describes the run's GPUs (hardware.Snapshot.GPUNames), "" when
+// unknown.
+func GPUName(r *rundoc.Run) string { return r.Hardware.GPUNames() }
 
 // Engine is "vllm 0.32.0" or as much of it as the server reported.
 func Engine(r *rundoc.Run) string {
