@@ -189,6 +189,13 @@ func TestReadWhileRecording(t *testing.T) {
 		run.Cells = append(run.Cells, c)
 		rec.Observe(rundoc.Event{Kind: rundoc.EventCellDone, Run: &run, Cell: &run.Cells[i]})
 	}
+	// On a loaded machine the writer can finish before a reader is
+	// scheduled: keep the run open until one read has completed (bounded),
+	// so the test checks reads during a recording rather than the
+	// scheduler.
+	for deadline := time.Now().Add(10 * time.Second); reads.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	run.Status = rundoc.RunComplete
 	rec.Observe(rundoc.Event{Kind: rundoc.EventRunDone, Run: &run})
 	stop.Store(true)
