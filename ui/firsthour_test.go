@@ -4,6 +4,8 @@ package ui_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -136,4 +138,121 @@ func TestCompareExportOpensDialog(t *testing.T) {
 			t.Error("Export opened no dialog")
 		}
 	})
+}
+
+// Issue 16 item 5: History lists a run while it writes, names runs so they
+// tell apart, shows the flags that differ from vLLM's defaults, says when
+// a filter matches nothing, names the run it would delete, opens rename
+// with the name shown, and gives an imported reference file's model the
+// simulator's spelling.
+func TestHistoryTellsRunsApart(t *testing.T) {
+	u, w := newUI(t)
+	fyne.DoAndWait(func() {
+		u.Launch.PickDemoSpeed(100)
+		u.Run.SetPlanText("0, 1K", "1, 2", "1K", "30", "64")
+		u.Launch.Form.SetFlagText("--max-num-seqs", "2")
+	})
+	// While the first run writes, History lists it.
+	seen := make(chan bool, 1)
+	go func() {
+		for i := 0; i < 1500; i++ {
+			var running, listed bool
+			fyne.DoAndWait(func() {
+				running = u.Run.Running()
+				listed = len(u.History.Shown()) == 1
+			})
+			if running && listed {
+				seen <- true
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		seen <- false
+	}()
+	first := runDemo(t, u)
+	if !<-seen {
+		t.Error("History did not list the run while it was writing")
+	}
+	fyne.DoAndWait(func() { u.Launch.ApplyPreset("Untuned baseline") })
+	second := runDemo(t, u)
+	if first.Name == second.Name || !strings.Contains(first.Name, "max-num-seqs 2") || !strings.Contains(second.Name, "vLLM defaults") {
+		t.Errorf("default names %q and %q, want them to differ by their flags", first.Name, second.Name)
+	}
+	reloaded(t, u)
+	fyne.DoAndWait(func() {
+		var flags []string
+		for row := range u.History.Shown() {
+			flags = append(flags, u.History.Cell(row, 5))
+		}
+		if !slices.Contains(flags, "max-num-seqs 2") || !slices.Contains(flags, "") {
+			t.Errorf("Flags column = %q, want max-num-seqs 2 for the first run and nothing for the untuned one", flags)
+		}
+		u.History.SetFilter("no-such-run")
+		if m := u.History.EmptyMessage(); !strings.Contains(m, "No run matches") || !strings.Contains(m, "2 runs") {
+			t.Errorf("empty filter message %q", m)
+		}
+		u.History.SetFilter("max-num-seqs")
+		if n := len(u.History.Shown()); n != 1 || u.History.EmptyMessage() != "" {
+			t.Errorf("filtering by a flag lists %d runs (message %q), want 1", n, u.History.EmptyMessage())
+		}
+		u.History.SetFilter("")
+		_, msg := history.DeletePrompt([]*rundoc.Run{first})
+		if !strings.Contains(msg, first.Name) {
+			t.Errorf("delete prompt %q does not name the run %q", msg, first.Name)
+		}
+		u.History.Toggle(first.UUID)
+	})
+	fyne.DoAndWait(u.History.Rename)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var e fyne.CanvasObject
+		fyne.DoAndWait(func() {
+			if f := u.History.RenameField(); f != nil {
+				e = f
+				if f.Text != first.Name {
+					t.Errorf("rename starts with %q, want %q", f.Text, first.Name)
+				}
+				if wd := f.Size().Width; wd < 400 {
+					t.Errorf("rename field is %.0f px wide", wd)
+				}
+			}
+		})
+		if e != nil || time.Now().After(deadline) {
+			if e == nil {
+				t.Error("the rename dialog did not open")
+			}
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = w
+	// A reference file names the model with "-" for "/" (the published
+	// name; the test data's has a "ref_" prefix).
+	data, err := os.ReadFile(referenceRun(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	imported, err := history.ImportFile(context.Background(), u.History.Source(), path)
+	if err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	if imported.Server.Model != first.Server.Model {
+		t.Errorf("imported model %q, the demo's %q: one model under two names", imported.Server.Model, first.Server.Model)
+	}
+}
+
+// reloaded waits for the history list to be read again.
+func reloaded(t *testing.T, u *ui.UI) {
+	t.Helper()
+	done := make(chan struct{})
+	fyne.DoAndWait(func() { u.History.ReloadThen(func() { close(done) }) })
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the history did not reload")
+	}
 }

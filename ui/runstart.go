@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -30,19 +31,28 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 	var demo sim.Config
 	var demoRec *rundoc.Launch
 	var demoErr error
+	var demoCfg vllm.LaunchConfig
 	fyne.DoAndWait(func() {
 		snap = u.snapshot
 		ch = u.Target.Choice()
 		srv = u.Launch.Server()
+		demoCfg = u.Launch.Form.Config()
 		demo, demoErr = u.demoConfig()
-		demoRec = demoRecord(u.Launch.Form.Config(), demo)
+		demoRec = demoRecord(demoCfg, demo)
 	})
 	o := session.Options{Plan: plan, Observers: []rundoc.Observer{obs}, Hardware: snap}
 	src := u.History.Source()
 	saver := src.Recorder()
 	if saver != nil {
-		o.Observers = append(o.Observers, saver)
+		// After the saver: the list is read again once the run or a cell
+		// is in the history, so History shows a run while it writes.
+		o.Observers = append(o.Observers, saver, rundoc.ObserverFunc(func(e rundoc.Event) {
+			if e.Kind == rundoc.EventRunStarted || e.Kind == rundoc.EventCellDone {
+				fyne.Do(u.History.Reload)
+			}
+		}))
 	}
+	now := time.Now()
 	switch ch.Kind {
 	case target.Demo:
 		if demoErr != nil {
@@ -50,11 +60,15 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 		}
 		o.Kind = session.Demo
 		o.Sim, o.SimLaunch = demo, demoRec
+		o.Name = history.DefaultName(demoModel(demo), launchview.DemoArgs(demoCfg), true, now)
 	case target.Endpoint:
 		if p := target.CheckURL(ch); p != "" {
 			return nil, errors.New(p)
 		}
 		o.Kind, o.Endpoint, o.APIKey = session.Endpoint, ch.URL, ch.APIKey
+		if pu, err := url.Parse(ch.URL); err == nil {
+			o.Name = history.DefaultName(pu.Host, nil, false, now)
+		}
 	case target.Launch:
 		if srv == nil {
 			return nil, errors.New("start the server in the Launch tab first, or choose an existing endpoint or the demo")
@@ -63,6 +77,9 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 		// The record is the launched configuration, not the form's:
 		// the form may have been edited since the server started.
 		o.Launcher = srv.Reuse()
+		if srv.Record != nil {
+			o.Name = history.DefaultName(srv.Record.Model, srv.Record.Args, true, now)
+		}
 	}
 	run, err := u.svc.Session(ctx, o)
 	u.keep(src, saver, run)
@@ -105,6 +122,14 @@ func (u *UI) demoConfig() (sim.Config, error) {
 	return launchview.DemoConfig(u.Launch.Form.Config(), u.Launch.DemoSpeed())
 }
 
+// demoModel is the model the simulator serves.
+func demoModel(s sim.Config) string {
+	if s.Model != "" {
+		return s.Model
+	}
+	return s.Profile.Model
+}
+
 // demoRecord is what a demo run records of its flags: the simulated
 // model and the arguments, as a launch records its command line.
 func demoRecord(c vllm.LaunchConfig, s sim.Config) *rundoc.Launch {
@@ -112,10 +137,7 @@ func demoRecord(c vllm.LaunchConfig, s sim.Config) *rundoc.Launch {
 	if len(args) == 0 {
 		return nil
 	}
-	model := s.Model
-	if model == "" {
-		model = s.Profile.Model
-	}
+	model := demoModel(s)
 	return &rundoc.Launch{Model: model, Args: args,
 		ServeCommand: vllm.JoinArgs(append([]string{"rigbench-cli", "sim", "--model", model}, args...))}
 }

@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"strings"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/store"
@@ -38,6 +39,10 @@ func (d *DB) List(ctx context.Context) ([]Entry, error) {
 				Server: rundoc.Server{Model: s.Model, Engine: s.Engine, Version: s.EngineVersion},
 			},
 			GPU: s.GPU, Best: s.BestDecodeTokS, Imported: s.Imported,
+			// The list keeps the arguments space-joined; a quoted value
+			// with spaces in it reads as several words, which only the
+			// Flags column shows.
+			Flags: strings.Fields(s.Flags),
 		}
 	}
 	return out, nil

@@ -18,6 +18,9 @@ type Entry struct {
 	Best float64
 	// Imported is true when the run came into the history from a file.
 	Imported bool
+	// Flags are the launch's arguments after the model (none for an
+	// endpoint or an imported CSV).
+	Flags []string
 }
 
 // EntryOf makes the entry of a complete run, computing its figures from
@@ -25,6 +28,9 @@ type Entry struct {
 func EntryOf(r *rundoc.Run) Entry {
 	e := Entry{Run: r, Best: best(r), Imported: r.Origin == rundoc.OriginImported}
 	e.GPU = r.Hardware.GPUNames()
+	if r.Launch != nil {
+		e.Flags = r.Launch.Args
+	}
 	return e
 }
 

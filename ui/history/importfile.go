@@ -108,6 +108,10 @@ func ImportFile(ctx context.Context, src Source, path string) (*rundoc.Run, erro
 	if err != nil {
 		return nil, err
 	}
+	// A reference file's name spells the model with "-" for "/".
+	if listed, lerr := src.List(ctx); lerr == nil {
+		r.Server.Model = NormaliseModel(r.Server.Model, listed)
+	}
 	added, err := src.Import(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("the run in %s could not be imported: %w", filepath.Base(path), err)

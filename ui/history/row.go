@@ -7,7 +7,7 @@ import (
 )
 
 // columns of the history table.
-var columns = [...]string{"", "Date", "Name", "GPU", "Model", "Engine", "Best tok/s", "Status", "Tags"}
+var columns = [...]string{"", "Date", "Name", "GPU", "Model", "Flags", "Engine", "Best tok/s", "Status", "Tags"}
 
 // cellText is the text of one history table cell.
 func cellText(e Entry, col int, selected bool) string {
@@ -24,10 +24,7 @@ func cellText(e Entry, col int, selected bool) string {
 		}
 		return r.CreatedAt.Local().Format("2006-01-02 15:04")
 	case 2:
-		n := r.Name
-		if n == "" {
-			n = r.Server.Model
-		}
+		n := displayName(r)
 		if r.Simulated {
 			n += " (simulated)"
 		}
@@ -43,13 +40,15 @@ func cellText(e Entry, col int, selected bool) string {
 	case 4:
 		return r.Server.Model
 	case 5:
-		return strings.TrimSpace(r.Server.Engine + " " + r.Server.Version)
+		return FlagsText(e.Flags)
 	case 6:
+		return strings.TrimSpace(r.Server.Engine + " " + r.Server.Version)
+	case 7:
 		if b := e.Best; b > 0 {
 			return rundoc.FigTotalTokS.Format(b)
 		}
 		return ""
-	case 7:
+	case 8:
 		s := string(r.Status)
 		if e.Imported || r.Origin == rundoc.OriginImported {
 			s += ", imported"
@@ -61,10 +60,10 @@ func cellText(e Entry, col int, selected bool) string {
 }
 
 // matches reports whether a run matches the filter text: every word must
-// appear in the name, model, GPU, engine, tags, notes or status.
+// appear in the name, model, GPU, flags, engine, tags, notes or status.
 func matches(e Entry, filter string) bool {
 	r := e.Run
-	hay := strings.ToLower(strings.Join([]string{r.Name, r.Server.Model, cellText(e, 3, false), r.Server.Engine,
+	hay := strings.ToLower(strings.Join([]string{r.Name, r.Server.Model, cellText(e, 3, false), cellText(e, 5, false), r.Server.Engine,
 		r.Server.Version, strings.Join(r.Tags, " "), r.Notes, string(r.Status), map[bool]string{true: "simulated"}[r.Simulated]}, " "))
 	for _, w := range strings.Fields(strings.ToLower(filter)) {
 		if !strings.Contains(hay, w) {

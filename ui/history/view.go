@@ -25,9 +25,11 @@ type View struct {
 	all      []Entry
 	shown    []Entry
 	selected []string // UUIDs, in the order picked
+	renaming *widget.Entry
 	filter   *widget.Entry
 	table    *widget.Table
 	info     *widget.Label
+	empty    *widget.Label
 	widths   []float32
 	content  fyne.CanvasObject
 
@@ -87,7 +89,12 @@ func New(win fyne.Window, src Source, note string) *View {
 		widget.NewButtonWithIcon("Delete", theme.DeleteIcon(), v.deleteSelected),
 		widget.NewButtonWithIcon("Import…", theme.FolderOpenIcon(), v.ImportDialog),
 	)
-	v.content = container.NewBorder(container.NewVBox(v.info, v.filter, bar), nil, nil, nil, v.table)
+	v.empty = widget.NewLabel("")
+	v.empty.Wrapping = fyne.TextWrapWord
+	v.empty.Alignment = fyne.TextAlignCenter
+	v.empty.Hide()
+	v.content = container.NewBorder(container.NewVBox(v.info, v.filter, bar), nil, nil, nil,
+		container.NewStack(v.table, container.NewVBox(v.empty)))
 	return v
 }
 
@@ -187,7 +194,7 @@ func (v *View) Toggle(uuid string) {
 // cut with an ellipsis instead of pushing the other columns out of view.
 // It has one cap per column: the index below is out of range, and the
 // package does not compile, when a column is added without its cap.
-var maxColumnWidth = [...]float32{36, 160, 280, 220, 240, 200, 110, 170, 200}
+var maxColumnWidth = [...]float32{36, 160, 300, 200, 220, 260, 160, 110, 170, 200}
 
 var _ = [1]struct{}{}[len(columns)-len(maxColumnWidth)]
 
@@ -229,7 +236,28 @@ func (v *View) applyFilter() {
 			v.shown = append(v.shown, e)
 		}
 	}
+	// An empty table says why: nothing saved yet, or a filter that
+	// matches nothing.
+	switch {
+	case len(v.shown) > 0:
+		v.empty.Hide()
+	case len(v.all) == 0:
+		v.empty.SetText("No runs yet. Runs appear here as they are measured; Import… adds runs from files.")
+		v.empty.Show()
+	default:
+		v.empty.SetText(fmt.Sprintf("No run matches “%s”. Clear the filter to see all %d runs.", strings.TrimSpace(v.filter.Text), len(v.all)))
+		v.empty.Show()
+	}
 	v.table.Refresh()
+}
+
+// EmptyMessage is what the table says when it lists nothing ("" while it
+// lists runs).
+func (v *View) EmptyMessage() string {
+	if v.empty.Visible() {
+		return v.empty.Text
+	}
+	return ""
 }
 
 // full loads the selected runs with their cells, off the UI goroutine.
@@ -318,13 +346,26 @@ func (v *View) rename() { v.oneFull(v.renameDialog) }
 
 func (v *View) renameDialog(r *rundoc.Run) {
 	e := widget.NewEntry()
-	e.SetText(r.Name)
-	dialog.ShowForm("Rename run", "Rename", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", e)}, func(ok bool) {
+	// The field starts with the name the table shows, ready to edit.
+	e.SetText(displayName(r))
+	d := dialog.NewForm("Rename run", "Rename", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", e)}, func(ok bool) {
 		if ok {
 			v.edit(func(ctx context.Context) error { return v.src.Rename(ctx, r.UUID, strings.TrimSpace(e.Text)) })
 		}
 	}, v.win)
+	// Wide enough for a default name (model, flags, date) to show whole.
+	d.Resize(fyne.NewSize(560, d.MinSize().Height))
+	v.renaming = e
+	d.Show()
+	v.win.Canvas().Focus(e)
 }
+
+// RenameField is the open rename dialog's name field (nil before one has
+// opened).
+func (v *View) RenameField() *widget.Entry { return v.renaming }
+
+// Rename opens the rename dialog for the single ticked run.
+func (v *View) Rename() { v.rename() }
 
 func (v *View) annotate() { v.oneFull(v.annotateDialog) }
 
@@ -359,12 +400,34 @@ func (v *View) deleteSelected() {
 		dialog.ShowInformation("Pick runs", "Tick the runs to delete first.", v.win)
 		return
 	}
-	dialog.ShowConfirm("Delete runs?", fmt.Sprintf("Delete %d run(s) from the history? This cannot be undone.", len(sel)), func(ok bool) {
+	title, msg := DeletePrompt(sel)
+	dialog.ShowConfirm(title, msg, func(ok bool) {
 		if ok {
 			v.Delete(sel)
 		}
 	}, v.win)
 }
+
+// DeletePrompt is the delete confirmation's title and question, naming the
+// runs (the first three, then how many more).
+func DeletePrompt(runs []*rundoc.Run) (title, msg string) {
+	var names []string
+	for i, r := range runs {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("%d more", len(runs)-3))
+			break
+		}
+		names = append(names, "“"+runLabel(r)+"”")
+	}
+	list := strings.Join(names, ", ")
+	if len(runs) == 1 {
+		return "Delete this run?", "Delete the run " + list + " from the history? This cannot be undone."
+	}
+	return fmt.Sprintf("Delete %d runs?", len(runs)), fmt.Sprintf("Delete %d runs (%s) from the history? This cannot be undone.", len(runs), list)
+}
+
+// DeleteSelected asks to delete the ticked runs, as the Delete button does.
+func (v *View) DeleteSelected() { v.deleteSelected() }
 
 // Delete removes runs without asking (the confirmation is the caller's).
 func (v *View) Delete(runs []*rundoc.Run) {

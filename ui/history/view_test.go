@@ -106,7 +106,7 @@ func TestListsFiltersAndDeletesWithConfirmation(t *testing.T) {
 	if got := v.Cell(0, 3); !strings.Contains(got, "RTX 3060") {
 		t.Errorf("GPU column %q", got)
 	}
-	if got := v.Cell(0, 6); got != "890.6" {
+	if got := v.Cell(0, 7); got != "890.6" {
 		t.Errorf("best tok/s column %q, want 890.6 (the best Valid decode cell)", got)
 	}
 	v.SetFilter("3060 agent")
