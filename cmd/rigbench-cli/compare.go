@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/report/chart"
@@ -126,7 +124,7 @@ func loadRuns(ctx context.Context, e *env, dbFlag string, ids []string) ([]*rund
 	runs := make([]*rundoc.Run, 0, len(ids))
 	for _, id := range ids {
 		if st, err := os.Stat(id); err == nil && !st.IsDir() {
-			r, err := readRunFile(id)
+			r, err := report.OpenRun(ctx, id)
 			if err != nil {
 				return nil, err
 			}
@@ -152,26 +150,6 @@ func loadRuns(ctx context.Context, e *env, dbFlag string, ids []string) ([]*rund
 		runs = append(runs, r)
 	}
 	return runs, nil
-}
-
-// readRunFile reads an exported run: CSV files in the reference format,
-// anything else as run JSON.
-func readRunFile(path string) (*rundoc.Run, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot open %s: %v", path, err)
-	}
-	defer f.Close()
-	var r *rundoc.Run
-	if strings.EqualFold(filepath.Ext(path), ".csv") {
-		r, err = report.ReadReferenceCSVNamed(f, filepath.Base(path))
-	} else {
-		r, err = rundoc.ReadRun(f)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return r, nil
 }
 
 // isTerminal reports whether w is a character device (a terminal), where

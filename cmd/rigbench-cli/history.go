@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -281,7 +279,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r, err := readImportFile(ctx, path)
+		r, err := report.OpenRun(ctx, path)
 		if err == nil {
 			var inserted bool
 			if inserted, err = db.Import(ctx, r); err == nil {
@@ -303,48 +301,6 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		return exitError{code: 1, err: fmt.Errorf("%d of %d files were not imported", failed, len(files))}
 	}
 	return nil
-}
-
-// importFormats names what import accepts, for its error messages.
-const importFormats = "a run exported as JSON ('rigbench-cli export ID') or a measurements CSV ('--format csv')"
-
-// readImportFile reads an exported run (JSON) or a measurements CSV in the
-// reference format, told apart by their first character ('{' or '[' is
-// JSON). A
-// CSV carries no start time, so the run is dated at its import (and its
-// Origin, "imported", tells show that the date is not a start time).
-func readImportFile(ctx context.Context, path string) (*rundoc.Run, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("it is a folder, not a file: give the files in it instead, e.g. %s", filepath.Join(path, "*.json"))
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot open the file (%v)", osReason(err))
-	}
-	defer f.Close()
-	head := make([]byte, 512)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, fmt.Errorf("cannot read the file (%v)", osReason(err))
-	}
-	head = bytes.TrimLeft(bytes.TrimPrefix(head[:n], []byte("\xef\xbb\xbf")), " \t\r\n")
-	if len(head) == 0 {
-		return nil, fmt.Errorf("the file is empty; import takes %s", importFormats)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	// '[' is JSON too: a list of runs gets the JSON reader's sentence,
-	// not a CSV parser's complaint about its first line.
-	if head[0] == '{' || head[0] == '[' {
-		return rundoc.ReadRun(ctxReader{ctx, f})
-	}
-	r, err := report.ReadReferenceCSVNamed(ctxReader{ctx, f}, filepath.Base(path))
-	if err != nil {
-		return nil, err
-	}
-	r.CreatedAt = time.Now().UTC().Truncate(time.Second)
-	return r, nil
 }
 
 func runDelete(ctx context.Context, e *env, args []string) error {

@@ -225,10 +225,10 @@ func TestHistoryErrorWording(t *testing.T) {
 	list := filepath.Join(dir, "list.json")
 	os.WriteFile(list, []byte(`[{"schema":"rigbench.run/v1"}]`), 0o644)
 	for _, tc := range []struct{ file, want, not string }{
-		{list, "the file holds a JSON list, not one run", "CSV"},
-		{empty, "the file is empty; import takes a run exported as JSON", "CSV file is empty"},
-		{blank, "the file is empty; import takes a run exported as JSON", "CSV file is empty"},
-		{folder, "it is a folder, not a file", "read the CSV file"},
+		{list, "the file list.json holds a list, not one run", "read as a measurements CSV"},
+		{empty, "the file empty.json is empty: export the run again", "CSV file is empty"},
+		{blank, "the file blank.csv is empty: export the run again", "CSV file is empty"},
+		{folder, "adir is a folder, not a file", "read as a measurements CSV"},
 	} {
 		code, _, errOut := runCLI(t, "import", tc.file, "--db", db)
 		if code != 1 || !strings.Contains(errOut, tc.want) || strings.Contains(errOut, tc.not) {

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/ui/history"
 )
@@ -160,9 +161,9 @@ func TestReadFileAcceptsBOM(t *testing.T) {
 	if err := os.WriteFile(p, append([]byte("\xef\xbb\xbf"), buf.Bytes()...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got, err := history.ReadFile(p)
+	got, err := report.OpenRun(context.Background(), p)
 	if err != nil || got.UUID != r.UUID {
-		t.Fatalf("ReadFile: %v", err)
+		t.Fatalf("OpenRun: %v", err)
 	}
 }
 
