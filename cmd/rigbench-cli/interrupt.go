@@ -70,17 +70,3 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 	}
 	return c.w.Write(p)
 }
-
-// ctxReader fails the first read after ctx is done, so a parser reading a
-// large file stops at its next read.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
