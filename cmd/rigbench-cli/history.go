@@ -15,6 +15,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/internal/termtext"
 	"github.com/rigbench/rigbench/store"
 )
 
@@ -162,8 +163,8 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 			name = strings.TrimSpace("[imported] " + name)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.UUID[:8], s.CreatedAt.Local().Format("2006-01-02 15:04"),
-			s.Status, dash(s.GPU), dash(s.Model), dash(strings.TrimSpace(s.Engine+" "+s.EngineVersion)),
-			figure(rundoc.FigTotalTokS, s.BestDecodeTokS), figure(rundoc.FigPromptTokS, s.Prefill8KTokS), name)
+			s.Status, termtext.Safe(dash(s.GPU)), termtext.Safe(dash(s.Model)), termtext.Safe(dash(strings.TrimSpace(s.Engine+" "+s.EngineVersion))),
+			figure(rundoc.FigTotalTokS, s.BestDecodeTokS), figure(rundoc.FigPromptTokS, s.Prefill8KTokS), termtext.Safe(name))
 	}
 	return tw.Flush()
 }
@@ -186,7 +187,7 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	if title == "" {
 		title = "(unnamed)"
 	}
-	fmt.Fprintf(w, "Run %s  %s\n", r.UUID, title)
+	fmt.Fprintf(w, "Run %s  %s\n", termtext.Safe(r.UUID), termtext.Safe(title))
 	fmt.Fprintf(w, "Status %s, %s", r.Status, startedText(r))
 	if !r.FinishedAt.IsZero() {
 		fmt.Fprintf(w, ", finished %s", r.FinishedAt.Local().Format("15:04"))
@@ -198,7 +199,7 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	switch {
 	case r.Hardware != nil && len(r.Hardware.GPUs) > 0:
 		for _, g := range r.Hardware.GPUs {
-			fmt.Fprintf(w, "GPU %d: %s\n", g.Index, g.Name)
+			fmt.Fprintf(w, "GPU %d: %s\n", g.Index, termtext.Safe(g.Name))
 		}
 	case r.Origin == rundoc.OriginImported || r.Hardware == nil:
 		fmt.Fprintln(w, "GPU: unknown (not recorded)")
@@ -212,18 +213,18 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	if engine := strings.TrimSpace(r.Server.Engine + " " + r.Server.Version); engine != "" {
 		model += " on " + engine
 	}
-	fmt.Fprintln(w, model)
+	fmt.Fprintln(w, termtext.Safe(model))
 	if r.Launch != nil && r.Launch.ServeCommand != "" {
-		fmt.Fprintf(w, "Launch: %s\n", r.Launch.ServeCommand)
+		fmt.Fprintf(w, "Launch: %s\n", termtext.Safe(r.Launch.ServeCommand))
 	}
 	if len(r.Tags) > 0 {
-		fmt.Fprintf(w, "Tags: %s\n", strings.Join(r.Tags, ", "))
+		fmt.Fprintf(w, "Tags: %s\n", termtext.Safe(strings.Join(r.Tags, ", ")))
 	}
 	if r.Notes != "" {
-		fmt.Fprintf(w, "Notes: %s\n", r.Notes)
+		fmt.Fprintf(w, "Notes: %s\n", termtext.SafeLines(r.Notes))
 	}
 	if r.Error != "" {
-		fmt.Fprintf(w, "Error: %s\n", r.Error)
+		fmt.Fprintf(w, "Error: %s\n", termtext.SafeLines(r.Error))
 	}
 	fmt.Fprintln(w)
 	printResults(w, r)
@@ -287,7 +288,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 				if !inserted {
 					verb = "already in the history:"
 				}
-				fmt.Fprintf(e.stdout, "%s %s %s (%s)\n", verb, r.UUID[:8], displayName(r), path)
+				fmt.Fprintf(e.stdout, "%s %s %s (%s)\n", verb, termtext.Safe(r.UUID[:8]), displayName(r), termtext.Safe(path))
 				continue
 			}
 		}
@@ -295,7 +296,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 			return ctx.Err() // stopped by Ctrl-C, not a bad file
 		}
 		failed++
-		fmt.Fprintf(e.stderr, "rigbench-cli import: %s: %v\n", path, err)
+		fmt.Fprintf(e.stderr, "rigbench-cli import: %s: %s\n", termtext.Safe(path), termtext.SafeLines(err.Error()))
 	}
 	if failed > 0 {
 		return exitError{code: 1, err: fmt.Errorf("%d of %d files were not imported", failed, len(files))}
@@ -324,7 +325,7 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 		// one and ask. Without an answer (a script, stdin closed) nothing is
 		// deleted.
 		fmt.Fprintf(e.stdout, "Delete run %s %q (%s, %s)? [y/N] ", r.UUID[:8], displayName(r),
-			r.CreatedAt.Local().Format("2006-01-02 15:04"), dash(r.Hardware.GPUNames()))
+			r.CreatedAt.Local().Format("2006-01-02 15:04"), termtext.Safe(dash(r.Hardware.GPUNames())))
 		answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
 		switch strings.ToLower(strings.TrimSpace(answer)) {
 		case "y", "yes":
@@ -376,9 +377,9 @@ func (h *historyFlags) oneRun(ctx context.Context, e *env, rest []string) (*stor
 
 func displayName(r *rundoc.Run) string {
 	if r.Name != "" {
-		return r.Name
+		return termtext.Safe(r.Name)
 	}
-	return strings.TrimSpace(r.Server.Model)
+	return termtext.Safe(strings.TrimSpace(r.Server.Model))
 }
 
 func dash(s string) string {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/hardware/probe"
+	"github.com/rigbench/rigbench/internal/termtext"
 )
 
 func init() {
@@ -109,7 +110,7 @@ func orNA(s string) string {
 	if s == "" {
 		return hardware.NA
 	}
-	return s
+	return termtext.Safe(s) // driver and /proc text, shown as text
 }
 
 // gib prints bytes in GiB with one decimal, as nvidia-smi users expect.

@@ -46,7 +46,7 @@ func TestInterruptAbandonsAStuckCommand(t *testing.T) {
 	if code != exitInterrupted || errb.String() != "rigbench-cli test-stuck: interrupted\n" {
 		t.Errorf("exit %d, stderr %q; want %d and one line", code, errb.String(), exitInterrupted)
 	}
-	if took := time.Since(began); took > stopGrace+time.Second {
+	if took := time.Since(began); took > stopGrace+3*time.Second { // margin for a loaded machine
 		t.Errorf("took %v after the signal", took)
 	}
 }

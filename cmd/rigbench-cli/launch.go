@@ -12,6 +12,7 @@ import (
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/internal/termtext"
 )
 
 func init() {
@@ -132,7 +133,7 @@ func (o launchOptions) launcher(e *env, cfg vllm.LaunchConfig) *session.DockerLa
 // launchAndWait starts the server, prints where it listens, and stops it on
 // Ctrl-C (or leaves it running with --keep).
 func launchAndWait(ctx context.Context, e *env, o launchOptions, cfg vllm.LaunchConfig) error {
-	srv, err := o.launcher(e, cfg).Launch(ctx, func(line string) { fmt.Fprintln(e.stderr, line) })
+	srv, err := o.launcher(e, cfg).Launch(ctx, logPrinter(e.stderr))
 	if err != nil {
 		return err
 	}
@@ -154,12 +155,26 @@ func launchAndWait(ctx context.Context, e *env, o launchOptions, cfg vllm.Launch
 func printServer(w io.Writer, s *session.Server) {
 	fmt.Fprintf(w, "endpoint: %s\n", s.Endpoint)
 	fmt.Fprintf(w, "api key:  %s\n", s.APIKey)
-	fmt.Fprintf(w, "model:    %s\n", s.Model)
+	fmt.Fprintf(w, "model:    %s\n", termtext.Safe(s.Model))
 	if s.Version != "" {
-		fmt.Fprintf(w, "version:  %s\n", s.Version)
+		fmt.Fprintf(w, "version:  %s\n", termtext.Safe(s.Version))
 	}
 	if s.KVCapacity > 0 {
 		fmt.Fprintf(w, "KV cache: %d tokens\n", s.KVCapacity)
+	}
+}
+
+// logPrinter prints container and session log lines on w. A line a
+// progress bar rewrote with carriage returns shows what a terminal would
+// have left on screen, its last part; control characters are escaped, since
+// the text comes from the container.
+func logPrinter(w io.Writer) func(string) {
+	return func(line string) {
+		line = strings.TrimRight(line, "\r")
+		if i := strings.LastIndexByte(line, '\r'); i >= 0 {
+			line = line[i+1:]
+		}
+		fmt.Fprintln(w, termtext.Safe(line))
 	}
 }
 

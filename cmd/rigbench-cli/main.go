@@ -12,6 +12,8 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/rigbench/rigbench/internal/termtext"
 )
 
 // command is one subcommand. Each lives in its own file and registers itself
@@ -89,15 +91,17 @@ func execute(ctx context.Context, e *env, args []string) int {
 		var ee exitError
 		if errors.As(err, &ee) {
 			if ee.err != nil {
-				fmt.Fprintf(e.stderr, "rigbench-cli %s: %v\n", c.name, ee.err)
+				fmt.Fprintf(e.stderr, "rigbench-cli %s: %s\n", c.name, termtext.SafeLines(ee.err.Error()))
 			}
 			return ee.code
 		}
 		if errors.Is(err, errUsage) {
-			fmt.Fprintf(e.stderr, "rigbench-cli %s: %v\nusage: rigbench-cli %s\n", c.name, err, c.usage)
+			fmt.Fprintf(e.stderr, "rigbench-cli %s: %s\nusage: rigbench-cli %s\n", c.name, termtext.SafeLines(err.Error()), c.usage)
 			return 2
 		}
-		fmt.Fprintf(e.stderr, "rigbench-cli %s: %v\n", c.name, err)
+		// Errors carry server and file text: escaped, so a message cannot
+		// drive the terminal.
+		fmt.Fprintf(e.stderr, "rigbench-cli %s: %s\n", c.name, termtext.SafeLines(err.Error()))
 		return 1
 	}
 	return 0

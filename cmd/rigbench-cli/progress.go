@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/internal/termtext"
 )
 
 // progress prints one line per cell; on a terminal the line of the cell
@@ -43,7 +44,8 @@ func (p *progress) Observe(e rundoc.Event) {
 		if e.Run.Simulated {
 			sim = " [simulated]"
 		}
-		fmt.Fprintf(p.w, "server: %s%s, %s %s, max_model_len %d, KV capacity %s\n", s.Model, sim, s.Engine, s.Version, s.MaxModelLen, kv)
+		fmt.Fprintf(p.w, "server: %s%s, %s %s, max_model_len %d, KV capacity %s\n", termtext.Safe(s.Model), sim,
+			termtext.Safe(s.Engine), termtext.Safe(s.Version), s.MaxModelLen, termtext.Safe(kv))
 		fmt.Fprintf(p.w, "plan: %d cells, estimated %s\n", e.Total, fmtDur(e.ETA))
 	case rundoc.EventCellStarted:
 		p.line(e, "")
@@ -83,7 +85,9 @@ func (p *progress) line(e rundoc.Event, detail string) {
 	}
 	s := fmt.Sprintf("[%d/%d] %-18s elapsed %s  ETA %s", e.Index+1, e.Total, name, fmtDur(e.Elapsed), fmtDur(e.ETA))
 	if detail != "" {
-		s += "  " + detail
+		// The detail holds server text (failure reasons, messages): a
+		// progress line must not carry a terminal's control sequences.
+		s += "  " + termtext.Safe(detail)
 	}
 	if p.tty {
 		fmt.Fprintf(p.w, "\r\033[K%s", s)

@@ -16,6 +16,7 @@ import (
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/internal/safefile"
+	"github.com/rigbench/rigbench/internal/termtext"
 )
 
 func init() {
@@ -118,7 +119,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		}
 		opts.Kind, opts.Launcher, opts.Model = session.Launch, l, ""
 	}
-	opts.Log = func(line string) { fmt.Fprintln(e.stderr, line) }
+	opts.Log = logPrinter(e.stderr)
 
 	saver, closeDB, err := f.saveFlags.recorder(ctx, e)
 	if err != nil {
@@ -168,7 +169,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	if errors.Is(runErr, context.Canceled) {
 		if jsonErr != nil {
-			fmt.Fprintf(e.stderr, "rigbench-cli run: %v\n", jsonErr)
+			fmt.Fprintf(e.stderr, "rigbench-cli run: %s\n", termtext.SafeLines(jsonErr.Error()))
 		}
 		fmt.Fprintln(e.stderr, "cancelled: kept the cells measured so far")
 		return exitError{code: 130}

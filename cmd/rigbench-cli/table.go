@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/internal/termtext"
 )
 
 // printResults prints the decode matrix (rows = context, columns =
@@ -54,7 +55,7 @@ func printResults(w io.Writer, run *rundoc.Run) {
 		// so in their reason; a table of figures alone would hide it.
 		for _, c := range run.Cells {
 			if c.Phase == rundoc.PhaseDecode && strings.Contains(c.Reason, "mostly waiting") {
-				fmt.Fprintf(w, "note: %s×%d: %s\n", rundoc.ContextLabel(c.Context), c.Concurrency, c.Reason)
+				fmt.Fprintf(w, "note: %s×%d: %s\n", rundoc.ContextLabel(c.Context), c.Concurrency, termtext.Safe(c.Reason))
 			}
 		}
 	}
