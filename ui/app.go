@@ -58,8 +58,11 @@ type UI struct {
 	History  *history.View
 	Compare  *compare.View
 
-	snapshot *hardware.Snapshot
-	ready    chan struct{}
+	snapshot  *hardware.Snapshot
+	ready     chan struct{}
+	readyOnce sync.Once
+	// themeMenu is View ▸ Theme, whose ticks follow the choice.
+	themeMenu *fyne.Menu
 
 	// unsavedWhy is the Run view's warning while runs are not being
 	// saved (the history could not be opened), "" while they are.
@@ -82,9 +85,10 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	svc.SimSpeed = tourSpeed(svc.SimSpeed)
 	u := &UI{app: a, win: w, svc: svc, ready: make(chan struct{}), notSaved: map[string]bool{}}
 	prefs := a.Preferences()
-	a.Settings().SetTheme(contrastTheme{a.Settings().Theme()})
+	a.Settings().SetTheme(themeFor(prefs.StringWithFallback(prefTheme, ThemeSystem)))
 
 	u.Hardware = hwview.New()
+	u.Hardware.OnDetect = func() { go u.detect() }
 	kind := target.Kind(prefs.StringWithFallback(prefTarget, string(target.Demo)))
 	u.Target = target.NewChooser(kind)
 	u.Target.Set(target.Choice{Kind: kind, URL: prefs.String(prefEndpoint)})
@@ -189,7 +193,8 @@ func (u *UI) Ready() <-chan struct{} { return u.ready }
 
 // detect runs hardware and Docker detection off the UI goroutine. The demo
 // becomes the target when the machine cannot launch vLLM and the user has
-// not chosen one before.
+// not chosen one before. Detect again (Hardware) runs it anew; Ready is
+// closed after the first.
 func (u *UI) detect() {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -205,7 +210,7 @@ func (u *UI) detect() {
 		if u.app.Preferences().String(prefTarget) == "" {
 			u.Target.Set(target.Choice{Kind: target.Default(len(snap.GPUs) > 0, dock.Available && dock.NVIDIARuntime)})
 		}
-		close(u.ready)
+		u.readyOnce.Do(func() { close(u.ready) })
 	})
 }
 
@@ -214,6 +219,9 @@ func (u *UI) menu() *fyne.MainMenu {
 	// this one asks first, as the window's close button does.
 	quit := fyne.NewMenuItem("Quit", u.Close)
 	quit.IsQuit = true
+	u.themeMenu = u.newThemeMenu()
+	themeItem := fyne.NewMenuItem("Theme", nil)
+	themeItem.ChildMenu = u.themeMenu
 	return fyne.NewMainMenu(
 		fyne.NewMenu("File",
 			fyne.NewMenuItem("Import runs…", u.History.ImportDialog),
@@ -221,6 +229,7 @@ func (u *UI) menu() *fyne.MainMenu {
 			fyne.NewMenuItemSeparator(),
 			quit,
 		),
+		fyne.NewMenu("View", themeItem),
 		fyne.NewMenu("Run",
 			fyne.NewMenuItem("Start run", u.startShortcut),
 			fyne.NewMenuItem("Cancel run", u.Run.Cancel),

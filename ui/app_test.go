@@ -29,11 +29,16 @@ import (
 
 func newUI(t *testing.T) (*ui.UI, fyne.Window) {
 	t.Helper()
+	return newUIWith(t, testServices())
+}
+
+func newUIWith(t *testing.T, svc ui.Services) (*ui.UI, fyne.Window) {
+	t.Helper()
 	t.Setenv(store.EnvDB, filepath.Join(t.TempDir(), "history.db"))
 	a := test.NewTempApp(t)
 	w := test.NewWindow(nil)
 	t.Cleanup(w.Close)
-	u := ui.NewWithServices(a, w, testServices())
+	u := ui.NewWithServices(a, w, svc)
 	select {
 	case <-u.Ready():
 	case <-time.After(10 * time.Second):

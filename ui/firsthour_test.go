@@ -4,6 +4,7 @@ package ui_test
 
 import (
 	"context"
+	"image/color"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,10 +13,12 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 	"github.com/google/uuid"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui"
 	"github.com/rigbench/rigbench/ui/history"
 )
@@ -254,5 +257,58 @@ func reloaded(t *testing.T, u *ui.UI) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the history did not reload")
+	}
+}
+
+// Issue 16 item 8: View ▸ Theme switches between light, dark and the
+// system's, and is remembered; Hardware's Detect again detects anew.
+func TestThemeMenuAndDetectAgain(t *testing.T) {
+	u, w := newUI(t)
+	var themeMenu *fyne.Menu
+	for _, m := range w.MainMenu().Items {
+		for _, it := range m.Items {
+			if it.Label == "Theme" {
+				themeMenu = it.ChildMenu
+			}
+		}
+	}
+	if themeMenu == nil || len(themeMenu.Items) != 3 {
+		t.Fatalf("no View ▸ Theme menu with three choices: %+v", themeMenu)
+	}
+	bg := func() color.Color {
+		return fyne.CurrentApp().Settings().Theme().Color(theme.ColorNameBackground, theme.VariantLight)
+	}
+	fyne.DoAndWait(func() { themeMenu.Items[2].Action() }) // Dark
+	if r, _, _, _ := bg().RGBA(); r > 0x8000 || u.ThemeChoice() != ui.ThemeDark || !themeMenu.Items[2].Checked || themeMenu.Items[0].Checked {
+		t.Errorf("after Dark: background red %#x, choice %q, ticks %v/%v", r, u.ThemeChoice(), themeMenu.Items[0].Checked, themeMenu.Items[2].Checked)
+	}
+	fyne.DoAndWait(func() { themeMenu.Items[1].Action() }) // Light
+	if r, _, _, _ := bg().RGBA(); r < 0x8000 || u.ThemeChoice() != ui.ThemeLight {
+		t.Errorf("after Light: background red %#x, choice %q", r, u.ThemeChoice())
+	}
+
+	detected := make(chan struct{}, 4)
+	svc := testServices()
+	prev := svc.Detect
+	svc.Detect = func(ctx context.Context) hardware.Snapshot { detected <- struct{}{}; return prev(ctx) }
+	u2, _ := newUIWith(t, svc)
+	<-detected
+	fyne.DoAndWait(u2.Hardware.DetectAgain)
+	select {
+	case <-detected:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Detect again did not detect")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var s string
+		fyne.DoAndWait(func() { s = u2.Hardware.Summary.Text })
+		if strings.Contains(s, "none detected") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after Detect again the Hardware view says %q", s)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -20,6 +20,7 @@ const (
 	prefPresets      = "launch.user_presets"
 	prefPlan         = "run.plan"
 	prefDemoSpeed    = "demo.speed"
+	prefTheme        = "view.theme"
 )
 
 // maxRecentModels bounds the model drop-down.

@@ -10,16 +10,84 @@ import (
 // contrastTheme is the app's theme with a darker warning colour in the
 // light variant: Fyne's orange on white is about 2:1, too faint for the
 // demo and unsaved-history banners; this amber reads about 5:1 and stays
-// the same hue. The dark variant's orange already contrasts well.
-type contrastTheme struct{ fyne.Theme }
+// the same hue. The dark variant's orange already contrasts well. With
+// forced set, every colour is the variant the user chose in View ▸ Theme
+// instead of the system's.
+type contrastTheme struct {
+	fyne.Theme
+	forced  bool
+	variant fyne.ThemeVariant
+}
 
 // lightWarning is the light variant's warning colour.
 var lightWarning = color.NRGBA{R: 0xB4, G: 0x53, B: 0x09, A: 0xFF}
 
 // Color is the wrapped theme's colour but for the light warning.
 func (t contrastTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
+	if t.forced {
+		v = t.variant
+	}
 	if n == theme.ColorNameWarning && v == theme.VariantLight {
 		return lightWarning
 	}
 	return t.Theme.Color(n, v)
+}
+
+// Theme choices of View ▸ Theme, as stored in preferences.
+const (
+	ThemeSystem = "system"
+	ThemeLight  = "light"
+	ThemeDark   = "dark"
+)
+
+// themeLabels are the menu's words for the choices, in menu order.
+var themeLabels = []struct{ choice, label string }{
+	{ThemeSystem, "Follow the system"},
+	{ThemeLight, "Light"},
+	{ThemeDark, "Dark"},
+}
+
+// themeFor is the app's theme for a choice (unknown choices follow the
+// system).
+func themeFor(choice string) fyne.Theme {
+	t := contrastTheme{Theme: theme.DefaultTheme()}
+	switch choice {
+	case ThemeLight:
+		t.forced, t.variant = true, theme.VariantLight
+	case ThemeDark:
+		t.forced, t.variant = true, theme.VariantDark
+	}
+	return t
+}
+
+// SetTheme applies and remembers a theme choice (ThemeSystem, ThemeLight
+// or ThemeDark).
+func (u *UI) SetTheme(choice string) {
+	u.app.Preferences().SetString(prefTheme, choice)
+	u.app.Settings().SetTheme(themeFor(choice))
+	if u.themeMenu != nil {
+		for i, it := range u.themeMenu.Items {
+			it.Checked = themeLabels[i].choice == choice
+		}
+		if m := u.win.MainMenu(); m != nil {
+			m.Refresh()
+		}
+	}
+}
+
+// ThemeChoice is the theme choice in effect.
+func (u *UI) ThemeChoice() string {
+	return u.app.Preferences().StringWithFallback(prefTheme, ThemeSystem)
+}
+
+// newThemeMenu is View ▸ Theme, its items ticked by the choice.
+func (u *UI) newThemeMenu() *fyne.Menu {
+	m := fyne.NewMenu("Theme")
+	for _, tl := range themeLabels {
+		choice := tl.choice
+		it := fyne.NewMenuItem(tl.label, func() { u.SetTheme(choice) })
+		it.Checked = choice == u.ThemeChoice()
+		m.Items = append(m.Items, it)
+	}
+	return m
 }

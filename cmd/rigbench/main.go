@@ -3,6 +3,11 @@
 package main
 
 import (
+	"fmt"
+	"log"
+	"os"
+	"runtime"
+
 	// Before Fyne: makes LANG=C.UTF-8 start without a locale error.
 	_ "github.com/rigbench/rigbench/ui/locale"
 
@@ -14,6 +19,21 @@ import (
 )
 
 func main() {
+	if msg := ui.NoDisplay(os.Getenv, runtime.GOOS); msg != "" {
+		fmt.Fprintln(os.Stderr, msg)
+		os.Exit(1)
+	}
+	log.SetOutput(ui.QuietLog(os.Stderr))
+	// GLFW panics on the main goroutine when the display cannot be opened.
+	defer func() {
+		if r := recover(); r != nil {
+			if msg, ok := ui.DisplayFailed(r, os.Getenv); ok {
+				fmt.Fprintln(os.Stderr, msg)
+				os.Exit(1)
+			}
+			panic(r)
+		}
+	}()
 	a := app.NewWithID(ui.AppID)
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.IconPNG))
 	w := a.NewWindow("RigBench")

@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/hardware"
@@ -31,14 +32,37 @@ type View struct {
 	box *fyne.Container
 	// Summary is the one-line description of the machine shown at the top.
 	Summary *widget.Label
+	again   *widget.Button
+	// OnDetect is called when the user asks to detect again (after
+	// installing a driver or starting Docker); the app calls Set with the
+	// new findings.
+	OnDetect func()
 }
 
 // New returns a view saying detection is in progress; call Set when the
 // snapshot arrives.
 func New() *View {
 	v := &View{Summary: widget.NewLabel("Detecting hardware…")}
-	v.box = container.NewVBox(v.Summary)
+	v.again = widget.NewButtonWithIcon("Detect again", theme.ViewRefreshIcon(), v.DetectAgain)
+	v.again.Disable()
+	v.box = container.NewVBox(v.top())
 	return v
+}
+
+// top is the summary line with the Detect again button.
+func (v *View) top() fyne.CanvasObject {
+	return container.NewBorder(nil, nil, nil, v.again, v.Summary)
+}
+
+// DetectAgain presses Detect again: the view says it is detecting and
+// asks the app to detect (the button stays off until Set).
+func (v *View) DetectAgain() {
+	if v.OnDetect == nil {
+		return
+	}
+	v.again.Disable()
+	v.Summary.SetText("Detecting hardware…")
+	v.OnDetect()
 }
 
 // Content is the view's root object.
@@ -47,7 +71,8 @@ func (v *View) Content() fyne.CanvasObject { return container.NewVScroll(v.box) 
 // Set shows the snapshot and the Docker status. Call on the Fyne goroutine.
 func (v *View) Set(s hardware.Snapshot, d Docker) {
 	v.Summary.SetText(Summary(s))
-	objs := []fyne.CanvasObject{v.Summary}
+	v.again.Enable()
+	objs := []fyne.CanvasObject{v.top()}
 	if len(s.GPUs) == 0 {
 		objs = append(objs, notice("No NVIDIA GPU found",
 			wording.Sentence(reasonOr(s.GPUAbsentReason, "NVML reported no card"))+

@@ -145,11 +145,13 @@ func (m *Matrix) paint() {
 			v.l1.Text = m.pending
 		}
 		text := fg
+		v.bg.StrokeWidth = 0
 		switch {
 		case running:
 			v.bg.FillColor = runningFill
 		case c == nil:
 			v.bg.FillColor = pendingFill
+			v.bg.StrokeColor, v.bg.StrokeWidth = pendingStroke, 1.5
 		case c.Status.Ran():
 			v.bg.FillColor, text = Shade(c.TotalTokS, hi)
 		default:

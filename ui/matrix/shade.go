@@ -20,12 +20,18 @@ func Shade(v, hi float64) (fill color.NRGBA, text color.Color) {
 	return chart.Ramp(t), chart.RampText(t)
 }
 
-// statusFill is the fill of a cell without figures: grey, translucent so it
-// reads on light and dark themes alike.
-var statusFill = color.NRGBA{0x80, 0x80, 0x80, 0x40}
+// statusFill is the fill of a cell without figures (over capacity, too
+// long, failed): grey, translucent so it reads on light and dark themes
+// alike, and dark enough to tell from a cell still to run.
+var statusFill = color.NRGBA{0x80, 0x80, 0x80, 0x66}
 
-// pendingFill marks a planned cell that has not run yet.
-var pendingFill = color.NRGBA{0x80, 0x80, 0x80, 0x18}
+// pendingFill marks a planned cell that has not run yet: no fill, only
+// pendingStroke's outline. A faint grey fill was nearly the status grey
+// on a light background ("will run" looked like "Over capacity").
+var pendingFill = color.NRGBA{0x80, 0x80, 0x80, 0x00}
+
+// pendingStroke outlines a cell still to run.
+var pendingStroke = color.NRGBA{0x80, 0x80, 0x80, 0xC0}
 
 // runningFill marks the cell being measured now.
 var runningFill = color.NRGBA{0x3f, 0x8f, 0xff, 0x60}
