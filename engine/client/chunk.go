@@ -32,209 +32,274 @@ var errBadJSON = errors.New("malformed JSON")
 // maxDepth bounds nesting; deeper input is rejected as malformed.
 const maxDepth = 64
 
-// Where the scanner is, for the few places whose keys matter.
+// The objects whose keys a chunk reads.
 const (
-	inOther   = iota
-	inChoices // the choices array (depth 2)
-	inChoice0 // the first element of choices (depth 3)
-	inUsage   // the usage object (depth 2)
-	inError   // the error object (depth 2)
+	inTop     = iota // the chunk itself
+	inChoice0        // the first element of choices
+	inUsage          // the usage object
+	inError          // the error object
 )
 
-// parseChunk reads one data payload into c. It is a single forward scan
-// with a fixed-size stack (no recursion, no allocation): strings are
-// skipped with IndexByte, and only the keys of the top-level object, of
-// choices[0], of usage and of error are looked at. Structure is checked as
-// it goes (balanced brackets of the right kind, a colon after each key, no
+// parseChunk reads one data payload into c. It reads the few containers
+// whose keys matter with one loop over an object's members (readObject),
+// the choices array with readChoices, and skips every other value with
+// skipValue: a forward scan with a fixed-size stack (no recursion, no
+// allocation), strings skipped with IndexByte. Structure is checked as it
+// goes (balanced brackets of the right kind, a colon after each key, no
 // dangling commas), so malformed input is an error, never a panic.
 func parseChunk(b []byte, c *chunk) error {
 	*c = chunk{}
-	var (
-		stack         [maxDepth]byte // '{' or '[' per open container
-		where         [maxDepth]int8 // inOther… per open container
-		depth         int
-		expectKey     bool // inside an object, after '{' or ','
-		afterComma    bool
-		elem          int // index of the current element in choices
-		objectIsError bool
-		message       []byte
-	)
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return fmt.Errorf("chunk is not a JSON object: %w", errBadJSON)
 	}
-	for i < len(b) {
-		ch := b[i]
-		switch ch {
-		case ' ', '\t', '\n', '\r':
-			i++
-			continue
-		case '{', '[':
-			if expectKey || depth == maxDepth {
-				return errBadJSON
-			}
-			w := int8(inOther)
-			if depth == 2 && where[1] == inChoices && ch == '{' && elem == 0 {
-				w = inChoice0
-			}
-			stack[depth], where[depth] = ch, w
-			depth++
-			expectKey, afterComma = ch == '{', false
-			i++
-			continue
-		case '}', ']':
-			if depth == 0 || (ch == '}' && stack[depth-1] != '{') || (ch == ']' && stack[depth-1] != '[') ||
-				afterComma {
-				return errBadJSON
-			}
-			if ch == ']' && where[depth-1] == inChoices && elem == 0 && !c.emptyChoices && i > 0 {
-				// "choices": [] — nothing between the brackets.
-				if j := skipSpaceBack(b, i-1); b[j] == '[' {
-					c.emptyChoices = true
-				}
-			}
-			depth--
-			expectKey = false
-			i++
-			if depth == 0 {
-				if skipSpace(b, i) != len(b) {
-					return errBadJSON
-				}
-				if objectIsError {
-					c.isError, c.errMsg = true, message
-				}
-				return nil
-			}
-			continue
-		case ',':
-			if afterComma || depth == 0 {
-				return errBadJSON
-			}
-			if where[depth-1] == inChoices {
-				elem++
-			}
-			expectKey, afterComma = stack[depth-1] == '{', true
-			i++
-			continue
-		case ':':
-			return errBadJSON // colons are consumed with their key
+	var flat flatError
+	i, err := readObject(b, i, inTop, 1, c, &flat)
+	if err != nil {
+		return err
+	}
+	if skipSpace(b, i) != len(b) {
+		return errBadJSON
+	}
+	if flat.objectIsError {
+		c.isError, c.errMsg = true, flat.message
+	}
+	return nil
+}
+
+// flatError holds what makes a flat error object ({"object":"error",
+// "message":…}), known only once the chunk has been read.
+type flatError struct {
+	objectIsError bool
+	message       []byte
+}
+
+// readObject reads the object that opens at b[i], at nesting depth, whose
+// keys mean what they mean in the part in, and returns the index after it.
+// Each member is a key, a colon and a value; the value of a key the chunk
+// wants is read here, every other one skipped.
+func readObject(b []byte, i int, in, depth int, c *chunk, flat *flatError) (int, error) {
+	if i = skipSpace(b, i+1); i < len(b) && b[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return i, errBadJSON
 		}
-		afterComma = false
-		if ch != '"' {
-			if expectKey {
-				return errBadJSON
-			}
-			// A number or literal: skip to the next delimiter.
-			j := i
-			for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] > ' ' {
-				j++
-			}
-			if j == i {
-				return errBadJSON
-			}
-			i = j
-			continue
-		}
-		str, next, err := scanString(b, i)
+		key, j, err := scanString(b, i)
 		if err != nil {
-			return err
+			return j, err
 		}
-		i = next
-		if !expectKey {
-			continue // a string value nobody asked for
+		if i = skipSpace(b, j); i >= len(b) || b[i] != ':' {
+			return i, errBadJSON
 		}
-		expectKey = false
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] != ':' {
-			return errBadJSON
+		if i = skipSpace(b, i+1); i >= len(b) {
+			return i, errBadJSON
+		}
+		if i, err = readMember(b, i, in, depth, key, c, flat); err != nil {
+			return i, err
+		}
+		switch i = skipSpace(b, i); {
+		case i >= len(b):
+			return i, errBadJSON
+		case b[i] == '}':
+			return i + 1, nil
+		case b[i] != ',':
+			return i, errBadJSON
 		}
 		i = skipSpace(b, i+1)
-		if i >= len(b) {
-			return errBadJSON
-		}
-		// A key: read the value here when it is one we want.
-		ctx := where[depth-1]
-		switch {
-		case depth == 1:
-			switch string(str) {
-			case "choices":
-				if b[i] == '[' {
-					c.hasChoices, elem = true, 0
-					stack[depth], where[depth] = '[', inChoices
-					depth++
-					i++
-				}
-			case "usage":
-				if b[i] == '{' {
-					stack[depth], where[depth] = '{', inUsage
-					depth++
-					expectKey = true
-					i++
-				}
-			case "error":
-				c.isError = true
-				switch b[i] {
-				case '{':
-					stack[depth], where[depth] = '{', inError
-					depth++
-					expectKey = true
-					i++
-				case '"':
-					c.errMsg, i, err = scanString(b, i)
-				}
-			case "object":
-				if b[i] == '"' {
-					var v []byte
-					v, i, err = scanString(b, i)
-					objectIsError = string(v) == "error"
-				}
-			case "message":
-				if b[i] == '"' {
-					message, i, err = scanString(b, i)
-				}
+	}
+}
+
+// readMember reads the value at i of key, a key of an object playing the
+// part in, and returns the index after the value. This one switch holds
+// what every key the chunk reads means.
+func readMember(b []byte, i int, in, depth int, key []byte, c *chunk, flat *flatError) (int, error) {
+	var err error
+	switch in {
+	case inTop:
+		switch string(key) {
+		case "choices":
+			if b[i] == '[' {
+				return readChoices(b, i, depth+1, c, flat)
 			}
-		case ctx == inChoice0:
-			switch string(str) {
-			case "text":
-				if b[i] == '"' {
-					var v []byte
-					v, i, err = scanString(b, i)
-					c.textLen = len(v)
-				}
-			case "finish_reason":
-				c.finished = b[i] != 'n' // anything but null
+		case "usage":
+			if b[i] == '{' {
+				return readObject(b, i, inUsage, depth+1, c, flat)
 			}
-		case ctx == inUsage:
-			switch string(str) {
-			case "prompt_tokens":
-				c.promptTokens, i, err = scanInt(b, i)
-				c.hasUsage = true
-			case "completion_tokens":
-				c.completionTokens, i, err = scanInt(b, i)
-				c.hasUsage = true
+		case "error":
+			c.isError = true
+			if b[i] == '{' {
+				return readObject(b, i, inError, depth+1, c, flat)
 			}
-		case ctx == inError:
-			if string(str) == "message" && b[i] == '"' {
+			if b[i] == '"' {
 				c.errMsg, i, err = scanString(b, i)
+				return i, err
+			}
+		case "object":
+			flat.objectIsError = string(b[i:min(i+7, len(b))]) == `"error"`
+		case "message":
+			if b[i] == '"' {
+				flat.message, i, err = scanString(b, i)
+				return i, err
 			}
 		}
-		if err != nil {
-			return err
+	case inChoice0:
+		switch string(key) {
+		case "text":
+			if b[i] == '"' {
+				var v []byte
+				v, i, err = scanString(b, i)
+				c.textLen = len(v)
+				return i, err
+			}
+		case "finish_reason":
+			c.finished = b[i] != 'n' // anything but null
+		}
+	case inUsage:
+		switch string(key) {
+		case "prompt_tokens":
+			c.hasUsage = true
+			c.promptTokens, i, err = scanInt(b, i)
+			return i, err
+		case "completion_tokens":
+			c.hasUsage = true
+			c.completionTokens, i, err = scanInt(b, i)
+			return i, err
+		}
+	case inError:
+		if string(key) == "message" && b[i] == '"' {
+			c.errMsg, i, err = scanString(b, i)
+			return i, err
 		}
 	}
-	return errBadJSON // ran out of input with containers open
+	// A value nobody reads. Strings and literals, nearly all of them, are
+	// skipped here rather than through skipValue, saving a call.
+	switch b[i] {
+	case '"':
+		_, i, err = scanString(b, i)
+		return i, err
+	case '{', '[':
+		return skipValue(b, i, depth)
+	}
+	return skipLiteral(b, i)
+}
+
+// readChoices reads the choices array that opens at b[i]: its first
+// element, when an object, is read for the text and the finish reason;
+// the others are skipped. "choices": [] marks the final usage chunk of
+// include_usage.
+func readChoices(b []byte, i int, depth int, c *chunk, flat *flatError) (int, error) {
+	c.hasChoices = true
+	if i = skipSpace(b, i+1); i < len(b) && b[i] == ']' {
+		c.emptyChoices = true
+		return i + 1, nil
+	}
+	for elem := 0; ; elem++ {
+		var err error
+		if elem == 0 && i < len(b) && b[i] == '{' {
+			i, err = readObject(b, i, inChoice0, depth+1, c, flat)
+		} else {
+			i, err = skipValue(b, i, depth)
+		}
+		if err != nil {
+			return i, err
+		}
+		switch i = skipSpace(b, i); {
+		case i >= len(b):
+			return i, errBadJSON
+		case b[i] == ']':
+			return i + 1, nil
+		case b[i] != ',':
+			return i, errBadJSON
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+// skipValue skips the value at i, inside depth open containers: a string,
+// a literal (number, true, false, null, read up to the next delimiter), or
+// a whole array or object, whose structure it checks with a stack of the
+// brackets still open.
+func skipValue(b []byte, i int, depth int) (int, error) {
+	switch {
+	case i >= len(b):
+		return i, errBadJSON
+	case b[i] == '"':
+		_, i, err := scanString(b, i)
+		return i, err
+	case b[i] != '{' && b[i] != '[':
+		return skipLiteral(b, i)
+	}
+	var open [maxDepth]byte
+	n := 0
+	expectKey, afterComma := false, false // a key must come next; a bracket may not close here
+	for i < len(b) {
+		switch ch := b[i]; ch {
+		case ' ', '\t', '\n', '\r':
+			i++
+		case '{', '[':
+			if expectKey || depth+n >= maxDepth {
+				return i, errBadJSON
+			}
+			open[n], n = ch, n+1
+			expectKey, afterComma = ch == '{', false
+			i++
+		case '}', ']':
+			if n == 0 || ch != open[n-1]+2 || afterComma { // '{'+2 == '}', '['+2 == ']'
+				return i, errBadJSON
+			}
+			n, expectKey, i = n-1, false, i+1
+			if n == 0 {
+				return i, nil
+			}
+		case ',':
+			if afterComma {
+				return i, errBadJSON
+			}
+			expectKey, afterComma = open[n-1] == '{', true
+			i++
+		case ':':
+			return i, errBadJSON // colons are consumed with their key
+		case '"':
+			var err error
+			if _, i, err = scanString(b, i); err != nil {
+				return i, err
+			}
+			if expectKey {
+				if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+					return i, errBadJSON
+				}
+				i++
+			}
+			expectKey, afterComma = false, false
+		default:
+			var err error
+			if i, err = skipLiteral(b, i); err != nil || expectKey {
+				return i, errBadJSON
+			}
+			afterComma = false
+		}
+	}
+	return i, errBadJSON // ran out of input with containers open
+}
+
+// skipLiteral skips a number, true, false or null at i, up to the next
+// delimiter. The literal itself is not checked: the chunk never needs it.
+func skipLiteral(b []byte, i int) (int, error) {
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ':' && b[j] > ' ' {
+		j++
+	}
+	if j == i {
+		return i, errBadJSON
+	}
+	return j, nil
 }
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
-	}
-	return i
-}
-
-func skipSpaceBack(b []byte, i int) int {
-	for i > 0 && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i--
 	}
 	return i
 }
