@@ -47,6 +47,10 @@ func (p *progress) Observe(e rundoc.Event) {
 		fmt.Fprintf(p.w, "server: %s%s, %s %s, max_model_len %d, KV capacity %s\n", termtext.Safe(s.Model), sim,
 			termtext.Safe(s.Engine), termtext.Safe(s.Version), s.MaxModelLen, termtext.Safe(kv))
 		fmt.Fprintf(p.w, "plan: %d cells, estimated %s\n", e.Total, fmtDur(e.ETA))
+	case rundoc.EventRunProgress:
+		// Before the first cell (the server's first requests): what the
+		// run waits for, on a line of its own.
+		fmt.Fprintln(p.w, e.Message)
 	case rundoc.EventCellStarted:
 		p.line(e, "")
 	case rundoc.EventCellProgress:

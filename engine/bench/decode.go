@@ -30,9 +30,10 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 		}
 		prompts[i] = p
 	}
-	r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: run, Cell: cell, Index: index, Total: total,
-		Message: fmt.Sprintf("warming up %d prompt(s) of %s tokens", len(prompts), rundoc.ContextLabel(cell.Context))})
-	promptTokens, err := r.warmUp(ctx, run, prompts, cell.Context)
+	promptTokens, err := r.warmUp(ctx, run, prompts, cell.Context, func(w *stuckWait) {
+		r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: run, Cell: cell, Index: index, Total: total,
+			Message: fmt.Sprintf("warming up %d prompt(s) of %s tokens (%s)", len(prompts), rundoc.ContextLabel(cell.Context), w.givesUp())})
+	})
 	if err != nil {
 		cell.Status, cell.Reason = failure(err)
 		if cell.Status == rundoc.StatusFailed {
@@ -54,11 +55,14 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 // warmUp sends each prompt once with max_tokens 1 so the server's prefix
 // cache holds it when the window starts (METHOD.md: Warm-up).
 // It returns the prompt length the server reported for the first prompt.
-func (r *Runner) warmUp(ctx context.Context, run *rundoc.Run, prompts []string, promptLen int) (int, error) {
+// started is told the wait before the first request is sent, for the
+// progress line.
+func (r *Runner) warmUp(ctx context.Context, run *rundoc.Run, prompts []string, promptLen int, started func(*stuckWait)) (int, error) {
 	// The server prefills the N prompts one after another in the worst
 	// case, so the budget is for all of their tokens.
-	ctx, cancel, explain := r.untilFirstToken(ctx, run, promptLen, len(prompts)*max(promptLen, 1))
-	defer cancel()
+	w := r.untilFirstToken(ctx, run, promptLen, len(prompts)*max(promptLen, 1))
+	defer w.cancel()
+	started(w)
 	var wg sync.WaitGroup
 	errs := make([]error, len(prompts))
 	var promptTokens int
@@ -66,8 +70,8 @@ func (r *Runner) warmUp(ctx context.Context, run *rundoc.Run, prompts []string, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := r.Client.Stream(ctx, r.request(run.Server.Model, p, 1), nil)
-			errs[i] = explain(err)
+			res, err := r.Client.Stream(w.ctx, r.request(run.Server.Model, p, 1), nil)
+			errs[i] = w.explain(res, err)
 			if i == 0 {
 				promptTokens = res.PromptTokens
 			}

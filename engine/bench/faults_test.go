@@ -426,3 +426,153 @@ func TestTokenCountMismatch(t *testing.T) {
 		})
 	}
 }
+
+// stallingServer serves the simulator, except that completion requests for
+// which stall says so are held: sent nothing (stream false) or a token
+// every 20 ms for ever (stream true), until the client gives up. /tokenize
+// is missing when noTokenize. The returned counter says how many were held;
+// the server is closed (waiting for every handler) at the test's end.
+func stallingServer(t *testing.T, speed float64, noTokenize bool, stall func(maxTokens, promptLen int) (hold, stream bool)) (*client.Client, *atomic.Int32) {
+	t.Helper()
+	s, err := sim.New(tinyConfig(t, speed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held atomic.Int32
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if noTokenize && req.URL.Path == "/tokenize" {
+			http.NotFound(w, req)
+			return
+		}
+		if req.URL.Path == "/v1/completions" {
+			body, _ := io.ReadAll(req.Body)
+			var r struct {
+				Prompt    string `json:"prompt"`
+				MaxTokens int    `json:"max_tokens"`
+			}
+			if json.Unmarshal(body, &r) == nil {
+				if hold, stream := stall(r.MaxTokens, len(r.Prompt)); hold {
+					held.Add(1)
+					w.Header().Set("Content-Type", "text/event-stream")
+					for stream {
+						io.WriteString(w, `data: {"choices":[{"index":0,"text":" x","finish_reason":null}]}`+"\n\n")
+						w.(http.Flusher).Flush()
+						select {
+						case <-req.Context().Done():
+							return
+						case <-time.After(20 * time.Millisecond):
+						}
+					}
+					<-req.Context().Done()
+					return
+				}
+			}
+			req.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		s.Handler().ServeHTTP(w, req)
+	}))
+	c, err := client.New(hs.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.CloseIdle(); hs.Close(); s.Close() })
+	return c, &held
+}
+
+// messages records the progress lines of a run.
+type messages struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (m *messages) Observe(e rundoc.Event) {
+	if e.Message != "" {
+		m.mu.Lock()
+		m.lines = append(m.lines, e.Message)
+		m.mu.Unlock()
+	}
+}
+
+func (m *messages) String() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return strings.Join(m.lines, "\n")
+}
+
+// TestStuckAtEveryPhase: a server that accepts the run's first completion
+// requests and then says nothing fails the run within the stuck budget,
+// with a progress line saying what the run waits for and when it gives up,
+// instead of hanging (issue 12: over 25 minutes with no output). The first
+// request is the options probe; without /tokenize, the prompt-length
+// probes come next.
+func TestStuckAtEveryPhase(t *testing.T) {
+	cases := []struct {
+		name       string
+		noTokenize bool
+		stall      func(maxTokens, promptLen int) (bool, bool)
+		want       string
+	}{
+		{"options probe", false, func(int, int) (bool, bool) { return true, false }, "waiting for the server to answer a first 2-token request (given up as stuck after 1.5s)"},
+		{"prompt-length probe", true, func(m, _ int) (bool, bool) { return m == 1, false }, "measuring how the server counts prompt tokens, with short requests (each given up as stuck after 1.5s)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// 30 s of card time at speed 20: 1.5 s of real time.
+			c, held := stallingServer(t, 20, tc.noTokenize, tc.stall)
+			var log messages
+			plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 5, MaxOutput: 16}
+			r := &bench.Runner{Client: c, Plan: plan, FirstTokenTimeout: 30 * time.Second, Observer: &log}
+			// The test's own limit, so the code before the fix fails instead of hanging.
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			start := time.Now()
+			run, err := r.Run(ctx)
+			var stuck *bench.StuckError
+			if !errors.As(err, &stuck) || stuck.Streaming {
+				t.Fatalf("run error %v after %v, want the server stuck", err, time.Since(start))
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("the run gave up after %v; the budget was 1.5 s", took)
+			}
+			if run.Status != rundoc.RunFailed || !strings.Contains(run.Error, "sent no token within 30s") {
+				t.Errorf("run %s: %q", run.Status, run.Error)
+			}
+			if !strings.Contains(log.String(), tc.want) {
+				t.Errorf("progress lines:\n%s\nwant one saying %q", log.String(), tc.want)
+			}
+			if held.Load() == 0 {
+				t.Error("no request was held: the test tested nothing")
+			}
+		})
+	}
+}
+
+// TestStreamingForeverIsNotSilence: a server that answers a 1-token
+// prefill request with tokens that never end is given up within the same
+// budget, and the reason says it kept streaming, not that it "sent no
+// token" (issue 12).
+func TestStreamingForeverIsNotSilence(t *testing.T) {
+	c, held := stallingServer(t, 20, false, func(m, n int) (bool, bool) { return m == 1 && n > 2000, true })
+	var log messages
+	plan := rundoc.Plan{PrefillContexts: []int{1024}, DurationS: 5, MaxOutput: 16}
+	r := &bench.Runner{Client: c, Plan: plan, FirstTokenTimeout: 30 * time.Second, Observer: &log}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	run, err := r.Run(ctx)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if len(run.Cells) != 1 || run.Cells[0].Status != rundoc.StatusFailed {
+		t.Fatalf("cells %+v", run.Cells)
+	}
+	reason := run.Cells[0].Reason
+	if !strings.Contains(reason, "kept streaming without finishing") || strings.Contains(reason, "no token") {
+		t.Errorf("reason %q, want one saying the server kept streaming", reason)
+	}
+	if !strings.Contains(log.String(), "waiting for the first token of a 1K-token prompt (given up as stuck after 1.5s)") {
+		t.Errorf("progress lines:\n%s", log.String())
+	}
+	if held.Load() != 1 {
+		t.Errorf("%d requests held, want the prefill", held.Load())
+	}
+}

@@ -153,10 +153,10 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 	if srv.Engine == "simulated" {
 		run.Simulated = true
 	}
-	if err := r.probeOptions(ctx, srv); err != nil {
+	if err := r.probeOptions(ctx, run); err != nil {
 		return err
 	}
-	if err := r.calibrate(ctx, srv); err != nil {
+	if err := r.calibrate(ctx, run); err != nil {
 		return err
 	}
 
@@ -180,7 +180,7 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 		r.emit(rundoc.Event{Kind: rundoc.EventCellStarted, Run: run, Cell: &cell, Index: i, Total: len(specs), ETA: r.cellETA})
 		switch {
 		case s.phase == rundoc.PhasePrefill:
-			r.prefill(ctx, run, &cell)
+			r.prefill(ctx, run, &cell, i, len(specs))
 		default:
 			if n0, ok := overCapacityAt[s.context]; ok && s.n > n0 {
 				cell.Status = rundoc.StatusOverCapacity
@@ -236,19 +236,26 @@ func scaleDown(d time.Duration, speed float64) time.Duration {
 // calibrate sets up prompt building: /tokenize when the server has it
 // (exact), else probe requests with max_tokens 1 (ratio, then corrected
 // from usage.prompt_tokens as the run goes).
-func (r *Runner) calibrate(ctx context.Context, srv rundoc.Server) error {
+func (r *Runner) calibrate(ctx context.Context, run *rundoc.Run) error {
+	srv := run.Server
 	nonce := make([]byte, 4)
 	rand.Read(nonce)
 	var count Counter
 	if srv.HasTokenize {
+		// /tokenize is an info request: the client's own limit bounds it.
 		count = func(ctx context.Context, prompt string) (int, error) {
 			return r.Client.Tokenize(ctx, srv.Model, prompt)
 		}
 	} else {
+		// A probe request prefills the prompt, whose tokens are not known
+		// yet: its bytes bound them (no tokenizer makes more tokens than
+		// bytes of English text).
 		count = func(ctx context.Context, prompt string) (int, error) {
-			res, err := r.Client.Stream(ctx, r.request(srv.Model, prompt, 1), nil)
+			w := r.untilFirstToken(ctx, run, len(prompt), len(prompt))
+			defer w.cancel()
+			res, err := r.Client.Stream(w.ctx, r.request(srv.Model, prompt, 1), nil)
 			if err != nil {
-				return 0, err
+				return 0, w.explain(res, err)
 			}
 			if res.PromptTokens == 0 {
 				return 0, errors.New("the server reports no usage.prompt_tokens and has no /tokenize, so prompt lengths cannot be measured")
@@ -257,6 +264,12 @@ func (r *Runner) calibrate(ctx context.Context, srv rundoc.Server) error {
 		}
 	}
 	r.prompts = NewPrompts(hex.EncodeToString(nonce), count, srv.HasTokenize)
+	if !srv.HasTokenize {
+		w := r.untilFirstToken(ctx, run, 0, 0)
+		w.cancel()
+		r.emit(rundoc.Event{Kind: rundoc.EventRunProgress, Run: run,
+			Message: fmt.Sprintf("measuring how the server counts prompt tokens, with short requests (each %s)", w.givesUp())})
+	}
 	return r.prompts.Calibrate(ctx)
 }
 
@@ -265,15 +278,37 @@ func (r *Runner) calibrate(ctx context.Context, srv rundoc.Server) error {
 // error) is asked again without min_tokens and continuous_usage_stats,
 // which only vLLM-like servers know; ignore_eos stays, since without it
 // output length would depend on the model.
-func (r *Runner) probeOptions(ctx context.Context, srv rundoc.Server) error {
+//
+// It is the first completion request of a run, so it has the same stuck
+// budget as a prefill: a server that takes it and says nothing fails the
+// run with a *StuckError, with a progress line saying what is awaited.
+func (r *Runner) probeOptions(ctx context.Context, run *rundoc.Run) error {
+	srv := run.Server
 	req := client.CompletionRequest{Model: srv.Model, Prompt: "Hello", MaxTokens: 2, MinTokens: 2, IgnoreEOS: true}
-	_, err := r.Client.Stream(ctx, req, nil)
-	var he *client.HTTPError
+	send := func() error {
+		w := r.untilFirstToken(ctx, run, 0, 0)
+		defer w.cancel()
+		r.emit(rundoc.Event{Kind: rundoc.EventRunProgress, Run: run,
+			Message: fmt.Sprintf("waiting for the server to answer a first 2-token request (%s)", w.givesUp())})
+		res, err := r.Client.Stream(w.ctx, req, nil)
+		return w.explain(res, err)
+	}
+	err := send()
+	var (
+		he    *client.HTTPError
+		stuck *StuckError
+	)
+	if errors.As(err, &stuck) {
+		return err
+	}
 	if !errors.As(err, &he) || he.Status != 400 {
 		return nil // accepted, or a failure the cells will report
 	}
 	req.MinTokens, req.NoContinuousUsage = 0, true
-	if _, err2 := r.Client.Stream(ctx, req, nil); err2 != nil {
+	if err2 := send(); err2 != nil {
+		if errors.As(err2, &stuck) {
+			return err2
+		}
 		return fmt.Errorf("the server refuses RigBench's decode request: %w", err)
 	}
 	r.noMinTokens, r.noContinuousUsage = true, true
@@ -302,7 +337,7 @@ func (r *Runner) nextPrompt(ctx context.Context, tokens int) (string, error) {
 }
 
 // prefill runs one prefill cell (METHOD.md: Prefill cells).
-func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell) {
+func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, index, total int) {
 	if st := PredictPrefill(cell.Context, run.Server.MaxModelLen, run.Server.KVCapacityTokens); st != "" {
 		cell.Status, cell.Reason = st, predictReason(st, cell.Context, 1, 0, run.Server)
 		return
@@ -312,11 +347,13 @@ func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell
 		cell.Status, cell.Reason = rundoc.StatusFailed, err.Error()
 		return
 	}
-	fctx, cancel, explain := r.untilFirstToken(ctx, run, cell.Context, cell.Context)
-	res, err := r.Client.Stream(fctx, r.request(run.Server.Model, prompt, 1), nil)
-	cancel()
+	w := r.untilFirstToken(ctx, run, cell.Context, cell.Context)
+	r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: run, Cell: cell, Index: index, Total: total,
+		Message: fmt.Sprintf("waiting for the first token of a %s-token prompt (%s)", rundoc.ContextLabel(cell.Context), w.givesUp())})
+	res, err := r.Client.Stream(w.ctx, r.request(run.Server.Model, prompt, 1), nil)
+	w.cancel()
 	if err != nil {
-		cell.Status, cell.Reason = failure(explain(err))
+		cell.Status, cell.Reason = failure(w.explain(res, err))
 		return
 	}
 	first := res.FirstToken

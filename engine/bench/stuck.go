@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rigbench/rigbench/engine/rundoc"
 	"time"
+
+	"github.com/rigbench/rigbench/engine/client"
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // DefaultFirstTokenTimeout is the least time, in the served card's time, a
@@ -21,9 +23,12 @@ const DefaultFirstTokenTimeout = 10 * time.Minute
 // room for all of that.
 const stuckFactor = 5
 
-// StuckError is the failure of warm-up or prefill requests that got no token
-// within their budget: the server accepted them and then said nothing, so
-// without a limit the run would wait for ever.
+// StuckError is the failure of a request that did not finish within its
+// budget: the server accepted it and then said nothing (no token), or kept
+// streaming a response that should have ended after a token or two; without
+// a limit the run would wait for ever. Every completion request outside a
+// decode window (whose end bounds its requests) has this budget: the probe
+// of the server's options, prompt-length probes, prefill and warm-up.
 type StuckError struct {
 	// Waited is the budget that ran out, in the served card's time.
 	Waited time.Duration
@@ -32,12 +37,20 @@ type StuckError struct {
 	// Floor is true when the least wait (Runner.FirstTokenTimeout) set
 	// the budget, rather than stuckFactor × the predicted prefill time.
 	Floor bool
+	// Streaming is true when tokens did arrive but the response never
+	// ended: a server that ignores max_tokens or stalls mid-stream, not
+	// one that sent nothing.
+	Streaming bool
 }
 
 func (e *StuckError) Error() string {
 	why := fmt.Sprintf("%d× what the prefill rate predicts", stuckFactor)
 	if e.Floor {
 		why = "the least wait, far beyond what the prefill rate predicts"
+	}
+	if e.Streaming {
+		return fmt.Sprintf("the server kept streaming without finishing a response of at most 2 tokens within %s for %d prompt tokens (%s); it ignores max_tokens or stalled mid-stream",
+			e.Waited.Round(time.Second), e.Tokens, why)
 	}
 	return fmt.Sprintf("the server sent no token within %s for %d prompt tokens (%s); it may be stuck, swapping or out of memory",
 		e.Waited.Round(time.Second), e.Tokens, why)
@@ -56,20 +69,56 @@ func (r *Runner) firstTokenBudget(run *rundoc.Run, context, tokens int) (budget 
 	return scaled, false
 }
 
-// untilFirstToken returns a context for warm-up or prefill requests that
-// ends after the budget for tokens prompt tokens (real time: the budget ÷
-// the simulator's speed), and a function that turns an error those requests
-// returned because the budget ran out into the *StuckError that says so. A
-// cancel by the caller stays a cancel.
-func (r *Runner) untilFirstToken(ctx context.Context, run *rundoc.Run, promptLen, tokens int) (context.Context, context.CancelFunc, func(error) error) {
+// stuckWait bounds requests that must finish soon after their first token
+// (max_tokens of 1 or 2): ctx ends after the budget of firstTokenBudget.
+type stuckWait struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	parent context.Context
+	stuck  *StuckError
+	// real is the budget in real time: the card's time ÷ the simulator's
+	// speed.
+	real time.Duration
+}
+
+// untilFirstToken returns the wait for requests that prefill tokens prompt
+// tokens of promptLen each. Call cancel when they are done.
+func (r *Runner) untilFirstToken(ctx context.Context, run *rundoc.Run, promptLen, tokens int) *stuckWait {
 	budget, floor := r.firstTokenBudget(run, promptLen, tokens)
-	stuck := &StuckError{Waited: budget, Tokens: tokens, Floor: floor}
-	fctx, cancel := context.WithTimeoutCause(ctx, scaleDown(budget, run.Plan.Speed()), stuck)
-	explain := func(err error) error {
-		if err != nil && ctx.Err() == nil && errors.Is(context.Cause(fctx), stuck) {
-			return stuck
-		}
+	w := &stuckWait{parent: ctx, stuck: &StuckError{Waited: budget, Tokens: tokens, Floor: floor},
+		real: scaleDown(budget, run.Plan.Speed())}
+	w.ctx, w.cancel = context.WithTimeoutCause(ctx, w.real, w.stuck)
+	return w
+}
+
+// explain turns the error of a request that the budget cut short into the
+// *StuckError that says so: "sent no token" when none came, "kept
+// streaming" when some did. A cancel by the caller stays a cancel.
+func (w *stuckWait) explain(res client.StreamResult, err error) error {
+	if err == nil || w.parent.Err() != nil || !errors.Is(context.Cause(w.ctx), w.stuck) {
 		return err
 	}
-	return fctx, cancel, explain
+	if !res.FirstChunk.IsZero() || !res.FirstToken.IsZero() {
+		s := *w.stuck
+		s.Streaming = true
+		return &s
+	}
+	return w.stuck
+}
+
+// givesUp says, for a progress line, when the wait ends.
+func (w *stuckWait) givesUp() string {
+	return "given up as stuck after " + realDuration(w.real)
+}
+
+// realDuration prints a wait in real time: to the second from a minute
+// up, to a tenth below (a fast simulator's waits are seconds).
+func realDuration(d time.Duration) string {
+	switch {
+	case d >= time.Minute:
+		return d.Round(time.Second).String()
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Millisecond).String()
 }

@@ -20,6 +20,11 @@ const (
 	EventCellDone
 	// EventRunDone: Run holds the whole document with its final status.
 	EventRunDone
+	// EventRunProgress comes before EventRunStarted, while the runner sends
+	// the server its first requests (the options probe, prompt-length
+	// probes): Message says what the run waits for and when it gives up.
+	// It has no Cell.
+	EventRunProgress
 )
 
 // Event is one progress report of a run. Observers receive events in order
