@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"net/http"
 	"os"
 	"regexp"
@@ -46,6 +47,27 @@ func TestLaunchPrintDocker(t *testing.T) {
 		`vllm/vllm-openai:v0.10.1.1 --model Qwen/Qwen2.5-1.5B-Instruct --max-model-len 16k --limit-mm-per-prompt '{"image":0}'` + "\n"
 	if code != 0 || out.String() != want {
 		t.Errorf("exit %d\n got %s\nwant %s\nstderr %s", code, out.String(), want, errb.String())
+	}
+}
+
+// The run record of a --no-gpu launch says no GPU, not the --gpus
+// default "all" (issue 12 #11), for run --launch as for launch.
+func TestNoGPURecord(t *testing.T) {
+	t.Parallel()
+	e, _, _ := launchEnv(nil)
+	var l launchFlags
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	l.register(fs)
+	if err := fs.Parse([]string{"--launch", "--no-gpu", "--image", "rigbench-sim:test"}); err != nil {
+		t.Fatal(err)
+	}
+	launcher, err := l.launcher(e, "sim/tiny", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := launcher.Config.Record()
+	if rec.GPUs != "" || strings.Contains(rec.DockerCommand, "--gpus") {
+		t.Errorf("a --no-gpu run records GPUs %q and %q", rec.GPUs, rec.DockerCommand)
 	}
 }
 

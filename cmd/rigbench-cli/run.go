@@ -209,8 +209,8 @@ func (f *runFlags) checkTarget(set map[string]bool) (sim.Config, error) {
 	// The simulator can only run as fast as the card or faster (a slower
 	// one would stretch each window past --duration), and an infinite speed
 	// leaves no time to measure.
-	if f.simSpeed < 1 || math.IsNaN(f.simSpeed) || math.IsInf(f.simSpeed, 0) {
-		return cfg, fmt.Errorf("--sim-speed must be a number of 1 or more (1 is the card's own pace), not %g", f.simSpeed)
+	if f.simSpeed < 1 || f.simSpeed > rundoc.MaxSimSpeed || math.IsNaN(f.simSpeed) {
+		return cfg, fmt.Errorf("--sim-speed must be a number from 1 (the card's own pace) to %d, not %g", rundoc.MaxSimSpeed, f.simSpeed)
 	}
 	cfg.Speed = f.simSpeed
 	return cfg, nil
@@ -263,8 +263,8 @@ func (f *runFlags) plan(set map[string]bool) (rundoc.Plan, error) {
 			return p, fmt.Errorf("--prefill: %w", err)
 		}
 	}
-	if f.duration <= 0 {
-		return p, fmt.Errorf("--duration must be positive, e.g. 30s, not %s", f.duration)
+	if f.duration < rundoc.MinDuration || f.duration > rundoc.MaxDuration {
+		return p, fmt.Errorf("--duration must be from %s to 1h, e.g. 30s, not %s: a shorter window holds no whole request, a longer one holds the run for hours per cell", rundoc.MinDuration, f.duration)
 	}
 	if f.maxOutput < 1 {
 		return p, fmt.Errorf("--max-output must be at least 1 token, e.g. 8192, not %d", f.maxOutput)

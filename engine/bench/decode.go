@@ -87,7 +87,29 @@ func (r *Runner) warmUp(ctx context.Context, run *rundoc.Run, prompts []string, 
 			return 0, err // the most useful of several errors, said once
 		}
 	}
-	return promptTokens, errors.Join(errs...)
+	return promptTokens, joinDistinct(errs)
+}
+
+// joinDistinct joins errors whose messages differ, once each: N requests
+// that failed alike give one sentence, not N lines of the same one.
+func joinDistinct(errs []error) error {
+	var out []error
+	count := map[string]int{}
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if count[err.Error()]++; count[err.Error()] == 1 {
+			out = append(out, err)
+		}
+	}
+	if len(out) == 1 {
+		if n := count[out[0].Error()]; n > 1 {
+			return fmt.Errorf("all %d requests: %w", n, out[0])
+		}
+		return out[0]
+	}
+	return errors.Join(out...)
 }
 
 // window is one decode window in progress.

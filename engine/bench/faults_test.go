@@ -576,3 +576,33 @@ func TestStreamingForeverIsNotSilence(t *testing.T) {
 		t.Errorf("%d requests held, want the prefill", held.Load())
 	}
 }
+
+// TestAbsurdSimulatorSpeed: a server that says it is a simulator running
+// 10^9 times faster than the card is refused with that fact, not failed
+// with "no token within 10m0s" after a budget of 0.6 µs (issue 12 #11).
+func TestAbsurdSimulatorSpeed(t *testing.T) {
+	s, err := sim.New(tinyConfig(t, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/version" {
+			io.WriteString(w, `{"version":"0.11.0-sim","simulated":true,"speed":1e9}`)
+			return
+		}
+		s.Handler().ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	c, _ := client.New(hs.URL)
+	defer c.CloseIdle()
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 5, MaxOutput: 16}
+	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "the simulator runs 1e+09× the card's pace; RigBench measures one up to 1000×") ||
+		strings.Contains(err.Error(), "no token") {
+		t.Fatalf("err = %v", err)
+	}
+	if run.Status != rundoc.RunFailed || len(run.Cells) != 0 {
+		t.Errorf("run %s with %d cells", run.Status, len(run.Cells))
+	}
+}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"strings"
 	"testing"
@@ -28,5 +29,22 @@ func TestFirstTokenBudget(t *testing.T) {
 	}
 	if msg := (&StuckError{Waited: got, Tokens: 10, Floor: true}).Error(); !strings.Contains(msg, "within 1m0s") || !strings.Contains(msg, "least wait") {
 		t.Errorf("message %q", msg)
+	}
+}
+
+// N requests that failed alike are one sentence with their count, not the
+// same sentence on N lines (issue 12 #11); different failures are each
+// said once.
+func TestJoinDistinct(t *testing.T) {
+	t.Parallel()
+	a, b := errors.New("the server answered HTTP 500"), errors.New("the stream broke")
+	if got := joinDistinct([]error{a, nil, a, a}).Error(); got != "all 3 requests: the server answered HTTP 500" {
+		t.Errorf("alike: %q", got)
+	}
+	if got := joinDistinct([]error{a, b, a}).Error(); got != "the server answered HTTP 500\nthe stream broke" {
+		t.Errorf("different: %q", got)
+	}
+	if joinDistinct([]error{nil, nil}) != nil {
+		t.Error("no error must join to nil")
 	}
 }

@@ -99,12 +99,34 @@ func sortedUnique(xs []int) []int {
 	return out[:w]
 }
 
+// Bounds of a decode window, in the card's time. A window under a second
+// cannot hold a whole request even on the fastest card, so its cell would
+// read as "Over capacity" (no output) when nothing was over capacity; a
+// window of hours is a typo (1000h for 1000s), and one cell would hold the
+// run for days.
+const (
+	MinDuration = time.Second
+	MaxDuration = time.Hour
+)
+
+// MaxSimSpeed is the fastest simulator the runner measures. Above it the
+// card's time is so compressed that the client's own latency (a
+// millisecond of real time is a second of the card's at 1000×) would be
+// most of every figure, and the stuck budget of a request would be
+// shorter than a round trip.
+const MaxSimSpeed = 1000
+
 // Validate checks a resolved plan against the server's max_model_len (0 =
 // unknown) before anything is sent. Errors name the value and the fix.
 func (p Plan) Validate(maxModelLen int) error {
 	var errs []error
-	if p.DurationS <= 0 || math.IsNaN(p.DurationS) || math.IsInf(p.DurationS, 0) {
-		errs = append(errs, fmt.Errorf("the window length must be positive, not %gs", p.DurationS))
+	if d := p.Duration(); math.IsNaN(p.DurationS) || p.DurationS < MinDuration.Seconds() || p.DurationS > MaxDuration.Seconds() {
+		errs = append(errs, fmt.Errorf("the window length must be from %s to %s, not %s: a shorter window holds no whole request, a longer one holds the run for hours per cell",
+			MinDuration, "1h", d))
+	}
+	if p.SimSpeed > MaxSimSpeed || math.IsNaN(p.SimSpeed) {
+		errs = append(errs, fmt.Errorf("the simulator runs %g× the card's pace; RigBench measures one up to %d× (faster, the client's own latency would be most of every figure): start it with --speed %d or less",
+			p.SimSpeed, MaxSimSpeed, MaxSimSpeed))
 	}
 	if p.MaxOutput < 1 {
 		errs = append(errs, fmt.Errorf("max output must be at least 1 token, not %d", p.MaxOutput))
