@@ -269,8 +269,22 @@ func (f *runFlags) plan(set map[string]bool) (rundoc.Plan, error) {
 	if f.maxOutput < 1 {
 		return p, fmt.Errorf("--max-output must be at least 1 token, e.g. 8192, not %d", f.maxOutput)
 	}
-	if f.kvCapacity < 0 {
-		return p, errors.New("--kv-capacity must be a positive number of tokens")
+	if f.kvCapacity < 0 || f.kvCapacity > math.MaxInt32 {
+		return p, fmt.Errorf("--kv-capacity must be a positive number of tokens up to %d, not %d", math.MaxInt32, f.kvCapacity)
+	}
+	// The run's words are checked by the rule an import applies, so the
+	// saved run always imports again.
+	for _, l := range []struct {
+		flag string
+		err  error
+	}{
+		{"--name", rundoc.CheckLabels(f.name, nil, "")},
+		{"--tags", rundoc.CheckLabels("", splitList(f.tags), "")},
+		{"--notes", rundoc.CheckLabels("", nil, f.notes)},
+	} {
+		if l.err != nil {
+			return p, fmt.Errorf("%s: %v", l.flag, l.err)
+		}
 	}
 	p.DurationS = f.duration.Seconds()
 	p.MaxOutput = f.maxOutput

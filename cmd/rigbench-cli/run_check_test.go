@@ -37,6 +37,13 @@ func TestRunFlagErrorsBeforeStart(t *testing.T) {
 		{append(demo, "--duration", "1ns"), "--duration must be from 1s to 1h, e.g. 30s, not 1ns"},
 		{append(demo, "--duration", "1000h"), "--duration must be from 1s to 1h, e.g. 30s, not 1000h0m0s"},
 		{append(demo, "--sim-speed", "1e9"), "--sim-speed must be a number from 1 (the card's own pace) to 1000, not 1e+09"},
+		// Issue 12: what run saved, import refused.
+		{append(demo, "--name", strings.Repeat("n", 300)), "--name: name is 300 bytes long, at most 200 are allowed"},
+		{append(demo, "--tags", "a,b,a"), `--tags: tags[2] repeats the tag "a"`},
+		{append(demo, "--tags", strings.Repeat("t", 80)), "--tags: tags[0] is 80 bytes long, at most 64"},
+		{append(demo, "--tags", strings.Repeat("t,", 70)+"u"), "--tags: the run has 71 tags, at most 64"},
+		{append(demo, "--notes", strings.Repeat("x", 70<<10)), "--notes: notes is 71680 bytes long, at most 65536"},
+		{append(demo, "--kv-capacity", "9223372036854775807"), "--kv-capacity must be a positive number of tokens up to 2147483647"},
 		{append(demo, "--max-output", "0"), "--max-output must be at least 1"},
 		{append(demo, "--sim-speed", "0"), "--sim-speed must be a number from 1"},
 		{append(demo, "--sim-speed", "0.5"), "--sim-speed must be a number from 1"},

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -604,5 +605,70 @@ func TestAbsurdSimulatorSpeed(t *testing.T) {
 	}
 	if run.Status != rundoc.RunFailed || len(run.Cells) != 0 {
 		t.Errorf("run %s with %d cells", run.Status, len(run.Cells))
+	}
+}
+
+// TestHostileServerRunImportsAgain: everything a server says about itself
+// or its failures reaches the run cut to the limits an import applies, so
+// the run the runner produces — and the history saves — exports and
+// imports again (issue 12 #7: a 500-byte model id, max_model_len 2^62 and
+// a 40 KB error message made runs that import refused).
+func TestHostileServerRunImportsAgain(t *testing.T) {
+	longID := strings.Repeat("m", 500)
+	longErr := strings.Repeat("the server is on fire; ", 2000) // 46,000 bytes
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			fmt.Fprintf(w, `{"data":[{"id":%q,"max_model_len":%d}]}`, longID, int64(1)<<62)
+		case "/version":
+			fmt.Fprintf(w, `{"version":%q}`, strings.Repeat("v", 1000))
+		case "/tokenize":
+			var req struct {
+				Prompt string `json:"prompt"`
+			}
+			json.NewDecoder(r.Body).Decode(&req)
+			fmt.Fprintf(w, `{"count":%d}`, len(strings.Fields(req.Prompt))+1)
+		case "/v1/completions":
+			w.WriteHeader(http.StatusInternalServerError)
+			json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": longErr}})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer hs.Close()
+	c, _ := client.New(hs.URL)
+	defer c.CloseIdle()
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 2}, DurationS: 5, MaxOutput: 16}
+	var saved []*rundoc.Run // what an observer (the history) sees at each step
+	r := &bench.Runner{Client: c, Plan: plan, Doc: &rundoc.Run{Name: "hostile"}, Observer: rundoc.ObserverFunc(func(e rundoc.Event) {
+		if e.Kind == rundoc.EventCellDone || e.Kind == rundoc.EventRunStarted {
+			cp := *e.Run
+			cp.Cells = slices.Clone(e.Run.Cells)
+			saved = append(saved, &cp)
+		}
+	})}
+	run, err := r.Run(context.Background())
+	if err == nil || run.Status != rundoc.RunFailed || len(run.Cells) != 2 {
+		t.Fatalf("run %s with %d cells, err %v; want it failed after two failed cells", run.Status, len(run.Cells), err)
+	}
+	if !strings.Contains(run.Cells[0].Reason, "the server is on fire") || !strings.Contains(run.Cells[0].Reason, "cut by RigBench: ") {
+		t.Errorf("reason %.200q… does not keep the first words and say it was cut", run.Cells[0].Reason)
+	}
+	// Two warm-up requests that failed alike are one sentence, not the
+	// same one on two lines (issue 12 #11).
+	if r := run.Cells[1].Reason; strings.Count(r, "HTTP 500") != 1 || !strings.Contains(r, "warm-up failed: all 2 requests: the server answered HTTP 500") {
+		t.Errorf("reason of the 2-stream cell says HTTP 500 %d times: %.300q", strings.Count(r, "HTTP 500"), r)
+	}
+	if run.Server.MaxModelLen != 0 || len(run.Server.Model) > rundoc.MaxServerTextLen {
+		t.Errorf("server %d-byte model, max_model_len %d", len(run.Server.Model), run.Server.MaxModelLen)
+	}
+	for i, doc := range append(saved, run) {
+		var buf bytes.Buffer
+		if err := rundoc.WriteRun(&buf, doc); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rundoc.ReadRun(&buf); err != nil {
+			t.Errorf("document %d (%d cells) does not import again: %v", i, len(doc.Cells), err)
+		}
 	}
 }

@@ -117,6 +117,12 @@ func (r *Runner) defaults() {
 }
 
 func (r *Runner) emit(e rundoc.Event) {
+	// What observers save (the history writes the run at its start and each
+	// cell as it ends) is cut to the limits an import applies, so every
+	// saved run imports again: server text, error messages, absurd counts.
+	if e.Kind != rundoc.EventCellProgress && e.Kind != rundoc.EventRunProgress && e.Run != nil {
+		rundoc.Fit(e.Run)
+	}
 	if !r.start.IsZero() {
 		e.Elapsed = r.Now().Sub(r.start)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"math"
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/client"
@@ -35,6 +36,11 @@ func discover(ctx context.Context, c *client.Client, model string, kvFromLog, ov
 	}
 	var speed float64
 	s := rundoc.Server{Model: m.ID, MaxModelLen: m.MaxModelLen, KVCapacitySource: rundoc.KVSourceUnknown}
+	// A max_model_len no model has (negative, or 2^62) is not planned
+	// with: the plan would resolve "max" to it. It counts as not reported.
+	if s.MaxModelLen < 0 || s.MaxModelLen > rundoc.MaxContextTokens {
+		s.MaxModelLen = 0
+	}
 	if v, err := c.Version(ctx); err == nil {
 		s.Version = v.Version
 		if v.Simulated {
@@ -47,7 +53,7 @@ func discover(ctx context.Context, c *client.Client, model string, kvFromLog, ov
 	switch {
 	case err == nil:
 		s.HasMetrics = true
-		if met.Cache != nil && met.Cache.KVCapacityTokens > 0 {
+		if met.Cache != nil && met.Cache.KVCapacityTokens > 0 && met.Cache.KVCapacityTokens <= math.MaxInt32 {
 			s.KVCapacityTokens, s.KVCapacitySource = met.Cache.KVCapacityTokens, rundoc.KVSourceMetrics
 		}
 	case ctx.Err() != nil:

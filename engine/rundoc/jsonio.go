@@ -34,7 +34,9 @@ const (
 	// MaxServerTextLen bounds what the server names itself: model id,
 	// engine, version.
 	MaxServerTextLen = 2 * MaxNameLen
-	maxContext       = 1 << 24 // 16M tokens, far above any model
+	// MaxContextTokens bounds every context and max_model_len: 16M tokens,
+	// far above any model.
+	MaxContextTokens = 1 << 24
 	maxConc          = 1 << 16
 	maxFigure        = 1e15 // tok/s, ms, W, MHz, bytes as float
 )
@@ -204,21 +206,8 @@ func (v *validator) run(r *Run) {
 	if !r.FinishedAt.IsZero() && r.FinishedAt.Before(r.CreatedAt) {
 		v.fail("finished_at %s is before created_at %s", r.FinishedAt, r.CreatedAt)
 	}
-	v.text("name", r.Name, MaxNameLen)
-	v.text("notes", r.Notes, MaxNotesLen)
+	v.labels(r.Name, r.Tags, r.Notes)
 	v.text("error", r.Error, MaxTextLen)
-	if len(r.Tags) > MaxTags {
-		v.fail("the run has %d tags, at most %d are allowed", len(r.Tags), MaxTags)
-	}
-	for i, t := range r.Tags {
-		if strings.TrimSpace(t) == "" {
-			v.fail("tags[%d] is empty", i)
-		}
-		if slices.Contains(r.Tags[:i], t) {
-			v.fail("tags[%d] repeats the tag %q", i, t)
-		}
-		v.text(fmt.Sprintf("tags[%d]", i), t, MaxTagLen)
-	}
 	v.plan(&r.Plan)
 	v.server(&r.Server)
 	if r.Launch != nil {
@@ -251,6 +240,24 @@ func (v *validator) run(r *Run) {
 	}
 }
 
+// labels checks the user's words of a run (CheckLabels).
+func (v *validator) labels(name string, tags []string, notes string) {
+	v.text("name", name, MaxNameLen)
+	v.text("notes", notes, MaxNotesLen)
+	if len(tags) > MaxTags {
+		v.fail("the run has %d tags, at most %d are allowed", len(tags), MaxTags)
+	}
+	for i, t := range tags {
+		if strings.TrimSpace(t) == "" {
+			v.fail("tags[%d] is empty", i)
+		}
+		if slices.Contains(tags[:i], t) {
+			v.fail("tags[%d] repeats the tag %q", i, t)
+		}
+		v.text(fmt.Sprintf("tags[%d]", i), t, MaxTagLen)
+	}
+}
+
 // count refuses a list longer than max.
 func (v *validator) count(field string, n, max int) {
 	if n > max {
@@ -269,16 +276,16 @@ func (v *validator) plan(p *Plan) {
 	v.count("plan.prefill_contexts", len(p.PrefillContexts), MaxContexts)
 	v.count("plan.concurrency", len(p.Concurrency), MaxConcurrencies)
 	for i, c := range p.Contexts {
-		v.intRange(fmt.Sprintf("plan.contexts[%d]", i), c, 0, maxContext)
+		v.intRange(fmt.Sprintf("plan.contexts[%d]", i), c, 0, MaxContextTokens)
 	}
 	for i, c := range p.PrefillContexts {
-		v.intRange(fmt.Sprintf("plan.prefill_contexts[%d]", i), c, 0, maxContext)
+		v.intRange(fmt.Sprintf("plan.prefill_contexts[%d]", i), c, 0, MaxContextTokens)
 	}
 	for i, n := range p.Concurrency {
 		v.intRange(fmt.Sprintf("plan.concurrency[%d]", i), n, 1, maxConc)
 	}
 	v.num("plan.duration_s", p.DurationS)
-	v.intRange("plan.max_output", p.MaxOutput, 0, maxContext)
+	v.intRange("plan.max_output", p.MaxOutput, 0, MaxContextTokens)
 	v.intRange("plan.kv_capacity_override", p.KVCapacityOverride, 0, math.MaxInt32)
 	v.num("plan.sim_speed", p.SimSpeed)
 }
@@ -289,7 +296,7 @@ func (v *validator) server(s *Server) {
 	default:
 		v.fail("server.kv_capacity_source %q is not one of metrics, log, user, unknown", s.KVCapacitySource)
 	}
-	v.intRange("server.max_model_len", s.MaxModelLen, 0, maxContext)
+	v.intRange("server.max_model_len", s.MaxModelLen, 0, MaxContextTokens)
 	v.intRange("server.kv_capacity_tokens", s.KVCapacityTokens, 0, math.MaxInt32)
 	for _, f := range []struct{ name, s string }{{"server.model", s.Model}, {"server.engine", s.Engine}, {"server.version", s.Version}} {
 		v.text(f.name, f.s, MaxServerTextLen)
@@ -348,7 +355,7 @@ func (v *validator) cell(i int, c *Cell) {
 	default:
 		v.fail("%s: status %q is not one of Valid, Requests queued, Over capacity, Exceeds model length, Failed, Cancelled", where, c.Status)
 	}
-	v.intRange(where+": context", c.Context, 0, maxContext)
+	v.intRange(where+": context", c.Context, 0, MaxContextTokens)
 	v.intRange(where+": concurrency", c.Concurrency, 1, maxConc)
 	for _, n := range []struct {
 		name string
