@@ -132,10 +132,13 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	defer cancel(nil)
 	prog := newProgress(e.stderr)
 	check := &planCheck{cancel: cancel, asked: plan, note: e.stderr}
-	check.next = append(check.next, prog)
+	// The history sees each event before the progress line does: a cell
+	// the user reads as finished is already saved, so a kill -9 right
+	// after the line cannot lose it.
 	if saver != nil {
 		check.next = append(check.next, saver)
 	}
+	check.next = append(check.next, prog)
 	opts.Observers = append(opts.Observers, check)
 
 	run, runErr := session.Run(runCtx, opts)

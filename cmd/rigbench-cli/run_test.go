@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -138,5 +141,63 @@ func TestRunSavesToHistory(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "runs", "--db", db)
 	if code != 0 || !strings.Contains(stdout, "saved-demo") {
 		t.Fatalf("runs: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// cellsWhenPrinted counts, each time a finished-cell line reaches stderr,
+// the cells the history already holds.
+type cellsWhenPrinted struct {
+	mu     sync.Mutex
+	b      strings.Builder
+	db     string
+	short  []string // lines printed before their cell was saved
+	seen   int
+	failed error
+}
+
+func (c *cellsWhenPrinted) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.b.Write(p)
+	for _, line := range strings.Split(string(p), "\n") {
+		if !strings.HasPrefix(line, "[") || !strings.Contains(line, "Valid") {
+			continue
+		}
+		c.seen++
+		raw, err := sql.Open("sqlite", "file:"+c.db+"?mode=ro&_pragma=busy_timeout(5000)")
+		if err != nil {
+			c.failed = err
+			continue
+		}
+		var n int
+		if err := raw.QueryRow("SELECT count(*) FROM cells").Scan(&n); err != nil {
+			c.failed = err
+		}
+		raw.Close()
+		if n < c.seen {
+			c.short = append(c.short, fmt.Sprintf("%q with %d cells saved", line, n))
+		}
+	}
+	return len(p), nil
+}
+
+// A cell the progress line reports finished is already in the history, so
+// a kill -9 right after the line cannot lose it (the progress observer used
+// to run before the history's).
+func TestFinishedCellIsSavedBeforeItIsPrinted(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history.db")
+	w := &cellsWhenPrinted{db: db}
+	e := &env{stdout: &strings.Builder{}, stderr: w, stdin: strings.NewReader(""), getenv: func(string) string { return "" }}
+	code := execute(context.Background(), e, []string{"run", "--demo", "--sim-profile", "tiny", "--sim-speed", "20",
+		"--contexts", "0", "--concurrency", "1,2", "--prefill", "none", "--duration", "2s", "--max-output", "64",
+		"--db", db, "--no-telemetry"})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if code != 0 || w.seen != 2 || w.failed != nil {
+		t.Fatalf("exit %d, %d finished lines, %v:\n%s", code, w.seen, w.failed, w.b.String())
+	}
+	for _, s := range w.short {
+		t.Errorf("printed before saved: %s", s)
 	}
 }
