@@ -26,13 +26,9 @@ func (s *saveFlags) recorder(ctx context.Context, e *env) (rec *store.Recorder, 
 	if s.noSave {
 		return nil, func() error { return nil }, nil
 	}
-	path, err := store.ResolvePath(s.db, e.getenv)
+	db, err := s.open(ctx, e)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w (or pass --no-save)", err)
-	}
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w (pass --no-save to run without the history)", err)
+		return nil, nil, err
 	}
 	rec = db.Recorder()
 	return rec, func() error {
@@ -43,4 +39,17 @@ func (s *saveFlags) recorder(ctx context.Context, e *env) (rec *store.Recorder, 
 		}
 		return nil
 	}, nil
+}
+
+// open opens the history the flags name, with errors that offer --no-save.
+func (s *saveFlags) open(ctx context.Context, e *env) (*store.DB, error) {
+	path, err := store.ResolvePath(s.db, e.getenv)
+	if err != nil {
+		return nil, fmt.Errorf("%w (or pass --no-save)", err)
+	}
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("%w (pass --no-save to run without the history)", err)
+	}
+	return db, nil
 }

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/tune"
+	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/internal/safefile"
+	"github.com/rigbench/rigbench/store"
+)
+
+func init() {
+	register(&command{
+		name: "tune",
+		usage: "tune (--demo [--sim-speed S] | --launch --model ID [--image …] [--gpus …]) --vary FLAG=V1,V2 [--vary …] " +
+			"[--grid|--one-at-a-time] --contexts 16K,64K --concurrency 1,8 --objective NAME[@CTXxN] [--constraint ttft_p90<=2s] " +
+			"[--duration 30s] [--json FILE] [--no-save] [--resume ID] [-- base vLLM flags…]",
+		summary: "Sweep vLLM launch flags, measure each variant, and say which flags make the card fastest.",
+		run:     runTune,
+	})
+}
+
+// listFlag collects a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// tuneFlags are the flags of `tune`.
+type tuneFlags struct {
+	runFlags
+	vary, constraints listFlag
+	grid, oneAtATime  bool
+	objective, resume string
+}
+
+func runTune(ctx context.Context, e *env, args []string) error {
+	var f tuneFlags
+	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.StringVar(&f.endpoint, "endpoint", "", "(not available: Tune relaunches the server, which it cannot do for an endpoint it did not start)")
+	fs.StringVar(&f.model, "model", "", "with --launch: the Hugging Face id to serve")
+	fs.StringVar(&f.contexts, "contexts", "", "decode contexts of the workload, e.g. 0,16K")
+	fs.StringVar(&f.concurrency, "concurrency", "", "concurrency levels of the workload, e.g. 1,8")
+	fs.DurationVar(&f.duration, "duration", rundoc.DefaultDuration, "length of each decode window")
+	fs.IntVar(&f.maxOutput, "max-output", 1024, "max_tokens of every decode request")
+	fs.StringVar(&f.jsonPath, "json", "", "write the sweep document (rigbench.tune/v1, docs/tune.md) to this file")
+	fs.BoolVar(&f.demo, "demo", false, "sweep RigBench's simulated vLLM server (no GPU needed); it takes the same vLLM flags")
+	fs.StringVar(&f.simProfile, "sim-profile", "", "simulator profile with --demo: ")
+	fs.Float64Var(&f.simSpeed, "sim-speed", 1, "with --demo, run the simulator this many times faster than the card it imitates")
+	fs.BoolVar(&f.noTelemetry, "no-telemetry", false, "do not sample GPU power and clocks")
+	fs.Var(&f.vary, "vary", "a flag and the values to try, FLAG=V1,V2 (repeatable; dashes optional: kv-cache-dtype=auto,fp8)")
+	fs.BoolVar(&f.grid, "grid", false, "run every combination of the values (the default)")
+	fs.BoolVar(&f.oneAtATime, "one-at-a-time", false, "change one flag at a time from the base flags")
+	fs.StringVar(&f.objective, "objective", "total-tok-s", "what fastest means: "+strings.Join(tune.ObjectiveNames, ", "))
+	fs.Var(&f.constraints, "constraint", "a limit every scored cell must meet, e.g. ttft_p90<=2s (repeatable)")
+	fs.StringVar(&f.resume, "resume", "", "continue sweep ID with the same flags: variants already in the history are not measured again")
+	f.launch.register(fs)
+	f.saveFlags.register(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return exitError{code: 2}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if f.endpoint != "" {
+		return usagef("Tune is unavailable for an existing endpoint: it relaunches the server for each variant, and RigBench cannot relaunch a server it did not start; use --launch (or --demo)")
+	}
+	r, err := f.runner(e, set, fs.Args())
+	if err != nil {
+		return err
+	}
+	if f.jsonPath != "" {
+		if err := checkWritable(f.jsonPath); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	if f.resume != "" && f.noSave {
+		return usagef("--resume finds the finished variants in the history: drop --no-save")
+	}
+
+	var db *store.DB
+	var recs []*store.Recorder
+	if !f.noSave {
+		if db, err = f.saveFlags.open(ctx, e); err != nil {
+			return err
+		}
+		defer db.Close()
+		r.Observers = func(tune.Variant) []rundoc.Observer {
+			rec := db.Recorder()
+			recs = append(recs, rec)
+			return []rundoc.Observer{rec}
+		}
+		if f.resume != "" {
+			r.History = db.RunsTagged
+		}
+	}
+	r.Log = func(line string) { fmt.Fprintln(e.stderr, "  "+line) }
+	if f.demo {
+		r.Log = func(string) {} // the simulator's one start-up line per variant says nothing new
+	}
+	var last string
+	r.Progress = func(p tune.Progress) {
+		var msg string
+		switch p.Stage {
+		case "launching":
+			msg = fmt.Sprintf("variant %d of %d: %s: starting (sweep ETA %s)", p.Variant, p.Variants, p.Label, fmtDur(p.ETA))
+		case "measuring":
+			msg = fmt.Sprintf("variant %d of %d: %s: cell %s (%d of %d), sweep ETA %s", p.Variant, p.Variants, p.Label, p.Cell, p.CellIndex, p.Cells, fmtDur(p.ETA))
+		case "skipped":
+			msg = fmt.Sprintf("variant %d of %d: %s: already measured (run %s), skipped", p.Variant, p.Variants, p.Label, shortID(p.Result.RunID))
+		case "failed":
+			msg = fmt.Sprintf("variant %d of %d: %s: %s: %s", p.Variant, p.Variants, p.Label, p.Result.Status, strings.TrimSuffix(p.Result.Error, "."))
+			if p.Result.Fix != "" {
+				msg += " (" + p.Result.Fix + ")"
+			}
+		case "done":
+			msg = fmt.Sprintf("variant %d of %d: %s: measured in %s (server ready after %.1f s)", p.Variant, p.Variants, p.Label, fmtDur(time.Duration(p.Result.WallS*float64(time.Second))), p.Result.LoadS)
+		}
+		if p.Stage == "measuring" && strings.HasPrefix(last, msg[:strings.Index(msg, "sweep ETA")]) {
+			return // one line per cell, not per second
+		}
+		last = msg
+		fmt.Fprintln(e.stderr, msg)
+	}
+	n := len(r.Spec.Variants())
+	fmt.Fprintf(e.stderr, "sweep %s: %d variants, about %s (resume with --resume %s)\n", r.Spec.ID, n, fmtDur(r.EstimateSweep()), r.Spec.ID)
+
+	res, runErr := r.Run(ctx)
+	if res == nil {
+		return runErr
+	}
+	doc := res.Document()
+	doc.Text(e.stdout)
+	var errs []error
+	for _, rec := range recs {
+		if err := rec.Err(); err != nil {
+			errs = append(errs, fmt.Errorf("the history could not save a variant's run completely: %w", err))
+			break
+		}
+	}
+	if f.jsonPath != "" {
+		if err := safefile.Write(f.jsonPath, doc.Write); err != nil {
+			errs = append(errs, err)
+		} else {
+			fmt.Fprintf(e.stderr, "wrote %s\n", f.jsonPath)
+		}
+	}
+	if db != nil {
+		fmt.Fprintf(e.stderr, "runs saved in the history with the tag %s (rigbench-cli history --tag %s)\n", tune.Tag(r.Spec.ID), tune.Tag(r.Spec.ID))
+	}
+	if errors.Is(runErr, context.Canceled) {
+		fmt.Fprintf(e.stderr, "cancelled: finished variants are kept; finish the sweep with the same command and --resume %s\n", r.Spec.ID)
+		return exitError{code: 130, err: errors.Join(errs...)}
+	}
+	return errors.Join(append(errs, runErr)...)
+}
+
+// runner builds the sweep from the flags; every mistake the flags alone
+// show is a usage error before anything starts.
+func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tune.Runner, error) {
+	if !set["contexts"] || !set["concurrency"] {
+		return nil, usagef("give the workload: --contexts (e.g. 16K) and --concurrency (e.g. 1,8); each variant measures every cell")
+	}
+	if f.grid && f.oneAtATime {
+		return nil, usagef("choose --grid or --one-at-a-time, not both")
+	}
+	plan, err := f.plan(set)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	plan.PrefillContexts = nil
+	plan.TrimContexts = false
+	spec := tune.Spec{ID: f.resume, Mode: tune.Grid, Plan: plan}
+	if spec.ID == "" {
+		spec.ID = tune.NewID()
+	}
+	if f.oneAtATime {
+		spec.Mode = tune.OneAtATime
+	}
+	for _, v := range f.vary {
+		d, err := tune.ParseDimension(v)
+		if err != nil {
+			return nil, usagef("--vary %v", err)
+		}
+		spec.Dimensions = append(spec.Dimensions, d)
+	}
+	if spec.Objective, err = tune.ParseObjective(f.objective, plan); err != nil {
+		return nil, usagef("--objective: %v", err)
+	}
+	for _, c := range f.constraints {
+		k, err := tune.ParseConstraint(c)
+		if err != nil {
+			return nil, usagef("--constraint: %v", err)
+		}
+		spec.Constraints = append(spec.Constraints, k)
+	}
+	r := &tune.Runner{Spec: spec, NoTelemetry: f.noTelemetry}
+	switch {
+	case f.demo && f.launch.enabled, !f.demo && !f.launch.enabled:
+		return nil, usagef("choose one target: --demo or --launch")
+	case f.demo:
+		simCfg, err := f.checkTarget(set)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		base, err := vllm.ParseArgs(vllmArgs)
+		if err != nil {
+			return nil, usagef("the vLLM flags after -- are not valid: %v", err)
+		}
+		if f.model != "" {
+			return nil, usagef("--model applies to --launch; the demo serves the simulator's model")
+		}
+		spec.Base = base
+		r.Target = tune.Demo{Sim: simCfg}
+	default:
+		if set["sim-speed"] || set["sim-profile"] {
+			return nil, usagef("--sim-speed and --sim-profile apply only to --demo")
+		}
+		if f.model == "" {
+			return nil, usagef("--launch needs --model with the Hugging Face id to serve")
+		}
+		o := launchOptions{model: f.model, image: f.launch.image, gpus: f.launch.gpus, hfCache: f.launch.hfCache, noGPU: f.launch.noGPU}
+		base, err := o.config(e, vllmArgs)
+		if err != nil {
+			return nil, err
+		}
+		spec.Base = base
+		r.Target = tune.Docker{SimSpeed: simImageSpeed(base),
+			Launcher: func(cfg vllm.LaunchConfig) session.Launcher { return o.launcher(e, cfg) }}
+	}
+	r.Spec = spec
+	if err := spec.Validate(); err != nil {
+		return nil, usagef("%v", err)
+	}
+	return r, nil
+}
+
+// simImageSpeed is the --speed of RigBench's simulator image among the base
+// flags (1 for vLLM), so estimates shorten as its windows do.
+func simImageSpeed(c vllm.LaunchConfig) float64 {
+	for i, a := range c.Extra {
+		if a == "--speed" && i+1 < len(c.Extra) {
+			var s float64
+			if _, err := fmt.Sscan(c.Extra[i+1], &s); err == nil && s > 1 {
+				return s
+			}
+		}
+	}
+	return 1
+}

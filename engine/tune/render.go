@@ -1,0 +1,239 @@
+package tune
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
+)
+
+// Table is the sweep as rows of text: a header and one row per variant
+// (index, flags, status, KV capacity, each decode cell's total tok/s or
+// status, the score). The CLI, Markdown, HTML and the app's table all read
+// it, so they show the same figures.
+func (d *Doc) Table() (header []string, rows [][]string) {
+	type key struct{ c, n int }
+	var cells []key
+	seen := map[key]bool{}
+	for _, c := range d.Plan.Contexts {
+		for _, n := range d.Plan.Concurrency {
+			k := key{c, n}
+			if !seen[k] {
+				seen[k] = true
+				cells = append(cells, k)
+			}
+		}
+	}
+	header = []string{"#", "flags", "status", "KV cache"}
+	for _, k := range cells {
+		header = append(header, CellLabel(k.c, k.n))
+	}
+	header = append(header, "score")
+	for i, v := range d.Variants {
+		mark := strconv.Itoa(i + 1)
+		if d.Best != nil && *d.Best == i {
+			mark += " ★"
+		}
+		kv := "—"
+		if v.KVCapacityTokens > 0 {
+			kv = strconv.Itoa((v.KVCapacityTokens+512)/1024) + "K tok"
+		}
+		row := []string{mark, v.Label, string(v.Status), kv}
+		for _, k := range cells {
+			row = append(row, cellText(v.Cells, k.c, k.n))
+		}
+		score := "—"
+		if v.Score != nil {
+			score = d.objective().FormatScore(Score{Value: *v.Score, OK: true})
+		}
+		rows = append(rows, append(row, score))
+	}
+	return header, rows
+}
+
+// objective reads back the document's objective (its plan names the cells).
+func (d *Doc) objective() Objective {
+	o, _ := ParseObjective(d.Objective, d.Plan)
+	return o
+}
+
+// cellText is a decode cell's total tok/s, starred when requests queued,
+// or its status.
+func cellText(cells []DocCell, context, concurrency int) string {
+	for _, c := range cells {
+		if c.Context != context || c.Concurrency != concurrency {
+			continue
+		}
+		switch c.Status {
+		case rundoc.StatusValid:
+			return strconv.FormatFloat(c.TotalTokS, 'f', 1, 64)
+		case rundoc.StatusQueued:
+			return strconv.FormatFloat(c.TotalTokS, 'f', 1, 64) + "*"
+		}
+		return strings.ToLower(string(c.Status))
+	}
+	return "·"
+}
+
+// Text writes the table aligned in columns and the verdict, for a terminal.
+func (d *Doc) Text(w io.Writer) error {
+	header, rows := d.Table()
+	width := make([]int, len(header))
+	for _, r := range append([][]string{header}, rows...) {
+		for i, c := range r {
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	line := func(r []string) {
+		var b strings.Builder
+		for i, c := range r {
+			b.WriteString(c)
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", width[i]-len([]rune(c))+2))
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	fmt.Fprintf(w, "\nSweep %s · objective %s · cells: total tok/s (* requests queued)\n", d.SweepID, d.objective().Describe())
+	line(header)
+	for _, r := range rows {
+		line(r)
+	}
+	for i, v := range d.Variants {
+		if v.Error != "" {
+			msg := v.Error
+			if v.Fix != "" {
+				msg += ": " + v.Fix
+			}
+			fmt.Fprintf(w, "%d: %s\n", i+1, msg)
+		}
+	}
+	_, err := fmt.Fprintf(w, "\nVerdict: %s\n", d.Verdict)
+	return err
+}
+
+// Markdown writes the sweep as a Markdown section ready to paste.
+func (d *Doc) Markdown(w io.Writer) error {
+	header, rows := d.Table()
+	esc := func(s string) string {
+		return strings.NewReplacer("|", `\|`, "\n", " ", "*", `\*`, "_", `\_`).Replace(s)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Tune sweep %s\n\n", esc(d.SweepID))
+	fmt.Fprintf(&b, "**Verdict:** %s\n\n", strings.ReplaceAll(d.Verdict, "|", `\|`))
+	fmt.Fprintf(&b, "Objective: %s. Base: `%s %s`. Mode: %s.\n\n", esc(d.objective().Describe()), d.Base.Model, strings.Join(d.Base.Flags, " "), d.Mode)
+	b.WriteString("|")
+	for _, h := range header {
+		b.WriteString(" " + esc(h) + " |")
+	}
+	b.WriteString("\n|")
+	for range header {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, r := range rows {
+		b.WriteString("|")
+		for _, c := range r {
+			b.WriteString(" " + esc(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nCells: total tok/s of the decode cell (context×concurrency); \\* requests queued.\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// HTML writes a self-contained HTML page of the sweep: verdict, table and
+// a bar chart of the objective per variant with the base marked.
+func (d *Doc) HTML(w io.Writer) error {
+	header, rows := d.Table()
+	e := html.EscapeString
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>RigBench Tune sweep " + e(d.SweepID) + "</title>\n")
+	b.WriteString("<style>body{font-family:sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:4px 8px;text-align:right}td:nth-child(2),th:nth-child(2){text-align:left;font-family:monospace}.best{background:#e6f4e6}</style></head><body>\n")
+	b.WriteString("<h1>Tune sweep " + e(d.SweepID) + "</h1>\n<p><strong>Verdict:</strong> " + e(d.Verdict) + "</p>\n")
+	b.WriteString("<p>Objective: " + e(d.objective().Describe()) + ". Base: <code>" + e(d.Base.Model+" "+strings.Join(d.Base.Flags, " ")) + "</code>. Mode: " + e(string(d.Mode)) + ".</p>\n")
+	b.WriteString(d.SVG(720, 40+28*len(d.Variants)))
+	b.WriteString("\n<table><tr>")
+	for _, h := range header {
+		b.WriteString("<th>" + e(h) + "</th>")
+	}
+	b.WriteString("</tr>\n")
+	for i, r := range rows {
+		cls := ""
+		if d.Best != nil && *d.Best == i {
+			cls = ` class="best"`
+		}
+		b.WriteString("<tr" + cls + ">")
+		for _, c := range r {
+			b.WriteString("<td>" + e(c) + "</td>")
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</table>\n<p>Cells: total tok/s of the decode cell (context×concurrency); * requests queued.</p>\n</body></html>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Bars is the objective per variant for a chart: label, value (0 when the
+// variant has none), whether it has one, and which bar is the base.
+func (d *Doc) Bars() (labels []string, values []float64, ok []bool) {
+	for _, v := range d.Variants {
+		labels = append(labels, v.Label)
+		if v.Score != nil {
+			values, ok = append(values, *v.Score), append(ok, true)
+		} else {
+			values, ok = append(values, 0), append(ok, false)
+		}
+	}
+	return labels, values, ok
+}
+
+// SVG draws the objective per variant as horizontal bars; the base (the
+// first variant) is outlined and labelled "base", the best is green.
+func (d *Doc) SVG(width, height int) string {
+	labels, values, ok := d.Bars()
+	o := d.objective()
+	top := 0.0
+	for _, v := range values {
+		top = max(top, v)
+	}
+	const left, right, row = 300, 110, 28
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`, width, height)
+	fmt.Fprintf(&b, `<text x="0" y="14">%s per variant</text>`, html.EscapeString(o.Describe()))
+	for i, l := range labels {
+		y := 24 + i*row
+		name := l
+		if i == 0 {
+			name = "base: " + l
+		}
+		if len([]rune(name)) > 44 {
+			name = string([]rune(name)[:43]) + "…"
+		}
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`, left-6, y+16, html.EscapeString(name))
+		if !ok[i] {
+			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#888">no figure</text>`, left+4, y+16)
+			continue
+		}
+		wpx := 0.0
+		if top > 0 {
+			wpx = values[i] / top * float64(width-left-right)
+		}
+		fill := "#7a9cc6"
+		if d.Best != nil && *d.Best == i {
+			fill = "#4caf50"
+		}
+		stroke := ""
+		if i == 0 {
+			stroke = ` stroke="#000" stroke-width="2"`
+		}
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="20" fill="%s"%s/>`, left, y+2, wpx, fill, stroke)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d">%s</text>`, float64(left)+wpx+4, y+16, html.EscapeString(o.FormatScore(Score{Value: values[i], OK: true})))
+	}
+	b.WriteString("</svg>")
+	return b.String()
+}

@@ -1,0 +1,292 @@
+package tune
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/vllm"
+)
+
+// Mode says how dimensions combine into variants.
+type Mode string
+
+// Sweep modes.
+const (
+	// Grid runs every combination of the dimensions' values.
+	Grid Mode = "grid"
+	// OneAtATime changes one flag at a time from the base launch.
+	OneAtATime Mode = "one-at-a-time"
+)
+
+// Dimension is one flag a sweep varies and the values it tries.
+type Dimension struct {
+	// Flag is the catalog's long name ("--kv-cache-dtype").
+	Flag string `json:"flag"`
+	// Values as the command line takes them; booleans are "true"/"false".
+	Values []string `json:"values"`
+}
+
+// Spec is everything a sweep needs to run and to be resumed.
+type Spec struct {
+	// ID names the sweep; every run it saves carries the tag Tag(ID).
+	ID string `json:"sweep_id"`
+	// Base is the user's launch: model, image and vLLM flags. Variants
+	// change only the dimensions' flags.
+	Base       vllm.LaunchConfig `json:"base"`
+	Dimensions []Dimension       `json:"dimensions"`
+	Mode       Mode              `json:"mode"`
+	// Plan is the workload every variant measures (a few cells).
+	Plan        rundoc.Plan  `json:"plan"`
+	Objective   Objective    `json:"objective"`
+	Constraints []Constraint `json:"constraints,omitempty"`
+}
+
+// Tag is the history tag of the runs of sweep id.
+func Tag(id string) string { return "sweep:" + id }
+
+// NewID returns a fresh sweep id: 8 hex digits, short enough to type after
+// --resume.
+func NewID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// ParseDimension reads "FLAG=V1,V2[,…]" (FLAG with or without its leading
+// dashes, e.g. "kv-cache-dtype=auto,fp8"). Booleans take on/off, true/false
+// or yes/no. Each value is checked against the flag catalog.
+func ParseDimension(s string) (Dimension, error) {
+	name, vals, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return Dimension{}, fmt.Errorf("%q: write FLAG=V1,V2, e.g. kv-cache-dtype=auto,fp8", s)
+	}
+	var values []string
+	for _, v := range strings.Split(vals, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			values = append(values, v)
+		}
+	}
+	return NewDimension(name, values)
+}
+
+// NewDimension checks a flag and its values against the catalog and returns
+// the dimension with the flag's long name and booleans as "true"/"false".
+func NewDimension(name string, values []string) (Dimension, error) {
+	if !strings.HasPrefix(name, "-") {
+		name = "--" + name
+	}
+	f, _, known := vllm.Lookup(name)
+	if !known || !vllm.Tunable(name) {
+		return Dimension{}, fmt.Errorf("%s cannot be varied: a sweep varies the catalog's numeric, choice and on/off flags (e.g. --kv-cache-dtype, --max-num-seqs, --enable-prefix-caching)", name)
+	}
+	if len(values) == 0 {
+		return Dimension{}, fmt.Errorf("%s needs values to try, e.g. %s=%s", f.Name, strings.TrimPrefix(f.Name, "--"), strings.Join(vllm.Suggestions(f.Name), ","))
+	}
+	d := Dimension{Flag: f.Name}
+	seen := map[string]bool{}
+	for _, v := range values {
+		if f.Type == vllm.KindBool {
+			b, ok := parseOnOff(v)
+			if !ok {
+				return Dimension{}, fmt.Errorf("%s takes on or off, not %q", f.Name, v)
+			}
+			v = strconv.FormatBool(b)
+		} else {
+			probe := vllm.LaunchConfig{Model: "m", Flags: []vllm.FlagValue{{Name: f.Name, Value: v}}}
+			if errs := vllm.Errors(probe.Validate()); len(errs) > 0 {
+				return Dimension{}, fmt.Errorf("%s %s: %v", f.Name, v, errs[0])
+			}
+		}
+		if seen[v] {
+			continue
+		}
+		seen[v] = true
+		d.Values = append(d.Values, v)
+	}
+	return d, nil
+}
+
+func parseOnOff(v string) (bool, bool) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on", "true", "yes", "1":
+		return true, true
+	case "off", "false", "no", "0":
+		return false, true
+	}
+	return false, false
+}
+
+// Variant is one launch configuration of a sweep.
+type Variant struct {
+	// Index is the variant's place in the sweep, 0 for the first.
+	Index int
+	// Changes are the flags set differently from the base, in dimension
+	// order; empty for the base itself.
+	Changes []vllm.FlagValue
+	// Config is the base launch with the changes applied.
+	Config vllm.LaunchConfig
+}
+
+// IsBase reports whether the variant is the user's own flags.
+func (v Variant) IsBase() bool { return len(v.Changes) == 0 }
+
+// Label names the variant by the flags it changes, as a command line
+// ("--kv-cache-dtype fp8 --max-num-seqs 32"), or "your flags" for the base.
+func (v Variant) Label() string {
+	if v.IsBase() {
+		return BaseLabel
+	}
+	return FlagsLabel(v.Changes)
+}
+
+// BaseLabel is the label of the base variant.
+const BaseLabel = "your flags"
+
+// FlagsLabel renders flag changes as a command line; a boolean reads as its
+// bare name or its negation.
+func FlagsLabel(fvs []vllm.FlagValue) string {
+	return vllm.JoinArgs(FlagArgs(fvs))
+}
+
+// FlagArgs renders flag changes as command-line arguments: a true boolean
+// is its bare name, a false one its negation ("--no-enable-prefix-caching").
+func FlagArgs(fvs []vllm.FlagValue) []string {
+	var out []string
+	for _, fv := range fvs {
+		f, _, ok := vllm.Lookup(fv.Name)
+		if ok && f.Type == vllm.KindBool {
+			switch b, _ := parseOnOff(fv.Value); {
+			case b:
+				out = append(out, f.Name)
+			case f.Negation != "":
+				out = append(out, f.Negation)
+			default:
+				out = append(out, f.Name+"=false")
+			}
+			continue
+		}
+		out = append(out, fv.Name, fv.Value)
+	}
+	return out
+}
+
+// Validate checks the spec before anything starts, with errors worded for
+// the user.
+func (s Spec) Validate() error {
+	if len(s.Dimensions) == 0 {
+		return errors.New("nothing to vary: give at least one flag and its values (--vary FLAG=V1,V2)")
+	}
+	seen := map[string]bool{}
+	for _, d := range s.Dimensions {
+		if seen[d.Flag] {
+			return fmt.Errorf("%s is varied twice: give its values in one list", d.Flag)
+		}
+		seen[d.Flag] = true
+		if len(d.Values) == 0 {
+			return fmt.Errorf("%s has no values to try", d.Flag)
+		}
+	}
+	switch s.Mode {
+	case Grid, OneAtATime:
+	default:
+		return fmt.Errorf("unknown sweep mode %q (grid or one-at-a-time)", s.Mode)
+	}
+	if len(s.Plan.Contexts) == 0 || len(s.Plan.Concurrency) == 0 {
+		return errors.New("the workload has no cells: give contexts and concurrency levels")
+	}
+	return s.Objective.check(s.Plan)
+}
+
+// Variants lists the sweep's launches, the base first. Grid is every
+// combination of the values (the base is the combination equal to the
+// user's flags, or added in front when none is); one-at-a-time is the base
+// plus, for each dimension, each value that differs from the base's.
+// Variants that end up with the same flags are listed once.
+func (s Spec) Variants() []Variant {
+	base := Variant{Config: s.Base}
+	out := []Variant{base}
+	seen := map[string]bool{"": true}
+	add := func(changes []vllm.FlagValue) {
+		var eff []vllm.FlagValue
+		cfg := s.Base
+		for _, ch := range changes {
+			if cur, ok := s.Base.Get(ch.Name); ok && sameValue(ch.Name, cur, ch.Value) {
+				continue
+			}
+			if _, ok := s.Base.Get(ch.Name); !ok && isDefault(ch.Name, ch.Value) {
+				continue
+			}
+			eff = append(eff, ch)
+			cfg.Set(ch.Name, ch.Value)
+		}
+		key := FlagsLabel(eff)
+		if len(eff) == 0 || seen[key] {
+			return
+		}
+		seen[key] = true
+		out = append(out, Variant{Index: len(out), Changes: eff, Config: cfg})
+	}
+	switch s.Mode {
+	case OneAtATime:
+		for _, d := range s.Dimensions {
+			for _, v := range d.Values {
+				add([]vllm.FlagValue{{Name: d.Flag, Value: v}})
+			}
+		}
+	default:
+		idx := make([]int, len(s.Dimensions))
+		for {
+			ch := make([]vllm.FlagValue, len(s.Dimensions))
+			for i, d := range s.Dimensions {
+				ch[i] = vllm.FlagValue{Name: d.Flag, Value: d.Values[idx[i]]}
+			}
+			add(ch)
+			i := len(idx) - 1
+			for ; i >= 0; i-- {
+				if idx[i]++; idx[i] < len(s.Dimensions[i].Values) {
+					break
+				}
+				idx[i] = 0
+			}
+			if i < 0 {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// sameValue compares two values of a flag as the server reads them
+// ("0.90" = "0.9", "true" = "on").
+func sameValue(name, a, b string) bool {
+	if a == b {
+		return true
+	}
+	if f, _, ok := vllm.Lookup(name); ok && f.Type == vllm.KindBool {
+		x, ok1 := parseOnOff(a)
+		y, ok2 := parseOnOff(b)
+		return ok1 && ok2 && x == y
+	}
+	x, err1 := strconv.ParseFloat(a, 64)
+	y, err2 := strconv.ParseFloat(b, 64)
+	return err1 == nil && err2 == nil && x == y
+}
+
+// isDefault reports whether value is vLLM's documented default of a flag
+// the base leaves unset, so the variant would launch the base again.
+func isDefault(name, value string) bool {
+	f, _, ok := vllm.Lookup(name)
+	if !ok {
+		return false
+	}
+	if f.Type == vllm.KindBool {
+		return false // the catalog does not record booleans' defaults
+	}
+	return f.Default != "" && sameValue(name, f.Default, value)
+}

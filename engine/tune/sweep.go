@@ -1,0 +1,343 @@
+package tune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/hardware/probe"
+)
+
+// History returns the runs of the history that carry a tag; a sweep finds
+// its finished variants by Tag(id) to resume. The CLI and the app pass the
+// history store's RunsTagged.
+type History func(ctx context.Context, tag string) ([]*rundoc.Run, error)
+
+// Status is what became of a variant.
+type Status string
+
+// Variant statuses.
+const (
+	// Measured: the variant ran its workload to the end.
+	Measured Status = "measured"
+	// FailedToStart: the server refused the flags or ran out of memory;
+	// Error and Fix say why and what to change.
+	FailedToStart Status = "failed to start"
+	// Failed: the server started but the run failed.
+	Failed Status = "failed"
+	// Cancelled: the sweep was stopped during this variant.
+	Cancelled Status = "cancelled"
+	// NotRun: the sweep was stopped before this variant.
+	NotRun Status = "not run"
+)
+
+// VariantResult is one variant's outcome.
+type VariantResult struct {
+	Variant Variant
+	Status  Status
+	// RunID is the run's UUID in the history ("" when none was saved).
+	RunID string
+	// Run is the run document (nil for a variant that did not start).
+	Run   *rundoc.Run
+	Score Score
+	// Error is the start-up failure sentence or the run's error; Fix is
+	// what to change, when known.
+	Error, Fix string
+	// Resumed is true when the result was found in the history rather
+	// than measured by this call.
+	Resumed bool
+	// LoadS is the time from launch until the server was ready (not in
+	// any figure); MeasureS the run's time from then until its last cell
+	// ended; WallS the variant's whole wall time. WallS − LoadS − MeasureS
+	// is what the sweep itself adds (stopping the server, bookkeeping).
+	LoadS, MeasureS, WallS float64
+}
+
+// Progress is one report of a sweep's progress.
+type Progress struct {
+	// Variant is k of Variants (1-based); Label names its flags.
+	Variant, Variants int
+	Label             string
+	// Stage: "launching", "measuring", "done", "skipped" (found finished
+	// in the history), "failed".
+	Stage string
+	// Cell is the cell being measured ("16K×8"), CellIndex of Cells.
+	Cell             string
+	CellIndex, Cells int
+	// Elapsed since the sweep started, ETA until it ends.
+	Elapsed, ETA time.Duration
+	// Result is set at "done", "skipped" and "failed".
+	Result *VariantResult
+}
+
+// Runner runs a sweep.
+type Runner struct {
+	Spec   Spec
+	Target Target
+	// Hardware is the snapshot every variant records (nil: detected once).
+	Hardware    *hardware.Snapshot
+	NoTelemetry bool
+	// Observers returns extra observers of a variant's run, such as the
+	// history's recorder (nil: none).
+	Observers func(v Variant) []rundoc.Observer
+	// History finds finished variants to skip (nil: start from scratch).
+	History History
+	// Progress receives reports on the sweep's goroutine (nil: none).
+	Progress func(Progress)
+	// Log receives server log lines.
+	Log func(string)
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// RunName is the history name of a variant's run; resuming reads the
+// label back from it.
+func RunName(id string, v Variant) string { return "tune " + id + " · " + v.Label() }
+
+// Run runs every variant not found finished in the history, in order, and
+// returns the result with its verdict. A variant that fails does not stop
+// the sweep; cancelling ctx stops it and keeps the finished variants (the
+// result lists the rest as cancelled or not run, and err is ctx's).
+func (r *Runner) Run(ctx context.Context) (*Result, error) {
+	if err := r.Spec.Validate(); err != nil {
+		return nil, err
+	}
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
+	logf := r.Log
+	if logf == nil {
+		logf = func(string) {}
+	}
+	report := r.Progress
+	if report == nil {
+		report = func(Progress) {}
+	}
+	if r.Hardware == nil {
+		hctx, cancel := context.WithTimeout(ctx, session.DetectTimeout)
+		snap := probe.Detect(hctx)
+		cancel()
+		r.Hardware = &snap
+	}
+	variants := r.Spec.Variants()
+	done, err := r.finished(ctx, variants)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Spec: r.Spec, Best: -1}
+	start := now()
+	var measuredWall time.Duration
+	measured := 0
+	estimates := make([]time.Duration, len(variants))
+	for i, v := range variants {
+		estimates[i] = r.estimate(v.Config)
+	}
+	// left is the time the variants after i will take: their estimates,
+	// scaled by how the measured ones compared with theirs.
+	var estimatedDone time.Duration
+	left := func(i int) time.Duration {
+		var t time.Duration
+		for _, e := range estimates[i+1:] {
+			t += e
+		}
+		if measured > 0 && estimatedDone > 0 {
+			t = time.Duration(float64(t) * float64(measuredWall) / float64(estimatedDone))
+		}
+		return t
+	}
+	for i, v := range variants {
+		base := Progress{Variant: i + 1, Variants: len(variants), Label: v.Label()}
+		if run, ok := done[v.Label()]; ok {
+			vr := VariantResult{Variant: v, Status: Measured, RunID: run.UUID, Run: run, Resumed: true}
+			res.Variants = append(res.Variants, vr)
+			p := base
+			p.Stage, p.Elapsed, p.ETA, p.Result = "skipped", now().Sub(start), left(i), &vr
+			report(p)
+			continue
+		}
+		if ctx.Err() != nil {
+			res.Variants = append(res.Variants, VariantResult{Variant: v, Status: NotRun})
+			continue
+		}
+		p := base
+		p.Stage, p.Elapsed, p.ETA = "launching", now().Sub(start), left(i)+estimates[i]
+		report(p)
+		t0 := now()
+		vr := r.runVariant(ctx, v, func(e rundoc.Event) {
+			if e.Kind != rundoc.EventCellStarted && e.Kind != rundoc.EventCellProgress {
+				return
+			}
+			p := base
+			p.Stage, p.Elapsed = "measuring", now().Sub(start)
+			p.Cell = CellLabel(e.Cell.Context, e.Cell.Concurrency)
+			if e.Cell.Phase == rundoc.PhasePrefill {
+				p.Cell = "prefill " + rundoc.ContextLabel(e.Cell.Context)
+			}
+			p.CellIndex, p.Cells = e.Index+1, e.Total
+			p.ETA = e.ETA + left(i)
+			report(p)
+		}, logf, now)
+		vr.WallS = now().Sub(t0).Seconds()
+		if vr.Status == Measured {
+			measured++
+			measuredWall += now().Sub(t0)
+			estimatedDone += estimates[i]
+		}
+		res.Variants = append(res.Variants, vr)
+		p = base
+		p.Stage, p.Elapsed, p.ETA, p.Result = "done", now().Sub(start), left(i), &vr
+		if vr.Status != Measured {
+			p.Stage = "failed"
+		}
+		report(p)
+	}
+	for i := range res.Variants {
+		if res.Variants[i].Status == Measured {
+			res.Variants[i].Score = r.Spec.Objective.Score(res.Variants[i].Run, r.Spec.Constraints)
+		}
+	}
+	res.judge()
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+// runVariant launches and measures one variant through engine/session.
+func (r *Runner) runVariant(ctx context.Context, v Variant, progress func(rundoc.Event), logf func(string), now func() time.Time) VariantResult {
+	vr := VariantResult{Variant: v}
+	opts, err := r.Target.Session(v.Config)
+	if err != nil {
+		vr.Status = FailedToStart
+		vr.Error, vr.Fix = Explain(err)
+		return vr
+	}
+	t0 := now()
+	started := false
+	opts.Plan = r.Spec.Plan
+	opts.Hardware = r.Hardware
+	opts.NoTelemetry = r.NoTelemetry
+	opts.Name = RunName(r.Spec.ID, v)
+	opts.Tags = []string{Tag(r.Spec.ID)}
+	opts.Notes = "Tune sweep " + r.Spec.ID + ", objective " + r.Spec.Objective.String() + "."
+	opts.Log = logf
+	watch := rundoc.ObserverFunc(func(e rundoc.Event) {
+		if e.Kind == rundoc.EventRunStarted && !started {
+			started = true
+			vr.LoadS = now().Sub(t0).Seconds()
+		}
+		if e.Kind == rundoc.EventRunDone && started {
+			vr.MeasureS = now().Sub(t0).Seconds() - vr.LoadS
+		}
+		progress(e)
+	})
+	opts.Observers = []rundoc.Observer{watch}
+	if r.Observers != nil {
+		opts.Observers = append(opts.Observers, r.Observers(v)...)
+	}
+	run, err := session.Run(ctx, opts)
+	vr.Run = run
+	if run != nil && started {
+		vr.RunID = run.UUID
+	}
+	switch {
+	case err == nil && run != nil && run.Status == rundoc.RunComplete:
+		vr.Status = Measured
+	case ctx.Err() != nil:
+		vr.Status = Cancelled
+	case !started:
+		vr.Status = FailedToStart
+		vr.Run = nil
+		vr.Error, vr.Fix = Explain(err)
+	default:
+		vr.Status = Failed
+		if err == nil {
+			err = fmt.Errorf("the run ended %s", run.Status)
+		}
+		vr.Error, vr.Fix = Explain(err)
+	}
+	return vr
+}
+
+// finished returns the sweep's complete runs in the history by variant
+// label (the newest when a variant was measured twice).
+func (r *Runner) finished(ctx context.Context, variants []Variant) (map[string]*rundoc.Run, error) {
+	out := map[string]*rundoc.Run{}
+	if r.History == nil {
+		return out, nil
+	}
+	runs, err := r.History(ctx, Tag(r.Spec.ID))
+	if err != nil {
+		return nil, fmt.Errorf("reading sweep %s from the history: %w", r.Spec.ID, err)
+	}
+	want := map[string]bool{}
+	for _, v := range variants {
+		want[v.Label()] = true
+	}
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].CreatedAt.Before(runs[j].CreatedAt) })
+	prefix := "tune " + r.Spec.ID + " · "
+	for _, run := range runs {
+		label, ok := strings.CutPrefix(run.Name, prefix)
+		if ok && want[label] && run.Status == rundoc.RunComplete {
+			out[label] = run
+		}
+	}
+	return out, nil
+}
+
+// Estimate is the expected wall time of one variant: its launch plus the
+// workload at the target's speed (bench.Estimate before any figure is
+// known), with the cells the server cannot hold left out when the target
+// can tell its facts before launching (the demo).
+func (r *Runner) Estimate() time.Duration { return r.estimate(r.Spec.Base) }
+
+func (r *Runner) estimate(cfg vllm.LaunchConfig) time.Duration {
+	mml, kv := 0, 0
+	if f, ok := r.Target.(interface {
+		Facts(vllm.LaunchConfig) (int, int, bool)
+	}); ok {
+		mml, kv, _ = f.Facts(cfg)
+	}
+	plan := r.Spec.Plan.Resolve(mml)
+	work := bench.Estimate(plan, mml, kv, nil)
+	return r.Target.StartupGuess() + time.Duration(float64(work)/r.Target.Speed())
+}
+
+// EstimateSweep is the expected wall time of the whole sweep, before it
+// starts: the sum of its variants' estimates.
+func (r *Runner) EstimateSweep() time.Duration {
+	var t time.Duration
+	for _, v := range r.Spec.Variants() {
+		t += r.estimate(v.Config)
+	}
+	return t
+}
+
+// Explain turns a start-up or run error into the sentence a user reads and
+// the fix, using vLLM's recognised start-up failures (engine/vllm) when the
+// error is one, or names one in its text (the simulator's own messages are
+// vLLM's).
+func Explain(err error) (sentence, fix string) {
+	if err == nil {
+		return "", ""
+	}
+	var se *vllm.StartupError
+	if errors.As(err, &se) {
+		return se.Explanation, se.Fix
+	}
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if _, se := vllm.Recognize(line); se != nil {
+			return se.Explanation, se.Fix
+		}
+	}
+	return err.Error(), ""
+}

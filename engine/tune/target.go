@@ -1,0 +1,130 @@
+package tune
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/sim"
+	"github.com/rigbench/rigbench/engine/vllm"
+)
+
+// Target starts the variants of a sweep: it turns a launch configuration
+// into the options of an engine/session run, which owns the one launch
+// sequence (start, wait until ready, measure, stop).
+type Target interface {
+	// Session returns the options that start cfg. An error is the variant's
+	// start-up failure (the simulator refuses its flags as vLLM would).
+	Session(cfg vllm.LaunchConfig) (session.Options, error)
+	// Speed is the factor by which windows are shorter than the plan's
+	// (the simulator's speed; 1 for a real server).
+	Speed() float64
+	// StartupGuess is the expected launch time before one was measured.
+	StartupGuess() time.Duration
+}
+
+// Demo runs each variant on RigBench's simulated vLLM server in process,
+// as the app's Demo target does, with the variant's vLLM flags parsed by
+// the simulator (engine/sim.ParseArgs): fp8 KV, max-num-seqs and the rest
+// take effect as on a card.
+type Demo struct {
+	// Sim holds the simulator settings that are not vLLM flags: the
+	// profile (the card imitated, unless the flags name one with
+	// --profile) and the speed factor.
+	Sim sim.Config
+}
+
+var _ Target = Demo{}
+
+// Session parses the variant's command line into the simulator's
+// configuration.
+func (d Demo) Session(cfg vllm.LaunchConfig) (session.Options, error) {
+	args := cfg.ServeArgs()
+	c, err := sim.ParseArgs(args)
+	if err != nil {
+		return session.Options{}, err
+	}
+	if d.Sim.Profile.Name != "" && !hasFlag(args, "--profile") {
+		c.Profile = d.Sim.Profile
+	}
+	c.Speed = d.Speed()
+	// The simulator validates its sizing when session starts it, as vLLM
+	// does at start-up, so that failure surfaces from session.Run.
+	return session.Options{Kind: session.Demo, Sim: c}, nil
+}
+
+// Facts starts the simulator's sizing for cfg without serving, to predict
+// which cells fit (for the estimate): max_model_len and KV capacity.
+func (d Demo) Facts(cfg vllm.LaunchConfig) (maxModelLen, kvCapacity int, ok bool) {
+	o, err := d.Session(cfg)
+	if err != nil {
+		return 0, 0, false
+	}
+	s, err := sim.New(o.Sim)
+	if err != nil {
+		return 0, 0, false
+	}
+	defer s.Close()
+	return s.MaxModelLen(), s.KVCapacityTokens(), true
+}
+
+// Speed is the simulator's speed factor.
+func (d Demo) Speed() float64 { return max(1, d.Sim.Speed) }
+
+// StartupGuess: the simulator starts at once.
+func (d Demo) StartupGuess() time.Duration { return 100 * time.Millisecond }
+
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// Docker launches each variant as a container through engine/session's
+// DockerLauncher (the Hugging Face cache folder of the base launch is
+// mounted every time, so weights download once).
+type Docker struct {
+	// Launcher returns the session launcher of a variant's configuration
+	// (the CLI's and the app's own DockerLauncher with their observers);
+	// nil: a plain session.DockerLauncher with Options and Pull.
+	Launcher func(cfg vllm.LaunchConfig) session.Launcher
+	// Options for engine/docker (tests turn the GPU request off).
+	Options []docker.Option
+	// Pull receives image pull progress (nil: none).
+	Pull func(docker.PullProgress)
+	// SimSpeed is the --speed of a simulator image, which shortens its
+	// windows; 0 or 1 for vLLM.
+	SimSpeed float64
+	// Startup is the expected launch time (0: a minute, a model load).
+	Startup time.Duration
+}
+
+var _ Target = Docker{}
+
+// Session returns a launch session for cfg.
+func (d Docker) Session(cfg vllm.LaunchConfig) (session.Options, error) {
+	if cfg.Model == "" {
+		return session.Options{}, errors.New("a launch sweep needs the model to serve")
+	}
+	if d.Launcher != nil {
+		return session.Options{Kind: session.Launch, Launcher: d.Launcher(cfg)}, nil
+	}
+	return session.Options{Kind: session.Launch,
+		Launcher: &session.DockerLauncher{Config: cfg, Options: d.Options, Pull: d.Pull}}, nil
+}
+
+// Speed is the simulator image's speed factor, 1 for vLLM.
+func (d Docker) Speed() float64 { return max(1, d.SimSpeed) }
+
+// StartupGuess is the expected launch time.
+func (d Docker) StartupGuess() time.Duration {
+	if d.Startup > 0 {
+		return d.Startup
+	}
+	return time.Minute
+}
