@@ -200,7 +200,7 @@ func (o Objective) Score(run *rundoc.Run, cons []Constraint) Score {
 	}
 	usable := func(c *rundoc.Cell) (bool, string) {
 		if c.Status != rundoc.StatusValid {
-			return false, string(c.Status)
+			return false, lowerFirst(string(c.Status))
 		}
 		for _, k := range cons {
 			if !k.Holds(c) {

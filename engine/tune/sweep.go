@@ -133,7 +133,7 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Spec: r.Spec, Best: -1}
+	res := &Result{Spec: r.Spec}
 	start := now()
 	var measuredWall time.Duration
 	measured := 0
@@ -200,12 +200,7 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		}
 		report(p)
 	}
-	for i := range res.Variants {
-		if res.Variants[i].Status == Measured {
-			res.Variants[i].Score = r.Spec.Objective.Score(res.Variants[i].Run, r.Spec.Constraints)
-		}
-	}
-	res.judge()
+	res = Judge(r.Spec, res.Variants)
 	if ctx.Err() != nil {
 		return res, ctx.Err()
 	}

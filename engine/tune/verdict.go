@@ -41,6 +41,22 @@ func (o Objective) Tie(a, b float64) bool {
 	return math.Abs(a-b) <= Tolerance*math.Max(math.Abs(a), math.Abs(b))
 }
 
+// Judge scores the measured variants on the spec's objective and
+// constraints, picks the best and words the verdict. The first variant is
+// the base.
+func Judge(spec Spec, variants []VariantResult) *Result {
+	r := &Result{Spec: spec, Variants: variants}
+	for i := range r.Variants {
+		if r.Variants[i].Status == Measured {
+			r.Variants[i].Score = spec.Objective.Score(r.Variants[i].Run, spec.Constraints)
+		} else {
+			r.Variants[i].Score = Score{Why: string(r.Variants[i].Status)}
+		}
+	}
+	r.judge()
+	return r
+}
+
 // judge picks the best variant and words the verdict. The base wins ties:
 // a change that is not measurably better is not worth making.
 func (r *Result) judge() {

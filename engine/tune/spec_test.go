@@ -1,0 +1,213 @@
+package tune_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/tune"
+	"github.com/rigbench/rigbench/engine/vllm"
+)
+
+func TestParseDimension(t *testing.T) {
+	for _, s := range []string{"kv-cache-dtype=auto,fp8", "--kv-cache-dtype=auto,fp8", " kv-cache-dtype = auto , fp8 ,fp8"} {
+		d, err := tune.ParseDimension(s)
+		if err != nil || d.Flag != "--kv-cache-dtype" || strings.Join(d.Values, ",") != "auto,fp8" {
+			t.Errorf("%q: %+v %v", s, d, err)
+		}
+	}
+	d, err := tune.ParseDimension("enable-prefix-caching=on,off")
+	if err != nil || strings.Join(d.Values, ",") != "true,false" {
+		t.Errorf("booleans: %+v %v", d, err)
+	}
+	d, err = tune.ParseDimension("-tp=1,2") // the alias of --tensor-parallel-size
+	if err != nil || d.Flag != "--tensor-parallel-size" {
+		t.Errorf("alias: %+v %v", d, err)
+	}
+	for _, bad := range []string{"kv-cache-dtype", "kv-cache-dtype=", "kv-cache-dtype=int3", "max-num-seqs=0,x",
+		"api-key=a,b", "port=1,2", "model=a,b", "enable-prefix-caching=maybe", "no-such-flag=1", "=1,2",
+		"served-model-name=a,b"} {
+		if _, err := tune.ParseDimension(bad); err == nil {
+			t.Errorf("%q was accepted", bad)
+		}
+	}
+}
+
+func TestVariants(t *testing.T) {
+	base := vllm.LaunchConfig{Model: "m"}
+	base.Set("--max-num-seqs", "64")
+	kv, _ := tune.ParseDimension("kv-cache-dtype=auto,fp8")
+	seqs, _ := tune.ParseDimension("max-num-seqs=16,64")
+	spec := tune.Spec{Base: base, Dimensions: []tune.Dimension{kv, seqs}, Mode: tune.Grid}
+	var labels []string
+	for i, v := range spec.Variants() {
+		if v.Index != i {
+			t.Errorf("variant %d has index %d", i, v.Index)
+		}
+		labels = append(labels, v.Label())
+	}
+	// auto is vLLM's default and 64 the base's own value: the grid's
+	// (auto, 64) is the base, listed once, first.
+	want := "your flags|--max-num-seqs 16|--kv-cache-dtype fp8 --max-num-seqs 16|--kv-cache-dtype fp8"
+	if got := strings.Join(labels, "|"); got != want {
+		t.Errorf("grid = %s, want %s", got, want)
+	}
+	v := spec.Variants()[2]
+	if s, _ := v.Config.Get("--max-num-seqs"); s != "16" {
+		t.Errorf("variant config %+v", v.Config.Flags)
+	}
+	if s, _ := spec.Base.Get("--max-num-seqs"); s != "64" {
+		t.Error("building variants changed the base")
+	}
+	spec.Mode = tune.OneAtATime
+	labels = nil
+	for _, v := range spec.Variants() {
+		labels = append(labels, v.Label())
+	}
+	if got := strings.Join(labels, "|"); got != "your flags|--kv-cache-dtype fp8|--max-num-seqs 16" {
+		t.Errorf("one-at-a-time = %s", got)
+	}
+	pc, _ := tune.ParseDimension("enable-prefix-caching=off")
+	spec.Dimensions = []tune.Dimension{pc}
+	if vs := spec.Variants(); len(vs) != 2 || vs[1].Label() != "--no-enable-prefix-caching" {
+		t.Errorf("boolean variant %v", vs)
+	}
+}
+
+func TestParseObjective(t *testing.T) {
+	plan := rundoc.Plan{Contexts: []int{0, 16384}, Concurrency: []int{1, 8}}
+	for in, want := range map[string]string{
+		"total-tok-s@16Kx8":       "total-tok-s@16Kx8",
+		"total_tok_s@16K×8":       "total-tok-s@16Kx8",
+		"per-request-tok-s@0x1":   "per-request-tok-s@0x1",
+		"ttft-p90":                "ttft-p90@16Kx8",
+		"longest-context@20":      "longest-context@20",
+		"most-streams@16K:2s":     "most-streams@16K:2s",
+		"most-streams@16K:1500ms": "most-streams@16K:1.5s",
+		"j-per-token":             "j-per-token",
+	} {
+		o, err := tune.ParseObjective(in, plan)
+		if err != nil || o.String() != want {
+			t.Errorf("%q → %q %v, want %q", in, o.String(), err, want)
+			continue
+		}
+		if back, err := tune.ParseObjective(o.String(), plan); err != nil || back != o {
+			t.Errorf("%q does not read back: %+v %v", o.String(), back, err)
+		}
+	}
+	for _, bad := range []string{"", "fastest", "total-tok-s@32Kx8", "total-tok-s@16K", "longest-context", "most-streams@16K",
+		"most-streams@64K:2s", "j-per-token@1", "longest-context@-3"} {
+		if _, err := tune.ParseObjective(bad, plan); err == nil {
+			t.Errorf("%q was accepted", bad)
+		}
+	}
+}
+
+func TestParseConstraint(t *testing.T) {
+	k, err := tune.ParseConstraint("ttft_p90<=2s")
+	if err != nil || k.Figure != "ttft_p90" || k.Op != "<=" || k.Value != 2000 || k.String() != "ttft_p90<=2s" {
+		t.Errorf("%+v %v", k, err)
+	}
+	k, err = tune.ParseConstraint("per-request-tok-s>=20")
+	if err != nil || !k.Holds(&rundoc.Cell{PerRequestTokS: 20}) || k.Holds(&rundoc.Cell{PerRequestTokS: 19.9}) {
+		t.Errorf("%+v %v", k, err)
+	}
+	for _, bad := range []string{"ttft_p90", "speed>=3", "ttft<=soon", "tbt<=-1ms", "total_tok_s>=NaN"} {
+		if _, err := tune.ParseConstraint(bad); err == nil {
+			t.Errorf("%q was accepted", bad)
+		}
+	}
+}
+
+func TestSuggestions(t *testing.T) {
+	if s := vllm.Suggestions("kv-cache-dtype"); len(s) != 0 {
+		t.Errorf("a name without dashes is not a spelling: %v", s)
+	}
+	for name, want := range map[string]string{
+		"--kv-cache-dtype": "auto,fp8", "--max-num-seqs": "16,32,64,128", "--enable-prefix-caching": "true,false",
+		"-tp": "1,2", "--scheduling-policy": "fcfs,priority", "--api-key": "",
+	} {
+		if got := strings.Join(vllm.Suggestions(name), ","); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+		// Every suggestion is a value the sweep accepts.
+		if s := vllm.Suggestions(name); len(s) > 0 {
+			if _, err := tune.NewDimension(name, s); err != nil {
+				t.Errorf("%s suggestions refused: %v", name, err)
+			}
+		}
+	}
+}
+
+func FuzzParseDimension(f *testing.F) {
+	for _, s := range []string{"kv-cache-dtype=auto,fp8", "--max-num-seqs=16,32", "enable-prefix-caching=on,off", "=", "x=1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := tune.ParseDimension(s)
+		if err != nil {
+			return
+		}
+		if len(d.Values) == 0 || !strings.HasPrefix(d.Flag, "--") {
+			t.Fatalf("%q → %+v", s, d)
+		}
+		spec := tune.Spec{Dimensions: []tune.Dimension{d}, Mode: tune.Grid}
+		if vs := spec.Variants(); len(vs) == 0 || len(vs) > len(d.Values)+1 {
+			t.Fatalf("%q: %d variants", s, len(vs))
+		}
+	})
+}
+
+func FuzzParseObjective(f *testing.F) {
+	for _, s := range []string{"total-tok-s@16Kx8", "most-streams@16K:2s", "longest-context@20", "ttft-p90@0×1", "@", "x@1x1"} {
+		f.Add(s)
+	}
+	plan := rundoc.Plan{Contexts: []int{0, 16384}, Concurrency: []int{1, 8}}
+	f.Fuzz(func(t *testing.T, s string) {
+		o, err := tune.ParseObjective(s, plan)
+		if err != nil {
+			return
+		}
+		back, err := tune.ParseObjective(o.String(), plan)
+		if err != nil || back != o {
+			t.Fatalf("%q → %q → %+v %v", s, o.String(), back, err)
+		}
+	})
+}
+
+func FuzzParseConstraint(f *testing.F) {
+	for _, s := range []string{"ttft_p90<=2s", "per_request_tok_s>=20", "tbt<50ms", "<="} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		k, err := tune.ParseConstraint(s)
+		if err != nil {
+			return
+		}
+		if back, err := tune.ParseConstraint(k.String()); err != nil || back.Figure != k.Figure || back.Op != k.Op {
+			t.Fatalf("%q → %q → %+v %v", s, k.String(), back, err)
+		}
+	})
+}
+
+func FuzzReadDoc(f *testing.F) {
+	f.Add(`{"schema":"rigbench.tune/v1","variants":[{"flags":[],"status":"measured","cells":[]}],"best":0}`)
+	f.Add(`{"schema":"rigbench.tune/v1","variants":[],"best":3}`)
+	f.Add(`{}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := tune.ReadDoc(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		// Whatever reads back renders without panicking.
+		var b bytes.Buffer
+		if err := d.Markdown(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.HTML(&b); err != nil {
+			t.Fatal(err)
+		}
+		d.Table()
+	})
+}

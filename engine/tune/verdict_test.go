@@ -1,0 +1,139 @@
+package tune_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/tune"
+	"github.com/rigbench/rigbench/engine/vllm"
+)
+
+// judged builds a two-dimension spec and judges variants whose runs hold
+// the given decode cells (by variant order: base, --max-num-seqs 32,
+// --kv-cache-dtype fp8, both).
+func judged(t *testing.T, objective string, cons []string, cells ...[]rundoc.Cell) *tune.Result {
+	t.Helper()
+	plan := rundoc.Plan{Contexts: []int{16384, 65536}, Concurrency: []int{4, 8}}
+	o, err := tune.ParseObjective(objective, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := vllm.LaunchConfig{Model: "m"}
+	base.Set("--max-num-seqs", "256")
+	spec := tune.Spec{ID: "t", Base: base, Mode: tune.Grid, Plan: plan, Objective: o,
+		Dimensions: []tune.Dimension{dim(t, "kv-cache-dtype=auto,fp8"), dim(t, "max-num-seqs=256,32")}}
+	for _, c := range cons {
+		k, err := tune.ParseConstraint(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.Constraints = append(spec.Constraints, k)
+	}
+	vs := spec.Variants()
+	var out []tune.VariantResult
+	for i, cs := range cells {
+		vr := tune.VariantResult{Variant: vs[i], Status: tune.Measured, Run: &rundoc.Run{Status: rundoc.RunComplete, Cells: cs}}
+		if cs == nil {
+			vr = tune.VariantResult{Variant: vs[i], Status: tune.FailedToStart, Error: "The KV cache cannot hold one request."}
+		}
+		out = append(out, vr)
+	}
+	return tune.Judge(spec, out)
+}
+
+func decode(ctx, n int, st rundoc.Status, tokS, ttftMs float64) rundoc.Cell {
+	return rundoc.Cell{Phase: rundoc.PhaseDecode, Context: ctx, Concurrency: n, Status: st, TotalTokS: tokS,
+		PerRequestTokS: tokS / float64(n), TTFTP90Ms: ttftMs}
+}
+
+const v, q, oc = rundoc.StatusValid, rundoc.StatusQueued, rundoc.StatusOverCapacity
+
+func TestVerdictWin(t *testing.T) {
+	r := judged(t, "total-tok-s@16Kx8", nil,
+		[]rundoc.Cell{decode(16384, 8, v, 100, 900), decode(65536, 4, oc, 0, 0)},
+		[]rundoc.Cell{decode(16384, 8, v, 110, 900), decode(65536, 4, v, 50, 3000)},
+		[]rundoc.Cell{decode(16384, 8, v, 102, 900), decode(65536, 4, oc, 0, 0)},
+		[]rundoc.Cell{decode(16384, 8, v, 138, 800), decode(65536, 4, v, 60, 2500)},
+	)
+	if r.Best != 3 {
+		t.Fatalf("best %d, verdict %q", r.Best, r.Verdict)
+	}
+	want := "`--kv-cache-dtype fp8 --max-num-seqs 32`: +38% total tok/s at 16K×8 over your flags, and 64K×4 now fits (it was over capacity)."
+	if r.Verdict != want {
+		t.Errorf("verdict\n%q, want\n%q", r.Verdict, want)
+	}
+	if len(r.Ties) != 0 {
+		t.Errorf("ties %v", r.Ties)
+	}
+	if cfg, ok := r.BestConfig(); !ok || cfg.Flags[0].Value != "32" || cfg.Flags[1].Value != "fp8" {
+		t.Errorf("best config %+v", cfg)
+	}
+}
+
+func TestVerdictTieKeepsBase(t *testing.T) {
+	// +2% is inside the 3% tolerance: the base stays, the change is a tie.
+	r := judged(t, "total-tok-s@16Kx8", nil,
+		[]rundoc.Cell{decode(16384, 8, v, 100, 900)},
+		[]rundoc.Cell{decode(16384, 8, v, 102, 900)},
+	)
+	if r.Best != 0 || len(r.Ties) != 1 || !strings.HasPrefix(r.Verdict, "Keep your flags") || !strings.Contains(r.Verdict, "tie") {
+		t.Errorf("best %d ties %v verdict %q", r.Best, r.Ties, r.Verdict)
+	}
+}
+
+func TestVerdictLowerIsBetterAndConstraints(t *testing.T) {
+	r := judged(t, "ttft-p90@16Kx8", nil,
+		[]rundoc.Cell{decode(16384, 8, v, 100, 1000)},
+		[]rundoc.Cell{decode(16384, 8, v, 100, 750)},
+	)
+	if r.Best != 1 || !strings.Contains(r.Verdict, "25% lower TTFT p90 at 16K×8") {
+		t.Errorf("best %d verdict %q", r.Best, r.Verdict)
+	}
+	// A variant that breaks the constraint has no score, however fast.
+	r = judged(t, "total-tok-s@16Kx8", []string{"ttft_p90<=2s"},
+		[]rundoc.Cell{decode(16384, 8, v, 100, 1500)},
+		[]rundoc.Cell{decode(16384, 8, v, 200, 2500)},
+	)
+	if r.Best != 0 || r.Variants[1].Score.OK || !strings.Contains(r.Variants[1].Score.Why, "ttft_p90<=2s") {
+		t.Errorf("best %d, variant 2 %+v", r.Best, r.Variants[1].Score)
+	}
+}
+
+func TestVerdictBaseWithoutScore(t *testing.T) {
+	// The base queues at the objective's cell and the second variant fails
+	// to start: the third wins, and the sentence says what the base lacked.
+	r := judged(t, "total-tok-s@16Kx8", nil,
+		[]rundoc.Cell{decode(16384, 8, q, 80, 900)},
+		nil,
+		[]rundoc.Cell{decode(16384, 8, v, 120, 900)},
+	)
+	if r.Best != 2 || r.Variants[1].Status != tune.FailedToStart {
+		t.Fatalf("best %d, %+v", r.Best, r.Variants[1])
+	}
+	want := "`--kv-cache-dtype fp8`: 120.0 total tok/s at 16K×8, where your flags had none (16K×8: requests queued)."
+	if r.Verdict != want {
+		t.Errorf("verdict\n%q, want\n%q", r.Verdict, want)
+	}
+}
+
+func TestVerdictSearchObjectives(t *testing.T) {
+	r := judged(t, "longest-context@20", nil,
+		[]rundoc.Cell{decode(16384, 4, v, 100, 900), decode(65536, 4, v, 60, 3000)},
+		[]rundoc.Cell{decode(16384, 4, v, 100, 900), decode(65536, 4, v, 90, 3000)},
+	)
+	if r.Best != 1 || r.Variants[0].Score.Value != 16384 || !strings.Contains(r.Verdict, "64K reaches 20 tok/s per request, up from 16K") {
+		t.Errorf("best %d verdict %q", r.Best, r.Verdict)
+	}
+	r = judged(t, "most-streams@16K:1s", nil,
+		[]rundoc.Cell{decode(16384, 4, v, 100, 900), decode(16384, 8, v, 100, 1200)},
+		[]rundoc.Cell{decode(16384, 4, v, 100, 600), decode(16384, 8, v, 100, 950)},
+	)
+	if r.Best != 1 || !strings.Contains(r.Verdict, "8 streams at 16K with TTFT p90 under 1s, up from 4") {
+		t.Errorf("best %d verdict %q", r.Best, r.Verdict)
+	}
+	r = judged(t, "j-per-token", nil, []rundoc.Cell{decode(16384, 4, v, 100, 900)})
+	if r.Best != -1 || !strings.Contains(r.Verdict, "power reading") {
+		t.Errorf("without telemetry: best %d verdict %q", r.Best, r.Verdict)
+	}
+}
