@@ -2,7 +2,10 @@ package tune_test
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
@@ -22,38 +25,178 @@ func dim(t *testing.T, s string) tune.Dimension {
 	return d
 }
 
-func TestDemoSweepSmoke(t *testing.T) {
-	plan := rundoc.Plan{Contexts: []int{16384}, Concurrency: []int{8, 32}, DurationS: 10, MaxOutput: 512}
-	obj, err := tune.ParseObjective("total-tok-s@16Kx32", plan)
+// demoSpec is a 4-variant grid (kv-cache-dtype × max-num-seqs) with 2 cells
+// per variant, the size the speed figure names.
+func demoSpec(t *testing.T) tune.Spec {
+	plan := rundoc.Plan{Contexts: []int{1024, 16384}, Concurrency: []int{16}, DurationS: 30, MaxOutput: 1024}
+	obj, err := tune.ParseObjective("total-tok-s@16Kx16", plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := tune.Spec{ID: tune.NewID(), Base: vllm.LaunchConfig{}, Mode: tune.Grid, Plan: plan, Objective: obj,
-		Dimensions: []tune.Dimension{dim(t, "kv-cache-dtype=auto,fp8"), dim(t, "max-num-seqs=16,64")}}
+	base := vllm.LaunchConfig{}
+	base.Set("--max-num-seqs", "64")
+	return tune.Spec{ID: tune.NewID(), Base: base, Mode: tune.Grid, Plan: plan, Objective: obj,
+		Dimensions: []tune.Dimension{dim(t, "kv-cache-dtype=auto,fp8"), dim(t, "max-num-seqs=8,64")}}
+}
+
+func demoTarget(speed float64) tune.Demo {
 	cfg := sim.DefaultConfig()
-	cfg.Speed = 20
-	r := &tune.Runner{Spec: spec, Target: tune.Demo{Sim: cfg}, Hardware: noGPU,
+	cfg.Speed = speed
+	return tune.Demo{Sim: cfg}
+}
+
+// TestDemoSweepSpeed runs a 4-variant demo sweep at speed 20 with 2 cells
+// per variant: it must finish in under 2 minutes on the 2-core machine,
+// and the sweep's own work per variant (everything but the server start
+// and the benchmark run: building the variant, stopping the simulator,
+// bookkeeping) must stay under a second.
+func TestDemoSweepSpeed(t *testing.T) {
+	start := time.Now()
+	var reports int
+	r := &tune.Runner{Spec: demoSpec(t), Target: demoTarget(20), Hardware: noGPU,
 		Progress: func(p tune.Progress) {
-			t.Logf("%d/%d %s %s %s eta %s", p.Variant, p.Variants, p.Stage, p.Label, p.Cell, p.ETA)
+			reports++
+			if p.Variant < 1 || p.Variant > p.Variants || p.Variants != 4 || p.ETA < 0 {
+				t.Errorf("progress %+v", p)
+			}
 		}}
+	estimate := r.EstimateSweep()
 	res, err := r.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	wall := time.Since(start)
+	if len(res.Variants) != 4 || reports < 12 {
+		t.Fatalf("%d variants, %d progress reports", len(res.Variants), reports)
+	}
+	var overhead float64
 	for _, v := range res.Variants {
-		t.Logf("%-45s %s kv=%d score=%+v err=%s", v.Variant.Label(), v.Status, kv(v.Run), v.Score, v.Error)
-		if v.Run != nil {
-			for _, c := range v.Run.Cells {
-				t.Logf("   %s %d×%d %s %.1f", c.Phase, c.Context, c.Concurrency, c.Status, c.TotalTokS)
+		if v.Status != tune.Measured || len(v.Run.Cells) != 2 {
+			t.Fatalf("%s: %s %s", v.Variant.Label(), v.Status, v.Error)
+		}
+		o := v.WallS - v.LoadS - v.MeasureS
+		overhead += o
+		t.Logf("%-40s load %.3f s, measure %.2f s, overhead %.3f s, score %s", v.Variant.Label(), v.LoadS, v.MeasureS, o,
+			res.Spec.Objective.FormatScore(v.Score))
+	}
+	t.Logf("sweep wall %.1f s (estimated %.1f s), mean overhead per variant %.3f s; %s", wall.Seconds(), estimate.Seconds(), overhead/4, res.Verdict)
+	if wall > 2*time.Minute {
+		t.Errorf("a 4-variant sweep took %s, over 2 minutes", wall)
+	}
+	if overhead/4 >= 1 {
+		t.Errorf("the sweep adds %.2f s per variant, over 1 s", overhead/4)
+	}
+}
+
+// memHistory keeps the runs its observers see, as the history store does,
+// so a second Runner can resume from it.
+type memHistory struct {
+	mu   sync.Mutex
+	runs map[string]*rundoc.Run
+}
+
+func (h *memHistory) observe(tune.Variant) []rundoc.Observer {
+	return []rundoc.Observer{rundoc.ObserverFunc(func(e rundoc.Event) {
+		if e.Kind == rundoc.EventRunStarted || e.Kind == rundoc.EventRunDone {
+			h.mu.Lock()
+			h.runs[e.Run.UUID] = e.Run
+			h.mu.Unlock()
+		}
+	})}
+}
+
+func (h *memHistory) tagged(_ context.Context, tag string) ([]*rundoc.Run, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []*rundoc.Run
+	for _, r := range h.runs {
+		for _, t := range r.Tags {
+			if t == tag {
+				out = append(out, r)
 			}
 		}
 	}
-	t.Log(res.Verdict)
+	return out, nil
 }
 
-func kv(r *rundoc.Run) int {
-	if r == nil {
-		return 0
+// TestDemoSweepCancelThenResume: cancelling during the second variant
+// keeps the first, marks the second cancelled and the rest not run; a
+// resumed sweep skips the finished variant and measures the others.
+func TestDemoSweepCancelThenResume(t *testing.T) {
+	spec := demoSpec(t)
+	hist := &memHistory{runs: map[string]*rundoc.Run{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := &tune.Runner{Spec: spec, Target: demoTarget(50), Hardware: noGPU, Observers: hist.observe,
+		Progress: func(p tune.Progress) {
+			if p.Variant == 2 && p.Stage == "measuring" {
+				cancel()
+			}
+		}}
+	res, err := r.Run(ctx)
+	if !errors.Is(err, context.Canceled) || res == nil {
+		t.Fatalf("err %v", err)
 	}
-	return r.Server.KVCapacityTokens
+	var got []tune.Status
+	for _, v := range res.Variants {
+		got = append(got, v.Status)
+	}
+	if len(got) != 4 || got[0] != tune.Measured || got[1] != tune.Cancelled || got[2] != tune.NotRun || got[3] != tune.NotRun {
+		t.Fatalf("statuses after cancel %v", got)
+	}
+	first := res.Variants[0].RunID
+
+	var measured []string
+	r2 := &tune.Runner{Spec: spec, Target: demoTarget(50), Hardware: noGPU, Observers: hist.observe, History: hist.tagged,
+		Progress: func(p tune.Progress) {
+			if p.Stage == "launching" {
+				measured = append(measured, p.Label)
+			}
+		}}
+	res, err = r2.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(measured) != 3 || measured[0] == tune.BaseLabel {
+		t.Errorf("resume measured %v", measured)
+	}
+	if !res.Variants[0].Resumed || res.Variants[0].RunID != first {
+		t.Errorf("the finished variant was not taken from the history: %+v", res.Variants[0])
+	}
+	for _, v := range res.Variants {
+		if v.Status != tune.Measured {
+			t.Errorf("%s: %s", v.Variant.Label(), v.Status)
+		}
+	}
+	if res.Verdict == "" {
+		t.Error("no verdict")
+	}
+}
+
+// TestDemoTargetTakesVLLMFlags: the demo target parses the variant's vLLM
+// flags into the simulator, and refuses a bad one as vLLM would.
+func TestDemoTargetTakesVLLMFlags(t *testing.T) {
+	d := demoTarget(7)
+	cfg := vllm.LaunchConfig{}
+	cfg.Set("--kv-cache-dtype", "fp8")
+	cfg.Set("--max-num-seqs", "12")
+	cfg.Set("--enable-prefix-caching", "false")
+	o, err := d.Session(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Sim.KVCacheDtype != "fp8" || o.Sim.MaxNumSeqs != 12 || o.Sim.EnablePrefixCaching || o.Sim.Speed != 7 {
+		t.Errorf("sim config %+v", o.Sim)
+	}
+	mml, kv, ok := d.Facts(cfg)
+	base, kvAuto, _ := d.Facts(vllm.LaunchConfig{})
+	if !ok || mml != base || kv < 19*kvAuto/10 {
+		t.Errorf("facts fp8 %d/%d vs auto %d/%d", mml, kv, base, kvAuto)
+	}
+	cfg.Extra = []string{"--no-such-flag"}
+	if _, err := d.Session(cfg); err == nil {
+		t.Error("an unknown flag was accepted")
+	} else if s, _ := tune.Explain(err); s == "" {
+		t.Error("no sentence for the refusal")
+	}
 }

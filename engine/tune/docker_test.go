@@ -1,0 +1,159 @@
+package tune_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/docker/simimage"
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/tune"
+)
+
+// dockerTarget connects to the Docker daemon with a label unique to the
+// test (another package's clean-up cannot remove its containers) and builds
+// the simulator image. With CI=true a missing daemon fails the test;
+// elsewhere it skips.
+func dockerTarget(ctx context.Context, t *testing.T) (tune.Docker, *docker.Launcher) {
+	t.Helper()
+	label := docker.WithLabels(map[string]string{docker.LabelManaged: "test-" + uuid.NewString()})
+	l, err := docker.New(ctx, docker.WithoutGPU(), label)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true needs a Docker daemon: %v", err)
+		}
+		t.Skipf("skipping: no usable Docker daemon here (%v)", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	b, ok := l.API().(simimage.Builder)
+	if !ok {
+		t.Fatal("the Docker API cannot build images")
+	}
+	if err := simimage.Build(ctx, b, simimage.DefaultTag); err != nil {
+		t.Fatalf("building the simulator image: %v", err)
+	}
+	return tune.Docker{Options: []docker.Option{docker.WithoutGPU(), label, docker.WithPollInterval(100 * time.Millisecond)},
+		SimSpeed: 50, Startup: 2 * time.Second}, l
+}
+
+// TestDockerSweepFlagEffects sweeps --kv-cache-dtype × --max-num-seqs on
+// the simulator image through the real Docker daemon: fp8 doubles the KV
+// capacity, 16 seqs queue 32 streams while 64 run them, the objective picks
+// the variant with the best figure, every run carries the sweep's tag, and
+// no container is left behind.
+func TestDockerSweepFlagEffects(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	target, l := dockerTarget(ctx, t)
+	base := simimage.Config("hf_tune_test_token", "--max-num-seqs", "64")
+	plan := rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{32}, DurationS: 30, MaxOutput: 1024}
+	obj, err := tune.ParseObjective("total-tok-s@1Kx32", plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := tune.Spec{ID: tune.NewID(), Base: base, Mode: tune.Grid, Plan: plan, Objective: obj,
+		Dimensions: []tune.Dimension{dim(t, "kv-cache-dtype=auto,fp8"), dim(t, "max-num-seqs=16,64")}}
+	tagged := map[string]bool{}
+	r := &tune.Runner{Spec: spec, Target: target, Hardware: noGPU,
+		Observers: func(v tune.Variant) []rundoc.Observer {
+			return []rundoc.Observer{rundoc.ObserverFunc(func(e rundoc.Event) {
+				if e.Kind == rundoc.EventRunStarted && len(e.Run.Tags) == 1 && e.Run.Tags[0] == tune.Tag(spec.ID) {
+					tagged[v.Label()] = true
+				}
+			})}
+		}}
+	res, err := r.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Variants) != 4 {
+		t.Fatalf("%d variants", len(res.Variants))
+	}
+	kv := map[string]int{}
+	for _, v := range res.Variants {
+		if v.Status != tune.Measured || v.Run == nil || !v.Run.Simulated || v.Run.Launch == nil {
+			t.Fatalf("%s: %s %s", v.Variant.Label(), v.Status, v.Error)
+		}
+		dtype, _ := v.Variant.Config.Get("--kv-cache-dtype")
+		seqs, _ := v.Variant.Config.Get("--max-num-seqs")
+		kv[dtype] = v.Run.Server.KVCapacityTokens
+		c := v.Run.Find(rundoc.PhaseDecode, 1024, 32)
+		want := map[string]rundoc.Status{"16": rundoc.StatusQueued, "64": rundoc.StatusValid}[seqs]
+		if c == nil || c.Status != want {
+			t.Errorf("%s: 1K×32 is %v, want %s", v.Variant.Label(), c, want)
+		}
+		if !tagged[v.Variant.Label()] {
+			t.Errorf("%s: its run did not carry the tag %s", v.Variant.Label(), tune.Tag(spec.ID))
+		}
+		if !strings.Contains(v.Run.Launch.DockerCommand, "--max-num-seqs "+seqs) {
+			t.Errorf("%s launched as %s", v.Variant.Label(), v.Run.Launch.DockerCommand)
+		}
+		t.Logf("%-40s KV %d, 1K×32 %s %.1f tok/s, load %.2f s, measure %.2f s, wall %.2f s", v.Variant.Label(), v.Run.Server.KVCapacityTokens,
+			c.Status, c.TotalTokS, v.LoadS, v.MeasureS, v.WallS)
+	}
+	if ratio := float64(kv["fp8"]) / float64(kv[""]); math.Abs(ratio-2) > 0.05 {
+		t.Errorf("fp8/auto KV capacity = %d/%d = %.3f, want ≈ 2", kv["fp8"], kv[""], ratio)
+	}
+	// The winner has the highest figure among the scored variants.
+	if res.Best < 0 {
+		t.Fatalf("no best: %s", res.Verdict)
+	}
+	for i, v := range res.Variants {
+		if v.Score.OK && v.Score.Value > res.Variants[res.Best].Score.Value*(1+tune.Tolerance) {
+			t.Errorf("variant %d scores %.1f, above the best's %.1f", i, v.Score.Value, res.Variants[res.Best].Score.Value)
+		}
+		if seqs, _ := v.Variant.Config.Get("--max-num-seqs"); seqs == "16" && v.Score.OK {
+			t.Errorf("%s queued at the objective's cell yet has a score", v.Variant.Label())
+		}
+	}
+	t.Log(res.Verdict)
+	if left, err := l.Leftovers(context.Background()); err != nil || len(left) != 0 {
+		t.Errorf("%d containers left behind (%v)", len(left), err)
+	}
+}
+
+// TestDockerSweepGoesOnAfterAFailure: a variant whose server cannot start
+// is recorded with vLLM's start-up sentence and fix, and the next variant
+// is measured.
+func TestDockerSweepGoesOnAfterAFailure(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	target, l := dockerTarget(ctx, t)
+	base := simimage.Config("hf_tune_test_token", "--max-model-len", "32768")
+	plan := rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{4}, DurationS: 30, MaxOutput: 512}
+	obj, _ := tune.ParseObjective("total-tok-s", plan)
+	spec := tune.Spec{ID: tune.NewID(), Base: base, Mode: tune.OneAtATime, Plan: plan, Objective: obj,
+		Dimensions: []tune.Dimension{dim(t, "gpu-memory-utilization=0.3,0.85")}}
+	res, err := (&tune.Runner{Spec: spec, Target: target, Hardware: noGPU}).Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range res.Variants {
+		got = append(got, string(v.Status))
+	}
+	if strings.Join(got, ",") != "measured,failed to start,measured" {
+		t.Fatalf("statuses %v", got)
+	}
+	failed := res.Variants[1]
+	if failed.Error == "" || !strings.Contains(failed.Fix, "--gpu-memory-utilization") || failed.RunID != "" {
+		t.Errorf("failure recorded as %q / %q (run %q)", failed.Error, failed.Fix, failed.RunID)
+	}
+	if res.Variants[1].Score.OK || !res.Variants[2].Score.OK {
+		t.Errorf("scores %+v %+v", res.Variants[1].Score, res.Variants[2].Score)
+	}
+	doc := res.Document()
+	if doc.Variants[1].Error != failed.Error || doc.Variants[1].Score != nil {
+		t.Errorf("the document lost the failure: %+v", doc.Variants[1])
+	}
+	t.Logf("failure: %s: %s; verdict: %s", failed.Error, failed.Fix, res.Verdict)
+	if left, err := l.Leftovers(context.Background()); err != nil || len(left) != 0 {
+		t.Errorf("%d containers left behind (%v)", len(left), err)
+	}
+}
