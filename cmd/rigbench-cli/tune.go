@@ -24,6 +24,7 @@ func init() {
 			"[--duration 30s] [--json FILE] [--no-save] [--resume ID] [-- base vLLM flags…]",
 		summary: "Sweep vLLM launch flags, measure each variant, and say which flags make the card fastest.",
 		run:     runTune,
+		cleanup: "keeping the finished variants and stopping a launched server",
 	})
 }
 

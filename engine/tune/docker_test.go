@@ -113,7 +113,7 @@ func TestDockerSweepFlagEffects(t *testing.T) {
 		}
 	}
 	t.Log(res.Verdict)
-	if left, err := l.Leftovers(context.Background()); err != nil || len(left) != 0 {
+	if left, err := l.Managed(context.Background()); err != nil || len(left) != 0 {
 		t.Errorf("%d containers left behind (%v)", len(left), err)
 	}
 }
@@ -153,7 +153,7 @@ func TestDockerSweepGoesOnAfterAFailure(t *testing.T) {
 		t.Errorf("the document lost the failure: %+v", doc.Variants[1])
 	}
 	t.Logf("failure: %s: %s; verdict: %s", failed.Error, failed.Fix, res.Verdict)
-	if left, err := l.Leftovers(context.Background()); err != nil || len(left) != 0 {
+	if left, err := l.Managed(context.Background()); err != nil || len(left) != 0 {
 		t.Errorf("%d containers left behind (%v)", len(left), err)
 	}
 }
