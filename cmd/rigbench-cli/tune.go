@@ -163,6 +163,15 @@ func runTune(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "cancelled: finished variants are kept; finish the sweep with the same command and --resume %s\n", r.Spec.ID)
 		return exitError{code: 130, err: errors.Join(errs...)}
 	}
+	measured := 0
+	for _, v := range res.Variants {
+		if v.Status == tune.Measured {
+			measured++
+		}
+	}
+	if measured == 0 && runErr == nil {
+		runErr = errors.New("no variant could be measured: see the reasons above")
+	}
 	return errors.Join(append(errs, runErr)...)
 }
 
@@ -223,6 +232,11 @@ func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tun
 		}
 		spec.Base = base
 		r.Target = tune.Demo{Sim: simCfg}
+		// The simulator refuses what vLLM would refuse; a base it refuses
+		// would fail every variant, so that is a usage error now.
+		if _, err := r.Target.Session(base); err != nil {
+			return nil, usagef("the vLLM flags after -- are not valid for the simulator: %v", err)
+		}
 	default:
 		if set["sim-speed"] || set["sim-profile"] {
 			return nil, usagef("--sim-speed and --sim-profile apply only to --demo")
