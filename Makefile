@@ -47,6 +47,7 @@ bench: deps
 lint:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 
 screenshots: build
 	@scripts/deps.sh screenshots

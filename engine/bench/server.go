@@ -10,7 +10,7 @@ import (
 	"github.com/rigbench/rigbench/engine/client"
 )
 
-// Discover asks the server about itself: the model (name "" takes the
+// discover asks the server about itself: the model (name "" takes the
 // first one listed), max_model_len, version, engine, whether it has
 // /metrics and /tokenize, and its KV capacity with the source of that
 // figure. kvFromLog is the capacity a launcher read from the start-up log
@@ -18,13 +18,7 @@ import (
 // value last, for servers that report none, but a user who types one on
 // purpose (to plan as if the cache were that size) gets it, recorded with
 // source "user" (METHOD.md: KV capacity).
-func Discover(ctx context.Context, c *client.Client, model string, kvFromLog, override int) (rundoc.Server, error) {
-	s, _, err := discover(ctx, c, model, kvFromLog, override)
-	return s, err
-}
-
-// discover is Discover that also returns the simulator's speed factor (0
-// for a real server).
+// It also returns the simulator's speed factor (0 for a real server).
 func discover(ctx context.Context, c *client.Client, model string, kvFromLog, override int) (rundoc.Server, float64, error) {
 	models, err := c.Models(ctx)
 	if err != nil {

@@ -69,9 +69,6 @@ type Option func(*Client)
 // logged or put in an error message.
 func WithAPIKey(key string) Option { return func(c *Client) { c.apiKey = key } }
 
-// WithHTTPClient replaces the HTTP client (tests, custom TLS).
-func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
-
 // WithConcurrency sizes the connection pool for n streams in flight. Go's
 // default transport keeps only 2 idle connections per host (and 100 in all),
 // so a 128-stream window would open and close connections all the time and

@@ -12,7 +12,6 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -112,11 +111,4 @@ func Draw(k chart.Kind, runs []*rundoc.Run, dark bool, scale float32) image.Imag
 		return nil
 	}
 	return im
-}
-
-// Placeholder is shown where no run is selected.
-func Placeholder(text string) fyne.CanvasObject {
-	l := widget.NewLabel(text)
-	l.Wrapping = fyne.TextWrapWord
-	return container.NewCenter(l)
 }

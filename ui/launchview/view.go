@@ -23,6 +23,7 @@ import (
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/target"
+	"github.com/rigbench/rigbench/ui/wording"
 )
 
 // View is the Launch view. Its methods must run on the Fyne goroutine.
@@ -476,7 +477,7 @@ func (v *View) showFailure(err error) {
 	if !errors.As(err, &se) {
 		return
 	}
-	v.failure.SetText(fmt.Sprintf("%s. Suggested fix: %s.", capitalise(se.Explanation), se.Fix))
+	v.failure.SetText(fmt.Sprintf("%s Suggested fix: %s.", wording.Sentence(se.Explanation), se.Fix))
 	if label, fixed, ok := fixFor(se, v.Form.Config()); ok {
 		v.fixBtn.SetText(label)
 		v.fixBtn.OnTapped = func() {
@@ -626,11 +627,4 @@ func (v *View) StopAndWait(ctx context.Context) {
 	if srv != nil && srv.Stop != nil {
 		_ = srv.Stop(ctx)
 	}
-}
-
-func capitalise(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
