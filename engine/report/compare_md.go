@@ -84,13 +84,15 @@ func writeMDTable(b *bufio.Writer, runs []*rundoc.Run, t Table) {
 }
 
 // mdText makes a string from a run safe inside a Markdown table or list:
-// one line, with the characters that start Markdown or HTML syntax
-// backslash-escaped.
+// one line (a newline could end the table or start a block), with every
+// character that starts Markdown or HTML syntax backslash-escaped: code
+// spans, emphasis, links and images, raw HTML, table cells ('|'),
+// headings, entities ('&') and strikethrough ('~').
 func mdText(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	var sb strings.Builder
 	for _, r := range s {
-		if strings.ContainsRune("\\`*_[]<>|#!", r) {
+		if strings.ContainsRune("\\`*_[]<>|#!&~", r) {
 			sb.WriteByte('\\')
 		}
 		sb.WriteRune(r)

@@ -50,7 +50,7 @@ func mdHeader(b *bufio.Writer, r *rundoc.Run) {
 	}
 	b.WriteString("| Run | |\n|---|---|\n")
 	row := func(k, v string) { fmt.Fprintf(b, "| %s | %s |\n", k, v) }
-	row("ID", "`"+r.UUID+"`")
+	row("ID", mdCodeSpanCell(r.UUID))
 	row("Status", string(r.Status))
 	row("Started", mdTime(r.CreatedAt))
 	if !r.FinishedAt.IsZero() {
@@ -118,7 +118,7 @@ func mdEngine(b *bufio.Writer, r *rundoc.Run) {
 		return
 	}
 	if l.Image != "" {
-		fmt.Fprintf(b, "Image: `%s`", strings.ReplaceAll(l.Image, "`", "'"))
+		fmt.Fprintf(b, "Image: %s", mdCodeSpan(l.Image))
 		if l.GPUs != "" {
 			fmt.Fprintf(b, ", GPUs: %s", mdText(l.GPUs))
 		}
@@ -133,7 +133,7 @@ func mdEngine(b *bufio.Writer, r *rundoc.Run) {
 		}
 	}
 	if l.ServeCommand == "" && len(l.Args) > 0 {
-		blocks = append(blocks, "Arguments: `"+strings.ReplaceAll(strings.Join(l.Args, " "), "`", "'")+"`\n")
+		blocks = append(blocks, "Arguments: "+mdCodeSpan(strings.Join(l.Args, " "))+"\n")
 	}
 	if len(blocks) == 0 {
 		blocks = append(blocks, "Launched by RigBench; the command was not recorded.\n")
@@ -290,6 +290,29 @@ func ints(xs []int) string {
 		out[i] = strconv.Itoa(x)
 	}
 	return strings.Join(out, ", ")
+}
+
+// mdCodeSpan is s as an inline code span that nothing in s can end: on one
+// line (a blank line would end the paragraph, and the span with it, so
+// what follows would be read as Markdown or raw HTML), fenced by more
+// backticks than the longest run inside, and padded with a space when s
+// starts or ends with a backtick (CommonMark strips one space each side).
+func mdCodeSpan(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return "n/a"
+	}
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// mdCodeSpanCell is mdCodeSpan inside a table cell: GitHub's tables split cells at
+// a '|' even inside a code span, unless it is escaped.
+func mdCodeSpanCell(s string) string {
+	return strings.ReplaceAll(mdCodeSpan(s), "|", `\|`)
 }
 
 func longestRun(s string, c byte) int {
