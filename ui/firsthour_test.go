@@ -16,11 +16,13 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"github.com/google/uuid"
 
+	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui"
 	"github.com/rigbench/rigbench/ui/history"
+	"github.com/rigbench/rigbench/ui/target"
 )
 
 // runDemo runs a small plan on the demo and returns the finished run.
@@ -310,5 +312,49 @@ func TestThemeMenuAndDetectAgain(t *testing.T) {
 			t.Fatalf("after Detect again the Hardware view says %q", s)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Issue 16 item 4: "Start anyway" on a computer whose Docker cannot reach
+// its registry (an unknown host, as on a machine without network) says in
+// one sentence that the image could not be downloaded, why and what to
+// do, and the log does not stay at "Checking image …". It uses the real
+// Docker daemon (skipped without one).
+func TestStartAnywayWithoutRegistry(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	l, err := docker.New(ctx, docker.WithoutGPU())
+	cancel()
+	if err != nil {
+		t.Skipf("no Docker daemon: %v", err)
+	}
+	l.Close()
+	svc := testServices()
+	svc.Launch = ui.DefaultServices().Launch
+	u, _ := newUIWith(t, svc)
+	fyne.DoAndWait(func() {
+		u.Target.Set(target.Choice{Kind: target.Launch})
+		c := u.Launch.Form.Config()
+		c.Model, c.Image, c.Tag, c.Port = "Qwen/Qwen2.5-0.5B-Instruct", "rigbench.invalid/none", "latest", 0
+		u.Launch.Form.SetConfig(c)
+		u.Launch.Start()
+		if _, fix := u.Launch.Failure(); fix != "Start anyway" {
+			t.Fatalf("no Start anyway offered without a GPU (fix %q)", fix)
+		}
+		u.Launch.ApplyFix()
+	})
+	var text, tail string
+	for i := 0; i < 1200; i++ {
+		fyne.DoAndWait(func() { text, _ = u.Launch.Failure(); tail = u.Launch.LogTail() })
+		if strings.HasPrefix(tail, "Start failed") || strings.HasPrefix(text, "Fix the form") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.HasPrefix(text, "The image rigbench.invalid/none:latest could not be downloaded because this computer cannot reach rigbench.invalid") ||
+		strings.Contains(text, "Error response from daemon") {
+		t.Errorf("failure %q, want the one-sentence pull explanation", text)
+	}
+	if !strings.HasPrefix(tail, "Start failed") {
+		t.Errorf("the log ends with %q, want the failure", tail)
 	}
 }

@@ -67,14 +67,6 @@ func (l *Launcher) ImagePresent(ctx context.Context, ref string) (bool, error) {
 	return false, classify(err)
 }
 
-func pullError(ref string, err error) error {
-	var de *Error
-	if errors.As(err, &de) {
-		return err
-	}
-	return &Error{Kind: ErrPull, Err: err, Message: fmt.Sprintf("pulling %s failed (%v)", ref, err),
-		Hint: "check the image name and tag, your network, and `docker login` for private registries"}
-}
 
 // readPullStream decodes the pull stream, folding per-layer messages into
 // running totals.

@@ -445,6 +445,9 @@ func (v *View) started(cfg vllm.LaunchConfig, srv *session.Server, err error) {
 		v.startBtn.Enable()
 		v.stopBtn.Disable()
 		v.showFailure(err)
+		// The log's last line was the step that failed ("Checking
+		// image …"); it must not read as still under way.
+		v.logs.add("Start failed: " + v.failure.Text)
 		return
 	}
 	v.mu.Lock()
@@ -470,7 +473,7 @@ func (v *View) started(cfg vllm.LaunchConfig, srv *session.Server, err error) {
 // start-up error with a fix RigBench can make, offers it as one click.
 func (v *View) showFailure(err error) {
 	defer v.revealMessage()
-	v.failure.SetText(err.Error())
+	v.failure.SetText(wording.Sentence(err.Error()))
 	v.failure.Show()
 	v.fixBtn.Hide()
 	var se *vllm.StartupError
@@ -565,6 +568,15 @@ func (v *View) relayout() {
 // failure nobody sees looks like a button that does nothing. They sit
 // outside the previews' scroller, so they are on screen once laid out.
 func (v *View) revealMessage() { v.relayout() }
+
+// LogTail is the last line of the log pane ("" when empty); lines reach
+// it five times a second.
+func (v *View) LogTail() string {
+	if n := len(v.logs.lines); n > 0 {
+		return v.logs.lines[n-1]
+	}
+	return ""
+}
 
 // Failure is the failure banner's text ("" when hidden) and the fix
 // button's label ("" when there is none).
