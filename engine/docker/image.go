@@ -67,7 +67,6 @@ func (l *Launcher) ImagePresent(ctx context.Context, ref string) (bool, error) {
 	return false, classify(err)
 }
 
-
 // readPullStream decodes the pull stream, folding per-layer messages into
 // running totals.
 func readPullStream(ref string, r io.Reader, progress func(PullProgress)) error {

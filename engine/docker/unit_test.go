@@ -91,8 +91,9 @@ func TestPullStream(t *testing.T) {
 	l = &Launcher{api: &fakeAPI{inspectErr: cerrdefs.ErrNotFound, pullStream: failing}}
 	err := l.EnsureImage(context.Background(), "private/image:1", nil)
 	var de *Error
-	if !errors.As(err, &de) || de.Kind != ErrPull || !strings.Contains(err.Error(), "authentication required") {
-		t.Errorf("EnsureImage = %v, want the error from inside the stream", err)
+	// The stream's own words are kept in Err; the sentence says what they mean.
+	if !errors.As(err, &de) || de.Kind != ErrPull || !strings.Contains(de.Err.Error(), "authentication required") || !strings.Contains(err.Error(), "wants a login") {
+		t.Errorf("EnsureImage = %v, want the error from inside the stream, explained", err)
 	}
 }
 
