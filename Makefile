@@ -9,7 +9,7 @@ BIN     ?= bin
 LDFLAGS ?= -extldflags=-Wl,-z,lazy
 TESTFLAGS ?= -race -count=1 -timeout 30m
 
-.PHONY: all run build cli sim test bench lint deps screenshots clean
+.PHONY: all run build cli sim test bench lint deps screenshots clean soak
 
 all: build
 
@@ -43,6 +43,12 @@ test:
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# The reliability suite (a few minutes; README's Reliability section): kill -9,
+# hostile servers, two launches, a full disk, a locked history, signals.
+soak: cli
+	$(GO) build -o $(BIN)/rigbench-soak ./cmd/rigbench-soak
+	$(BIN)/rigbench-soak -cli $(BIN)/rigbench-cli
 
 lint:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }

@@ -1,0 +1,166 @@
+// Command rigbench-soak is RigBench's reliability suite (`make soak`): it
+// drives a built rigbench-cli as a user or a careless script would, against
+// the simulator and small hostile servers on 127.0.0.1, and prints one row
+// per trial: random kill -9 of a run, each way a server can fail, two
+// launches at once, a full disk, a locked history, Ctrl-C and SIGTERM. Each
+// row says what happened (ok, clear error, kept cells, lost cells, hung,
+// crashed, skipped), how many finished cells were lost, whether the history
+// passed SQLite's integrity check, the run's status, the CLI's peak memory
+// and how long it took.
+//
+// It is not part of `make test`: it takes a few minutes and needs a built
+// CLI; the Docker rows need a daemon (they build the FROM-scratch simulator
+// image) and the full-disk row needs root to mount a small tmpfs.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// row is one trial's outcome.
+type row struct {
+	name    string
+	outcome string // ok, clear error, kept cells, lost cells, hung, crashed, skipped
+	lost    int    // finished cells missing from the history (and the JSON)
+	db      string // "ok", the integrity check's complaint, or "—"
+	status  string // the run's status in the history, "—" when none
+	rssMB   float64
+	took    time.Duration
+	detail  string
+}
+
+// soak holds the suite's settings.
+type soak struct {
+	cli     string
+	dir     string
+	timeout time.Duration
+	image   string
+	rng     *rand.Rand
+	out     io.Writer
+}
+
+func main() {
+	cli := flag.String("cli", "bin/rigbench-cli", "the rigbench-cli binary to drive")
+	kills := flag.Int("kills", 10, "how many random kill -9 of a run")
+	timeout := flag.Duration("timeout", 3*time.Minute, "how long one trial may take before it counts as hung")
+	only := flag.String("only", "", "run only the rows whose name matches this regular expression")
+	seed := flag.Uint64("seed", uint64(time.Now().UnixNano()), "seed of the random kill times")
+	noDocker := flag.Bool("no-docker", false, "skip the rows that need Docker")
+	flag.Parse()
+
+	abs, err := filepath.Abs(*cli)
+	if err == nil {
+		_, err = os.Stat(abs)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "rigbench-soak: %v; build it first (make cli)\n", err)
+		os.Exit(2)
+	}
+	dir, err := os.MkdirTemp("", "rigbench-soak-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rigbench-soak:", err)
+		os.Exit(2)
+	}
+	defer os.RemoveAll(dir)
+	filter := regexp.MustCompile(*only)
+	s := &soak{cli: abs, dir: dir, timeout: *timeout, image: "rigbench-sim:test",
+		rng: rand.New(rand.NewPCG(*seed, 12)), out: os.Stderr}
+	fmt.Fprintf(os.Stderr, "rigbench-soak: %s, seed %d, work in %s\n", abs, *seed, dir)
+
+	type trial struct {
+		name string
+		run  func() row
+	}
+	var trials []trial
+	for i := range *kills {
+		atCellEnd := i%2 == 1
+		name := fmt.Sprintf("kill -9 of a run #%d", i+1)
+		if atCellEnd {
+			name += " (as a cell ends)"
+		}
+		trials = append(trials, trial{name, func() row { return s.killRun(name, atCellEnd) }})
+	}
+	for _, f := range faults {
+		trials = append(trials, trial{"server " + f.name, func() row { return s.serverFault(f) }})
+	}
+	trials = append(trials,
+		trial{"Ctrl-C during a run", func() row { return s.signalRun("Ctrl-C during a run") }},
+		trial{"locked history (12 s)", func() row { return s.lockedDB("locked history (12 s)") }},
+		trial{"full disk", func() row { return s.fullDisk("full disk") }},
+	)
+	if !*noDocker {
+		trials = append(trials,
+			trial{"second launch during a run", func() row { return s.launchDuringRun("second launch during a run") }},
+			trial{"two launches on one port", func() row { return s.samePort("two launches on one port") }},
+			trial{"kill -9 of run --launch, then launch", func() row { return s.orphan("kill -9 of run --launch, then launch") }},
+			trial{"SIGTERM during launch", func() row { return s.signalLaunch("SIGTERM during launch") }},
+		)
+	}
+
+	var rows []row
+	for _, t := range trials {
+		if !filter.MatchString(t.name) {
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "… %s\n", t.name)
+		r := t.run()
+		fmt.Fprintf(os.Stderr, "  %s: %s\n", r.outcome, r.detail)
+		rows = append(rows, r)
+	}
+	printTable(os.Stdout, rows)
+	bad := 0
+	for _, r := range rows {
+		if r.lost > 0 || r.outcome == "hung" || r.outcome == "crashed" || r.outcome == "lost cells" ||
+			r.db != "ok" && r.db != "—" {
+			bad++
+		}
+	}
+	if bad > 0 {
+		fmt.Printf("\n%d of %d rows lost cells, hung, crashed or damaged the history.\n", bad, len(rows))
+		os.Exit(1)
+	}
+	fmt.Printf("\nAll %d rows: no finished cell lost, nothing hung or crashed, every history intact.\n", len(rows))
+}
+
+func printTable(w io.Writer, rows []row) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TRIAL\tOUTCOME\tLOST\tHISTORY\tSTATUS\tRSS MB\tTIME\tWHAT THE USER READ")
+	for _, r := range rows {
+		rss := "—"
+		if r.rssMB > 0 {
+			rss = fmt.Sprintf("%.0f", r.rssMB)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.name, r.outcome, r.lost, r.db, r.status, rss,
+			r.took.Round(100*time.Millisecond), cut(r.detail, 110))
+	}
+	tw.Flush()
+}
+
+// cut shortens s to n runes on one line.
+func cut(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// path is a fresh path under the work folder.
+func (s *soak) path(name string) string {
+	p := filepath.Join(s.dir, fmt.Sprintf("%d-%s", time.Now().UnixNano(), name))
+	return p
+}
+
+func (s *soak) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), s.timeout)
+}

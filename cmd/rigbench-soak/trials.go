@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rigbench/rigbench/store"
+)
+
+// demoRun is a small plan on the built-in simulator: six decode cells of
+// a couple of seconds each.
+func demoRun(db, js string) []string {
+	args := []string{"run", "--demo", "--sim-profile", "tiny", "--sim-speed", "2", "--contexts", "0,1K",
+		"--concurrency", "1,2,4", "--prefill", "none", "--duration", "2s", "--max-output", "64", "--no-telemetry", "--db", db}
+	if js != "" {
+		args = append(args, "--json", js)
+	}
+	return args
+}
+
+// killRun kills a run with SIGKILL at a random moment (or right as a
+// random cell finishes) and checks that every cell it reported finished is
+// in the history, which must pass SQLite's integrity check.
+func (s *soak) killRun(name string, atCellEnd bool) row {
+	db := s.path("history.db")
+	ctx, cancel := s.ctx()
+	defer cancel()
+	p, err := s.start(nil, demoRun(db, "")...)
+	if err != nil {
+		return row{name: name, outcome: "crashed", db: "—", status: "—", detail: err.Error()}
+	}
+	var when string
+	if atCellEnd {
+		k := 1 + s.rng.IntN(4)
+		for p.finished() < k && p.waitLine(ctx, "] ") {
+		}
+		when = fmt.Sprintf("as cell %d finished", k)
+	} else {
+		d := time.Duration(200+s.rng.IntN(5000)) * time.Millisecond
+		select {
+		case <-time.After(d):
+		case <-p.exited:
+		}
+		when = fmt.Sprintf("at %.1f s", d.Seconds())
+	}
+	p.signal(syscall.SIGKILL)
+	ended := p.wait(ctx)
+	r := s.judge(name, p, ended, db, "")
+	switch {
+	case p.code() == 0:
+		r.outcome = "ok"
+		r.detail = "finished before the kill " + when
+	case p.killedBy() == syscall.SIGKILL && r.lost == 0 && r.db == "ok":
+		r.outcome = "kept cells"
+		r.detail = fmt.Sprintf("killed %s: %d finished cells, all in the history", when, p.finished())
+	case p.killedBy() == syscall.SIGKILL:
+		r.outcome = "lost cells"
+		r.detail = fmt.Sprintf("killed %s: %d finished cells, %d lost", when, p.finished(), r.lost)
+	}
+	return r
+}
+
+// signalRun presses Ctrl-C (SIGINT) during a run: it must stop within a
+// second, say what it kept, and keep every finished cell.
+func (s *soak) signalRun(name string) row {
+	db, js := s.path("history.db"), s.path("run.json")
+	ctx, cancel := s.ctx()
+	defer cancel()
+	p, err := s.start(nil, demoRun(db, js)...)
+	if err != nil {
+		return row{name: name, outcome: "crashed", db: "—", status: "—", detail: err.Error()}
+	}
+	p.waitLine(ctx, "[2/")
+	sent := time.Now()
+	p.signal(syscall.SIGINT)
+	ended := p.wait(ctx)
+	r := s.judge(name, p, ended, db, js)
+	stop := p.ended.Sub(sent)
+	if ended && p.code() == 130 && !p.crashed() {
+		r.outcome = "ok"
+		if stop > time.Second {
+			r.outcome = "slow stop"
+		}
+	}
+	r.detail = fmt.Sprintf("stopped %d ms after the signal, exit %d: %s", stop.Milliseconds(), p.code(), p.lastError())
+	return r
+}
+
+// lockedDB holds the history's write lock from another process (this one)
+// for 12 s while a run records into it.
+func (s *soak) lockedDB(name string) row {
+	db := s.path("history.db")
+	ctx, cancel := s.ctx()
+	defer cancel()
+	h, err := store.Open(ctx, db) // create it, as an earlier run would have
+	if err != nil {
+		return row{name: name, outcome: "skipped", db: "—", status: "—", detail: err.Error()}
+	}
+	h.Close()
+	raw, err := sql.Open("sqlite", "file:"+db)
+	if err != nil {
+		return row{name: name, outcome: "skipped", db: "—", status: "—", detail: err.Error()}
+	}
+	defer raw.Close()
+	conn, err := raw.Conn(ctx)
+	if err != nil {
+		return row{name: name, outcome: "skipped", db: "—", status: "—", detail: err.Error()}
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN EXCLUSIVE"); err != nil {
+		return row{name: name, outcome: "skipped", db: "—", status: "—", detail: "cannot lock: " + err.Error()}
+	}
+	p, err := s.start(nil, demoRun(db, "")...)
+	if err != nil {
+		conn.ExecContext(ctx, "ROLLBACK")
+		return row{name: name, outcome: "crashed", db: "—", status: "—", detail: err.Error()}
+	}
+	select {
+	case <-time.After(12 * time.Second):
+	case <-p.exited:
+	}
+	conn.ExecContext(context.Background(), "ROLLBACK")
+	conn.Close()
+	ended := p.wait(ctx)
+	r := s.judge(name, p, ended, db, "")
+	if r.outcome == "ok" {
+		r.detail = fmt.Sprintf("%d cells, all saved: %s", p.finished(), r.detail)
+	}
+	return r
+}
+
+// fullDisk runs with the history and the JSON on a 4 MiB tmpfs that fills
+// up after the first cell. Mounting needs root; elsewhere the row is
+// skipped with the reason.
+func (s *soak) fullDisk(name string) row {
+	skip := func(why string) row {
+		return row{name: name, outcome: "skipped", db: "—", status: "—", detail: why}
+	}
+	if os.Geteuid() != 0 {
+		return skip("needs root to mount a small tmpfs")
+	}
+	mnt := s.path("tmpfs")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		return skip(err.Error())
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		return skip("cannot mount a tmpfs here: " + strings.TrimSpace(string(out)))
+	}
+	defer exec.Command("umount", "-l", mnt).Run()
+	db, js := filepath.Join(mnt, "history.db"), filepath.Join(mnt, "run.json")
+	ctx, cancel := s.ctx()
+	defer cancel()
+	p, err := s.start(nil, demoRun(db, js)...)
+	if err != nil {
+		return row{name: name, outcome: "crashed", db: "—", status: "—", detail: err.Error()}
+	}
+	p.waitLine(ctx, "[1/")
+	for p.finished() < 1 && p.waitLine(ctx, "] ") {
+	}
+	filler := filepath.Join(mnt, "filler")
+	fill(filler)
+	ended := p.wait(ctx)
+	os.Remove(filler) // room to read the history back
+	r := s.judge(name, p, ended, db, js)
+	if strings.Contains(p.errText(), "nothing was lost") && r.lost > 0 {
+		r.outcome = "false claim"
+	}
+	r.detail = fmt.Sprintf("%d cells finished, %d kept: %s", p.finished(), p.finished()-r.lost, r.detail)
+	return r
+}
+
+// fill writes to path until the file system is full.
+func fill(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			if errors.Is(err, syscall.ENOSPC) {
+				f.Sync()
+			}
+			return
+		}
+	}
+}
