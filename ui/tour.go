@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/internal/safefile"
 	"github.com/rigbench/rigbench/ui/target"
 )
 
@@ -60,12 +62,7 @@ func (u *UI) tour(dir string) {
 		}
 		var img image.Image
 		fyne.DoAndWait(func() { img = u.win.Canvas().Capture() })
-		f, err := os.Create(path)
-		if err == nil {
-			err = png.Encode(f, img)
-			f.Close()
-		}
-		if err != nil {
+		if err := safefile.Write(path, func(w io.Writer) error { return png.Encode(w, img) }); err != nil {
 			fmt.Fprintln(os.Stderr, "rigbench tour:", err)
 		}
 	}
