@@ -145,3 +145,72 @@ func TestLaunchSimulatorUntilInterrupt(t *testing.T) {
 		}
 	}
 }
+
+// The issue's repro: `run --launch` measures while a plain `launch` (no
+// RIGBENCH_INSTANCE) starts. The run's container carries the run's
+// instance label, the second launch's clean-up leaves it alone (its owner
+// is alive), and the run finishes complete.
+func TestSecondLaunchSparesARunningBenchmark(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, err := docker.New(ctx)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true needs a Docker daemon: %v", err)
+		}
+		t.Skipf("skipping: no usable Docker daemon here (%v)", err)
+	}
+	defer l.Close()
+	if err := simimage.Build(ctx, l.API().(simimage.Builder), simimage.DefaultTag); err != nil {
+		t.Fatal(err)
+	}
+	instance := "cli-test-" + uuid.NewString()
+	runEnv, _, runErr := launchEnv(map[string]string{"RIGBENCH_INSTANCE": instance})
+	runDone := make(chan int, 1)
+	go func() {
+		runDone <- execute(ctx, runEnv, []string{"run", "--launch", "--model", "sim/tiny", "--image", simimage.DefaultTag,
+			"--no-gpu", "--contexts", "0", "--concurrency", "1,2,4", "--prefill", "none", "--duration", "4s",
+			"--max-output", "32", "--db", t.TempDir() + "/h.db", "--no-telemetry", "--", "--max-model-len", "4096", "--speed", "20"})
+	}()
+	for !strings.Contains(runErr.String(), "[1/") {
+		select {
+		case code := <-runDone:
+			t.Fatalf("run ended early with %d:\n%s", code, runErr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	list, err := l.API().ContainerList(ctx, container.ListOptions{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := 0
+	for _, c := range list {
+		if c.Labels[docker.LabelInstance] == instance {
+			mine++
+		}
+	}
+	if mine != 1 {
+		t.Errorf("%d containers carry the run's RIGBENCH_INSTANCE, want 1", mine)
+	}
+
+	launchCtx, interrupt := context.WithCancel(ctx)
+	defer interrupt()
+	e, out, errb := launchEnv(nil)
+	launchDone := make(chan int, 1)
+	go func() {
+		launchDone <- execute(launchCtx, e, []string{"launch", "--model", "sim/tiny", "--image", simimage.DefaultTag,
+			"--no-gpu", "--timeout", "2m", "--", "--max-model-len", "4096", "--speed", "20"})
+	}()
+	for !strings.Contains(out.String(), "endpoint:") {
+		select {
+		case code := <-launchDone:
+			t.Fatalf("the second launch ended with %d:\n%s", code, errb.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	interrupt()
+	<-launchDone
+	if code := <-runDone; code != 0 || !strings.Contains(runErr.String(), "[3/3]") {
+		t.Fatalf("the measured run ended with %d after a second launch:\n%s", code, runErr.String())
+	}
+}
