@@ -16,8 +16,9 @@
 //   - a character device or a FIFO (/dev/null, /dev/stdout on a terminal, a
 //     named pipe): written through in place; a device cannot be renamed over,
 //     and replacing it with a regular file is what this package exists to
-//     prevent. A path under /dev/ or /proc/ is always written through, since
-//     /dev/stdout may resolve to a pipe or to a file the shell opened.
+//     prevent. A name in /proc (also reached as /dev/stdout or /dev/fd/N) is
+//     always written through, since it stands for an open descriptor: a
+//     pipe, a terminal or a file the shell opened.
 //   - a symbolic link: followed, knowingly. The link stays a link and the
 //     file it points to is replaced by the rules above, as a shell redirect
 //     or an editor would do; a link to a missing file creates that file. A
@@ -90,7 +91,7 @@ type kind int
 const (
 	kindNew     kind = iota // nothing yet: create
 	kindRegular             // a regular file: replace atomically
-	kindThrough             // a device, a FIFO, or under /dev/ or /proc/: write in place
+	kindThrough             // a device, a FIFO, or a name in /proc: write in place
 )
 
 // target is where a write lands: the path after following links, what is
@@ -105,7 +106,7 @@ type target struct {
 // the path the user gave, which every error names.
 func resolve(shown, path string) (target, error) {
 	for depth := 0; ; depth++ {
-		if isSpecialTree(path) {
+		if inProc(path) {
 			return target{path: path, kind: kindThrough}, nil
 		}
 		fi, err := os.Lstat(path)
@@ -185,14 +186,21 @@ func Check(path string) error {
 	return nil
 }
 
-// isSpecialTree reports whether path lies under /dev/ or /proc/, where names
-// stand for devices and open descriptors rather than files to replace.
-func isSpecialTree(path string) bool {
+// inProc reports whether path names an entry of /proc, directly or
+// through the links of its folder (/dev/stdout and /dev/fd/N lead to
+// /proc/self/fd): such a name stands for an open descriptor, which may be a
+// pipe or a file the shell opened, so it is written through, never
+// replaced. Elsewhere under /dev (say /dev/shm) the file's type decides.
+func inProc(path string) bool {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return false
 	}
-	return strings.HasPrefix(abs, "/dev/") || strings.HasPrefix(abs, "/proc/")
+	if strings.HasPrefix(abs, "/proc/") {
+		return true
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	return err == nil && (dir == "/proc" || strings.HasPrefix(dir, "/proc/"))
 }
 
 // writeThrough opens path for writing without creating or renaming anything

@@ -2,6 +2,7 @@ package safefile_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -289,5 +290,42 @@ func TestCheck(t *testing.T) {
 	}
 	if err := safefile.Check(dir); err == nil {
 		t.Error("Check(folder) = nil, want a refusal")
+	}
+}
+
+// /dev/fd/N (a link into /proc/self/fd) names an open descriptor: a pipe
+// there is written through, not replaced by a file.
+func TestOpenDescriptorIsWrittenThrough(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	path := fmt.Sprintf("/dev/fd/%d", w.Fd())
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no /dev/fd here: %v", err)
+	}
+	if err := safefile.WriteBytes(path, []byte("through a pipe")); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if b, _ := io.ReadAll(r); string(b) != "through a pipe" {
+		t.Errorf("the pipe got %q", b)
+	}
+}
+
+// Under /dev, a plain file system (/dev/shm, a tmpfs) holds plain files:
+// the type decides, not the prefix, so a new file is created there.
+func TestDevShmFileIsAFile(t *testing.T) {
+	if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
+		t.Skip("no /dev/shm here")
+	}
+	path := filepath.Join("/dev/shm", fmt.Sprintf("rigbench-safefile-%d", os.Getpid()))
+	defer os.Remove(path)
+	if err := safefile.WriteBytes(path, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, path); got != "x" {
+		t.Errorf("content %q", got)
 	}
 }
