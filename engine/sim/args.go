@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rigbench/rigbench/engine/vllm"
 )
 
 // argv0 is the program name vLLM's argparse errors start with.
@@ -156,60 +158,48 @@ func init() {
 
 // ParseArgs reads a vLLM-style command line (`--model M --max-model-len 32k
 // …`) plus the simulator's flags (--profile, --speed, --seed,
-// --startup-delay, --fault-*). Values may follow the flag or an "=";
-// underscores in names work like dashes. A bare positional argument is the
-// model, as in `vllm serve MODEL`. Unknown flags fail with vLLM's argparse
-// wording ("api_server.py: error: unrecognized arguments: --foo"), returned
-// as *ArgError. Numeric fields left zero take the profile's defaults in New.
+// --startup-delay, --fault-*). The words are split by engine/vllm's
+// SplitOptions, as the launch form splits them: values may follow the flag
+// or an "="; underscores in names work like dashes. A bare positional
+// argument is the model, as in `vllm serve MODEL`. Unknown flags fail with
+// vLLM's argparse wording ("api_server.py: error: unrecognized arguments:
+// --foo"), returned as *ArgError. Numeric fields left zero take the
+// profile's defaults in New.
 func ParseArgs(args []string) (Config, error) {
 	c := DefaultConfig()
+	if len(args) > 0 && args[0] == "serve" {
+		args = args[1:] // `vllm serve …` pasted whole
+	}
 	var unknown []string
-	positional := 0
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "serve" && i == 0 {
-			continue // `vllm serve …` pasted whole
-		}
-		if len(a) >= 2 && a[0] == '-' && a[1] == 'O' { // -O3 compilation level
+	positional, rest := 0, false
+	for _, o := range vllm.SplitOptions(args, simArity) {
+		switch {
+		case rest || o.Name == "--":
+			rest = true // argparse leaves "--" and what follows unrecognised here
+			unknown = append(unknown, o.Name+o.Value)
 			continue
-		}
-		if !strings.HasPrefix(a, "--") {
-			if strings.HasPrefix(a, "-") || positional > 0 {
-				unknown = append(unknown, a)
-				continue
+		case o.Name == "":
+			if positional++; positional > 1 {
+				unknown = append(unknown, o.Value)
+			} else {
+				c.Model = o.Value
 			}
-			positional++
-			c.Model = a
 			continue
-		}
-		name, value, hasValue := strings.Cut(a, "=")
-		name = "--" + strings.ReplaceAll(name[2:], "_", "-")
-		f, ok := simFlags[name]
-		if !ok {
-			unknown = append(unknown, a)
+		case isOptLevel(o.Name): // -O3 compilation level
+			continue
+		case !o.Known:
 			// argparse does not know the flag's arity, so a following value
 			// is unrecognized too.
-			if !hasValue && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-				i++
-				unknown = append(unknown, args[i])
+			unknown = append(unknown, o.Name)
+			if o.Eq {
+				unknown[len(unknown)-1] += "=" + o.Value
+			} else if o.HasValue {
+				unknown = append(unknown, o.Value)
 			}
 			continue
 		}
-		if f.kind == flagBool {
-			if hasValue {
-				return Config{}, argErr("argument %s: ignored explicit argument '%s'", name, value)
-			}
-		} else if !hasValue {
-			if i+1 >= len(args) || (strings.HasPrefix(args[i+1], "--") && len(args[i+1]) > 2) {
-				return Config{}, argErr("argument %s: expected one argument", name)
-			}
-			i++
-			value = args[i]
-		}
-		if f.set != nil {
-			if err := f.set(&c, value); err != nil {
-				return Config{}, err
-			}
+		if err := setSimFlag(&c, o); err != nil {
+			return Config{}, err
 		}
 	}
 	if len(unknown) > 0 {
@@ -217,6 +207,45 @@ func ParseArgs(args []string) (Config, error) {
 	}
 	return c, nil
 }
+
+// setSimFlag applies one known flag, with argparse's errors for a switch
+// given a value and a value flag given none.
+func setSimFlag(c *Config, o vllm.Option) error {
+	name := flagName(o.Name)
+	f := simFlags[name]
+	if f.kind == flagBool && o.HasValue {
+		return argErr("argument %s: ignored explicit argument '%s'", name, o.Value)
+	}
+	if f.kind == flagValue && !o.HasValue {
+		return argErr("argument %s: expected one argument", name)
+	}
+	if f.set == nil {
+		return nil
+	}
+	return f.set(c, o.Value)
+}
+
+// simArity is the simulator's flag table as a vllm.Arity.
+func simArity(name string) (takesValue, known bool) {
+	if isOptLevel(name) {
+		return false, true
+	}
+	f, ok := simFlags[flagName(name)]
+	return ok && f.kind == flagValue, ok
+}
+
+// flagName spells a flag as the table does: underscores as dashes, as
+// vLLM's FlexibleArgumentParser reads them.
+func flagName(name string) string {
+	if !strings.HasPrefix(name, "--") {
+		return name
+	}
+	return "--" + strings.ReplaceAll(name[2:], "_", "-")
+}
+
+// isOptLevel reports a -O compilation level (-O3), which the simulator
+// accepts and ignores.
+func isOptLevel(name string) bool { return len(name) >= 2 && name[0] == '-' && name[1] == 'O' }
 
 // intFlag reads an integer; human accepts vLLM's human_readable_int forms:
 // "32k" = 32,000 (decimal, decimals allowed: "25.6k"), "32K" = 32,768

@@ -154,70 +154,46 @@ func serveEntrypointLen(w []string) int {
 	return 0
 }
 
-// parseServeArgs reads vLLM arguments. Catalog flags go to Flags (last one
-// wins, as with argparse), `--model` and the first bare word to Model, and
-// everything else to Extra in order. A bare word right after an unknown
-// option is taken as that option's value, never as the model.
+// parseServeArgs reads vLLM arguments, split by SplitOptions. Catalog
+// flags go to Flags (last one wins, as with argparse), `--model` and the
+// first bare word to Model, and everything else to Extra in order. A bare
+// word right after an unknown option is that option's value, never the
+// model.
 func parseServeArgs(c *LaunchConfig, args []string) error {
 	positional := -1 // index in c.Extra of the first bare word
-	afterUnknown, modelNamed := false, c.Model != ""
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			c.Extra = append(c.Extra, args[i:]...)
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" || isNumber(a) {
-			if positional < 0 && !afterUnknown {
+	modelNamed, rest := c.Model != "", false
+	for _, o := range SplitOptions(args, CatalogArity) {
+		switch {
+		case rest || o.Name == "--":
+			// "--" and the words after it are kept as they are, never
+			// taken for the model.
+			rest = true
+			c.Extra = append(c.Extra, o.Name+o.Value)
+			continue
+		case o.Name == "":
+			if positional < 0 {
 				positional = len(c.Extra)
 			}
-			c.Extra = append(c.Extra, a)
-			afterUnknown = false
+			c.Extra = append(c.Extra, o.Value)
+			continue
+		case !o.Known:
+			c.Extra = append(c.Extra, o.Name)
+			if o.Eq {
+				c.Extra[len(c.Extra)-1] += "=" + o.Value
+			} else if o.HasValue {
+				c.Extra = append(c.Extra, o.Value)
+			}
+			continue
+		case o.Name == "--model":
+			if !o.HasValue {
+				return errors.New("--model needs a model id after it")
+			}
+			c.Model, modelNamed = o.Value, true
 			continue
 		}
-		name, val, hasEq := strings.Cut(a, "=")
-		afterUnknown = false
-		if name == "--model" {
-			if !hasEq {
-				if i+1 >= len(args) {
-					return errors.New("--model needs a model id after it")
-				}
-				i++
-				val = args[i]
-			}
-			c.Model, modelNamed = val, true
-			continue
+		if err := setFlag(c, o); err != nil {
+			return err
 		}
-		f, negated, known := Lookup(name)
-		if !known {
-			c.Extra = append(c.Extra, a)
-			afterUnknown = !hasEq
-			continue
-		}
-		if f.Type == KindBool {
-			on := !negated
-			if hasEq {
-				b, err := strconv.ParseBool(val)
-				if err != nil || negated {
-					return fmt.Errorf("%s is a switch and takes no value: remove %q", name, "="+val)
-				}
-				on = b
-			}
-			if !on && f.Negation == "" {
-				c.Unset(f.Name) // off is the default when vLLM has no negation
-				continue
-			}
-			c.Set(f.Name, strconv.FormatBool(on))
-			continue
-		}
-		if !hasEq {
-			if i+1 >= len(args) {
-				return fmt.Errorf("%s needs a value after it", name)
-			}
-			i++
-			val = args[i]
-		}
-		c.Set(f.Name, val)
 	}
 	if !modelNamed && positional >= 0 {
 		c.Model = c.Extra[positional]
@@ -226,11 +202,32 @@ func parseServeArgs(c *LaunchConfig, args []string) error {
 	return nil
 }
 
-// isNumber reports whether a word starting with '-' is a negative number (a
-// value, not an option), as argparse decides.
-func isNumber(a string) bool {
-	_, err := strconv.ParseFloat(a, 64)
-	return err == nil
+// setFlag sets a catalog flag from its option: a switch is on unless
+// negated or given =false, and a switch vLLM has no negation for is left
+// unset when off (its default).
+func setFlag(c *LaunchConfig, o Option) error {
+	f, negated, _ := Lookup(o.Name)
+	if f.Type != KindBool {
+		if !o.HasValue {
+			return fmt.Errorf("%s needs a value after it", o.Name)
+		}
+		c.Set(f.Name, o.Value)
+		return nil
+	}
+	on := !negated
+	if o.HasValue {
+		b, err := strconv.ParseBool(o.Value)
+		if err != nil || negated {
+			return fmt.Errorf("%s is a switch and takes no value: remove %q", o.Name, "="+o.Value)
+		}
+		on = b
+	}
+	if !on && f.Negation == "" {
+		c.Unset(f.Name) // off is the default when vLLM has no negation
+		return nil
+	}
+	c.Set(f.Name, strconv.FormatBool(on))
+	return nil
 }
 
 // compact makes empty lists nil, so equal configs compare equal.

@@ -185,6 +185,7 @@ var parseSeeds = []string{
 	"--max-num-seqs 4 --max-num-batched-tokens=2048 -- rest",
 	"vllm serve -- --model",
 	"docker run img:tag --model '' --swap-space -1 'it'\\''s'",
+	"vllm serve --model=-m --served-model-name=-x --max-num-seqs=--y",
 }
 
 // FuzzParseRenderFixedPoint: parse → render → parse gives the same config,

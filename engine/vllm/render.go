@@ -30,9 +30,19 @@ func (c LaunchConfig) flagArgs(redact, skipManaged bool) []string {
 		if redact && f.Secret {
 			v = Redacted
 		}
-		out = append(out, fv.Name, v)
+		out = append(out, optionArgs(fv.Name, v)...)
 	}
 	return out
+}
+
+// optionArgs renders an option and its value as two words, or as one
+// "name=value" word when the value would read as an option of its own
+// (argparse, and SplitOptions, would not take "-x" as the value).
+func optionArgs(name, value string) []string {
+	if IsOption(value) {
+		return []string{name + "=" + value}
+	}
+	return []string{name, value}
 }
 
 // extraArgs renders Extra, hiding the values of secret-carrying options
@@ -82,14 +92,14 @@ func isTrue(v string) bool {
 // first (old images ignore a positional model), then the flags in order, then
 // the extra arguments. Secrets are included: this is what runs.
 func (c LaunchConfig) ServeArgs() []string {
-	args := append([]string{"--model", c.Model}, c.flagArgs(false, false)...)
+	args := append(optionArgs("--model", c.Model), c.flagArgs(false, false)...)
 	return append(args, c.extraArgs(false)...)
 }
 
 // LaunchArgs is ServeArgs without the flags RigBench manages (port, host,
 // API key), which the launcher then appends with its own values.
 func (c LaunchConfig) LaunchArgs() []string {
-	args := append([]string{"--model", c.Model}, c.flagArgs(false, true)...)
+	args := append(optionArgs("--model", c.Model), c.flagArgs(false, true)...)
 	return append(args, c.extraArgs(false)...)
 }
 
@@ -99,7 +109,7 @@ func (c LaunchConfig) ServeCommand() string {
 	args := []string{"vllm", "serve", c.Model}
 	if c.Model == "" || strings.HasPrefix(c.Model, "-") {
 		// Not readable as a positional: name it.
-		args = []string{"vllm", "serve", "--model", c.Model}
+		args = append([]string{"vllm", "serve"}, optionArgs("--model", c.Model)...)
 	}
 	args = append(args, c.flagArgs(true, false)...)
 	return JoinArgs(append(args, c.extraArgs(true)...))
@@ -145,7 +155,7 @@ func (c LaunchConfig) dockerArgs(redact bool) []string {
 		}
 		a = append(a, "-e", e)
 	}
-	a = append(a, c.ImageRef(), "--model", c.Model)
+	a = append(append(a, c.ImageRef()), optionArgs("--model", c.Model)...)
 	a = append(a, c.flagArgs(redact, false)...)
 	return append(a, c.extraArgs(redact)...)
 }

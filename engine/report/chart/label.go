@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/vllm"
 )
 
 // MaxRuns is the most runs one comparison overlays; more would make the
@@ -174,27 +175,17 @@ func Differences(runs []*rundoc.Run) [][]string {
 	return out
 }
 
-// ParseFlags reads a `vllm serve` argument list into flag → value. A flag
-// followed by a word that is not itself a flag takes it as its value
-// ("--max-num-seqs 64"), "--flag=value" splits at '='; a bare flag has the
-// value "". Positional words are ignored.
+// ParseFlags reads a `vllm serve` argument list into flag → value, split
+// as vLLM's argparse (and the launch form) split it (vllm.SplitOptions): a
+// switch of the catalog takes no value, another flag the next word that is
+// not itself a flag ("--max-num-seqs 64") or what follows '='; a bare flag
+// has the value "". Positional words are ignored.
 func ParseFlags(args []string) map[string]string {
 	m := map[string]string{}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
-			continue
+	for _, o := range vllm.SplitOptions(args, vllm.CatalogArity) {
+		if o.Name != "" && o.Name != "--" {
+			m[o.Name] = o.Value
 		}
-		if name, val, ok := strings.Cut(a, "="); ok {
-			m[name] = val
-			continue
-		}
-		if i+1 < len(args) && !isFlag(args[i+1]) {
-			m[a] = args[i+1]
-			i++
-			continue
-		}
-		m[a] = ""
 	}
 	return m
 }
@@ -206,9 +197,4 @@ func allEqual(vals []string) bool {
 		}
 	}
 	return true
-}
-
-// isFlag tells a flag from a value; "-1" is a value.
-func isFlag(s string) bool {
-	return strings.HasPrefix(s, "-") && (len(s) < 2 || s[1] < '0' || s[1] > '9')
 }
