@@ -16,7 +16,7 @@ func TestSplitOptions(t *testing.T) {
 		{Value: "m"},
 		{Name: "--max-num-seqs", Value: "64", HasValue: true, Known: true},
 		{Name: "--enforce-eager", Known: true},
-		{Value: "pos"}, // a switch takes no value
+		{Value: "pos"},                                                   // a switch takes no value
 		{Name: "--swap-space", Value: "-1", HasValue: true, Known: true}, // a negative number is a value
 		{Name: "--foo", Value: "bar", HasValue: true},                    // unknown: the next word goes with it
 		{Name: "--baz", Value: "1", HasValue: true, Eq: true},
