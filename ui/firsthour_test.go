@@ -358,3 +358,22 @@ func TestStartAnywayWithoutRegistry(t *testing.T) {
 		t.Errorf("the log ends with %q, want the failure", tail)
 	}
 }
+
+// Issue 16 item 6: the Run view names the target, an endpoint's URL
+// included.
+func TestRunViewNamesTheTarget(t *testing.T) {
+	u, _ := newUI(t)
+	fyne.DoAndWait(func() {
+		if got := u.Run.Target(); !strings.Contains(got, "demo") {
+			t.Errorf("demo target line %q", got)
+		}
+		u.Target.Set(target.Choice{Kind: target.Endpoint, URL: "http://127.0.0.1:8123"})
+		if got := u.Run.Target(); !strings.Contains(got, "http://127.0.0.1:8123") {
+			t.Errorf("endpoint target line %q, want the URL", got)
+		}
+		u.Target.Set(target.Choice{Kind: target.Launch})
+		if got := u.Run.Target(); !strings.Contains(got, "not started") {
+			t.Errorf("launch target line %q", got)
+		}
+	})
+}

@@ -150,6 +150,7 @@ func demoRecord(c vllm.LaunchConfig, s sim.Config) *rundoc.Launch {
 // and the previous target's would predict cells from the wrong server.
 func (u *UI) targetChanged(k target.Kind) {
 	u.Run.SetSimulated(k == target.Demo)
+	u.Run.SetTarget(u.targetLine(k))
 	switch k {
 	case target.Demo:
 	case target.Launch:
@@ -175,4 +176,22 @@ func (u *UI) targetChanged(k target.Kind) {
 	f := runview.Facts{MaxModelLen: s.MaxModelLen(), KVCapacity: s.KVCapacityTokens(), Speed: cfg.Speed}
 	s.Close()
 	u.Run.SetFacts(f)
+}
+
+// targetLine names what a run will benchmark, above the Run view's Start
+// button: an endpoint's URL, the launched server's address, or the demo.
+func (u *UI) targetLine(k target.Kind) string {
+	switch k {
+	case target.Endpoint:
+		if url := u.Target.Choice().URL; url != "" {
+			return "Target: the endpoint at " + url + "."
+		}
+		return "Target: an existing endpoint; enter its URL in the Launch tab."
+	case target.Launch:
+		if s := u.Launch.Server(); s != nil {
+			return "Target: vLLM at " + s.Endpoint + ", launched from the Launch tab."
+		}
+		return "Target: vLLM in Docker, not started yet; start it in the Launch tab."
+	}
+	return fmt.Sprintf("Target: the demo, RigBench's simulated server, at %g× speed.", u.Launch.DemoSpeed())
 }

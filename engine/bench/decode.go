@@ -149,7 +149,7 @@ func (w *window) measure(ctx context.Context, index, total int) {
 		baseline, baselineAt = w.scrape(ctx)
 	}
 	r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
-		Message: fmt.Sprintf("measuring %d stream(s) for %s", len(w.prompts), scaleDown(w.d, w.speed))})
+		Message: measuringMessage(len(w.prompts), w.d, w.speed)})
 	w.clk = cardClock{start: time.Now(), speed: w.speed}
 	w.cell.WindowStart = w.clk.start.UTC()
 	if baseline != nil {

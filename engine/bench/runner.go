@@ -239,6 +239,18 @@ func scaleDown(d time.Duration, speed float64) time.Duration {
 	return time.Duration(float64(d) / speed)
 }
 
+// measuringMessage is the progress line of a decode window: its length in
+// the card's time, as the plan gives it, and, for a simulator sped up,
+// the real seconds it takes ("measuring 8 stream(s) for 30s of card time,
+// 1.5s at 20× speed"); a real time alone read as a shorter window.
+func measuringMessage(streams int, d time.Duration, speed float64) string {
+	msg := fmt.Sprintf("measuring %d stream(s) for %s", streams, d)
+	if speed > 1 {
+		msg += fmt.Sprintf(" of card time, %s at %g× speed", scaleDown(d, speed).Round(time.Millisecond), speed)
+	}
+	return msg
+}
+
 // calibrate sets up prompt building: /tokenize when the server has it
 // (exact), else probe requests with max_tokens 1 (ratio, then corrected
 // from usage.prompt_tokens as the run goes).

@@ -17,15 +17,23 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
-// Size of a chart in the app, in Fyne units.
+// Size a chart is drawn at, in Fyne units; the gallery scales it to the
+// width it has (drawn at twice the pixels, so it stays sharp up to double
+// size).
 const (
 	Width  = 720
 	Height = 430
+	// minWidth is the narrowest a chart is shown: two charts side by side
+	// from 2 × minWidth on.
+	minWidth = 560
+	// drawScale is the pixel density charts are drawn at.
+	drawScale = 2
 )
 
 // Gallery shows a set of charts of the same runs, one per kind.
 type Gallery struct {
 	box    *fyne.Container
+	scroll *container.Scroll
 	images map[chart.Kind]*canvas.Image
 	kinds  []chart.Kind
 	gen    int
@@ -33,7 +41,10 @@ type Gallery struct {
 
 // NewGallery returns an empty gallery for the given chart kinds.
 func NewGallery(kinds ...chart.Kind) *Gallery {
-	g := &Gallery{box: container.NewGridWrap(fyne.NewSize(Width, Height)), images: map[chart.Kind]*canvas.Image{}, kinds: kinds}
+	grid := &fillGrid{}
+	g := &Gallery{box: container.New(grid), images: map[chart.Kind]*canvas.Image{}, kinds: kinds}
+	g.scroll = container.NewVScroll(g.box)
+	grid.resized = func() { g.scroll.Refresh() }
 	for _, k := range kinds {
 		img := canvas.NewImageFromImage(image.NewNRGBA(image.Rect(0, 0, 1, 1)))
 		img.FillMode = canvas.ImageFillContain
@@ -44,8 +55,16 @@ func NewGallery(kinds ...chart.Kind) *Gallery {
 	return g
 }
 
-// Content is the gallery's root (wrap it in a scroll container).
-func (g *Gallery) Content() fyne.CanvasObject { return g.box }
+// Content is the gallery's root: the charts in a vertical scroller.
+func (g *Gallery) Content() fyne.CanvasObject { return g.scroll }
+
+// ChartSize is the size each chart is shown at now.
+func (g *Gallery) ChartSize() fyne.Size {
+	if len(g.box.Objects) == 0 {
+		return fyne.Size{}
+	}
+	return g.box.Objects[0].Size()
+}
 
 // Rendered reports how many charts currently hold a drawing.
 func (g *Gallery) Rendered() int {
@@ -65,7 +84,7 @@ func (g *Gallery) Set(runs []*rundoc.Run, done func()) {
 	g.gen++
 	gen := g.gen
 	dark := fyne.CurrentApp() != nil && fyne.CurrentApp().Settings().ThemeVariant() == theme.VariantDark
-	scale := float32(1)
+	scale := float32(drawScale)
 	if len(runs) == 0 {
 		for _, img := range g.images {
 			img.Image = image.NewNRGBA(image.Rect(0, 0, 1, 1))
@@ -97,6 +116,54 @@ func (g *Gallery) Set(runs []*rundoc.Run, done func()) {
 			}
 		})
 	}()
+}
+
+// fillGrid lays charts out in as many columns as fit at minWidth, each as
+// wide as its share of the width and as high as the chart's aspect ratio
+// makes it: a fixed 720-unit grid left 45% of a 1280 window empty.
+// MinSize follows the last width laid out, so a scroller around the
+// gallery knows how tall the rows are at that width.
+type fillGrid struct {
+	width float32
+	// resized is called after the width changed (the gallery refreshes
+	// its scroller, which asks MinSize again).
+	resized func()
+}
+
+// columns is the column count and the chart size at width w.
+func (g *fillGrid) columns(w float32, n int) (cols int, size fyne.Size) {
+	pad := theme.Padding()
+	cols = max(1, min(n, int((w+pad)/(minWidth+pad))))
+	cw := (w - pad*float32(cols-1)) / float32(cols)
+	return cols, fyne.NewSize(cw, cw*Height/Width)
+}
+
+// Layout places the charts row by row.
+func (g *fillGrid) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	grew := g.width != size.Width
+	g.width = size.Width
+	cols, cell := g.columns(size.Width, len(objs))
+	pad := theme.Padding()
+	for i, o := range objs {
+		col, row := i%cols, i/cols
+		o.Move(fyne.NewPos(float32(col)*(cell.Width+pad), float32(row)*(cell.Height+pad)))
+		o.Resize(cell)
+	}
+	if grew && g.resized != nil {
+		g.resized()
+	}
+}
+
+// MinSize is a column of minWidth before the first layout, then the rows
+// the last width needs.
+func (g *fillGrid) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	if len(objs) == 0 {
+		return fyne.NewSize(0, 0)
+	}
+	w := max(g.width, minWidth)
+	cols, cell := g.columns(w, len(objs))
+	rows := (len(objs) + cols - 1) / cols
+	return fyne.NewSize(minWidth, float32(rows)*cell.Height+float32(rows-1)*theme.Padding())
 }
 
 // Draw renders one chart to an image (nil when it could not be drawn; a

@@ -73,7 +73,7 @@ func New() *View {
 	v.export.Disable()
 	v.figure.SetSelected(names[0])
 	tabs := container.NewAppTabs(
-		container.NewTabItem("Charts", container.NewVScroll(v.charts.Content())),
+		container.NewTabItem("Charts", v.charts.Content()),
 		container.NewTabItem("Per-cell change", container.NewBorder(container.NewHBox(widget.NewLabel("Figure"), v.figure), nil, nil, nil, v.table)),
 	)
 	v.content = container.NewBorder(container.NewBorder(nil, nil, nil, v.export, v.legend), nil, nil, nil, tabs)

@@ -15,8 +15,9 @@ import (
 )
 
 // cellSize is the smallest size of one matrix cell: room for "1234.5 tok/s"
-// and "TTFT 12345 ms" at the default text size.
-var cellSize = fyne.NewSize(104, 42)
+// and "TTFT 12345 ms" at the default text size, and no more, so that the
+// default plan's nine columns fit a 1280-unit window.
+var cellSize = fyne.NewSize(98, 42)
 
 // Matrix is the decode-matrix widget. Its methods must be called on the
 // Fyne goroutine (inside fyne.Do when the data comes from a runner).

@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
@@ -14,7 +15,30 @@ func CellLines(c *rundoc.Cell, running bool) (string, string) {
 	if running {
 		return "measuring…", ""
 	}
-	return rundoc.MatrixLines(c)
+	l1, l2 := rundoc.MatrixLines(c)
+	if l2 == "" {
+		// A long status ("Exceeds model length") takes both lines: on one
+		// it widened every column of the grid (they share one width), and
+		// the default plan's N=128 column fell off a 1280 px window.
+		l1, l2 = splitLine(l1, maxLine)
+	}
+	return l1, l2
+}
+
+// maxLine is the longest status that stays on one line ("Over capacity").
+const maxLine = 13
+
+// splitLine cuts s at the last space that leaves the first part at most n
+// bytes; s stays whole when it is short or has no such space.
+func splitLine(s string, n int) (string, string) {
+	if len(s) <= n {
+		return s, ""
+	}
+	i := strings.LastIndex(s[:n+1], " ")
+	if i <= 0 {
+		return s, ""
+	}
+	return s[:i], s[i+1:]
 }
 
 // decodeMax is the largest total tok/s among the run's measured decode

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -121,6 +122,40 @@ func TestHeaderGPUWording(t *testing.T) {
 		got := results.Summary(&c.r)
 		if !strings.Contains(got, c.want) || (c.not != "" && strings.Contains(got, c.not)) {
 			t.Errorf("summary %q, want %q and not %q", got, c.want, c.not)
+		}
+	}
+}
+
+// Issue 16 item 6: at 1280 px the charts fill the width (two side by side,
+// not one 720-unit chart with the rest empty), and a decode row whose
+// window ended before any request did says 0 requests, not nothing.
+func TestChartsFillWidthAndRequestsShow(t *testing.T) {
+	test.NewTempApp(t)
+	v := results.New()
+	w := test.NewWindow(v.Content())
+	defer w.Close()
+	w.Resize(fyne.NewSize(1280, 800))
+	done := make(chan struct{})
+	v.SetRun(run(), func() { close(done) })
+	<-done
+	v.Tabs().SelectIndex(3)
+	w.Resize(fyne.NewSize(1281, 800))
+	if s := v.ChartSize(); s.Width < 600 || s.Width > 650 {
+		t.Errorf("at 1280 px a chart is %.0f wide, want about half the window", s.Width)
+	}
+	w.Resize(fyne.NewSize(900, 600))
+	if s := v.ChartSize(); s.Width < 850 {
+		t.Errorf("at 900 px a chart is %.0f wide, want the whole width", s.Width)
+	}
+	var req int
+	for i, h := range v.Headers() {
+		if h == rundoc.FigCompleted.Title {
+			req = i
+		}
+	}
+	for _, row := range v.Rows() {
+		if row[req] != "0" {
+			t.Errorf("requests of %v = %q, want 0", row[:3], row[req])
 		}
 	}
 }

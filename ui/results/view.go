@@ -73,7 +73,7 @@ func New() *View {
 		container.NewTabItem("Decode matrix", container.NewScroll(v.mx)),
 		container.NewTabItem("Prefill", v.prefill),
 		container.NewTabItem("All measurements", v.all.t),
-		container.NewTabItem("Charts", container.NewVScroll(v.charts.Content())),
+		container.NewTabItem("Charts", v.charts.Content()),
 	)
 	v.content = container.NewBorder(container.NewVBox(v.title, v.badge, v.summary, v.failure, v.server), nil, nil, nil,
 		container.NewStack(v.tabs, container.NewVBox(v.empty)))
@@ -99,6 +99,15 @@ func (v *View) Rows() [][]string {
 		for _, col := range columns {
 			out[i] = append(out[i], col.text(c))
 		}
+	}
+	return out
+}
+
+// Headers are the measurements table's column titles.
+func (v *View) Headers() []string {
+	out := make([]string, len(columns))
+	for i, c := range columns {
+		out[i] = c.title
 	}
 	return out
 }
@@ -168,6 +177,9 @@ func (v *View) Server() string {
 // Empty reports whether the view says nothing was measured instead of
 // showing empty tabs.
 func (v *View) Empty() bool { return v.empty.Visible() }
+
+// ChartSize is the size each chart is shown at.
+func (v *View) ChartSize() fyne.Size { return v.charts.ChartSize() }
 
 // ChartsRendered is how many charts hold a drawing.
 func (v *View) ChartsRendered() int { return v.charts.Rendered() }

@@ -37,6 +37,8 @@ type View struct {
 
 	planErr, estimate, status, detail, pct, eta *widget.Label
 	liveTok, simulated, unsaved                 *widget.Label
+	target, scaleNote                           *widget.Label
+	mxScroll                                    *container.Scroll
 	startBtn, cancelBtn, exportBtn              *widget.Button
 	progress                                    *widget.ProgressBar
 	mx                                          *matrix.Matrix
@@ -96,6 +98,15 @@ func New(start StartFunc) *View {
 	v.simulated = widget.NewLabel("")
 	v.simulated.Importance = widget.WarningImportance
 	v.simulated.Hide()
+	v.target = widget.NewLabel("")
+	v.target.Truncation = fyne.TextTruncateEllipsis
+	v.target.Hide()
+	// While a run goes, the colours compare the cells measured so far: the
+	// fastest yet is yellow, so a faster cell arriving shifts the others.
+	v.scaleNote = widget.NewLabel("Colours compare the cells measured so far; they settle when the run ends.")
+	v.scaleNote.Importance = widget.LowImportance
+	v.scaleNote.Truncation = fyne.TextTruncateEllipsis
+	v.scaleNote.Hide()
 	v.unsaved = widget.NewLabel("")
 	v.unsaved.Importance = widget.WarningImportance
 	v.unsaved.Wrapping = fyne.TextWrapWord
@@ -129,14 +140,19 @@ func New(start StartFunc) *View {
 	controls := container.NewVBox(
 		v.unsaved,
 		v.simulated,
+		v.target,
 		container.NewBorder(nil, nil, container.NewHBox(v.startBtn, v.cancelBtn), v.exportBtn, v.status),
 		v.detail,
 		container.NewBorder(nil, nil, nil, container.NewHBox(fixedWidth(v.pct, "100%"), v.eta), v.progress),
 		container.NewHBox(v.liveTok, v.telemetry),
+		v.scaleNote,
 	)
-	right := container.NewBorder(controls, nil, nil, nil, container.NewScroll(v.mx))
+	v.mxScroll = container.NewScroll(v.mx)
+	right := container.NewBorder(controls, nil, nil, nil, v.mxScroll)
 	split := container.NewHSplit(container.NewVScroll(left), right)
-	split.Offset = 0.3
+	// The plan form needs about a quarter of a 1280-unit window; the
+	// default grid (N up to 128, nine columns) needs the rest.
+	split.Offset = 0.24
 	v.content = split
 	v.planEdited()
 	return v
@@ -188,6 +204,32 @@ func (v *View) SetFacts(f Facts) {
 	v.facts = f
 	v.planEdited()
 }
+
+// SetTarget names what runs will benchmark ("" hides the line), so that
+// an endpoint's URL is on screen where the run starts.
+func (v *View) SetTarget(s string) {
+	v.target.SetText(s)
+	if s == "" {
+		v.target.Hide()
+	} else {
+		v.target.Show()
+	}
+}
+
+// Target is the target line ("" when hidden).
+func (v *View) Target() string {
+	if v.target.Visible() {
+		return v.target.Text
+	}
+	return ""
+}
+
+// MatrixFits reports whether the grid is shown whole, without scrolling
+// sideways, at the view's current size.
+func (v *View) MatrixFits() bool { return v.mx.MinSize().Width <= v.mxScroll.Size().Width }
+
+// MatrixRoom (tests) describes the grid's room: the scroller's width.
+func (v *View) MatrixRoom() string { return fmt.Sprintf("room %.0f", v.mxScroll.Size().Width) }
 
 // Facts are the server facts the plan check uses now.
 func (v *View) Facts() Facts { return v.facts }
@@ -309,6 +351,7 @@ func (v *View) Start() {
 	v.setProgress(0)
 	v.eta.SetText("")
 	v.liveTok.SetText("")
+	v.scaleNote.Show()
 	v.preview = Predict(p, v.facts)
 	v.mx.SetPendingText("")
 	v.mx.SetRun(v.preview)
@@ -396,6 +439,7 @@ func (v *View) finish(obs *live, run *rundoc.Run, err error) {
 	v.cancelBtn.Disable()
 	v.eta.SetText("")
 	v.liveTok.SetText("")
+	v.scaleNote.Hide()
 	v.mx.SetRunning(0, 0, false)
 	switch {
 	case run != nil:

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -31,8 +32,9 @@ func TestPreviewMarksOverCapacity(t *testing.T) {
 	}
 	// A context longer than the model's limit is predicted too long.
 	v.SetPlanText("64K", "", "", "", "")
-	if l1, _, _ := v.Matrix().Lines(65536, 1); l1 != string(rundoc.StatusExceedsLength) {
-		t.Errorf("64K × 1 with max_model_len 32768 = %q, want %q", l1, rundoc.StatusExceedsLength)
+	// (The long status takes both lines of the cell.)
+	if l1, l2, _ := v.Matrix().Lines(65536, 1); l1+" "+l2 != string(rundoc.StatusExceedsLength) {
+		t.Errorf("64K × 1 with max_model_len 32768 = %q / %q, want %q", l1, l2, rundoc.StatusExceedsLength)
 	}
 }
 
@@ -64,5 +66,23 @@ func TestEstimateAtDemoSpeed(t *testing.T) {
 	demo, _ := runview.Estimate(runview.Predict(p, f), f, nil)
 	if n != 2 || real.Seconds() < 60 || demo*10 != real {
 		t.Errorf("estimate %v for %d cells at speed 1, %v at speed 10", real, n, demo)
+	}
+}
+
+// Issue 16 item 6: at 1280 px the default plan's grid shows whole, N=128
+// included (it was cut to "Ov…").
+func TestDefaultGridFitsAt1280(t *testing.T) {
+	test.NewTempApp(t)
+	v := runview.New(nil)
+	v.SetPlan(rundoc.DefaultPlan())
+	v.SetFacts(runview.Facts{MaxModelLen: 131072, KVCapacity: 50000})
+	w := test.NewWindow(v.Content())
+	defer w.Close()
+	w.Resize(fyne.NewSize(1280, 800))
+	if !v.MatrixFits() {
+		t.Errorf("the default plan's grid (%.0f wide) does not fit at 1280 px (%s)", v.Matrix().MinSize().Width, v.MatrixRoom())
+	}
+	if _, _, ok := v.Matrix().Lines(0, 128); !ok {
+		t.Error("the default plan has no N=128 column")
 	}
 }

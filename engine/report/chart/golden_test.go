@@ -141,3 +141,29 @@ func BenchmarkRenderSVG(b *testing.B) {
 		}
 	}
 }
+
+// Issue 16 item 6: an energy chart without readings says why for the kind
+// of run it shows, not that energy needs a GPU (an imported run of a real
+// card had one).
+func TestEnergyNoDataSaysWhy(t *testing.T) {
+	cell := rundoc.Cell{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 50}
+	for _, tc := range []struct {
+		run  rundoc.Run
+		want string
+	}{
+		{rundoc.Run{Simulated: true}, "a simulated server has no GPU power readings"},
+		{rundoc.Run{Origin: rundoc.OriginImported}, "the run file carried no GPU power readings"},
+		{rundoc.Run{}, "NVIDIA GPU on its own computer"},
+		{rundoc.Run{Launch: &rundoc.Launch{Image: "vllm/vllm-openai:latest"}}, "energy needs an NVIDIA GPU"},
+	} {
+		r := tc.run
+		r.Schema, r.UUID, r.Cells = rundoc.Schema, "r", []rundoc.Cell{cell}
+		var buf bytes.Buffer
+		if err := chart.Render(&buf, chart.Energy, []*rundoc.Run{&r}, chart.Options{Format: chart.SVG}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), tc.want) {
+			t.Errorf("energy chart of %+v lacks %q", tc.run, tc.want)
+		}
+	}
+}

@@ -64,6 +64,28 @@ var lineSpecs = map[Kind]lineSpec{
 	Energy:      {"Energy per output token by concurrency", rundoc.FigEnergy.Label, "no GPU power telemetry was recorded (energy needs an NVIDIA GPU)"},
 }
 
+// noEnergyWhy says why no run has energy figures: a simulated run has no
+// card; an imported run or one against an endpoint may well have run on
+// an NVIDIA GPU, but its file or this computer carried no power readings;
+// only a run RigBench launched on this computer without a GPU lacked one.
+func noEnergyWhy(runs []*rundoc.Run) string {
+	allSim, anyImported, anyEndpoint := true, false, false
+	for _, r := range runs {
+		allSim = allSim && r.Simulated
+		anyImported = anyImported || r.Origin == rundoc.OriginImported
+		anyEndpoint = anyEndpoint || (r.Launch == nil && !r.Simulated && r.Origin != rundoc.OriginImported)
+	}
+	switch {
+	case len(runs) > 0 && allSim:
+		return "a simulated server has no GPU power readings"
+	case anyImported:
+		return "the run file carried no GPU power readings"
+	case anyEndpoint:
+		return "no GPU power readings: RigBench reads power from an NVIDIA GPU on its own computer only"
+	}
+	return lineSpecs[Energy].noData
+}
+
 // dashesFor gives run i of a comparison its own dash pattern, so runs stay
 // apart in grey print and for readers who cannot tell the colours apart.
 func dashesFor(i int) []vg.Length {
@@ -152,7 +174,11 @@ func drawLines(c draw.Canvas, kind Kind, runs []*rundoc.Run, th Theme) {
 	}
 	c = drawLegend(c, th, legendFor(kind, runs, lines, contexts, anyQueued, th), []bool{true, false, false})
 	if len(xs) == 0 {
-		drawNoData(c, th, spec.noData)
+		why := spec.noData
+		if kind == Energy {
+			why = noEnergyWhy(runs)
+		}
+		drawNoData(c, th, why)
 		return
 	}
 	p := newPlot(th)
