@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -56,20 +57,23 @@ func Compare(runs []*rundoc.Run, f rundoc.Figure) Table {
 		phase = rundoc.PhaseDecode
 	}
 	var contexts, conc []int
-	for _, r := range runs {
+	index := make([]rundoc.CellIndex, len(runs))
+	for i, r := range runs {
+		index[i] = r.Index()
 		for _, c := range r.Cells {
 			if c.Phase == phase {
-				contexts = addIntSorted(contexts, c.Context)
-				conc = addIntSorted(conc, c.Concurrency)
+				contexts = append(contexts, c.Context)
+				conc = append(conc, c.Concurrency)
 			}
 		}
 	}
+	contexts, conc = sortedUnique(contexts), sortedUnique(conc)
 	for _, ctx := range contexts {
 		for _, n := range conc {
 			row := Row{Context: ctx, Concurrency: n, Entries: make([]Entry, len(runs))}
 			any := false
-			for i, r := range runs {
-				c := r.Find(phase, ctx, n)
+			for i := range runs {
+				c := index[i].Find(phase, ctx, n)
 				e := &row.Entries[i]
 				if c != nil {
 					e.Status = c.Status
@@ -113,19 +117,11 @@ func checkRuns(runs []*rundoc.Run, least int) error {
 	return nil
 }
 
-func addIntSorted(xs []int, v int) []int {
-	for i, x := range xs {
-		if x == v {
-			return xs
-		}
-		if x > v {
-			xs = append(xs, 0)
-			copy(xs[i+1:], xs[i:])
-			xs[i] = v
-			return xs
-		}
-	}
-	return append(xs, v)
+// sortedUnique sorts xs and drops repeats: n log n, where inserting each
+// value in order would be n² (issue 12: reports of many contexts).
+func sortedUnique(xs []int) []int {
+	slices.Sort(xs)
+	return slices.Compact(xs)
 }
 
 // FormatChange writes a percent change with its sign: "+30.0%", "−4.2%".

@@ -205,24 +205,20 @@ func maxDecode(runs []*rundoc.Run) float64 {
 func unionAxes(runs []*rundoc.Run) (contexts, conc []int) {
 	for _, r := range runs {
 		cs, ns := r.DecodeAxes()
-		for _, c := range cs {
-			contexts = addIntSorted(contexts, c)
-		}
-		for _, n := range ns {
-			conc = addIntSorted(conc, n)
-		}
+		contexts, conc = append(contexts, cs...), append(conc, ns...)
 	}
-	return contexts, conc
+	return sortedUnique(contexts), sortedUnique(conc)
 }
 
 // matrixOf lays out a run's decode matrix for the page, coloured on the
 // same viridis scale as the heatmap chart.
 func matrixOf(r *rundoc.Run, contexts, conc []int, max float64) pageMatrix {
 	m := pageMatrix{Concurrency: conc}
+	index := r.Index()
 	for _, ctx := range contexts {
 		row := pageMatrixRow{Context: ctx}
 		for _, n := range conc {
-			c := r.Find(rundoc.PhaseDecode, ctx, n)
+			c := index.Find(rundoc.PhaseDecode, ctx, n)
 			var cell pageMatrixCell
 			v, ok := figureOf(rundoc.FigTotalTokS, c)
 			switch {

@@ -163,10 +163,11 @@ func mdMatrix(b *bufio.Writer, r *rundoc.Run) {
 	}
 	b.WriteString("\n|---|" + strings.Repeat("---|", len(conc)) + "\n")
 	queued := false
+	index := r.Index()
 	for _, ctx := range contexts {
 		fmt.Fprintf(b, "| %s |", rundoc.ContextLabel(ctx))
 		for _, n := range conc {
-			c := r.Find(rundoc.PhaseDecode, ctx, n)
+			c := index.Find(rundoc.PhaseDecode, ctx, n)
 			queued = queued || (c != nil && c.Status == rundoc.StatusQueued)
 			fmt.Fprintf(b, " %s |", dashIfEmpty(rundoc.MatrixText(c)))
 		}

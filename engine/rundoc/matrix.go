@@ -1,5 +1,10 @@
 package rundoc
 
+import (
+	"cmp"
+	"slices"
+)
+
 // Find returns the cell of the given phase, context and concurrency, or nil.
 // Prefill cells have concurrency 1.
 func (r *Run) Find(p Phase, context, concurrency int) *Cell {
@@ -14,22 +19,63 @@ func (r *Run) Find(p Phase, context, concurrency int) *Cell {
 
 // DecodeAxes returns the contexts and concurrencies present in the decode
 // cells (or the plan, when no cell exists yet), ascending, for drawing the
-// matrix: rows are contexts, columns concurrencies.
+// matrix: rows are contexts, columns concurrencies. It sorts once: n log n
+// in the cells, so a report of many contexts is not cubic.
 func (r *Run) DecodeAxes() (contexts, concurrency []int) {
 	for _, v := range r.Plan.Contexts {
-		contexts = addSorted(contexts, v)
+		contexts = appendAxis(contexts, v)
 	}
 	for _, v := range r.Plan.Concurrency {
-		concurrency = addSorted(concurrency, v)
+		concurrency = appendAxis(concurrency, v)
 	}
 	for _, c := range r.Cells {
-		if c.Phase != PhaseDecode {
-			continue
+		if c.Phase == PhaseDecode {
+			contexts = appendAxis(contexts, c.Context)
+			concurrency = appendAxis(concurrency, c.Concurrency)
 		}
-		contexts = addSorted(contexts, c.Context)
-		concurrency = addSorted(concurrency, c.Concurrency)
 	}
-	return contexts, concurrency
+	slices.Sort(contexts)
+	slices.Sort(concurrency)
+	return slices.Compact(contexts), slices.Compact(concurrency)
+}
+
+// appendAxis appends v unless it is the ContextMax of an unresolved plan.
+func appendAxis(xs []int, v int) []int {
+	if v == ContextMax {
+		return xs
+	}
+	return append(xs, v)
+}
+
+// CellIndex finds a run's cells by phase, context and concurrency in
+// constant time, for reports that look up every cell of a matrix: with
+// Find, which scans the cells, n contexts cost n² lookups of n cells.
+type CellIndex map[cellKey]*Cell
+
+type cellKey struct {
+	phase                Phase
+	context, concurrency int
+}
+
+// Index returns the cells of r by phase, context and concurrency. It
+// points into r.Cells, so it holds until the cells change; of two cells
+// with the same key (which ValidateRun refuses) the first wins, as with
+// Find.
+func (r *Run) Index() CellIndex {
+	x := make(CellIndex, len(r.Cells))
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		k := cellKey{c.Phase, c.Context, c.Concurrency}
+		if _, dup := x[k]; !dup {
+			x[k] = c
+		}
+	}
+	return x
+}
+
+// Find returns the cell with that phase, context and concurrency, or nil.
+func (x CellIndex) Find(p Phase, context, concurrency int) *Cell {
+	return x[cellKey{p, context, concurrency}]
 }
 
 // PrefillCells returns the prefill cells in ascending context order.
@@ -40,29 +86,6 @@ func (r *Run) PrefillCells() []Cell {
 			out = append(out, c)
 		}
 	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].Context < out[j-1].Context; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	slices.SortStableFunc(out, func(a, b Cell) int { return cmp.Compare(a.Context, b.Context) })
 	return out
-}
-
-// addSorted inserts v into ascending xs unless present. ContextMax entries
-// of an unresolved plan are skipped.
-func addSorted(xs []int, v int) []int {
-	if v == ContextMax {
-		return xs
-	}
-	i := 0
-	for i < len(xs) && xs[i] < v {
-		i++
-	}
-	if i < len(xs) && xs[i] == v {
-		return xs
-	}
-	xs = append(xs, 0)
-	copy(xs[i+1:], xs[i:])
-	xs[i] = v
-	return xs
 }

@@ -105,14 +105,16 @@ func contextsOf(runs []*rundoc.Run) []int {
 	var out []int
 	for _, r := range runs {
 		cs, _ := r.DecodeAxes()
-		for _, c := range cs {
-			if !slices.Contains(out, c) {
-				out = append(out, c)
-			}
-		}
+		out = append(out, cs...)
 	}
-	slices.Sort(out)
-	return out
+	return sortedUnique(out)
+}
+
+// sortedUnique sorts xs and drops repeats: n log n, where inserting each
+// value in order would be n² (issue 12: charts of many contexts).
+func sortedUnique(xs []int) []int {
+	slices.Sort(xs)
+	return slices.Compact(xs)
 }
 
 // buildSeries extracts the lines of a chart. For one run each context is a
@@ -137,14 +139,17 @@ func buildSeries(kind Kind, runs []*rundoc.Run, th Theme) (lines []series, conte
 	}
 	contexts = contextsOf(runs)
 	for ri, r := range runs {
+		// The run's axis and cells are looked up once, not per context:
+		// per context they made the chart cubic in the contexts.
+		_, conc := r.DecodeAxes()
+		index := r.Index()
 		for ci, ctx := range contexts {
 			s := series{color: th.SeriesColor(ci), shape: shapeCircle}
 			if compare {
 				s = series{color: th.SeriesColor(ri), dashes: dashesFor(ri), shape: ci}
 			}
-			_, conc := r.DecodeAxes()
 			for _, n := range conc {
-				c := r.Find(rundoc.PhaseDecode, ctx, n)
+				c := index.Find(rundoc.PhaseDecode, ctx, n)
 				if c == nil || n <= 0 {
 					continue
 				}

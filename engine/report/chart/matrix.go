@@ -23,15 +23,14 @@ func drawMatrix(c draw.Canvas, runs []*rundoc.Run, th Theme) {
 	max := 0.0
 	for _, r := range runs {
 		_, ns := r.DecodeAxes()
-		for _, n := range ns {
-			conc = addInt(conc, n)
-		}
+		conc = append(conc, ns...)
 		for i := range r.Cells {
 			if v, ok := metric(DecodeTotal, &r.Cells[i]); ok && r.Cells[i].Phase == rundoc.PhaseDecode {
 				max = math.Max(max, v)
 			}
 		}
 	}
+	conc = sortedUnique(conc)
 	if len(contexts) == 0 || len(conc) == 0 {
 		drawNoData(c, th, "the run has no decode cells")
 		return
@@ -63,18 +62,6 @@ func max1(n int) int {
 	return n
 }
 
-func addInt(xs []int, v int) []int {
-	for i, x := range xs {
-		if x == v {
-			return xs
-		}
-		if x > v {
-			return append(xs[:i], append([]int{v}, xs[i:]...)...)
-		}
-	}
-	return append(xs, v)
-}
-
 // drawGrid draws one run's matrix in c.
 func drawGrid(c draw.Canvas, r *rundoc.Run, contexts, conc []int, max float64, th Theme) {
 	axis := aligned(textStyle(tickSize, th.Foreground, false), draw.XRight, draw.YCenter)
@@ -92,6 +79,7 @@ func drawGrid(c draw.Canvas, r *rundoc.Run, contexts, conc []int, max float64, t
 	for j, n := range conc {
 		c.FillText(colHead, vg.Point{X: left + cw*(vg.Length(j)+0.5), Y: c.Max.Y}, strconv.Itoa(n))
 	}
+	index := r.Index()
 	for i, ctx := range contexts {
 		y0 := top - ch*vg.Length(i+1)
 		c.FillText(axis, vg.Point{X: left - 6, Y: y0 + ch/2}, rundoc.ContextLabel(ctx))
@@ -100,7 +88,7 @@ func drawGrid(c draw.Canvas, r *rundoc.Run, contexts, conc []int, max float64, t
 				Min: vg.Point{X: left + cw*vg.Length(j) + 1, Y: y0 + 1},
 				Max: vg.Point{X: left + cw*vg.Length(j+1) - 1, Y: y0 + ch - 1},
 			}
-			drawCell(c, cell, r.Find(rundoc.PhaseDecode, ctx, n), max, th)
+			drawCell(c, cell, index.Find(rundoc.PhaseDecode, ctx, n), max, th)
 		}
 	}
 }
