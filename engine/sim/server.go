@@ -59,6 +59,40 @@ type stream struct {
 // with the model's max seq len (…) … the estimated maximum model length is
 // N. …"), which cmd/rigbench-sim prints before exiting with status 1.
 func New(cfg Config) (*Server, error) {
+	cfg, kv, err := size(cfg)
+	if err != nil {
+		return nil, err
+	}
+	p := cfg.Profile
+	s := &Server{
+		cfg: cfg, prof: p, kv: kv, maxModelLen: cfg.MaxModelLen, model: cfg.Model, speed: cfg.Speed,
+		start:    time.Now(),
+		streams:  make(map[*seq]*stream),
+		rng:      rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed)),
+		wake:     make(chan struct{}, 1),
+		done:     make(chan struct{}),
+		exited:   make(chan struct{}),
+		loopDone: make(chan struct{}),
+	}
+	s.created = s.start.Unix()
+	s.core = newCore(p, limits{
+		maxNumSeqs:          cfg.MaxNumSeqs,
+		maxNumBatchedTokens: cfg.MaxNumBatchedTokens,
+		prefixCaching:       cfg.EnablePrefixCaching,
+		blockSize:           p.BlockSize,
+		failOnFull:          cfg.Personality == PersonalityLlama,
+	}, kv.numBlocks)
+	if cfg.Faults.ExitAfter > 0 {
+		s.exitT = time.AfterFunc(s.realDuration(cfg.Faults.ExitAfter.Seconds()), s.kill)
+	}
+	go s.loop()
+	return s, nil
+}
+
+// size fills cfg's defaults from the profile and validates and sizes it
+// like vLLM's start-up (the scheduler limits, the KV cache, the
+// max_model_len check): everything New does before it serves.
+func size(cfg Config) (Config, kvSizing, error) {
 	if cfg.Profile.Name == "" {
 		cfg.Profile = DefaultProfile()
 	}
@@ -85,44 +119,34 @@ func New(cfg Config) (*Server, error) {
 		cfg.Host = "0.0.0.0"
 	}
 	if err := validate(&cfg); err != nil {
-		return nil, err
+		return cfg, kvSizing{}, err
 	}
 	if err := applyPersonality(&cfg); err != nil {
-		return nil, err
+		return cfg, kvSizing{}, err
 	}
 	kv, err := sizeKV(p, cfg.GPUMemoryUtilization, cfg.KVCacheDtype)
 	if err != nil {
-		return nil, err
+		return cfg, kv, err
 	}
 	if cfg.Personality == PersonalityLlama {
 		kv = llamaKV(cfg, p.BlockSize)
 	}
 	if err := checkMaxModelLen(kv, cfg.MaxModelLen); err != nil {
-		return nil, err
+		return cfg, kv, err
 	}
-	s := &Server{
-		cfg: cfg, prof: p, kv: kv, maxModelLen: cfg.MaxModelLen, model: cfg.Model, speed: cfg.Speed,
-		start:    time.Now(),
-		streams:  make(map[*seq]*stream),
-		rng:      rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed)),
-		wake:     make(chan struct{}, 1),
-		done:     make(chan struct{}),
-		exited:   make(chan struct{}),
-		loopDone: make(chan struct{}),
+	return cfg, kv, nil
+}
+
+// Facts is what a server for cfg would report, computed without starting
+// one: its max_model_len and KV capacity in tokens. Its error is the one New
+// would return. The app's demo target and the tuner predict the plan with
+// it.
+func Facts(cfg Config) (maxModelLen, kvCapacityTokens int, err error) {
+	cfg, kv, err := size(cfg)
+	if err != nil {
+		return 0, 0, err
 	}
-	s.created = s.start.Unix()
-	s.core = newCore(p, limits{
-		maxNumSeqs:          cfg.MaxNumSeqs,
-		maxNumBatchedTokens: cfg.MaxNumBatchedTokens,
-		prefixCaching:       cfg.EnablePrefixCaching,
-		blockSize:           p.BlockSize,
-		failOnFull:          cfg.Personality == PersonalityLlama,
-	}, kv.numBlocks)
-	if cfg.Faults.ExitAfter > 0 {
-		s.exitT = time.AfterFunc(s.realDuration(cfg.Faults.ExitAfter.Seconds()), s.kill)
-	}
-	go s.loop()
-	return s, nil
+	return cfg.MaxModelLen, kv.tokens, nil
 }
 
 // validate applies vLLM's checks of the scheduler and cache settings.
