@@ -169,8 +169,8 @@ func TestSecondLaunchSparesARunningBenchmark(t *testing.T) {
 	runDone := make(chan int, 1)
 	go func() {
 		runDone <- execute(ctx, runEnv, []string{"run", "--launch", "--model", "sim/tiny", "--image", simimage.DefaultTag,
-			"--no-gpu", "--contexts", "0", "--concurrency", "1,2,4", "--prefill", "none", "--duration", "4s",
-			"--max-output", "32", "--db", t.TempDir() + "/h.db", "--no-telemetry", "--", "--max-model-len", "4096", "--speed", "20"})
+			"--no-gpu", "--contexts", "0", "--concurrency", "1,2,4", "--prefill", "none", "--duration", "6s",
+			"--max-output", "32", "--db", t.TempDir() + "/h.db", "--no-telemetry", "--", "--max-model-len", "4096", "--speed", "5"})
 	}()
 	for !strings.Contains(runErr.String(), "[1/") {
 		select {

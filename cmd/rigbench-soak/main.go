@@ -99,6 +99,7 @@ func main() {
 	}
 	trials = append(trials,
 		trial{"Ctrl-C during a run", func() row { return s.signalRun("Ctrl-C during a run") }},
+		trial{"SIGTERM during import of 60 MiB", func() row { return s.signalImport("SIGTERM during import of 60 MiB") }},
 		trial{"history locked 12 s from the start", func() row { return s.lockedDB("history locked 12 s from the start", false) }},
 		trial{"history locked 12 s mid-run", func() row { return s.lockedDB("history locked 12 s mid-run", true) }},
 		trial{"full disk", func() row { return s.fullDisk("full disk") }},

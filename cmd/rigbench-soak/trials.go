@@ -211,3 +211,41 @@ func fill(path string) {
 		}
 	}
 }
+
+// signalImport sends SIGTERM to `import` of a 60 MiB file 100 ms in: it
+// must stop within a second, and import nothing half-way.
+func (s *soak) signalImport(name string) row {
+	big := s.path("big.json")
+	f, err := os.Create(big)
+	if err != nil {
+		return skipped(name, err)
+	}
+	f.WriteString(`{"format":"rigbench.run/v1","notes":"`)
+	chunk := []byte(strings.Repeat("a", 1<<20))
+	for range 60 {
+		f.Write(chunk)
+	}
+	f.WriteString(`"}`)
+	f.Close()
+	db := s.path("history.db")
+	ctx, cancel := s.ctx()
+	defer cancel()
+	p, err := s.start(nil, "import", big, "--db", db)
+	if err != nil {
+		return skipped(name, err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	sent := time.Now()
+	p.signal(syscall.SIGTERM)
+	ended := p.wait(ctx)
+	r := s.judge(name, p, ended, db, "")
+	stop := p.ended.Sub(sent)
+	if ended && !p.crashed() && (p.code() == 130 || p.code() == 1) && r.status == "—" {
+		r.outcome = "ok"
+		if stop > time.Second {
+			r.outcome = "slow stop"
+		}
+	}
+	r.detail = fmt.Sprintf("stopped %d ms after the signal, exit %d: %s", max(0, stop.Milliseconds()), p.code(), p.lastError())
+	return r
+}
