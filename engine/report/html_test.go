@@ -201,3 +201,25 @@ func FuzzHTMLEscapes(f *testing.F) {
 		})
 	})
 }
+
+// Issue 16 item 7: a report holds nothing meant for developers and no
+// placeholder where a fact was not recorded ("KV capacity — tokens
+// (unknown)"); Markdown's matrix says its window length.
+func TestReportsSayOnlyWhatIsKnown(t *testing.T) {
+	ref := reference(t)
+	var h, md bytes.Buffer
+	if err := report.WriteHTML(&h, []*rundoc.Run{ref, tuned(t, ref)}, report.HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"Change this file only", "— tokens", "(unknown)"} {
+		if strings.Contains(h.String(), bad) {
+			t.Errorf("the comparison HTML contains %q", bad)
+		}
+	}
+	if err := report.WriteMarkdown(&md, ref); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "(30 s windows)") {
+		t.Error("the Markdown matrix does not state its window length")
+	}
+}

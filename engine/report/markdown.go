@@ -152,7 +152,13 @@ func mdPlan(b *bufio.Writer, p *rundoc.Plan) {
 
 func mdMatrix(b *bufio.Writer, r *rundoc.Run) {
 	contexts, conc := r.DecodeAxes()
-	fmt.Fprintf(b, "\n## Decode: %s · %s\n\n", rundoc.FigTotalTokS.Label, rundoc.FigTTFT.Label)
+	// The window goes in the heading: the matrix is what gets pasted on
+	// its own, and a 10 s run must not read as a standard one.
+	window := ""
+	if r.Plan.DurationS > 0 {
+		window = fmt.Sprintf(" (%g s windows)", r.Plan.DurationS)
+	}
+	fmt.Fprintf(b, "\n## Decode: %s · %s%s\n\n", rundoc.FigTotalTokS.Label, rundoc.FigTTFT.Label, window)
 	if len(contexts) == 0 || len(conc) == 0 {
 		b.WriteString("No decode cells.\n")
 		return

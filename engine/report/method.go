@@ -15,6 +15,10 @@ import (
 //go:embed method.md
 var methodMarkdown string
 
+// developerNote is METHOD.md's sentence for those who change the code; a
+// report's reader cannot act on it, so the report leaves it out.
+const developerNote = " Change this file only together with the code."
+
 var (
 	mdCode = regexp.MustCompile("`([^`]+)`")
 	mdBold = regexp.MustCompile(`\*\*([^*]+)\*\*`)
@@ -42,7 +46,7 @@ func methodHTML() template.HTML {
 			depth--
 		}
 	}
-	for _, line := range strings.Split(methodMarkdown, "\n") {
+	for _, line := range strings.Split(strings.Replace(methodMarkdown, developerNote, "", 1), "\n") {
 		trim := strings.TrimSpace(line)
 		indent := (len(line) - len(strings.TrimLeft(line, " "))) / 3
 		kind, text := "", trim
