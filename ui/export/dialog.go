@@ -1,6 +1,7 @@
 package export
 
 import (
+	"fmt"
 	"path/filepath"
 
 	"fyne.io/fyne/v2"
@@ -22,10 +23,24 @@ func Show(win fyne.Window, a fyne.App, runs []*rundoc.Run) {
 		names = append(names, f.Label())
 		byLabel[f.Label()] = f
 	}
+	// PNG and SVG draw one chart: the user picks which, or all of them
+	// into a folder.
+	charts := widget.NewSelect(ChartChoices(runs), nil)
+	charts.SetSelected(charts.Options[0])
+	chartItem := widget.NewFormItem("Chart", charts)
 	format := widget.NewSelect(names, nil)
-	format.SetSelected(report.JSON.Label())
-	if len(runs) > 1 {
-		format.SetSelected(report.HTML.Label())
+	var form *widget.Form
+	format.OnChanged = func(label string) {
+		f := byLabel[label]
+		if form == nil {
+			return
+		}
+		if f == report.PNG || f == report.SVG {
+			chartItem.Widget.Show()
+		} else {
+			chartItem.Widget.Hide()
+		}
+		form.Refresh()
 	}
 	status := widget.NewLabel("")
 	status.Wrapping = fyne.TextWrapWord
@@ -38,13 +53,22 @@ func Show(win fyne.Window, a fyne.App, runs []*rundoc.Run) {
 		a.Clipboard().SetContent(md)
 		status.SetText("Markdown copied to the clipboard.")
 	})
-	form := widget.NewForm(widget.NewFormItem("Format", format))
+	form = widget.NewForm(widget.NewFormItem("Format", format), chartItem)
+	format.SetSelected(report.JSON.Label())
+	if len(runs) > 1 {
+		format.SetSelected(report.HTML.Label())
+	}
 	content := widget.NewCard("", "", fc.NewVBox(form, copyMD, status))
 	d := dialog.NewCustomConfirm("Export", "Save…", "Close", content, func(save bool) {
 		if !save {
 			return
 		}
 		f := byLabel[format.Selected]
+		isChart := f == report.PNG || f == report.SVG
+		if isChart && charts.Selected == AllCharts {
+			saveAllCharts(win, f, runs)
+			return
+		}
 		fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 			if err != nil || w == nil {
 				return
@@ -52,7 +76,12 @@ func Show(win fyne.Window, a fyne.App, runs []*rundoc.Run) {
 			path := w.URI().Path()
 			w.Close()
 			go func() {
-				err := WriteFile(path, f, runs)
+				var err error
+				if isChart {
+					err = WriteChart(path, f, chartKind(charts.Selected), runs)
+				} else {
+					err = WriteFile(path, f, runs)
+				}
 				fyne.Do(func() {
 					if err != nil {
 						dialog.ShowError(err, win)
@@ -62,8 +91,32 @@ func Show(win fyne.Window, a fyne.App, runs []*rundoc.Run) {
 				})
 			}()
 		}, win)
-		fd.SetFileName(report.FileName(runs, f))
+		if isChart {
+			fd.SetFileName(ChartFileName(runs, f, chartKind(charts.Selected)))
+		} else {
+			fd.SetFileName(report.FileName(runs, f))
+		}
 		fd.Show()
 	}, win)
 	d.Show()
+}
+
+// saveAllCharts asks for a folder and writes every chart into it.
+func saveAllCharts(win fyne.Window, f report.Format, runs []*rundoc.Run) {
+	dialog.ShowFolderOpen(func(dir fyne.ListableURI, err error) {
+		if err != nil || dir == nil {
+			return
+		}
+		path := dir.Path()
+		go func() {
+			written, err := WriteAllCharts(path, f, runs)
+			fyne.Do(func() {
+				if err != nil {
+					dialog.ShowError(err, win)
+					return
+				}
+				dialog.ShowInformation("Exported", fmt.Sprintf("Saved %d charts in %s.", len(written), filepath.Base(path)), win)
+			})
+		}()
+	}, win)
 }
