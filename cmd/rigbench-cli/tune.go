@@ -157,7 +157,7 @@ func runTune(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if db != nil {
-		fmt.Fprintf(e.stderr, "runs saved in the history with the tag %s (rigbench-cli history --tag %s)\n", tune.Tag(r.Spec.ID), tune.Tag(r.Spec.ID))
+		fmt.Fprintf(e.stderr, "runs saved in the history with the tag %s (rigbench-cli runs --tag %s)\n", tune.Tag(r.Spec.ID), tune.Tag(r.Spec.ID))
 	}
 	if errors.Is(runErr, context.Canceled) {
 		fmt.Fprintf(e.stderr, "cancelled: finished variants are kept; finish the sweep with the same command and --resume %s\n", r.Spec.ID)
