@@ -171,3 +171,17 @@ func (r *Result) BestConfig() (vllm.LaunchConfig, bool) {
 	}
 	return r.Variants[r.Best].Variant.Config, true
 }
+
+// BestChanges returns the flags the best variant changes from the base, as
+// "Apply to Launch" sets them on the launch form; ok is false when no
+// variant won or the base won (nothing to change).
+func (d *Doc) BestChanges() (changes []vllm.FlagValue, ok bool) {
+	if d.Best == nil || len(d.Variants[*d.Best].Flags) == 0 {
+		return nil, false
+	}
+	c, err := vllm.ParseArgs(d.Variants[*d.Best].Flags)
+	if err != nil || len(c.Flags) == 0 {
+		return nil, false
+	}
+	return c.Flags, true
+}

@@ -137,3 +137,32 @@ func TestVerdictSearchObjectives(t *testing.T) {
 		t.Errorf("without telemetry: best %d verdict %q", r.Best, r.Verdict)
 	}
 }
+
+func TestDocBestChangesReadBack(t *testing.T) {
+	r := judged(t, "total-tok-s@16Kx8", nil,
+		[]rundoc.Cell{decode(16384, 8, v, 100, 900)},
+		[]rundoc.Cell{decode(16384, 8, v, 100, 900)},
+		[]rundoc.Cell{decode(16384, 8, v, 100, 900)},
+		[]rundoc.Cell{decode(16384, 8, v, 150, 900)},
+	)
+	var b strings.Builder
+	if err := r.Document().Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	d, err := tune.ReadDoc(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, ok := d.BestChanges()
+	if !ok || tune.FlagsLabel(ch) != "--kv-cache-dtype fp8 --max-num-seqs 32" || d.Verdict != r.Verdict {
+		t.Errorf("best changes %v %v, verdict %q", ch, ok, d.Verdict)
+	}
+	var md, page strings.Builder
+	d.Markdown(&md)
+	d.HTML(&page)
+	for _, out := range []string{md.String(), page.String()} {
+		if !strings.Contains(out, "150.0") || !strings.Contains(out, "kv-cache-dtype fp8") {
+			t.Errorf("export lacks the best variant:\n%s", out)
+		}
+	}
+}
