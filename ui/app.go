@@ -24,6 +24,7 @@ import (
 	"github.com/rigbench/rigbench/ui/results"
 	"github.com/rigbench/rigbench/ui/runview"
 	"github.com/rigbench/rigbench/ui/target"
+	"github.com/rigbench/rigbench/ui/tuneview"
 )
 
 // Default window size, used until the user resizes it.
@@ -57,6 +58,7 @@ type UI struct {
 	Results  *results.View
 	History  *history.View
 	Compare  *compare.View
+	Tune     *tuneview.View
 
 	snapshot  *hardware.Snapshot
 	ready     chan struct{}
@@ -140,6 +142,7 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.History.Reload()
 	u.Compare = compare.New()
 	u.Compare.OnExport = func(rs []*rundoc.Run) { export.Show(w, a, rs) }
+	u.Tune = tuneview.New(u.tuneBackend())
 
 	prevTarget := u.Target.OnChanged
 	u.Target.OnChanged = func(ch target.Choice) {
@@ -151,6 +154,7 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 			prefs.SetString(prefEndpoint, ch.URL)
 		}
 		u.targetChanged(ch.Kind)
+		u.Tune.Refresh()
 	}
 	u.targetChanged(u.Target.Choice().Kind)
 
@@ -158,10 +162,16 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 		container.NewTabItemWithIcon(TabHardware, theme.ComputerIcon(), u.Hardware.Content()),
 		container.NewTabItemWithIcon(TabLaunch, theme.SettingsIcon(), u.Launch.Content()),
 		container.NewTabItemWithIcon(TabRun, theme.MediaPlayIcon(), u.Run.Content()),
+		container.NewTabItemWithIcon(TabTune, theme.SearchIcon(), u.Tune.Content()),
 		container.NewTabItemWithIcon(TabResults, theme.GridIcon(), u.Results.Content()),
 		container.NewTabItemWithIcon(TabHistory, theme.HistoryIcon(), u.History.Content()),
 		container.NewTabItemWithIcon(TabCompare, theme.ListIcon(), u.Compare.Content()),
 	)
+	u.tabs.OnSelected = func(it *container.TabItem) {
+		if it.Text == TabTune {
+			u.Tune.Refresh() // the Launch page's flags and server may have changed
+		}
+	}
 	w.SetContent(u.tabs)
 	w.SetMainMenu(u.menu())
 	u.addShortcuts()

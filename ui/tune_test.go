@@ -1,0 +1,126 @@
+package ui_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/rigbench/rigbench/engine/tune"
+	"github.com/rigbench/rigbench/ui"
+	"github.com/rigbench/rigbench/ui/target"
+)
+
+// TestTuneJourney: on the demo, pick two dimensions, see the variant count
+// and the estimate, start, see the progress and then the verdict, table
+// and chart, apply the winner to the Launch form; the variants are in
+// History under the sweep's tag.
+func TestTuneJourney(t *testing.T) {
+	u, _ := newUI(t)
+	fyne.DoAndWait(func() {
+		// The user's flags run 4 sequences at once: 8 streams queue.
+		cfg := u.Launch.Form.Config()
+		cfg.Set("--max-num-seqs", "4")
+		u.Launch.Form.SetConfig(cfg)
+		u.SelectTab(ui.TabTune)
+		if err := u.Tune.AddDimension("--kv-cache-dtype", "auto,fp8"); err != nil {
+			t.Fatal(err)
+		}
+		if err := u.Tune.AddDimension("--max-num-seqs", "4,64"); err != nil {
+			t.Fatal(err)
+		}
+		u.Tune.SetMode(tune.Grid)
+		u.Tune.SetWorkload("1K,4K", "8", "10s")
+		u.Tune.SetObjective("total-tok-s@1Kx8", "")
+	})
+	var summary string
+	fyne.DoAndWait(func() { summary = u.Tune.Summary() })
+	// The grid's four combinations, the base among them (auto is vLLM's
+	// default and 4 the form's value).
+	if !strings.HasPrefix(summary, "4 variants, about ") {
+		t.Fatalf("summary before start %q", summary)
+	}
+	var done <-chan struct{}
+	fyne.DoAndWait(func() { u.Tune.Start(); done = u.Tune.Done() })
+	sawProgress := false
+	deadline := time.After(2 * time.Minute)
+wait:
+	for {
+		select {
+		case <-done:
+			break wait
+		case <-time.After(50 * time.Millisecond):
+			fyne.DoAndWait(func() {
+				if s := u.Tune.Status(); strings.HasPrefix(s, "Variant ") && strings.Contains(s, " of 4") {
+					sawProgress = true
+				}
+			})
+		case <-deadline:
+			t.Fatal("the sweep did not finish in 2 minutes")
+		}
+	}
+	if !sawProgress {
+		t.Error("no progress line (variant k of n) was shown")
+	}
+	var verdict, status string
+	var rows [][]string
+	var canApply bool
+	var doc *tune.Doc
+	fyne.DoAndWait(func() {
+		verdict, status, rows, canApply, doc = u.Tune.Verdict(), u.Tune.Status(), u.Tune.Rows(), u.Tune.CanApply(), u.Tune.Doc()
+	})
+	if !strings.HasPrefix(verdict, "Verdict: ") || doc == nil || len(rows) != 5 || !strings.Contains(status, "4 of 4 variants measured") {
+		t.Fatalf("verdict %q, status %q, %d rows", verdict, status, len(rows))
+	}
+	t.Logf("%s", verdict)
+	// max-num-seqs 4 queues 8 streams; the winner is one of the variants
+	// with a score, and Apply puts its flags into the Launch form.
+	for _, v := range doc.Variants {
+		if strings.Contains(v.Label, "--max-num-seqs 4") && v.Score != nil {
+			t.Errorf("%s queued yet scored", v.Label)
+		}
+	}
+	// The base queues, so a variant with 64 sequences wins.
+	changes, ok := doc.BestChanges()
+	if !ok || !canApply || !strings.Contains(tune.FlagsLabel(changes), "--max-num-seqs 64") {
+		t.Fatalf("winner's changes %v (apply enabled %v), verdict %q", changes, canApply, verdict)
+	}
+	fyne.DoAndWait(u.Tune.Apply)
+	fyne.DoAndWait(func() {
+		cfg := u.Launch.Form.Config()
+		for _, c := range changes {
+			if got, _ := cfg.Get(c.Name); got != c.Value {
+				t.Errorf("Launch form %s = %q after Apply, want %q", c.Name, got, c.Value)
+			}
+		}
+	})
+	runs, err := u.History.Source().List(context.Background())
+	tagged := 0
+	for _, e := range runs {
+		for _, tag := range e.Run.Tags {
+			if tag == tune.Tag(doc.SweepID) {
+				tagged++
+			}
+		}
+	}
+	if err != nil || tagged != 4 {
+		t.Errorf("%d runs tagged %s in History (%v)", tagged, tune.Tag(doc.SweepID), err)
+	}
+}
+
+// TestTuneUnavailableForEndpoint: with an existing endpoint as the target,
+// the view says why Tune cannot run and Start does nothing.
+func TestTuneUnavailableForEndpoint(t *testing.T) {
+	u, _ := newUI(t)
+	fyne.DoAndWait(func() {
+		u.Target.Set(target.Choice{Kind: target.Endpoint, URL: "http://127.0.0.1:1"})
+		u.Tune.AddDimension("--kv-cache-dtype", "auto,fp8")
+		u.Tune.Refresh()
+		u.Tune.Start()
+		if u.Tune.Running() || !strings.Contains(u.Tune.Status(), "unavailable for an existing endpoint") {
+			t.Errorf("running %v, status %q", u.Tune.Running(), u.Tune.Status())
+		}
+	})
+}

@@ -1,0 +1,193 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/tune"
+	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/internal/safefile"
+	"github.com/rigbench/rigbench/ui/target"
+	"github.com/rigbench/rigbench/ui/tuneview"
+)
+
+// TabTune is the Tune view's tab title.
+const TabTune = "Tune"
+
+// tuneBackend connects the Tune view to the chosen target, the Launch
+// form and the history.
+func (u *UI) tuneBackend() tuneview.Backend {
+	return tuneview.Backend{
+		Base: func() (vllm.LaunchConfig, string) {
+			switch u.Target.Choice().Kind {
+			case target.Endpoint:
+				return vllm.LaunchConfig{}, "Tune is unavailable for an existing endpoint: it relaunches the server for each variant, and RigBench cannot relaunch a server it did not start. Choose the demo or Launch as the target."
+			case target.Launch:
+				if u.Launch.Server() != nil || u.Launch.Starting() {
+					return vllm.LaunchConfig{}, "Stop the server on the Launch page first: Tune starts the server again for each variant, on the same card."
+				}
+			}
+			return u.Launch.Form.Config(), ""
+		},
+		Runner: u.tuneRunner,
+		GPUs: func() int {
+			if u.snapshot == nil {
+				return 0
+			}
+			return len(u.snapshot.GPUs)
+		},
+		OnApply: func(changes []vllm.FlagValue) {
+			cfg := u.Launch.Form.Config()
+			for _, c := range changes {
+				cfg.Set(c.Name, c.Value)
+			}
+			u.Launch.Form.SetConfig(cfg)
+		},
+		OnExport: u.exportSweep,
+		OnImport: u.importSweep,
+		OnFinished: func(*tune.Result, error) {
+			u.History.Reload()
+		},
+	}
+}
+
+// tuneRunner builds a sweep's runner for the chosen target: the demo's
+// simulator at the Launch page's demo speed, or Docker. Every variant is
+// recorded by the history's recorder and found there to resume.
+func (u *UI) tuneRunner(spec tune.Spec) (*tune.Runner, error) {
+	r := &tune.Runner{Spec: spec, Hardware: u.snapshot}
+	switch u.Target.Choice().Kind {
+	case target.Demo:
+		cfg, err := u.demoConfig()
+		if err != nil {
+			return nil, fmt.Errorf("the demo cannot start with the Launch page's flags: %w", err)
+		}
+		r.Target = tune.Demo{Sim: cfg}
+	case target.Launch:
+		r.Target = tune.Docker{Launcher: func(cfg vllm.LaunchConfig) session.Launcher {
+			// Leftovers stay: another RigBench's server is not this
+			// sweep's to remove.
+			return &session.DockerLauncher{Config: cfg, KeepLeftovers: true}
+		}}
+	default:
+		return nil, fmt.Errorf("tune is unavailable for an existing endpoint")
+	}
+	src := u.History.Source()
+	r.Observers = func(tune.Variant) []rundoc.Observer {
+		if rec := src.Recorder(); rec != nil {
+			return []rundoc.Observer{rec, rundoc.ObserverFunc(func(e rundoc.Event) {
+				if e.Kind == rundoc.EventRunDone {
+					fyne.Do(u.History.Reload)
+				}
+			})}
+		}
+		// A session-only history keeps finished runs.
+		return []rundoc.Observer{rundoc.ObserverFunc(func(e rundoc.Event) {
+			if e.Kind == rundoc.EventRunDone && e.Run != nil && len(e.Run.Cells) > 0 {
+				_ = src.Add(context.Background(), e.Run)
+				fyne.Do(u.History.Reload)
+			}
+		})}
+	}
+	r.History = func(ctx context.Context, tag string) ([]*rundoc.Run, error) {
+		entries, err := src.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var out []*rundoc.Run
+		for _, e := range entries {
+			for _, t := range e.Run.Tags {
+				if t == tag {
+					run, err := src.Get(ctx, e.Run.UUID)
+					if err != nil {
+						return nil, err
+					}
+					out = append(out, run)
+					break
+				}
+			}
+		}
+		return out, nil
+	}
+	return r, nil
+}
+
+// exportSweep saves the sweep document as HTML, Markdown or JSON, chosen by
+// the file name's extension (JSON re-imports with Open sweep…).
+func (u *UI) exportSweep(d *tune.Doc) {
+	fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+		if err != nil || w == nil {
+			return
+		}
+		path := w.URI().Path()
+		w.Close()
+		go func() {
+			err := writeSweep(path, d)
+			fyne.Do(func() {
+				if err != nil {
+					dialog.ShowError(err, u.win)
+					return
+				}
+				dialog.ShowInformation("Exported", "Wrote "+filepath.Base(path)+".", u.win)
+			})
+		}()
+	}, u.win)
+	fd.SetFileName("sweep-" + d.SweepID + ".html")
+	fd.SetFilter(storage.NewExtensionFileFilter([]string{".html", ".md", ".json"}))
+	fd.Show()
+}
+
+// writeSweep writes d to path in the format its extension names.
+func writeSweep(path string, d *tune.Doc) error {
+	write := d.HTML
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".md", ".markdown":
+		write = d.Markdown
+	case ".json":
+		write = d.Write
+	}
+	return safefile.Write(path, func(w io.Writer) error { return write(w) })
+}
+
+// importSweep reads an exported sweep document and shows it in the view.
+func (u *UI) importSweep() {
+	fd := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			return
+		}
+		path := r.URI().Path()
+		r.Close()
+		d, err := readSweep(path)
+		if err != nil {
+			dialog.ShowError(err, u.win)
+			return
+		}
+		u.Tune.Show(d)
+	}, u.win)
+	fd.SetFilter(storage.NewExtensionFileFilter([]string{".json"}))
+	fd.Show()
+}
+
+// readSweep reads a sweep document from a file.
+func readSweep(path string) (*tune.Doc, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d, err := tune.ReadDoc(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	return d, nil
+}

@@ -1,0 +1,641 @@
+// Package tuneview is the app's Tune view: pick the launch flags to vary
+// and what "faster" means, see how many variants and how long before
+// starting, watch the sweep, then read the verdict, the table and the chart
+// of the objective per variant, apply the winner to the Launch form and
+// export the sweep. It is a front end of engine/tune, like
+// `rigbench-cli tune`; the app supplies the target through Backend.
+package tuneview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image/color"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/tune"
+	"github.com/rigbench/rigbench/engine/vllm"
+)
+
+// Backend is what the view asks of the app. Base and Runner are called on
+// the Fyne goroutine.
+type Backend struct {
+	// Base returns the Launch form's configuration and, when Tune cannot
+	// run on the chosen target, why ("" when it can).
+	Base func() (cfg vllm.LaunchConfig, unavailable string)
+	// Runner builds a sweep's runner for the chosen target (demo or
+	// launch), with the history's recorder and resume lookup set.
+	Runner func(spec tune.Spec) (*tune.Runner, error)
+	// GPUs is the number of GPUs detected: --tensor-parallel-size is
+	// offered only with more than one.
+	GPUs func() int
+	// OnApply puts the winner's flag changes in the Launch form.
+	OnApply func(changes []vllm.FlagValue)
+	// OnExport exports the sweep document (nil: the Export button hides).
+	OnExport func(*tune.Doc)
+	// OnImport opens an exported sweep document and shows it with Show
+	// (nil: the Open button hides).
+	OnImport func()
+	// OnFinished is told when a sweep ends (the app reloads History).
+	OnFinished func(*tune.Result, error)
+}
+
+// View is the Tune view. Its methods must be called on the Fyne goroutine.
+type View struct {
+	b Backend
+
+	unavailable                   *widget.Label
+	flag                          *widget.Select
+	values                        *widget.Entry
+	dimsBox                       *fyne.Container
+	mode                          *widget.RadioGroup
+	contexts, concurrency, dur    *widget.Entry
+	objective, objArg, constraint *widget.Entry
+	summary, status, verdict      *widget.Label
+	progress                      *widget.ProgressBar
+	startBtn, stopBtn, resumeBtn  *widget.Button
+	applyBtn, exportBtn, openBtn  *widget.Button
+	table                         *widget.Table
+	chart                         *fyne.Container
+	content                       fyne.CanvasObject
+
+	dims []tune.Dimension
+	spec *tune.Spec // the spec of the last sweep started (Resume reuses it)
+	doc  *tune.Doc  // the sweep shown
+	rows [][]string
+
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Mode labels of the radio group.
+const (
+	gridLabel = "Grid (every combination)"
+	oneLabel  = "One at a time (from your flags)"
+)
+
+// New builds the view.
+func New(b Backend) *View {
+	v := &View{b: b}
+	v.unavailable = widget.NewLabel("")
+	v.unavailable.Importance = widget.WarningImportance
+	v.unavailable.Wrapping = fyne.TextWrapWord
+	v.unavailable.Hide()
+
+	v.flag = widget.NewSelect(nil, func(name string) {
+		v.values.SetText(strings.Join(displayValues(name, vllm.Suggestions(name)), ","))
+	})
+	v.flag.PlaceHolder = "flag to vary"
+	v.values = widget.NewEntry()
+	v.values.SetPlaceHolder("values, e.g. auto,fp8")
+	add := widget.NewButtonWithIcon("Add", theme.ContentAddIcon(), func() {
+		if err := v.AddDimension(v.flag.Selected, v.values.Text); err != nil {
+			v.status.SetText(err.Error())
+		}
+	})
+	v.dimsBox = container.NewVBox()
+	v.mode = widget.NewRadioGroup([]string{gridLabel, oneLabel}, func(string) { v.edited() })
+	v.mode.SetSelected(gridLabel)
+	v.mode.Required = true
+	v.contexts = entry("1K,16K", v.edited)
+	v.concurrency = entry("8,32", v.edited)
+	v.dur = entry("30s", v.edited)
+	v.objective = entry("total-tok-s@16Kx32", v.edited)
+	v.objective.SetPlaceHolder(strings.Join(tune.ObjectiveNames, ", "))
+	v.constraint = entry("", v.edited)
+	v.constraint.SetPlaceHolder("optional, e.g. ttft_p90<=2s")
+	v.summary = widget.NewLabel("")
+	v.summary.Wrapping = fyne.TextWrapWord
+
+	v.status = widget.NewLabel("Add a flag to vary, then Start.")
+	v.status.Wrapping = fyne.TextWrapWord
+	v.progress = widget.NewProgressBar()
+	v.verdict = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	v.verdict.Wrapping = fyne.TextWrapWord
+	v.startBtn = widget.NewButtonWithIcon("Start sweep", theme.MediaPlayIcon(), v.Start)
+	v.startBtn.Importance = widget.HighImportance
+	v.stopBtn = widget.NewButtonWithIcon("Stop", theme.MediaStopIcon(), v.Stop)
+	v.stopBtn.Disable()
+	v.resumeBtn = widget.NewButtonWithIcon("Resume", theme.MediaReplayIcon(), v.Resume)
+	v.resumeBtn.Disable()
+	v.applyBtn = widget.NewButtonWithIcon("Apply to Launch", theme.ConfirmIcon(), v.Apply)
+	v.applyBtn.Disable()
+	v.exportBtn = widget.NewButtonWithIcon("Export…", theme.DocumentSaveIcon(), func() {
+		if v.b.OnExport != nil && v.doc != nil {
+			v.b.OnExport(v.doc)
+		}
+	})
+	v.exportBtn.Disable()
+	if b.OnExport == nil {
+		v.exportBtn.Hide()
+	}
+	v.openBtn = widget.NewButtonWithIcon("Open sweep…", theme.FolderOpenIcon(), func() {
+		if v.b.OnImport != nil {
+			v.b.OnImport()
+		}
+	})
+	if b.OnImport == nil {
+		v.openBtn.Hide()
+	}
+	v.table = widget.NewTable(
+		func() (int, int) {
+			if len(v.rows) == 0 {
+				return 0, 0
+			}
+			return len(v.rows), len(v.rows[0])
+		},
+		func() fyne.CanvasObject { return widget.NewLabel("") },
+		func(id widget.TableCellID, o fyne.CanvasObject) {
+			l := o.(*widget.Label)
+			l.SetText(v.rows[id.Row][id.Col])
+			l.TextStyle.Bold = id.Row == 0
+		})
+	v.chart = container.NewVBox()
+
+	form := widget.NewForm(
+		widget.NewFormItem("Vary", container.NewBorder(nil, nil, v.flag, add, v.values)),
+		widget.NewFormItem("", v.dimsBox),
+		widget.NewFormItem("Variants", v.mode),
+		widget.NewFormItem("Contexts", v.contexts),
+		widget.NewFormItem("Concurrency", v.concurrency),
+		widget.NewFormItem("Window", v.dur),
+		widget.NewFormItem("Objective", v.objective),
+		widget.NewFormItem("Constraint", v.constraint),
+	)
+	left := container.NewVBox(
+		widget.NewLabelWithStyle("Tune: which launch flags make this card fastest", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		v.unavailable, form, v.summary,
+	)
+	controls := container.NewVBox(
+		container.NewHBox(v.startBtn, v.stopBtn, v.resumeBtn, layout.NewSpacer(), v.applyBtn, v.exportBtn, v.openBtn),
+		v.progress, v.status, v.verdict,
+	)
+	tableBox := container.NewGridWrap(fyne.NewSize(720, 200), v.table)
+	right := container.NewBorder(controls, nil, nil, nil,
+		container.NewVScroll(container.NewVBox(v.chart, tableBox)))
+	split := container.NewHSplit(container.NewVScroll(left), right)
+	split.Offset = 0.36
+	v.content = split
+	v.Refresh()
+	return v
+}
+
+func entry(text string, changed func()) *widget.Entry {
+	e := widget.NewEntry()
+	e.SetText(text)
+	e.OnChanged = func(string) { changed() }
+	return e
+}
+
+// displayValues shows booleans as on/off.
+func displayValues(name string, vals []string) []string {
+	f, _, ok := vllm.Lookup(name)
+	if !ok || f.Type != vllm.KindBool {
+		return vals
+	}
+	out := make([]string, len(vals))
+	for i, x := range vals {
+		out[i] = map[string]string{"true": "on", "false": "off"}[x]
+	}
+	return out
+}
+
+// Content is the view's root.
+func (v *View) Content() fyne.CanvasObject { return v.content }
+
+// Refresh reads the target and the flag list again (the app calls it when
+// the target or the detected GPUs change).
+func (v *View) Refresh() {
+	var opts []string
+	gpus := 1
+	if v.b.GPUs != nil {
+		gpus = v.b.GPUs()
+	}
+	for _, f := range vllm.Catalog() {
+		if !vllm.Tunable(f.Name) || len(vllm.Suggestions(f.Name)) == 0 {
+			continue
+		}
+		if f.Name == "--tensor-parallel-size" && gpus < 2 {
+			continue
+		}
+		opts = append(opts, f.Name)
+	}
+	v.flag.SetOptions(opts)
+	v.edited()
+}
+
+// AddDimension adds a flag and its values ("auto,fp8"; on/off for
+// switches), replacing the flag's earlier values.
+func (v *View) AddDimension(flag, values string) error {
+	if flag == "" {
+		return errors.New("pick a flag to vary first")
+	}
+	d, err := tune.ParseDimension(flag + "=" + values)
+	if err != nil {
+		return err
+	}
+	for i := range v.dims {
+		if v.dims[i].Flag == d.Flag {
+			v.dims[i] = d
+			v.showDims()
+			return nil
+		}
+	}
+	v.dims = append(v.dims, d)
+	v.showDims()
+	return nil
+}
+
+func (v *View) showDims() {
+	v.dimsBox.RemoveAll()
+	for i, d := range v.dims {
+		i := i
+		label := widget.NewLabel(d.Flag + " " + strings.Join(displayValues(d.Flag, d.Values), ", "))
+		rm := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() {
+			v.dims = append(v.dims[:i:i], v.dims[i+1:]...)
+			v.showDims()
+		})
+		v.dimsBox.Add(container.NewBorder(nil, nil, nil, rm, label))
+	}
+	v.edited()
+}
+
+// SetMode picks grid or one-at-a-time.
+func (v *View) SetMode(m tune.Mode) {
+	if m == tune.OneAtATime {
+		v.mode.SetSelected(oneLabel)
+	} else {
+		v.mode.SetSelected(gridLabel)
+	}
+}
+
+// SetWorkload sets the cells and the window ("1K,16K", "8,32", "30s").
+func (v *View) SetWorkload(contexts, concurrency, window string) {
+	v.contexts.SetText(contexts)
+	v.concurrency.SetText(concurrency)
+	v.dur.SetText(window)
+}
+
+// SetObjective sets the objective and the constraint (as the CLI takes
+// them: "total-tok-s@16Kx32", "ttft_p90<=2s" or "").
+func (v *View) SetObjective(objective, constraint string) {
+	v.objective.SetText(objective)
+	v.constraint.SetText(constraint)
+}
+
+// Summary is the line under the form: the variant count and the estimated
+// wall time, or what is wrong with the inputs.
+func (v *View) Summary() string { return v.summary.Text }
+
+// Status is the progress or outcome line.
+func (v *View) Status() string { return v.status.Text }
+
+// Verdict is the verdict shown, "" before a sweep ends.
+func (v *View) Verdict() string { return v.verdict.Text }
+
+// Doc is the sweep shown (nil before one ends).
+func (v *View) Doc() *tune.Doc { return v.doc }
+
+// Rows are the table's rows, the header first.
+func (v *View) Rows() [][]string { return v.rows }
+
+// CanApply reports whether Apply to Launch is enabled.
+func (v *View) CanApply() bool { return !v.applyBtn.Disabled() }
+
+// Running reports whether a sweep is going.
+func (v *View) Running() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.cancel != nil
+}
+
+// Done is closed when the sweep started last has ended and its outcome is
+// on screen (a closed channel when none runs).
+func (v *View) Done() <-chan struct{} {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.done == nil {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return v.done
+}
+
+// buildSpec reads the form into a spec; the error says what to fix.
+func (v *View) buildSpec() (tune.Spec, string, error) {
+	base, why := vllm.LaunchConfig{}, ""
+	if v.b.Base != nil {
+		base, why = v.b.Base()
+	}
+	if why != "" {
+		return tune.Spec{}, why, errors.New(why)
+	}
+	plan := rundoc.Plan{MaxOutput: 1024}
+	var err error
+	if plan.Contexts, err = rundoc.ParseTokenList(v.contexts.Text); err != nil || len(plan.Contexts) == 0 {
+		return tune.Spec{}, "", fmt.Errorf("contexts: give token counts such as 1K,16K")
+	}
+	for _, f := range strings.Split(v.concurrency.Text, ",") {
+		var n int
+		if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil || n < 1 || n > 4096 {
+			return tune.Spec{}, "", fmt.Errorf("concurrency: give whole numbers such as 8,32")
+		}
+		plan.Concurrency = append(plan.Concurrency, n)
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(v.dur.Text))
+	if err != nil || d < time.Second || d > time.Hour {
+		return tune.Spec{}, "", fmt.Errorf("window: a duration from 1s to 1h, e.g. 30s")
+	}
+	plan.DurationS = d.Seconds()
+	spec := tune.Spec{ID: tune.NewID(), Base: base, Dimensions: append([]tune.Dimension(nil), v.dims...), Mode: tune.Grid, Plan: plan}
+	if v.mode.Selected == oneLabel {
+		spec.Mode = tune.OneAtATime
+	}
+	if spec.Objective, err = tune.ParseObjective(v.objective.Text, plan); err != nil {
+		return spec, "", err
+	}
+	if c := strings.TrimSpace(v.constraint.Text); c != "" {
+		k, err := tune.ParseConstraint(c)
+		if err != nil {
+			return spec, "", err
+		}
+		spec.Constraints = []tune.Constraint{k}
+	}
+	return spec, "", spec.Validate()
+}
+
+// edited recomputes the summary: variants and estimated wall time, or
+// what is missing.
+func (v *View) edited() {
+	if v.summary == nil || v.startBtn == nil {
+		return // still building
+	}
+	spec, why, err := v.buildSpec()
+	v.unavailable.SetText(why)
+	v.unavailable.Hidden = why == ""
+	v.unavailable.Refresh()
+	running := v.Running()
+	if err != nil {
+		if why == "" {
+			v.summary.SetText(wordErr(err))
+		} else {
+			v.summary.SetText("")
+		}
+		v.startBtn.Disable()
+		return
+	}
+	n := len(spec.Variants())
+	msg := fmt.Sprintf("%d variants", n)
+	if v.b.Runner != nil {
+		if r, err := v.b.Runner(spec); err == nil {
+			msg += ", about " + fmtDur(r.EstimateSweep())
+		}
+	}
+	v.summary.SetText(msg + ".")
+	if !running {
+		v.startBtn.Enable()
+	}
+}
+
+func wordErr(err error) string {
+	s := err.Error()
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// Start starts a new sweep of the form's inputs.
+func (v *View) Start() {
+	spec, _, err := v.buildSpec()
+	if err != nil {
+		v.status.SetText(wordErr(err))
+		return
+	}
+	v.run(spec, false)
+}
+
+// Resume continues the last sweep: variants the history holds finished are
+// not measured again.
+func (v *View) Resume() {
+	if v.spec != nil {
+		v.run(*v.spec, true)
+	}
+}
+
+// Stop cancels the sweep; finished variants are kept.
+func (v *View) Stop() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.cancel != nil {
+		v.cancel()
+	}
+}
+
+func (v *View) run(spec tune.Spec, resume bool) {
+	if v.Running() || v.b.Runner == nil {
+		return
+	}
+	r, err := v.b.Runner(spec)
+	if err != nil {
+		v.status.SetText(wordErr(err))
+		return
+	}
+	if !resume {
+		r.History = nil
+	}
+	v.spec = &spec
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	v.mu.Lock()
+	v.cancel, v.done = cancel, done
+	v.mu.Unlock()
+	v.startBtn.Disable()
+	v.resumeBtn.Disable()
+	v.applyBtn.Disable()
+	v.stopBtn.Enable()
+	v.verdict.SetText("")
+	v.progress.SetValue(0)
+	v.status.SetText(fmt.Sprintf("Sweep %s: starting %d variants…", spec.ID, len(spec.Variants())))
+	r.Progress = func(p tune.Progress) {
+		text, frac := progressText(p)
+		fyne.Do(func() {
+			v.status.SetText(text)
+			v.progress.SetValue(frac)
+		})
+	}
+	go func() {
+		res, err := r.Run(ctx)
+		fyne.DoAndWait(func() {
+			v.mu.Lock()
+			v.cancel = nil
+			v.mu.Unlock()
+			cancel()
+			v.finished(res, err)
+			if v.b.OnFinished != nil {
+				v.b.OnFinished(res, err)
+			}
+			close(done)
+		})
+	}()
+}
+
+// progressText is the status line and the bar's fraction of a report:
+// variants done plus the share of the current one's cells.
+func progressText(p tune.Progress) (string, float64) {
+	done := float64(p.Variant - 1)
+	var s string
+	switch p.Stage {
+	case "launching":
+		s = fmt.Sprintf("Variant %d of %d (%s): starting the server", p.Variant, p.Variants, p.Label)
+	case "measuring":
+		s = fmt.Sprintf("Variant %d of %d (%s): cell %s (%d of %d)", p.Variant, p.Variants, p.Label, p.Cell, p.CellIndex, p.Cells)
+		if p.Cells > 0 {
+			done += float64(p.CellIndex-1) / float64(p.Cells)
+		}
+	default:
+		s = fmt.Sprintf("Variant %d of %d (%s): %s", p.Variant, p.Variants, p.Label, p.Stage)
+		done++
+	}
+	if p.ETA > 0 {
+		s += ", about " + fmtDur(p.ETA) + " left"
+	}
+	return s + ".", done / float64(max(1, p.Variants))
+}
+
+// finished shows a sweep's outcome.
+func (v *View) finished(res *tune.Result, err error) {
+	v.stopBtn.Disable()
+	v.edited()
+	if res == nil {
+		v.status.SetText("The sweep could not start: " + wordErr(err))
+		return
+	}
+	measured, pending := 0, 0
+	for _, x := range res.Variants {
+		switch x.Status {
+		case tune.Measured:
+			measured++
+		case tune.Cancelled, tune.NotRun:
+			pending++
+		}
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		v.status.SetText(fmt.Sprintf("Stopped: %d of %d variants measured and kept in History; Resume measures the rest.", measured, len(res.Variants)))
+	case err != nil:
+		v.status.SetText(fmt.Sprintf("The sweep stopped: %s. %d variants measured; Resume measures the rest.", wordErr(err), measured))
+	default:
+		v.status.SetText(fmt.Sprintf("Sweep %s done: %d of %d variants measured, each saved in History (tag %s).", res.Spec.ID, measured, len(res.Variants), tune.Tag(res.Spec.ID)))
+	}
+	v.progress.SetValue(float64(len(res.Variants)-pending) / float64(max(1, len(res.Variants))))
+	if pending > 0 {
+		v.resumeBtn.Enable()
+	}
+	v.Show(res.Document())
+}
+
+// Show displays a sweep document: verdict, chart and table (after a sweep,
+// or one imported from an export).
+func (v *View) Show(d *tune.Doc) {
+	v.doc = d
+	v.verdict.SetText("Verdict: " + d.Verdict)
+	header, rows := d.Table()
+	v.rows = append([][]string{header}, rows...)
+	v.table.Refresh()
+	for c := range header {
+		w := float32(60)
+		for _, r := range v.rows {
+			w = max(w, widget.NewLabel(r[c]).MinSize().Width)
+		}
+		v.table.SetColumnWidth(c, w)
+	}
+	v.drawChart(d)
+	if _, ok := d.BestChanges(); ok {
+		v.applyBtn.Enable()
+	} else {
+		v.applyBtn.Disable()
+	}
+	v.exportBtn.Enable()
+}
+
+// Apply puts the winner's flags in the Launch form.
+func (v *View) Apply() {
+	if v.doc == nil || v.b.OnApply == nil {
+		return
+	}
+	if ch, ok := v.doc.BestChanges(); ok {
+		v.b.OnApply(ch)
+		v.status.SetText("Applied " + tune.FlagsLabel(ch) + " to the Launch form.")
+	}
+}
+
+// drawChart draws the objective per variant as bars: the base outlined
+// and labelled, the best in the success colour.
+func (v *View) drawChart(d *tune.Doc) {
+	v.chart.RemoveAll()
+	labels, values, ok := d.Bars()
+	o, _ := tune.ParseObjective(d.Objective, d.Plan)
+	v.chart.Add(widget.NewLabelWithStyle(o.Describe()+" per variant", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+	top := 0.0
+	for _, x := range values {
+		top = max(top, x)
+	}
+	const maxBar = 320
+	for i, l := range labels {
+		name := l
+		if i == 0 {
+			name = "base: " + l
+		}
+		nameLabel := widget.NewLabel(name)
+		nameLabel.Truncation = fyne.TextTruncateEllipsis
+		var bar fyne.CanvasObject
+		text := "no figure"
+		if ok[i] {
+			w := float32(2)
+			if top > 0 {
+				w = max(2, float32(values[i]/top*maxBar))
+			}
+			fill := theme.Color(theme.ColorNamePrimary)
+			if d.Best != nil && *d.Best == i {
+				fill = theme.Color(theme.ColorNameSuccess)
+			}
+			r := canvas.NewRectangle(fill)
+			if i == 0 {
+				r.StrokeColor, r.StrokeWidth = theme.Color(theme.ColorNameForeground), 2
+			}
+			r.SetMinSize(fyne.NewSize(w, 18))
+			bar = container.NewHBox(container.NewCenter(r))
+			text = o.FormatScore(tune.Score{Value: values[i], OK: true})
+		} else {
+			bar = canvas.NewRectangle(color.Transparent)
+		}
+		row := container.NewBorder(nil, nil, container.NewGridWrap(fyne.NewSize(260, 30), nameLabel), nil,
+			container.NewHBox(bar, widget.NewLabel(text)))
+		v.chart.Add(row)
+	}
+}
+
+// fmtDur is a short duration: "45s", "3m10s", "1h05m".
+func fmtDur(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return d.String()
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
