@@ -148,6 +148,7 @@ func (u *UI) tour(dir string) {
 	})
 	<-compared
 	shot("10-compare", time.Second)
+	u.tourTune(step, shot)
 	fyne.Do(u.app.Quit)
 }
 
