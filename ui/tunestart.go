@@ -40,6 +40,12 @@ func (u *UI) tuneBackend() tuneview.Backend {
 			return u.Launch.Form.Config(), ""
 		},
 		Runner: u.tuneRunner,
+		Target: func() string {
+			if u.Target.Choice().Kind == target.Demo {
+				return "on the simulated server (demo) at the Launch page's demo speed"
+			}
+			return "each a new container of the Launch page's image and model"
+		},
 		GPUs: func() int {
 			if u.snapshot == nil {
 				return 0

@@ -36,6 +36,9 @@ type Backend struct {
 	// Runner builds a sweep's runner for the chosen target (demo or
 	// launch), with the history's recorder and resume lookup set.
 	Runner func(spec tune.Spec) (*tune.Runner, error)
+	// Target words where the variants run ("on the simulated server"),
+	// shown with the estimate (nil: nothing).
+	Target func() string
 	// GPUs is the number of GPUs detected: --tensor-parallel-size is
 	// offered only with more than one.
 	GPUs func() int
@@ -181,7 +184,11 @@ func New(b Backend) *View {
 		container.NewHBox(v.startBtn, v.stopBtn, v.resumeBtn, layout.NewSpacer(), v.applyBtn, v.exportBtn, v.openBtn),
 		v.progress, v.status, v.verdict,
 	)
-	tableBox := container.NewGridWrap(fyne.NewSize(720, 200), v.table)
+	// The table takes the width there is and at least room for a few
+	// variants' rows.
+	tall := canvas.NewRectangle(color.Transparent)
+	tall.SetMinSize(fyne.NewSize(10, 240))
+	tableBox := container.NewStack(tall, v.table)
 	right := container.NewBorder(controls, nil, nil, nil,
 		container.NewVScroll(container.NewVBox(v.chart, tableBox)))
 	split := container.NewHSplit(container.NewVScroll(left), right)
@@ -394,6 +401,9 @@ func (v *View) edited() {
 			v.summary.SetText("")
 		}
 		v.startBtn.Disable()
+		if !running && v.doc == nil {
+			v.status.SetText("Add a flag to vary and the cells to measure, then Start.")
+		}
 		return
 	}
 	n := len(spec.Variants())
@@ -403,9 +413,15 @@ func (v *View) edited() {
 			msg += ", about " + fmtDur(r.EstimateSweep())
 		}
 	}
+	if v.b.Target != nil {
+		msg += ", " + v.b.Target()
+	}
 	v.summary.SetText(msg + ".")
 	if !running {
 		v.startBtn.Enable()
+		if v.doc == nil {
+			v.status.SetText("Ready: Start launches and measures each variant; every one is saved in History.")
+		}
 	}
 }
 
@@ -551,7 +567,9 @@ func (v *View) finished(res *tune.Result, err error) {
 // or one imported from an export).
 func (v *View) Show(d *tune.Doc) {
 	v.doc = d
-	v.verdict.SetText("Verdict: " + d.Verdict)
+	// The verdict marks flags as code for Markdown; a label shows them
+	// plainly.
+	v.verdict.SetText("Verdict: " + strings.ReplaceAll(d.Verdict, "`", ""))
 	header, rows := d.Table()
 	v.rows = append([][]string{header}, rows...)
 	v.table.Refresh()
@@ -603,6 +621,9 @@ func (v *View) drawChart(d *tune.Doc) {
 		nameLabel.Truncation = fyne.TextTruncateEllipsis
 		var bar fyne.CanvasObject
 		text := "no figure"
+		if why := d.Variants[i].ScoreWhy; why != "" {
+			text += " (" + why + ")"
+		}
 		if ok[i] {
 			w := float32(2)
 			if top > 0 {
