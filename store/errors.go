@@ -21,6 +21,9 @@ var (
 	ErrFull = errors.New("the disk is full")
 	// ErrReadOnly: the history file or its folder cannot be written.
 	ErrReadOnly = errors.New("the history is read-only")
+	// ErrBusy: another process held the history's write lock longer than
+	// the busy timeout.
+	ErrBusy = errors.New("the history is busy")
 )
 
 // userError is an error whose message is one plain sentence for the user
@@ -57,7 +60,10 @@ func explain(err error, path string) error {
 	}
 	switch {
 	case code == sqlite3.SQLITE_FULL || errors.Is(err, syscall.ENOSPC):
-		return &userError{fmt.Sprintf("the disk holding the history %s is full; free some space and try again (nothing was lost)", path), []error{ErrFull, err}}
+		// What a full disk cost is for the caller to say: a failed import
+		// or edit changed nothing, a recorded run may have lost cells
+		// (SaveError).
+		return &userError{fmt.Sprintf("the disk holding the history %s is full; free some space and try again", path), []error{ErrFull, err}}
 	case code == sqlite3.SQLITE_READONLY || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EACCES):
 		return &userError{fmt.Sprintf("the history %s is read-only; make it and its folder writable, or set RIGBENCH_DB (or the CLI's --db) to another file", path), []error{ErrReadOnly, err}}
 	case code == sqlite3.SQLITE_CANTOPEN || errors.Is(err, syscall.ENOTDIR):
@@ -67,7 +73,7 @@ func explain(err error, path string) error {
 	case code == sqlite3.SQLITE_CORRUPT:
 		return &userError{fmt.Sprintf("the history %s is damaged; move it aside (RigBench then starts a new one) or restore a backup", path), []error{err}}
 	case code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED:
-		return &userError{fmt.Sprintf("the history %s is busy (another RigBench is writing it); try again in a moment", path), []error{err}}
+		return &userError{fmt.Sprintf("the history %s is busy (another RigBench is writing it); try again in a moment", path), []error{ErrBusy, err}}
 	case code == sqlite3.SQLITE_IOERR:
 		return &userError{fmt.Sprintf("a disk error stopped RigBench writing the history %s; check the disk and try again", path), []error{err}}
 	}

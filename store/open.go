@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -50,12 +51,25 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, explain(err, path)
 	}
 	s := &DB{sql: db, path: abs}
-	if err := s.init(ctx); err != nil {
-		db.Close()
-		return nil, explain(err, path)
+	// Opening writes (schema, interrupted runs): a history another process
+	// holds longer than the busy timeout is waited for up to openRetry, so
+	// a moment of another RigBench's import does not stop a run.
+	deadline := time.Now().Add(openRetry)
+	for {
+		err := explain(s.init(ctx), path)
+		if err == nil {
+			return s, nil
+		}
+		if !errors.Is(err, ErrBusy) || time.Now().After(deadline) || ctx.Err() != nil {
+			db.Close()
+			return nil, err
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
-	return s, nil
 }
+
+// openRetry is how long Open retries while the history is busy.
+const openRetry = 30 * time.Second
 
 func (s *DB) init(ctx context.Context) error {
 	if err := s.sql.PingContext(ctx); err != nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -162,8 +164,13 @@ func runRun(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "wrote %s\n", f.jsonPath)
 		}
 	}
-	if err := closeDB(); err != nil {
-		runErr = errors.Join(runErr, err)
+	saveErr := closeDB()
+	if saveErr != nil {
+		// Say exactly what the history kept (store.SaveError) and where
+		// the rest is, never that nothing was lost (issue 12).
+		saveErr = fmt.Errorf("%w; %s", saveErr, whereTheRunIs(run, f.jsonPath, jsonErr, os.TempDir()))
+		jsonErr = nil // said in saveErr
+		runErr = errors.Join(runErr, saveErr)
 	} else if saver != nil && run != nil && saver.Saved() {
 		fmt.Fprintf(e.stderr, "saved as run %s in the history (rigbench-cli show %s)\n", shortID(run.UUID), shortID(run.UUID))
 		if jsonErr != nil {
@@ -171,10 +178,16 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if errors.Is(runErr, context.Canceled) {
-		if jsonErr != nil {
-			fmt.Fprintf(e.stderr, "rigbench-cli run: %s\n", termtext.SafeLines(jsonErr.Error()))
+		for _, err := range []error{jsonErr, saveErr} {
+			if err != nil {
+				fmt.Fprintf(e.stderr, "rigbench-cli run: %s\n", termtext.SafeLines(err.Error()))
+			}
 		}
-		fmt.Fprintln(e.stderr, "cancelled: kept the cells measured so far")
+		if saveErr == nil {
+			fmt.Fprintln(e.stderr, "cancelled: kept the cells measured so far")
+		} else {
+			fmt.Fprintln(e.stderr, "cancelled")
+		}
 		return exitError{code: 130}
 	}
 	return errors.Join(runErr, jsonErr)
@@ -350,6 +363,28 @@ func splitList(s string) []string {
 // writeRunFile writes the run document by the safe-file rules (a full disk
 // or a crash never leaves a truncated file in place of a good one, a link or
 // a device stays what it is). Errors name path, never a temporary file.
+// whereTheRunIs says, once the history could not keep all of a run, where
+// the whole run is: the --json file when it was written, else a copy
+// written to dir (the temp folder) for a later import, else the table
+// printed above, which shows every cell.
+func whereTheRunIs(run *rundoc.Run, jsonPath string, jsonErr error, dir string) string {
+	if run == nil || len(run.Cells) == 0 {
+		return "no cell had finished, so no measurement was lost"
+	}
+	if jsonPath != "" && jsonErr == nil {
+		return "the whole run is in " + jsonPath
+	}
+	also := ""
+	if jsonErr != nil {
+		also = fmt.Sprintf(" (%s could not be written: %v)", jsonPath, jsonErr)
+	}
+	fallback := filepath.Join(dir, "rigbench-run-"+shortID(run.UUID)+".json")
+	if err := writeRunFile(fallback, run); err != nil {
+		return fmt.Sprintf("every cell is in the table above%s, and a copy could not be written to %s either (%v)", also, fallback, err)
+	}
+	return fmt.Sprintf("the whole run was written to %s instead%s: 'rigbench-cli import %s' adds it to the history later", fallback, also, fallback)
+}
+
 func writeRunFile(path string, run *rundoc.Run) error {
 	return safefile.Write(path, func(w io.Writer) error { return rundoc.WriteRun(w, run) })
 }

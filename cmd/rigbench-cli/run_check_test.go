@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
@@ -256,5 +258,40 @@ func TestRunFailedBeforeStartClaimsNoSave(t *testing.T) {
 	}
 	if out := mustCLI(t, "runs", "--db", db); !strings.Contains(out, "No runs") {
 		t.Errorf("runs after a run that never started:\n%s", out)
+	}
+}
+
+// When the history could not keep a whole run, the sentence says where the
+// whole run is: the --json file, else a copy in the temp folder that
+// imports again, else the table printed above (issue 12 #8).
+func TestWhereTheRunIs(t *testing.T) {
+	t.Parallel()
+	run := &rundoc.Run{Schema: rundoc.Schema, UUID: "0b6f7d5e-2c1a-4e4b-9f3d-8a7c6b5e4d3c", Status: rundoc.RunComplete,
+		CreatedAt: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
+		Plan:      rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 30, MaxOutput: 16},
+		Cells:     []rundoc.Cell{{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 50}}}
+	dir := t.TempDir()
+	if got := whereTheRunIs(run, "/x/run.json", nil, dir); got != "the whole run is in /x/run.json" {
+		t.Errorf("--json written: %q", got)
+	}
+	got := whereTheRunIs(run, "/full/run.json", errors.New("no space left on device"), dir)
+	fallback := filepath.Join(dir, "rigbench-run-0b6f7d5e.json")
+	if !strings.Contains(got, "the whole run was written to "+fallback+" instead (/full/run.json could not be written: no space left on device)") ||
+		!strings.Contains(got, "rigbench-cli import "+fallback) {
+		t.Errorf("--json failed: %q", got)
+	}
+	f, err := os.Open(fallback)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if back, err := rundoc.ReadRun(f); err != nil || len(back.Cells) != 1 {
+		t.Errorf("the fallback copy does not import: %v", err)
+	}
+	if got := whereTheRunIs(run, "", nil, filepath.Join(dir, "missing")); !strings.HasPrefix(got, "every cell is in the table above, and a copy could not be written to") {
+		t.Errorf("nowhere to write: %q", got)
+	}
+	if got := whereTheRunIs(&rundoc.Run{}, "", nil, dir); got != "no cell had finished, so no measurement was lost" {
+		t.Errorf("no cells: %q", got)
 	}
 }

@@ -35,7 +35,7 @@ func (s *saveFlags) recorder(ctx context.Context, e *env) (rec *store.Recorder, 
 		werr := rec.Err()
 		db.Close()
 		if werr != nil {
-			return fmt.Errorf("the history could not save this run completely: %w", werr)
+			return fmt.Errorf("could not save this run completely: %w", werr)
 		}
 		return nil
 	}, nil
