@@ -26,7 +26,7 @@ func init() {
 		name: "run",
 		usage: "run (--endpoint URL | --demo | --launch --model ID) [--api-key K] [--model NAME] " +
 			"[--contexts 0,16K,32K,64K,128K,max] [--concurrency 1,2,4,…,128] [--prefill 8K,…,128K|none] " +
-			"[--duration 30s] [--max-output 8192] [--kv-capacity TOKENS] [--json FILE] [--name NAME] " +
+			"[--duration auto|30s] [--precision 1%] [--max-duration 30s] [--max-output 8192] [--kv-capacity TOKENS] [--json FILE] [--name NAME] " +
 			"[--no-save] [--db FILE] [-- vLLM flags…]",
 		summary: "Run the prefill and sustained-decode matrix against a server and print the results.",
 		run:     runRun,
@@ -38,7 +38,8 @@ func init() {
 type runFlags struct {
 	endpoint, apiKey, model        string
 	contexts, concurrency, prefill string
-	duration                       time.Duration
+	duration, precision            string
+	maxDuration                    time.Duration
 	maxOutput, kvCapacity          int
 	jsonPath, name, tags, notes    string
 	demo                           bool
@@ -59,7 +60,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.contexts, "contexts", "", "decode contexts in tokens, e.g. 0,16K,32K,max (default 0,16K,32K,64K,128K,max)")
 	fs.StringVar(&f.concurrency, "concurrency", "1,2,4,8,16,32,64,128", "concurrency levels: whole numbers from 1 to 4096")
 	fs.StringVar(&f.prefill, "prefill", "", "prefill contexts, or none (default 8K,16K,32K,64K,128K)")
-	fs.DurationVar(&f.duration, "duration", rundoc.DefaultDuration, "length of each decode window")
+	f.registerWindow(fs)
 	fs.IntVar(&f.maxOutput, "max-output", rundoc.DefaultMaxOutput, "max_tokens of every decode request")
 	fs.IntVar(&f.kvCapacity, "kv-capacity", 0, "KV cache capacity in tokens to plan with, for a server that reports none; it replaces a reported one (the run records the source as user)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the run document (rigbench.run/v1) to this file")
@@ -279,8 +280,8 @@ func (f *runFlags) plan(set map[string]bool) (rundoc.Plan, error) {
 			return p, fmt.Errorf("--prefill: %w", err)
 		}
 	}
-	if f.duration < rundoc.MinDuration || f.duration > rundoc.MaxDuration {
-		return p, fmt.Errorf("--duration must be from %s to 1h, e.g. 30s, not %s: a shorter window holds no whole request, a longer one holds the run for hours per cell", rundoc.MinDuration, f.duration)
+	if err := f.window(&p, set); err != nil {
+		return p, err
 	}
 	if f.maxOutput < 1 {
 		return p, fmt.Errorf("--max-output must be at least 1 token, e.g. 8192, not %d", f.maxOutput)
@@ -302,7 +303,6 @@ func (f *runFlags) plan(set map[string]bool) (rundoc.Plan, error) {
 			return p, fmt.Errorf("%s: %v", l.flag, l.err)
 		}
 	}
-	p.DurationS = f.duration.Seconds()
 	p.MaxOutput = f.maxOutput
 	p.KVCapacityOverride = f.kvCapacity
 	// What the engine checks without the server (0: max_model_len not yet
@@ -316,6 +316,41 @@ func (f *runFlags) plan(set map[string]bool) (rundoc.Plan, error) {
 		return p, err
 	}
 	return p, nil
+}
+
+// registerWindow adds --duration, --precision and --max-duration (run and
+// tune).
+func (f *runFlags) registerWindow(fs *flag.FlagSet) {
+	fs.StringVar(&f.duration, "duration", rundoc.WindowAuto, "length of each decode window: auto (each window stops once total tok/s is known within --precision) or a fixed length such as 30s, the seed tool's method")
+	fs.StringVar(&f.precision, "precision", "1%", "with --duration auto, the 95% uncertainty of total tok/s at which a window stops")
+	fs.DurationVar(&f.maxDuration, "max-duration", rundoc.DefaultDuration, "with --duration auto, the longest a decode window lasts")
+}
+
+// window sets the plan's window method from --duration, --precision and
+// --max-duration.
+func (f *runFlags) window(p *rundoc.Plan, set map[string]bool) error {
+	if d := strings.ToLower(strings.TrimSpace(f.duration)); d != rundoc.WindowAuto {
+		fixed, err := time.ParseDuration(d)
+		if err != nil || fixed < rundoc.MinDuration || fixed > rundoc.MaxDuration {
+			return fmt.Errorf("--duration must be auto or a length from %s to 1h, e.g. 30s, not %s: a shorter window holds no whole request, a longer one holds the run for hours per cell", rundoc.MinDuration, f.duration)
+		}
+		for _, name := range []string{"precision", "max-duration"} {
+			if set[name] {
+				return fmt.Errorf("--%s applies only to --duration auto; --duration %s gives every window that length", name, f.duration)
+			}
+		}
+		p.Window, p.Precision, p.DurationS = rundoc.WindowFixed, 0, fixed.Seconds()
+		return nil
+	}
+	pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(f.precision), "%"), 64)
+	if err != nil || !(pct > 0 && pct <= 50) {
+		return fmt.Errorf("--precision must be a percentage above 0 and at most 50, e.g. 1%%, not %q", f.precision)
+	}
+	if f.maxDuration < rundoc.MinAutoWindow || f.maxDuration > rundoc.MaxDuration {
+		return fmt.Errorf("--max-duration must be from %s (the shortest adaptive window) to 1h, not %s", rundoc.MinAutoWindow, f.maxDuration)
+	}
+	p.Window, p.Precision, p.DurationS = rundoc.WindowAuto, pct/100, f.maxDuration.Seconds()
+	return nil
 }
 
 // maxAsZero returns cs with bench.ContextMax replaced by 0.

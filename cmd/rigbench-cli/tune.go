@@ -21,7 +21,7 @@ func init() {
 		name: "tune",
 		usage: "tune (--demo [--sim-speed S] | --launch --model ID [--image …] [--gpus …]) --vary FLAG=V1,V2 [--vary …] " +
 			"[--grid|--one-at-a-time] --contexts 16K,64K --concurrency 1,8 --objective NAME[@CTXxN] [--constraint ttft_p90<=2s] " +
-			"[--duration 30s] [--json FILE] [--no-save] [--resume ID] [-- base vLLM flags…]",
+			"[--duration auto|30s] [--precision 1%] [--max-duration 30s] [--json FILE] [--no-save] [--resume ID] [-- base vLLM flags…]",
 		summary: "Sweep vLLM launch flags, measure each variant, and say which flags make the card fastest.",
 		run:     runTune,
 		cleanup: "keeping the finished variants and stopping a launched server",
@@ -50,7 +50,7 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.model, "model", "", "with --launch: the Hugging Face id to serve")
 	fs.StringVar(&f.contexts, "contexts", "", "decode contexts of the workload, e.g. 0,16K")
 	fs.StringVar(&f.concurrency, "concurrency", "", "concurrency levels of the workload, e.g. 1,8")
-	fs.DurationVar(&f.duration, "duration", rundoc.DefaultDuration, "length of each decode window")
+	f.registerWindow(fs)
 	fs.IntVar(&f.maxOutput, "max-output", 1024, "max_tokens of every decode request")
 	fs.StringVar(&f.jsonPath, "json", "", "write the sweep document (rigbench.tune/v1, docs/tune.md) to this file")
 	fs.BoolVar(&f.demo, "demo", false, "sweep RigBench's simulated vLLM server (no GPU needed); it takes the same vLLM flags")

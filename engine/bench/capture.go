@@ -37,6 +37,7 @@ type chunkAt struct {
 // cut to the window yet: the window's end is applied when the figures are
 // derived (tally.add), so a window may close at any instant.
 type request struct {
+	stream      int // which of the window's streams sent it
 	sent, ended time.Duration
 	// firstText is the first chunk with text (the TTFT end point),
 	// hasFirstText false when none arrived.

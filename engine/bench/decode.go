@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,6 +49,9 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 	w := &window{
 		runner: r, run: run, cell: cell, prompts: prompts,
 		d: run.Plan.Duration(), speed: run.Plan.Speed(), maxOutput: m,
+	}
+	if run.Plan.Adaptive() {
+		w.live = newLive(w.d, len(prompts))
 	}
 	w.measure(ctx, index, total)
 }
@@ -124,6 +128,8 @@ type window struct {
 
 	clk        cardClock // set when the window opens
 	liveTokens atomic.Int64
+	live       *live         // adaptive windows only
+	stoppedAt  time.Duration // where an adaptive window closed early (0: it did not)
 }
 
 // measure runs the window: it opens it after a baseline scrape, keeps the
@@ -149,7 +155,7 @@ func (w *window) measure(ctx context.Context, index, total int) {
 		baseline, baselineAt = w.scrape(ctx)
 	}
 	r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
-		Message: measuringMessage(len(w.prompts), w.d, w.speed)})
+		Message: w.measuringMessage()})
 	w.clk = cardClock{start: time.Now(), speed: w.speed}
 	w.cell.WindowStart = w.clk.start.UTC()
 	if baseline != nil {
@@ -172,8 +178,11 @@ func (w *window) measure(ctx context.Context, index, total int) {
 		defer close(done)
 		reqs = w.streams(wctx)
 	}()
-	w.follow(done, index, total)
+	w.follow(done, cancel, index, total)
 	measured := min(w.clk.at(time.Now()), w.d)
+	if w.stoppedAt > 0 {
+		measured = w.stoppedAt
+	}
 	<-samplesDone
 
 	var gpu []hardware.GPUSample
@@ -184,14 +193,27 @@ func (w *window) measure(ctx context.Context, index, total int) {
 }
 
 // follow reports progress once a second until done closes, from the
-// measuring goroutine, so observers see events in order.
-func (w *window) follow(done <-chan struct{}, index, total int) {
+// measuring goroutine, so observers see events in order. An adaptive
+// window also asks every checkEvery whether it may stop, and closes the
+// window (stop) when it may.
+func (w *window) follow(done <-chan struct{}, stop func(), index, total int) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	var check <-chan time.Time
+	if w.live != nil {
+		t := time.NewTicker(max(w.clk.real(checkEvery), minCheck))
+		defer t.Stop()
+		check = t.C
+	}
 	for {
 		select {
 		case <-done:
 			return
+		case <-check:
+			if end, ok := w.stopAt(w.clk.at(time.Now())); ok {
+				w.stoppedAt, check = end, nil
+				stop()
+			}
 		case <-tick.C:
 			if el := w.clk.at(time.Now()).Seconds(); el > 0 {
 				w.runner.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
@@ -206,10 +228,13 @@ func (w *window) follow(done <-chan struct{}, index, total int) {
 // lasted, less than D when the run was cancelled.
 func (w *window) close(reqs []request, measured time.Duration, samples []rundoc.ServerSample, gpu []hardware.GPUSample, cancelled bool) {
 	end := w.d
+	if w.stoppedAt > 0 {
+		end = w.stoppedAt
+	}
 	if cancelled && measured > 0 {
 		end = measured // the window was cut short: rates are over the part measured
 	}
-	t := newTally(end)
+	t := newTally(end, w.d, len(w.prompts))
 	for i := range reqs {
 		t.add(&reqs[i])
 	}
@@ -249,10 +274,14 @@ func (w *window) stream(ctx context.Context, i int) []request {
 		return []request{{err: err, sent: now, ended: now}}
 	}
 	for ctx.Err() == nil && w.clk.at(time.Now()) < w.d {
-		rq := request{}
+		rq := request{stream: i}
 		res, err := w.runner.Client.StreamBody(ctx, body, func(at time.Time, n int) {
-			rq.chunks = append(rq.chunks, chunkAt{at: w.clk.at(at), tokens: n})
+			card := w.clk.at(at)
+			rq.chunks = append(rq.chunks, chunkAt{at: card, tokens: n})
 			w.liveTokens.Add(int64(n))
+			if w.live != nil {
+				w.live.add(i, card, n)
+			}
 		})
 		rq.capture(w.clk, res, err, ctx.Err() != nil)
 		out = append(out, rq)
@@ -322,4 +351,14 @@ func (w *window) scrape(ctx context.Context) (*rundoc.ServerSample, time.Time) {
 // time since the window opened, negative before it.
 func (w *window) sampleT(at time.Time) float64 {
 	return round(w.clk.at(at).Seconds(), 3)
+}
+
+// measuringMessage says what the window is about to do (measuringMessage);
+// an adaptive window says its precision and that D is its longest.
+func (w *window) measuringMessage() string {
+	msg := measuringMessage(len(w.prompts), w.d, w.speed)
+	if w.live != nil {
+		msg = strings.Replace(msg, " for ", fmt.Sprintf(" until total tok/s is known within ±%g%%, for at most ", 100*w.run.Plan.Precision), 1)
+	}
+	return msg
 }

@@ -18,16 +18,28 @@ import (
 // speed factor appears here.
 type tally struct {
 	end time.Duration // the window closed here (card offset)
+	ref time.Duration // the figure is as a window this long reads it
+	// firstToken is each stream's first token (card offset), -1 before it.
+	firstToken []time.Duration
 
 	requests, usage, chunks, completed int
 	ttft, gaps, perReq                 []float64 // ms, ms per token, tok/s
+	gapAt                              []time.Duration
+	bins                               []float64 // tokens per binWidth of card time
 	active                             float64   // card seconds of requests in flight
 	errs                               []error
 	source                             string
 }
 
-func newTally(end time.Duration) *tally {
-	return &tally{end: end, source: client.SourceContinuousUsage}
+// newTally starts the tally of a window of streams streams that closed at
+// end, whose figures read as a window of length ref would.
+func newTally(end, ref time.Duration, streams int) *tally {
+	t := &tally{end: end, ref: ref, source: client.SourceContinuousUsage,
+		bins: make([]float64, end/binWidth), firstToken: make([]time.Duration, streams)}
+	for i := range t.firstToken {
+		t.firstToken[i] = -1
+	}
+	return t
 }
 
 // add counts one request: its chunks before the window's end, its TTFT,
@@ -47,8 +59,15 @@ func (t *tally) add(rq *request) {
 		if ch.tokens == 0 {
 			continue // text without tokens: counted only as a chunk
 		}
+		if k := int(ch.at / binWidth); ch.at >= 0 && k < len(t.bins) {
+			t.bins[k] += float64(ch.tokens)
+		}
+		if f := &t.firstToken[rq.stream]; *f < 0 || ch.at < *f {
+			*f = ch.at
+		}
 		if seen {
 			t.gaps = append(t.gaps, ms(ch.at-prev)/float64(ch.tokens))
+			t.gapAt = append(t.gapAt, ch.at)
 		} else {
 			first, seen = ch.at, true
 		}
@@ -101,7 +120,7 @@ func derive(c *rundoc.Cell, t *tally, d float64) {
 	if t.chunks > 0 && t.source != client.SourceChunks && float64(t.chunks-t.usage) > 0.01*float64(t.usage) {
 		c.ChunkTokens, c.TokenCountMismatch = t.chunks, true
 	}
-	c.TotalTokS = round(float64(t.usage)/d, 1)
+	c.TotalTokS, c.TotalTokSCI95 = t.total(d)
 	c.PerRequestTokS = round(Median(t.perReq), 1)
 	c.TTFTMs = round(Median(t.ttft), 1)
 	c.TTFTP90Ms = round(Quantile(t.ttft, 0.9), 1)
@@ -111,6 +130,66 @@ func derive(c *rundoc.Cell, t *tally, d float64) {
 	c.TBTP99Ms = round(Quantile(t.gaps, 0.99), 2)
 	c.AvgActive = round(t.active/d, 2)
 	c.CompletedRequests = t.completed
+	c.PerRequestTokSCI95 = round(bootstrapMedianCI(t.perReq), 2)
+	c.TTFTMsCI95 = round(bootstrapMedianCI(t.ttft), 2)
+	c.TBTMsCI95 = round(t.tbtCI(), 3)
+}
+
+// settle is when the last stream got its first token, and whether all did.
+func (t *tally) settle() (time.Duration, bool) {
+	var last time.Duration
+	for _, f := range t.firstToken {
+		if f < 0 {
+			return 0, false
+		}
+		last = max(last, f)
+	}
+	return last, len(t.firstToken) > 0
+}
+
+// total is total tok/s and its 95% half-width (estimateRate). A window that
+// lasted its reference length counts usage tokens / D exactly, as windows
+// always have; a shorter (adaptive) one scales the estimate from the bins
+// to usage tokens, which differ only for servers that report usage last.
+func (t *tally) total(d float64) (rate, half float64) {
+	settle, settled := t.settle()
+	est := estimateRate(t.bins, settle, settled, t.ref)
+	var binned float64
+	for _, x := range t.bins {
+		binned += x
+	}
+	rate = float64(t.usage) / d
+	if t.end < t.ref && binned > 0 {
+		rate = est.rate * float64(t.usage) / binned
+	}
+	if est.half > 0 && est.rate > 0 {
+		half = rate * est.half / est.rate
+	}
+	return round(rate, 1), round(half, 2)
+}
+
+// tbtCI is the half-width of the median TBT's 95% interval by sectioning:
+// the window is cut into ciBatches spans of time, the median gap of each
+// span is one observation, and their mean gets meanCI. Every stream adds
+// gaps to every span, so the spans are nearly independent where gaps
+// within one request are not.
+func (t *tally) tbtCI() float64 {
+	if t.end <= 0 {
+		return 0
+	}
+	groups := make([][]float64, ciBatches)
+	for i, g := range t.gaps {
+		j := min(int(int64(t.gapAt[i])*ciBatches/int64(t.end)), ciBatches-1)
+		groups[max(j, 0)] = append(groups[max(j, 0)], g)
+	}
+	var meds []float64
+	for _, g := range groups {
+		if len(g) > 0 {
+			meds = append(meds, Median(g))
+		}
+	}
+	_, half := meanCI(meds)
+	return half
 }
 
 // deriveServer sets the figures of the server's and the GPUs' samples.

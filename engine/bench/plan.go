@@ -87,23 +87,72 @@ func PrefillRate(cells []rundoc.Cell, context int) float64 {
 }
 
 // Estimate returns the expected duration of the cells of a resolved plan
-// that will run (METHOD.md: Order and time): D per runnable decode cell, plus
-// the warm-up prefill of its N prompts, plus each prefill cell, with prompt
-// tok/s from the measured cells (PrefillRate).
+// that will run (METHOD.md: Order and time): per runnable decode cell the
+// expected window (D, or for adaptive windows ExpectedWindow) plus the
+// warm-up prefill of its N prompts, plus each prefill cell times its
+// expected repetitions, with prompt tok/s from the measured cells
+// (PrefillRate).
 func Estimate(p rundoc.Plan, maxModelLen, kvCapacity int, measured []rundoc.Cell) time.Duration {
 	var s float64
+	repeats := expectedRepeats(p, measured)
 	for _, c := range p.PrefillContexts {
 		if PredictPrefill(c, maxModelLen, kvCapacity) == "" {
-			s += float64(c) / PrefillRate(measured, c)
+			s += repeats * float64(c) / PrefillRate(measured, c)
 		}
 	}
+	window := ExpectedWindow(p, measured).Seconds()
 	for _, c := range p.Contexts {
 		for _, n := range p.Concurrency {
 			if Predict(c, n, p.MaxOutput, maxModelLen, kvCapacity) != "" {
 				continue
 			}
-			s += p.DurationS + float64(n*c)/PrefillRate(measured, c)
+			s += window + float64(n*c)/PrefillRate(measured, c)
 		}
 	}
 	return time.Duration(s * float64(time.Second))
+}
+
+// AssumedAutoWindow is the expected length of an adaptive decode window
+// before any was measured: twice the minimum, since a window stops at the
+// minimum only when the rate is steady from its first seconds.
+const AssumedAutoWindow = 2 * rundoc.MinAutoWindow
+
+// ExpectedWindow is the expected length of a decode window of the plan: D
+// for fixed windows; for adaptive ones the mean length of the adaptive
+// windows measured so far, else AssumedAutoWindow, never above D.
+func ExpectedWindow(p rundoc.Plan, measured []rundoc.Cell) time.Duration {
+	if !p.Adaptive() {
+		return p.Duration()
+	}
+	var sum float64
+	n := 0
+	for _, c := range measured {
+		if c.Phase == rundoc.PhaseDecode && c.Status.Ran() && c.MeasuredS > 0 {
+			sum, n = sum+c.MeasuredS, n+1
+		}
+	}
+	if n == 0 {
+		return min(AssumedAutoWindow, p.Duration())
+	}
+	return min(time.Duration(sum/float64(n)*float64(time.Second)), p.Duration())
+}
+
+// expectedRepeats is how many requests a prefill cell of the plan is
+// expected to send: 1 for fixed windows; for adaptive ones the mean of the
+// prefill cells measured so far, else rundoc.MinPrefillRepeats.
+func expectedRepeats(p rundoc.Plan, measured []rundoc.Cell) float64 {
+	if !p.Adaptive() {
+		return 1
+	}
+	var sum float64
+	n := 0
+	for _, c := range measured {
+		if c.Phase == rundoc.PhasePrefill && c.Status == rundoc.StatusValid && c.CompletedRequests > 0 {
+			sum, n = sum+float64(c.CompletedRequests), n+1
+		}
+	}
+	if n == 0 {
+		return rundoc.MinPrefillRepeats
+	}
+	return sum / float64(n)
 }

@@ -221,7 +221,7 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 
 // eta estimates the time the remaining cells take.
 func (r *Runner) eta(run *rundoc.Run, rest []cellSpec) time.Duration {
-	p := rundoc.Plan{DurationS: run.Plan.DurationS, MaxOutput: run.Plan.MaxOutput}
+	p := run.Plan
 	var total time.Duration
 	for _, s := range rest {
 		if s.phase == rundoc.PhasePrefill {
@@ -354,16 +354,49 @@ func (r *Runner) nextPrompt(ctx context.Context, tokens int) (string, error) {
 	return r.prompts.Prompt(ctx, tokens, r.reqSeq)
 }
 
-// prefill runs one prefill cell (METHOD.md: Prefill cells).
+// prefill runs one prefill cell (METHOD.md: Prefill cells). A fixed-window
+// plan sends one request; an adaptive plan repeats it with fresh prompts
+// until prompt tok/s is known within rundoc.PrefillPrecision, at least
+// rundoc.MinPrefillRepeats and at most rundoc.MaxPrefillRepeats times. The
+// cell reports the mean over the repetitions.
 func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, index, total int) {
 	if st := PredictPrefill(cell.Context, run.Server.MaxModelLen, run.Server.KVCapacityTokens); st != "" {
 		cell.Status, cell.Reason = st, predictReason(st, cell.Context, 1, 0, run.Server)
 		return
 	}
+	repeats, most := 1, 1
+	if run.Plan.Adaptive() {
+		repeats, most = rundoc.MinPrefillRepeats, rundoc.MaxPrefillRepeats
+	}
+	var rates, ttfts []float64
+	for len(rates) < most {
+		ttft, err := r.prefillOnce(ctx, run, cell, index, total)
+		if err != nil {
+			cell.Status, cell.Reason = failure(err)
+			return
+		}
+		rates, ttfts = append(rates, float64(cell.PromptTokens)/ttft), append(ttfts, ttft)
+		if mean, half := meanCI(rates); len(rates) >= repeats && half <= rundoc.PrefillPrecision*mean {
+			break
+		}
+	}
+	rate, half := meanCI(rates)
+	ttft, _ := meanCI(ttfts)
+	cell.Status = rundoc.StatusValid
+	cell.TTFTMs = round(ttft*1000, 1)
+	cell.PromptTokS = round(rate, 1)
+	cell.PromptTokSCI95 = round(half, 2)
+	cell.MeasuredS = round(ttft*float64(len(ttfts)), 3)
+	cell.CompletedRequests = len(rates)
+}
+
+// prefillOnce sends one fresh prompt of the cell's context with max_tokens
+// 1 and returns its time to first token in the card's seconds; it sets the
+// cell's prompt tokens and token counts.
+func (r *Runner) prefillOnce(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, index, total int) (float64, error) {
 	prompt, err := r.nextPrompt(ctx, cell.Context)
 	if err != nil {
-		cell.Status, cell.Reason = rundoc.StatusFailed, err.Error()
-		return
+		return 0, err
 	}
 	w := r.untilFirstToken(ctx, run, cell.Context, cell.Context)
 	r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: run, Cell: cell, Index: index, Total: total,
@@ -371,31 +404,24 @@ func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell
 	res, err := r.Client.Stream(w.ctx, r.request(run.Server.Model, prompt, 1), nil)
 	w.cancel()
 	if err != nil {
-		cell.Status, cell.Reason = failure(w.explain(res, err))
-		return
+		return 0, w.explain(res, err)
 	}
 	first := res.FirstToken
 	if first.IsZero() {
 		first = res.FirstChunk
 	}
 	if first.IsZero() {
-		cell.Status, cell.Reason = rundoc.StatusFailed, "the server returned no token"
-		return
+		return 0, errors.New("the server returned no token")
 	}
-	ttft := cardClock{start: res.Sent, speed: run.Plan.Speed()}.at(first).Seconds()
 	cell.PromptTokens = res.PromptTokens
 	if cell.PromptTokens == 0 {
 		cell.PromptTokens = cell.Context
 	} else if !run.Server.HasTokenize {
 		r.prompts.Correct(cell.Context, res.PromptTokens)
 	}
-	cell.Status = rundoc.StatusValid
-	cell.TTFTMs = round(ttft*1000, 1)
-	cell.PromptTokS = round(float64(cell.PromptTokens)/ttft, 1)
-	cell.MeasuredS = round(ttft, 3)
-	cell.CompletedRequests = 1
 	cell.OutputTokens = res.Tokens
 	cell.TokenCountSource = res.Source
+	return cardClock{start: res.Sent, speed: run.Plan.Speed()}.at(first).Seconds(), nil
 }
 
 // failure maps a request error to a cell status and reason.

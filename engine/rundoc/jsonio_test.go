@@ -31,6 +31,7 @@ func jsonioFullRun() *rundoc.Run {
 		Plan: rundoc.Plan{
 			Contexts: []int{0, 16384}, Concurrency: []int{1, 2}, PrefillContexts: []int{8192},
 			DurationS: 30, MaxOutput: 8192, KVCapacityOverride: 100000, SimSpeed: 20,
+			Window: rundoc.WindowAuto, Precision: 0.01,
 		},
 		Hardware: &hardware.Snapshot{
 			GPUs: []hardware.GPU{{
@@ -62,7 +63,8 @@ func jsonioFullRun() *rundoc.Run {
 			{
 				Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 2, Status: rundoc.StatusQueued, Reason: "waiting > 0",
 				TotalTokS: 94.5, PerRequestTokS: 47.3, TTFTMs: 264, TBTMs: 21.2, TTFTP90Ms: 300.5, TTFTP99Ms: 320.25,
-				TBTP90Ms: 25.1, TBTP99Ms: 30.7, AvgActive: 1.93, CompletedRequests: 3, OutputTokens: 2834, MeasuredS: 30.002,
+				TBTP90Ms: 25.1, TBTP99Ms: 30.7, AvgActive: 1.93,
+				PromptTokSCI95: 1.5, TotalTokSCI95: 0.85, PerRequestTokSCI95: 0.4, TTFTMsCI95: 12.5, TBTMsCI95: 0.125, CompletedRequests: 3, OutputTokens: 2834, MeasuredS: 30.002,
 				TokenCountSource: rundoc.TokensFinalUsage, ChunkTokens: 2700, TokenCountMismatch: true,
 				ServerStats: &rundoc.ServerStats{Samples: 30, RunningMean: 1.9, WaitingMax: 1, KVUsageMean: 0.1,
 					KVUsageMax: 0.15, PrefixHitRate: 0.99, Preemptions: 2},

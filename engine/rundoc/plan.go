@@ -15,11 +15,47 @@ var (
 	DefaultPrefillContexts = []int{8192, 16384, 32768, 65536, 131072}
 )
 
-// Default window length D and max output M.
+// Default window length D (the longest an adaptive window lasts), max
+// output M and the precision of adaptive windows.
 const (
 	DefaultDuration  = 30 * time.Second
 	DefaultMaxOutput = 8192
+	DefaultPrecision = 0.01
 )
+
+// Window methods of Plan.Window.
+const (
+	// WindowFixed: every decode window lasts D (the seed tool's method).
+	WindowFixed = "fixed"
+	// WindowAuto: a decode window stops once total tok/s is known within
+	// Precision, after at least MinAutoWindow, at most D; prefill cells
+	// repeat until prompt tok/s is known within PrefillPrecision.
+	WindowAuto = "auto"
+)
+
+// Bounds of adaptive measurement (METHOD.md: Adaptive windows).
+const (
+	// MinAutoWindow is the shortest adaptive decode window, in the card's
+	// time.
+	MinAutoWindow = 5 * time.Second
+	// PrefillPrecision is the relative half-width at which prefill
+	// repetitions stop; MinPrefillRepeats and MaxPrefillRepeats bound them.
+	PrefillPrecision  = 0.02
+	MinPrefillRepeats = 2
+	MaxPrefillRepeats = 5
+)
+
+// Adaptive reports whether decode windows adapt their length (Window auto).
+func (p Plan) Adaptive() bool { return p.Window == WindowAuto }
+
+// WindowLabel names the plan's window method for people: "auto (±1%, at
+// most 30 s)" or "30 s".
+func (p Plan) WindowLabel() string {
+	if p.Adaptive() {
+		return fmt.Sprintf("auto (±%g%%, at most %g s)", 100*p.Precision, p.DurationS)
+	}
+	return fmt.Sprintf("%g s", p.DurationS)
+}
 
 // DefaultPlan returns METHOD.md's default plan.
 func DefaultPlan() Plan {
@@ -29,6 +65,8 @@ func DefaultPlan() Plan {
 		PrefillContexts: append([]int(nil), DefaultPrefillContexts...),
 		DurationS:       DefaultDuration.Seconds(),
 		MaxOutput:       DefaultMaxOutput,
+		Window:          WindowAuto,
+		Precision:       DefaultPrecision,
 	}
 }
 
@@ -127,6 +165,14 @@ func (p Plan) Validate(maxModelLen int) error {
 	if p.SimSpeed > MaxSimSpeed || math.IsNaN(p.SimSpeed) {
 		errs = append(errs, fmt.Errorf("the simulator runs %g× the card's pace; RigBench measures one up to %d× (faster, the client's own latency would be most of every figure): start it with --speed %d or less",
 			p.SimSpeed, MaxSimSpeed, MaxSimSpeed))
+	}
+	switch {
+	case p.Window != "" && p.Window != WindowFixed && p.Window != WindowAuto:
+		errs = append(errs, fmt.Errorf("the window method must be %q or %q, not %q", WindowFixed, WindowAuto, p.Window))
+	case p.Adaptive() && !(p.Precision > 0 && p.Precision <= 0.5):
+		errs = append(errs, fmt.Errorf("the precision of adaptive windows must be above 0%% and at most 50%%, not %g%%", 100*p.Precision))
+	case p.Adaptive() && p.Duration() < MinAutoWindow:
+		errs = append(errs, fmt.Errorf("the longest adaptive window must be at least %s, not %gs", MinAutoWindow, p.DurationS))
 	}
 	if p.MaxOutput < 1 {
 		errs = append(errs, fmt.Errorf("max output must be at least 1 token, not %d", p.MaxOutput))

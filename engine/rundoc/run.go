@@ -67,8 +67,18 @@ type Plan struct {
 	Concurrency []int `json:"concurrency"`
 	// PrefillContexts are the prompt lengths of the prefill cells.
 	PrefillContexts []int `json:"prefill_contexts"`
-	// DurationS is the decode window length D in seconds.
+	// DurationS is the decode window length D in seconds; for adaptive
+	// windows (Window "auto") the longest a window may last, and the
+	// length whose reading a shorter window reports (METHOD.md: Adaptive
+	// windows).
 	DurationS float64 `json:"duration_s"`
+	// Window is how decode windows end: WindowFixed after D seconds (the
+	// seed tool's method, and "" in runs written before windows adapted),
+	// or WindowAuto as soon as total tok/s is known within Precision.
+	Window string `json:"window,omitempty"`
+	// Precision is the 95% half-width, as a share of total tok/s, at which
+	// an adaptive window stops (0.01: ±1%).
+	Precision float64 `json:"precision,omitempty"`
 	// MaxOutput is max_tokens M of every decode request.
 	MaxOutput int `json:"max_output"`
 	// KVCapacityOverride, when > 0, replaces the server's KV capacity.
@@ -178,11 +188,20 @@ type Cell struct {
 	PerRequestTokS float64 `json:"per_request_tok_s,omitempty"`
 	TTFTMs         float64 `json:"ttft_ms,omitempty"`
 	TBTMs          float64 `json:"tbt_ms,omitempty"`
-	TTFTP90Ms      float64 `json:"ttft_p90_ms,omitempty"`
-	TTFTP99Ms      float64 `json:"ttft_p99_ms,omitempty"`
-	TBTP90Ms       float64 `json:"tbt_p90_ms,omitempty"`
-	TBTP99Ms       float64 `json:"tbt_p99_ms,omitempty"`
-	AvgActive      float64 `json:"avg_active,omitempty"`
+	// The …CI95 figures are the half-widths of 95% confidence intervals
+	// (METHOD.md: Uncertainty): the figure lies in [x − h, x + h] with 95%
+	// confidence. 0 (left out of JSON) means too little data to say, or a
+	// run measured before RigBench reported uncertainty.
+	PromptTokSCI95     float64 `json:"prompt_tok_s_ci95,omitempty"`
+	TotalTokSCI95      float64 `json:"total_tok_s_ci95,omitempty"`
+	PerRequestTokSCI95 float64 `json:"per_request_tok_s_ci95,omitempty"`
+	TTFTMsCI95         float64 `json:"ttft_ms_ci95,omitempty"`
+	TBTMsCI95          float64 `json:"tbt_ms_ci95,omitempty"`
+	TTFTP90Ms          float64 `json:"ttft_p90_ms,omitempty"`
+	TTFTP99Ms          float64 `json:"ttft_p99_ms,omitempty"`
+	TBTP90Ms           float64 `json:"tbt_p90_ms,omitempty"`
+	TBTP99Ms           float64 `json:"tbt_p99_ms,omitempty"`
+	AvgActive          float64 `json:"avg_active,omitempty"`
 
 	CompletedRequests int     `json:"completed_requests,omitempty"`
 	OutputTokens      int     `json:"output_tokens,omitempty"`

@@ -34,7 +34,11 @@ type Config struct {
 	Port int
 	// Speed divides every simulated duration (≥ 1; +Inf runs unthrottled).
 	Speed float64
-	// Seed makes output lengths, texts and faults reproducible.
+	// Noise is the relative standard deviation of each step's time (0: every
+	// step takes exactly its modelled time). Steps then vary with mean 1, so
+	// rates keep their expected value and TrueRate gives it back.
+	Noise float64
+	// Seed makes output lengths, texts, faults and noise reproducible.
 	Seed int64
 	// StartupDelay is simulated time during which /health answers 503.
 	StartupDelay time.Duration

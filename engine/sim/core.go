@@ -94,6 +94,10 @@ type core struct {
 	count   counters
 	hist    histograms
 	failed  []*seq // failed under failOnFull, drained by the server
+	// noise varies step times (Config.Noise); steps records each noisy
+	// step for TrueRate. Both are nil without noise.
+	noise *stepNoise
+	steps []stepRecord
 }
 
 func newCore(p Profile, lim limits, numBlocks int) *core {
@@ -358,7 +362,9 @@ func (c *core) step() []emission {
 	if len(work) == 0 {
 		return nil
 	}
-	c.now += c.stepCost(work)
+	cost := c.stepCost(work)
+	noisy := cost * c.noise.factor()
+	c.now += noisy
 	c.count.steps++
 	out := make([]emission, 0, len(work))
 	for _, w := range work {
@@ -385,6 +391,9 @@ func (c *core) step() []emission {
 			e.finished = true
 		}
 		out = append(out, e)
+	}
+	if c.noise != nil {
+		c.steps = append(c.steps, stepRecord{end: c.now, excess: noisy - cost, tokens: len(out)})
 	}
 	return out
 }

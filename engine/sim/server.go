@@ -82,6 +82,9 @@ func New(cfg Config) (*Server, error) {
 		blockSize:           p.BlockSize,
 		failOnFull:          cfg.Personality == PersonalityLlama,
 	}, kv.numBlocks)
+	if cfg.Noise > 0 {
+		s.core.noise = &stepNoise{sigma: cfg.Noise, rng: rand.New(rand.NewPCG(uint64(cfg.Seed), 0x2015e))}
+	}
 	if cfg.Faults.ExitAfter > 0 {
 		s.exitT = time.AfterFunc(s.realDuration(cfg.Faults.ExitAfter.Seconds()), s.kill)
 	}

@@ -15,7 +15,7 @@ const (
 	DefaultContexts    = "0, 16K, 32K, 64K, 128K, max"
 	DefaultConcurrency = "1, 2, 4, 8, 16, 32, 64, 128"
 	DefaultPrefill     = "8K, 16K, 32K, 64K, 128K"
-	DefaultSeconds     = "30"
+	DefaultSeconds     = rundoc.WindowAuto
 	DefaultMaxOutput   = "8192"
 )
 
@@ -69,8 +69,8 @@ func (f *planForm) plan() (rundoc.Plan, error) {
 			return p, fmt.Errorf("prefill contexts: %w", err)
 		}
 	}
-	if p.DurationS, err = strconv.ParseFloat(strings.TrimSpace(f.seconds.Text), 64); err != nil || p.DurationS <= 0 {
-		return p, fmt.Errorf("seconds per cell must be a positive number, such as 30")
+	if err := readWindow(&p, f.seconds.Text); err != nil {
+		return p, err
 	}
 	if p.MaxOutput, err = rundoc.ParseTokens(f.maxOutput.Text); err != nil || p.MaxOutput <= 0 {
 		return p, fmt.Errorf("max output must be a positive token count, such as 8192")
@@ -88,13 +88,34 @@ func (f *planForm) set(p rundoc.Plan) {
 	f.contexts.SetText(labels(p.Contexts))
 	f.concurrency.SetText(joinInts(p.Concurrency))
 	f.prefill.SetText(labels(p.PrefillContexts))
-	f.seconds.SetText(strconv.FormatFloat(p.DurationS, 'f', -1, 64))
+	if p.Adaptive() {
+		f.seconds.SetText(rundoc.WindowAuto)
+	} else {
+		f.seconds.SetText(strconv.FormatFloat(p.DurationS, 'f', -1, 64))
+	}
 	f.maxOutput.SetText(strconv.Itoa(p.MaxOutput))
 	if p.KVCapacityOverride > 0 {
 		f.kvOverride.SetText(strconv.Itoa(p.KVCapacityOverride))
 	} else {
 		f.kvOverride.SetText("")
 	}
+}
+
+// readWindow sets the window method from the "Seconds per cell" entry:
+// "auto" for adaptive windows (±1%, at most 30 s), or a fixed number of
+// seconds.
+func readWindow(p *rundoc.Plan, text string) error {
+	text = strings.ToLower(strings.TrimSpace(text))
+	if text == rundoc.WindowAuto {
+		p.Window, p.Precision, p.DurationS = rundoc.WindowAuto, rundoc.DefaultPrecision, rundoc.DefaultDuration.Seconds()
+		return nil
+	}
+	d, err := strconv.ParseFloat(text, 64)
+	if err != nil || !(d > 0) {
+		return fmt.Errorf("seconds per cell must be auto or a positive number, such as 30")
+	}
+	p.Window, p.DurationS = rundoc.WindowFixed, d
+	return nil
 }
 
 func parseInts(s string) ([]int, error) {
