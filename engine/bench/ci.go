@@ -68,52 +68,45 @@ func meanCI(xs []float64) (mean, half float64) {
 // (METHOD.md: Uncertainty). It uses batch means: the stretch is cut into
 // ciBatches spans in time order, each span's rate (tokens / length) is one
 // observation, and spans longer than the series' correlation (a growing
-// context, stream restarts) are nearly independent. Two corrections keep
-// the client's own timing out of it:
-//   - each inner boundary moves forward to the first bin with tokens, so a
-//     span holds whole scheduler steps: with fixed boundaries a span of
-//     20.5 steps holds 20 or 21, a ±2.5% swing that is not the card's;
-//   - a chunk delivered late (a busy client, a garbage collection) moves
-//     its tokens from one span into the next. That adds the same amount to
-//     the spans' variance γ0 as it takes from twice their lag-1 covariance
-//     γ1 without changing the total, so the variance of the mean is taken
-//     as (γ0 + 2γ1) / b, the first terms of the series' long-run variance,
-//     and never below γ0 / (4b).
-//
-// The half-width is t(b−1) · √variance. It returns 0 with fewer than 3
-// bins, or when no tokens arrived.
+// context, stream restarts) are nearly independent, so the mean has
+// variance s² / b and the half-width is t(b−1) · s / √b. Each inner
+// boundary moves forward to the first bin with tokens, so a span holds
+// whole scheduler steps: with fixed boundaries a span of 20.5 steps holds
+// 20 or 21, a ±2.5% swing that is not the card's. It returns 0 with fewer
+// than 3 spans.
 func rateCI(bins []float64) float64 {
 	rates := spanRates(bins, min(ciBatches, len(bins)))
-	b := len(rates)
-	if b < 3 {
+	if len(rates) < 3 {
 		return 0
 	}
-	m, _ := meanCI(rates)
-	var g0, g1 float64
-	for j, x := range rates {
-		g0 += (x - m) * (x - m)
-		if j > 0 {
-			g1 += (x - m) * (rates[j-1] - m)
-		}
-	}
-	g0 /= float64(b - 1)
-	g1 /= float64(b - 1)
-	return tQuantile(b-1) * math.Sqrt(max(g0+2*g1, g0/4)/float64(b))
+	_, half := meanCI(rates)
+	return half
 }
 
-// spanRates cuts bins into b spans of nearly equal length whose inner
-// boundaries sit on the first bin with tokens, and returns each span's
-// tokens per bin.
+// spanRates returns the rates, in tokens per bin, of b spans of nearly
+// equal length that each hold whole scheduler steps: the spans run from the
+// first bin with tokens to the last one (whose tokens begin the step after
+// the last span), and each inner boundary moves forward to the first bin
+// with tokens.
 func spanRates(bins []float64, b int) []float64 {
-	n := len(bins)
-	if b < 1 {
+	first, last := -1, -1
+	for i, x := range bins {
+		if x > 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	n := last - first
+	if b < 1 || n < b {
 		return nil
 	}
 	edges := make([]int, b+1)
-	edges[b] = n
+	edges[0], edges[b] = first, last
 	for j := 1; j < b; j++ {
-		e := max(j*n/b, edges[j-1]+1)
-		for e < (j+1)*n/b-1 && bins[e] == 0 {
+		e := max(first+j*n/b, edges[j-1]+1)
+		for e < first+(j+1)*n/b-1 && bins[e] == 0 {
 			e++
 		}
 		edges[j] = e

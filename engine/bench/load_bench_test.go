@@ -24,40 +24,9 @@ import (
 // benchmark reports this process's CPU time per received token (target
 // ≤ 5 µs) and its peak RSS (target ≤ 150 MB).
 func BenchmarkClient128Streams(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "rigbench-sim")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/rigbench-sim")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("build simulator: %v\n%s", err, out)
-	}
-	l, _ := net.Listen("tcp", "127.0.0.1:0")
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	// The H100 profile serves 128 streams at once; speed inf removes every
 	// simulated delay, so tokens arrive as fast as the two processes allow.
-	sim := exec.Command(bin, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--profile", "h100-80gb",
-		"--speed", "inf", "--max-num-seqs", "128", "--kv-cache-dtype", "fp8")
-	stdout, _ := sim.StdoutPipe()
-	sim.Stderr = sim.Stdout
-	if err := sim.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { sim.Process.Kill(); sim.Wait() })
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), "Application startup complete") {
-				close(ready)
-			}
-		}
-	}()
-	select {
-	case <-ready:
-	case <-time.After(30 * time.Second):
-		b.Fatal("the simulator did not start")
-	}
-
+	port := startSimProcess(b, "--profile", "h100-80gb", "--speed", "inf", "--max-num-seqs", "128", "--kv-cache-dtype", "fp8")
 	c, err := client.New(fmt.Sprintf("http://127.0.0.1:%d", port), client.WithConcurrency(128))
 	if err != nil {
 		b.Fatal(err)
@@ -98,4 +67,42 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// startSimProcess builds cmd/rigbench-sim and runs it in its own process on
+// a free port of 127.0.0.1 with args, so the client's CPU time is measured
+// apart from the simulator's. It returns the port once the simulator is up.
+func startSimProcess(b *testing.B, args ...string) int {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "rigbench-sim")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/rigbench-sim")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("build simulator: %v\n%s", err, out)
+	}
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	sim := exec.Command(bin, append([]string{"--host", "127.0.0.1", "--port", fmt.Sprint(port)}, args...)...)
+	stdout, _ := sim.StdoutPipe()
+	sim.Stderr = sim.Stdout
+	if err := sim.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { sim.Process.Kill(); sim.Wait() })
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "Application startup complete") {
+				close(ready)
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		b.Fatal("the simulator did not start")
+	}
+	return port
 }
