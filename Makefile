@@ -43,6 +43,8 @@ test:
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@echo ">> adaptive windows against fixed 30 s ones on the default matrix, and the 95% interval's coverage over 100 noisy cells (issue 15; minutes)"
+	$(GO) test -count=1 -timeout 30m -run 'TestAdaptiveMatrix|TestCoverage' -v ./engine/bench -adaptive-matrix -coverage-cells 100
 
 # The reliability suite (a few minutes; README's Reliability section): kill -9,
 # hostile servers, two launches, a full disk, a locked history, signals.
