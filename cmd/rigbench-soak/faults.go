@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -190,12 +192,22 @@ func (s *soak) serverFault(f fault) row {
 	return s.judge(name, p, ended, db, js)
 }
 
+// fallbackJSON finds the file the CLI names when it wrote a run to a
+// fallback path.
+var fallbackJSON = regexp.MustCompile(`written to (\S+\.json) instead`)
+
 // judge fills a row from an ended run: its outcome, and the finished cells
 // it printed that neither the history nor the JSON kept.
 func (s *soak) judge(name string, p *proc, ended bool, db, js string) row {
 	outcome, detail := classify(p, ended)
 	h := readHistory(db)
 	kept := max(h.cells, jsonCells(js))
+	// When neither the history nor --json can be written, the CLI writes the
+	// run elsewhere and names the file: those cells are kept too.
+	if m := fallbackJSON.FindStringSubmatch(p.errText()); m != nil {
+		kept = max(kept, jsonCells(m[1]))
+		os.Remove(m[1])
+	}
 	return row{name: name, outcome: outcome, lost: max(0, p.finished()-kept), db: h.integrity, status: h.status,
 		rssMB: p.rssMB(), took: p.ended.Sub(p.began).Round(10 * time.Millisecond), detail: detail}
 }

@@ -190,6 +190,9 @@ func (s *soak) fullDisk(name string) row {
 	if strings.Contains(p.errText(), "nothing was lost") && r.lost > 0 {
 		r.outcome = "false claim"
 	}
+	if r.outcome == "clear error" && r.lost == 0 {
+		r.outcome = "kept cells"
+	}
 	r.detail = fmt.Sprintf("%d cells finished, %d kept: %s", p.finished(), p.finished()-r.lost, r.detail)
 	return r
 }
