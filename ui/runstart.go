@@ -38,7 +38,7 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 		srv = u.Launch.Server()
 		demoCfg = u.Launch.Form.Config()
 		demo, demoErr = u.demoConfig()
-		demoRec = demoRecord(demoCfg, demo)
+		demoRec = session.DemoLaunch(demoCfg, demo)
 	})
 	o := session.Options{Plan: plan, Observers: []rundoc.Observer{obs}, Hardware: snap}
 	src := u.History.Source()
@@ -60,7 +60,7 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 		}
 		o.Kind = session.Demo
 		o.Sim, o.SimLaunch = demo, demoRec
-		o.Name = history.DefaultName(demoModel(demo), launchview.DemoArgs(demoCfg), true, now)
+		o.Name = history.DefaultName(session.DemoModel(demo), launchview.DemoArgs(demoCfg), true, now)
 	case target.Endpoint:
 		if p := target.CheckURL(ch); p != "" {
 			return nil, errors.New(p)
@@ -120,26 +120,6 @@ func (u *UI) keep(src history.Source, rec history.Recorder, run *rundoc.Run) {
 // reference card, prefix caching on as in vLLM V1).
 func (u *UI) demoConfig() (sim.Config, error) {
 	return launchview.DemoConfig(u.Launch.Form.Config(), u.Launch.DemoSpeed())
-}
-
-// demoModel is the model the simulator serves.
-func demoModel(s sim.Config) string {
-	if s.Model != "" {
-		return s.Model
-	}
-	return s.Profile.Model
-}
-
-// demoRecord is what a demo run records of its flags: the simulated
-// model and the arguments, as a launch records its command line.
-func demoRecord(c vllm.LaunchConfig, s sim.Config) *rundoc.Launch {
-	args := launchview.DemoArgs(c)
-	if len(args) == 0 {
-		return nil
-	}
-	model := demoModel(s)
-	return &rundoc.Launch{Model: model, Args: args,
-		ServeCommand: vllm.JoinArgs(append([]string{"rigbench-cli", "sim", "--model", model}, args...))}
 }
 
 // targetChanged updates the Run view for a new target. For the demo the

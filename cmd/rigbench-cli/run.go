@@ -17,6 +17,7 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
+	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/internal/safefile"
 	"github.com/rigbench/rigbench/internal/termtext"
 )
@@ -82,8 +83,8 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	vllmArgs := fs.Args()
-	if len(vllmArgs) > 0 && !f.launch.enabled {
-		return usagef("unexpected arguments %q (vLLM flags after -- need --launch)", strings.Join(vllmArgs, " "))
+	if len(vllmArgs) > 0 && !f.launch.enabled && !f.demo {
+		return usagef("unexpected arguments %q (vLLM flags after -- need --launch or --demo)", strings.Join(vllmArgs, " "))
 	}
 	// Everything the flags alone can tell is checked here, before the
 	// simulator, a container or the history is touched: a typo must not
@@ -95,6 +96,14 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	simCfg, err := f.checkTarget(set)
 	if err != nil {
 		return usagef("%v", err)
+	}
+	// The demo takes the same vLLM flags as a launch (session.DemoConfig):
+	// the simulator runs them, and the run records them.
+	var demoLaunch *rundoc.Launch
+	if f.demo && len(vllmArgs) > 0 {
+		if simCfg, demoLaunch, err = demoFlags(simCfg, vllmArgs, f.simProfile != ""); err != nil {
+			return usagef("%v", err)
+		}
 	}
 	if f.jsonPath != "" {
 		if err := checkWritable(f.jsonPath); err != nil {
@@ -113,7 +122,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	case f.endpoint != "":
 		opts.Kind, opts.Endpoint, opts.APIKey = session.Endpoint, f.endpoint, f.apiKey
 	case f.demo:
-		opts.Kind, opts.Sim = session.Demo, simCfg
+		opts.Kind, opts.Sim, opts.SimLaunch = session.Demo, simCfg, demoLaunch
 		opts.Model = ""
 	case f.launch.enabled:
 		l, err := f.launch.launcher(e, f.model, vllmArgs)
@@ -439,4 +448,21 @@ func shortID(id string) string {
 		return id[:8]
 	}
 	return id
+}
+
+// demoFlags applies vLLM flags to the demo's simulator: base holds the
+// speed and, when keepProfile, the --sim-profile choice.
+func demoFlags(base sim.Config, vllmArgs []string, keepProfile bool) (sim.Config, *rundoc.Launch, error) {
+	c, err := vllm.ParseArgs(vllmArgs)
+	if err != nil {
+		return base, nil, fmt.Errorf("the vLLM flags after -- are not valid: %w", err)
+	}
+	s, err := session.DemoConfig(c, base.Speed)
+	if err != nil {
+		return base, nil, fmt.Errorf("the simulator refuses the vLLM flags after --: %w", err)
+	}
+	if keepProfile {
+		s.Profile = base.Profile
+	}
+	return s, session.DemoLaunch(c, s), nil
 }

@@ -215,3 +215,39 @@ wait:
 		t.Errorf("%d complete runs after resume\n%s", complete, stdout)
 	}
 }
+
+// TestRunDemoTakesVLLMFlags: `run --demo -- FLAGS` runs the simulator with
+// the flags (fp8 KV doubles its capacity) and records them on the run; a
+// flag vLLM would refuse is a usage error.
+func TestRunDemoTakesVLLMFlags(t *testing.T) {
+	dir := t.TempDir()
+	kv := map[string]int{}
+	for _, dtype := range []string{"auto", "fp8"} {
+		out := filepath.Join(dir, dtype+".json")
+		code, stdout, stderr := runCLI(t, "run", "--demo", "--sim-speed", "50", "--contexts", "0", "--concurrency", "1",
+			"--prefill", "none", "--duration", "5s", "--no-save", "--no-telemetry", "--json", out, "--", "--kv-cache-dtype", dtype)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := rundoc.ReadRun(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Launch == nil || strings.Join(run.Launch.Args, " ") != "--kv-cache-dtype "+dtype {
+			t.Errorf("%s: launch record %+v", dtype, run.Launch)
+		}
+		kv[dtype] = run.Server.KVCapacityTokens
+	}
+	if r := float64(kv["fp8"]) / float64(kv["auto"]); r < 1.95 || r > 2.05 {
+		t.Errorf("fp8/auto KV capacity %d/%d", kv["fp8"], kv["auto"])
+	}
+	code, _, stderr := runCLI(t, "run", "--demo", "--no-save", "--", "--kv-cache-dtype", "int3")
+	if code != 2 || !strings.Contains(stderr, "int3") {
+		t.Errorf("a refused flag: exit %d, %q", code, stderr)
+	}
+}

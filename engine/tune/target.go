@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/rigbench/rigbench/engine/docker"
-	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/vllm"
@@ -42,32 +41,16 @@ var _ Target = Demo{}
 // Session parses the variant's command line into the simulator's
 // configuration.
 func (d Demo) Session(cfg vllm.LaunchConfig) (session.Options, error) {
-	// As the app's Demo target (ui/launchview.DemoConfig): the flags
-	// without the model and the flags RigBench manages; the simulator
-	// serves its profile's model.
-	args := cfg.LaunchArgs()
-	if len(args) >= 2 && args[0] == "--model" {
-		args = args[2:]
-	}
-	c, err := sim.ParseArgs(args)
+	c, err := session.DemoConfig(cfg, d.Speed())
 	if err != nil {
 		return session.Options{}, err
 	}
-	if d.Sim.Profile.Name != "" && !hasFlag(args, "--profile") {
+	if d.Sim.Profile.Name != "" && !hasFlag(session.DemoArgs(cfg), "--profile") {
 		c.Profile = d.Sim.Profile
 	}
-	c.Speed = d.Speed()
-	model := c.Model
-	if model == "" {
-		model = c.Profile.Model
-	}
-	// The run records the flags the simulator measured, as a launch
-	// records its command line (the app's demo does the same).
-	rec := &rundoc.Launch{Model: model, Args: args,
-		ServeCommand: vllm.JoinArgs(append([]string{"rigbench-cli", "sim", "--model", model}, args...))}
 	// The simulator validates its sizing when session starts it, as vLLM
 	// does at start-up, so that failure surfaces from session.Run.
-	return session.Options{Kind: session.Demo, Sim: c, SimLaunch: rec}, nil
+	return session.Options{Kind: session.Demo, Sim: c, SimLaunch: session.DemoLaunch(cfg, c)}, nil
 }
 
 // Facts starts the simulator's sizing for cfg without serving, to predict

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
@@ -105,28 +106,14 @@ func (p *demoPanel) setSpeed(s float64) {
 	p.speed.OnChanged = cb
 }
 
-// DemoArgs is the part of a launch configuration the simulator runs: the
-// catalog flags and extra arguments, without the model (the simulator
-// serves its profile's model) and without the port, host and API key,
-// which the session picks.
-func DemoArgs(c vllm.LaunchConfig) []string {
-	args := c.LaunchArgs()
-	if len(args) >= 2 && args[0] == "--model" {
-		args = args[2:]
-	}
-	return args
-}
+// DemoArgs is the part of a launch configuration the simulator runs
+// (session.DemoArgs).
+func DemoArgs(c vllm.LaunchConfig) []string { return session.DemoArgs(c) }
 
 // DemoConfig is the simulator configuration of the demo for the launch
-// form's flags at the given speed. An argument vLLM would refuse is an
-// error worded as vLLM's.
+// form's flags at the given speed (session.DemoConfig).
 func DemoConfig(c vllm.LaunchConfig, speed float64) (sim.Config, error) {
-	cfg, err := sim.ParseArgs(DemoArgs(c))
-	if err != nil {
-		return sim.DefaultConfig(), err
-	}
-	cfg.Speed = max(1, speed)
-	return cfg, nil
+	return session.DemoConfig(c, speed)
 }
 
 // refresh shows the simulator's command line for c and any argument it
