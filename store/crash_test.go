@@ -311,7 +311,7 @@ func TestReadOnlyHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Open(ctx, filepath.Join(file, "history.db"))
-	if err == nil || !strings.Contains(err.Error(), "cannot open the history") || !strings.Contains(err.Error(), "--db") {
-		t.Errorf("Open under a regular file = %v, want a sentence about the folder and --db", err)
+	if err == nil || !strings.Contains(err.Error(), "cannot open the history") || !strings.Contains(err.Error(), "or set RIGBENCH_DB to another file") {
+		t.Errorf("Open under a regular file = %v, want a sentence about the folder and RIGBENCH_DB", err)
 	}
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 
 	"modernc.org/sqlite"
@@ -26,21 +27,75 @@ var (
 	ErrBusy = errors.New("the history is busy")
 )
 
+// Hint is what a user can do about a history error beyond what its message
+// says, in terms that differ between the front ends (a flag in the CLI, an
+// environment variable and a restart in the app). Errors carry it apart
+// from their message; Advice words it.
+type Hint int
+
+// The hints.
+const (
+	NoHint Hint = iota
+	// HintOtherFile: use another history file.
+	HintOtherFile
+	// HintSetPath: give the history a file path (there is no home folder
+	// to keep it in).
+	HintSetPath
+)
+
+// defaultAdvice words each hint for any front end: the environment
+// variable works for all of them.
+var defaultAdvice = map[Hint]string{
+	HintOtherFile: "set " + EnvDB + " to another file",
+	HintSetPath:   "set " + EnvDB + " to a file path",
+}
+
 // userError is an error whose message is one plain sentence for the user
-// and which still unwraps to the sentinel and the driver's error.
+// and which still unwraps to the sentinel and the driver's error. The hint,
+// when set, follows the message after sep, and then tail.
 type userError struct {
 	msg  string
 	errs []error
+	hint Hint
+	sep  string
+	tail string
 }
 
-func (e *userError) Error() string   { return e.msg }
+func (e *userError) Error() string   { return e.worded(defaultAdvice[e.hint]) }
 func (e *userError) Unwrap() []error { return e.errs }
 
-func errNewer(v int) error {
-	return &userError{
-		msg:  fmt.Sprintf("the history has schema version %d but this RigBench knows only up to %d; update RigBench or set RIGBENCH_DB (or the CLI's --db) to another file (the history was not changed)", v, SchemaVersion),
-		errs: []error{ErrNewerVersion},
+func (e *userError) worded(advice string) string {
+	if e.hint == NoHint {
+		return e.msg
 	}
+	return e.msg + e.sep + advice + e.tail
+}
+
+// hinted is a userError that ends with advice for hint after sep.
+func hinted(msg, sep string, hint Hint, errs ...error) *userError {
+	return &userError{msg: msg, sep: sep, hint: hint, errs: errs}
+}
+
+// Advice is err's text with the advice of the history error in its chain
+// worded by words, which returns a front end's words for a hint ("" keeps
+// the default). Errors without a hint read as err.Error().
+func Advice(err error, words func(Hint) string) string {
+	var ue *userError
+	if !errors.As(err, &ue) || ue.hint == NoHint {
+		return err.Error()
+	}
+	w := words(ue.hint)
+	if w == "" {
+		return err.Error()
+	}
+	return strings.Replace(err.Error(), ue.Error(), ue.worded(w), 1)
+}
+
+func errNewer(v int) error {
+	e := hinted(fmt.Sprintf("the history has schema version %d but this RigBench knows only up to %d; update RigBench", v, SchemaVersion),
+		" or ", HintOtherFile, ErrNewerVersion)
+	e.tail = " (the history was not changed)"
+	return e
 }
 
 // explain turns a driver or file-system error about the history at path
@@ -63,19 +118,19 @@ func explain(err error, path string) error {
 		// What a full disk cost is for the caller to say: a failed import
 		// or edit changed nothing, a recorded run may have lost cells
 		// (SaveError).
-		return &userError{fmt.Sprintf("the disk holding the history %s is full; free some space and try again", path), []error{ErrFull, err}}
+		return &userError{msg: fmt.Sprintf("the disk holding the history %s is full; free some space and try again", path), errs: []error{ErrFull, err}}
 	case code == sqlite3.SQLITE_READONLY || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EACCES):
-		return &userError{fmt.Sprintf("the history %s is read-only; make it and its folder writable, or set RIGBENCH_DB (or the CLI's --db) to another file", path), []error{ErrReadOnly, err}}
+		return hinted(fmt.Sprintf("the history %s is read-only; make it and its folder writable", path), ", or ", HintOtherFile, ErrReadOnly, err)
 	case code == sqlite3.SQLITE_CANTOPEN || errors.Is(err, syscall.ENOTDIR):
-		return &userError{fmt.Sprintf("cannot open the history %s; check that its folder exists and is writable, or set RIGBENCH_DB (or the CLI's --db) to another file", path), []error{err}}
+		return hinted(fmt.Sprintf("cannot open the history %s; check that its folder exists and is writable", path), ", or ", HintOtherFile, err)
 	case code == sqlite3.SQLITE_NOTADB:
-		return &userError{fmt.Sprintf("%s is not a RigBench history; set RIGBENCH_DB (or the CLI's --db) to another file", path), []error{err}}
+		return hinted(path+" is not a RigBench history", "; ", HintOtherFile, err)
 	case code == sqlite3.SQLITE_CORRUPT:
-		return &userError{fmt.Sprintf("the history %s is damaged; move it aside (RigBench then starts a new one) or restore a backup", path), []error{err}}
+		return &userError{msg: fmt.Sprintf("the history %s is damaged; move it aside (RigBench then starts a new one) or restore a backup", path), errs: []error{err}}
 	case code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED:
-		return &userError{fmt.Sprintf("the history %s is busy (another RigBench is writing it); try again in a moment", path), []error{ErrBusy, err}}
+		return &userError{msg: fmt.Sprintf("the history %s is busy (another RigBench is writing it); try again in a moment", path), errs: []error{ErrBusy, err}}
 	case code == sqlite3.SQLITE_IOERR:
-		return &userError{fmt.Sprintf("a disk error stopped RigBench writing the history %s; check the disk and try again", path), []error{err}}
+		return &userError{msg: fmt.Sprintf("a disk error stopped RigBench writing the history %s; check the disk and try again", path), errs: []error{err}}
 	}
 	return err
 }

@@ -70,13 +70,13 @@ func resolve(ctx context.Context, q querier, id string) (int64, string, error) {
 	case 1:
 		return ids[0], uuids[0], nil
 	}
-	return 0, "", &userError{fmt.Sprintf("the ID %s matches %s and %s at least; give more characters", id, uuids[0], uuids[1]), []error{ErrAmbiguous}}
+	return 0, "", &userError{msg: fmt.Sprintf("the ID %s matches %s and %s at least; give more characters", id, uuids[0], uuids[1]), errs: []error{ErrAmbiguous}}
 }
 
 // notFound is ErrNotFound with a sentence of its own: the sentinel's text
 // would only repeat the reason after it.
 func notFound(format string, args ...any) error {
-	return &userError{fmt.Sprintf(format, args...), []error{ErrNotFound}}
+	return &userError{msg: fmt.Sprintf(format, args...), errs: []error{ErrNotFound}}
 }
 
 // querier is what resolve needs of a *sql.DB or *sql.Tx.

@@ -119,7 +119,7 @@ func checkHeader(abs string) error {
 		return nil
 	}
 	if err != nil || !bytes.Equal(h[:16], []byte("SQLite format 3\x00")) {
-		return &userError{msg: fmt.Sprintf("%s is not a RigBench history; set RIGBENCH_DB (or the CLI's --db) to another file", abs)}
+		return hinted(abs+" is not a RigBench history", "; ", HintOtherFile)
 	}
 	if v := int(binary.BigEndian.Uint32(h[60:64])); v > SchemaVersion {
 		return errNewer(v)

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 )
@@ -24,7 +23,7 @@ func defaultPath(getenv func(string) string, home func() (string, error)) (strin
 	}
 	h, err := home()
 	if err != nil || h == "" {
-		return "", errors.New("cannot find your home folder to keep the history in; set " + EnvDB + " (or the CLI's --db) to a file path")
+		return "", hinted("cannot find your home folder to keep the history in", "; ", HintSetPath)
 	}
 	return filepath.Join(h, ".local", "share", "rigbench", "history.db"), nil
 }

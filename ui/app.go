@@ -120,7 +120,7 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.Launch.OnStopped = func() { u.targetChanged(u.Target.Choice().Kind) }
 	u.Launch.OnReady = func(s *session.Server) {
 		u.Run.SetTarget(u.targetLine(u.Target.Choice().Kind))
-		u.Run.SetFacts(runview.Facts{MaxModelLen: s.MaxModelLen, KVCapacity: s.KVCapacity})
+		u.Run.SetFacts(session.ServerFacts(s))
 	}
 
 	u.Run = runview.New(u.startRun)

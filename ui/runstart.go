@@ -17,7 +17,6 @@ import (
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/history"
 	"github.com/rigbench/rigbench/ui/launchview"
-	"github.com/rigbench/rigbench/ui/runview"
 	"github.com/rigbench/rigbench/ui/target"
 	"github.com/rigbench/rigbench/ui/wording"
 )
@@ -40,7 +39,9 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 		demo, demoErr = u.demoConfig()
 		demoRec = session.DemoLaunch(demoCfg, demo)
 	})
-	o := session.Options{Plan: plan, Observers: []rundoc.Observer{obs}, Hardware: snap}
+	// A plan the server cannot run stops at its start, as in the CLI,
+	// and leaves no run in the history.
+	o := session.Options{Plan: plan, Observers: []rundoc.Observer{obs}, Hardware: snap, StopWhenNothingRuns: true}
 	src := u.History.Source()
 	saver := src.Recorder()
 	if saver != nil {
@@ -133,29 +134,19 @@ func (u *UI) targetChanged(k target.Kind) {
 	u.Run.SetTarget(u.targetLine(k))
 	switch k {
 	case target.Demo:
-	case target.Launch:
-		if s := u.Launch.Server(); s != nil {
-			u.Run.SetFacts(runview.Facts{MaxModelLen: s.MaxModelLen, KVCapacity: s.KVCapacity})
-			return
+		// An error leaves the facts unknown (the speed aside): the run
+		// itself then says why the demo cannot start.
+		cfg, err := u.demoConfig()
+		f := session.Facts{Speed: max(1, cfg.Speed)}
+		if err == nil {
+			f, _ = session.DemoFacts(cfg)
 		}
-		u.Run.SetFacts(runview.Facts{})
-		return
+		u.Run.SetFacts(f)
+	case target.Launch:
+		u.Run.SetFacts(session.ServerFacts(u.Launch.Server()))
 	default:
-		u.Run.SetFacts(runview.Facts{})
-		return
+		u.Run.SetFacts(session.Facts{})
 	}
-	cfg, err := u.demoConfig()
-	if err != nil {
-		u.Run.SetFacts(runview.Facts{Speed: cfg.Speed})
-		return
-	}
-	s, err := sim.New(cfg)
-	if err != nil {
-		return
-	}
-	f := runview.Facts{MaxModelLen: s.MaxModelLen(), KVCapacity: s.KVCapacityTokens(), Speed: cfg.Speed}
-	s.Close()
-	u.Run.SetFacts(f)
 }
 
 // targetLine names what a run will benchmark, above the Run view's Start

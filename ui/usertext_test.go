@@ -1,12 +1,16 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rigbench/rigbench/engine/client"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/store"
 )
 
@@ -17,14 +21,27 @@ func TestUserTextNamesTheAppsControls(t *testing.T) {
 	if strings.Contains(key, "--api-key") || !strings.Contains(key, "API key field") {
 		t.Errorf("wrong key: %q", key)
 	}
-	for _, msg := range []string{
-		"cannot open the history /x/h.db; check that its folder exists and is writable, or set RIGBENCH_DB (or the CLI's --db) to another file",
-		"the history has schema version 9 but this RigBench knows only up to 3; update RigBench or set RIGBENCH_DB (or the CLI's --db) to another file (the history was not changed)",
-		"cannot find your home folder to keep the history in; set " + store.EnvDB + " (or the CLI's --db) to a file path",
-	} {
-		got := userText(errors.New(msg))
-		if strings.Contains(got, "--db") || !strings.Contains(got, store.EnvDB) {
-			t.Errorf("%q → %q, want RIGBENCH_DB and no --db", msg, got)
+	notDB := filepath.Join(t.TempDir(), "h.db")
+	if err := os.WriteFile(notDB, []byte("not a database, longer than the SQLite header of one hundred bytes "+strings.Repeat("x", 100)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(context.Background(), notDB)
+	if err == nil {
+		db.Close()
+		t.Fatal("a text file opened as a history")
+	}
+	for _, err := range []error{err, fmt.Errorf("opening the history: %w", err)} {
+		got := userText(err)
+		if strings.Contains(got, "--db") || !strings.Contains(got, "set the "+store.EnvDB+" environment variable to another file and restart RigBench") {
+			t.Errorf("%q → %q, want the environment variable and no --db", err, got)
+		}
+	}
+	// "Nothing can run" names the Run view's fields, never a flag.
+	for why := session.NoPrefillFits; why <= session.CacheTooSmall; why++ {
+		got := userText(&session.NothingRunsError{Why: why, MaxModelLen: 2048, KVCapacity: 3264, MaxOutput: 8192, Context: 1024, Concurrency: 4, Suggest: 1024})
+		if strings.Contains(got, "--") || !strings.HasPrefix(got, "Nothing in this plan can run: ") ||
+			!strings.Contains(got, "Max output") && !strings.Contains(got, "Contexts") && !strings.Contains(got, "Concurrency") && !strings.Contains(got, "Prefill contexts") {
+			t.Errorf("why %d → %q, want the plan's field named and no flag", why, got)
 		}
 	}
 	if got := userText(errors.New("the disk is full")); got != "The disk is full." {

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/rigbench/rigbench/internal/termtext"
+	"github.com/rigbench/rigbench/store"
 )
 
 // command is one subcommand. Each lives in its own file and registers itself
@@ -91,7 +92,7 @@ func execute(ctx context.Context, e *env, args []string) int {
 		var ee exitError
 		if errors.As(err, &ee) {
 			if ee.err != nil {
-				fmt.Fprintf(e.stderr, "rigbench-cli %s: %s\n", c.name, termtext.SafeLines(ee.err.Error()))
+				fmt.Fprintf(e.stderr, "rigbench-cli %s: %s\n", c.name, termtext.SafeLines(cliText(ee.err)))
 			}
 			return ee.code
 		}
@@ -101,10 +102,24 @@ func execute(ctx context.Context, e *env, args []string) int {
 		}
 		// Errors carry server and file text: escaped, so a message cannot
 		// drive the terminal.
-		fmt.Fprintf(e.stderr, "rigbench-cli %s: %s\n", c.name, termtext.SafeLines(err.Error()))
+		fmt.Fprintf(e.stderr, "rigbench-cli %s: %s\n", c.name, termtext.SafeLines(cliText(err)))
 		return 1
 	}
 	return 0
+}
+
+// cliText is err as the CLI says it: the advice of a history error names
+// the --db flag next to the environment variable.
+func cliText(err error) string {
+	return store.Advice(err, func(h store.Hint) string {
+		switch h {
+		case store.HintOtherFile:
+			return "pass --db with another file (or set " + store.EnvDB + " to one)"
+		case store.HintSetPath:
+			return "pass --db with a file path (or set " + store.EnvDB + " to one)"
+		}
+		return ""
+	})
 }
 
 // exitError carries a specific exit code (err may be nil for a silent exit).

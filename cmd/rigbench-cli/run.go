@@ -137,27 +137,24 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The check sits in front of the other observers: a plan the server
-	// cannot run stops at its first event and reaches neither the progress
-	// lines nor the history.
-	runCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	// A plan the server cannot run stops at its first event and reaches
+	// neither the progress lines nor the history (StopWhenNothingRuns).
+	opts.StopWhenNothingRuns = true
 	prog := newProgress(e.stderr)
-	check := &planCheck{cancel: cancel, asked: plan, note: e.stderr}
 	// The history sees each event before the progress line does: a cell
 	// the user reads as finished is already saved, so a kill -9 right
 	// after the line cannot lose it.
 	if saver != nil {
-		check.next = append(check.next, saver)
+		opts.Observers = append(opts.Observers, saver)
 	}
-	check.next = append(check.next, prog)
-	opts.Observers = append(opts.Observers, check)
+	opts.Observers = append(opts.Observers, prog, &droppedNote{asked: plan, note: e.stderr})
 
-	run, runErr := session.Run(runCtx, opts)
+	run, runErr := session.Run(ctx, opts)
 	prog.finish()
-	if check.err != nil {
+	var nothing *session.NothingRunsError
+	if errors.As(runErr, &nothing) {
 		closeDB() // nothing was recorded
-		return check.err
+		return planError(nothing)
 	}
 	if f.endpoint != "" && errors.Is(runErr, client.ErrUnauthorized) {
 		runErr = apiKeyError(f.apiKey, keyFromEnv)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
 )
 
 // Every flag the command line alone can judge is refused before anything
@@ -110,6 +111,7 @@ func TestRunNoCellCanRun(t *testing.T) {
 	}
 }
 
+// The CLI words engine/session's plan check with its flags.
 func TestNoCellRuns(t *testing.T) {
 	tiny := rundoc.Server{MaxModelLen: 2048, KVCapacityTokens: 3264}
 	cases := []struct {
@@ -133,7 +135,11 @@ func TestNoCellRuns(t *testing.T) {
 			"no prefill context fits this server (max_model_len unknown, KV cache 3264 tokens): use --prefill 3263 or less"},
 	}
 	for _, tc := range cases {
-		err := noCellRuns(tc.plan, tc.srv)
+		err := session.CheckPlan(tc.plan, tc.srv)
+		var nothing *session.NothingRunsError
+		if errors.As(err, &nothing) {
+			err = planError(nothing)
+		}
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v, want nil", tc.name, err)

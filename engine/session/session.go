@@ -64,6 +64,11 @@ type Options struct {
 	NoTelemetry bool
 	// Log receives server log lines (simulator start-up, container logs).
 	Log func(line string)
+	// StopWhenNothingRuns stops the run at its start, once the server's
+	// limits are known, when no cell of the plan can run on it (CheckPlan):
+	// such a run would measure nothing yet end "complete". The run then
+	// reaches no observer and Run returns the *NothingRunsError.
+	StopWhenNothingRuns bool
 }
 
 // DetectTimeout bounds hardware detection: NVML init can hang on a broken
@@ -85,42 +90,11 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 	}
 	doc.Hardware = o.Hardware
 
-	endpoint, apiKey, kvFromLog := o.Endpoint, o.APIKey, 0
-	switch o.Kind {
-	case Endpoint, "":
-	case Demo:
-		if reflect.ValueOf(o.Sim).IsZero() {
-			o.Sim = sim.DefaultConfig()
-		}
-		stop, url, err := startSim(o.Sim, o.Log)
-		if err != nil {
-			return doc, err
-		}
-		defer stop()
-		endpoint, apiKey = url, o.Sim.APIKey
-		doc.Simulated = true
-		doc.Launch = o.SimLaunch
-	case Launch:
-		if o.Launcher == nil {
-			return doc, errors.New("no launcher configured for a launch session")
-		}
-		srv, err := o.Launcher.Launch(ctx, o.Log)
-		if err != nil {
-			return doc, err
-		}
-		defer func() {
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
-			defer cancel()
-			if err := srv.Stop(sctx); err != nil {
-				o.Log("stopping the server: " + err.Error())
-			}
-		}()
-		endpoint, apiKey, kvFromLog = srv.Endpoint, srv.APIKey, srv.KVCapacity
-		doc.Launch = srv.Record
-		doc.Simulated = srv.Simulated
-	default:
-		return doc, fmt.Errorf("unknown session kind %q", o.Kind)
+	endpoint, apiKey, kvFromLog, stop, err := startTarget(ctx, &o, doc)
+	if err != nil {
+		return doc, err
 	}
+	defer stop()
 
 	c, err := client.New(endpoint, client.WithAPIKey(apiKey), client.WithConcurrency(maxInt(o.Plan.Concurrency)))
 	if err != nil {
@@ -138,16 +112,97 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 			o.Log("GPU telemetry is off: " + err.Error())
 		}
 	}
+	var obs rundoc.Observer = rundoc.Observers(o.Observers)
+	var guard *planGuard
+	if o.StopWhenNothingRuns {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		guard = &planGuard{next: obs, cancel: cancel}
+		obs = guard
+	}
 	r := &bench.Runner{
 		Client:            c,
 		Model:             o.Model,
 		Plan:              o.Plan,
-		Observer:          rundoc.Observers(o.Observers),
+		Observer:          obs,
 		Telemetry:         tel,
 		KVCapacityFromLog: kvFromLog,
 		Doc:               doc,
 	}
-	return r.Run(ctx)
+	run, err := r.Run(ctx)
+	if guard != nil && guard.err != nil {
+		return run, guard.err
+	}
+	return run, err
+}
+
+// planGuard stands in front of a run's observers: at the run's first
+// event, when the server's limits are known and before any cell runs, it
+// stops a run in which no cell can run. The stopped run reaches none of
+// the observers behind it (no progress, no history).
+type planGuard struct {
+	next   rundoc.Observer
+	cancel context.CancelCauseFunc
+	// err is why the run was stopped; read it after the runner returns.
+	err error
+}
+
+// Observe implements rundoc.Observer.
+func (g *planGuard) Observe(e rundoc.Event) {
+	if g.err != nil {
+		return
+	}
+	if e.Kind == rundoc.EventRunStarted && e.Run != nil {
+		if err := CheckPlan(e.Run.Plan, e.Run.Server); err != nil {
+			g.err = err
+			g.cancel(err)
+			return
+		}
+	}
+	g.next.Observe(e)
+}
+
+// startTarget starts what o benchmarks (nothing for an endpoint, the
+// simulator, or the launcher's server), notes in doc whether it is
+// simulated and how it was launched, and returns how to reach it and the
+// function that stops it.
+func startTarget(ctx context.Context, o *Options, doc *rundoc.Run) (endpoint, apiKey string, kvFromLog int, stop func(), err error) {
+	endpoint, apiKey, stop = o.Endpoint, o.APIKey, func() {}
+	switch o.Kind {
+	case Endpoint, "":
+	case Demo:
+		if reflect.ValueOf(o.Sim).IsZero() {
+			o.Sim = sim.DefaultConfig()
+		}
+		stop, endpoint, err = startSim(o.Sim, o.Log)
+		if err != nil {
+			return "", "", 0, nil, err
+		}
+		apiKey = o.Sim.APIKey
+		doc.Simulated = true
+	case Launch:
+		if o.Launcher == nil {
+			return "", "", 0, nil, errors.New("no launcher configured for a launch session")
+		}
+		srv, err := o.Launcher.Launch(ctx, o.Log)
+		if err != nil {
+			return "", "", 0, nil, err
+		}
+		stop = func() {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
+			defer cancel()
+			if err := srv.Stop(sctx); err != nil {
+				o.Log("stopping the server: " + err.Error())
+			}
+		}
+		endpoint, apiKey, kvFromLog = srv.Endpoint, srv.APIKey, srv.KVCapacity
+		doc.Launch = srv.Record
+		doc.Simulated = srv.Simulated
+	default:
+		return "", "", 0, nil, fmt.Errorf("unknown session kind %q", o.Kind)
+	}
+	return endpoint, apiKey, kvFromLog, stop, nil
 }
 
 func maxInt(xs []int) int {

@@ -167,3 +167,48 @@ func TestReuseLeavesServerRunning(t *testing.T) {
 		t.Errorf("the owner's stop was replaced: called %d times", stopped)
 	}
 }
+
+// A plan no cell of which fits the server stops at the run's start when
+// asked: no observer hears of the run (only of the probes before it), and the error says which limit and the
+// value that would run, in the plan's terms.
+func TestStopWhenNothingRuns(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.Profile, _ = sim.ProfileByName("tiny")
+	cfg.Speed = 20
+	events := 0
+	_, err := session.Run(context.Background(), session.Options{Kind: session.Demo, Sim: cfg, Hardware: noGPU,
+		Plan: rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 4}, MaxOutput: 8192, DurationS: 5},
+		Observers: []rundoc.Observer{rundoc.ObserverFunc(func(e rundoc.Event) {
+			if e.Kind != rundoc.EventRunProgress {
+				events++
+			}
+		})},
+		StopWhenNothingRuns: true})
+	var nothing *session.NothingRunsError
+	if !errors.As(err, &nothing) || nothing.Why != session.OutputFillsModel || nothing.Suggest != 1024 || events != 0 {
+		t.Fatalf("err %v (%+v), %d events; want OutputFillsModel suggesting 1024 and no event", err, nothing, events)
+	}
+	if want := "a max output of 8192 leaves no room in max_model_len 2048: use a max output of 1024 or less"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+}
+
+// DemoFacts are what the demo's simulator reports once started, computed
+// without starting it; the plan preview from them predicts the cells the
+// run skips.
+func TestDemoFactsPredict(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.Profile, _ = sim.ProfileByName("tiny")
+	f, err := session.DemoFacts(cfg)
+	if err != nil || f.MaxModelLen != 2048 || f.KVCapacity <= 0 || f.Speed != 1 {
+		t.Fatalf("facts %+v, %v", f, err)
+	}
+	p := rundoc.Plan{Contexts: []int{0, 1024, 4096}, Concurrency: []int{1, 64}, MaxOutput: 512, DurationS: 5}
+	preview := session.Predict(p, f)
+	if preview.Find(rundoc.PhaseDecode, 4096, 1) == nil || preview.Find(rundoc.PhaseDecode, 0, 1) != nil {
+		t.Errorf("preview cells %+v: want 4K predicted too long and 0×1 to run", preview.Cells)
+	}
+	if _, runnable := session.Estimate(preview, f, nil); runnable == 0 || runnable >= 6 {
+		t.Errorf("%d runnable cells of 6", runnable)
+	}
+}

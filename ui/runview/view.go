@@ -17,6 +17,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/ui/matrix"
 	"github.com/rigbench/rigbench/ui/wording"
 )
@@ -46,7 +47,7 @@ type View struct {
 	telemetry                                   *fyne.Container
 	content                                     fyne.CanvasObject
 
-	facts   Facts
+	facts   session.Facts
 	prefill []rundoc.Cell // the last run's prefill cells, for the estimate
 	// preview is the grid shown when the run started: a run that fails
 	// before the server is known has no plan of its own to draw.
@@ -200,7 +201,7 @@ func (v *View) Unsaved() string { return v.unsaved.Text }
 
 // SetFacts tells the plan check the server's max_model_len and KV
 // capacity (0 = unknown), from the launch readiness or a previous run.
-func (v *View) SetFacts(f Facts) {
+func (v *View) SetFacts(f session.Facts) {
 	v.facts = f
 	v.planEdited()
 }
@@ -232,7 +233,7 @@ func (v *View) MatrixFits() bool { return v.mx.MinSize().Width <= v.mxScroll.Siz
 func (v *View) MatrixRoom() string { return fmt.Sprintf("room %.0f", v.mxScroll.Size().Width) }
 
 // Facts are the server facts the plan check uses now.
-func (v *View) Facts() Facts { return v.facts }
+func (v *View) Facts() session.Facts { return v.facts }
 
 // SetSimulated shows or hides the banner saying runs use the simulator.
 func (v *View) SetSimulated(sim bool) {
@@ -300,8 +301,8 @@ func (v *View) planEdited() {
 	v.planErr.SetText("")
 	v.planErr.Hide()
 	v.startBtn.Enable()
-	preview := Predict(p, v.facts)
-	d, runnable := Estimate(preview, v.facts, v.prefill)
+	preview := session.Predict(p, v.facts)
+	d, runnable := session.Estimate(preview, v.facts, v.prefill)
 	var est string
 	if v.facts.KVCapacity > 0 || p.KVCapacityOverride > 0 {
 		est = fmt.Sprintf("Estimated duration: about %s. %d of %d decode cells will run; the rest are predicted over capacity or too long.",
@@ -352,7 +353,7 @@ func (v *View) Start() {
 	v.eta.SetText("")
 	v.liveTok.SetText("")
 	v.scaleNote.Show()
-	v.preview = Predict(p, v.facts)
+	v.preview = session.Predict(p, v.facts)
 	v.mx.SetPendingText("")
 	v.mx.SetRun(v.preview)
 

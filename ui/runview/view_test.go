@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/ui/runview"
 )
 
@@ -19,7 +20,7 @@ func TestPreviewMarksOverCapacity(t *testing.T) {
 	v := runview.New(nil)
 	v.SetPlanText("0, 16K", "1, 32", "", "10", "64")
 	// 32 × (16384 + 64) tokens do not fit in 20,000; 1 × 16448 does.
-	v.SetFacts(runview.Facts{MaxModelLen: 32768, KVCapacity: 20000})
+	v.SetFacts(session.Facts{MaxModelLen: 32768, KVCapacity: 20000})
 	for _, tc := range []struct {
 		ctx, n int
 		want   string
@@ -60,10 +61,10 @@ func TestInvalidPlanRejected(t *testing.T) {
 // the plan S times faster than the card it imitates.
 func TestEstimateAtDemoSpeed(t *testing.T) {
 	p := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 2}, DurationS: 30, MaxOutput: 64}
-	f := runview.Facts{MaxModelLen: 4096, KVCapacity: 100000}
-	real, n := runview.Estimate(runview.Predict(p, f), f, nil)
+	f := session.Facts{MaxModelLen: 4096, KVCapacity: 100000}
+	real, n := session.Estimate(session.Predict(p, f), f, nil)
 	f.Speed = 10
-	demo, _ := runview.Estimate(runview.Predict(p, f), f, nil)
+	demo, _ := session.Estimate(session.Predict(p, f), f, nil)
 	if n != 2 || real.Seconds() < 60 || demo*10 != real {
 		t.Errorf("estimate %v for %d cells at speed 1, %v at speed 10", real, n, demo)
 	}
@@ -75,7 +76,7 @@ func TestDefaultGridFitsAt1280(t *testing.T) {
 	test.NewTempApp(t)
 	v := runview.New(nil)
 	v.SetPlan(rundoc.DefaultPlan())
-	v.SetFacts(runview.Facts{MaxModelLen: 131072, KVCapacity: 50000})
+	v.SetFacts(session.Facts{MaxModelLen: 131072, KVCapacity: 50000})
 	w := test.NewWindow(v.Content())
 	defer w.Close()
 	w.Resize(fyne.NewSize(1280, 800))
