@@ -181,6 +181,7 @@ func startTarget(ctx context.Context, o *Options, doc *rundoc.Run) (endpoint, ap
 		}
 		apiKey = o.Sim.APIKey
 		doc.Simulated = true
+		doc.Launch = o.SimLaunch
 	case Launch:
 		if o.Launcher == nil {
 			return "", "", 0, nil, errors.New("no launcher configured for a launch session")
