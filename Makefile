@@ -9,7 +9,7 @@ BIN     ?= bin
 LDFLAGS ?= -extldflags=-Wl,-z,lazy
 TESTFLAGS ?= -race -count=1 -timeout 30m
 
-.PHONY: all run build cli sim test bench lint deps screenshots clean soak
+.PHONY: all run build cli sim test bench lint deps screenshots screenshots-docs package clean soak
 
 all: build
 
@@ -57,9 +57,15 @@ lint:
 	$(GO) vet ./...
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 
+# Screenshots go to build/screenshots (1280×800 and 900×600, light and
+# dark); screenshots-docs replaces the ones the docs show.
 screenshots: build
 	@scripts/deps.sh screenshots
 	scripts/screenshots.sh
 
+screenshots-docs: build
+	@scripts/deps.sh screenshots
+	DOCS=1 scripts/screenshots.sh
+
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) build

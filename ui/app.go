@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -63,6 +64,8 @@ type UI struct {
 	snapshot  *hardware.Snapshot
 	ready     chan struct{}
 	readyOnce sync.Once
+	// tourFailed is set when the screenshot tour could not set up a view.
+	tourFailed atomic.Bool
 	// themeMenu is View ▸ Theme, whose ticks follow the choice.
 	themeMenu *fyne.Menu
 
@@ -87,6 +90,10 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	svc.SimSpeed = tourSpeed(svc.SimSpeed)
 	u := &UI{app: a, win: w, svc: svc, ready: make(chan struct{}), notSaved: map[string]bool{}}
 	prefs := a.Preferences()
+	if th := os.Getenv(TourThemeEnv); th != "" && os.Getenv(TourEnv) != "" {
+		// The tour's theme, before anything is drawn.
+		prefs.SetString(prefTheme, th)
+	}
 	a.Settings().SetTheme(themeFor(prefs.StringWithFallback(prefTheme, ThemeSystem)))
 
 	u.Hardware = hwview.New()
@@ -167,7 +174,10 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 		container.NewTabItemWithIcon(TabHistory, theme.HistoryIcon(), u.History.Content()),
 		container.NewTabItemWithIcon(TabCompare, theme.ListIcon(), u.Compare.Content()),
 	)
+	// A theme change refreshes what is on screen; a tab shown later is
+	// refreshed as it appears, or its text keeps the old theme's colours.
 	u.tabs.OnSelected = func(it *container.TabItem) {
+		it.Content.Refresh()
 		if it.Text == TabTune {
 			u.Tune.Refresh() // the Launch page's flags and server may have changed
 		}

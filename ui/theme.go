@@ -65,6 +65,13 @@ func themeFor(choice string) fyne.Theme {
 func (u *UI) SetTheme(choice string) {
 	u.app.Preferences().SetString(prefTheme, choice)
 	u.app.Settings().SetTheme(themeFor(choice))
+	// Charts are pictures drawn in the theme's palette: draw them again.
+	if r := u.Results.Run(); r != nil {
+		u.Results.SetRun(r, nil)
+	}
+	if rs := u.Compare.Runs(); len(rs) > 0 {
+		u.Compare.SetRuns(rs, nil)
+	}
 	if u.themeMenu != nil {
 		for i, it := range u.themeMenu.Items {
 			it.Checked = themeLabels[i].choice == choice

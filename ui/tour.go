@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -35,18 +36,42 @@ const tourSimSpeed = 30
 // view has two runs to show.
 const ReferenceEnv = "RIGBENCH_TOUR_REFERENCE"
 
+// TourSizeEnv and TourThemeEnv set the window size ("1280x800") and the
+// theme (light or dark) the tour shoots in.
+const (
+	TourSizeEnv  = "RIGBENCH_TOUR_SIZE"
+	TourThemeEnv = "RIGBENCH_TOUR_THEME"
+)
+
+// TourFailed reports whether the screenshot tour could not set up what it
+// shows (cmd/rigbench then exits with status 1, so `make screenshots`
+// fails loudly instead of leaving a History of one run).
+func (u *UI) TourFailed() bool { return u.tourFailed.Load() }
+
 // tour walks the views. It runs on its own goroutine and touches the UI
 // only through fyne.Do / fyne.DoAndWait.
 func (u *UI) tour(dir string) {
 	fail := func(err error) {
 		fmt.Fprintln(os.Stderr, "rigbench tour:", err)
+		u.tourFailed.Store(true)
 		fyne.Do(u.app.Quit)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fail(err)
 		return
 	}
+	// The tour shows a comparison and a History of more than one run: it
+	// needs the reference run to import.
+	ref := os.Getenv(ReferenceEnv)
+	if ref == "" {
+		fail(fmt.Errorf("%s is not set: the tour imports the reference run to show History and Compare (scripts/screenshots.sh sets it)", ReferenceEnv))
+		return
+	}
 	<-u.ready
+	if w, h, ok := parseSize(os.Getenv(TourSizeEnv)); ok {
+		fyne.DoAndWait(func() { u.win.Resize(fyne.NewSize(w, h)) })
+	}
+
 	// ImageMagick's import grabs the window as the X server shows it;
 	// Fyne's Canvas().Capture() reads back a blank framebuffer under Xvfb's
 	// software GL, so it is only the fallback.
@@ -78,9 +103,18 @@ func (u *UI) tour(dir string) {
 	})
 	shot("2-launch", time.Second)
 
-	runDone := make(chan struct{})
+	// The demo takes the Launch page's flags: back to vLLM's defaults, so
+	// the demo reads like the reference card (the pasted command's 32K
+	// --max-model-len would drop the 64K row).
 	step(func() {
 		u.Target.Set(target.Choice{Kind: target.Demo})
+		u.Launch.ApplyPreset("Untuned baseline")
+		u.SelectTab(TabLaunch)
+	})
+	shot("2b-launch-demo", time.Second)
+
+	runDone := make(chan struct{})
+	step(func() {
 		// The reference run's plan on fewer cells: 30 s windows in the
 		// simulated card's time (one real second at the tour's speed) and
 		// 8192 output tokens, so its figures read like the card's.
@@ -112,15 +146,24 @@ func (u *UI) tour(dir string) {
 	step(func() { u.Results.Tabs().SelectIndex(3) })
 	shot("8-results-charts", 2*time.Second)
 
-	if ref := os.Getenv(ReferenceEnv); ref != "" {
-		imported := make(chan struct{})
-		step(func() { u.History.Import(ref, func(*rundoc.Run, error) { close(imported) }) })
-		<-imported
+	imported := make(chan error, 1)
+	step(func() { u.History.Import(ref, func(_ *rundoc.Run, err error) { imported <- err }) })
+	if err := <-imported; err != nil {
+		fail(fmt.Errorf("importing the reference run %s: %w", ref, err))
+		return
 	}
+	listed := make(chan struct{})
 	step(func() {
-		u.History.Reload()
+		u.History.ReloadThen(func() { close(listed) })
 		u.SelectTab(TabHistory)
 	})
+	<-listed
+	var n int
+	step(func() { n = len(u.History.Shown()) })
+	if n < 2 {
+		fail(fmt.Errorf("the history lists %d run(s) after the demo run and the import, want 2 to compare", n))
+		return
+	}
 	time.Sleep(time.Second)
 	step(func() {
 		for _, r := range u.History.Shown() {
@@ -162,4 +205,18 @@ func tourSpeed(def float64) float64 {
 		return tourSimSpeed
 	}
 	return def
+}
+
+// parseSize reads "WxH" in Fyne units.
+func parseSize(s string) (w, h float32, ok bool) {
+	ws, hs, found := strings.Cut(strings.ToLower(s), "x")
+	if !found {
+		return 0, 0, false
+	}
+	wf, err1 := strconv.ParseFloat(ws, 32)
+	hf, err2 := strconv.ParseFloat(hs, 32)
+	if err1 != nil || err2 != nil || wf < 100 || hf < 100 {
+		return 0, 0, false
+	}
+	return float32(wf), float32(hf), true
 }

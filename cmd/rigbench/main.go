@@ -38,6 +38,9 @@ func main() {
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.IconPNG))
 	w := a.NewWindow("RigBench")
 	w.SetMaster()
-	ui.New(a, w)
+	u := ui.New(a, w)
 	w.ShowAndRun()
+	if u.TourFailed() {
+		os.Exit(1)
+	}
 }

@@ -83,7 +83,7 @@ func (g *Gallery) Rendered() int {
 func (g *Gallery) Set(runs []*rundoc.Run, done func()) {
 	g.gen++
 	gen := g.gen
-	dark := fyne.CurrentApp() != nil && fyne.CurrentApp().Settings().ThemeVariant() == theme.VariantDark
+	dark := IsDark()
 	scale := float32(drawScale)
 	if len(runs) == 0 {
 		for _, img := range g.images {
@@ -164,6 +164,17 @@ func (g *fillGrid) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	cols, cell := g.columns(w, len(objs))
 	rows := (len(objs) + cols - 1) / cols
 	return fyne.NewSize(minWidth, float32(rows)*cell.Height+float32(rows-1)*theme.Padding())
+}
+
+// IsDark reports whether the app's theme is dark as drawn: the theme's
+// background, since a theme chosen in View ▸ Theme overrides the system's
+// variant, which Settings().ThemeVariant() still reports.
+func IsDark() bool {
+	if fyne.CurrentApp() == nil {
+		return false
+	}
+	r, g, b, _ := theme.Color(theme.ColorNameBackground).RGBA()
+	return 0.2126*float64(r)+0.7152*float64(g)+0.0722*float64(b) < 0.5*0xffff
 }
 
 // Draw renders one chart to an image (nil when it could not be drawn; a

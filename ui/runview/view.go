@@ -41,7 +41,7 @@ type View struct {
 	target, scaleNote                           *widget.Label
 	mxScroll                                    *container.Scroll
 	startBtn, cancelBtn, exportBtn              *widget.Button
-	progress                                    *widget.ProgressBar
+	progress                                    *progressBar
 	mx                                          *matrix.Matrix
 	power, clock                                *sparkline
 	telemetry                                   *fyne.Container
@@ -115,8 +115,7 @@ func New(start StartFunc) *View {
 	// The percentage is a label beside the bar, not text on it: the bar's
 	// own text is drawn in the colour meant for the filled part, and is
 	// barely legible over the pale unfilled part in the light theme.
-	v.progress = widget.NewProgressBar()
-	v.progress.TextFormatter = func() string { return "" }
+	v.progress = newProgressBar()
 	v.setProgress(0)
 	v.startBtn = widget.NewButtonWithIcon("Start run", theme.MediaPlayIcon(), v.Start)
 	v.startBtn.Importance = widget.HighImportance
