@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -28,7 +29,7 @@ type fault struct {
 
 // faults are the server faults of the table, in its order.
 var faults = []fault{
-	{"dies mid-run", 3, func(fs *faultServer, w http.ResponseWriter, r *http.Request) {
+	{"dies mid-run", 16, func(fs *faultServer, w http.ResponseWriter, r *http.Request) {
 		fs.die(w)
 	}},
 	{"stalls at first request", 0, func(_ *faultServer, w http.ResponseWriter, r *http.Request) {
@@ -189,7 +190,9 @@ func (s *soak) serverFault(f fault) row {
 		return row{name: name, outcome: "crashed", db: "—", status: "—", detail: err.Error()}
 	}
 	ended := p.wait(ctx)
-	return s.judge(name, p, ended, db, js)
+	r := s.judge(name, p, ended, db, js)
+	r.detail = fmt.Sprintf("%d cells finished: %s", p.finished(), r.detail)
+	return r
 }
 
 // fallbackJSON finds the file the CLI names when it wrote a run to a
