@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // Rename sets the run's name (id: UUID or unique prefix).
 func (s *DB) Rename(ctx context.Context, id, name string) error {
 	name = strings.TrimSpace(name)
-	if len(name) > 200 {
-		return fmt.Errorf("the name is %d bytes long; keep it under 200", len(name))
+	// The limits an import applies, so an edited run still exports and
+	// imports again.
+	if err := rundoc.CheckLabels(name, nil, ""); err != nil {
+		return fmt.Errorf("the run's %w", err)
 	}
 	return s.update(ctx, id, `UPDATE runs SET name = ? WHERE id = ?`, name)
 }
@@ -26,10 +30,10 @@ func (s *DB) SetTags(ctx context.Context, id string, tags []string) error {
 		if t == "" || slices.Contains(clean, t) {
 			continue
 		}
-		if len(t) > 64 {
-			return fmt.Errorf("the tag %q is longer than 64 bytes; shorten it", t)
-		}
 		clean = append(clean, t)
+	}
+	if err := rundoc.CheckLabels("", clean, ""); err != nil {
+		return fmt.Errorf("the run's %w", err)
 	}
 	col, err := jsonCol(clean, len(clean) == 0)
 	if err != nil {
@@ -40,8 +44,8 @@ func (s *DB) SetTags(ctx context.Context, id string, tags []string) error {
 
 // SetNotes replaces the run's free-text notes.
 func (s *DB) SetNotes(ctx context.Context, id, notes string) error {
-	if len(notes) > 64<<10 {
-		return fmt.Errorf("the notes are %d bytes long; keep them under 64 KiB", len(notes))
+	if err := rundoc.CheckLabels("", nil, notes); err != nil {
+		return fmt.Errorf("the run's %w", err)
 	}
 	return s.update(ctx, id, `UPDATE runs SET notes = ? WHERE id = ?`, notes)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -244,6 +245,20 @@ func TestEditAndDelete(t *testing.T) {
 	}
 	if got.Name != "tuned" || !reflect.DeepEqual(got.Tags, []string{"b", "a"}) || got.Notes != "line 1\nline 2" {
 		t.Errorf("after edits: name %q tags %q notes %q", got.Name, got.Tags, got.Notes)
+	}
+	// Edits meet the limits an import applies (issue 12 #7: 70 tags were
+	// saved that import then refused).
+	many := make([]string, rundoc.MaxTags+6)
+	for i := range many {
+		many[i] = fmt.Sprint("t", i)
+	}
+	for _, err := range []error{
+		db.Rename(ctx, id, strings.Repeat("n", 300)), db.SetTags(ctx, id, many),
+		db.SetTags(ctx, id, []string{strings.Repeat("t", 80)}), db.SetNotes(ctx, id, strings.Repeat("x", 70<<10)),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "at most") {
+			t.Errorf("an edit over a limit: %v", err)
+		}
 	}
 	if err := db.SetTags(ctx, id, nil); err != nil {
 		t.Fatal(err)

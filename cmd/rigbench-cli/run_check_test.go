@@ -44,7 +44,7 @@ func TestRunFlagErrorsBeforeStart(t *testing.T) {
 		{append(demo, "--name", strings.Repeat("n", 300)), "--name: name is 300 bytes long, at most 200 are allowed"},
 		{append(demo, "--tags", "a,b,a"), `--tags: tags[2] repeats the tag "a"`},
 		{append(demo, "--tags", strings.Repeat("t", 80)), "--tags: tags[0] is 80 bytes long, at most 64"},
-		{append(demo, "--tags", strings.Repeat("t,", 70)+"u"), "--tags: the run has 71 tags, at most 64"},
+		{append(demo, "--tags", strings.Repeat("t,", 70)+"u"), "--tags: tags has 71 entries, at most 64 are allowed"},
 		{append(demo, "--notes", strings.Repeat("x", 70<<10)), "--notes: notes is 71680 bytes long, at most 65536"},
 		{append(demo, "--kv-capacity", "9223372036854775807"), "--kv-capacity must be a positive number of tokens up to 2147483647"},
 		{append(demo, "--duration", "soon"), "--duration must be auto or a length from 1s to 1h"},

@@ -120,7 +120,7 @@ func TestCheckLabels(t *testing.T) {
 		{strings.Repeat("n", 300), "", nil, "name is 300 bytes long, at most 200"},
 		{"", "", []string{"a", "a"}, `tags[1] repeats the tag "a"`},
 		{"", "", []string{strings.Repeat("t", 80)}, "tags[0] is 80 bytes long, at most 64"},
-		{"", "", make([]string, 70), "70 tags, at most 64"},
+		{"", "", make([]string, 70), "tags has 70 entries, at most 64"},
 		{"", strings.Repeat("x", 70<<10), nil, "notes is 71680 bytes long"},
 	} {
 		if err := rundoc.CheckLabels(tc.name, tc.tags, tc.notes); err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -245,7 +245,7 @@ func (v *validator) labels(name string, tags []string, notes string) {
 	v.text("name", name, MaxNameLen)
 	v.text("notes", notes, MaxNotesLen)
 	if len(tags) > MaxTags {
-		v.fail("the run has %d tags, at most %d are allowed", len(tags), MaxTags)
+		v.fail("tags has %d entries, at most %d are allowed", len(tags), MaxTags)
 	}
 	for i, t := range tags {
 		if strings.TrimSpace(t) == "" {
