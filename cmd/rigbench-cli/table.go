@@ -63,7 +63,7 @@ func printResults(w io.Writer, run *rundoc.Run) {
 		fmt.Fprintln(w, "\nPrefill: prompt tok/s by context")
 		fmt.Fprintf(w, "%-10s %-14s %-12s %s\n", "context", rundoc.FigPromptTokS.Label, rundoc.FigTTFT.Label, "status")
 		for _, c := range pre {
-			fmt.Fprintf(w, "%-10s %-14s %-12s %s\n", rundoc.ContextLabel(c.Context), orDash(rundoc.FigPromptTokS.Text(&c)),
+			fmt.Fprintf(w, "%-10s %-14s %-12s %s\n", rundoc.ContextLabel(c.Context), orDash(rundoc.FigPromptTokS.TextCI(&c)),
 				orDash(rundoc.FigTTFT.Text(&c)), c.Status)
 		}
 	}

@@ -31,6 +31,12 @@ type Entry struct {
 	// has no figure.
 	ChangePct float64
 	HasChange bool
+	// CI95 is the half-width of Value's 95% interval (0: unknown).
+	// Significant is false when the change from the baseline is within
+	// the two runs' combined uncertainty (rundoc.Significant), which
+	// ChangeText then says instead of a percentage.
+	CI95        float64
+	Significant bool
 }
 
 // Row is one (phase, context, concurrency) cell across the runs.
@@ -79,6 +85,9 @@ func Compare(runs []*rundoc.Run, f rundoc.Figure) Table {
 					e.Status = c.Status
 				}
 				e.Value, e.Has = figureOf(f, c)
+				if e.Has {
+					e.CI95, _ = f.CI95(c)
+				}
 				any = any || e.Has
 			}
 			if !any {
@@ -90,6 +99,7 @@ func Compare(runs []*rundoc.Run, f rundoc.Figure) Table {
 				if base.Has && e.Has {
 					e.ChangePct = (e.Value - base.Value) / base.Value * 100
 					e.HasChange = true
+					e.Significant = rundoc.Significant(base.Value, base.CI95, e.Value, e.CI95)
 				}
 			}
 			t.Rows = append(t.Rows, row)
@@ -135,17 +145,42 @@ func FormatChange(pct float64) string {
 	return fmt.Sprintf("−%.1f%%", -pct)
 }
 
+// NoSignificantChange is what a comparison says of a change smaller than
+// the two runs' combined uncertainty.
+const NoSignificantChange = "no significant change"
+
+// ChangeText is the change of e against the baseline: "+30.0%", "no
+// significant change" when it is within the combined uncertainty, "—"
+// without a change.
+func (e Entry) ChangeText() string {
+	switch {
+	case !e.HasChange:
+		return "—"
+	case !e.Significant:
+		return NoSignificantChange
+	}
+	return FormatChange(e.ChangePct)
+}
+
 // EntryText is a run's figure in a compared cell with the registry's
-// decimals ("890.6", "890.6 (queued)"), or why it has none: its status,
+// decimals and its half-width ("890.6", "890.6 ± 4.2 (queued)"), or why it has none: its status,
 // or "—" when the run has no such cell.
 func (t Table) EntryText(e Entry) string {
 	switch {
 	case e.Has && e.Status == rundoc.StatusQueued:
-		return t.Figure.Format(e.Value) + " (queued)"
+		return t.valueText(e) + " (queued)"
 	case e.Has:
-		return t.Figure.Format(e.Value)
+		return t.valueText(e)
 	case e.Status == "":
 		return "—"
 	}
 	return string(e.Status)
+}
+
+// valueText is e's figure with its half-width where it has one.
+func (t Table) valueText(e Entry) string {
+	if e.CI95 > 0 {
+		return t.Figure.Format(e.Value) + " ± " + t.Figure.FormatCI(e.CI95)
+	}
+	return t.Figure.Format(e.Value)
 }

@@ -72,11 +72,7 @@ func writeMDTable(b *bufio.Writer, runs []*rundoc.Run, t Table) {
 		for i, e := range row.Entries {
 			cols = append(cols, t.EntryText(e))
 			if i > 0 {
-				ch := "—"
-				if e.HasChange {
-					ch = FormatChange(e.ChangePct)
-				}
-				cols = append(cols, ch)
+				cols = append(cols, e.ChangeText())
 			}
 		}
 		fmt.Fprintf(b, "| %s |\n", strings.Join(cols, " | "))

@@ -28,7 +28,8 @@ func csvColumns() []string {
 }
 
 // SimulatedColumn is the column a simulated run's CSV adds after
-// CSVColumns, saying "yes" on every row: simulated runs are labelled as
+// CSVColumns (and the half-widths of rundoc.CIFigures a run with
+// uncertainty adds, each "<figure>_ci95"), saying "yes" on every row: simulated runs are labelled as
 // such everywhere, and a file keeps its label through a spreadsheet (a
 // row copied out still says it) and back through ReadReferenceCSV. A
 // measured run's CSV leaves the column out, so it keeps exactly the
@@ -42,15 +43,22 @@ const SimulatedColumn = "simulated"
 // registry (rundoc.Figure), which follows the reference files.
 func WriteCSV(w io.Writer, r *rundoc.Run) error {
 	cw := csv.NewWriter(w)
-	header := CSVColumns
+	ci := rundoc.Used(rundoc.CIFigures, r.Cells)
+	header := slices.Clip(CSVColumns)
+	for _, f := range ci {
+		header = append(header, f.Key)
+	}
 	if r.Simulated {
-		header = append(slices.Clip(CSVColumns), SimulatedColumn)
+		header = append(header, SimulatedColumn)
 	}
 	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for _, c := range SortedCells(r) {
 		row := csvRow(c)
+		for _, f := range ci {
+			row = append(row, f.Text(&c))
+		}
 		if r.Simulated {
 			row = append(row, "yes")
 		}

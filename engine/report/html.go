@@ -243,9 +243,10 @@ func matrixOf(r *rundoc.Run, contexts, conc []int, max float64) pageMatrix {
 	return m
 }
 
-// figureText is figure f of cell c for a report table, "—" when c lacks it.
+// figureText is figure f of cell c for a report table, with its 95%
+// half-width where it has one ("890.6 ± 4.2"), "—" when c lacks it.
 func figureText(f rundoc.Figure, c rundoc.Cell) string {
-	if t := f.Text(&c); t != "" {
+	if t := f.TextCI(&c); t != "" {
 		return t
 	}
 	return "—"

@@ -194,7 +194,7 @@ func mdPrefill(b *bufio.Writer, r *rundoc.Run) {
 	fmt.Fprintf(b, "| context | %s | %s | status |\n|---|---|---|---|\n", rundoc.FigPromptTokS.Label, rundoc.FigTTFT.Label)
 	for i := range cells {
 		c := &cells[i]
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", rundoc.ContextLabel(c.Context), dashIfEmpty(rundoc.FigPromptTokS.Text(c)),
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", rundoc.ContextLabel(c.Context), dashIfEmpty(rundoc.FigPromptTokS.TextCI(c)),
 			dashIfEmpty(rundoc.FigTTFT.Text(c)), c.Status)
 	}
 }
@@ -225,7 +225,7 @@ func mdMeasurements(b *bufio.Writer, r *rundoc.Run) {
 		c := &cells[i]
 		fmt.Fprintf(b, "| %s | %s | %d | %s |", c.Phase, rundoc.ContextLabel(c.Context), c.Concurrency, c.Status)
 		for _, f := range figs {
-			fmt.Fprintf(b, " %s |", dashIfEmpty(f.Text(c)))
+			fmt.Fprintf(b, " %s |", dashIfEmpty(f.TextCI(c)))
 		}
 		if reasons {
 			fmt.Fprintf(b, " %s |", dashIfEmpty(mdText(c.Reason)))

@@ -1,6 +1,10 @@
 package rundoc
 
-import "math"
+import (
+	"math"
+	"strconv"
+	"strings"
+)
 
 // CI95 returns the half-width of the 95% confidence interval stored beside
 // the figure whose JSON key is key (the field key + "_ci95"), 0 when the
@@ -45,3 +49,57 @@ func (p Plan) WindowMethod() string {
 	}
 	return p.Window
 }
+
+// CI95 returns the half-width of the 95% interval of f in c, ok false when
+// c lacks the figure or its interval (METHOD.md: Uncertainty).
+func (f Figure) CI95(c *Cell) (h float64, ok bool) {
+	if _, has := f.Value(c); !has {
+		return 0, false
+	}
+	h = c.CI95(f.Key)
+	return h, h > 0
+}
+
+// FormatCI prints a half-width with the figure's decimals, or with as many
+// more (up to three) as it takes not to print a plain zero: ± 0.04 tok/s
+// stays 0.04 rather than a misleading 0.0.
+func (f Figure) FormatCI(h float64) string {
+	for d := f.Decimals; ; d++ {
+		s := strconv.FormatFloat(h, 'f', d, 64)
+		if strings.Trim(s, "0.") != "" || d >= f.Decimals+3 {
+			return s
+		}
+	}
+}
+
+// TextCI is Text with the figure's uncertainty, "890.6 ± 4.2", or Text
+// alone when c has no interval for it.
+func (f Figure) TextCI(c *Cell) string {
+	t := f.Text(c)
+	if h, ok := f.CI95(c); ok && t != "" {
+		t += " ± " + f.FormatCI(h)
+	}
+	return t
+}
+
+// WithUnitCI is WithUnit with the uncertainty: "890.6 ± 4.2 tok/s".
+func (f Figure) WithUnitCI(c *Cell) string {
+	t := f.TextCI(c)
+	if t == "" || f.Unit == "" {
+		return t
+	}
+	return t + " " + f.Unit
+}
+
+// ciFigure is the column of f's half-width: key f.Key + "_ci95" as in the
+// run document, one decimal more than f.
+func ciFigure(f Figure) Figure {
+	return Figure{Key: f.Key + "_ci95", Label: f.Label + " ±95%", Title: "± " + f.Title, Unit: f.Unit,
+		Decimals: f.Decimals + 1, Phase: f.Phase, Optional: true,
+		value: func(c *Cell) float64 { h, _ := f.CI95(c); return h }}
+}
+
+// CIFigures are the half-width columns a measurements CSV adds after
+// CSVFigures when some cell has them (a run measured before RigBench
+// reported uncertainty, or a reference CSV, keeps the reference columns).
+var CIFigures = []Figure{ciFigure(FigRate), ciFigure(FigPerRequestTokS), ciFigure(FigTTFT), ciFigure(FigTBT)}

@@ -219,7 +219,7 @@ func MatrixLines(c *Cell) (rate, ttft string) {
 	case c == nil:
 		return "", ""
 	case c.Status.Ran():
-		rate = FigTotalTokS.WithUnit(c)
+		rate = FigTotalTokS.WithUnitCI(c)
 		if t := FigTTFT.WithUnit(c); t != "" {
 			ttft = "TTFT " + t
 		}
@@ -241,7 +241,7 @@ func MatrixText(c *Cell) string {
 		rate, _ := MatrixLines(c)
 		return rate
 	}
-	s := FigTotalTokS.Text(c)
+	s := FigTotalTokS.TextCI(c)
 	if t := FigTTFT.WithUnit(c); t != "" {
 		s += " · " + t
 	}

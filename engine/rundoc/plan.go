@@ -49,8 +49,11 @@ const (
 func (p Plan) Adaptive() bool { return p.Window == WindowAuto }
 
 // WindowLabel names the plan's window method for people: "auto (±1%, at
-// most 30 s)" or "30 s".
+// most 30 s)" or "30 s"; "" when unknown.
 func (p Plan) WindowLabel() string {
+	if p.DurationS <= 0 {
+		return "" // unknown: a reference CSV with mixed windows
+	}
 	if p.Adaptive() {
 		return fmt.Sprintf("auto (±%g%%, at most %g s)", 100*p.Precision, p.DurationS)
 	}

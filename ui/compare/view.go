@@ -197,7 +197,7 @@ func (v *View) cellText(row, col int) string {
 	e := r.Entries[col-1]
 	switch {
 	case e.Has && e.HasChange:
-		return v.t.EntryText(e) + "  (" + report.FormatChange(e.ChangePct) + ")"
+		return v.t.EntryText(e) + "  (" + e.ChangeText() + ")"
 	}
 	return v.t.EntryText(e)
 }

@@ -24,7 +24,7 @@ func byFloat(f func(rundoc.Cell) float64) func(a, b rundoc.Cell) int {
 // the registry's decimals, and sorting by its value (cells without it
 // first).
 func figureColumn(f rundoc.Figure) column {
-	return column{f.Title, func(c rundoc.Cell) string { return f.Text(&c) }, byFloat(func(c rundoc.Cell) float64 {
+	return column{f.Title, func(c rundoc.Cell) string { return f.TextCI(&c) }, byFloat(func(c rundoc.Cell) float64 {
 		v, _ := f.Value(&c)
 		return v
 	})}

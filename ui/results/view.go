@@ -189,7 +189,7 @@ func prefillText(c rundoc.Cell, col int) string {
 	case 0:
 		return rundoc.ContextLabel(c.Context)
 	case 1:
-		return rundoc.FigPromptTokS.Text(&c)
+		return rundoc.FigPromptTokS.TextCI(&c)
 	case 2:
 		return rundoc.FigTTFT.Text(&c)
 	default:

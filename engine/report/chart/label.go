@@ -107,6 +107,14 @@ var facts = []fact{
 		}
 		return fmt.Sprintf("%.0f W", r.Hardware.GPUs[0].PowerLimitW)
 	}},
+	{"windows", func(r *rundoc.Run) string {
+		// Adaptive and fixed windows measure the same figure, but a
+		// reader comparing runs should know which method each used.
+		if l := r.Plan.WindowLabel(); l != "" {
+			return l + " windows"
+		}
+		return ""
+	}},
 	{"server", func(r *rundoc.Run) string {
 		if r.Simulated {
 			return "simulated"

@@ -16,10 +16,17 @@ import (
 )
 
 // point is one plotted cell; queued marks "Requests queued" cells, drawn
-// hollow because their figures are not at the full concurrency.
+// hollow because their figures are not at the full concurrency. ci is the
+// half-width of y's 95% interval, drawn as an error bar (0: none).
 type point struct {
-	x, y   float64
-	queued bool
+	x, y, ci float64
+	queued   bool
+}
+
+// pointOf is the plotted point of cell c at x, with its error bar.
+func pointOf(kind Kind, c *rundoc.Cell, x, y float64) point {
+	ci, _ := kindFigures[kind].CI95(c)
+	return point{x: x, y: y, ci: ci, queued: c.Status == rundoc.StatusQueued}
 }
 
 // series is one line of a line chart.
@@ -130,7 +137,7 @@ func buildSeries(kind Kind, runs []*rundoc.Run, th Theme) (lines []series, conte
 			}
 			for _, c := range r.PrefillCells() {
 				if v, ok := metric(kind, &c); ok && c.Context > 0 {
-					s.points = append(s.points, point{x: float64(c.Context), y: v, queued: c.Status == rundoc.StatusQueued})
+					s.points = append(s.points, pointOf(kind, &c, float64(c.Context), v))
 				}
 			}
 			lines = append(lines, s)
@@ -154,7 +161,7 @@ func buildSeries(kind Kind, runs []*rundoc.Run, th Theme) (lines []series, conte
 					continue
 				}
 				if v, ok := metric(kind, c); ok {
-					s.points = append(s.points, point{x: float64(n), y: v, queued: c.Status == rundoc.StatusQueued})
+					s.points = append(s.points, pointOf(kind, c, float64(n), v))
 				}
 			}
 			lines = append(lines, s)
@@ -169,15 +176,16 @@ func drawLines(c draw.Canvas, kind Kind, runs []*rundoc.Run, th Theme) {
 	c = drawHeader(c, th, spec.title, subtitle(runs))
 	lines, contexts := buildSeries(kind, runs, th)
 	var xs, ys []float64
-	anyQueued := false
+	anyQueued, anyCI := false, false
 	for _, s := range lines {
 		for _, p := range s.points {
 			xs = append(xs, p.x)
-			ys = append(ys, p.y)
+			ys = append(ys, p.y, p.y+p.ci)
 			anyQueued = anyQueued || p.queued
+			anyCI = anyCI || p.ci > 0
 		}
 	}
-	c = drawLegend(c, th, legendFor(kind, runs, lines, contexts, anyQueued, th), []bool{true, false, false})
+	c = drawLegend(c, th, legendFor(kind, runs, lines, contexts, anyQueued, anyCI, th), []bool{true, false, false})
 	if len(xs) == 0 {
 		why := spec.noData
 		if kind == Energy {
@@ -248,8 +256,9 @@ func newPlot(th Theme) *plot.Plot {
 
 // legendFor builds the legend groups: the lines (contexts of one run, or
 // the runs of a comparison, one per line), the context markers of a
-// comparison, and the key to hollow markers when a cell queued.
-func legendFor(kind Kind, runs []*rundoc.Run, lines []series, contexts []int, queued bool, th Theme) [][]legendEntry {
+// comparison, and the keys to hollow markers when a cell queued and to
+// error bars when a point has one.
+func legendFor(kind Kind, runs []*rundoc.Run, lines []series, contexts []int, queued, ci bool, th Theme) [][]legendEntry {
 	var first, second, third []legendEntry
 	lineThumb := func(s series, marker bool) func(*draw.Canvas, vg.Point) {
 		return func(c *draw.Canvas, pt vg.Point) {
@@ -290,6 +299,14 @@ func legendFor(kind Kind, runs []*rundoc.Run, lines []series, contexts []int, qu
 			drawMarker(c, shapeCircle, pt, 3.5, th.Muted, th.Background, true)
 		}})
 	}
+	if ci {
+		third = append(third, legendEntry{label: "bar: 95% interval", thumb: func(c *draw.Canvas, pt vg.Point) {
+			st := draw.LineStyle{Color: th.Muted, Width: 1}
+			c.StrokeLine2(st, pt.X, pt.Y-4, pt.X, pt.Y+4)
+			c.StrokeLine2(st, pt.X-3, pt.Y-4, pt.X+3, pt.Y-4)
+			c.StrokeLine2(st, pt.X-3, pt.Y+4, pt.X+3, pt.Y+4)
+		}})
+	}
 	return [][]legendEntry{first, second, third}
 }
 
@@ -313,8 +330,25 @@ func (l *linePlotter) Plot(c draw.Canvas, p *plot.Plot) {
 		c.StrokeLines(draw.LineStyle{Color: l.s.color, Width: 1.5, Dashes: l.s.dashes}, c.ClipLinesXY(pts)...)
 	}
 	for i, q := range l.s.points {
+		if q.ci > 0 {
+			l.errorBar(&c, pts[i].X, trY, q)
+		}
 		drawMarker(&c, l.s.shape, pts[i], 3.5, l.s.color, l.bg, q.queued)
 	}
+}
+
+// errorBar draws q's 95% interval as a vertical bar with short caps,
+// clipped to the plot (a log axis has no room below its minimum).
+func (l *linePlotter) errorBar(c *draw.Canvas, x vg.Length, trY func(float64) vg.Length, q point) {
+	lo, hi := trY(max(q.y-q.ci, q.y/1000)), trY(q.y+q.ci)
+	lo, hi = max(lo, c.Min.Y), min(hi, c.Max.Y)
+	if hi-lo < 1 {
+		return // narrower than a point: the marker says it all
+	}
+	st := draw.LineStyle{Color: l.s.color, Width: 1}
+	c.StrokeLine2(st, x, lo, x, hi)
+	c.StrokeLine2(st, x-3, lo, x+3, lo)
+	c.StrokeLine2(st, x-3, hi, x+3, hi)
 }
 
 // contextPlotted reports whether any run has a point at context index ci
