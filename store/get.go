@@ -145,7 +145,8 @@ func loadCells(ctx context.Context, tx *sql.Tx, runID int64, r *rundoc.Run) (map
 SELECT id, phase, context, concurrency, status, reason, prompt_tok_s, prompt_tokens, total_tok_s,
 	per_request_tok_s, ttft_ms, tbt_ms, ttft_p90_ms, ttft_p99_ms, tbt_p90_ms, tbt_p99_ms, avg_active,
 	completed_requests, output_tokens, measured_s, token_count_source, chunk_tokens, token_count_mismatch,
-	server_stats, gpu_stats, energy_j_per_token, started_at, window_start
+	server_stats, gpu_stats, energy_j_per_token, started_at, window_start,
+	prompt_tok_s_ci95, total_tok_s_ci95, per_request_tok_s_ci95, ttft_ms_ci95, tbt_ms_ci95
 FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, err
@@ -165,7 +166,8 @@ FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 			&c.PromptTokens, &c.TotalTokS, &c.PerRequestTokS, &c.TTFTMs, &c.TBTMs, &c.TTFTP90Ms, &c.TTFTP99Ms,
 			&c.TBTP90Ms, &c.TBTP99Ms, &c.AvgActive, &c.CompletedRequests, &c.OutputTokens, &c.MeasuredS,
 			&c.TokenCountSource, &c.ChunkTokens, &mismatch, &srv, &gpu, &c.EnergyJPerToken, &started,
-			&windowS); err != nil {
+			&windowS, &c.PromptTokSCI95, &c.TotalTokSCI95, &c.PerRequestTokSCI95, &c.TTFTMsCI95,
+			&c.TBTMsCI95); err != nil {
 			return nil, err
 		}
 		c.Phase, c.Status, c.TokenCountMismatch = rundoc.Phase(phase), rundoc.Status(status), mismatch != 0

@@ -27,6 +27,19 @@ INSERT INTO server_samples (cell_id, seq, t, running, waiting, kv_usage, prefix_
 VALUES (1, 0, 1, 1, 0, 0.01, 10, 9, 0);`)
 		return err
 	},
+	// Version 3 moved the plan into run_documents.
+	3: func(ctx context.Context, db *sql.DB) error {
+		_, err := db.ExecContext(ctx, `
+INSERT INTO runs (id, uuid, name, status, created_at, model, gpu_name, cell_count, best_decode_tok_s)
+VALUES (1, 'c0ffee00-0000-4000-8000-000000000001', 'old run', 'running', 1700000000000000000, 'm', 'RTX 3060', 1, 49.6);
+INSERT INTO run_documents (run_id, plan)
+VALUES (1, '{"contexts":[0],"concurrency":[1],"prefill_contexts":null,"duration_s":30,"max_output":8192}');
+INSERT INTO cells (id, run_id, seq, phase, context, concurrency, status, total_tok_s, output_tokens, measured_s)
+VALUES (1, 1, 0, 'decode', 0, 1, 'Valid', 49.6, 1488, 30);
+INSERT INTO server_samples (cell_id, seq, t, running, waiting, kv_usage, prefix_cache_queries, prefix_cache_hits, preemptions)
+VALUES (1, 0, 1, 1, 0, 0.01, 10, 9, 0);`)
+		return err
+	},
 }
 
 // TestMigrateFromEveryVersion creates a history at each earlier schema
