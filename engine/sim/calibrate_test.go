@@ -5,31 +5,46 @@ import (
 )
 
 // TestDefaultProfileMatchesReference is the virtual-time version of the
-// reference test: the reference plan, run through the engine core the way
-// the benchmark runner runs it, must give the reference's status in ≥ 90%
-// of cells and land within ±10% of every Valid cell's total_tok_s and every
-// prefill cell's prompt_tok_s (the reference test over HTTP allows ±15%;
-// the margin is for the real clock). The side-by-side table is in the log.
-//
-// The cells that differ, and why: at 128K the reference reports "Requests
-// queued" at N=1 and 2 with an avg_active below 1, which a client-side
-// avg_active cannot produce with one stream and which vLLM's scheduler
-// (a cached prompt, an idle engine) does not explain; the simulator serves
-// them as Valid at the reference's throughput. At 248K the reference got no
-// output in the window because its prompt was not cached (the warm-up of a
-// 248K prompt takes about 12 minutes on that card); a runner that waits for
-// the warm-up finds it cached here and gets tokens.
+// reference test (engine/bench's TestReferenceRun, which asks the same over
+// HTTP): the reference plan, run through the engine core the way the
+// benchmark runner runs it, must match the published run as issue 13 asks:
+// every Valid cell's total_tok_s and every prefill cell's prompt_tok_s within
+// 10%, the median TTFT of ≥ 80% of the Valid decode cells within 20% and of
+// none worse than 35%, and the statuses of every cell but the three where
+// the reference is the odd one out (docs/simulator.md explains each). The
+// side-by-side table is in the log.
 func TestDefaultProfileMatchesReference(t *testing.T) {
 	ref := loadReference(t)
 	got := runReferencePlan(t, DefaultConfig(), ref)
-	table, match, worst, worstCell := compareReference(ref, got)
+	table, sc := compareReference(ref, got)
 	t.Logf("reference plan, default profile, virtual time:\n%s", table)
-	t.Logf("status match %.1f%%, worst throughput error %.1f%% (%s)", 100*match, 100*worst, worstCell)
-	if match < 0.9 {
-		t.Errorf("only %.1f%% of cells got the reference's status, want ≥ 90%%", 100*match)
+	t.Logf("%v", sc)
+	checkReferenceScore(t, sc)
+}
+
+// referenceOddCells are the reference cells whose status no server
+// behaviour explains (docs/simulator.md, "Where the reference is the odd
+// one out"): the simulator is allowed to differ there and nowhere else.
+var referenceOddCells = map[string]bool{
+	"decode 131072×1": true, "decode 131072×2": true, "decode 253952×1": true,
+}
+
+// checkReferenceScore applies issue 13's criteria to a score.
+func checkReferenceScore(t *testing.T, sc refScore) {
+	t.Helper()
+	for _, c := range sc.mismatched {
+		if !referenceOddCells[c] {
+			t.Errorf("%s does not get the reference's status", c)
+		}
 	}
-	if worst > 0.10 {
-		t.Errorf("throughput off by %.1f%% at %s, want within ±10%%", 100*worst, worstCell)
+	if sc.worstTokS > 0.10 {
+		t.Errorf("throughput off by %.1f%% at %s, want within 10%%", 100*sc.worstTokS, sc.worstTokCell)
+	}
+	if sc.ttftWithin20 < 0.80 {
+		t.Errorf("only %.0f%% of Valid decode cells have their median TTFT within 20%%, want ≥ 80%%", 100*sc.ttftWithin20)
+	}
+	if sc.worstTTFT > 0.35 {
+		t.Errorf("median TTFT off by %.1f%% at %s, want none worse than 35%%", 100*sc.worstTTFT, sc.worstTTFTCell)
 	}
 }
 

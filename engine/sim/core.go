@@ -91,9 +91,11 @@ type core struct {
 	api     []*seq  // in the API server, by readyAt
 	waiting []*seq
 	running []*seq
-	count   counters
-	hist    histograms
-	failed  []*seq // failed under failOnFull, drained by the server
+	// leftWaiting is how many requests the last schedule left waiting.
+	leftWaiting int
+	count       counters
+	hist        histograms
+	failed      []*seq // failed under failOnFull, drained by the server
 	// noise varies step times (Config.Noise); steps records each noisy
 	// step for TrueRate. Both are nil without noise.
 	noise *stepNoise
@@ -113,7 +115,7 @@ func (c *core) add(s *seq, at float64) {
 	}
 	s.arrival = at
 	start := math.Max(at, c.apiFree)
-	s.readyAt = start + c.prof.APIBaseS + c.prof.APIPerTokenS*float64(len(s.prompt))
+	s.readyAt = start + c.prof.apiCost(len(s.prompt))
 	c.apiFree = s.readyAt
 	s.state = stateAPI
 	s.hashes = blockHashes(s.prompt, c.lim.blockSize, s.salt)
@@ -154,6 +156,15 @@ func removeSeq(q []*seq, s *seq) []*seq {
 	}
 	return q
 }
+
+// waitingGauge is vllm:num_requests_waiting: the requests the scheduler left
+// waiting at its last step (fewer if some were aborted since). vLLM
+// publishes its scheduler's stats after each schedule, so a request that
+// arrives during a step is not counted: the next step admits it unless the
+// budget, a seat or KV blocks are short. Counting it would make every
+// arrival look like a queue for up to a step, and a host that runs the
+// engine late (a loaded machine) stretch that into seconds.
+func (c *core) waitingGauge() int { return min(c.leftWaiting, len(c.waiting)) }
 
 // busy reports whether a step would do work now.
 func (c *core) busy() bool {
@@ -267,8 +278,10 @@ func (c *core) schedule() []chunk {
 		budget -= n
 	}
 	if preempted {
+		c.leftWaiting = len(c.waiting)
 		return work
 	}
+	defer func() { c.leftWaiting = len(c.waiting) }()
 	for len(c.waiting) > 0 && len(c.running) < c.lim.maxNumSeqs && budget > 0 {
 		s := c.waiting[0]
 		if !c.admit(s, budget) {

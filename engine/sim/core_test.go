@@ -44,7 +44,7 @@ func req(id string, prompt []uint32, out int) *seq {
 }
 
 func noAPI(p Profile) Profile {
-	p.APIBaseS, p.APIPerTokenS = 0, 0
+	p.APIBaseS, p.APIPerTokenS, p.APILogS = 0, 0, 0
 	return p
 }
 
@@ -225,7 +225,7 @@ func TestTimeModel(t *testing.T) {
 
 func TestAPIServerIsSerial(t *testing.T) {
 	p := DefaultProfile()
-	p.APIBaseS, p.APIPerTokenS = 0.1, 0
+	p.APIBaseS, p.APIPerTokenS, p.APILogS = 0.1, 0, 0
 	c := testCore(p, 1000, limits{maxNumSeqs: 8, maxNumBatchedTokens: 2048})
 	a, b := req("a", seqTokens(10, 1), 1), req("b", seqTokens(10, 2), 1)
 	c.add(a, 0)
@@ -235,5 +235,29 @@ func TestAPIServerIsSerial(t *testing.T) {
 	}
 	if next, _ := c.nextEvent(); next != 0.1 {
 		t.Errorf("next event %v, want 0.1", next)
+	}
+}
+
+// The waiting gauge counts what the scheduler left waiting, as vLLM's
+// scheduler stats do: a request that arrived during a step is not in it,
+// one that finds no seat is, and an abort takes it out.
+func TestWaitingGaugeIsTheSchedulersView(t *testing.T) {
+	c := testCore(noAPI(DefaultProfile()), 1000, limits{maxNumSeqs: 1, maxNumBatchedTokens: 2048})
+	a := req("a", seqTokens(10, 1), 50)
+	c.add(a, 0)
+	c.step()
+	b := req("b", seqTokens(10, 2), 50)
+	c.add(b, c.now) // arrives while a's step runs
+	c.promote()     // b is in the queue, but no schedule has seen it yet
+	if g := c.waitingGauge(); g != 0 {
+		t.Errorf("gauge %d before a schedule saw b, want 0", g)
+	}
+	c.step() // no seat for b: max_num_seqs is 1
+	if g := c.waitingGauge(); g != 1 || b.state != stateWaiting {
+		t.Errorf("gauge %d with b left waiting (state %v), want 1", g, b.state)
+	}
+	c.abort(b)
+	if g := c.waitingGauge(); g != 0 {
+		t.Errorf("gauge %d after b was aborted, want 0", g)
 	}
 }

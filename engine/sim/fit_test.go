@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"sort"
@@ -19,24 +20,22 @@ func TestFitDefaultProfile(t *testing.T) {
 	}
 	ref := loadReference(t)
 	base := DefaultProfile()
-	params := []*float64{
-		&base.StepBaseS, &base.DecodePerSeqS, &base.DecodePerContextTokenS, &base.DecodeContextQuadS,
-		&base.DecodeBatchExponent, &base.PrefillPerTokenS, &base.PrefillAttentionS, &base.APIBaseS, &base.APIPerTokenS,
+	// The search works on the logarithms of the parameters, so it keeps them
+	// positive; a parameter that is 0 in the profile stays out of it.
+	var names []string
+	for _, n := range fitParams {
+		if *profileField(&base, n) > 0 {
+			names = append(names, n)
+		}
 	}
-	names := []string{"StepBaseS", "DecodePerSeqS", "DecodePerContextTokenS", "DecodeContextQuadS",
-		"DecodeBatchExponent", "PrefillPerTokenS", "PrefillAttentionS", "APIBaseS", "APIPerTokenS"}
-	x0 := make([]float64, len(params))
-	for i, p := range params {
-		x0[i] = math.Log(*p)
+	x0 := make([]float64, len(names))
+	for i, n := range names {
+		x0[i] = math.Log(*profileField(&base, n))
 	}
 	loss := func(x []float64) float64 {
 		prof := base
-		ps := []*float64{
-			&prof.StepBaseS, &prof.DecodePerSeqS, &prof.DecodePerContextTokenS, &prof.DecodeContextQuadS,
-			&prof.DecodeBatchExponent, &prof.PrefillPerTokenS, &prof.PrefillAttentionS, &prof.APIBaseS, &prof.APIPerTokenS,
-		}
-		for i, p := range ps {
-			*p = math.Exp(x[i])
+		for i, n := range names {
+			*profileField(&prof, n) = math.Exp(x[i])
 		}
 		if prof.DecodeBatchExponent > 1.5 {
 			return math.Inf(1)
@@ -46,18 +45,41 @@ func TestFitDefaultProfile(t *testing.T) {
 		got := runReferencePlan(t, cfg, ref)
 		return referenceLoss(ref, got)
 	}
-	best, f := nelderMead(loss, x0, 0.15, 400)
-	t.Logf("loss %.5f (start %.5f)", f, loss(x0))
-	for i, n := range names {
-		t.Logf("%s: %.6g", n, math.Exp(best[i]))
+	iters := 400
+	if n, err := strconv.Atoi(os.Getenv("RIGBENCH_SIM_FIT")); err == nil && n > 1 {
+		iters = n
 	}
+	best, f := nelderMead(loss, x0, 0.15, iters)
+	t.Logf("loss %.5f (start %.5f)", f, loss(x0))
+	var line []string
+	for i, n := range names {
+		line = append(line, fmt.Sprintf("%s=%.6g", n, math.Exp(best[i])))
+	}
+	t.Logf("RIGBENCH_SIM_TRY=%s", strings.Join(line, ","))
+}
+
+// fitParams are the time-model parameters the fit and the probe may set.
+var fitParams = []string{"StepBaseS", "DecodePerSeqS", "DecodePerContextTokenS", "DecodeContextQuadS",
+	"DecodeBatchExponent", "PrefillPerTokenS", "PrefillAttentionS", "APIBaseS", "APIPerTokenS", "APILogS", "APILogTokens"}
+
+// profileField returns the time-model parameter called name in p (nil for
+// an unknown name).
+func profileField(p *Profile, name string) *float64 {
+	return map[string]*float64{
+		"StepBaseS": &p.StepBaseS, "DecodePerSeqS": &p.DecodePerSeqS, "DecodePerContextTokenS": &p.DecodePerContextTokenS,
+		"DecodeContextQuadS": &p.DecodeContextQuadS, "DecodeBatchExponent": &p.DecodeBatchExponent,
+		"PrefillPerTokenS": &p.PrefillPerTokenS, "PrefillAttentionS": &p.PrefillAttentionS,
+		"APIBaseS": &p.APIBaseS, "APIPerTokenS": &p.APIPerTokenS, "APILogS": &p.APILogS, "APILogTokens": &p.APILogTokens,
+	}[name]
 }
 
 // referenceLoss scores a plan run against the reference: squared log errors
-// of Valid total_tok_s and prefill prompt_tok_s, a lighter pull on TTFT, and
-// a penalty on the worst throughput error beyond 8%.
+// of Valid total_tok_s, prefill prompt_tok_s and Valid decode cells' median
+// TTFT, with penalties on throughput errors beyond 8% and TTFT errors
+// beyond 18% (the acceptance criteria are 10% and 20%, with some TTFTs
+// allowed up to 35%).
 func referenceLoss(ref []refCell, got []cellResult) float64 {
-	sum, worst := 0.0, 0.0
+	sum := 0.0
 	for i, r := range ref {
 		g := got[i]
 		var e float64
@@ -67,17 +89,17 @@ func referenceLoss(ref []refCell, got []cellResult) float64 {
 		case r.status == "Valid" && g.totalTokS > 0:
 			e = math.Log(g.totalTokS / r.totalTokS)
 			if r.ttftMs > 0 && g.ttftMs > 0 {
-				sum += 0.05 * math.Pow(math.Log(g.ttftMs/r.ttftMs), 2)
+				te := math.Log(g.ttftMs / r.ttftMs)
+				sum += 0.3*te*te + 2*math.Pow(math.Max(0, math.Abs(te)-0.18), 2)
 			}
 		case r.status == "Valid":
 			e = 3
 		default:
 			continue
 		}
-		sum += e * e
-		worst = math.Max(worst, math.Abs(e))
+		sum += e*e + 10*math.Pow(math.Max(0, math.Abs(e)-0.08), 2)
 	}
-	return sum + 10*math.Pow(math.Max(0, worst-0.08), 2)
+	return sum
 }
 
 // nelderMead minimises f from x0 with an initial simplex of the given step.
@@ -148,24 +170,19 @@ func TestTryProfile(t *testing.T) {
 		t.Skip("set RIGBENCH_SIM_TRY=Field=value,… to probe a profile")
 	}
 	p := DefaultProfile()
-	fields := map[string]*float64{
-		"StepBaseS": &p.StepBaseS, "DecodePerSeqS": &p.DecodePerSeqS, "DecodePerContextTokenS": &p.DecodePerContextTokenS,
-		"DecodeContextQuadS": &p.DecodeContextQuadS, "DecodeBatchExponent": &p.DecodeBatchExponent,
-		"PrefillPerTokenS": &p.PrefillPerTokenS, "PrefillAttentionS": &p.PrefillAttentionS,
-		"APIBaseS": &p.APIBaseS, "APIPerTokenS": &p.APIPerTokenS,
-	}
 	for _, kv := range strings.Split(spec, ",") {
 		k, v, _ := strings.Cut(kv, "=")
 		f, err := strconv.ParseFloat(v, 64)
-		if fields[k] == nil || err != nil {
+		field := profileField(&p, k)
+		if field == nil || err != nil {
 			t.Fatalf("bad override %q", kv)
 		}
-		*fields[k] = f
+		*field = f
 	}
 	cfg := DefaultConfig()
 	cfg.Profile = p
 	ref := loadReference(t)
 	got := runReferencePlan(t, cfg, ref)
-	table, match, worst, cell := compareReference(ref, got)
-	t.Logf("\n%s\nstatus match %.1f%%, worst %.1f%% (%s), loss %.4f", table, 100*match, 100*worst, cell, referenceLoss(ref, got))
+	table, sc := compareReference(ref, got)
+	t.Logf("\n%s\n%v, loss %.4f", table, sc, referenceLoss(ref, got))
 }

@@ -188,7 +188,7 @@ func (h *harness) decode(ctx, n int, d float64, m int) cellResult {
 	waitingRun, sustained := 0, false
 	for k := 1; float64(k) < d; k++ {
 		h.advance(start+float64(k), on)
-		w := len(h.c.waiting)
+		w := h.c.waitingGauge()
 		res.waitingMax = max(res.waitingMax, w)
 		if w > 0 {
 			waitingRun++
@@ -286,36 +286,75 @@ func runReferencePlan(t testing.TB, cfg Config, ref []refCell) []cellResult {
 	return out
 }
 
-// compareReference checks the acceptance criteria of the reference test and
-// returns the side-by-side table.
-func compareReference(ref []refCell, got []cellResult) (table string, statusMatch float64, worst float64, worstCell string) {
+// refScore is how a simulated plan compares with the reference, in the
+// terms of issue 13's acceptance criteria.
+type refScore struct {
+	statusMatch   float64 // share of cells with the reference's status
+	mismatched    []string
+	worstTokS     float64 // worst |relative error| of Valid total_tok_s and prefill prompt_tok_s
+	worstTokCell  string
+	ttftWithin20  float64 // share of the reference's Valid decode cells with median TTFT within 20%
+	worstTTFT     float64 // worst |relative error| of those TTFTs
+	worstTTFTCell string
+}
+
+func (s refScore) String() string {
+	return fmt.Sprintf("statuses %.1f%% (differ: %s), worst tok/s %.1f%% (%s), TTFT within 20%%: %.0f%%, worst TTFT %.1f%% (%s)",
+		100*s.statusMatch, strings.Join(s.mismatched, ", "), 100*s.worstTokS, s.worstTokCell,
+		100*s.ttftWithin20, 100*s.worstTTFT, s.worstTTFTCell)
+}
+
+// compareReference scores got against the reference and returns the
+// side-by-side table.
+func compareReference(ref []refCell, got []cellResult) (table string, sc refScore) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-7s %7s %4s | %-16s %-16s | %9s %9s %7s | %9s %9s | %6s\n",
-		"phase", "ctx", "N", "ref status", "sim status", "ref tok/s", "sim tok/s", "diff", "ref ttft", "sim ttft", "active")
-	match := 0
+	fmt.Fprintf(&b, "%-7s %7s %4s | %-16s %-16s | %9s %9s %7s | %9s %9s %7s | %6s\n",
+		"phase", "ctx", "N", "ref status", "sim status", "ref tok/s", "sim tok/s", "diff", "ref ttft", "sim ttft", "diff", "active")
+	match, ttftCells, ttftGood := 0, 0, 0
 	for i, r := range ref {
 		g := got[i]
+		cell := fmt.Sprintf("%s %d×%d", r.phase, r.ctx, r.n)
 		if g.status == r.status {
 			match++
+		} else {
+			sc.mismatched = append(sc.mismatched, cell)
 		}
 		rv, gv := r.totalTokS, g.totalTokS
 		if r.phase == "prefill" {
 			rv, gv = r.promptTokS, g.promptTokS
 		}
-		diff := ""
+		diff, tdiff := "", ""
 		if rv > 0 && gv > 0 {
 			d := gv/rv - 1
 			diff = fmt.Sprintf("%+6.1f%%", 100*d)
-			if r.status == "Valid" && math.Abs(d) > worst {
-				worst, worstCell = math.Abs(d), fmt.Sprintf("%s %d×%d", r.phase, r.ctx, r.n)
+			if r.status == "Valid" && math.Abs(d) > sc.worstTokS {
+				sc.worstTokS, sc.worstTokCell = math.Abs(d), cell
+			}
+		}
+		if r.phase == "decode" && r.status == "Valid" {
+			ttftCells++
+			d := math.Inf(1)
+			if g.ttftMs > 0 {
+				d = g.ttftMs/r.ttftMs - 1
+				tdiff = fmt.Sprintf("%+6.1f%%", 100*d)
+			}
+			if math.Abs(d) <= 0.20 {
+				ttftGood++
+			}
+			if math.Abs(d) > sc.worstTTFT {
+				sc.worstTTFT, sc.worstTTFTCell = math.Abs(d), cell
 			}
 		}
 		mark := " "
 		if g.status != r.status {
 			mark = "!"
 		}
-		fmt.Fprintf(&b, "%-7s %7d %4d |%s%-16s %-16s | %9.1f %9.1f %7s | %9.0f %9.0f | %6.2f\n",
-			r.phase, r.ctx, r.n, mark, r.status, g.status, rv, gv, diff, r.ttftMs, g.ttftMs, g.avgActive)
+		fmt.Fprintf(&b, "%-7s %7d %4d |%s%-16s %-16s | %9.1f %9.1f %7s | %9.0f %9.0f %7s | %6.2f\n",
+			r.phase, r.ctx, r.n, mark, r.status, g.status, rv, gv, diff, r.ttftMs, g.ttftMs, tdiff, g.avgActive)
 	}
-	return b.String(), float64(match) / float64(len(ref)), worst, worstCell
+	sc.statusMatch = float64(match) / float64(len(ref))
+	if ttftCells > 0 {
+		sc.ttftWithin20 = float64(ttftGood) / float64(ttftCells)
+	}
+	return b.String(), sc
 }

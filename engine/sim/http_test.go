@@ -134,7 +134,7 @@ func TestRealTimePacingFollowsSpeed(t *testing.T) {
 	// The request's life in simulated time: API server, one prefill step of
 	// the 2-token prompt, then 499 decode steps at growing context.
 	s.mu.Lock()
-	simulated := s.prof.APIBaseS + s.prof.APIPerTokenS*2 + s.core.stepCost([]chunk{{&seq{}, 0, 2}})
+	simulated := s.prof.apiCost(2) + s.core.stepCost([]chunk{{&seq{}, 0, 2}})
 	for k := 2; k < 501; k++ {
 		simulated += s.core.stepCost([]chunk{{&seq{}, k, 1}})
 	}

@@ -21,7 +21,6 @@ func (s *Server) writeMetrics(b *bytes.Buffer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.core
-	c.promote()
 	lbl := fmt.Sprintf(`engine="0",model_name=%q`, s.model)
 	gauge := func(name, help string, v float64) {
 		fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s gauge\n%s{%s} %s\n", name, help, name, name, lbl, fmtFloat(v))
@@ -37,7 +36,7 @@ func (s *Server) writeMetrics(b *bytes.Buffer) {
 		s.prof.BlockSize, cfg.KVCacheDtype, pyBool(cfg.EnablePrefixCaching), fmtFloat(cfg.GPUMemoryUtilization),
 		s.kv.tokens, s.kv.numBlocks)
 	gauge("vllm:num_requests_running", "Number of requests in model execution batches.", float64(len(c.running)))
-	gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", float64(len(c.waiting)))
+	gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", float64(c.waitingGauge()))
 	gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", c.pool.usage())
 	counter("vllm:prefix_cache_queries_total", "Prefix cache queries, in terms of number of queried tokens.", c.count.prefixQueries)
 	counter("vllm:prefix_cache_hits_total", "Prefix cache hits, in terms of number of cached tokens.", c.count.prefixHits)

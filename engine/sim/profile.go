@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"sort"
 )
 
@@ -25,7 +26,7 @@ import (
 // GPU better when it has more sequences to spread over its SMs (one long
 // sequence leaves most of the card idle). Before a request reaches the
 // scheduler it passes the API server (tokenising, hashing the prompt's
-// blocks), one request at a time: APIBaseS + APIPerTokenS × prompt tokens.
+// blocks), one request at a time, for apiCost(C) (see APILogTokens).
 type Profile struct {
 	// Name selects the profile (ProfileByName).
 	Name string
@@ -78,8 +79,21 @@ type Profile struct {
 	PrefillPerTokenS float64
 	// PrefillAttentionS is the quadratic attention cost per token pair.
 	PrefillAttentionS float64
-	// APIBaseS and APIPerTokenS are the serial API-server cost per request.
+	// APIBaseS and APIPerTokenS are the serial API-server cost per request
+	// and per prompt token.
 	APIBaseS, APIPerTokenS float64
+	// APILogS and APILogTokens add a logarithmic term to it, so that one
+	// request with a prompt of C tokens costs
+	//
+	//	APIBaseS + APIPerTokenS × C + APILogS × ln(1 + C/APILogTokens)
+	//
+	// before the scheduler sees it: each doubling of a long prompt adds
+	// about APILogS × ln 2. The term is empirical: the published RTX 3060
+	// run's time to first token of a cached prompt jumps from 0.16 s at a
+	// few tokens to 1.4 s at 16K and then grows by only a fifth to 64K, a
+	// shape no per-token cost gives (docs/simulator.md). APILogS 0 leaves
+	// it out.
+	APILogS, APILogTokens float64
 	// LoadSeconds is the simulated model-loading time shown in the log.
 	LoadSeconds float64
 	// NaturalMinTokens and NaturalMaxTokens bound the output length of a
@@ -111,15 +125,16 @@ func DefaultProfile() Profile {
 		DefaultGPUMemoryUtilization: 0.9,
 		DefaultMaxNumSeqs:           256,
 		DefaultMaxNumBatchedTokens:  2048,
-		StepBaseS:                   0.0197,
-		DecodePerSeqS:               0.00042,
-		DecodePerContextTokenS:      0.085e-6,
-		DecodeContextQuadS:          2.5e-13,
-		DecodeBatchExponent:         0.9,
-		PrefillPerTokenS:            296.1e-6,
-		PrefillAttentionS:           0.0096958e-6,
-		APIBaseS:                    0.14,
-		APIPerTokenS:                35e-6,
+		StepBaseS:                   0.0198,
+		DecodePerSeqS:               0.000427,
+		DecodePerContextTokenS:      0.0885e-6,
+		DecodeContextQuadS:          2.62e-13,
+		DecodeBatchExponent:         0.791,
+		PrefillPerTokenS:            220.4e-6,
+		PrefillAttentionS:           0.011245e-6,
+		APIBaseS:                    0.165,
+		APILogS:                     0.4134,
+		APILogTokens:                1164,
 		LoadSeconds:                 38.4,
 		NaturalMinTokens:            24,
 		NaturalMaxTokens:            480,
@@ -141,12 +156,14 @@ func h100Profile() Profile {
 	p.DefaultMaxNumBatchedTokens = 8192
 	p.StepBaseS = 0.0062
 	p.DecodePerSeqS = 0.00006
-	p.DecodePerContextTokenS = 0.004e-6
+	// Each context token's KV (128 KiB) is read once per step: 39 ns at
+	// 3.35 TB/s, 50 ns at the 78% of it that decode reaches.
+	p.DecodePerContextTokenS = 0.05e-6
 	p.DecodeContextQuadS = 0
 	p.DecodeBatchExponent = 1
 	p.PrefillPerTokenS = 55e-6
 	p.PrefillAttentionS = 0.0006e-6
-	p.APIBaseS, p.APIPerTokenS = 0.01, 1e-6
+	p.APIBaseS, p.APIPerTokenS, p.APILogS = 0.01, 1e-6, 0
 	p.LoadSeconds = 21.7
 	return p
 }
@@ -173,7 +190,7 @@ func tinyProfile() Profile {
 	p.DecodeBatchExponent = 1
 	p.PrefillPerTokenS = 100e-6
 	p.PrefillAttentionS = 0.01e-6
-	p.APIBaseS, p.APIPerTokenS = 0.001, 0
+	p.APIBaseS, p.APIPerTokenS, p.APILogS = 0.001, 0, 0
 	p.LoadSeconds = 1.2
 	return p
 }
@@ -205,4 +222,14 @@ func ProfileByName(name string) (Profile, error) {
 		return Profile{}, fmt.Errorf("there is no simulator profile %q: use one of %v", name, ProfileNames())
 	}
 	return f(), nil
+}
+
+// apiCost is the API server's time for one request with a prompt of n
+// tokens (the formula is at APILogS).
+func (p *Profile) apiCost(n int) float64 {
+	t := p.APIBaseS + p.APIPerTokenS*float64(n)
+	if p.APILogS > 0 && p.APILogTokens > 0 {
+		t += p.APILogS * math.Log1p(float64(n)/p.APILogTokens)
+	}
+	return t
 }
