@@ -21,19 +21,45 @@ import (
 // referenceCSV is the published RTX 3060 run (a copy of shared/reference/).
 const referenceCSV = "../report/testdata/ref_rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv"
 
-// referenceSpeed runs the simulator this many times faster than real time.
-// The runner reads the factor from the simulator's /version and reports
-// figures in the simulated card's time.
-const referenceSpeed = 20
+// The reference plan runs in three parts, each on a fresh simulator at its
+// own speed factor S. The runner reads S from the simulator's /version and
+// reports figures in the simulated card's time, so every real millisecond
+// that a request spends in the client, the kernel and the goroutine
+// scheduler becomes S milliseconds on the card: a loaded 2-core machine's
+// stalls of 5–20 ms add 0.1–0.4 s to a TTFT at speed 20. Each part runs at
+// the highest speed its shortest judged figure allows (docs/simulator.md).
+const (
+	// referenceSlowSpeed: context 0 (median TTFT 0.16–2.4 s, within 20% or
+	// 35%) and the 8K and 16K prefill cells (3.6 and 8.3 s, within 10%).
+	referenceSlowSpeed = 4
+	// referenceMidSpeed: the 16K–64K decode cells (median TTFT 1.3–12 s).
+	referenceMidSpeed = 10
+	// referenceFastSpeed: the 32K–128K prefill cells (21–211 s, within 10%)
+	// and the 128K and 248K decode cells, whose TTFT is not judged (the
+	// published statuses are not Valid) but whose warm-ups take the longest.
+	referenceFastSpeed = 40
+)
 
-// TestReferenceRun is the simulator's acceptance test (issue 3): the real
-// benchmark engine runs the reference plan against the default profile,
-// and the result must look like the published RTX 3060 run: ≥ 90% of cells
-// with the same status, and Valid cells' total tok/s and the prefill
-// prompt tok/s within ±15%.
+// referenceOddCells are the reference cells whose status no server
+// behaviour explains (docs/simulator.md, "Where the reference is the odd
+// one out"); the simulator may differ there and nowhere else.
+var referenceOddCells = map[string]bool{"decode 128K×1": true, "decode 128K×2": true, "decode 248K×1": true}
+
+// TestReferenceRun is the simulator's acceptance test (issues 3 and 13): the
+// real benchmark engine runs the reference plan against the default profile
+// over HTTP, and the result must look like the published RTX 3060 run:
+//
+//   - every cell but the three odd ones has the reference's status;
+//   - every Valid decode cell's total tok/s and every prefill cell's prompt
+//     tok/s within 10%;
+//   - the median TTFT of ≥ 80% of the Valid decode cells within 20%, and of
+//     none worse than 35%.
+//
+// With RIGBENCH_REFERENCE_TABLE=FILE it also writes the cell-by-cell table
+// as Markdown to FILE (docs/simulator.md shows it).
 func TestReferenceRun(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the reference run takes about a minute; skipped with -short")
+		t.Skip("the reference run takes a few minutes; skipped with -short")
 	}
 	f, err := os.Open(referenceCSV)
 	if err != nil {
@@ -45,60 +71,153 @@ func TestReferenceRun(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cfg := sim.DefaultConfig()
-	cfg.Speed, cfg.Seed = referenceSpeed, 1
-	_, c := startSimN(t, cfg, 128)
-	plan := rundoc.Plan{
-		Contexts:        []int{0, 16384, 32768, 65536, 131072, rundoc.ContextMax},
-		Concurrency:     rundoc.DefaultConcurrency,
-		PrefillContexts: rundoc.DefaultPrefillContexts,
-		DurationS:       30, // 1.5 s of real time at speed 20
-		MaxOutput:       8192,
-	}
 	start := time.Now()
-	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
-	if err != nil {
-		t.Fatalf("run: %v", err)
+	// Each decode cell warms its own prompts up and each prefill cell sends
+	// a fresh prompt, so splitting the plan changes no figure of the model.
+	parts := []*rundoc.Run{
+		runReferencePlan(t, referenceSlowSpeed, rundoc.Plan{Contexts: []int{0}, PrefillContexts: []int{8192, 16384}}),
+		runReferencePlan(t, referenceMidSpeed, rundoc.Plan{Contexts: []int{16384, 32768, 65536}}),
+		runReferencePlan(t, referenceFastSpeed, rundoc.Plan{Contexts: []int{131072, rundoc.ContextMax}, PrefillContexts: []int{32768, 65536, 131072}}),
 	}
-	t.Logf("reference plan ran in %v at speed %d", time.Since(start).Round(time.Second), referenceSpeed)
+	t.Logf("reference plan ran in %v at speeds %d, %d and %d", time.Since(start).Round(time.Second),
+		referenceSlowSpeed, referenceMidSpeed, referenceFastSpeed)
+	find := func(phase rundoc.Phase, context, n int) *rundoc.Cell {
+		for _, run := range parts {
+			if c := run.Find(phase, context, n); c != nil {
+				return c
+			}
+		}
+		return nil
+	}
 
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-8s %-7s %4s  %-15s %-15s %10s %10s %7s\n", "phase", "context", "N", "reference", "simulated", "ref tok/s", "sim tok/s", "Δ%")
-	same, total, figuresOff := 0, 0, 0
+	var (
+		md                          strings.Builder
+		same, total                 int
+		ttftCells, ttftGood         int
+		worstTok, worstTTFT         float64
+		worstTokCell, worstTTFTCell string
+		tokOff, ttftFar, statusOff  []string
+	)
+	md.WriteString("| phase | context | N | published status | simulated status | published tok/s | simulated tok/s | Δ | published TTFT ms | simulated TTFT ms | Δ |\n")
+	md.WriteString("|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, rc := range ref.Cells {
 		// The reference's last row is labelled 248K = max_model_len − M.
-		got := run.Find(rc.Phase, rc.Context, rc.Concurrency)
+		got := find(rc.Phase, rc.Context, rc.Concurrency)
+		name := fmt.Sprintf("%s %s×%d", rc.Phase, rundoc.ContextLabel(rc.Context), rc.Concurrency)
 		if got == nil {
-			t.Errorf("no simulated cell for %s %d×%d", rc.Phase, rc.Context, rc.Concurrency)
+			t.Errorf("no simulated cell for %s", name)
 			continue
 		}
 		total++
 		if got.Status == rc.Status {
 			same++
+		} else if !referenceOddCells[name] {
+			statusOff = append(statusOff, fmt.Sprintf("%s (%s, published %s)", name, got.Status, rc.Status))
 		}
 		refV, simV := rc.TotalTokS, got.TotalTokS
 		if rc.Phase == rundoc.PhasePrefill {
 			refV, simV = rc.PromptTokS, got.PromptTokS
 		}
-		delta := math.NaN()
-		if refV > 0 && simV > 0 {
-			delta = 100 * (simV - refV) / refV
+		tokDelta, ttftDelta := relErr(simV, refV), math.NaN()
+		if rc.Status == rundoc.StatusValid {
+			e := absErr(tokDelta)
+			if e > 0.10 {
+				tokOff = append(tokOff, fmt.Sprintf("%s %+.1f%%", name, 100*tokDelta))
+			}
+			if e > worstTok {
+				worstTok, worstTokCell = e, name
+			}
+		}
+		if rc.Phase == rundoc.PhaseDecode && rc.Status == rundoc.StatusValid {
+			ttftDelta = relErr(got.TTFTMs, rc.TTFTMs)
+			e := absErr(ttftDelta)
+			ttftCells++
+			if e <= 0.20 {
+				ttftGood++
+			}
+			if e > 0.35 {
+				ttftFar = append(ttftFar, fmt.Sprintf("%s %+.1f%%", name, 100*ttftDelta))
+			}
+			if e > worstTTFT {
+				worstTTFT, worstTTFTCell = e, name
+			}
 		}
 		mark := ""
-		if rc.Status == rundoc.StatusValid && got.Status.Ran() && !(math.Abs(delta) <= 15) {
-			figuresOff++
-			mark = "  ← off by more than 15%"
+		if got.Status != rc.Status {
+			mark = " ≠"
 		}
-		fmt.Fprintf(&b, "%-8s %-7s %4d  %-15s %-15s %10.1f %10.1f %7.1f%s\n", rc.Phase, rundoc.ContextLabel(rc.Context),
-			rc.Concurrency, rc.Status, got.Status, refV, simV, delta, mark)
+		fmt.Fprintf(&md, "| %s | %s | %d | %s | %s%s | %s | %s | %s | %s | %s | %s |\n", rc.Phase, rundoc.ContextLabel(rc.Context),
+			rc.Concurrency, rc.Status, got.Status, mark, figure(refV, "%.1f"), figure(simV, "%.1f"), pct(tokDelta),
+			figure(rc.TTFTMs, "%.0f"), figure(got.TTFTMs, "%.0f"), pct(ttftDelta))
 	}
-	t.Log(b.String())
-	if frac := float64(same) / float64(total); frac < 0.90 {
-		t.Errorf("%d of %d cells (%.0f%%) have the reference status, want ≥ 90%%", same, total, 100*frac)
+	share := float64(ttftGood) / float64(max(ttftCells, 1))
+	summary := fmt.Sprintf("statuses %d of %d (%.1f%%); worst tok/s error %.1f%% (%s); median TTFT within 20%% in %d of %d Valid decode cells (%.0f%%), worst %.1f%% (%s)",
+		same, total, 100*float64(same)/float64(total), 100*worstTok, worstTokCell, ttftGood, ttftCells, 100*share, 100*worstTTFT, worstTTFTCell)
+	t.Logf("\n%s\n%s", md.String(), summary)
+	if path := os.Getenv("RIGBENCH_REFERENCE_TABLE"); path != "" {
+		out := fmt.Sprintf("%s\n%s.\n", md.String(), summary)
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Error(err)
+		}
 	}
-	if figuresOff > 0 {
-		t.Errorf("%d Valid cells are more than 15%% off the reference", figuresOff)
+	if len(statusOff) > 0 {
+		t.Errorf("cells without the published status: %s", strings.Join(statusOff, "; "))
 	}
+	if len(tokOff) > 0 {
+		t.Errorf("Valid cells more than 10%% off the published throughput: %s", strings.Join(tokOff, "; "))
+	}
+	if share < 0.80 {
+		t.Errorf("median TTFT within 20%% in only %.0f%% of the Valid decode cells, want ≥ 80%%", 100*share)
+	}
+	if len(ttftFar) > 0 {
+		t.Errorf("median TTFT more than 35%% off: %s", strings.Join(ttftFar, "; "))
+	}
+}
+
+// runReferencePlan runs the reference plan's cells of p (30 s windows, M =
+// 8192, the default concurrencies) against a fresh default simulator at the
+// given speed.
+func runReferencePlan(t *testing.T, speed float64, p rundoc.Plan) *rundoc.Run {
+	t.Helper()
+	cfg := sim.DefaultConfig()
+	cfg.Speed, cfg.Seed = speed, 1
+	_, c := startSimN(t, cfg, 128)
+	p.Concurrency, p.DurationS, p.MaxOutput = rundoc.DefaultConcurrency, 30, 8192
+	run, err := (&bench.Runner{Client: c, Plan: p}).Run(context.Background())
+	if err != nil {
+		t.Fatalf("run at speed %g: %v", speed, err)
+	}
+	return run
+}
+
+// relErr is sim/ref − 1, NaN when either is missing.
+func relErr(sim, ref float64) float64 {
+	if sim > 0 && ref > 0 {
+		return sim/ref - 1
+	}
+	return math.NaN()
+}
+
+// absErr is |d|, infinite when the figure is missing (NaN).
+func absErr(d float64) float64 {
+	if math.IsNaN(d) {
+		return math.Inf(1)
+	}
+	return math.Abs(d)
+}
+
+func figure(v float64, format string) string {
+	if v > 0 {
+		return fmt.Sprintf(format, v)
+	}
+	return ""
+}
+
+func pct(d float64) string {
+	if math.IsNaN(d) {
+		return ""
+	}
+	return fmt.Sprintf("%+.1f%%", 100*d)
 }
 
 // startSimN is startSim with a connection pool for n streams.
