@@ -38,6 +38,9 @@ const (
 	// and the 128K and 248K decode cells, whose TTFT is not judged (the
 	// published statuses are not Valid) but whose warm-ups take the longest.
 	referenceFastSpeed = 40
+	// referenceSpeed runs a whole plan in one part (TestAdaptiveMatrix):
+	// 30 s windows last 1.5 s of real time.
+	referenceSpeed = 20
 )
 
 // referenceOddCells are the reference cells whose status no server
