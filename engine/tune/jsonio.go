@@ -55,10 +55,12 @@ type DocVariant struct {
 	RunID  string   `json:"run_id,omitempty"`
 	// Score is the objective's value, null when the variant has none
 	// (ScoreWhy says why).
-	Score    *float64 `json:"score"`
-	ScoreWhy string   `json:"score_why,omitempty"`
-	Error    string   `json:"error,omitempty"`
-	Fix      string   `json:"fix,omitempty"`
+	Score *float64 `json:"score"`
+	// ScoreCI95 is the score's 95% confidence half-width, when it has one.
+	ScoreCI95 float64 `json:"score_ci95,omitempty"`
+	ScoreWhy  string  `json:"score_why,omitempty"`
+	Error     string  `json:"error,omitempty"`
+	Fix       string  `json:"fix,omitempty"`
 	// KVCapacityTokens is the server's reported KV cache size.
 	KVCapacityTokens int       `json:"kv_capacity_tokens,omitempty"`
 	LoadS            float64   `json:"load_s,omitempty"`
@@ -99,7 +101,7 @@ func (r *Result) Document() *Doc {
 			RunID: v.RunID, ScoreWhy: v.Score.Why, Error: v.Error, Fix: v.Fix, LoadS: v.LoadS, Cells: []DocCell{}}
 		if v.Score.OK {
 			s := v.Score.Value
-			dv.Score = &s
+			dv.Score, dv.ScoreCI95 = &s, v.Score.CI95
 		}
 		if v.Run != nil {
 			dv.KVCapacityTokens = v.Run.Server.KVCapacityTokens

@@ -186,6 +186,9 @@ func CellLabel(context, concurrency int) string {
 // Score is a variant's value on the objective.
 type Score struct {
 	Value float64 `json:"value"`
+	// CI95 is the half-width of the value's 95% confidence interval, 0
+	// when the figure carries none.
+	CI95 float64 `json:"ci95,omitempty"`
 	// OK is false when the variant has no value: Why says why.
 	OK  bool   `json:"ok"`
 	Why string `json:"why,omitempty"`
@@ -219,9 +222,9 @@ func (o Objective) Score(run *rundoc.Run, cons []Constraint) Score {
 		}
 		switch o.Kind {
 		case MaxTotalTokS:
-			return Score{Value: c.TotalTokS, OK: true}
+			return Score{Value: c.TotalTokS, CI95: c.TotalTokSCI95, OK: true}
 		case MaxPerRequestTokS:
-			return Score{Value: c.PerRequestTokS, OK: true}
+			return Score{Value: c.PerRequestTokS, CI95: c.PerRequestTokSCI95, OK: true}
 		default:
 			return Score{Value: c.TTFTP90Ms, OK: true}
 		}

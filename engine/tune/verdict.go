@@ -10,10 +10,11 @@ import (
 )
 
 // Tolerance is the relative difference below which two scores of a
-// continuous objective (tok/s, TTFT, J/token) are a tie: RigBench's
-// repeated runs of one configuration on one card differ by 1–2% in these
-// figures, so 3% keeps a lucky window from being called a win. (The
-// discrete objectives, context and stream counts, tie only when equal.)
+// continuous objective (tok/s, TTFT, J/token) are a tie when the figures
+// carry no confidence interval (TTFT p90, J/token, runs measured before
+// RigBench reported ±ci95): repeated runs of one configuration on one card
+// differ by 1–2% in these figures, so 3% keeps a lucky window from being
+// called a win. (Context and stream counts tie only when equal.)
 const Tolerance = 0.03
 
 // Result is a finished (or stopped) sweep.
@@ -29,16 +30,22 @@ type Result struct {
 	Verdict string
 }
 
-// Tie reports whether two scores are within the noise of each other.
-func (o Objective) Tie(a, b float64) bool {
+// Tie reports whether two scores are within the noise of each other. When
+// both carry a 95% confidence half-width (METHOD.md: Uncertainty), they tie
+// when their difference is within the half-width of the difference,
+// √(ha² + hb²) for independent measurements; otherwise within Tolerance.
+func (o Objective) Tie(a, b Score) bool {
 	switch o.Kind {
 	case LongestContext, MostStreams:
-		return a == b
+		return a.Value == b.Value
 	}
-	if a == b {
+	if a.Value == b.Value {
 		return true
 	}
-	return math.Abs(a-b) <= Tolerance*math.Max(math.Abs(a), math.Abs(b))
+	if a.CI95 > 0 && b.CI95 > 0 {
+		return math.Abs(a.Value-b.Value) <= math.Hypot(a.CI95, b.CI95)
+	}
+	return math.Abs(a.Value-b.Value) <= Tolerance*math.Max(math.Abs(a.Value), math.Abs(b.Value))
 }
 
 // Judge scores the measured variants on the spec's objective and
@@ -78,13 +85,13 @@ func (r *Result) judge() {
 	// Prefer the base (index 0), then the earliest variant, among those
 	// tied with the best.
 	for i, v := range r.Variants {
-		if i < r.Best && v.Score.OK && o.Tie(v.Score.Value, best.Score.Value) {
+		if i < r.Best && v.Score.OK && o.Tie(v.Score, best.Score) {
 			r.Best, best = i, v
 			break
 		}
 	}
 	for i, v := range r.Variants {
-		if i != r.Best && v.Score.OK && o.Tie(v.Score.Value, best.Score.Value) {
+		if i != r.Best && v.Score.OK && o.Tie(v.Score, best.Score) {
 			r.Ties = append(r.Ties, i)
 		}
 	}

@@ -166,3 +166,22 @@ func TestDocBestChangesReadBack(t *testing.T) {
 		}
 	}
 }
+
+// With ±ci95 on the figures, a tie is a difference within the difference's
+// confidence half-width, not the fixed tolerance.
+func TestTieUsesConfidenceIntervals(t *testing.T) {
+	o := tune.Objective{Kind: tune.MaxTotalTokS}
+	// 5% apart, but each ±4%: √(4²+4.2²) ≈ 5.8 > 5, a tie.
+	if !o.Tie(tune.Score{Value: 100, CI95: 4, OK: true}, tune.Score{Value: 105, CI95: 4.2, OK: true}) {
+		t.Error("a difference inside the intervals is not a tie")
+	}
+	// 2% apart with ±0.5 each: outside √0.5 ≈ 0.71, a win although under 3%.
+	if o.Tie(tune.Score{Value: 100, CI95: 0.5, OK: true}, tune.Score{Value: 102, CI95: 0.5, OK: true}) {
+		t.Error("a difference well outside tight intervals is a tie")
+	}
+	// Without intervals the 3% tolerance applies.
+	if !o.Tie(tune.Score{Value: 100, OK: true}, tune.Score{Value: 102, OK: true}) ||
+		o.Tie(tune.Score{Value: 100, OK: true}, tune.Score{Value: 104, OK: true}) {
+		t.Error("the tolerance without intervals")
+	}
+}
