@@ -361,11 +361,17 @@ func (v *View) buildSpec() (tune.Spec, string, error) {
 		}
 		plan.Concurrency = append(plan.Concurrency, n)
 	}
-	d, err := time.ParseDuration(strings.TrimSpace(v.dur.Text))
-	if err != nil || d < time.Second || d > time.Hour {
-		return tune.Spec{}, "", fmt.Errorf("window: a duration from 1s to 1h, e.g. 30s")
+	if w := strings.ToLower(strings.TrimSpace(v.dur.Text)); w == rundoc.WindowAuto {
+		// As the Run view's "auto": each window stops once total tok/s is
+		// known within ±1%, after at most the default length.
+		plan.Window, plan.Precision, plan.DurationS = rundoc.WindowAuto, 0.01, rundoc.DefaultDuration.Seconds()
+	} else {
+		d, err := time.ParseDuration(w)
+		if err != nil || d < rundoc.MinDuration || d > rundoc.MaxDuration {
+			return tune.Spec{}, "", fmt.Errorf("window: auto, or a length from %s to 1h, e.g. 30s", rundoc.MinDuration)
+		}
+		plan.Window, plan.DurationS = rundoc.WindowFixed, d.Seconds()
 	}
-	plan.DurationS = d.Seconds()
 	spec := tune.Spec{ID: tune.NewID(), Base: base, Dimensions: append([]tune.Dimension(nil), v.dims...), Mode: tune.Grid, Plan: plan}
 	if v.mode.Selected == oneLabel {
 		spec.Mode = tune.OneAtATime
