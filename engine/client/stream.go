@@ -128,6 +128,7 @@ func (c *Client) StreamBody(ctx context.Context, body []byte, onToken TokenFunc)
 // readStream consumes an SSE completion stream into res.
 func readStream(r io.Reader, res *StreamResult, onToken TokenFunc) error {
 	sse := newSSEReader(r)
+	defer sse.release()
 	var (
 		ch          chunk
 		usageTotal  int  // last completion_tokens seen

@@ -298,3 +298,74 @@ func TestSilentServer(t *testing.T) {
 		t.Errorf("cancelled by the caller: %v, want context.Canceled", err)
 	}
 }
+
+// TestLongLinesShareABudget: many streams each holding a long unfinished
+// line never hold more than LongLineBudget together; the streams that
+// would pass it fail with ErrLineTooLong, and every buffer is let go when
+// the streams end. Not parallel: longLineBytes is the process's.
+func TestLongLinesShareABudget(t *testing.T) {
+	const streams = 80 // × 1 MiB buffers: 80 MiB without the budget
+	part := []byte(`data: {"choices":[{"text":"` + strings.Repeat("x", 600<<10))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(part) // 600 KiB of a line, then nothing until the client leaves
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	c, err := New(srv.URL, WithConcurrency(streams))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseIdle()
+	ctx, cancel := context.WithCancel(context.Background())
+	var (
+		wg           sync.WaitGroup
+		overBudget   atomic.Int32
+		peak         atomic.Int64
+		stopSampling = make(chan struct{})
+	)
+	go func() {
+		for {
+			select {
+			case <-stopSampling:
+				return
+			default:
+				if v := longLineBytes.Load(); v > peak.Load() {
+					peak.Store(v)
+				}
+				runtime.Gosched()
+			}
+		}
+	}()
+	for range streams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := c.Stream(ctx, CompletionRequest{Model: "m", Prompt: "p", MaxTokens: 1}, nil)
+			if errors.Is(err, ErrLineTooLong) && strings.Contains(err.Error(), "MiB budget") {
+				overBudget.Add(1)
+			}
+		}()
+	}
+	// Let every stream read what it was sent: those within the budget
+	// then wait for the rest of their line.
+	deadline := time.Now().Add(10 * time.Second)
+	for overBudget.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	wg.Wait()
+	close(stopSampling)
+	if overBudget.Load() == 0 {
+		t.Fatal("no stream passed the budget: the test tested nothing")
+	}
+	if p := peak.Load(); p > LongLineBudget {
+		t.Errorf("long lines held %d MiB together, over the %d MiB budget", p>>20, LongLineBudget>>20)
+	}
+	if n := longLineBytes.Load(); n != 0 {
+		t.Errorf("%d bytes still counted after every stream ended", n)
+	}
+	t.Logf("%d of %d streams refused, peak %d MiB", overBudget.Load(), streams, peak.Load()>>20)
+}
