@@ -12,6 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
+	"github.com/google/uuid"
+
+	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/docker/simimage"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/store"
@@ -249,5 +254,59 @@ func TestRunDemoTakesVLLMFlags(t *testing.T) {
 	code, _, stderr := runCLI(t, "run", "--demo", "--no-save", "--", "--kv-cache-dtype", "int3")
 	if code != 2 || !strings.Contains(stderr, "int3") {
 		t.Errorf("a refused flag: exit %d, %q", code, stderr)
+	}
+}
+
+// TestTuneLaunchSimulatorImage sweeps --kv-cache-dtype on the simulator
+// image through the real Docker daemon with `tune --launch`: the CLI's own
+// launch path (launch's options, labels and pull progress). Each variant
+// is a container of its own; none is left behind.
+func TestTuneLaunchSimulatorImage(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, err := docker.New(ctx)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true needs a Docker daemon: %v", err)
+		}
+		t.Skipf("skipping: no usable Docker daemon here (%v)", err)
+	}
+	defer l.Close()
+	if err := simimage.Build(ctx, l.API().(simimage.Builder), simimage.DefaultTag); err != nil {
+		t.Fatal(err)
+	}
+	instance := "tune-test-" + uuid.NewString()
+	e, out, errb := launchEnv(map[string]string{"RIGBENCH_INSTANCE": instance})
+	js := filepath.Join(t.TempDir(), "sweep.json")
+	code := execute(ctx, e, []string{"tune", "--launch", "--model", "sim/tiny-model", "--image", simimage.DefaultTag, "--no-gpu",
+		"--vary", "kv-cache-dtype=auto,fp8", "--contexts", "1K", "--concurrency", "4", "--duration", "30s",
+		"--no-save", "--no-telemetry", "--json", js, "--", "--speed", "50"})
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	f, err := os.Open(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := tune.ReadDoc(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Variants) != 2 || doc.Variants[0].Status != tune.Measured || doc.Variants[1].Status != tune.Measured ||
+		doc.Variants[1].KVCapacityTokens < 19*doc.Variants[0].KVCapacityTokens/10 || doc.Base.Image != simimage.DefaultTag {
+		t.Fatalf("sweep %+v\n%s", doc, errb.String())
+	}
+	if !strings.Contains(errb.String(), "GPU KV cache size") {
+		t.Errorf("the containers' logs did not reach stderr:\n%s", errb.String())
+	}
+	list, err := l.API().ContainerList(ctx, container.ListOptions{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range list {
+		if c.Labels[docker.LabelInstance] == instance {
+			t.Errorf("container %s of the sweep left behind", c.ID[:12])
+		}
 	}
 }
