@@ -9,7 +9,7 @@ BIN     ?= bin
 LDFLAGS ?= -extldflags=-Wl,-z,lazy
 TESTFLAGS ?= -race -count=1 -timeout 30m
 
-.PHONY: all run build cli sim test bench lint deps screenshots screenshots-docs package clean soak
+.PHONY: all run build cli sim test bench lint deps tour screenshots screenshots-docs package clean soak
 
 all: build
 
@@ -58,14 +58,19 @@ lint:
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 
 # Screenshots go to build/screenshots (1280×800 and 900×600, light and
-# dark); screenshots-docs replaces the ones the docs show.
-screenshots: build
-	@scripts/deps.sh screenshots
-	scripts/screenshots.sh
+# dark); screenshots-docs replaces the ones the docs show. The tour is built
+# only into its own binary (-tags tour, bin/rigbench-tour): it runs external
+# programs to grab the screen, which the shipping app must not.
+tour: deps
+	$(GO) build -tags tour -ldflags='$(LDFLAGS)' -o $(BIN)/rigbench-tour ./cmd/rigbench
 
-screenshots-docs: build
+screenshots: tour
 	@scripts/deps.sh screenshots
-	DOCS=1 scripts/screenshots.sh
+	RIGBENCH_BIN=$(BIN)/rigbench-tour scripts/screenshots.sh
+
+screenshots-docs: tour
+	@scripts/deps.sh screenshots
+	DOCS=1 RIGBENCH_BIN=$(BIN)/rigbench-tour scripts/screenshots.sh
 
 clean:
 	rm -rf $(BIN) build

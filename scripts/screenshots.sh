@@ -11,8 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-build/screenshots}
-bin=${RIGBENCH_BIN:-bin/rigbench}
-[ -x "$bin" ] || { echo "build the app first: make build" >&2; exit 1; }
+bin=${RIGBENCH_BIN:-bin/rigbench-tour}
+[ -x "$bin" ] || { echo "build the app with its tour first: make tour (go build -tags tour)" >&2; exit 1; }
 command -v Xvfb >/dev/null || { echo "Xvfb is missing: run scripts/deps.sh screenshots" >&2; exit 1; }
 command -v import >/dev/null || { echo "ImageMagick's import is missing: run scripts/deps.sh screenshots" >&2; exit 1; }
 src=$(ls engine/report/testdata/ref_*.csv 2>/dev/null | head -1 || true)

@@ -191,9 +191,7 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	// the run, so its recorder has written the last cell.
 	w.SetOnClosed(closeHistory)
 	go u.detect()
-	if dir := os.Getenv(TourEnv); dir != "" {
-		go u.tour(dir)
-	}
+	u.startTour()
 	return u
 }
 

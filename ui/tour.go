@@ -1,3 +1,5 @@
+//go:build tour
+
 package ui
 
 import (
@@ -20,33 +22,12 @@ import (
 	"github.com/rigbench/rigbench/ui/target"
 )
 
-// AppID is RigBench's application id (preferences live under it).
-const AppID = "io.github.rigbench.rigbench"
-
-// TourEnv names the environment variable that starts the screenshot tour:
-// RIGBENCH_TOUR=DIR makes the app run a small demo benchmark, visit every
-// view, write one PNG per view into DIR, and quit. scripts/screenshots.sh
-// runs it under Xvfb.
-const TourEnv = "RIGBENCH_TOUR"
-
-// tourSimSpeed makes the tour's demo run take seconds, not minutes.
-const tourSimSpeed = 30
+func init() { tourHook = (*UI).tour }
 
 // ReferenceEnv may name a reference CSV the tour imports so the Compare
 // view has two runs to show.
 const ReferenceEnv = "RIGBENCH_TOUR_REFERENCE"
 
-// TourSizeEnv and TourThemeEnv set the window size ("1280x800") and the
-// theme (light or dark) the tour shoots in.
-const (
-	TourSizeEnv  = "RIGBENCH_TOUR_SIZE"
-	TourThemeEnv = "RIGBENCH_TOUR_THEME"
-)
-
-// TourFailed reports whether the screenshot tour could not set up what it
-// shows (cmd/rigbench then exits with status 1, so `make screenshots`
-// fails loudly instead of leaving a History of one run).
-func (u *UI) TourFailed() bool { return u.tourFailed.Load() }
 
 // tour walks the views. It runs on its own goroutine and touches the UI
 // only through fyne.Do / fyne.DoAndWait.
@@ -193,18 +174,6 @@ func (u *UI) tour(dir string) {
 	shot("10-compare", time.Second)
 	u.tourTune(step, shot)
 	fyne.Do(u.app.Quit)
-}
-
-// tourSpeed returns the simulator speed the environment asks for:
-// RIGBENCH_SIM_SPEED, or the tour's default when the tour runs.
-func tourSpeed(def float64) float64 {
-	if s, err := strconv.ParseFloat(os.Getenv("RIGBENCH_SIM_SPEED"), 64); err == nil && s >= 1 {
-		return s
-	}
-	if os.Getenv(TourEnv) != "" {
-		return tourSimSpeed
-	}
-	return def
 }
 
 // parseSize reads "WxH" in Fyne units.

@@ -1,3 +1,5 @@
+//go:build tour
+
 package ui
 
 import (

@@ -11,16 +11,19 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/rigbench/rigbench/engine/session"
 )
 
-// Kind is the kind of target.
-type Kind string
+// Kind is the kind of target: engine/session's, which a session runs.
+type Kind = session.Kind
 
-// Target kinds. The strings are stored in preferences.
+// Target kinds, as engine/session names them. The strings are stored in
+// preferences.
 const (
-	Launch   Kind = "launch"
-	Endpoint Kind = "endpoint"
-	Demo     Kind = "demo"
+	Launch   = session.Launch
+	Endpoint = session.Endpoint
+	Demo     = session.Demo
 )
 
 // Labels shown in the chooser, in order.
