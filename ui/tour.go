@@ -28,7 +28,6 @@ func init() { tourHook = (*UI).tour }
 // view has two runs to show.
 const ReferenceEnv = "RIGBENCH_TOUR_REFERENCE"
 
-
 // tour walks the views. It runs on its own goroutine and touches the UI
 // only through fyne.Do / fyne.DoAndWait.
 func (u *UI) tour(dir string) {
