@@ -321,7 +321,7 @@ func (u *UI) Close() {
 	size := u.win.Canvas().Size()
 	u.app.Preferences().SetFloat(prefWidth, float64(size.Width))
 	u.app.Preferences().SetFloat(prefHeight, float64(size.Height))
-	busy := u.Run.Running() || u.Launch.Server() != nil || u.Launch.Starting()
+	busy := u.Run.Running() || u.Launch.Server() != nil || u.Launch.Starting() || u.Tune.Running()
 	if !busy && u.unsavedRuns == 0 {
 		u.win.Close()
 		return
@@ -343,11 +343,17 @@ func (u *UI) Close() {
 			return
 		}
 		u.Run.Cancel()
-		done := u.Run.Done()
+		u.Tune.Stop() // a sweep keeps its finished variants
+		done, tuneDone := u.Run.Done(), u.Tune.Done()
 		go func() {
+			limit := time.After(30 * time.Second)
 			select {
 			case <-done:
-			case <-time.After(30 * time.Second):
+			case <-limit:
+			}
+			select {
+			case <-tuneDone:
+			case <-limit:
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			u.Launch.StopAndWait(ctx)

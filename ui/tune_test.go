@@ -124,3 +124,34 @@ func TestTuneUnavailableForEndpoint(t *testing.T) {
 		}
 	})
 }
+
+// Closing the window during a sweep asks first; Stop then keeps the
+// finished variants and ends the sweep.
+func TestCloseDuringSweepAsks(t *testing.T) {
+	u, w := newUI(t)
+	var done <-chan struct{}
+	fyne.DoAndWait(func() {
+		u.Tune.AddDimension("--kv-cache-dtype", "auto,fp8")
+		u.Tune.SetWorkload("1K", "4", "30s")
+		u.Tune.SetObjective("total-tok-s", "")
+		u.Tune.Start()
+		done = u.Tune.Done()
+		u.Close()
+	})
+	var asked bool
+	fyne.DoAndWait(func() { asked = w.Canvas().Overlays().Top() != nil })
+	if !asked {
+		t.Error("the window closed during a sweep without asking")
+	}
+	fyne.DoAndWait(u.Tune.Stop)
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the sweep did not stop")
+	}
+	fyne.DoAndWait(func() {
+		if u.Tune.Running() || !strings.HasPrefix(u.Tune.Status(), "Stopped") && !strings.Contains(u.Tune.Status(), "done") {
+			t.Errorf("after Stop: running %v, status %q", u.Tune.Running(), u.Tune.Status())
+		}
+	})
+}
