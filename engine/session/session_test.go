@@ -212,3 +212,13 @@ func TestDemoFactsPredict(t *testing.T) {
 		t.Errorf("%d runnable cells of 6", runnable)
 	}
 }
+
+// A daemon that is not there is a status with the cause, not a hang: the
+// front ends word it.
+func TestCheckDockerMissingDaemon(t *testing.T) {
+	st := session.CheckDocker(context.Background(), false, docker.WithHost("unix://"+t.TempDir()+"/no-docker.sock"))
+	var de *docker.Error
+	if st.Available() || !errors.As(st.Err, &de) || de.Hint == "" {
+		t.Errorf("status %+v, want unavailable with engine/docker's cause and hint", st)
+	}
+}
