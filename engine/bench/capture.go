@@ -51,6 +51,10 @@ type request struct {
 	usageTokens  int // final usage total of a normally ended request
 	promptTokens int
 	err          error
+	// retries counts transient resends; finishLength is a normal end with
+	// finish_reason "length".
+	retries      int
+	finishLength bool
 }
 
 // capture fills rq from a finished stream's result (chunks were appended as
@@ -62,6 +66,7 @@ func (rq *request) capture(clk cardClock, res client.StreamResult, err error, ca
 		rq.firstText, rq.hasFirstText = clk.at(res.FirstToken), true
 	}
 	rq.done = err == nil && res.Finished
+	rq.retries, rq.finishLength = res.Retries, rq.done && res.FinishLength
 	if rq.done {
 		rq.usageTokens = res.Tokens
 	}

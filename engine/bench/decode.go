@@ -31,6 +31,9 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 		}
 		prompts[i] = p
 	}
+	waited, note := r.waitIdle(ctx, run)
+	cell.IdleWaitS = waited
+	defer addNote(cell, note)
 	promptTokens, err := r.warmUp(ctx, run, prompts, cell.Context, func(w *stuckWait) {
 		r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: run, Cell: cell, Index: index, Total: total,
 			Message: fmt.Sprintf("warming up %d prompt(s) of %s tokens (%s)", len(prompts), rundoc.ContextLabel(cell.Context), w.givesUp())})
@@ -74,7 +77,7 @@ func (r *Runner) warmUp(ctx context.Context, run *rundoc.Run, prompts []string, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := r.Client.Stream(w.ctx, r.request(run.Server.Model, p, 1), nil)
+			res, err := r.Client.Stream(w.ctx, r.request(r.modelID, p, 1), nil)
 			errs[i] = w.explain(res, err)
 			if i == 0 {
 				promptTokens = res.PromptTokens
@@ -154,6 +157,7 @@ func (w *window) measure(ctx context.Context, index, total int) {
 	if w.run.Server.HasMetrics {
 		baseline, baselineAt = w.scrape(ctx)
 	}
+	before := r.readCounters(ctx, w.run)
 	r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
 		Message: w.measuringMessage()})
 	w.clk = cardClock{start: time.Now(), speed: w.speed}
@@ -190,6 +194,9 @@ func (w *window) measure(ctx context.Context, index, total int) {
 		gpu = stopTelemetry()
 	}
 	w.close(reqs, measured, samples, gpu, ctx.Err() != nil)
+	if ctx.Err() == nil {
+		w.crossCheck(before, r.readCounters(ctx, w.run), reqs)
+	}
 }
 
 // follow reports progress once a second until done closes, from the
@@ -235,6 +242,7 @@ func (w *window) close(reqs []request, measured time.Duration, samples []rundoc.
 		end = measured // the window was cut short: rates are over the part measured
 	}
 	t := newTally(end, w.d, len(w.prompts))
+	t.maxOutput = w.maxOutput
 	for i := range reqs {
 		t.add(&reqs[i])
 	}
@@ -268,7 +276,7 @@ func (w *window) streams(ctx context.Context) []request {
 // re-sends the same (cached) prompt as soon as the previous one finishes.
 func (w *window) stream(ctx context.Context, i int) []request {
 	var out []request
-	body, err := w.runner.request(w.run.Server.Model, w.prompts[i], w.maxOutput).Body()
+	body, err := w.runner.request(w.runner.modelID, w.prompts[i], w.maxOutput).Body()
 	if err != nil {
 		now := w.clk.at(time.Now())
 		return []request{{err: err, sent: now, ended: now}}

@@ -29,6 +29,17 @@ type tally struct {
 	active                             float64   // card seconds of requests in flight
 	errs                               []error
 	source                             string
+
+	// maxOutput is M: a request ended by length short of it hit the
+	// server's context limit (endedByLength).
+	maxOutput, retries, endedByLength int
+	// waits are the card ms that requests without a first token had waited
+	// when the window closed (countNeverStarted).
+	waits []float64
+	// cutSource is the weakest source among requests cut at the close; it
+	// stands only when no request ended (item 8 of issue 18).
+	cutSource string
+	anyDone   bool
 }
 
 // newTally starts the tally of a window of streams streams that closed at
@@ -85,7 +96,20 @@ func (t *tally) add(rq *request) {
 	if rq.source == client.SourceFinalUsage && finished {
 		counted = rq.usageTokens
 	}
-	t.source = weaker(t.source, rq.source, chunks > 0)
+	// A request cut at the close lacks the final usage only because it was
+	// cut, so it does not weaken the cell's source.
+	if rq.done {
+		t.source, t.anyDone = weaker(t.source, rq.source, chunks > 0), true
+	} else {
+		t.cutSource = weaker(t.cutSource, rq.source, chunks > 0)
+	}
+	t.retries += rq.retries
+	if rq.done && rq.finishLength && t.maxOutput > 0 && rq.usageTokens < t.maxOutput {
+		t.endedByLength++
+	}
+	if !seen && rq.sent < t.end {
+		t.waits = append(t.waits, ms(t.end-rq.sent))
+	}
 	t.usage += counted
 	t.chunks += chunks
 	if finished {
@@ -112,7 +136,12 @@ func (t *tally) add(rq *request) {
 // d seconds of card time (METHOD.md: Decode cells, step 4).
 func derive(c *rundoc.Cell, t *tally, d float64) {
 	c.OutputTokens = t.usage
+	if !t.anyDone && t.cutSource != "" {
+		t.source = t.cutSource
+	}
 	c.TokenCountSource = t.source
+	c.RetriedRequests, c.EndedByLength = t.retries, t.endedByLength
+	c.NeverStarted = countNeverStarted(t)
 	// A content chunk carries at least one token and may carry several (a
 	// server behind a slow reader sends what it has in one chunk), so fewer
 	// chunks than usage tokens is normal; more chunks than tokens means the
@@ -122,9 +151,12 @@ func derive(c *rundoc.Cell, t *tally, d float64) {
 	}
 	c.TotalTokS, c.TotalTokSCI95 = t.total(d)
 	c.PerRequestTokS = round(Median(t.perReq), 1)
-	c.TTFTMs = round(Median(t.ttft), 1)
-	c.TTFTP90Ms = round(Quantile(t.ttft, 0.9), 1)
-	c.TTFTP99Ms = round(Quantile(t.ttft, 0.99), 1)
+	// Requests that never started have a TTFT over the window (+Inf): a
+	// quantile that falls on them is absent, shown as "> window".
+	ttft := ttftWithCensored(t, c.NeverStarted)
+	c.TTFTMs = finite(Median(ttft), 1)
+	c.TTFTP90Ms = finite(Quantile(ttft, 0.9), 1)
+	c.TTFTP99Ms = finite(Quantile(ttft, 0.99), 1)
 	c.TBTMs = round(Median(t.gaps), 2)
 	c.TBTP90Ms = round(Quantile(t.gaps, 0.9), 2)
 	c.TBTP99Ms = round(Quantile(t.gaps, 0.99), 2)
@@ -214,11 +246,17 @@ func classify(c *rundoc.Cell, t *tally, cancelled bool, d float64) {
 		c.Status, c.Reason = rundoc.StatusCancelled, "the run was cancelled during this cell; figures cover the part measured"
 	case len(t.errs) > 0 && errors.As(t.errs[0], &tl):
 		c.Status, c.Reason = rundoc.StatusExceedsLength, "the server rejected the prompt as too long: "+tl.Message
+	case overCapacity(t.errs) != nil:
+		c.Status, c.Reason = rundoc.StatusOverCapacity, "the server ran out of KV cache during the window: "+overCapacity(t.errs).Message
 	case len(t.errs) > 0:
 		c.Status = rundoc.StatusFailed
 		c.Reason = fmt.Sprintf("%d of %d requests failed: %v", len(t.errs), t.requests, t.errs[0])
 	case t.usage == 0:
 		c.Status, c.Reason = rundoc.StatusOverCapacity, "the server produced no output in the window"
+	case t.endedByLength > 0:
+		c.Status = rundoc.StatusExceedsLength
+		c.Reason = fmt.Sprintf("%d request(s) ended by length before %d tokens: prompt + output reach the server's context limit, so the streams were shorter than planned",
+			t.endedByLength, t.maxOutput)
 	case c.AvgActive < 0.95*float64(c.Concurrency):
 		c.Status = rundoc.StatusQueued
 		c.Reason = fmt.Sprintf("on average %.2f of %d requests were in flight", c.AvgActive, c.Concurrency)
@@ -227,6 +265,12 @@ func classify(c *rundoc.Cell, t *tally, cancelled bool, d float64) {
 		c.Reason = fmt.Sprintf("the server reported up to %.0f waiting requests", c.ServerStats.WaitingMax)
 	default:
 		c.Status = rundoc.StatusValid
+	}
+	if c.NeverStarted > 0 && c.Status != rundoc.StatusCancelled {
+		addNote(c, fmt.Sprintf("%d of %d requests got no first token within the window (TTFT > window)", c.NeverStarted, t.requests))
+	}
+	if c.RetriedRequests > 0 {
+		addNote(c, fmt.Sprintf("%d request(s) sent again after the server closed an idle connection", c.RetriedRequests))
 	}
 	noteShortWindow(c, d)
 }

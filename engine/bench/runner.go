@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -60,6 +61,8 @@ type Runner struct {
 	// Servers that refuse vLLM's extra request fields (strict OpenAI
 	// clones) get requests without them; see probeOptions.
 	noMinTokens, noContinuousUsage bool
+	// modelID is the model id requests send (the server's own).
+	modelID string
 }
 
 // ErrTooManyFailures is returned when MaxFailedInARow cells failed in a row.
@@ -143,10 +146,12 @@ type cellSpec struct {
 
 func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 	r.start = r.Now()
-	srv, speed, err := discover(ctx, r.Client, r.Model, r.KVCapacityFromLog, r.Plan.KVCapacityOverride)
+	srv, d, err := discover(ctx, r.Client, r.Model, r.KVCapacityFromLog, r.Plan.KVCapacityOverride)
 	if err != nil {
 		return err
 	}
+	r.modelID = d.modelID
+	speed := d.speed
 	run.Server = srv
 	plan := r.Plan.Resolve(srv.MaxModelLen)
 	if plan.SimSpeed == 0 && speed > 1 {
@@ -156,7 +161,7 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 		return err
 	}
 	run.Plan = plan
-	if srv.Engine == "simulated" {
+	if srv.Engine == "simulated" || d.simulated {
 		run.Simulated = true
 	}
 	if err := r.probeOptions(ctx, run); err != nil {
@@ -194,7 +199,7 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 				break
 			}
 			r.decode(ctx, run, &cell, i, len(specs))
-			if cell.Status == rundoc.StatusOverCapacity && cell.MeasuredS > 0 {
+			if cell.Status == rundoc.StatusOverCapacity && !strings.HasPrefix(cell.Reason, "predicted") {
 				overCapacityAt[s.context] = s.n
 			}
 		}
@@ -262,7 +267,7 @@ func (r *Runner) calibrate(ctx context.Context, run *rundoc.Run) error {
 	if srv.HasTokenize {
 		// /tokenize is an info request: the client's own limit bounds it.
 		count = func(ctx context.Context, prompt string) (int, error) {
-			return r.Client.Tokenize(ctx, srv.Model, prompt)
+			return r.Client.Tokenize(ctx, r.modelID, prompt)
 		}
 	} else {
 		// A probe request prefills the prompt, whose tokens are not known
@@ -271,7 +276,7 @@ func (r *Runner) calibrate(ctx context.Context, run *rundoc.Run) error {
 		count = func(ctx context.Context, prompt string) (int, error) {
 			w := r.untilFirstToken(ctx, run, len(prompt), len(prompt))
 			defer w.cancel()
-			res, err := r.Client.Stream(w.ctx, r.request(srv.Model, prompt, 1), nil)
+			res, err := r.Client.Stream(w.ctx, r.request(r.modelID, prompt, 1), nil)
 			if err != nil {
 				return 0, w.explain(res, err)
 			}
@@ -301,8 +306,7 @@ func (r *Runner) calibrate(ctx context.Context, run *rundoc.Run) error {
 // budget as a prefill: a server that takes it and says nothing fails the
 // run with a *StuckError, with a progress line saying what is awaited.
 func (r *Runner) probeOptions(ctx context.Context, run *rundoc.Run) error {
-	srv := run.Server
-	req := client.CompletionRequest{Model: srv.Model, Prompt: "Hello", MaxTokens: 2, MinTokens: 2, IgnoreEOS: true}
+	req := client.CompletionRequest{Model: r.modelID, Prompt: "Hello", MaxTokens: 2, MinTokens: 2, IgnoreEOS: true}
 	send := func() error {
 		w := r.untilFirstToken(ctx, run, 0, 0)
 		defer w.cancel()
@@ -364,6 +368,9 @@ func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell
 		cell.Status, cell.Reason = st, predictReason(st, cell.Context, 1, 0, run.Server)
 		return
 	}
+	waited, note := r.waitIdle(ctx, run)
+	cell.IdleWaitS = waited
+	defer addNote(cell, note)
 	repeats, most := 1, 1
 	if run.Plan.Adaptive() {
 		repeats, most = rundoc.MinPrefillRepeats, rundoc.MaxPrefillRepeats
@@ -401,7 +408,7 @@ func (r *Runner) prefillOnce(ctx context.Context, run *rundoc.Run, cell *rundoc.
 	w := r.untilFirstToken(ctx, run, cell.Context, cell.Context)
 	r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: run, Cell: cell, Index: index, Total: total,
 		Message: fmt.Sprintf("waiting for the first token of a %s-token prompt (%s)", rundoc.ContextLabel(cell.Context), w.givesUp())})
-	res, err := r.Client.Stream(w.ctx, r.request(run.Server.Model, prompt, 1), nil)
+	res, err := r.Client.Stream(w.ctx, r.request(r.modelID, prompt, 1), nil)
 	w.cancel()
 	if err != nil {
 		return 0, w.explain(res, err)
@@ -426,10 +433,15 @@ func (r *Runner) prefillOnce(ctx context.Context, run *rundoc.Run, cell *rundoc.
 
 // failure maps a request error to a cell status and reason.
 func failure(err error) (rundoc.Status, string) {
-	var tl *client.PromptTooLongError
+	var (
+		tl *client.PromptTooLongError
+		oc *client.OverCapacityError
+	)
 	switch {
 	case errors.As(err, &tl):
 		return rundoc.StatusExceedsLength, "the server rejected the prompt as too long: " + tl.Message
+	case errors.As(err, &oc):
+		return rundoc.StatusOverCapacity, oc.Error()
 	case errors.Is(err, context.Canceled):
 		return rundoc.StatusCancelled, "the run was cancelled"
 	default:

@@ -16,8 +16,9 @@ type chunk struct {
 	hasChoices, emptyChoices bool
 	// textLen is the length in bytes of choices[0].text as sent (escaped).
 	textLen int
-	// finished is true when choices[0].finish_reason is not null.
-	finished bool
+	// finished is true when choices[0].finish_reason is not null;
+	// finishLength when it is "length".
+	finished, finishLength bool
 	// hasUsage is true when "usage" was an object with token counts.
 	hasUsage                       bool
 	promptTokens, completionTokens int
@@ -155,6 +156,7 @@ func readMember(b []byte, i int, in, depth int, key []byte, c *chunk, flat *flat
 			}
 		case "finish_reason":
 			c.finished = b[i] != 'n' // anything but null
+			c.finishLength = bytes.HasPrefix(b[i:], []byte(`"length"`))
 		}
 	case inUsage:
 		switch string(key) {

@@ -20,6 +20,8 @@ type Client struct {
 	apiKey      string
 	http        *http.Client
 	infoTimeout time.Duration
+	// personality picks request bodies that differ between servers.
+	personality Personality
 }
 
 // DefaultInfoTimeout bounds each non-streaming request (/v1/models,
@@ -153,17 +155,11 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body io.Re
 }
 
 // do sends req and turns transport failures and error statuses into the
-// package's errors. A 2xx response is returned open.
+// package's errors, retrying transient connection errors (retry.go). A 2xx
+// response is returned open.
 func (c *Client) do(req *http.Request) (*http.Response, error) {
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, c.transportError(req.Context(), err)
-	}
-	if resp.StatusCode/100 != 2 {
-		defer resp.Body.Close()
-		return nil, statusError(resp)
-	}
-	return resp, nil
+	resp, _, err := c.doRetrying(req)
+	return resp, err
 }
 
 func (c *Client) transportError(ctx context.Context, err error) error {

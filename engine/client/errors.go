@@ -54,6 +54,16 @@ func (e *PromptTooLongError) Error() string {
 	return "the prompt is longer than the server's context: " + e.Message
 }
 
+// OverCapacityError is the server refusing or ending a request because its
+// KV cache is full: llama-server's 400 exceed_context_size_error "Context
+// size has been exceeded." when its shared pool cannot hold every slot's
+// tokens. It is the cell's Over capacity, not a broken server.
+type OverCapacityError struct{ Message string }
+
+func (e *OverCapacityError) Error() string {
+	return "the server ran out of KV cache: " + e.Message
+}
+
 // StreamError is a stream that broke: the server sent an error object
 // mid-stream, a malformed chunk, a line over MaxSSELineBytes, or the
 // connection ended before [DONE].
@@ -68,7 +78,8 @@ func (e *StreamError) Error() string { return "the stream broke: " + e.Reason }
 func (e *StreamError) Unwrap() error { return e.Err }
 
 var (
-	tooLongRe = regexp.MustCompile(`(?i)maximum context length|max_model_len|context length is|exceed_context_size|exceeds the available context|n_ctx|too long|longer than the maximum model length`)
+	overCapRe = regexp.MustCompile(`(?i)context size has been exceeded`)
+	tooLongRe = regexp.MustCompile(`(?i)longer than the model's context length|maximum context length|max_model_len|context length is|exceed_context_size|exceeds the available context|n_ctx|too long|longer than the maximum model length`)
 	limitRe   = regexp.MustCompile(`(?i)(?:maximum context length is|max_model_len|n_ctx(?:_slot)?)\D{0,20}(\d+)`)
 )
 
@@ -83,6 +94,8 @@ func statusError(resp *http.Response) error {
 		resp.StatusCode == http.StatusMethodNotAllowed,
 		resp.StatusCode == http.StatusNotImplemented:
 		return ErrNotSupported
+	case resp.StatusCode == http.StatusBadRequest && overCapRe.MatchString(msg):
+		return &OverCapacityError{Message: msg}
 	case resp.StatusCode == http.StatusBadRequest && tooLongRe.MatchString(msg):
 		return tooLong(msg)
 	}

@@ -17,6 +17,12 @@ type Model struct {
 	ID string `json:"id"`
 	// MaxModelLen is vLLM's max_model_len; 0 when the server does not say.
 	MaxModelLen int `json:"max_model_len"`
+	// Meta is llama-server's model facts: n_ctx (its context) and
+	// n_ctx_train (the model's).
+	Meta *struct {
+		NCtx      int `json:"n_ctx"`
+		NCtxTrain int `json:"n_ctx_train"`
+	} `json:"meta,omitempty"`
 }
 
 // Models lists the models the server serves.
@@ -96,16 +102,42 @@ func (c *Client) Health(ctx context.Context) error {
 	return resp.Body.Close()
 }
 
-// Tokenize counts the tokens of prompt with the server's tokenizer
-// (vLLM's POST /tokenize). ErrNotSupported when the server has none.
+// ErrNoTokens means /tokenize answered an empty token list for a
+// non-empty text: the endpoint exists but did not read the body (llama-server
+// answers 200 {"tokens":[]} to a body without "content"), so it cannot
+// count prompts.
+var ErrNoTokens = errors.New("the server's /tokenize returned no tokens for a non-empty text")
+
+// Tokenize counts the tokens of prompt with the server's tokenizer, with the
+// special tokens a completion adds (BOS), in the body this server reads:
+// vLLM's {"model","prompt","add_special_tokens"} or llama-server's
+// {"content","add_special"}. A server of unknown kind gets vLLM's body and,
+// if that yields nothing, llama-server's. ErrNotSupported when the server
+// has no /tokenize, ErrNoTokens when it counts nothing.
 func (c *Client) Tokenize(ctx context.Context, model, prompt string) (int, error) {
-	body, err := json.Marshal(map[string]any{"model": model, "prompt": prompt, "add_special_tokens": true})
+	vllm := map[string]any{"model": model, "prompt": prompt, "add_special_tokens": true}
+	llama := map[string]any{"content": prompt, "add_special": true}
+	switch c.personality {
+	case PersonalityLlama:
+		return c.tokenize(ctx, llama, prompt)
+	case PersonalityVLLM, PersonalitySGLang:
+		return c.tokenize(ctx, vllm, prompt)
+	}
+	n, err := c.tokenize(ctx, vllm, prompt)
+	if errors.Is(err, ErrNoTokens) {
+		return c.tokenize(ctx, llama, prompt)
+	}
+	return n, err
+}
+
+func (c *Client) tokenize(ctx context.Context, body map[string]any, prompt string) (int, error) {
+	b, err := json.Marshal(body)
 	if err != nil {
 		return 0, err
 	}
 	ctx, cancel, explain := c.infoContext(ctx, "/tokenize")
 	defer cancel()
-	req, err := c.newRequest(ctx, http.MethodPost, "/tokenize", bytes.NewReader(body))
+	req, err := c.newRequest(ctx, http.MethodPost, "/tokenize", bytes.NewReader(b))
 	if err != nil {
 		return 0, err
 	}
@@ -124,11 +156,18 @@ func (c *Client) Tokenize(ctx context.Context, model, prompt string) (int, error
 		}
 		return 0, fmt.Errorf("/tokenize answered something that is not JSON: %w", err)
 	}
-	if v.Count != nil {
-		return *v.Count, nil
+	n := -1
+	switch {
+	case v.Count != nil:
+		n = *v.Count
+	case v.Tokens != nil:
+		n = len(v.Tokens)
 	}
-	if v.Tokens != nil {
-		return len(v.Tokens), nil
+	switch {
+	case n < 0:
+		return 0, ErrNotSupported
+	case n == 0 && strings.TrimSpace(prompt) != "":
+		return 0, ErrNoTokens
 	}
-	return 0, ErrNotSupported
+	return n, nil
 }

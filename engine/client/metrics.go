@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -23,11 +24,19 @@ type Metrics struct {
 	KVUsage    float64
 	HasKVUsage bool
 	// Cumulative counters.
-	PrefixCacheQueries, PrefixCacheHits float64
-	HasPrefixCache                      bool
-	Preemptions                         float64
-	HasPreemptions                      bool
-	PromptTokens, GenerationTokens      float64
+	PrefixCacheQueries, PrefixCacheHits  float64
+	HasPrefixCache                       bool
+	Preemptions                          float64
+	HasPreemptions                       bool
+	PromptTokens, GenerationTokens       float64
+	HasPromptTokens, HasGenerationTokens bool
+	// DecodeSeconds is llama-server's tokens_predicted_seconds_total: the
+	// time its slots spent generating, summed over finished requests.
+	DecodeSeconds    float64
+	HasDecodeSeconds bool
+	// Family is the prefix of the server's metric names: "vllm",
+	// "llamacpp", "sglang", or "" when none of them appears.
+	Family string
 	// Cache holds vllm:cache_config_info's labels when present.
 	Cache *CacheConfig
 }
@@ -44,15 +53,19 @@ type CacheConfig struct {
 
 // Metric names, current and older vLLM spellings, and llama-server's.
 var (
-	runningNames     = []string{"vllm:num_requests_running", "llamacpp:requests_processing"}
-	waitingNames     = []string{"vllm:num_requests_waiting", "llamacpp:requests_deferred"}
-	kvUsageNames     = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"}
+	runningNames     = []string{"vllm:num_requests_running", "llamacpp:requests_processing", "sglang:num_running_reqs"}
+	waitingNames     = []string{"vllm:num_requests_waiting", "llamacpp:requests_deferred", "sglang:num_queue_reqs"}
+	kvUsageNames     = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage"}
 	prefixQueryNames = []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries"}
 	prefixHitNames   = []string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits"}
 	preemptionNames  = []string{"vllm:num_preemptions_total", "vllm:num_preemptions"}
-	promptTokNames   = []string{"vllm:prompt_tokens_total", "vllm:prompt_tokens", "llamacpp:prompt_tokens_total"}
-	genTokNames      = []string{"vllm:generation_tokens_total", "vllm:generation_tokens", "llamacpp:tokens_predicted_total"}
+	promptTokNames   = []string{"vllm:prompt_tokens_total", "vllm:prompt_tokens", "llamacpp:prompt_tokens_total", "sglang:prompt_tokens_total"}
+	genTokNames      = []string{"vllm:generation_tokens_total", "vllm:generation_tokens", "llamacpp:tokens_predicted_total", "sglang:generation_tokens_total"}
+	decodeSecNames   = []string{"llamacpp:tokens_predicted_seconds_total"}
 )
+
+// metricFamilies are the name prefixes that say which server this is.
+var metricFamilies = []string{"vllm", "llamacpp", "sglang"}
 
 // Metrics scrapes /metrics. ErrNotSupported when the server has none.
 func (c *Client) Metrics(ctx context.Context) (Metrics, error) {
@@ -90,10 +103,29 @@ func ParseMetrics(r io.Reader) (Metrics, error) {
 	m.PrefixCacheQueries, m.HasPrefixCache = sum(fams, prefixQueryNames)
 	m.PrefixCacheHits, _ = sum(fams, prefixHitNames)
 	m.Preemptions, m.HasPreemptions = sum(fams, preemptionNames)
-	m.PromptTokens, _ = sum(fams, promptTokNames)
-	m.GenerationTokens, _ = sum(fams, genTokNames)
+	m.PromptTokens, m.HasPromptTokens = sum(fams, promptTokNames)
+	m.GenerationTokens, m.HasGenerationTokens = sum(fams, genTokNames)
+	m.DecodeSeconds, m.HasDecodeSeconds = sum(fams, decodeSecNames)
+	m.Family = family(fams)
 	m.Cache = cacheConfig(fams["vllm:cache_config_info"])
 	return m, nil
+}
+
+// family returns the known prefix most of the metric names carry.
+func family(fams map[string]*dto.MetricFamily) string {
+	best, bestN := "", 0
+	for _, f := range metricFamilies {
+		n := 0
+		for name := range fams {
+			if strings.HasPrefix(name, f+":") {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = f, n
+		}
+	}
+	return best
 }
 
 // sum adds the values of every series of the first family present among

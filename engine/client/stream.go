@@ -81,6 +81,12 @@ type StreamResult struct {
 	// Finished is true when the server ended the request normally
 	// (finish_reason or [DONE]).
 	Finished bool
+	// FinishLength is true when finish_reason was "length": the request
+	// stopped at max_tokens or, short of it, at the server's context limit.
+	FinishLength bool
+	// Retries counts the times the request was sent again after a
+	// transient connection error (MaxTransientRetries at most).
+	Retries int
 }
 
 // TokenFunc receives each content chunk: its arrival time and the output
@@ -111,7 +117,8 @@ func (c *Client) StreamBody(ctx context.Context, body []byte, onToken TokenFunc)
 	}
 	hreq.Header.Set("Accept", "text/event-stream")
 	res := StreamResult{Sent: time.Now()}
-	resp, err := c.do(hreq)
+	resp, retries, err := c.doRetrying(hreq)
+	res.Retries = retries
 	if err != nil {
 		res.End = time.Now()
 		return res, err
@@ -155,6 +162,9 @@ func readStream(r io.Reader, res *StreamResult, onToken TokenFunc) error {
 		}
 		if ch.isError {
 			msg := string(ch.errMsg)
+			if overCapRe.MatchString(msg) {
+				return streamEnd(res, usageTotal, usageChunks, sawFinal, &OverCapacityError{Message: msg})
+			}
 			if tooLongRe.MatchString(msg) {
 				return streamEnd(res, usageTotal, usageChunks, sawFinal, tooLong(msg))
 			}
@@ -200,6 +210,7 @@ func readStream(r io.Reader, res *StreamResult, onToken TokenFunc) error {
 		}
 		if ch.finished {
 			res.Finished = true
+			res.FinishLength = res.FinishLength || ch.finishLength
 		}
 	}
 	if done {

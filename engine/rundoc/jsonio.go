@@ -292,9 +292,9 @@ func (v *validator) plan(p *Plan) {
 
 func (v *validator) server(s *Server) {
 	switch s.KVCapacitySource {
-	case "", KVSourceMetrics, KVSourceLog, KVSourceUser, KVSourceUnknown:
+	case "", KVSourceMetrics, KVSourceLog, KVSourceUser, KVSourceUnknown, KVSourceProps, KVSourceServerInfo:
 	default:
-		v.fail("server.kv_capacity_source %q is not one of metrics, log, user, unknown", s.KVCapacitySource)
+		v.fail("server.kv_capacity_source %q is not one of metrics, log, user, unknown, props, server_info", s.KVCapacitySource)
 	}
 	v.intRange("server.max_model_len", s.MaxModelLen, 0, MaxContextTokens)
 	v.intRange("server.kv_capacity_tokens", s.KVCapacityTokens, 0, math.MaxInt32)

@@ -56,6 +56,7 @@ func jsonioFullRun() *rundoc.Run {
 		Server: rundoc.Server{
 			Model: "org/model", Engine: "vllm", Version: "0.11.0", MaxModelLen: 32768,
 			KVCapacityTokens: 120000, KVCapacitySource: rundoc.KVSourceMetrics, HasMetrics: true, HasTokenize: true,
+			ServerFacts: rundoc.ServerFacts{Personality: "vllm", Slots: 4, KVUnified: true, NotReported: []string{rundoc.NotReportedDecodeTime}},
 		},
 		Cells: []rundoc.Cell{
 			{Phase: rundoc.PhasePrefill, Context: 8192, Concurrency: 1, Status: rundoc.StatusValid,
@@ -78,6 +79,9 @@ func jsonioFullRun() *rundoc.Run {
 					UtilGPU: 98, UtilMem: 80, VRAMUsedBytes: 11 << 30, Throttle: []string{"power cap"}}},
 				StartedAt: start.Add(time.Minute), WindowStart: start.Add(time.Minute + 2*time.Second),
 				PromptTokS: 5000, PromptTokens: 12,
+				CellChecks: rundoc.CellChecks{RetriedRequests: 2, NeverStarted: 1, EndedByLength: 1, IdleWaitS: 0.25,
+					ServerOutputTokens: 2840, CheckedOutputTokens: 2834, ServerTokenDiffPct: 0.21, ServerPromptTokens: 24,
+					ServerDecodeS: 59.5, ServerDecodeTokS: 47.7},
 			},
 		},
 		Error: "none, really",

@@ -126,6 +126,7 @@ type Server struct {
 	KVCapacitySource string `json:"kv_capacity_source"`
 	HasMetrics       bool   `json:"has_metrics"`
 	HasTokenize      bool   `json:"has_tokenize"`
+	ServerFacts
 }
 
 // KV capacity sources.
@@ -134,6 +135,10 @@ const (
 	KVSourceLog     = "log"
 	KVSourceUser    = "user"
 	KVSourceUnknown = "unknown"
+	// KVSourceProps: llama-server's /props (n_ctx, total_slots, kv_unified).
+	KVSourceProps = "props"
+	// KVSourceServerInfo: SGLang's /get_server_info (max_total_num_tokens).
+	KVSourceServerInfo = "server_info"
 )
 
 // Phase is the kind of cell.
@@ -214,6 +219,7 @@ type Cell struct {
 	// discrepancy, while fewer is multi-token chunks.
 	ChunkTokens        int  `json:"chunk_tokens,omitempty"`
 	TokenCountMismatch bool `json:"token_count_mismatch,omitempty"`
+	CellChecks
 
 	// ServerStats summarises the /metrics samples; nil when the server has no
 	// metrics (figures unavailable, not zero).

@@ -1,0 +1,90 @@
+package rundoc
+
+// ServerFacts are what RigBench learned about the kind of server it
+// measured (issue 17): which personality answered, and which figures that
+// server could not give, so views say "not reported" instead of showing 0.
+// They are part of Server (embedded: the JSON fields sit at its top level).
+type ServerFacts struct {
+	// Personality is "vllm", "llama-server", "sglang" or "openai" (any other
+	// OpenAI-compatible server); empty in runs from before it was recorded.
+	Personality string `json:"personality,omitempty"`
+	// Slots is llama-server's total_slots; KVUnified whether its slots share
+	// one KV pool (-kvu), so one request may use all of it.
+	Slots     int  `json:"slots,omitempty"`
+	KVUnified bool `json:"kv_unified,omitempty"`
+	// NotReported names the figures this server does not expose (NotReported…
+	// constants); they are absent from the cells, never 0.
+	NotReported []string `json:"not_reported,omitempty"`
+}
+
+// Figures a server may not report (ServerFacts.NotReported).
+const (
+	NotReportedKVUsage      = "kv_usage"
+	NotReportedPrefixCache  = "prefix_hit_rate"
+	NotReportedPreemptions  = "preemptions"
+	NotReportedQueue        = "queue"
+	NotReportedKVCapacity   = "kv_capacity"
+	NotReportedServerTokens = "server_output_tokens"
+	NotReportedDecodeTime   = "server_decode_s"
+	NotReportedTokenize     = "tokenize"
+)
+
+// Reports says whether the server gives a figure (not in NotReported).
+func (f ServerFacts) Reports(figure string) bool {
+	for _, n := range f.NotReported {
+		if n == figure {
+			return false
+		}
+	}
+	return true
+}
+
+// CellChecks are the per-cell figures of issues 17 and 18: how the requests
+// fared beyond the figures of METHOD.md, and the cross-check of RigBench's
+// token count against the server's own counters. Embedded in Cell (the JSON
+// fields sit at the cell's top level); zero values are omitted.
+type CellChecks struct {
+	// RetriedRequests counts requests sent again after a transient
+	// connection error before any response byte (at most twice each).
+	RetriedRequests int `json:"retried_requests,omitempty"`
+	// NeverStarted counts requests of the window that got no first token
+	// before it closed although they waited at least half of it: their
+	// TTFT is "> window" (they count as +∞ in the TTFT quantiles, and a
+	// quantile that falls on them is absent).
+	NeverStarted int `json:"never_started,omitempty"`
+	// EndedByLength counts requests the server ended with finish_reason
+	// "length" before max_output tokens: prompt + output reached the
+	// server's context limit, so the cell is not Valid.
+	EndedByLength int `json:"ended_by_length,omitempty"`
+	// IdleWaitS is how long (card seconds) RigBench waited before the
+	// warm-up for the server to report nothing running or waiting.
+	IdleWaitS float64 `json:"idle_wait_s,omitempty"`
+
+	// ServerOutputTokens is the delta of the server's generated-token
+	// counter (vllm:generation_tokens_total, llamacpp:tokens_predicted_total,
+	// sglang:generation_tokens_total) from just before the window to after
+	// its last request ended.
+	ServerOutputTokens int `json:"server_output_tokens,omitempty"`
+	// CheckedOutputTokens is RigBench's count of the same tokens: every
+	// token received by the window's requests, or, for a server that counts
+	// a request when it finishes (llama-server), the usage of the requests
+	// that finished.
+	CheckedOutputTokens int `json:"checked_output_tokens,omitempty"`
+	// ServerTokenDiffPct is 100 × (server − RigBench) / RigBench.
+	ServerTokenDiffPct float64 `json:"server_token_diff_pct,omitempty"`
+	// ServerPromptTokens is the delta of the server's prompt-token counter
+	// over the same span (llama-server counts only tokens it computed, not
+	// cache hits).
+	ServerPromptTokens int `json:"server_prompt_tokens,omitempty"`
+	// ServerDecodeS is llama-server's own decode time for those tokens
+	// (Δ tokens_predicted_seconds_total, summed over its slots), and
+	// ServerDecodeTokS = server output tokens / ServerDecodeS, the
+	// per-request rate the server measured; next to per_request_tok_s it
+	// shows what HTTP and sampling cost.
+	ServerDecodeS    float64 `json:"server_decode_s,omitempty"`
+	ServerDecodeTokS float64 `json:"server_decode_tok_s,omitempty"`
+}
+
+// ServerCheckTolerancePct is the difference between the server's and
+// RigBench's token counts above which a cell gets a note.
+const ServerCheckTolerancePct = 2
