@@ -137,7 +137,8 @@ func (r *Runner) readCounters(ctx context.Context, run *rundoc.Run) *counters {
 // of the server's own counter from before the window to after its last
 // request ended (METHOD.md: Cross-check). vLLM and SGLang count a token
 // when they generate it, so RigBench counts every token its requests
-// received, inside the window or after it until they were cancelled;
+// received, inside the window or after it until they were cancelled (a
+// finished request by its usage);
 // llama-server counts a request's tokens when it finishes (a cancelled one
 // never), so RigBench counts the usage of its finished requests. A
 // difference above ServerCheckTolerancePct gets a note on the cell.
@@ -149,13 +150,19 @@ func (w *window) crossCheck(before, after *counters, reqs []request) {
 	atFinish := w.run.Server.Personality == string(client.PersonalityLlama)
 	ours := 0
 	for _, rq := range reqs {
+		got := 0
+		for _, ch := range rq.chunks {
+			got += ch.tokens
+		}
 		switch {
-		case atFinish && rq.done:
-			ours += rq.usageTokens
+		case rq.done:
+			ours += rq.usageTokens // the whole request, by its usage
 		case !atFinish:
-			for _, ch := range rq.chunks {
-				ours += ch.tokens
-			}
+			ours += got // what arrived before it was cancelled
+		case got >= w.maxOutput:
+			// All its tokens arrived but the close cut it before its last
+			// chunk: the server finished it, and counted it.
+			ours += got
 		}
 	}
 	server := after.output - before.output

@@ -235,7 +235,7 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, st *stre
 		fl.Flush()
 	}
 	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-	continuous := includeUsage && req.StreamOptions.ContinuousUsageStats && s.cfg.Personality != PersonalitySGLang
+	continuous := includeUsage && req.StreamOptions.ContinuousUsageStats
 	f := s.cfg.Faults
 	chunk := completionChunk{ID: st.rec.ID, Object: "text_completion", Created: s.created, Model: s.model}
 	prompt := len(st.sq.prompt)

@@ -18,7 +18,8 @@ import (
 //   - /metrics with sglang:* names labelled by model_name:
 //     num_running_reqs, num_queue_reqs, token_usage (0–1),
 //     prompt_tokens_total, generation_tokens_total, cache_hit_rate;
-//   - continuous_usage_stats is ignored: usage comes in the final chunk.
+//   - usage as vLLM gives it: in the final chunk with include_usage, in
+//     every chunk with continuous_usage_stats.
 const sglangVersion = "0.5.2-sim"
 
 func (s *Server) sglangMux() *http.ServeMux {
