@@ -88,6 +88,7 @@ func loadRun(ctx context.Context, tx *sql.Tx, rowID int64, uuid string) (*rundoc
 	r := &rundoc.Run{Schema: rundoc.Schema, UUID: uuid}
 	var (
 		tags, hw, launch   sql.NullString
+		facts              sql.NullString
 		plan               string
 		status             string
 		created, finished  sql.NullInt64
@@ -97,10 +98,10 @@ func loadRun(ctx context.Context, tx *sql.Tx, rowID int64, uuid string) (*rundoc
 	err := tx.QueryRowContext(ctx, `
 SELECT name, tags, notes, status, created_at, finished_at, origin, simulated, error, d.plan, d.hardware,
 	d.launch, model, engine, engine_version, max_model_len, kv_capacity_tokens, kv_capacity_source,
-	has_metrics, has_tokenize
+	has_metrics, has_tokenize, d.server_facts
 FROM runs JOIN run_documents d ON d.run_id = runs.id WHERE runs.id = ?`, rowID).Scan(&r.Name, &tags, &r.Notes, &status, &created, &finished, &r.Origin,
 		&simulated, &r.Error, &plan, &hw, &launch, &r.Server.Model, &r.Server.Engine, &r.Server.Version,
-		&r.Server.MaxModelLen, &r.Server.KVCapacityTokens, &r.Server.KVCapacitySource, &metrics, &tokenize)
+		&r.Server.MaxModelLen, &r.Server.KVCapacityTokens, &r.Server.KVCapacitySource, &metrics, &tokenize, &facts)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("no run has the ID %s; 'rigbench-cli runs' lists them", uuid)
 	}
@@ -114,6 +115,9 @@ FROM runs JOIN run_documents d ON d.run_id = runs.id WHERE runs.id = ?`, rowID).
 		return nil, err
 	}
 	if err := fromJSONCol("tags", tags, &r.Tags); err != nil {
+		return nil, err
+	}
+	if err := fromJSONCol("server_facts", facts, &r.Server.ServerFacts); err != nil {
 		return nil, err
 	}
 	if hw.Valid {
@@ -146,7 +150,7 @@ SELECT id, phase, context, concurrency, status, reason, prompt_tok_s, prompt_tok
 	per_request_tok_s, ttft_ms, tbt_ms, ttft_p90_ms, ttft_p99_ms, tbt_p90_ms, tbt_p99_ms, avg_active,
 	completed_requests, output_tokens, measured_s, token_count_source, chunk_tokens, token_count_mismatch,
 	server_stats, gpu_stats, energy_j_per_token, started_at, window_start,
-	prompt_tok_s_ci95, total_tok_s_ci95, per_request_tok_s_ci95, ttft_ms_ci95, tbt_ms_ci95
+	prompt_tok_s_ci95, total_tok_s_ci95, per_request_tok_s_ci95, ttft_ms_ci95, tbt_ms_ci95, checks
 FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, err
@@ -159,7 +163,7 @@ FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 			id               int64
 			phase, status    string
 			mismatch         int
-			srv, gpu         sql.NullString
+			srv, gpu, checks sql.NullString
 			started, windowS sql.NullInt64
 		)
 		if err := rows.Scan(&id, &phase, &c.Context, &c.Concurrency, &status, &c.Reason, &c.PromptTokS,
@@ -167,7 +171,7 @@ FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 			&c.TBTP90Ms, &c.TBTP99Ms, &c.AvgActive, &c.CompletedRequests, &c.OutputTokens, &c.MeasuredS,
 			&c.TokenCountSource, &c.ChunkTokens, &mismatch, &srv, &gpu, &c.EnergyJPerToken, &started,
 			&windowS, &c.PromptTokSCI95, &c.TotalTokSCI95, &c.PerRequestTokSCI95, &c.TTFTMsCI95,
-			&c.TBTMsCI95); err != nil {
+			&c.TBTMsCI95, &checks); err != nil {
 			return nil, err
 		}
 		c.Phase, c.Status, c.TokenCountMismatch = rundoc.Phase(phase), rundoc.Status(status), mismatch != 0
@@ -177,6 +181,9 @@ FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 			if err := fromJSONCol("server_stats", srv, c.ServerStats); err != nil {
 				return nil, err
 			}
+		}
+		if err := fromJSONCol("checks", checks, &c.CellChecks); err != nil {
+			return nil, err
 		}
 		if gpu.Valid {
 			c.GPUStats = &hardware.GPUStats{}

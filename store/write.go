@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -151,8 +152,12 @@ RETURNING id`,
 	if err != nil {
 		return 0, err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO run_documents (run_id, plan, hardware, launch) VALUES (?, ?, ?, ?)`,
-		id, string(plan), hw, launch)
+	facts, err := jsonCol(r.Server.ServerFacts, reflect.ValueOf(r.Server.ServerFacts).IsZero())
+	if err != nil {
+		return 0, err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO run_documents (run_id, plan, hardware, launch, server_facts) VALUES (?, ?, ?, ?, ?)`,
+		id, string(plan), hw, launch, facts)
 	return id, err
 }
 

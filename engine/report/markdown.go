@@ -111,6 +111,12 @@ func mdEngine(b *bufio.Writer, r *rundoc.Run) {
 		kv += " (from " + mdText(s.KVCapacitySource) + ")"
 	}
 	fmt.Fprintf(b, "| KV capacity (tokens) | %s |\n", kv)
+	if s.Personality != "" {
+		fmt.Fprintf(b, "| Server kind | %s |\n", mdText(s.Personality))
+	}
+	if len(s.NotReported) > 0 {
+		fmt.Fprintf(b, "| Not reported by this server | %s |\n", mdText(strings.Join(s.NotReported, ", ")))
+	}
 	b.WriteString("\n## Launch\n\n")
 	l := r.Launch
 	if l == nil {

@@ -257,10 +257,12 @@ type ServerStats struct {
 	Samples     int     `json:"samples"`
 	RunningMean float64 `json:"running_mean"`
 	WaitingMax  float64 `json:"waiting_max"`
-	KVUsageMean float64 `json:"kv_usage_mean"`
-	KVUsageMax  float64 `json:"kv_usage_max"`
+	// KV usage, hit rate and preemptions are absent where the server does
+	// not report them (Server.NotReported), never written as 0.
+	KVUsageMean float64 `json:"kv_usage_mean,omitempty"`
+	KVUsageMax  float64 `json:"kv_usage_max,omitempty"`
 	// PrefixHitRate is Δhits / Δqueries over the window (0 when no queries).
-	PrefixHitRate float64 `json:"prefix_hit_rate"`
+	PrefixHitRate float64 `json:"prefix_hit_rate,omitempty"`
 	// Preemptions is Δ of vllm:num_preemptions_total over the window.
-	Preemptions float64 `json:"preemptions"`
+	Preemptions float64 `json:"preemptions,omitempty"`
 }

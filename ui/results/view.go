@@ -285,6 +285,8 @@ func ServerText(r *rundoc.Run) string {
 	}
 	var s string
 	switch {
+	case r.Simulated && r.Server.Personality != "" && r.Server.Personality != "vllm":
+		s = "Server: RigBench's simulated server, as " + r.Server.Personality
 	case r.Simulated:
 		s = "Server: RigBench's simulated server"
 	case r.Launch != nil:
@@ -298,7 +300,12 @@ func ServerText(r *rundoc.Run) string {
 	if model != "" {
 		s += ", model " + model
 	}
-	return s + "."
+	s += "."
+	// Figures this kind of server does not give are "not reported", not 0.
+	if len(r.Server.NotReported) > 0 {
+		s += " Not reported by this server: " + strings.ReplaceAll(strings.Join(r.Server.NotReported, ", "), "_", " ") + "."
+	}
+	return s
 }
 
 func short(id string) string {
