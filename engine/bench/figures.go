@@ -104,9 +104,10 @@ func (t *tally) add(rq *request) {
 		t.cutSource = weaker(t.cutSource, rq.source, chunks > 0)
 	}
 	t.retries += rq.retries
-	// Ended by length short of M: by usage and by chunks alike (a usage
-	// that undercounts is flagged apart, not taken for a short stream).
-	if rq.done && rq.finishLength && t.maxOutput > 0 && max(rq.usageTokens, len(rq.chunks)) < t.maxOutput {
+	// Ended by length short of M, by a usage that is not below the chunk
+	// count (a usage that undercounts is flagged apart, not taken for a
+	// short stream).
+	if rq.done && rq.finishLength && t.maxOutput > 0 && rq.usageTokens >= len(rq.chunks) && rq.usageTokens < t.maxOutput {
 		t.endedByLength++
 	}
 	if !seen && rq.sent < t.end {
