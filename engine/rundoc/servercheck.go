@@ -88,3 +88,26 @@ type CellChecks struct {
 // ServerCheckTolerancePct is the difference between the server's and
 // RigBench's token counts above which a cell gets a note.
 const ServerCheckTolerancePct = 2
+
+// The figures of CellChecks in the registry (figures.go): optional
+// columns, shown only when some cell has them.
+var (
+	// FigRetried counts requests sent again after a transient connection
+	// error.
+	FigRetried = Figure{Key: "retried_requests", Label: "retried", Title: "Retried", Decimals: 0,
+		Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return float64(c.RetriedRequests) }}
+	// FigNeverStarted counts requests whose TTFT was over the window.
+	FigNeverStarted = Figure{Key: "never_started", Label: "never started", Title: "Never started", Decimals: 0,
+		Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return float64(c.NeverStarted) }}
+	// FigServerOutputTokens is the server's own count of generated tokens.
+	FigServerOutputTokens = Figure{Key: "server_output_tokens", Label: "server tokens", Title: "Server tokens", Decimals: 0,
+		Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return float64(c.ServerOutputTokens) }}
+	// FigServerTokenDiff is how far the server's count is from RigBench's.
+	FigServerTokenDiff = Figure{Key: "server_token_diff_pct", Label: "server Δ %", Title: "Server Δ %", Unit: "%", Decimals: 1,
+		Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return c.ServerTokenDiffPct },
+		zeroCounts: func(c *Cell) bool { return c.CheckedOutputTokens > 0 }}
+	// FigServerDecodeTokS is the per-request rate the server measured
+	// itself (llama-server).
+	FigServerDecodeTokS = Figure{Key: "server_decode_tok_s", Label: "server decode tok/s", Title: "Server decode tok/s", Unit: "tok/s",
+		Decimals: 1, Better: Higher, Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return c.ServerDecodeTokS }}
+)
