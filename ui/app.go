@@ -85,7 +85,11 @@ type UI struct {
 func New(a fyne.App, w fyne.Window) *UI { return NewWithServices(a, w, DefaultServices()) }
 
 // NewWithServices builds the window with the given services (tests pass a
-// fast simulator and a temporary history).
+// fast simulator and a temporary history). It is longer than 80 lines on
+// purpose: it is the app's wiring, one statement per connection between a
+// view and a service, read top to bottom; split, the order in which views
+// must exist before they are connected would be spread over several
+// functions.
 func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	svc.SimSpeed = tourSpeed(svc.SimSpeed)
 	u := &UI{app: a, win: w, svc: svc, ready: make(chan struct{}), notSaved: map[string]bool{}}

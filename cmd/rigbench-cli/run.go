@@ -20,6 +20,7 @@ import (
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/internal/safefile"
 	"github.com/rigbench/rigbench/internal/termtext"
+	"github.com/rigbench/rigbench/store"
 )
 
 func init() {
@@ -51,10 +52,50 @@ type runFlags struct {
 	saveFlags
 }
 
-func runRun(ctx context.Context, e *env, args []string) error {
-	var f runFlags
+// options is the session the flags ask for: the target, the plan and the
+// labels of the run.
+func (f *runFlags) options(e *env, plan rundoc.Plan, simCfg sim.Config, demoLaunch *rundoc.Launch, vllmArgs []string) (session.Options, error) {
+	opts := session.Options{Model: f.model, Plan: plan, Name: f.name, Notes: f.notes, NoTelemetry: f.noTelemetry,
+		Tags: splitList(f.tags)}
+	switch {
+	case f.endpoint != "":
+		opts.Kind, opts.Endpoint, opts.APIKey = session.Endpoint, f.endpoint, f.apiKey
+	case f.demo:
+		opts.Kind, opts.Sim, opts.SimLaunch = session.Demo, simCfg, demoLaunch
+		opts.Model = ""
+	case f.launch.enabled:
+		l, err := f.launch.launcher(e, f.model, vllmArgs)
+		if err != nil {
+			return session.Options{}, err
+		}
+		opts.Kind, opts.Launcher, opts.Model = session.Launch, l, ""
+	}
+	opts.Log = logPrinter(e.stderr)
+	// A plan the server cannot run stops at its first event and reaches
+	// neither the progress lines nor the history.
+	opts.StopWhenNothingRuns = true
+	return opts, nil
+}
+
+// parse reads the flags of `run` into f and returns which were set and the
+// words after them (vLLM flags); set is nil after --help.
+func (f *runFlags) parse(e *env, args []string) (set map[string]bool, rest []string, err error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, nil, nil
+		}
+		return nil, nil, exitError{code: 2}
+	}
+	set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	return set, fs.Args(), nil
+}
+
+// register declares the flags of `run`.
+func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.endpoint, "endpoint", "", "URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000")
 	fs.StringVar(&f.apiKey, "api-key", "", "API key of the server (default $RIGBENCH_API_KEY)")
 	fs.StringVar(&f.model, "model", "", "model to benchmark (default: the server's first; with --launch: the Hugging Face id to serve)")
@@ -74,15 +115,14 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&f.noTelemetry, "no-telemetry", false, "do not sample GPU power and clocks")
 	f.launch.register(fs)
 	f.saveFlags.register(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return exitError{code: 2}
+}
+
+func runRun(ctx context.Context, e *env, args []string) error {
+	var f runFlags
+	set, vllmArgs, err := f.parse(e, args)
+	if err != nil || set == nil {
+		return err // nil after --help
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	vllmArgs := fs.Args()
 	if len(vllmArgs) > 0 && !f.launch.enabled && !f.demo {
 		return usagef("unexpected arguments %q (vLLM flags after -- need --launch or --demo)", strings.Join(vllmArgs, " "))
 	}
@@ -116,30 +156,15 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		keyFromEnv = f.apiKey != ""
 	}
 
-	opts := session.Options{Model: f.model, Plan: plan, Name: f.name, Notes: f.notes, NoTelemetry: f.noTelemetry,
-		Tags: splitList(f.tags)}
-	switch {
-	case f.endpoint != "":
-		opts.Kind, opts.Endpoint, opts.APIKey = session.Endpoint, f.endpoint, f.apiKey
-	case f.demo:
-		opts.Kind, opts.Sim, opts.SimLaunch = session.Demo, simCfg, demoLaunch
-		opts.Model = ""
-	case f.launch.enabled:
-		l, err := f.launch.launcher(e, f.model, vllmArgs)
-		if err != nil {
-			return err
-		}
-		opts.Kind, opts.Launcher, opts.Model = session.Launch, l, ""
+	opts, err := f.options(e, plan, simCfg, demoLaunch, vllmArgs)
+	if err != nil {
+		return err
 	}
-	opts.Log = logPrinter(e.stderr)
 
 	saver, closeDB, err := f.saveFlags.recorder(ctx, e)
 	if err != nil {
 		return err
 	}
-	// A plan the server cannot run stops at its first event and reaches
-	// neither the progress lines nor the history (StopWhenNothingRuns).
-	opts.StopWhenNothingRuns = true
 	prog := newProgress(e.stderr)
 	// The history sees each event before the progress line does: a cell
 	// the user reads as finished is already saved, so a kill -9 right
@@ -162,42 +187,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if run != nil && len(run.Cells) > 0 {
 		printResults(e.stdout, run)
 	}
-	// A run document that cannot be written must not cost the history: the
-	// write error is reported after the history is closed and its save
-	// confirmed, and the run stays there to export.
-	var jsonErr error
-	if f.jsonPath != "" && run != nil && run.Plan.MaxOutput > 0 {
-		if jsonErr = writeRunFile(f.jsonPath, run); jsonErr == nil {
-			fmt.Fprintf(e.stderr, "wrote %s\n", f.jsonPath)
-		}
-	}
-	saveErr := closeDB()
-	if saveErr != nil {
-		// Say exactly what the history kept (store.SaveError) and where
-		// the rest is, never that nothing was lost (issue 12).
-		saveErr = fmt.Errorf("%w; %s", saveErr, whereTheRunIs(run, f.jsonPath, jsonErr, os.TempDir()))
-		jsonErr = nil // said in saveErr
-		runErr = errors.Join(runErr, saveErr)
-	} else if saver != nil && run != nil && saver.Saved() {
-		fmt.Fprintf(e.stderr, "saved as run %s in the history (rigbench-cli show %s)\n", shortID(run.UUID), shortID(run.UUID))
-		if jsonErr != nil {
-			jsonErr = fmt.Errorf("%v; the run is in the history, so 'rigbench-cli export %s -o FILE' writes it later", jsonErr, shortID(run.UUID))
-		}
-	}
-	if errors.Is(runErr, context.Canceled) {
-		for _, err := range []error{jsonErr, saveErr} {
-			if err != nil {
-				fmt.Fprintf(e.stderr, "rigbench-cli run: %s\n", termtext.SafeLines(err.Error()))
-			}
-		}
-		if saveErr == nil {
-			fmt.Fprintln(e.stderr, "cancelled: kept the cells measured so far")
-		} else {
-			fmt.Fprintln(e.stderr, "cancelled")
-		}
-		return exitError{code: 130}
-	}
-	return errors.Join(runErr, jsonErr)
+	return f.finish(e, run, runErr, saver, closeDB)
 }
 
 // checkTarget checks that exactly one target is chosen and that the
@@ -462,4 +452,44 @@ func demoFlags(base sim.Config, vllmArgs []string, keepProfile bool) (sim.Config
 		s.Profile = base.Profile
 	}
 	return s, session.DemoLaunch(c, s), nil
+}
+
+// finish writes --json, closes the history and says what was kept: a run
+// document that cannot be written must not cost the history, so its error
+// is reported after the history is closed and its save confirmed, and the
+// run stays there to export.
+func (f *runFlags) finish(e *env, run *rundoc.Run, runErr error, saver *store.Recorder, closeDB func() error) error {
+	var jsonErr error
+	if f.jsonPath != "" && run != nil && run.Plan.MaxOutput > 0 {
+		if jsonErr = writeRunFile(f.jsonPath, run); jsonErr == nil {
+			fmt.Fprintf(e.stderr, "wrote %s\n", f.jsonPath)
+		}
+	}
+	saveErr := closeDB()
+	if saveErr != nil {
+		// Say exactly what the history kept (store.SaveError) and where
+		// the rest is, never that nothing was lost (issue 12).
+		saveErr = fmt.Errorf("%w; %s", saveErr, whereTheRunIs(run, f.jsonPath, jsonErr, os.TempDir()))
+		jsonErr = nil // said in saveErr
+		runErr = errors.Join(runErr, saveErr)
+	} else if saver != nil && run != nil && saver.Saved() {
+		fmt.Fprintf(e.stderr, "saved as run %s in the history (rigbench-cli show %s)\n", shortID(run.UUID), shortID(run.UUID))
+		if jsonErr != nil {
+			jsonErr = fmt.Errorf("%v; the run is in the history, so 'rigbench-cli export %s -o FILE' writes it later", jsonErr, shortID(run.UUID))
+		}
+	}
+	if errors.Is(runErr, context.Canceled) {
+		for _, err := range []error{jsonErr, saveErr} {
+			if err != nil {
+				fmt.Fprintf(e.stderr, "rigbench-cli run: %s\n", termtext.SafeLines(err.Error()))
+			}
+		}
+		if saveErr == nil {
+			fmt.Fprintln(e.stderr, "cancelled: kept the cells measured so far")
+		} else {
+			fmt.Fprintln(e.stderr, "cancelled")
+		}
+		return exitError{code: 130}
+	}
+	return errors.Join(runErr, jsonErr)
 }
