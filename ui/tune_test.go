@@ -1,3 +1,5 @@
+//go:build !race
+
 package ui_test
 
 import (
