@@ -41,6 +41,8 @@ const (
 	// HintSetPath: give the history a file path (there is no home folder
 	// to keep it in).
 	HintSetPath
+	// HintListRuns: the list of runs shows every run's ID.
+	HintListRuns
 )
 
 // defaultAdvice words each hint for any front end: the environment
@@ -48,6 +50,7 @@ const (
 var defaultAdvice = map[Hint]string{
 	HintOtherFile: "set " + EnvDB + " to another file",
 	HintSetPath:   "set " + EnvDB + " to a file path",
+	HintListRuns:  "the history lists every run with its ID",
 }
 
 // userError is an error whose message is one plain sentence for the user

@@ -40,7 +40,7 @@ func (s *DB) Get(ctx context.Context, id string) (*rundoc.Run, error) {
 func resolve(ctx context.Context, q querier, id string) (int64, string, error) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	if len(id) < minPrefix || strings.Trim(id, "0123456789abcdef-") != "" {
-		return 0, "", notFound("%q is not a run ID; use the UUID or its first %d or more characters as 'rigbench-cli runs' lists them", id, minPrefix)
+		return 0, "", notFound(fmt.Sprintf("%q is not a run ID; use the UUID or its first %d or more characters", id, minPrefix))
 	}
 	// GLOB is case-sensitive and, with a fixed prefix, uses the uuid index.
 	rows, err := q.QueryContext(ctx, `SELECT id, uuid FROM runs WHERE uuid GLOB ? ORDER BY uuid LIMIT 2`, id+"*")
@@ -66,17 +66,17 @@ func resolve(ctx context.Context, q querier, id string) (int64, string, error) {
 	}
 	switch len(ids) {
 	case 0:
-		return 0, "", notFound("no run has the ID %s; 'rigbench-cli runs' lists them", id)
+		return 0, "", notFound("no run has the ID " + id)
 	case 1:
 		return ids[0], uuids[0], nil
 	}
 	return 0, "", &userError{msg: fmt.Sprintf("the ID %s matches %s and %s at least; give more characters", id, uuids[0], uuids[1]), errs: []error{ErrAmbiguous}}
 }
 
-// notFound is ErrNotFound with a sentence of its own: the sentinel's text
-// would only repeat the reason after it.
-func notFound(format string, args ...any) error {
-	return &userError{msg: fmt.Sprintf(format, args...), errs: []error{ErrNotFound}}
+// notFound is ErrNotFound with a sentence of its own (the sentinel's text
+// would only repeat the reason after it) and the hint to list the runs.
+func notFound(msg string) error {
+	return hinted(msg, "; ", HintListRuns, ErrNotFound)
 }
 
 // querier is what resolve needs of a *sql.DB or *sql.Tx.
@@ -103,7 +103,7 @@ FROM runs JOIN run_documents d ON d.run_id = runs.id WHERE runs.id = ?`, rowID).
 		&simulated, &r.Error, &plan, &hw, &launch, &r.Server.Model, &r.Server.Engine, &r.Server.Version,
 		&r.Server.MaxModelLen, &r.Server.KVCapacityTokens, &r.Server.KVCapacitySource, &metrics, &tokenize, &facts)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound("no run has the ID %s; 'rigbench-cli runs' lists them", uuid)
+		return nil, notFound("no run has the ID " + uuid)
 	}
 	if err != nil {
 		return nil, err

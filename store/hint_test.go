@@ -20,8 +20,14 @@ func TestAdviceWordsTheHint(t *testing.T) {
 	}
 	_, openErr := Open(context.Background(), notDB)
 	_, homeErr := defaultPath(func(string) string { return "" }, func() (string, error) { return "", fmt.Errorf("no home") })
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "ok.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, getErr := db.Get(context.Background(), "deadbeef")
 	words := func(h Hint) string {
-		return map[Hint]string{HintOtherFile: "USE ANOTHER", HintSetPath: "GIVE A PATH"}[h]
+		return map[Hint]string{HintOtherFile: "USE ANOTHER", HintSetPath: "GIVE A PATH", HintListRuns: "LIST THEM"}[h]
 	}
 	cases := []struct {
 		err         error
@@ -34,6 +40,7 @@ func TestAdviceWordsTheHint(t *testing.T) {
 			"cannot find your home folder to keep the history in; GIVE A PATH"},
 		{errNewer(9), fmt.Sprintf("the history has schema version 9 but this RigBench knows only up to %d; update RigBench or set RIGBENCH_DB to another file (the history was not changed)", SchemaVersion),
 			fmt.Sprintf("the history has schema version 9 but this RigBench knows only up to %d; update RigBench or USE ANOTHER (the history was not changed)", SchemaVersion)},
+		{getErr, "no run has the ID deadbeef; the history lists every run with its ID", "no run has the ID deadbeef; LIST THEM"},
 		{fmt.Errorf("plain"), "plain", "plain"},
 	}
 	for _, tc := range cases {

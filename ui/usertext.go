@@ -20,6 +20,8 @@ func appAdvice(h store.Hint) string {
 		return "set the " + store.EnvDB + " environment variable to another file and restart RigBench"
 	case store.HintSetPath:
 		return "set the " + store.EnvDB + " environment variable to a file path and restart RigBench"
+	case store.HintListRuns:
+		return "the History tab lists the runs"
 	}
 	return ""
 }

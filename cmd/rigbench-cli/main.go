@@ -117,6 +117,8 @@ func cliText(err error) string {
 			return "pass --db with another file (or set " + store.EnvDB + " to one)"
 		case store.HintSetPath:
 			return "pass --db with a file path (or set " + store.EnvDB + " to one)"
+		case store.HintListRuns:
+			return "'rigbench-cli runs' lists them"
 		}
 		return ""
 	})
