@@ -66,7 +66,7 @@ func planText(e *session.NothingRunsError) string {
 	default:
 		s = fmt.Sprintf("the KV cache holds %s, too few for any context of the plan: choose smaller Contexts", session.TokensText(e.KVCapacity))
 	}
-	return wording.Sentence("Nothing in this plan can run: " + s)
+	return "No cell of this plan can run on this server. " + wording.Sentence(s)
 }
 
 // appError is an error reworded for the app that still unwraps to the

@@ -39,7 +39,7 @@ func TestUserTextNamesTheAppsControls(t *testing.T) {
 	// "Nothing can run" names the Run view's fields, never a flag.
 	for why := session.NoPrefillFits; why <= session.CacheTooSmall; why++ {
 		got := userText(&session.NothingRunsError{Why: why, MaxModelLen: 2048, KVCapacity: 3264, MaxOutput: 8192, Context: 1024, Concurrency: 4, Suggest: 1024})
-		if strings.Contains(got, "--") || !strings.HasPrefix(got, "Nothing in this plan can run: ") ||
+		if strings.Contains(got, "--") || !strings.HasPrefix(got, "No cell of this plan can run on this server. ") ||
 			!strings.Contains(got, "Max output") && !strings.Contains(got, "Contexts") && !strings.Contains(got, "Concurrency") && !strings.Contains(got, "Prefill contexts") {
 			t.Errorf("why %d → %q, want the plan's field named and no flag", why, got)
 		}
