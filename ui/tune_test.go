@@ -4,12 +4,14 @@ package ui_test
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
 
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/ui"
 	"github.com/rigbench/rigbench/ui/target"
@@ -156,4 +158,39 @@ func TestCloseDuringSweepAsks(t *testing.T) {
 			t.Errorf("after Stop: running %v, status %q", u.Tune.Running(), u.Tune.Status())
 		}
 	})
+}
+
+// After a crash, the Tune view offers to resume the sweep started last
+// (its spec kept beside the history) and Resume measures what is missing.
+func TestTuneResumesAfterRestart(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "history.db")
+	plan := rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{4}, DurationS: 10, Window: rundoc.WindowFixed, MaxOutput: 256}
+	obj, _ := tune.ParseObjective("total-tok-s", plan)
+	d, _ := tune.ParseDimension("kv-cache-dtype=auto,fp8")
+	spec := tune.Spec{ID: tune.NewID(), Mode: tune.Grid, Plan: plan, Objective: obj, Target: tune.TargetDemo, SimSpeed: 20,
+		Dimensions: []tune.Dimension{d}}
+	if err := tune.SaveSpec(tune.SpecDir(db), spec); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := newUIWithDB(t, db)
+	var status string
+	var done <-chan struct{}
+	fyne.DoAndWait(func() {
+		status = u.Tune.Status()
+		u.Tune.Resume()
+		done = u.Tune.Done()
+	})
+	if !strings.Contains(status, "Sweep "+spec.ID) || !strings.Contains(status, "Resume") {
+		t.Fatalf("status at start %q", status)
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the resumed sweep did not finish")
+	}
+	var doc *tune.Doc
+	fyne.DoAndWait(func() { doc = u.Tune.Doc() })
+	if doc == nil || doc.SweepID != spec.ID || len(doc.Variants) != 2 || doc.Variants[1].Status != tune.Measured {
+		t.Fatalf("resumed sweep %+v", doc)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
@@ -17,6 +18,7 @@ import (
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/internal/safefile"
+	"github.com/rigbench/rigbench/store"
 	"github.com/rigbench/rigbench/ui/target"
 	"github.com/rigbench/rigbench/ui/tuneview"
 )
@@ -64,14 +66,70 @@ func (u *UI) tuneBackend() tuneview.Backend {
 		OnFinished: func(*tune.Result, error) {
 			u.History.Reload()
 		},
+		Unfinished: u.unfinishedSweep,
 	}
+}
+
+// tuneSpecDir is where sweeps keep their spec beside the history, "" when
+// the history is not saved (nothing to resume after RigBench closes).
+func (u *UI) tuneSpecDir() string {
+	if u.unsavedWhy != "" {
+		return ""
+	}
+	p, err := store.ResolvePath("", os.Getenv)
+	if err != nil {
+		return ""
+	}
+	return tune.SpecDir(p)
+}
+
+// unfinishedSweep is the sweep started last with this history when the
+// history holds fewer finished variants than it has (a crash, or the
+// window closed during it), so the view offers Resume after a restart.
+func (u *UI) unfinishedSweep() *tune.Spec {
+	dir := u.tuneSpecDir()
+	if dir == "" {
+		return nil
+	}
+	spec, _, ok := tune.LatestSpec(dir)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	runs, err := u.tuneHistory(ctx, tune.Tag(spec.ID))
+	if err != nil {
+		return nil
+	}
+	done := map[string]bool{}
+	for _, r := range runs {
+		if r.Status == rundoc.RunComplete {
+			done[r.Name] = true
+		}
+	}
+	for _, v := range spec.Variants() {
+		if !done[tune.RunName(spec.ID, v)] {
+			return &spec
+		}
+	}
+	return nil
 }
 
 // tuneRunner builds a sweep's runner for the chosen target: the demo's
 // simulator at the Launch page's demo speed, or Docker. Every variant is
 // recorded by the history's recorder and found there to resume.
 func (u *UI) tuneRunner(spec tune.Spec) (*tune.Runner, error) {
-	r := &tune.Runner{Spec: spec, Hardware: u.snapshot}
+	kind := map[target.Kind]string{target.Demo: tune.TargetDemo, target.Launch: tune.TargetLaunch}[u.Target.Choice().Kind]
+	if spec.Target != "" && spec.Target != kind {
+		// A resumed sweep runs where it started.
+		where := map[string]string{tune.TargetDemo: "the demo", tune.TargetLaunch: "Launch vLLM in Docker"}[spec.Target]
+		return nil, fmt.Errorf("sweep %s ran on %s: choose that target on the Launch page to resume it", spec.ID, where)
+	}
+	spec.Target = kind
+	if kind == tune.TargetDemo {
+		spec.SimSpeed = u.Launch.DemoSpeed()
+	}
+	r := &tune.Runner{Spec: spec, Hardware: u.snapshot, SpecDir: u.tuneSpecDir()}
 	switch u.Target.Choice().Kind {
 	case target.Demo:
 		cfg, err := u.demoConfig()
@@ -105,7 +163,14 @@ func (u *UI) tuneRunner(spec tune.Spec) (*tune.Runner, error) {
 			}
 		})}
 	}
-	r.History = func(ctx context.Context, tag string) ([]*rundoc.Run, error) {
+	r.History = u.tuneHistory
+	return r, nil
+}
+
+// tuneHistory returns the history's runs carrying tag, complete.
+func (u *UI) tuneHistory(ctx context.Context, tag string) ([]*rundoc.Run, error) {
+	src := u.History.Source()
+	{
 		entries, err := src.List(ctx)
 		if err != nil {
 			return nil, err
@@ -125,7 +190,6 @@ func (u *UI) tuneRunner(spec tune.Spec) (*tune.Runner, error) {
 		}
 		return out, nil
 	}
-	return r, nil
 }
 
 // exportSweep saves the sweep document as HTML, Markdown or JSON, chosen by

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/internal/safefile"
@@ -62,7 +63,7 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&f.oneAtATime, "one-at-a-time", false, "change one flag at a time from the base flags")
 	fs.StringVar(&f.objective, "objective", "total-tok-s", "what fastest means: "+strings.Join(tune.ObjectiveNames, ", "))
 	fs.Var(&f.constraints, "constraint", "a limit every scored cell must meet, e.g. ttft_p90<=2s (repeatable)")
-	fs.StringVar(&f.resume, "resume", "", "continue sweep ID with the same flags: variants already in the history are not measured again")
+	fs.StringVar(&f.resume, "resume", "", "continue sweep ID (alone, or with the sweep's flags repeated): variants already in the history are not measured again")
 	f.launch.register(fs)
 	f.saveFlags.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -76,8 +77,21 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	if f.endpoint != "" {
 		return usagef("Tune is unavailable for an existing endpoint: it relaunches the server for each variant, and RigBench cannot relaunch a server it did not start; use --launch (or --demo)")
 	}
-	r, err := f.runner(e, set, fs.Args())
-	if err != nil {
+	// --resume ID alone continues the sweep from the spec it kept beside
+	// the history; with the sweep's flags repeated, they are used.
+	fromFile := f.resume != "" && len(f.vary) == 0
+	var r *tune.Runner
+	var err error
+	if fromFile {
+		if err := tune.CheckID(f.resume); err != nil {
+			return usagef("--resume: %v", err)
+		}
+		for _, name := range []string{"contexts", "concurrency", "objective", "constraint", "grid", "one-at-a-time", "demo", "launch", "sim-speed", "sim-profile", "model"} {
+			if set[name] {
+				return usagef("--resume %s alone continues the sweep as it was started; --%s belongs to a new sweep (or repeat every flag of the sweep with --vary)", f.resume, name)
+			}
+		}
+	} else if r, err = f.runner(e, set, fs.Args()); err != nil {
 		return err
 	}
 	if f.jsonPath != "" {
@@ -96,6 +110,17 @@ func runTune(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		defer db.Close()
+		if fromFile {
+			spec, err := tune.LoadSpec(tune.SpecDir(db.Path()), f.resume)
+			if err != nil {
+				return err
+			}
+			if r, err = specRunner(e, spec); err != nil {
+				return err
+			}
+		}
+		r.SpecDir = tune.SpecDir(db.Path())
+		r.NoTelemetry = f.noTelemetry
 		r.Observers = func(tune.Variant) []rundoc.Observer {
 			rec := db.Recorder()
 			recs = append(recs, rec)
@@ -106,7 +131,7 @@ func runTune(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	r.Log = func(line string) { fmt.Fprintln(e.stderr, "  "+line) }
-	if f.demo {
+	if r.Spec.Target == tune.TargetDemo {
 		r.Log = func(string) {} // the simulator's one start-up line per variant says nothing new
 	}
 	var last string
@@ -190,6 +215,11 @@ func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tun
 	}
 	plan.PrefillContexts = nil
 	plan.TrimContexts = false
+	if f.resume != "" {
+		if err := tune.CheckID(f.resume); err != nil {
+			return nil, usagef("--resume: %v", err)
+		}
+	}
 	spec := tune.Spec{ID: f.resume, Mode: tune.Grid, Plan: plan}
 	if spec.ID == "" {
 		spec.ID = tune.NewID()
@@ -231,6 +261,7 @@ func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tun
 			return nil, usagef("--model applies to --launch; the demo serves the simulator's model")
 		}
 		spec.Base = base
+		spec.Target, spec.SimSpeed, spec.SimProfile = tune.TargetDemo, simCfg.Speed, f.simProfile
 		r.Target = tune.Demo{Sim: simCfg}
 		// The simulator refuses what vLLM would refuse; a base it refuses
 		// would fail every variant, so that is a usage error now.
@@ -250,6 +281,7 @@ func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tun
 			return nil, err
 		}
 		spec.Base = base
+		spec.Target = tune.TargetLaunch
 		r.Target = tune.Docker{SimSpeed: simImageSpeed(base),
 			Launcher: func(cfg vllm.LaunchConfig) session.Launcher { return o.launcher(e, cfg) }}
 	}
@@ -272,4 +304,32 @@ func simImageSpeed(c vllm.LaunchConfig) float64 {
 		}
 	}
 	return 1
+}
+
+// specRunner rebuilds a sweep's runner from its kept spec: the demo's
+// simulator settings, or launch's own launcher for the base's image, GPUs
+// and Hugging Face cache.
+func specRunner(e *env, spec tune.Spec) (*tune.Runner, error) {
+	r := &tune.Runner{Spec: spec}
+	switch spec.Target {
+	case tune.TargetDemo:
+		cfg := sim.DefaultConfig()
+		if spec.SimProfile != "" {
+			p, err := sim.ProfileByName(spec.SimProfile)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Profile = p
+		}
+		cfg.Speed = max(1, spec.SimSpeed)
+		r.Target = tune.Demo{Sim: cfg}
+	case tune.TargetLaunch:
+		b := spec.Base
+		o := launchOptions{model: b.Model, image: b.ImageRef(), gpus: b.GPUs, hfCache: b.HFCache, noGPU: b.GPUs == ""}
+		r.Target = tune.Docker{SimSpeed: simImageSpeed(b),
+			Launcher: func(cfg vllm.LaunchConfig) session.Launcher { return o.launcher(e, cfg) }}
+	default:
+		return nil, fmt.Errorf("sweep %s does not say where it ran (%q)", spec.ID, spec.Target)
+	}
+	return r, nil
 }

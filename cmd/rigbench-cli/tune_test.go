@@ -104,7 +104,9 @@ func TestTuneRefusals(t *testing.T) {
 		{[]string{"--demo", "--contexts", "1K", "--concurrency", "1"}, "nothing to vary"},
 		{[]string{"--demo", "--vary", "kv-cache-dtype=auto,int3", "--contexts", "1K", "--concurrency", "1"}, "int3"},
 		{[]string{"--demo", "--vary", "kv-cache-dtype=fp8", "--contexts", "1K", "--concurrency", "1", "--objective", "total-tok-s@2Kx1"}, "not in the workload"},
-		{[]string{"--demo", "--vary", "kv-cache-dtype=fp8", "--contexts", "1K", "--concurrency", "1", "--no-save", "--resume", "abc"}, "drop --no-save"},
+		{[]string{"--demo", "--vary", "kv-cache-dtype=fp8", "--contexts", "1K", "--concurrency", "1", "--no-save", "--resume", "abcdef12"}, "drop --no-save"},
+		{[]string{"--resume", "../etc"}, "not a sweep id"},
+		{[]string{"--resume", "abcdef12", "--contexts", "1K"}, "belongs to a new sweep"},
 		{[]string{"--demo", "--vary", "kv-cache-dtype=fp8"}, "give the workload"},
 		{[]string{"--vary", "kv-cache-dtype=fp8", "--contexts", "1K", "--concurrency", "1"}, "choose one target"},
 		{[]string{"--demo", "--vary", "kv-cache-dtype=fp8", "--contexts", "1K", "--concurrency", "1", "--", "--no-such-flag"}, "not valid"},
@@ -199,7 +201,8 @@ wait:
 		t.Fatalf("no finished base variant in the history after kill -9: %d runs", len(before))
 	}
 
-	code, stdout, errOut := runCLI(t, append(args, "--resume", id)...)
+	// The id alone is enough: the sweep kept its spec beside the history.
+	code, stdout, errOut := runCLI(t, "tune", "--resume", id, "--db", db, "--no-telemetry")
 	if code != 0 {
 		t.Fatalf("resume exit %d\n%s\n%s", code, stdout, errOut)
 	}

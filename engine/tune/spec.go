@@ -44,6 +44,12 @@ type Spec struct {
 	Plan        rundoc.Plan  `json:"plan"`
 	Objective   Objective    `json:"objective"`
 	Constraints []Constraint `json:"constraints,omitempty"`
+	// Target is where the variants run (TargetDemo or TargetLaunch), and
+	// SimSpeed and SimProfile the demo's simulator settings: what a resume
+	// from the spec file alone needs.
+	Target     string  `json:"target,omitempty"`
+	SimSpeed   float64 `json:"sim_speed,omitempty"`
+	SimProfile string  `json:"sim_profile,omitempty"`
 }
 
 // Tag is the history tag of the runs of sweep id.

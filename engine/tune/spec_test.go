@@ -2,6 +2,8 @@ package tune_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -210,4 +212,46 @@ func FuzzReadDoc(f *testing.F) {
 		}
 		d.Table()
 	})
+}
+
+func TestSpecFileKeepsNoSecrets(t *testing.T) {
+	dir := t.TempDir()
+	base := vllm.LaunchConfig{Model: "m", Image: "vllm/vllm-openai", Tag: "v0.11.0", HFToken: "hf_secret_token", TokenSource: vllm.TokenInline,
+		Extra: []string{"--hf-token", "hf_other_secret", "--speed", "50"}}
+	base.Set("--api-key", "sk-secret-key")
+	base.Set("--max-num-seqs", "64")
+	plan := rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{4}, DurationS: 30, MaxOutput: 64}
+	o, _ := tune.ParseObjective("total-tok-s", plan)
+	spec := tune.Spec{ID: tune.NewID(), Base: base, Mode: tune.Grid, Plan: plan, Objective: o, Target: tune.TargetLaunch,
+		Dimensions: []tune.Dimension{dim(t, "kv-cache-dtype=auto,fp8")}}
+	if err := tune.SaveSpec(dir, spec); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, spec.ID+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"hf_secret_token", "hf_other_secret", "sk-secret-key"} {
+		if strings.Contains(string(data), secret) {
+			t.Errorf("the spec file holds %s", secret)
+		}
+	}
+	back, err := tune.LoadSpec(dir, spec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := back.Base.Get("--max-num-seqs"); v != "64" || strings.Join(back.Base.Extra, " ") != "--speed 50" ||
+		back.Target != tune.TargetLaunch || len(back.Variants()) != len(spec.Variants()) {
+		t.Errorf("read back %+v", back)
+	}
+	latest, _, ok := tune.LatestSpec(dir)
+	if !ok || latest.ID != spec.ID {
+		t.Errorf("latest %q %v", latest.ID, ok)
+	}
+	if _, err := tune.LoadSpec(dir, "../../x"); err == nil {
+		t.Error("a path as an id was accepted")
+	}
+	if _, err := tune.LoadSpec(dir, "0000ffff"); err == nil || !strings.Contains(err.Error(), "no sweep 0000ffff") {
+		t.Errorf("a missing sweep: %v", err)
+	}
 }

@@ -96,6 +96,9 @@ type Runner struct {
 	Log func(string)
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// SpecDir, when set, is where Run keeps the spec before the first
+	// variant (SaveSpec), so the sweep resumes from its id alone.
+	SpecDir string
 }
 
 // RunName is the history name of a variant's run; resuming reads the
@@ -127,6 +130,11 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		snap := probe.Detect(hctx)
 		cancel()
 		r.Hardware = &snap
+	}
+	if r.SpecDir != "" {
+		if err := SaveSpec(r.SpecDir, r.Spec); err != nil {
+			return nil, err
+		}
 	}
 	variants := r.Spec.Variants()
 	done, err := r.finished(ctx, variants)

@@ -51,6 +51,10 @@ type Backend struct {
 	OnImport func()
 	// OnFinished is told when a sweep ends (the app reloads History).
 	OnFinished func(*tune.Result, error)
+	// Unfinished returns the sweep started last when it did not finish
+	// (RigBench crashed or closed during it), which Resume continues; nil
+	// when there is none.
+	Unfinished func() *tune.Spec
 }
 
 // View is the Tune view. Its methods must be called on the Fyne goroutine.
@@ -195,7 +199,24 @@ func New(b Backend) *View {
 	split.Offset = 0.36
 	v.content = split
 	v.Refresh()
+	if b.Unfinished != nil {
+		if s := b.Unfinished(); s != nil {
+			v.spec = s
+			v.resumeBtn.Enable()
+			v.status.SetText(fmt.Sprintf("Sweep %s (%s) stopped before its %d variants were measured: Resume measures the rest; those in History are kept.",
+				s.ID, dimsText(s.Dimensions), len(s.Variants())))
+		}
+	}
 	return v
+}
+
+// dimsText names what a sweep varies ("--kv-cache-dtype auto, fp8 × …").
+func dimsText(ds []tune.Dimension) string {
+	var parts []string
+	for _, d := range ds {
+		parts = append(parts, d.Flag+" "+strings.Join(displayValues(d.Flag, d.Values), ", "))
+	}
+	return strings.Join(parts, " × ")
 }
 
 func entry(text string, changed func()) *widget.Entry {
@@ -407,7 +428,7 @@ func (v *View) edited() {
 			v.summary.SetText("")
 		}
 		v.startBtn.Disable()
-		if !running && v.doc == nil {
+		if !running && v.doc == nil && v.spec == nil {
 			v.status.SetText("Add a flag to vary and the cells to measure, then Start.")
 		}
 		return
@@ -425,7 +446,7 @@ func (v *View) edited() {
 	v.summary.SetText(msg + ".")
 	if !running {
 		v.startBtn.Enable()
-		if v.doc == nil {
+		if v.doc == nil && v.spec == nil {
 			v.status.SetText("Ready: Start launches and measures each variant; every one is saved in History.")
 		}
 	}

@@ -1,0 +1,135 @@
+package tune
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/internal/safefile"
+)
+
+// A sweep keeps its spec as JSON in a folder beside the history
+// (SpecDir) from the moment it starts, so a sweep cut off by a crash can be
+// resumed from its id alone: `rigbench-cli tune --resume ID` needs no other
+// flag, and the app offers Resume after it restarts. Secrets (an API key
+// among the flags, the Hugging Face token) are left out of the file.
+
+// Target kinds of Spec.Target.
+const (
+	TargetDemo   = "demo"
+	TargetLaunch = "launch"
+)
+
+// SpecDir is the folder of spec files beside the history file at
+// historyPath.
+func SpecDir(historyPath string) string { return filepath.Join(filepath.Dir(historyPath), "sweeps") }
+
+// validID matches the ids NewID makes, so an id typed after --resume can
+// never name a path outside SpecDir.
+var validID = regexp.MustCompile(`^[0-9a-f]{8}$`)
+
+// CheckID refuses an id that NewID could not have made.
+func CheckID(id string) error {
+	if !validID.MatchString(id) {
+		return fmt.Errorf("%q is not a sweep id (8 hex digits, as the sweep printed when it started)", id)
+	}
+	return nil
+}
+
+// SaveSpec writes the spec to dir/ID.json, without secrets.
+func SaveSpec(dir string, s Spec) error {
+	if err := CheckID(s.ID); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("keeping the sweep's spec for --resume: %w", err)
+	}
+	s.Base = withoutSecrets(s.Base)
+	return safefile.Write(filepath.Join(dir, s.ID+".json"), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	})
+}
+
+// LoadSpec reads the spec of sweep id from dir.
+func LoadSpec(dir, id string) (Spec, error) {
+	if err := CheckID(id); err != nil {
+		return Spec{}, err
+	}
+	f, err := os.Open(filepath.Join(dir, id+".json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Spec{}, fmt.Errorf("no sweep %s was started with this history (its spec is not in %s)", id, dir)
+	}
+	if err != nil {
+		return Spec{}, err
+	}
+	defer f.Close()
+	var s Spec
+	if err := json.NewDecoder(io.LimitReader(f, MaxDocBytes)).Decode(&s); err != nil {
+		return Spec{}, fmt.Errorf("the spec of sweep %s cannot be read: %w", id, err)
+	}
+	if s.ID != id {
+		return Spec{}, fmt.Errorf("the spec file of sweep %s names sweep %q", id, s.ID)
+	}
+	return s, s.Validate()
+}
+
+// LatestSpec returns the spec of the sweep started last with this history
+// (the newest spec file), and when it was saved; ok is false when there is
+// none.
+func LatestSpec(dir string) (s Spec, saved time.Time, ok bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return Spec{}, time.Time{}, false
+	}
+	var bestID string
+	for _, e := range entries {
+		id, isJSON := strings.CutSuffix(e.Name(), ".json")
+		info, err := e.Info()
+		if !isJSON || CheckID(id) != nil || err != nil {
+			continue
+		}
+		if info.ModTime().After(saved) {
+			bestID, saved = id, info.ModTime()
+		}
+	}
+	if bestID == "" {
+		return Spec{}, time.Time{}, false
+	}
+	s, err = LoadSpec(dir, bestID)
+	return s, saved, err == nil
+}
+
+// withoutSecrets drops secret flags and the values of secret extra
+// options: the launcher sets its own API key on resume, and the token
+// comes from where it came before (the environment or the form).
+func withoutSecrets(c vllm.LaunchConfig) vllm.LaunchConfig {
+	c.HFToken = ""
+	c.Flags = slices.DeleteFunc(slices.Clone(c.Flags), func(fv vllm.FlagValue) bool {
+		f, _, ok := vllm.Lookup(fv.Name)
+		return ok && f.Secret
+	})
+	var extra []string
+	for i := 0; i < len(c.Extra); i++ {
+		name, _, hasValue := strings.Cut(c.Extra[i], "=")
+		if name == "--api-key" || name == "--hf-token" || name == "--token" {
+			if !hasValue {
+				i++ // its value
+			}
+			continue
+		}
+		extra = append(extra, c.Extra[i])
+	}
+	c.Extra = extra
+	return c
+}
