@@ -8,6 +8,9 @@ BIN     ?= bin
 # (NVML symbols resolve at first use, not at load).
 LDFLAGS ?= -extldflags=-Wl,-z,lazy
 TESTFLAGS ?= -race -count=1 -timeout 30m
+# The fyne CLI of `make package`, run from the Go module proxy at a fixed
+# version (nothing to install first).
+FYNE    ?= $(GO) run fyne.io/tools/cmd/fyne@v1.7.4
 
 .PHONY: all run build cli sim test bench lint deps tour screenshots screenshots-docs package clean soak
 
@@ -71,6 +74,15 @@ screenshots: tour
 screenshots-docs: tour
 	@scripts/deps.sh screenshots
 	DOCS=1 RIGBENCH_BIN=$(BIN)/rigbench-tour scripts/screenshots.sh
+
+# A Linux desktop package: build/RigBench.tar.xz holds the app, its desktop
+# entry and icon (name, app id, icon and categories from FyneApp.toml) and
+# a Makefile: `make user-install` (~/.local) or `sudo make install`.
+package: build
+	$(FYNE) package --target linux --exe $(BIN)/rigbench --release
+	mkdir -p build
+	mv RigBench.tar.xz build/
+	@echo ">> build/RigBench.tar.xz: unpack it and run 'make user-install' inside (or 'sudo make install')"
 
 clean:
 	rm -rf $(BIN) build
