@@ -173,7 +173,9 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 		container.NewTabItemWithIcon(TabHardware, theme.ComputerIcon(), u.Hardware.Content()),
 		container.NewTabItemWithIcon(TabLaunch, theme.SettingsIcon(), u.Launch.Content()),
 		container.NewTabItemWithIcon(TabRun, theme.MediaPlayIcon(), u.Run.Content()),
-		container.NewTabItemWithIcon(TabTune, theme.SearchIcon(), u.Tune.Content()),
+		// In a scroller: the tab bar is as wide as its widest tab, and the
+		// Tune view's 1,050 units pushed every tab past a 900 px window.
+		container.NewTabItemWithIcon(TabTune, theme.SearchIcon(), container.NewScroll(u.Tune.Content())),
 		container.NewTabItemWithIcon(TabResults, theme.GridIcon(), u.Results.Content()),
 		container.NewTabItemWithIcon(TabHistory, theme.HistoryIcon(), u.History.Content()),
 		container.NewTabItemWithIcon(TabCompare, theme.ListIcon(), u.Compare.Content()),

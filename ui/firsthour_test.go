@@ -377,3 +377,16 @@ func TestRunViewNamesTheTarget(t *testing.T) {
 		}
 	})
 }
+
+// Every tab fits a 900×600 window: the tab bar is as wide as its widest
+// tab, so one wide view cut every page at the right.
+func TestEveryTabFits900(t *testing.T) {
+	u, _ := newUI(t)
+	fyne.DoAndWait(func() {
+		for _, it := range u.Tabs().Items {
+			if w := it.Content.MinSize().Width; w > 900 {
+				t.Errorf("the %s tab needs %.0f units, more than a 900 px window", it.Text, w)
+			}
+		}
+	})
+}

@@ -105,7 +105,7 @@ func New(start StartFunc) *View {
 	// While a run goes, the colours compare the cells measured so far: the
 	// fastest yet is yellow, so a faster cell arriving shifts the others.
 	v.scaleNote = widget.NewLabel("Colours compare the cells measured so far; they settle when the run ends.")
-	v.scaleNote.Importance = widget.LowImportance
+	v.scaleNote.TextStyle.Italic = true
 	v.scaleNote.Truncation = fyne.TextTruncateEllipsis
 	v.scaleNote.Hide()
 	v.unsaved = widget.NewLabel("")
