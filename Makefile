@@ -78,8 +78,11 @@ screenshots-docs: tour
 # A Linux desktop package: build/RigBench.tar.xz holds the app, its desktop
 # entry and icon (name, app id, icon and categories from FyneApp.toml) and
 # a Makefile: `make user-install` (~/.local) or `sudo make install`.
+# fyne package bumps Build in FyneApp.toml; the file is put back after, so a
+# package build leaves the checkout as it was.
 package: build
-	$(FYNE) package --target linux --exe $(BIN)/rigbench --release
+	cp FyneApp.toml $(BIN)/FyneApp.toml.orig
+	$(FYNE) package --target linux --exe $(BIN)/rigbench --release; s=$$?; cp $(BIN)/FyneApp.toml.orig FyneApp.toml; exit $$s
 	mkdir -p build
 	mv RigBench.tar.xz build/
 	@echo ">> build/RigBench.tar.xz: unpack it and run 'make user-install' inside (or 'sudo make install')"
