@@ -53,19 +53,19 @@ func (d Demo) Session(cfg vllm.LaunchConfig) (session.Options, error) {
 	return session.Options{Kind: session.Demo, Sim: c, SimLaunch: session.DemoLaunch(cfg, c)}, nil
 }
 
-// Facts starts the simulator's sizing for cfg without serving, to predict
-// which cells fit (for the estimate): max_model_len and KV capacity.
+// Facts is the simulator's sizing for cfg, computed without starting it
+// (session.DemoFacts), to predict which cells fit (for the estimate):
+// max_model_len and KV capacity.
 func (d Demo) Facts(cfg vllm.LaunchConfig) (maxModelLen, kvCapacity int, ok bool) {
 	o, err := d.Session(cfg)
 	if err != nil {
 		return 0, 0, false
 	}
-	s, err := sim.New(o.Sim)
+	f, err := session.DemoFacts(o.Sim)
 	if err != nil {
 		return 0, 0, false
 	}
-	defer s.Close()
-	return s.MaxModelLen(), s.KVCapacityTokens(), true
+	return f.MaxModelLen, f.KVCapacity, true
 }
 
 // Speed is the simulator's speed factor.
