@@ -76,17 +76,33 @@ func main() {
 		os.Exit(2)
 	}
 	defer os.RemoveAll(dir)
-	filter := regexp.MustCompile(*only)
 	s := &soak{cli: abs, dir: dir, timeout: *timeout, image: "rigbench-sim:test",
 		rng: rand.New(rand.NewPCG(*seed, 12)), out: os.Stderr}
 	fmt.Fprintf(os.Stderr, "rigbench-soak: %s, seed %d, work in %s\n", abs, *seed, dir)
 
-	type trial struct {
-		name string
-		run  func() row
+	trials := s.trials(*kills, !*noDocker)
+
+	rows := s.runAll(trials, regexp.MustCompile(*only))
+	printTable(os.Stdout, rows)
+	if bad := notWell(rows); bad > 0 {
+		fmt.Printf("\n%d of %d rows are not ok, a clear error or kept cells with none lost.\n", bad, len(rows))
+		os.Exit(1)
 	}
+	fmt.Printf("\nAll %d rows: no finished cell lost, nothing hung or crashed, every history intact.\n", len(rows))
+}
+
+// trial is one row of the table: its name and how to run it.
+type trial struct {
+	name string
+	run  func() row
+}
+
+// trials lists the suite's rows: kills random kill -9 trials (every other
+// one as a cell ends), each server fault, the signals, the locked history,
+// the full disk and, with Docker, the launch rows.
+func (s *soak) trials(kills int, docker bool) []trial {
 	var trials []trial
-	for i := range *kills {
+	for i := range kills {
 		atCellEnd := i%2 == 1
 		name := fmt.Sprintf("kill -9 of a run #%d", i+1)
 		if atCellEnd {
@@ -104,7 +120,7 @@ func main() {
 		trial{"history locked 12 s mid-run", func() row { return s.lockedDB("history locked 12 s mid-run", true) }},
 		trial{"full disk", func() row { return s.fullDisk("full disk") }},
 	)
-	if !*noDocker {
+	if docker {
 		trials = append(trials,
 			trial{"second launch during a run", func() row { return s.launchDuringRun("second launch during a run") }},
 			trial{"two launches on one port", func() row { return s.samePort("two launches on one port") }},
@@ -112,18 +128,28 @@ func main() {
 			trial{"SIGTERM during launch", func() row { return s.signalLaunch("SIGTERM during launch") }},
 		)
 	}
+	return trials
+}
 
+// runAll runs the trials whose name matches filter, saying each as it
+// goes.
+func (s *soak) runAll(trials []trial, filter *regexp.Regexp) []row {
 	var rows []row
 	for _, t := range trials {
 		if !filter.MatchString(t.name) {
 			continue
 		}
-		fmt.Fprintf(os.Stderr, "… %s\n", t.name)
+		fmt.Fprintf(s.out, "… %s\n", t.name)
 		r := t.run()
-		fmt.Fprintf(os.Stderr, "  %s: %s\n", r.outcome, r.detail)
+		fmt.Fprintf(s.out, "  %s: %s\n", r.outcome, r.detail)
 		rows = append(rows, r)
 	}
-	printTable(os.Stdout, rows)
+	return rows
+}
+
+// notWell counts the rows that lost a cell, left a damaged history, or
+// ended other than ok, a clear error, kept cells or skipped.
+func notWell(rows []row) int {
 	bad := 0
 	for _, r := range rows {
 		if r.lost > 0 || r.db != "ok" && r.db != "—" ||
@@ -131,11 +157,7 @@ func main() {
 			bad++
 		}
 	}
-	if bad > 0 {
-		fmt.Printf("\n%d of %d rows are not ok, a clear error or kept cells with none lost.\n", bad, len(rows))
-		os.Exit(1)
-	}
-	fmt.Printf("\nAll %d rows: no finished cell lost, nothing hung or crashed, every history intact.\n", len(rows))
+	return bad
 }
 
 func printTable(w io.Writer, rows []row) {
