@@ -20,10 +20,14 @@ func printResults(w io.Writer, run *rundoc.Run) {
 	if len(contexts) > 0 && len(conc) > 0 {
 		// An imported measurements CSV records no max output: say nothing
 		// rather than "max output 0".
+		window := fmt.Sprintf("%gs", run.Plan.DurationS)
+		if run.Plan.Adaptive() {
+			window = run.Plan.WindowLabel()
+		}
 		if run.Plan.MaxOutput > 0 {
-			fmt.Fprintf(w, "\nDecode: total tok/s · TTFT (window %gs, max output %d)\n", run.Plan.DurationS, run.Plan.MaxOutput)
+			fmt.Fprintf(w, "\nDecode: total tok/s · TTFT (window %s, max output %d)\n", window, run.Plan.MaxOutput)
 		} else {
-			fmt.Fprintf(w, "\nDecode: total tok/s · TTFT (window %gs)\n", run.Plan.DurationS)
+			fmt.Fprintf(w, "\nDecode: total tok/s · TTFT (window %s)\n", window)
 		}
 		width := 12
 		for _, c := range run.Cells {

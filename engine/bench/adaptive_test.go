@@ -81,6 +81,11 @@ func TestAdaptiveMatrix(t *testing.T) {
 			fc.Concurrency, ac.Status, fv, av, ah, delta, ac.MeasuredS, mark)
 	}
 	t.Log(b.String())
+	for _, m := range []string{rundoc.WindowFixed, rundoc.WindowAuto} {
+		win, pre := cardSeconds(runs[m])
+		t.Logf("%s: decode windows %.0f s, prefill requests %.0f s of card time; %.0f s of card time in all (wall × speed), the rest warm-ups and set-up",
+			m, win, pre, walls[m].Seconds()*referenceSpeed)
+	}
 	t.Logf("wall time: 30 s windows %v, auto %v (%.0f%%)", walls[rundoc.WindowFixed].Round(time.Second),
 		walls[rundoc.WindowAuto].Round(time.Second), 100*ratio)
 	if ratio > 0.40 {
@@ -92,4 +97,17 @@ func TestAdaptiveMatrix(t *testing.T) {
 	if outside > 0 {
 		t.Logf("%d Valid decode cells differ from the 30 s figure by more than their own ±", outside)
 	}
+}
+
+// cardSeconds sums, in the card's time, the decode windows and the prefill
+// requests of a run.
+func cardSeconds(r *rundoc.Run) (windows, prefill float64) {
+	for _, c := range r.Cells {
+		if c.Phase == rundoc.PhaseDecode {
+			windows += c.MeasuredS
+		} else {
+			prefill += c.MeasuredS
+		}
+	}
+	return windows, prefill
 }

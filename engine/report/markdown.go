@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -152,7 +153,7 @@ func mdPlan(b *bufio.Writer, p *rundoc.Plan) {
 	fmt.Fprintf(b, "- Decode contexts: %s\n", labels(p.Contexts))
 	fmt.Fprintf(b, "- Concurrency: %s\n", ints(p.Concurrency))
 	fmt.Fprintf(b, "- Prefill contexts: %s\n", labels(p.PrefillContexts))
-	fmt.Fprintf(b, "- Window per decode cell: %s\n", orNA(p.DurationS, "%g s"))
+	fmt.Fprintf(b, "- Window per decode cell: %s\n", cmp.Or(p.WindowLabel(), "n/a"))
 	fmt.Fprintf(b, "- Max output per request: %s\n", intOrNA(p.MaxOutput))
 }
 
@@ -161,8 +162,8 @@ func mdMatrix(b *bufio.Writer, r *rundoc.Run) {
 	// The window goes in the heading: the matrix is what gets pasted on
 	// its own, and a 10 s run must not read as a standard one.
 	window := ""
-	if r.Plan.DurationS > 0 {
-		window = fmt.Sprintf(" (%g s windows)", r.Plan.DurationS)
+	if l := r.Plan.WindowLabel(); l != "" {
+		window = " (" + l + " windows)"
 	}
 	fmt.Fprintf(b, "\n## Decode: %s · %s%s\n\n", rundoc.FigTotalTokS.Label, rundoc.FigTTFT.Label, window)
 	if len(contexts) == 0 || len(conc) == 0 {
