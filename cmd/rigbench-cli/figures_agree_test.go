@@ -25,6 +25,8 @@ func oneCellRun() *rundoc.Run {
 		TBTMs: 31.4567, TBTP90Ms: 35.0501, TBTP99Ms: 40.2349, AvgActive: 7.98765, CompletedRequests: 3,
 		OutputTokens: 6401, MeasuredS: 30.0004, EnergyJPerToken: 0.81234,
 		GPUStats: &hardware.GPUStats{PowerMeanW: 173.26}, ServerStats: &rundoc.ServerStats{Samples: 30, KVUsageMax: 0.4237},
+		CellChecks: rundoc.CellChecks{RetriedRequests: 2, NeverStarted: 1, ServerOutputTokens: 6412, CheckedOutputTokens: 6401,
+			ServerTokenDiffPct: 0.1718, ServerDecodeTokS: 27.4321},
 	}
 	// The server cross-check's figures (promoted fields of an embedded
 	// struct, so set one by one).

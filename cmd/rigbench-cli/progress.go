@@ -44,8 +44,15 @@ func (p *progress) Observe(e rundoc.Event) {
 		if e.Run.Simulated {
 			sim = " [simulated]"
 		}
-		fmt.Fprintf(p.w, "server: %s%s, %s %s, max_model_len %d, KV capacity %s\n", termtext.Safe(s.Model), sim,
-			termtext.Safe(s.Engine), termtext.Safe(s.Version), s.MaxModelLen, termtext.Safe(kv))
+		kind := ""
+		if s.Personality != "" {
+			kind = " (" + termtext.Safe(s.Personality) + ")"
+		}
+		fmt.Fprintf(p.w, "server: %s%s, %s %s%s, max_model_len %d, KV capacity %s\n", termtext.Safe(s.Model), sim,
+			termtext.Safe(s.Engine), termtext.Safe(s.Version), kind, s.MaxModelLen, termtext.Safe(kv))
+		if len(s.NotReported) > 0 {
+			fmt.Fprintf(p.w, "not reported by this server: %s\n", termtext.Safe(strings.Join(s.NotReported, ", ")))
+		}
 		fmt.Fprintf(p.w, "plan: %d cells, estimated %s\n", e.Total, fmtDur(e.ETA))
 	case rundoc.EventRunProgress:
 		// Before the first cell (the server's first requests): what the
@@ -66,10 +73,24 @@ func (p *progress) Observe(e rundoc.Event) {
 		case c.Phase == rundoc.PhasePrefill && c.Status.Ran():
 			detail = fmt.Sprintf("%s: %.0f prompt tok/s, TTFT %.0f ms", c.Status, c.PromptTokS, c.TTFTMs)
 		case c.Status.Ran():
-			detail = fmt.Sprintf("%s: %.1f tok/s, TTFT %.0f ms", c.Status, c.TotalTokS, c.TTFTMs)
+			ttft := fmt.Sprintf("%.0f ms", c.TTFTMs)
+			if c.TTFTMs == 0 && c.NeverStarted > 0 {
+				ttft = "> window"
+			}
+			detail = fmt.Sprintf("%s: %.1f tok/s, TTFT %s", c.Status, c.TotalTokS, ttft)
+			// The cross-check beside RigBench's own figure (METHOD.md).
+			if c.CheckedOutputTokens > 0 || c.ServerOutputTokens > 0 {
+				detail += fmt.Sprintf("; server counted %d generated tokens, RigBench %d", c.ServerOutputTokens, c.CheckedOutputTokens)
+			}
+			if c.ServerDecodeTokS > 0 {
+				detail += fmt.Sprintf("; server decode %.1f tok/s per request", c.ServerDecodeTokS)
+			}
+			if c.RetriedRequests > 0 {
+				detail += fmt.Sprintf("; %d retried", c.RetriedRequests)
+			}
 		default:
 			detail = string(c.Status)
-			if c.Status == rundoc.StatusFailed {
+			if c.Status == rundoc.StatusFailed || c.Status == rundoc.StatusOverCapacity || c.Status == rundoc.StatusExceedsLength {
 				detail += ": " + c.Reason
 			}
 		}

@@ -1,8 +1,10 @@
 package bench_test
 
 import (
+	"bytes"
 	"context"
 	"math"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -205,4 +207,109 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// TestLlamaPoolFullIsOverCapacity is issue 18's defect 3: with the plan
+// check unable to predict it (a user override claims a huge cache), cells
+// whose N × (C + M) exceed llama-server's 4K pool get its 400 "Context size
+// has been exceeded." at run time. They are Over capacity, not Failed, and
+// the run goes on to the end.
+func TestLlamaPoolFullIsOverCapacity(t *testing.T) {
+	cfg := llamaSim(t, 0)
+	cfg.Llama = sim.LlamaSettings{CtxSize: 4096, Slots: 4, KVUnified: true}
+	_, c := startSimConns(t, cfg)
+	plan := rundoc.Plan{Contexts: []int{1024, 3072}, Concurrency: []int{1, 2, 4}, DurationS: 5, MaxOutput: 256, KVCapacityOverride: 1 << 20}
+	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	want := map[[2]int]rundoc.Status{
+		{1024, 1}: rundoc.StatusValid, {1024, 2}: rundoc.StatusValid, {1024, 4}: rundoc.StatusOverCapacity,
+		{3072, 1}: rundoc.StatusValid, {3072, 2}: rundoc.StatusOverCapacity, {3072, 4}: rundoc.StatusOverCapacity,
+	}
+	for _, cell := range run.Cells {
+		if w := want[[2]int{cell.Context, cell.Concurrency}]; cell.Status != w {
+			t.Errorf("%d×%d: %s %q, want %s", cell.Context, cell.Concurrency, cell.Status, cell.Reason, w)
+		}
+		if cell.Status == rundoc.StatusOverCapacity && cell.Concurrency == 2 && !strings.Contains(cell.Reason, "Context size has been exceeded") {
+			t.Errorf("%d×%d: reason %q, want the server's words", cell.Context, cell.Concurrency, cell.Reason)
+		}
+	}
+}
+
+// hideProps serves the simulator without /props and /slots, as a
+// llama-server started with those endpoints off: the context then comes
+// from /v1/models meta.n_ctx, the whole pool, not the slot's share.
+func hideProps(t *testing.T, cfg sim.Config) *client.Client {
+	t.Helper()
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/props" || r.URL.Path == "/slots" {
+			http.NotFound(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { s.Close(); hs.Close() })
+	c, err := client.New(hs.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.CloseIdle)
+	return c
+}
+
+// TestLlamaLengthStopIsNotValid is issue 18's defect 4 at run time: the
+// plan believes 4K per request, the slot holds 1K, so a 900-token prompt
+// with M = 256 stops by length after 124 tokens; the cell says so and is
+// not Valid.
+func TestLlamaLengthStopIsNotValid(t *testing.T) {
+	cfg := llamaSim(t, 0)
+	cfg.Llama = sim.LlamaSettings{CtxSize: 4096, Slots: 4}
+	c := hideProps(t, cfg)
+	plan := rundoc.Plan{Contexts: []int{900}, Concurrency: []int{1}, DurationS: 10, MaxOutput: 256}
+	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Server.MaxModelLen != 4096 || run.Server.Personality != "llama-server" {
+		t.Errorf("server: %+v", run.Server)
+	}
+	cell := run.Cells[0]
+	if cell.Status != rundoc.StatusExceedsLength || cell.EndedByLength == 0 || !strings.Contains(cell.Reason, "ended by length") {
+		t.Errorf("900×1: %s, %d ended by length, %q", cell.Status, cell.EndedByLength, cell.Reason)
+	}
+}
+
+// TestQueuedCellNeverStarted is issue 18's defect 7: 8 streams on 4 slots
+// whose requests outlast the window; the 4 queued ones never get a token.
+// They are counted, the TTFT median is "> window" (absent), and the run
+// document has no KV figures llama-server does not report (defect 6).
+func TestQueuedCellNeverStarted(t *testing.T) {
+	_, c := startSimConns(t, llamaSim(t, 0))
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{8}, DurationS: 5, MaxOutput: 1024}
+	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := run.Cells[0]
+	if cell.Status != rundoc.StatusQueued || cell.NeverStarted != 4 || cell.TTFTMs != 0 || !strings.Contains(cell.Reason, "TTFT > window") {
+		t.Errorf("0×8 on 4 slots: %s, %d never started, TTFT %.1f ms, %q", cell.Status, cell.NeverStarted, cell.TTFTMs, cell.Reason)
+	}
+	var b bytes.Buffer
+	if err := rundoc.WriteRun(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"kv_usage_mean":`, `"kv_usage_max":`, `"prefix_hit_rate":`} {
+		if strings.Contains(b.String(), key) {
+			t.Errorf("the run document has %s, which llama-server does not report", key)
+		}
+	}
+	if !strings.Contains(b.String(), `"not_reported"`) {
+		t.Error("the run document does not say what the server does not report")
+	}
 }
