@@ -165,11 +165,15 @@ func TestLlamaStreamsEndedByLength(t *testing.T) {
 func TestOtherPersonalities(t *testing.T) {
 	for _, p := range []sim.Personality{sim.PersonalitySGLang, sim.PersonalityVLLM} {
 		t.Run(string(p), func(t *testing.T) {
-			cfg := tinyConfig(t, crossCheckSpeed)
+			// These servers count a token when they generate it, also after
+			// the window's close until they notice the cancel: at speed 2 a
+			// busy machine's lag of tens of real milliseconds is a few
+			// tokens, well inside 1%.
+			cfg := tinyConfig(t, 2)
 			cfg.Personality = p
 			cfg.Faults.CloseIdleRate = 0.3
 			srv, c := startSimConns(t, cfg)
-			plan := rundoc.Plan{Contexts: []int{0, 1024}, Concurrency: []int{1, 4}, DurationS: 10, MaxOutput: 256}
+			plan := rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{1, 4}, DurationS: 10, MaxOutput: 256}
 			run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
 			if err != nil {
 				t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"slices"
 	"strings"
 	"time"
 
@@ -154,6 +155,11 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 	speed := d.speed
 	run.Server = srv
 	plan := r.Plan.Resolve(srv.MaxModelLen)
+	if srv.MaxModelLen <= 0 && (slices.Contains(r.Plan.Contexts, rundoc.ContextMax) || slices.Contains(r.Plan.PrefillContexts, rundoc.ContextMax)) {
+		// Said, not silent (issue 18): "max" needs the server's context length.
+		r.emit(rundoc.Event{Kind: rundoc.EventRunProgress, Run: run,
+			Message: "the server does not report its context length, so the context \"max\" is left out of the plan"})
+	}
 	if plan.SimSpeed == 0 && speed > 1 {
 		plan.SimSpeed = speed
 	}

@@ -128,7 +128,9 @@ func atMost(xs []int, limit int) []int {
 }
 
 func sortedUnique(xs []int) []int {
-	out := append([]int(nil), xs...)
+	// Never nil: an empty list is written [] in the run document, not null
+	// ("prefill_contexts": null with --prefill none, issue 18).
+	out := append(make([]int, 0, len(xs)), xs...)
 	sort.Ints(out)
 	w := 0
 	for i, x := range out {
