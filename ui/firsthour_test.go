@@ -5,6 +5,7 @@ package ui_test
 import (
 	"context"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -389,4 +390,27 @@ func TestEveryTabFits900(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Light theme: low-importance text (each flag's help) reads at 3:1 or
+// more against the background; Fyne's own grey was about 1.3:1.
+func TestLightThemeHelpTextReadable(t *testing.T) {
+	u, _ := newUI(t)
+	fyne.DoAndWait(func() { u.SetTheme(ui.ThemeLight) })
+	th := fyne.CurrentApp().Settings().Theme()
+	lum := func(c color.Color) float64 {
+		r, g, b, _ := c.RGBA()
+		lin := func(x uint32) float64 {
+			v := float64(x) / 0xffff
+			if v <= 0.03928 {
+				return v / 12.92
+			}
+			return math.Pow((v+0.055)/1.055, 2.4)
+		}
+		return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
+	}
+	fg, bg := lum(th.Color(theme.ColorNameDisabled, theme.VariantLight)), lum(th.Color(theme.ColorNameBackground, theme.VariantLight))
+	if ratio := (max(fg, bg) + 0.05) / (min(fg, bg) + 0.05); ratio < 3 {
+		t.Errorf("low-importance text contrast %.1f:1, want 3:1 or more", ratio)
+	}
 }

@@ -22,6 +22,12 @@ type contrastTheme struct {
 // lightWarning is the light variant's warning colour.
 var lightWarning = color.NRGBA{R: 0xB4, G: 0x53, B: 0x09, A: 0xFF}
 
+// lightDisabled is the light variant's "disabled" grey, which Fyne also
+// gives low-importance labels (every flag's line of help, the token note):
+// its own #e3e3e3 on white is about 1.3:1, unreadable; this grey is about
+// 3.5:1, still plainly fainter than text.
+var lightDisabled = color.NRGBA{R: 0x8A, G: 0x8A, B: 0x8A, A: 0xFF}
+
 // Color is the wrapped theme's colour but for the light warning.
 func (t contrastTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
 	if t.forced {
@@ -29,6 +35,9 @@ func (t contrastTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.C
 	}
 	if n == theme.ColorNameWarning && v == theme.VariantLight {
 		return lightWarning
+	}
+	if n == theme.ColorNameDisabled && v == theme.VariantLight {
+		return lightDisabled
 	}
 	return t.Theme.Color(n, v)
 }
