@@ -1,15 +1,12 @@
 package bench_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/client"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
@@ -44,19 +41,8 @@ func BenchmarkClientCPU(b *testing.B) {
 			var cpu time.Duration
 			var chunks, tokens int
 			for range b.N {
-				var cpu0 time.Duration
-				obs := rundoc.ObserverFunc(func(e rundoc.Event) {
-					switch {
-					case e.Kind == rundoc.EventCellProgress && strings.HasPrefix(e.Message, "measuring"):
-						cpu0 = cpuTime()
-					case e.Kind == rundoc.EventCellDone:
-						cpu += cpuTime() - cpu0
-					}
-				})
-				run, err := (&bench.Runner{Client: c, Plan: plan, Observer: obs}).Run(context.Background())
-				if err != nil {
-					b.Fatal(err)
-				}
+				run, used := runCountingCPU(b, c, plan)
+				cpu += used
 				cell := run.Cells[0]
 				ch, tok := writtenInWindow(b, url, cell.WindowStart, cell.WindowStart.Add(time.Duration(cell.MeasuredS/cpuSimSpeed*float64(time.Second))))
 				chunks, tokens = chunks+ch, tokens+tok

@@ -37,21 +37,8 @@ func BenchmarkClient128Streams(b *testing.B) {
 	var cpu time.Duration
 	b.ResetTimer()
 	for range b.N {
-		// Count CPU from the moment the window opens to the cell's end:
-		// calibration and warm-up are not per-token work.
-		var cpu0 time.Duration
-		obs := rundoc.ObserverFunc(func(e rundoc.Event) {
-			switch {
-			case e.Kind == rundoc.EventCellProgress && strings.HasPrefix(e.Message, "measuring"):
-				cpu0 = cpuTime()
-			case e.Kind == rundoc.EventCellDone:
-				cpu += cpuTime() - cpu0
-			}
-		})
-		run, err := (&bench.Runner{Client: c, Plan: plan, Observer: obs}).Run(context.Background())
-		if err != nil {
-			b.Fatal(err)
-		}
+		run, used := runCountingCPU(b, c, plan)
+		cpu += used
 		tokens += run.Cells[0].OutputTokens
 		b.Logf("%d tokens in %gs (%.0f tok/s), status %s", run.Cells[0].OutputTokens, plan.DurationS, run.Cells[0].TotalTokS, run.Cells[0].Status)
 	}
@@ -105,4 +92,25 @@ func startSimProcess(b *testing.B, args ...string) int {
 		b.Fatal("the simulator did not start")
 	}
 	return port
+}
+
+// runCountingCPU runs plan's one cell and returns the run and this
+// process's CPU time from the moment the window opened to the cell's end:
+// calibration and warm-up are not per-token work.
+func runCountingCPU(b *testing.B, c *client.Client, plan rundoc.Plan) (*rundoc.Run, time.Duration) {
+	b.Helper()
+	var cpu0, cpu time.Duration
+	obs := rundoc.ObserverFunc(func(e rundoc.Event) {
+		switch {
+		case e.Kind == rundoc.EventCellProgress && strings.HasPrefix(e.Message, "measuring"):
+			cpu0 = cpuTime()
+		case e.Kind == rundoc.EventCellDone:
+			cpu = cpuTime() - cpu0
+		}
+	})
+	run, err := (&bench.Runner{Client: c, Plan: plan, Observer: obs}).Run(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return run, cpu
 }
