@@ -90,9 +90,9 @@ func TestLlamaServerMatrix(t *testing.T) {
 			t.Errorf("%s: %s %q; over the pool: %v", label, cell.Status, cell.Reason, over)
 		}
 		if cell.Status.Ran() || cell.Phase == rundoc.PhasePrefill && cell.Status == rundoc.StatusValid {
-			// Exact as word boundaries allow: /tokenize verifies every length.
-			if cell.Context > 0 && abs(cell.PromptTokens-cell.Context) > 1 {
-				t.Errorf("%s: prompt of %d tokens, want %d", label, cell.PromptTokens, cell.Context)
+			// Exact: /tokenize verifies every length.
+			if cell.Context > 0 && cell.PromptTokens != cell.Context {
+				t.Errorf("%s: prompt of %d tokens, want exactly %d", label, cell.PromptTokens, cell.Context)
 			}
 		}
 		if cell.Phase == rundoc.PhaseDecode && cell.Status.Ran() {

@@ -45,12 +45,13 @@ type Prompts struct {
 	base  int     // tokens of a marker-only prompt
 	ratio float64 // tokens per filler word
 	words map[int]int
+	pads  map[int]int // pad words topping a target up (exact mode)
 }
 
 // NewPrompts returns a prompt builder for one run. nonce makes the run's
 // prompts unique; exact says whether count may be called for every length.
 func NewPrompts(nonce string, count Counter, exact bool) *Prompts {
-	return &Prompts{nonce: nonce, count: count, exact: exact, words: map[int]int{}}
+	return &Prompts{nonce: nonce, count: count, exact: exact, words: map[int]int{}, pads: map[int]int{}}
 }
 
 // calibrationWords is the size of the probe used to measure the ratio.
@@ -94,8 +95,19 @@ func (p *Prompts) Prompt(ctx context.Context, target, idx int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return p.text(idx, w), nil
+	p.mu.Lock()
+	pad := p.pads[target]
+	p.mu.Unlock()
+	return p.text(idx, w) + strings.Repeat(padWord, pad), nil
 }
+
+// padWord is one token in common tokenizers (and the simulator's): a
+// prompt that whole filler words leave a token or two short is topped up
+// with it, so /tokenize-verified lengths are exact (issue 18).
+const padWord = " a"
+
+// maxPad is the most pad words a prompt gets.
+const maxPad = 8
 
 func (p *Prompts) wordsFor(ctx context.Context, target int) (int, error) {
 	p.mu.Lock()
@@ -112,8 +124,10 @@ func (p *Prompts) wordsFor(ctx context.Context, target int) (int, error) {
 		return 0, nil
 	}
 	w := int(math.Round(float64(target-base) / ratio))
+	pad := 0
 	if p.exact {
 		best, bestDiff := w, math.MaxInt
+		under, underN := -1, 0 // the longest prompt below the target
 		for range 8 {
 			n, err := p.count(ctx, p.text(0, w))
 			if err != nil {
@@ -122,6 +136,9 @@ func (p *Prompts) wordsFor(ctx context.Context, target int) (int, error) {
 			d := target - n
 			if abs(d) < bestDiff {
 				best, bestDiff = w, abs(d)
+			}
+			if d > 0 && (under < 0 || n > underN) {
+				under, underN = w, n
 			}
 			if d == 0 {
 				break
@@ -132,6 +149,18 @@ func (p *Prompts) wordsFor(ctx context.Context, target int) (int, error) {
 			}
 			w = max(0, w+step)
 		}
+		// Word boundaries can step over the target (a word of two tokens):
+		// top the longest prompt below it up with one-token pad words.
+		if bestDiff > 0 && under >= 0 && target-underN <= maxPad {
+			k := target - underN
+			n, err := p.count(ctx, p.text(0, under)+strings.Repeat(padWord, k))
+			if err != nil {
+				return 0, fmt.Errorf("count prompt tokens: %w", err)
+			}
+			if abs(target-n) < bestDiff {
+				best, bestDiff, pad = under, abs(target-n), k
+			}
+		}
 		if bestDiff > Tolerance(target) {
 			return 0, fmt.Errorf("cannot build a prompt of %d tokens: the closest was %d tokens off", target, bestDiff)
 		}
@@ -139,6 +168,7 @@ func (p *Prompts) wordsFor(ctx context.Context, target int) (int, error) {
 	}
 	p.mu.Lock()
 	p.words[target] = w
+	p.pads[target] = pad
 	p.mu.Unlock()
 	return w, nil
 }
