@@ -227,6 +227,12 @@ func parseReferenceRow(rec []string, col map[string]int) (rundoc.Cell, error) {
 	c.CompletedRequests = p.int("completed_requests", math.MaxInt32, false)
 	c.OutputTokens = p.int("output_tokens", math.MaxInt32, false)
 	c.MeasuredS = p.float("measured_s")
+	// The half-widths RigBench's own CSVs carry (rundoc.CIFigures); a
+	// reference run has none.
+	tokSCI := p.float("total_tok_s_ci95")
+	c.PerRequestTokSCI95 = p.float("per_request_tok_s_ci95")
+	c.TTFTMsCI95 = p.float("ttft_ms_ci95")
+	c.TBTMsCI95 = p.float("tbt_ms_ci95")
 	if p.err != nil {
 		return c, p.err
 	}
@@ -234,9 +240,9 @@ func parseReferenceRow(rec []string, col map[string]int) (rundoc.Cell, error) {
 		return c, errors.New("concurrency must be at least 1")
 	}
 	if c.Phase == rundoc.PhasePrefill {
-		c.PromptTokS = tokS
+		c.PromptTokS, c.PromptTokSCI95 = tokS, tokSCI
 	} else {
-		c.TotalTokS = tokS
+		c.TotalTokS, c.TotalTokSCI95 = tokS, tokSCI
 	}
 	return c, nil
 }

@@ -1,0 +1,47 @@
+package report_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/engine/rundoc"
+)
+
+// TestCSVKeepsUncertainty: a run with 95% half-widths writes them as
+// <figure>_ci95 columns after the reference columns, and reading the CSV
+// back keeps them; a run without any keeps exactly the reference columns.
+func TestCSVKeepsUncertainty(t *testing.T) {
+	r := &rundoc.Run{Cells: []rundoc.Cell{
+		{Phase: rundoc.PhasePrefill, Context: 8192, Concurrency: 1, Status: rundoc.StatusValid, PromptTokS: 2341, PromptTokSCI95: 12.5},
+		{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 4, Status: rundoc.StatusValid, TotalTokS: 180.3, TotalTokSCI95: 1.25,
+			PerRequestTokS: 45.2, PerRequestTokSCI95: 0.5, TTFTMs: 547, TTFTMsCI95: 20.5, TBTMs: 22.1, TBTMsCI95: 0.05, MeasuredS: 8.5},
+	}}
+	var b bytes.Buffer
+	if err := report.WriteCSV(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	header := strings.SplitN(b.String(), "\n", 2)[0]
+	if want := strings.Join(report.CSVColumns, ",") + ",total_tok_s_ci95,per_request_tok_s_ci95,ttft_ms_ci95,tbt_ms_ci95"; header != want {
+		t.Errorf("header %q, want %q", header, want)
+	}
+	back, err := report.ReadReferenceCSV(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, d := back.Find(rundoc.PhasePrefill, 8192, 1), back.Find(rundoc.PhaseDecode, 0, 4)
+	if p == nil || d == nil || p.PromptTokSCI95 != 12.5 || d.TotalTokSCI95 != 1.25 || d.PerRequestTokSCI95 != 0.5 ||
+		d.TTFTMsCI95 != 20.5 || d.TBTMsCI95 != 0.05 {
+		t.Errorf("read back: prefill %+v, decode %+v", p, d)
+	}
+
+	r.Cells[0].PromptTokSCI95, r.Cells[1] = 0, rundoc.Cell{Phase: rundoc.PhaseDecode, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 49.6}
+	b.Reset()
+	if err := report.WriteCSV(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if header := strings.SplitN(b.String(), "\n", 2)[0]; header != strings.Join(report.CSVColumns, ",") {
+		t.Errorf("a run without ±: header %q, want the reference columns", header)
+	}
+}
