@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -45,6 +46,42 @@ type tuneFlags struct {
 
 func runTune(ctx context.Context, e *env, args []string) error {
 	var f tuneFlags
+	set, vllmArgs, err := f.parse(e, args)
+	if err != nil || set == nil {
+		return err // nil after --help
+	}
+	r, fromFile, err := f.prepare(e, set, vllmArgs)
+	if err != nil {
+		return err
+	}
+	var db *store.DB
+	var recs *[]*store.Recorder
+	if !f.noSave {
+		if db, err = f.saveFlags.open(ctx, e); err != nil {
+			return err
+		}
+		defer db.Close()
+		if r, recs, err = f.withHistory(e, db, r, fromFile); err != nil {
+			return err
+		}
+	}
+	r.Log = func(line string) { fmt.Fprintln(e.stderr, "  "+line) }
+	if r.Spec.Target == tune.TargetDemo {
+		r.Log = func(string) {} // the simulator's one start-up line per variant says nothing new
+	}
+	r.Progress = progressPrinter(e.stderr)
+	n := len(r.Spec.Variants())
+	fmt.Fprintf(e.stderr, "sweep %s: %d variants, about %s (resume with --resume %s)\n", r.Spec.ID, n, fmtDur(r.EstimateSweep()), r.Spec.ID)
+
+	res, runErr := r.Run(ctx)
+	if res == nil {
+		return runErr
+	}
+	return f.finish(e, r, res, runErr, db, recs)
+}
+
+// parse reads the flags of `tune`; set is nil after --help.
+func (f *tuneFlags) parse(e *env, args []string) (set map[string]bool, rest []string, err error) {
 	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.StringVar(&f.endpoint, "endpoint", "", "(not available: Tune relaunches the server, which it cannot do for an endpoint it did not start)")
@@ -68,74 +105,79 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	f.saveFlags.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return nil
+			return nil, nil, nil
 		}
-		return exitError{code: 2}
+		return nil, nil, exitError{code: 2}
 	}
-	set := map[string]bool{}
+	set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	return set, fs.Args(), nil
+}
+
+// prepare checks the flags and builds the sweep, every mistake the flags
+// alone show being a usage error before anything starts. fromFile is true
+// for --resume ID alone: the sweep then comes from the spec kept beside
+// the history (withHistory), and r is nil here.
+func (f *tuneFlags) prepare(e *env, set map[string]bool, vllmArgs []string) (r *tune.Runner, fromFile bool, err error) {
 	if f.endpoint != "" {
-		return usagef("Tune is unavailable for an existing endpoint: it relaunches the server for each variant, and RigBench cannot relaunch a server it did not start; use --launch (or --demo)")
+		return nil, false, usagef("Tune is unavailable for an existing endpoint: it relaunches the server for each variant, and RigBench cannot relaunch a server it did not start; use --launch (or --demo)")
 	}
-	// --resume ID alone continues the sweep from the spec it kept beside
-	// the history; with the sweep's flags repeated, they are used.
-	fromFile := f.resume != "" && len(f.vary) == 0
-	var r *tune.Runner
-	var err error
+	fromFile = f.resume != "" && len(f.vary) == 0
 	if fromFile {
 		if err := tune.CheckID(f.resume); err != nil {
-			return usagef("--resume: %v", err)
+			return nil, true, usagef("--resume: %v", err)
 		}
 		for _, name := range []string{"contexts", "concurrency", "objective", "constraint", "grid", "one-at-a-time", "demo", "launch", "sim-speed", "sim-profile", "model"} {
 			if set[name] {
-				return usagef("--resume %s alone continues the sweep as it was started; --%s belongs to a new sweep (or repeat every flag of the sweep with --vary)", f.resume, name)
+				return nil, true, usagef("--resume %s alone continues the sweep as it was started; --%s belongs to a new sweep (or repeat every flag of the sweep with --vary)", f.resume, name)
 			}
 		}
-	} else if r, err = f.runner(e, set, fs.Args()); err != nil {
-		return err
+	} else if r, err = f.runner(e, set, vllmArgs); err != nil {
+		return nil, false, err
 	}
 	if f.jsonPath != "" {
 		if err := checkWritable(f.jsonPath); err != nil {
-			return usagef("%v", err)
+			return nil, fromFile, usagef("%v", err)
 		}
 	}
 	if f.resume != "" && f.noSave {
-		return usagef("--resume finds the finished variants in the history: drop --no-save")
+		return nil, fromFile, usagef("--resume finds the finished variants in the history: drop --no-save")
 	}
+	return r, fromFile, nil
+}
 
-	var db *store.DB
-	var recs []*store.Recorder
-	if !f.noSave {
-		if db, err = f.saveFlags.open(ctx, e); err != nil {
-			return err
+// withHistory saves each variant's run in db and, for --resume, finds the
+// finished ones there; with fromFile the sweep is read from its kept spec.
+// recs collects the variants' recorders as they start.
+func (f *tuneFlags) withHistory(e *env, db *store.DB, r *tune.Runner, fromFile bool) (*tune.Runner, *[]*store.Recorder, error) {
+	if fromFile {
+		spec, err := tune.LoadSpec(tune.SpecDir(db.Path()), f.resume)
+		if err != nil {
+			return nil, nil, err
 		}
-		defer db.Close()
-		if fromFile {
-			spec, err := tune.LoadSpec(tune.SpecDir(db.Path()), f.resume)
-			if err != nil {
-				return err
-			}
-			if r, err = specRunner(e, spec); err != nil {
-				return err
-			}
-		}
-		r.SpecDir = tune.SpecDir(db.Path())
-		r.NoTelemetry = f.noTelemetry
-		r.Observers = func(tune.Variant) []rundoc.Observer {
-			rec := db.Recorder()
-			recs = append(recs, rec)
-			return []rundoc.Observer{rec}
-		}
-		if f.resume != "" {
-			r.History = db.RunsTagged
+		if r, err = specRunner(e, spec); err != nil {
+			return nil, nil, err
 		}
 	}
-	r.Log = func(line string) { fmt.Fprintln(e.stderr, "  "+line) }
-	if r.Spec.Target == tune.TargetDemo {
-		r.Log = func(string) {} // the simulator's one start-up line per variant says nothing new
+	recs := new([]*store.Recorder)
+	r.SpecDir = tune.SpecDir(db.Path())
+	r.NoTelemetry = f.noTelemetry
+	r.Observers = func(tune.Variant) []rundoc.Observer {
+		rec := db.Recorder()
+		*recs = append(*recs, rec)
+		return []rundoc.Observer{rec}
 	}
+	if f.resume != "" {
+		r.History = db.RunsTagged
+	}
+	return r, recs, nil
+}
+
+// progressPrinter prints a sweep's progress: a line per variant stage and
+// per cell (not per second).
+func progressPrinter(w io.Writer) func(tune.Progress) {
 	var last string
-	r.Progress = func(p tune.Progress) {
+	return func(p tune.Progress) {
 		var msg string
 		switch p.Stage {
 		case "launching":
@@ -153,25 +195,25 @@ func runTune(ctx context.Context, e *env, args []string) error {
 			msg = fmt.Sprintf("variant %d of %d: %s: measured in %s (server ready after %.1f s)", p.Variant, p.Variants, p.Label, fmtDur(time.Duration(p.Result.WallS*float64(time.Second))), p.Result.LoadS)
 		}
 		if p.Stage == "measuring" && strings.HasPrefix(last, msg[:strings.Index(msg, "sweep ETA")]) {
-			return // one line per cell, not per second
+			return
 		}
 		last = msg
-		fmt.Fprintln(e.stderr, msg)
+		fmt.Fprintln(w, msg)
 	}
-	n := len(r.Spec.Variants())
-	fmt.Fprintf(e.stderr, "sweep %s: %d variants, about %s (resume with --resume %s)\n", r.Spec.ID, n, fmtDur(r.EstimateSweep()), r.Spec.ID)
+}
 
-	res, runErr := r.Run(ctx)
-	if res == nil {
-		return runErr
-	}
+// finish prints the sweep's table and verdict, writes --json, and says
+// what was saved; a cancelled sweep exits 130 saying how to resume.
+func (f *tuneFlags) finish(e *env, r *tune.Runner, res *tune.Result, runErr error, db *store.DB, recs *[]*store.Recorder) error {
 	doc := res.Document()
 	doc.Text(e.stdout)
 	var errs []error
-	for _, rec := range recs {
-		if err := rec.Err(); err != nil {
-			errs = append(errs, fmt.Errorf("the history could not save a variant's run completely: %w", err))
-			break
+	if recs != nil {
+		for _, rec := range *recs {
+			if err := rec.Err(); err != nil {
+				errs = append(errs, fmt.Errorf("the history could not save a variant's run completely: %w", err))
+				break
+			}
 		}
 	}
 	if f.jsonPath != "" {
@@ -245,20 +287,33 @@ func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tun
 		spec.Constraints = append(spec.Constraints, k)
 	}
 	r := &tune.Runner{Spec: spec, NoTelemetry: f.noTelemetry}
+	if err := f.target(e, set, r, &spec, vllmArgs); err != nil {
+		return nil, err
+	}
+	r.Spec = spec
+	if err := spec.Validate(); err != nil {
+		return nil, usagef("%v", err)
+	}
+	return r, nil
+}
+
+// target sets the sweep's target from --demo or --launch: the base flags,
+// and how each variant starts its server.
+func (f *tuneFlags) target(e *env, set map[string]bool, r *tune.Runner, spec *tune.Spec, vllmArgs []string) error {
 	switch {
 	case f.demo && f.launch.enabled, !f.demo && !f.launch.enabled:
-		return nil, usagef("choose one target: --demo or --launch")
+		return usagef("choose one target: --demo or --launch")
 	case f.demo:
 		simCfg, err := f.checkTarget(set)
 		if err != nil {
-			return nil, usagef("%v", err)
+			return usagef("%v", err)
 		}
 		base, err := vllm.ParseArgs(vllmArgs)
 		if err != nil {
-			return nil, usagef("the vLLM flags after -- are not valid: %v", err)
+			return usagef("the vLLM flags after -- are not valid: %v", err)
 		}
 		if f.model != "" {
-			return nil, usagef("--model applies to --launch; the demo serves the simulator's model")
+			return usagef("--model applies to --launch; the demo serves the simulator's model")
 		}
 		spec.Base = base
 		spec.Target, spec.SimSpeed, spec.SimProfile = tune.TargetDemo, simCfg.Speed, f.simProfile
@@ -266,30 +321,26 @@ func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tun
 		// The simulator refuses what vLLM would refuse; a base it refuses
 		// would fail every variant, so that is a usage error now.
 		if _, err := r.Target.Session(base); err != nil {
-			return nil, usagef("the vLLM flags after -- are not valid for the simulator: %v", err)
+			return usagef("the vLLM flags after -- are not valid for the simulator: %v", err)
 		}
 	default:
 		if set["sim-speed"] || set["sim-profile"] {
-			return nil, usagef("--sim-speed and --sim-profile apply only to --demo")
+			return usagef("--sim-speed and --sim-profile apply only to --demo")
 		}
 		if f.model == "" {
-			return nil, usagef("--launch needs --model with the Hugging Face id to serve")
+			return usagef("--launch needs --model with the Hugging Face id to serve")
 		}
 		o := launchOptions{model: f.model, image: f.launch.image, gpus: f.launch.gpus, hfCache: f.launch.hfCache, noGPU: f.launch.noGPU}
 		base, err := o.config(e, vllmArgs)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		spec.Base = base
 		spec.Target = tune.TargetLaunch
 		r.Target = tune.Docker{SimSpeed: simImageSpeed(base),
 			Launcher: func(cfg vllm.LaunchConfig) session.Launcher { return o.launcher(e, cfg) }}
 	}
-	r.Spec = spec
-	if err := spec.Validate(); err != nil {
-		return nil, usagef("%v", err)
-	}
-	return r, nil
+	return nil
 }
 
 // simImageSpeed is the --speed of RigBench's simulator image among the base
