@@ -36,6 +36,7 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	"date":   formatDate,
 	"int":    intOrDash,
 	"pct":    fractionPct,
+	"join":   strings.Join,
 }).Parse(htmlTemplate))
 
 // WriteHTML writes one self-contained HTML file: a report of one run, or a
