@@ -113,18 +113,7 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	if err := r.Spec.Validate(); err != nil {
 		return nil, err
 	}
-	now := r.Now
-	if now == nil {
-		now = time.Now
-	}
-	logf := r.Log
-	if logf == nil {
-		logf = func(string) {}
-	}
-	report := r.Progress
-	if report == nil {
-		report = func(Progress) {}
-	}
+	now, logf, report := r.hooks()
 	if r.Hardware == nil {
 		hctx, cancel := context.WithTimeout(ctx, session.DetectTimeout)
 		snap := probe.Detect(hctx)
@@ -143,76 +132,108 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	}
 	res := &Result{Spec: r.Spec}
 	start := now()
-	var measuredWall time.Duration
-	measured := 0
-	estimates := make([]time.Duration, len(variants))
+	eta := &etaTracker{estimates: make([]time.Duration, len(variants))}
 	for i, v := range variants {
-		estimates[i] = r.estimate(v.Config)
-	}
-	// left is the time the variants after i will take: their estimates,
-	// scaled by how the measured ones compared with theirs.
-	var estimatedDone time.Duration
-	left := func(i int) time.Duration {
-		var t time.Duration
-		for _, e := range estimates[i+1:] {
-			t += e
-		}
-		if measured > 0 && estimatedDone > 0 {
-			t = time.Duration(float64(t) * float64(measuredWall) / float64(estimatedDone))
-		}
-		return t
+		eta.estimates[i] = r.estimate(v.Config)
 	}
 	for i, v := range variants {
 		base := Progress{Variant: i + 1, Variants: len(variants), Label: v.Label()}
-		if run, ok := done[v.Label()]; ok {
+		switch run, ok := done[v.Label()]; {
+		case ok:
 			vr := VariantResult{Variant: v, Status: Measured, RunID: run.UUID, Run: run, Resumed: true}
 			res.Variants = append(res.Variants, vr)
 			p := base
-			p.Stage, p.Elapsed, p.ETA, p.Result = "skipped", now().Sub(start), left(i), &vr
+			p.Stage, p.Elapsed, p.ETA, p.Result = "skipped", now().Sub(start), eta.left(i), &vr
 			report(p)
-			continue
-		}
-		if ctx.Err() != nil {
+		case ctx.Err() != nil:
 			res.Variants = append(res.Variants, VariantResult{Variant: v, Status: NotRun})
-			continue
+		default:
+			res.Variants = append(res.Variants, r.measure(ctx, i, v, base, eta, start, now, logf, report))
 		}
-		p := base
-		p.Stage, p.Elapsed, p.ETA = "launching", now().Sub(start), left(i)+estimates[i]
-		report(p)
-		t0 := now()
-		vr := r.runVariant(ctx, v, func(e rundoc.Event) {
-			if e.Kind != rundoc.EventCellStarted && e.Kind != rundoc.EventCellProgress {
-				return
-			}
-			p := base
-			p.Stage, p.Elapsed = "measuring", now().Sub(start)
-			p.Cell = CellLabel(e.Cell.Context, e.Cell.Concurrency)
-			if e.Cell.Phase == rundoc.PhasePrefill {
-				p.Cell = "prefill " + rundoc.ContextLabel(e.Cell.Context)
-			}
-			p.CellIndex, p.Cells = e.Index+1, e.Total
-			p.ETA = e.ETA + left(i)
-			report(p)
-		}, logf, now)
-		vr.WallS = now().Sub(t0).Seconds()
-		if vr.Status == Measured {
-			measured++
-			measuredWall += now().Sub(t0)
-			estimatedDone += estimates[i]
-		}
-		res.Variants = append(res.Variants, vr)
-		p = base
-		p.Stage, p.Elapsed, p.ETA, p.Result = "done", now().Sub(start), left(i), &vr
-		if vr.Status != Measured {
-			p.Stage = "failed"
-		}
-		report(p)
 	}
 	res = Judge(r.Spec, res.Variants)
 	if ctx.Err() != nil {
 		return res, ctx.Err()
 	}
 	return res, nil
+}
+
+// hooks are the runner's clock, log and progress, with defaults for those
+// left nil.
+func (r *Runner) hooks() (now func() time.Time, logf func(string), report func(Progress)) {
+	now, logf, report = r.Now, r.Log, r.Progress
+	if now == nil {
+		now = time.Now
+	}
+	if logf == nil {
+		logf = func(string) {}
+	}
+	if report == nil {
+		report = func(Progress) {}
+	}
+	return now, logf, report
+}
+
+// measure launches and measures variant i, reporting its stages and cells.
+func (r *Runner) measure(ctx context.Context, i int, v Variant, base Progress, eta *etaTracker, start time.Time,
+	now func() time.Time, logf func(string), report func(Progress)) VariantResult {
+	p := base
+	p.Stage, p.Elapsed, p.ETA = "launching", now().Sub(start), eta.left(i)+eta.estimates[i]
+	report(p)
+	t0 := now()
+	vr := r.runVariant(ctx, v, func(e rundoc.Event) {
+		if e.Kind != rundoc.EventCellStarted && e.Kind != rundoc.EventCellProgress {
+			return
+		}
+		p := base
+		p.Stage, p.Elapsed = "measuring", now().Sub(start)
+		p.Cell = CellLabel(e.Cell.Context, e.Cell.Concurrency)
+		if e.Cell.Phase == rundoc.PhasePrefill {
+			p.Cell = "prefill " + rundoc.ContextLabel(e.Cell.Context)
+		}
+		p.CellIndex, p.Cells = e.Index+1, e.Total
+		p.ETA = e.ETA + eta.left(i)
+		report(p)
+	}, logf, now)
+	vr.WallS = now().Sub(t0).Seconds()
+	if vr.Status == Measured {
+		eta.measuredOne(i, now().Sub(t0))
+	}
+	p = base
+	p.Stage, p.Elapsed, p.ETA, p.Result = "done", now().Sub(start), eta.left(i), &vr
+	if vr.Status != Measured {
+		p.Stage = "failed"
+	}
+	report(p)
+	return vr
+}
+
+// etaTracker estimates the time a sweep has left: the estimates of the
+// variants still to come, scaled by how the measured ones compared with
+// theirs (wall time measured ÷ time estimated).
+type etaTracker struct {
+	estimates                   []time.Duration
+	measured                    int
+	measuredWall, estimatedDone time.Duration
+}
+
+// left is the time the variants after i will take.
+func (t *etaTracker) left(i int) time.Duration {
+	var d time.Duration
+	for _, e := range t.estimates[i+1:] {
+		d += e
+	}
+	if t.measured > 0 && t.estimatedDone > 0 {
+		d = time.Duration(float64(d) * float64(t.measuredWall) / float64(t.estimatedDone))
+	}
+	return d
+}
+
+// measuredOne records that variant i was measured in wall.
+func (t *etaTracker) measuredOne(i int, wall time.Duration) {
+	t.measured++
+	t.measuredWall += wall
+	t.estimatedDone += t.estimates[i]
 }
 
 // runVariant launches and measures one variant through engine/session.
