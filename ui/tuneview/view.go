@@ -61,20 +61,20 @@ type Backend struct {
 type View struct {
 	b Backend
 
-	unavailable                   *widget.Label
-	flag                          *widget.Select
-	values                        *widget.Entry
-	dimsBox                       *fyne.Container
-	mode                          *widget.RadioGroup
-	contexts, concurrency, dur    *widget.Entry
-	objective, objArg, constraint *widget.Entry
-	summary, status, verdict      *widget.Label
-	progress                      *widget.ProgressBar
-	startBtn, stopBtn, resumeBtn  *widget.Button
-	applyBtn, exportBtn, openBtn  *widget.Button
-	table                         *widget.Table
-	chart                         *fyne.Container
-	content                       fyne.CanvasObject
+	unavailable                          *widget.Label
+	flag                                 *widget.Select
+	values                               *widget.Entry
+	dimsBox                              *fyne.Container
+	mode                                 *widget.RadioGroup
+	contexts, concurrency, dur           *widget.Entry
+	objective, objArg, constraint        *widget.Entry
+	summary, status, verdict             *widget.Label
+	progress                             *widget.ProgressBar
+	addBtn, startBtn, stopBtn, resumeBtn *widget.Button
+	applyBtn, exportBtn, openBtn         *widget.Button
+	table                                *widget.Table
+	chart                                *fyne.Container
+	content                              fyne.CanvasObject
 
 	dims []tune.Dimension
 	spec *tune.Spec // the spec of the last sweep started (Resume reuses it)
@@ -95,6 +95,25 @@ const (
 // New builds the view.
 func New(b Backend) *View {
 	v := &View{b: b}
+	v.buildInputs()
+	v.buildControls()
+	v.buildResults()
+	v.content = v.layout()
+	v.Refresh()
+	if b.Unfinished != nil {
+		if s := b.Unfinished(); s != nil {
+			v.spec = s
+			v.resumeBtn.Enable()
+			v.status.SetText(fmt.Sprintf("Sweep %s (%s) stopped before its %d variants were measured: Resume measures the rest; those in History are kept.",
+				s.ID, dimsText(s.Dimensions), len(s.Variants())))
+		}
+	}
+	return v
+}
+
+// buildInputs makes the form's widgets: what to vary, how, the workload,
+// the objective and the constraint.
+func (v *View) buildInputs() {
 	v.unavailable = widget.NewLabel("")
 	v.unavailable.Importance = widget.WarningImportance
 	v.unavailable.Wrapping = fyne.TextWrapWord
@@ -106,7 +125,7 @@ func New(b Backend) *View {
 	v.flag.PlaceHolder = "flag to vary"
 	v.values = widget.NewEntry()
 	v.values.SetPlaceHolder("values, e.g. auto,fp8")
-	add := widget.NewButtonWithIcon("Add", theme.ContentAddIcon(), func() {
+	v.addBtn = widget.NewButtonWithIcon("Add", theme.ContentAddIcon(), func() {
 		if err := v.AddDimension(v.flag.Selected, v.values.Text); err != nil {
 			v.status.SetText(err.Error())
 		}
@@ -125,6 +144,11 @@ func New(b Backend) *View {
 	v.summary = widget.NewLabel("")
 	v.summary.Wrapping = fyne.TextWrapWord
 
+}
+
+// buildControls makes the buttons, the progress, status and verdict.
+func (v *View) buildControls() {
+	b := v.b
 	v.status = widget.NewLabel("Add a flag to vary, then Start.")
 	v.status.Wrapping = fyne.TextWrapWord
 	v.progress = widget.NewProgressBar()
@@ -155,6 +179,10 @@ func New(b Backend) *View {
 	if b.OnImport == nil {
 		v.openBtn.Hide()
 	}
+}
+
+// buildResults makes the table of variants and the chart's box.
+func (v *View) buildResults() {
 	v.table = widget.NewTable(
 		func() (int, int) {
 			if len(v.rows) == 0 {
@@ -170,8 +198,13 @@ func New(b Backend) *View {
 		})
 	v.chart = container.NewVBox()
 
+}
+
+// layout places the form on the left and the controls and results on the
+// right.
+func (v *View) layout() fyne.CanvasObject {
 	form := widget.NewForm(
-		widget.NewFormItem("Vary", container.NewBorder(nil, nil, v.flag, add, v.values)),
+		widget.NewFormItem("Vary", container.NewBorder(nil, nil, v.flag, v.addBtn, v.values)),
 		widget.NewFormItem("", v.dimsBox),
 		widget.NewFormItem("Variants", v.mode),
 		widget.NewFormItem("Contexts", v.contexts),
@@ -197,17 +230,7 @@ func New(b Backend) *View {
 		container.NewVScroll(container.NewVBox(v.chart, tableBox)))
 	split := container.NewHSplit(container.NewVScroll(left), right)
 	split.Offset = 0.36
-	v.content = split
-	v.Refresh()
-	if b.Unfinished != nil {
-		if s := b.Unfinished(); s != nil {
-			v.spec = s
-			v.resumeBtn.Enable()
-			v.status.SetText(fmt.Sprintf("Sweep %s (%s) stopped before its %d variants were measured: Resume measures the rest; those in History are kept.",
-				s.ID, dimsText(s.Dimensions), len(s.Variants())))
-		}
-	}
-	return v
+	return split
 }
 
 // dimsText names what a sweep varies ("--kv-cache-dtype auto, fp8 × …").
