@@ -29,7 +29,10 @@ func init() { tourHook = (*UI).tour }
 const ReferenceEnv = "RIGBENCH_TOUR_REFERENCE"
 
 // tour walks the views. It runs on its own goroutine and touches the UI
-// only through fyne.Do / fyne.DoAndWait.
+// only through fyne.Do / fyne.DoAndWait. It is one long script on purpose
+// (over the house's 80 lines): the shots are taken in the order a user
+// meets the views, each step reads as that step, and it builds only with
+// -tags tour, never into the shipping app.
 func (u *UI) tour(dir string) {
 	fail := func(err error) {
 		fmt.Fprintln(os.Stderr, "rigbench tour:", err)
