@@ -83,6 +83,13 @@ func (f *runFlags) parse(e *env, args []string) (set map[string]bool, rest []str
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	f.register(fs)
+	return parseSet(fs, args)
+}
+
+// parseSet parses args with fs and returns the names of the flags given and
+// the words after them; set is nil after --help, and a bad flag is exit 2
+// (the flag package has printed why).
+func parseSet(fs *flag.FlagSet, args []string) (set map[string]bool, rest []string, err error) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, nil, nil

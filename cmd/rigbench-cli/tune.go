@@ -103,15 +103,7 @@ func (f *tuneFlags) parse(e *env, args []string) (set map[string]bool, rest []st
 	fs.StringVar(&f.resume, "resume", "", "continue sweep ID (alone, or with the sweep's flags repeated): variants already in the history are not measured again")
 	f.launch.register(fs)
 	f.saveFlags.register(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, nil, nil
-		}
-		return nil, nil, exitError{code: 2}
-	}
-	set = map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	return set, fs.Args(), nil
+	return parseSet(fs, args)
 }
 
 // prepare checks the flags and builds the sweep, every mistake the flags
