@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/engine/report"
+	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
@@ -69,36 +70,42 @@ func Show(win fyne.Window, a fyne.App, runs []*rundoc.Run) {
 			saveAllCharts(win, f, runs)
 			return
 		}
-		fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-			if err != nil || w == nil {
-				return
-			}
-			path := w.URI().Path()
-			w.Close()
-			go func() {
-				var err error
-				if isChart {
-					err = WriteChart(path, f, chartKind(charts.Selected), runs)
-				} else {
-					err = WriteFile(path, f, runs)
-				}
-				fyne.Do(func() {
-					if err != nil {
-						dialog.ShowError(err, win)
-						return
-					}
-					dialog.ShowInformation("Exported", "Saved "+filepath.Base(path)+".", win)
-				})
-			}()
-		}, win)
-		if isChart {
-			fd.SetFileName(ChartFileName(runs, f, chartKind(charts.Selected)))
-		} else {
-			fd.SetFileName(report.FileName(runs, f))
-		}
-		fd.Show()
+		saveOne(win, f, isChart, chartKind(charts.Selected), runs)
 	}, win)
 	d.Show()
+}
+
+// saveOne asks for a file and writes runs into it in format f (one chart
+// of kind when isChart), off the UI goroutine, then says how it went.
+func saveOne(win fyne.Window, f report.Format, isChart bool, kind chart.Kind, runs []*rundoc.Run) {
+	fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+		if err != nil || w == nil {
+			return
+		}
+		path := w.URI().Path()
+		w.Close()
+		go func() {
+			var err error
+			if isChart {
+				err = WriteChart(path, f, kind, runs)
+			} else {
+				err = WriteFile(path, f, runs)
+			}
+			fyne.Do(func() {
+				if err != nil {
+					dialog.ShowError(err, win)
+					return
+				}
+				dialog.ShowInformation("Exported", "Saved "+filepath.Base(path)+".", win)
+			})
+		}()
+	}, win)
+	if isChart {
+		fd.SetFileName(ChartFileName(runs, f, kind))
+	} else {
+		fd.SetFileName(report.FileName(runs, f))
+	}
+	fd.Show()
 }
 
 // saveAllCharts asks for a folder and writes every chart into it.

@@ -108,10 +108,20 @@ func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc
 			v.OnConfig(c)
 		}
 	})
+	v.layout(v.buildWidgets())
+	chooser.OnChanged = func(ch target.Choice) { v.targetChanged(ch) }
+	v.content = container.NewBorder(container.NewVBox(chooser.Content(), widget.NewSeparator()), nil, nil, nil, v.launchParts)
+	v.targetChanged(chooser.Choice())
+	return v
+}
+
+// buildWidgets makes the presets, paste, token, start/stop and message
+// widgets; it returns the two buttons only the layout places.
+func (v *View) buildWidgets() (save, fill *widget.Button) {
 	v.presets = widget.NewSelect(nil, v.applyPreset)
 	v.presets.PlaceHolder = "Load a preset…"
 	v.refreshPresets()
-	save := widget.NewButtonWithIcon("Save preset…", theme.DocumentSaveIcon(), v.savePreset)
+	save = widget.NewButtonWithIcon("Save preset…", theme.DocumentSaveIcon(), v.savePreset)
 
 	v.paste = widget.NewMultiLineEntry()
 	v.paste.SetPlaceHolder("Paste a `docker run …` or `vllm serve …` command here")
@@ -120,7 +130,7 @@ func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc
 	v.pasteMsg = widget.NewLabel("")
 	v.pasteMsg.Wrapping = fyne.TextWrapWord
 	v.pasteMsg.Hide()
-	fill := widget.NewButtonWithIcon("Fill the form", theme.ContentPasteIcon(), func() { v.PasteCommand(v.paste.Text) })
+	fill = widget.NewButtonWithIcon("Fill the form", theme.ContentPasteIcon(), func() { v.PasteCommand(v.paste.Text) })
 
 	v.token = widget.NewPasswordEntry()
 	v.tokenInfo = widget.NewLabel("")
@@ -146,6 +156,12 @@ func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc
 	v.fixBtn = widget.NewButton("", nil)
 	v.fixBtn.Hide()
 
+	return save, fill
+}
+
+// layout places the form on the left and the previews, controls and log
+// (or the demo's panel) on the right, under the hardware banner.
+func (v *View) layout(save, fill *widget.Button) {
 	copyServe := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { v.copy(v.Form.ServePreview()) })
 	copyDocker := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { v.copy(v.Form.DockerPreview()) })
 	preview := container.NewVBox(
@@ -184,10 +200,6 @@ func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc
 	v.hwBanner.Wrapping = fyne.TextWrapWord
 	v.hwBanner.Hide()
 	v.launchParts = container.NewBorder(v.hwBanner, nil, nil, nil, split)
-	chooser.OnChanged = func(ch target.Choice) { v.targetChanged(ch) }
-	v.content = container.NewBorder(container.NewVBox(chooser.Content(), widget.NewSeparator()), nil, nil, nil, v.launchParts)
-	v.targetChanged(chooser.Choice())
-	return v
 }
 
 // Content is the view's root object.
