@@ -301,6 +301,7 @@ func (v *validator) server(s *Server) {
 	for _, f := range []struct{ name, s string }{{"server.model", s.Model}, {"server.engine", s.Engine}, {"server.version", s.Version}} {
 		v.text(f.name, f.s, MaxServerTextLen)
 	}
+	v.serverFacts(s.ServerFacts)
 }
 
 func (v *validator) launch(l *Launch) {
@@ -357,6 +358,7 @@ func (v *validator) cell(i int, c *Cell) {
 	}
 	v.intRange(where+": context", c.Context, 0, MaxContextTokens)
 	v.intRange(where+": concurrency", c.Concurrency, 1, maxConc)
+	v.checks(where, c.CellChecks)
 	for _, n := range []struct {
 		name string
 		v    int

@@ -1,5 +1,7 @@
 package rundoc
 
+import "math"
+
 // ServerFacts are what RigBench learned about the kind of server it
 // measured (issue 17): which personality answered, and which figures that
 // server could not give, so views say "not reported" instead of showing 0.
@@ -111,3 +113,40 @@ var (
 	FigServerDecodeTokS = Figure{Key: "server_decode_tok_s", Label: "server decode tok/s", Title: "Server decode tok/s", Unit: "tok/s",
 		Decimals: 1, Better: Higher, Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return c.ServerDecodeTokS }}
 )
+
+// serverFacts checks ServerFacts on import (ValidateRun).
+func (v *validator) serverFacts(f ServerFacts) {
+	switch f.Personality {
+	case "", "vllm", "llama-server", "sglang", "openai":
+	default:
+		v.fail("server.personality %q is not one of vllm, llama-server, sglang, openai", f.Personality)
+	}
+	v.intRange("server.slots", f.Slots, 0, maxConc)
+	v.count("server.not_reported", len(f.NotReported), MaxTags)
+	for _, n := range f.NotReported {
+		v.text("server.not_reported", n, MaxNameLen)
+	}
+}
+
+// checks checks a cell's CellChecks on import (ValidateRun): counts and
+// seconds are not negative; the difference in percent may be, down to
+// −100 (the server counted nothing).
+func (v *validator) checks(where string, c CellChecks) {
+	for _, n := range []struct {
+		name string
+		v    int
+	}{{"retried_requests", c.RetriedRequests}, {"never_started", c.NeverStarted}, {"ended_by_length", c.EndedByLength},
+		{"server_output_tokens", c.ServerOutputTokens}, {"checked_output_tokens", c.CheckedOutputTokens},
+		{"server_prompt_tokens", c.ServerPromptTokens}} {
+		v.intRange(where+": "+n.name, n.v, 0, math.MaxInt32)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"idle_wait_s", c.IdleWaitS}, {"server_decode_s", c.ServerDecodeS}, {"server_decode_tok_s", c.ServerDecodeTokS}} {
+		v.num(where+": "+f.name, f.v)
+	}
+	if d := c.ServerTokenDiffPct; math.IsNaN(d) || d < -100 || d > maxFigure {
+		v.fail("%s: server_token_diff_pct is %v, want a number from -100 to %g", where, d, maxFigure)
+	}
+}
