@@ -166,16 +166,24 @@ func (w *window) crossCheck(before, after *counters, reqs []request) {
 		}
 	}
 	server := after.output - before.output
+	if server < 0 || server > math.MaxInt32 {
+		// A counter that went backwards (the server restarted) or beyond
+		// any real value checks nothing.
+		addNote(c, "the server's generated-token counter went backwards or out of range during the window; no cross-check")
+		return
+	}
 	c.ServerOutputTokens, c.CheckedOutputTokens = int(math.Round(server)), ours
-	c.ServerPromptTokens = int(math.Round(after.prompt - before.prompt))
+	if dp := after.prompt - before.prompt; dp >= 0 && dp <= math.MaxInt32 {
+		c.ServerPromptTokens = int(math.Round(dp))
+	}
 	if after.hasDecode {
-		if ds := after.decodeS - before.decodeS; ds > 0 {
+		if ds := after.decodeS - before.decodeS; ds > 0 && ds < 1e12 {
 			c.ServerDecodeS = round(ds, 3)
 			c.ServerDecodeTokS = round(server/ds, 1)
 		}
 	}
 	if ours > 0 {
-		c.ServerTokenDiffPct = round(100*(server-float64(ours))/float64(ours), 2)
+		c.ServerTokenDiffPct = round(min(100*(server-float64(ours))/float64(ours), 1e9), 2)
 	}
 	if ours > 0 && math.Abs(c.ServerTokenDiffPct) > rundoc.ServerCheckTolerancePct || ours == 0 && server > 0 {
 		addNote(c, fmt.Sprintf("server counted %s generated tokens, RigBench %s (%+.1f%%)",
