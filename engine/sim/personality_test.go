@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -271,4 +272,52 @@ func TestSGLangEndpoints(t *testing.T) {
 			t.Errorf("/metrics lacks %s", name)
 		}
 	}
+}
+
+// FuzzLlamaRequest feeds the llama-server personality's /v1/completions
+// and /tokenize any body: they answer llama-server's statuses with JSON,
+// never panic or hang.
+func FuzzLlamaRequest(f *testing.F) {
+	f.Add(`{"prompt":"hi","max_tokens":3}`)
+	f.Add(`{"prompt":[1,2,3],"n_predict":2}`)
+	f.Add(`{"content":"a b c","add_special":true}`)
+	f.Add(`{"content":[1,2]}`)
+	f.Add(`{"prompt":"` + strings.Repeat("x ", 600) + `","max_tokens":4}`)
+	f.Add(`null`)
+	f.Add(`[]`)
+	cfg := llamaConfig(512, 2, false)
+	cfg.Speed = math.Inf(1)
+	cfg.Profile = tinyProfile()
+	s, err := New(cfg)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer s.Close()
+	h := s.Handler()
+	f.Fuzz(func(t *testing.T, body string) {
+		var probe map[string]any
+		if json.Unmarshal([]byte(body), &probe) == nil && probe != nil {
+			probe["stream"] = false
+			for _, k := range []string{"max_tokens", "n_predict"} {
+				if v, ok := probe[k].(float64); !ok || v > 64 || v < 0 {
+					probe[k] = 8
+				}
+			}
+			b, _ := json.Marshal(probe)
+			body = string(b)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/completions", strings.NewReader(body)))
+		if rec.Code != 200 && rec.Code != 400 {
+			t.Fatalf("status %d for %q: %s", rec.Code, body, rec.Body.String())
+		}
+		if !json.Valid(rec.Body.Bytes()) {
+			t.Fatalf("response is not JSON: %q", rec.Body.String())
+		}
+		trec := httptest.NewRecorder()
+		h.ServeHTTP(trec, httptest.NewRequest("POST", "/tokenize", strings.NewReader(body)))
+		if trec.Code != 200 || !json.Valid(trec.Body.Bytes()) {
+			t.Fatalf("tokenize: %d %q", trec.Code, trec.Body.String())
+		}
+	})
 }
