@@ -238,10 +238,13 @@ func (w *window) close(reqs []request, measured time.Duration, samples []rundoc.
 	if w.stoppedAt > 0 {
 		end = w.stoppedAt
 	}
+	ref := w.d
 	if cancelled && measured > 0 {
-		end = measured // the window was cut short: rates are over the part measured
+		// The window was cut short: rates are over the part measured, not
+		// projected to a whole window as an adaptive early stop's are.
+		end, ref = measured, measured
 	}
-	t := newTally(end, w.d, len(w.prompts))
+	t := newTally(end, ref, len(w.prompts))
 	t.maxOutput = w.maxOutput
 	for i := range reqs {
 		t.add(&reqs[i])
