@@ -137,12 +137,9 @@ func readStream(r io.Reader, res *StreamResult, onToken TokenFunc) error {
 	sse := newSSEReader(r)
 	defer sse.release()
 	var (
-		ch          chunk
-		usageTotal  int  // last completion_tokens seen
-		counted     int  // tokens passed to onToken so far
-		usageChunks int  // content chunks that carried usage
-		sawFinal    bool // a usage-only final chunk (choices: [])
-		done        bool
+		ch   chunk
+		st   streamState
+		done bool
 	)
 	for {
 		payload, err := sse.next()
@@ -150,7 +147,7 @@ func readStream(r io.Reader, res *StreamResult, onToken TokenFunc) error {
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			return streamEnd(res, usageTotal, usageChunks, sawFinal, &StreamError{Reason: err.Error(), Err: err})
+			return st.end(res, &StreamError{Reason: err.Error(), Err: err})
 		}
 		now := time.Now()
 		if bytes.Equal(bytes.TrimSpace(payload), []byte("[DONE]")) {
@@ -158,60 +155,12 @@ func readStream(r io.Reader, res *StreamResult, onToken TokenFunc) error {
 			break
 		}
 		if err := parseChunk(payload, &ch); err != nil {
-			return streamEnd(res, usageTotal, usageChunks, sawFinal, &StreamError{Reason: "the server sent a malformed chunk"})
+			return st.end(res, &StreamError{Reason: "the server sent a malformed chunk"})
 		}
 		if ch.isError {
-			msg := string(ch.errMsg)
-			if overCapRe.MatchString(msg) {
-				return streamEnd(res, usageTotal, usageChunks, sawFinal, &OverCapacityError{Message: msg})
-			}
-			if tooLongRe.MatchString(msg) {
-				return streamEnd(res, usageTotal, usageChunks, sawFinal, tooLong(msg))
-			}
-			return streamEnd(res, usageTotal, usageChunks, sawFinal, &StreamError{Reason: "the server reported an error mid-stream: " + msg})
+			return st.end(res, chunkError(&ch))
 		}
-		if ch.hasUsage && ch.promptTokens > 0 {
-			res.PromptTokens = ch.promptTokens
-		}
-		if ch.emptyChoices {
-			sawFinal = true
-			if ch.hasUsage {
-				usageTotal = ch.completionTokens
-			}
-			continue
-		}
-		// Without usage a chunk with text counts as one token. With usage (on every
-		// chunk, or llama-server's on the last one only) the chunk carries
-		// whatever the cumulative count adds to what was counted so far.
-		tokens := 0
-		if ch.textLen > 0 {
-			tokens = 1
-		}
-		if ch.hasUsage {
-			tokens = max(0, ch.completionTokens-counted)
-			usageTotal = ch.completionTokens
-			usageChunks++
-		}
-		counted += tokens
-		if ch.textLen > 0 || tokens > 0 {
-			if ch.textLen > 0 {
-				if res.FirstToken.IsZero() {
-					res.FirstToken = now
-				}
-				res.LastToken = now
-			}
-			if res.FirstChunk.IsZero() {
-				res.FirstChunk = now
-			}
-			res.ContentChunks++
-			if onToken != nil {
-				onToken(now, tokens)
-			}
-		}
-		if ch.finished {
-			res.Finished = true
-			res.FinishLength = res.FinishLength || ch.finishLength
-		}
+		st.add(&ch, now, res, onToken)
 	}
 	if done {
 		res.Finished = true
@@ -220,13 +169,81 @@ func readStream(r io.Reader, res *StreamResult, onToken TokenFunc) error {
 	if !res.Finished {
 		err = &StreamError{Reason: "the connection closed before the server finished the response"}
 	}
-	return streamEnd(res, usageTotal, usageChunks, sawFinal, err)
+	return st.end(res, err)
 }
 
-// streamEnd settles the token count and its source. Continuous usage wins
+// streamState is what readStream counts across a stream's chunks.
+type streamState struct {
+	usageTotal  int  // last completion_tokens seen
+	counted     int  // tokens passed to onToken so far
+	usageChunks int  // content chunks that carried usage
+	sawFinal    bool // a usage-only final chunk (choices: [])
+}
+
+// add takes one parsed chunk received at now into res.
+func (st *streamState) add(ch *chunk, now time.Time, res *StreamResult, onToken TokenFunc) {
+	if ch.hasUsage && ch.promptTokens > 0 {
+		res.PromptTokens = ch.promptTokens
+	}
+	if ch.emptyChoices {
+		st.sawFinal = true
+		if ch.hasUsage {
+			st.usageTotal = ch.completionTokens
+		}
+		return
+	}
+	// Without usage a chunk with text counts as one token. With usage (on every
+	// chunk, or llama-server's on the last one only) the chunk carries
+	// whatever the cumulative count adds to what was counted so far.
+	tokens := 0
+	if ch.textLen > 0 {
+		tokens = 1
+	}
+	if ch.hasUsage {
+		tokens = max(0, ch.completionTokens-st.counted)
+		st.usageTotal = ch.completionTokens
+		st.usageChunks++
+	}
+	st.counted += tokens
+	if ch.textLen > 0 || tokens > 0 {
+		if ch.textLen > 0 {
+			if res.FirstToken.IsZero() {
+				res.FirstToken = now
+			}
+			res.LastToken = now
+		}
+		if res.FirstChunk.IsZero() {
+			res.FirstChunk = now
+		}
+		res.ContentChunks++
+		if onToken != nil {
+			onToken(now, tokens)
+		}
+	}
+	if ch.finished {
+		res.Finished = true
+		res.FinishLength = res.FinishLength || ch.finishLength
+	}
+}
+
+// chunkError is the error an error chunk reports: over capacity, a prompt
+// too long, or the server's message.
+func chunkError(ch *chunk) error {
+	msg := string(ch.errMsg)
+	switch {
+	case overCapRe.MatchString(msg):
+		return &OverCapacityError{Message: msg}
+	case tooLongRe.MatchString(msg):
+		return tooLong(msg)
+	}
+	return &StreamError{Reason: "the server reported an error mid-stream: " + msg}
+}
+
+// end settles the stream's token count and its source, and returns err. Continuous usage wins
 // when every content chunk carried it; a final usage chunk is next; counted
 // chunks are the fallback (METHOD.md: Output tokens).
-func streamEnd(res *StreamResult, usageTotal, usageChunks int, sawFinal bool, err error) error {
+func (st *streamState) end(res *StreamResult, err error) error {
+	usageTotal, usageChunks, sawFinal := st.usageTotal, st.usageChunks, st.sawFinal
 	res.ChunkTokens = res.ContentChunks
 	switch {
 	case usageChunks > 0 && usageChunks == res.ContentChunks:
