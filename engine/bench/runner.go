@@ -147,71 +147,18 @@ type cellSpec struct {
 
 func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 	r.start = r.Now()
-	srv, d, err := discover(ctx, r.Client, r.Model, r.KVCapacityFromLog, r.Plan.KVCapacityOverride)
+	plan, err := r.prepare(ctx, run)
 	if err != nil {
 		return err
 	}
-	r.modelID = d.modelID
-	speed := d.speed
-	run.Server = srv
-	plan := r.Plan.Resolve(srv.MaxModelLen)
-	if srv.MaxModelLen <= 0 && (slices.Contains(r.Plan.Contexts, rundoc.ContextMax) || slices.Contains(r.Plan.PrefillContexts, rundoc.ContextMax)) {
-		// Said, not silent (issue 18): "max" needs the server's context length.
-		r.emit(rundoc.Event{Kind: rundoc.EventRunProgress, Run: run,
-			Message: "the server does not report its context length, so the context \"max\" is left out of the plan"})
-	}
-	if plan.SimSpeed == 0 && speed > 1 {
-		plan.SimSpeed = speed
-	}
-	if err := plan.Validate(srv.MaxModelLen); err != nil {
-		return err
-	}
-	run.Plan = plan
-	if srv.Engine == "simulated" || d.simulated {
-		run.Simulated = true
-	}
-	if err := r.probeOptions(ctx, run); err != nil {
-		return err
-	}
-	if err := r.calibrate(ctx, run); err != nil {
-		return err
-	}
-
-	var specs []cellSpec
-	for _, c := range plan.PrefillContexts {
-		specs = append(specs, cellSpec{rundoc.PhasePrefill, c, 1})
-	}
-	for _, c := range plan.Contexts {
-		for _, n := range plan.Concurrency {
-			specs = append(specs, cellSpec{rundoc.PhaseDecode, c, n})
-		}
-	}
+	specs := cellSpecs(plan)
 	r.emit(rundoc.Event{Kind: rundoc.EventRunStarted, Run: run, Total: len(specs),
-		ETA: scaleDown(Estimate(plan, srv.MaxModelLen, srv.KVCapacityTokens, nil), plan.Speed())})
+		ETA: scaleDown(Estimate(plan, run.Server.MaxModelLen, run.Server.KVCapacityTokens, nil), plan.Speed())})
 
 	failedInARow := 0
 	overCapacityAt := map[int]int{} // context → smallest N found over capacity at run time
-	for i, s := range specs {
-		cell := rundoc.Cell{Phase: s.phase, Context: s.context, Concurrency: s.n, StartedAt: r.Now().UTC().Truncate(time.Millisecond)}
-		r.cellETA, r.restETA, r.cellStart = r.eta(run, specs[i:]), r.eta(run, specs[i+1:]), r.Now()
-		r.emit(rundoc.Event{Kind: rundoc.EventCellStarted, Run: run, Cell: &cell, Index: i, Total: len(specs), ETA: r.cellETA})
-		switch {
-		case s.phase == rundoc.PhasePrefill:
-			r.prefill(ctx, run, &cell, i, len(specs))
-		default:
-			if n0, ok := overCapacityAt[s.context]; ok && s.n > n0 {
-				cell.Status = rundoc.StatusOverCapacity
-				cell.Reason = fmt.Sprintf("not run: concurrency %d at this context already produced no output", n0)
-				break
-			}
-			r.decode(ctx, run, &cell, i, len(specs))
-			if cell.Status == rundoc.StatusOverCapacity && !strings.HasPrefix(cell.Reason, "predicted") {
-				overCapacityAt[s.context] = s.n
-			}
-		}
-		if ctx.Err() != nil && cell.Status != rundoc.StatusCancelled {
-			cell.Status, cell.Reason = rundoc.StatusCancelled, "the run was cancelled"
-		}
+	for i := range specs {
+		cell := r.runCell(ctx, run, specs, i, overCapacityAt)
 		run.Cells = append(run.Cells, cell)
 		r.emit(rundoc.Event{Kind: rundoc.EventCellDone, Run: run, Cell: &run.Cells[len(run.Cells)-1], Index: i, Total: len(specs),
 			ETA: r.eta(run, specs[i+1:])})
@@ -228,6 +175,83 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 		}
 	}
 	return nil
+}
+
+// prepare learns the server's facts, resolves and checks the plan against
+// them, and calibrates prompt lengths, before the first cell.
+func (r *Runner) prepare(ctx context.Context, run *rundoc.Run) (rundoc.Plan, error) {
+	srv, d, err := discover(ctx, r.Client, r.Model, r.KVCapacityFromLog, r.Plan.KVCapacityOverride)
+	if err != nil {
+		return rundoc.Plan{}, err
+	}
+	r.modelID = d.modelID
+	run.Server = srv
+	plan := r.Plan.Resolve(srv.MaxModelLen)
+	if srv.MaxModelLen <= 0 && (slices.Contains(r.Plan.Contexts, rundoc.ContextMax) || slices.Contains(r.Plan.PrefillContexts, rundoc.ContextMax)) {
+		// Said, not silent (issue 18): "max" needs the server's context length.
+		r.emit(rundoc.Event{Kind: rundoc.EventRunProgress, Run: run,
+			Message: "the server does not report its context length, so the context \"max\" is left out of the plan"})
+	}
+	if plan.SimSpeed == 0 && d.speed > 1 {
+		plan.SimSpeed = d.speed
+	}
+	if err := plan.Validate(srv.MaxModelLen); err != nil {
+		return rundoc.Plan{}, err
+	}
+	run.Plan = plan
+	if srv.Engine == "simulated" || d.simulated {
+		run.Simulated = true
+	}
+	if err := r.probeOptions(ctx, run); err != nil {
+		return rundoc.Plan{}, err
+	}
+	if err := r.calibrate(ctx, run); err != nil {
+		return rundoc.Plan{}, err
+	}
+	return plan, nil
+}
+
+// cellSpecs lists the plan's cells in the order they run: prefill cells,
+// then the decode matrix row by row.
+func cellSpecs(plan rundoc.Plan) []cellSpec {
+	var specs []cellSpec
+	for _, c := range plan.PrefillContexts {
+		specs = append(specs, cellSpec{rundoc.PhasePrefill, c, 1})
+	}
+	for _, c := range plan.Contexts {
+		for _, n := range plan.Concurrency {
+			specs = append(specs, cellSpec{rundoc.PhaseDecode, c, n})
+		}
+	}
+	return specs
+}
+
+// runCell runs cell i of specs. A decode cell whose context already ran
+// out of capacity at a smaller N is not run (overCapacityAt remembers the
+// smallest such N per context).
+func (r *Runner) runCell(ctx context.Context, run *rundoc.Run, specs []cellSpec, i int, overCapacityAt map[int]int) rundoc.Cell {
+	s := specs[i]
+	cell := rundoc.Cell{Phase: s.phase, Context: s.context, Concurrency: s.n, StartedAt: r.Now().UTC().Truncate(time.Millisecond)}
+	r.cellETA, r.restETA, r.cellStart = r.eta(run, specs[i:]), r.eta(run, specs[i+1:]), r.Now()
+	r.emit(rundoc.Event{Kind: rundoc.EventCellStarted, Run: run, Cell: &cell, Index: i, Total: len(specs), ETA: r.cellETA})
+	switch {
+	case s.phase == rundoc.PhasePrefill:
+		r.prefill(ctx, run, &cell, i, len(specs))
+	default:
+		if n0, ok := overCapacityAt[s.context]; ok && s.n > n0 {
+			cell.Status = rundoc.StatusOverCapacity
+			cell.Reason = fmt.Sprintf("not run: concurrency %d at this context already produced no output", n0)
+			break
+		}
+		r.decode(ctx, run, &cell, i, len(specs))
+		if cell.Status == rundoc.StatusOverCapacity && !strings.HasPrefix(cell.Reason, "predicted") {
+			overCapacityAt[s.context] = s.n
+		}
+	}
+	if ctx.Err() != nil && cell.Status != rundoc.StatusCancelled {
+		cell.Status, cell.Reason = rundoc.StatusCancelled, "the run was cancelled"
+	}
+	return cell
 }
 
 // eta estimates the time the remaining cells take.
