@@ -92,10 +92,10 @@ func parseReferenceCells(data []byte) ([]rundoc.Cell, bool, error) {
 	cr.ReuseRecord = false
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
-		return nil, false, errors.New("the CSV file is empty; export a run with 'rigbench-cli export ID --format csv'")
+		return nil, false, errors.New("the CSV file is empty: export the run again as CSV from RigBench")
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("the file is not a valid CSV (%w); export one with 'rigbench-cli export ID --format csv'", err)
+		return nil, false, fmt.Errorf("the file is not a valid CSV (%w): export the run again as CSV from RigBench", err)
 	}
 	col, err := columnIndex(header)
 	if err != nil {
@@ -113,7 +113,7 @@ func parseReferenceCells(data []byte) ([]rundoc.Cell, bool, error) {
 			break
 		}
 		if err != nil {
-			return nil, false, fmt.Errorf("the file is not a valid CSV (%w); export one with 'rigbench-cli export ID --format csv'", err)
+			return nil, false, fmt.Errorf("the file is not a valid CSV (%w): export the run again as CSV from RigBench", err)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {

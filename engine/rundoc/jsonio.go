@@ -121,7 +121,7 @@ func ReadRun(r io.Reader) (*Run, error) {
 	// A BOM costs nothing to skip (some editors write one); JSON has none.
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-		return nil, errors.New("the file holds a JSON list, not one run: RigBench reads one run per file, as 'rigbench-cli export ID' writes it")
+		return nil, errors.New("the file holds a JSON list, not one run: RigBench reads one run per file, as its JSON export writes it")
 	}
 	// Look at the schema first, so a file of another kind or version gets
 	// a message about that rather than about its first odd field.
