@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image/color"
 	"strings"
-	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -18,6 +17,7 @@ import (
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/ui/job"
 	"github.com/rigbench/rigbench/ui/matrix"
 	"github.com/rigbench/rigbench/ui/wording"
 )
@@ -56,11 +56,9 @@ type View struct {
 	// runner has planned them).
 	total int
 
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
-	obs    *live
-	last   *rundoc.Run
+	// job is the run in progress, if any.
+	job  job.Job
+	last *rundoc.Run
 
 	// OnFinished, when set, is called on the Fyne goroutine after each run
 	// with the run document (nil when the run could not start) and error.
@@ -264,24 +262,11 @@ func (v *View) SetPlanText(contexts, concurrency, prefill, seconds, maxOutput st
 }
 
 // Running reports whether a run is in progress.
-func (v *View) Running() bool {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.cancel != nil
-}
+func (v *View) Running() bool { return v.job.Running() }
 
 // Done returns a channel closed when the current run's goroutine has
 // returned (an already closed one when nothing runs).
-func (v *View) Done() <-chan struct{} {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.done == nil {
-		c := make(chan struct{})
-		close(c)
-		return c
-	}
-	return v.done
-}
+func (v *View) Done() <-chan struct{} { return v.job.Done() }
 
 func (v *View) planEdited() {
 	if v.Running() {
@@ -339,10 +324,7 @@ func (v *View) Start() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	obs := &live{}
-	done := make(chan struct{})
-	v.mu.Lock()
-	v.cancel, v.done, v.obs = cancel, done, obs
-	v.mu.Unlock()
+	done := v.job.Begin(cancel)
 	v.startBtn.Disable()
 	v.cancelBtn.Enable()
 	v.setStatus("Starting…", "")
@@ -383,13 +365,10 @@ func (v *View) Start() {
 
 // Cancel stops the run in progress; what was measured is kept.
 func (v *View) Cancel() {
-	v.mu.Lock()
-	cancel := v.cancel
-	v.mu.Unlock()
-	if cancel != nil {
+	if v.job.Running() {
 		v.setStatus("Cancelling…", "")
 		v.cancelBtn.Disable()
-		cancel()
+		v.job.Cancel()
 	}
 }
 
@@ -432,9 +411,7 @@ func (v *View) finish(obs *live, run *rundoc.Run, err error) {
 	if s, ok := obs.take(); ok {
 		v.apply(s)
 	}
-	v.mu.Lock()
-	v.cancel = nil
-	v.mu.Unlock()
+	v.job.End()
 	v.startBtn.Enable()
 	v.cancelBtn.Disable()
 	v.eta.SetText("")

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"image/color"
 	"strings"
-	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -25,6 +24,7 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/ui/job"
 )
 
 // Backend is what the view asks of the app. Base and Runner are called on
@@ -81,9 +81,8 @@ type View struct {
 	doc  *tune.Doc  // the sweep shown
 	rows [][]string
 
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
+	// job is the sweep in progress, if any.
+	job job.Job
 }
 
 // Mode labels of the radio group.
@@ -365,24 +364,11 @@ func (v *View) Rows() [][]string { return v.rows }
 func (v *View) CanApply() bool { return !v.applyBtn.Disabled() }
 
 // Running reports whether a sweep is going.
-func (v *View) Running() bool {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.cancel != nil
-}
+func (v *View) Running() bool { return v.job.Running() }
 
 // Done is closed when the sweep started last has ended and its outcome is
 // on screen (a closed channel when none runs).
-func (v *View) Done() <-chan struct{} {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.done == nil {
-		c := make(chan struct{})
-		close(c)
-		return c
-	}
-	return v.done
-}
+func (v *View) Done() <-chan struct{} { return v.job.Done() }
 
 // buildSpec reads the form into a spec; the error says what to fix.
 func (v *View) buildSpec() (tune.Spec, string, error) {
@@ -503,11 +489,7 @@ func (v *View) Resume() {
 
 // Stop cancels the sweep; finished variants are kept.
 func (v *View) Stop() {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.cancel != nil {
-		v.cancel()
-	}
+	v.job.Cancel()
 }
 
 func (v *View) run(spec tune.Spec, resume bool) {
@@ -524,10 +506,7 @@ func (v *View) run(spec tune.Spec, resume bool) {
 	}
 	v.spec = &spec
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	v.mu.Lock()
-	v.cancel, v.done = cancel, done
-	v.mu.Unlock()
+	done := v.job.Begin(cancel)
 	v.startBtn.Disable()
 	v.resumeBtn.Disable()
 	v.applyBtn.Disable()
@@ -545,9 +524,7 @@ func (v *View) run(spec tune.Spec, resume bool) {
 	go func() {
 		res, err := r.Run(ctx)
 		fyne.DoAndWait(func() {
-			v.mu.Lock()
-			v.cancel = nil
-			v.mu.Unlock()
+			v.job.End()
 			cancel()
 			v.finished(res, err)
 			if v.b.OnFinished != nil {
