@@ -17,6 +17,9 @@ import (
 // depth, holds a distinct non-zero value: filled by reflection, so a field
 // added to bench.Run is covered by the store's round trip without anyone
 // remembering to add it here (and fails it until the store keeps it).
+// Each test needs its own seed: the UUID follows from it, and runs being
+// recorded are registered per process, so two parallel tests with one seed
+// see each other's recording (an orphan then looks alive).
 func fullRun(t testing.TB, seed int) *rundoc.Run {
 	t.Helper()
 	r := &rundoc.Run{}

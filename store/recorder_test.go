@@ -56,7 +56,7 @@ func TestRecorderWaitsOutABusyHistory(t *testing.T) {
 	t.Parallel()
 	db := openTemp(t)
 	shortBusyTimeout(t, db, 200)
-	full := fullRun(t, 40)
+	full := fullRun(t, 42)
 	run := *full
 	run.Status, run.Cells = rundoc.RunRunning, nil
 	rec := db.Recorder()
@@ -100,7 +100,7 @@ func TestRecorderSaysWhatWasKept(t *testing.T) {
 	t.Parallel()
 	db := openTemp(t)
 	db.sql.SetMaxOpenConns(1)
-	full := fullRun(t, 41)
+	full := fullRun(t, 43)
 	cells := make([]rundoc.Cell, 3)
 	for i := range cells {
 		cells[i] = full.Cells[0]
