@@ -180,7 +180,10 @@ func TestLlamaUsageLengthAndContext(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			codes[i], bodies[i], _, _, _, _ = llamaStreamResult(t, url, strings.Repeat("x", i+1)+" "+words(598), 100)
+			// 400 output tokens keep the first request in the pool long
+			// enough that a loaded machine still starts the second meanwhile
+			// (100 once let it finish first).
+			codes[i], bodies[i], _, _, _, _ = llamaStreamResult(t, url, strings.Repeat("x", i+1)+" "+words(598), 400)
 		}()
 	}
 	wg.Wait()
