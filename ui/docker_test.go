@@ -3,15 +3,13 @@ package ui
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/docker/dockertest"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/ui/launchview"
@@ -33,31 +31,13 @@ func TestCheckDockerMissingDaemon(t *testing.T) {
 // skips where no daemon answers (CI=true requires one).
 func dockerOrSkip(t *testing.T) []docker.Option {
 	t.Helper()
-	opts := []docker.Option{docker.WithoutGPU(), docker.WithLabels(map[string]string{docker.LabelManaged: "test-" + uuid.NewString()}),
+	opts := []docker.Option{docker.WithoutGPU(), dockertest.UniqueLabel(),
 		docker.WithReadyTimeout(2 * time.Minute), docker.WithPollInterval(100 * time.Millisecond)}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	l, err := docker.New(ctx, opts...)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true needs a Docker daemon: %v", err)
-		}
-		t.Skipf("skipping: no usable Docker daemon here (%v)", err)
-	}
-	defer l.Close()
-	b, ok := l.API().(simimage.Builder)
-	if !ok {
-		t.Fatal("the Docker client cannot build images")
-	}
-	if err := simimage.Build(ctx, b, simimage.DefaultTag); err != nil {
-		t.Fatalf("building the simulator image: %v", err)
-	}
+	l := dockertest.Launcher(ctx, t, opts...)
+	// Cleanups run last first: this one, before the launcher closes.
 	t.Cleanup(func() {
-		l, err := docker.New(context.Background(), opts...)
-		if err != nil {
-			return
-		}
-		defer l.Close()
 		if left, _ := l.Managed(context.Background()); len(left) > 0 {
 			t.Errorf("%d containers of this test remain", len(left))
 			l.RemoveAll(context.Background())

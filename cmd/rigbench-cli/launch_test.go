@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"net/http"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/google/uuid"
 	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/docker/dockertest"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
 )
 
@@ -94,17 +94,7 @@ func TestLaunchRefusesBadSettings(t *testing.T) {
 func TestLaunchSimulatorUntilInterrupt(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	l, err := docker.New(ctx)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true needs a Docker daemon: %v", err)
-		}
-		t.Skipf("skipping: no usable Docker daemon here (%v)", err)
-	}
-	defer l.Close()
-	if err := simimage.Build(ctx, l.API().(simimage.Builder), simimage.DefaultTag); err != nil {
-		t.Fatal(err)
-	}
+	l := dockertest.Launcher(ctx, t)
 	instance := "cli-test-" + uuid.NewString()
 	e, out, errb := launchEnv(map[string]string{"RIGBENCH_INSTANCE": instance})
 	runCtx, interrupt := context.WithCancel(ctx)
@@ -153,17 +143,7 @@ func TestLaunchSimulatorUntilInterrupt(t *testing.T) {
 func TestSecondLaunchSparesARunningBenchmark(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	l, err := docker.New(ctx)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true needs a Docker daemon: %v", err)
-		}
-		t.Skipf("skipping: no usable Docker daemon here (%v)", err)
-	}
-	defer l.Close()
-	if err := simimage.Build(ctx, l.API().(simimage.Builder), simimage.DefaultTag); err != nil {
-		t.Fatal(err)
-	}
+	l := dockertest.Launcher(ctx, t)
 	instance := "cli-test-" + uuid.NewString()
 	runEnv, _, runErr := launchEnv(map[string]string{"RIGBENCH_INSTANCE": instance})
 	runDone := make(chan int, 1)

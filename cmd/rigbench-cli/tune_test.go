@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/docker/dockertest"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/tune"
@@ -267,17 +268,7 @@ func TestRunDemoTakesVLLMFlags(t *testing.T) {
 func TestTuneLaunchSimulatorImage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	l, err := docker.New(ctx)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true needs a Docker daemon: %v", err)
-		}
-		t.Skipf("skipping: no usable Docker daemon here (%v)", err)
-	}
-	defer l.Close()
-	if err := simimage.Build(ctx, l.API().(simimage.Builder), simimage.DefaultTag); err != nil {
-		t.Fatal(err)
-	}
+	l := dockertest.Launcher(ctx, t)
 	instance := "tune-test-" + uuid.NewString()
 	e, out, errb := launchEnv(map[string]string{"RIGBENCH_INSTANCE": instance})
 	js := filepath.Join(t.TempDir(), "sweep.json")

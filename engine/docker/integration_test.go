@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,17 +14,13 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/google/uuid"
 	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/docker/dockertest"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
 
 // These tests run the simulator image in the real Docker daemon. With
 // CI=true they must run; elsewhere they skip when no daemon answers.
-
-var (
-	buildOnce sync.Once
-	buildErr  error
-)
 
 // launcher connects to the daemon with a label unique to this test, so the
 // checks for leftovers see only what this test started, and builds the
@@ -39,25 +34,7 @@ func launcher(t *testing.T, opts ...docker.Option) (*docker.Launcher, string) {
 		docker.WithReadyTimeout(2 * time.Minute), docker.WithPollInterval(100 * time.Millisecond)}, opts...)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	l, err := docker.New(ctx, opts...)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true needs a Docker daemon: %v", err)
-		}
-		t.Skipf("skipping: no usable Docker daemon here (%v)", err)
-	}
-	t.Cleanup(func() { l.Close() })
-	buildOnce.Do(func() {
-		b, ok := l.API().(simimage.Builder)
-		if !ok {
-			buildErr = errors.New("the Docker API cannot build images")
-			return
-		}
-		buildErr = simimage.Build(ctx, b, simimage.DefaultTag)
-	})
-	if buildErr != nil {
-		t.Fatalf("building the simulator image: %v", buildErr)
-	}
+	l := dockertest.Launcher(ctx, t, opts...)
 	t.Cleanup(func() {
 		left, err := l.Managed(context.Background())
 		if err != nil {

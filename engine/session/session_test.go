@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/docker/dockertest"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
@@ -127,22 +125,8 @@ func TestLaunchFailureIsExplained(t *testing.T) {
 // CI=true a missing daemon fails the test; elsewhere it skips.
 func simImage(ctx context.Context, t *testing.T) (*docker.Launcher, docker.Option) {
 	t.Helper()
-	label := docker.WithLabels(map[string]string{docker.LabelManaged: "test-" + uuid.NewString()})
-	l, err := docker.New(ctx, docker.WithoutGPU(), label)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true needs a Docker daemon: %v", err)
-		}
-		t.Skipf("skipping: no usable Docker daemon here (%v)", err)
-	}
-	t.Cleanup(func() { l.Close() })
-	b, ok := l.API().(simimage.Builder)
-	if !ok {
-		t.Fatal("the Docker API cannot build images")
-	}
-	if err := simimage.Build(ctx, b, simimage.DefaultTag); err != nil {
-		t.Fatalf("building the simulator image: %v", err)
-	}
+	label := dockertest.UniqueLabel()
+	l := dockertest.Launcher(ctx, t, docker.WithoutGPU(), label)
 	return l, label
 }
 

@@ -3,14 +3,12 @@ package tune_test
 import (
 	"context"
 	"math"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/docker/dockertest"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/tune"
@@ -22,22 +20,8 @@ import (
 // elsewhere it skips.
 func dockerTarget(ctx context.Context, t *testing.T) (tune.Docker, *docker.Launcher) {
 	t.Helper()
-	label := docker.WithLabels(map[string]string{docker.LabelManaged: "test-" + uuid.NewString()})
-	l, err := docker.New(ctx, docker.WithoutGPU(), label)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true needs a Docker daemon: %v", err)
-		}
-		t.Skipf("skipping: no usable Docker daemon here (%v)", err)
-	}
-	t.Cleanup(func() { l.Close() })
-	b, ok := l.API().(simimage.Builder)
-	if !ok {
-		t.Fatal("the Docker API cannot build images")
-	}
-	if err := simimage.Build(ctx, b, simimage.DefaultTag); err != nil {
-		t.Fatalf("building the simulator image: %v", err)
-	}
+	label := dockertest.UniqueLabel()
+	l := dockertest.Launcher(ctx, t, docker.WithoutGPU(), label)
 	return tune.Docker{Options: []docker.Option{docker.WithoutGPU(), label, docker.WithPollInterval(100 * time.Millisecond)},
 		SimSpeed: 50, Startup: 2 * time.Second}, l
 }
