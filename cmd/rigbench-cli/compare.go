@@ -41,6 +41,17 @@ func (v *visualFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&v.dark, "dark", false, "dark chart palette")
 }
 
+// output reads --format and the picture flags into the report writer's
+// format and options; a bad value is a usage error.
+func (v visualFlags) output(formatName string) (report.Format, report.Options, error) {
+	format, err := report.ParseFormat(formatName)
+	if err != nil {
+		return "", report.Options{}, usagef("%v", err)
+	}
+	opts, err := v.options()
+	return format, opts, err
+}
+
 // options are the report options of the flags.
 func (v visualFlags) options() (report.Options, error) {
 	o := report.Options{Width: v.width, Height: v.height, Scale: v.scale, Dark: v.dark}
@@ -72,11 +83,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	if len(ids) > chart.MaxRuns {
 		return fmt.Errorf("a comparison shows at most %d runs, not %d: pick fewer", chart.MaxRuns, len(ids))
 	}
-	format, err := report.ParseFormat(*formatName)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	opts, err := v.options()
+	format, opts, err := v.output(*formatName)
 	if err != nil {
 		return err
 	}

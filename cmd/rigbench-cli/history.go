@@ -243,11 +243,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	format, err := report.ParseFormat(*formatName)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	opts, err := v.options()
+	format, opts, err := v.output(*formatName)
 	if err != nil {
 		return err
 	}
