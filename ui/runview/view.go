@@ -19,6 +19,7 @@ import (
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/ui/job"
 	"github.com/rigbench/rigbench/ui/matrix"
+	"github.com/rigbench/rigbench/ui/progress"
 	"github.com/rigbench/rigbench/ui/wording"
 )
 
@@ -41,7 +42,7 @@ type View struct {
 	target, scaleNote                           *widget.Label
 	mxScroll                                    *container.Scroll
 	startBtn, cancelBtn, exportBtn              *widget.Button
-	progress                                    *progressBar
+	progress                                    *progress.Bar
 	mx                                          *matrix.Matrix
 	power, clock                                *sparkline
 	telemetry                                   *fyne.Container
@@ -113,7 +114,7 @@ func New(start StartFunc) *View {
 	// The percentage is a label beside the bar, not text on it: the bar's
 	// own text is drawn in the colour meant for the filled part, and is
 	// barely legible over the pale unfilled part in the light theme.
-	v.progress = newProgressBar()
+	v.progress = progress.NewBar()
 	v.setProgress(0)
 	v.startBtn = widget.NewButtonWithIcon("Start run", theme.MediaPlayIcon(), v.Start)
 	v.startBtn.Importance = widget.HighImportance

@@ -25,6 +25,7 @@ import (
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/ui/job"
+	"github.com/rigbench/rigbench/ui/progress"
 )
 
 // Backend is what the view asks of the app. Base and Runner are called on
@@ -69,7 +70,7 @@ type View struct {
 	contexts, concurrency, dur           *widget.Entry
 	objective, objArg, constraint        *widget.Entry
 	summary, status, verdict             *widget.Label
-	progress                             *widget.ProgressBar
+	progress                             *progress.Bar
 	addBtn, startBtn, stopBtn, resumeBtn *widget.Button
 	applyBtn, exportBtn, openBtn         *widget.Button
 	table                                *widget.Table
@@ -150,7 +151,7 @@ func (v *View) buildControls() {
 	b := v.b
 	v.status = widget.NewLabel("Add a flag to vary, then Start.")
 	v.status.Wrapping = fyne.TextWrapWord
-	v.progress = widget.NewProgressBar()
+	v.progress = progress.NewBar()
 	v.verdict = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	v.verdict.Wrapping = fyne.TextWrapWord
 	v.startBtn = widget.NewButtonWithIcon("Start sweep", theme.MediaPlayIcon(), v.Start)
