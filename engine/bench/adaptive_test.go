@@ -20,23 +20,35 @@ var adaptiveMatrix = flag.Bool("adaptive-matrix", false, "run TestAdaptiveMatrix
 
 // TestAdaptiveMatrix is issue 15's acceptance measurement: the default
 // matrix on the simulated RTX 3060 at speed 20, once with fixed 30 s
-// windows and once with --duration auto. Every cell Valid in both must
-// agree with the fixed figure within 2%. It logs the wall times and where
-// the card's time went: the issue asked for at most 40% of the fixed run's
-// wall time, which the default matrix cannot reach while its warm-ups (the
-// N × C prompt tokens each decode cell prefills before its window) take
-// about 70% of the fixed run, so the ratio is reported, not asserted
-// (README: Adaptive windows, measured). It takes minutes, so it runs only
-// with -adaptive-matrix (make bench).
+// windows and once with --duration auto, then the same for a matrix of
+// short contexts (0 and 16K), where windows are most of the time. Every
+// cell Valid in both must agree with the fixed figure within 2%. It logs
+// the wall times and where the card's time went: the issue asked for at
+// most 40% of the fixed run's wall time, which the default matrix cannot
+// reach while the prefill its warm-ups and prefill cells need (distinct
+// prompts up to 248K tokens long) takes about half of the fixed run, so
+// the ratio is reported, not asserted (README: Adaptive windows,
+// measured; docs/METHOD.md: Prompt reuse). It takes minutes, so it runs
+// only with -adaptive-matrix (make bench).
 func TestAdaptiveMatrix(t *testing.T) {
 	if !*adaptiveMatrix {
 		t.Skip("minutes long: run with -adaptive-matrix (make bench)")
 	}
+	short := rundoc.DefaultPlan()
+	short.Contexts, short.PrefillContexts = []int{0, 16384}, []int{8192, 16384}
+	for _, m := range []struct {
+		name string
+		plan rundoc.Plan
+	}{{"default matrix", rundoc.DefaultPlan()}, {"short contexts (0, 16K)", short}} {
+		t.Run(m.name, func(t *testing.T) { compareWindowMethods(t, m.plan) })
+	}
+}
+
+// compareWindowMethods runs base on the simulated RTX 3060 at speed 20
+// with fixed 30 s windows, then with adaptive ones, and compares them.
+func compareWindowMethods(t *testing.T, base rundoc.Plan) {
 	cfg := sim.DefaultConfig()
 	cfg.Speed, cfg.Seed = referenceSpeed, 1
-	base := rundoc.DefaultPlan()
-	base.Contexts[len(base.Contexts)-1] = rundoc.ContextMax
-
 	runs := map[string]*rundoc.Run{}
 	walls := map[string]time.Duration{}
 	for _, method := range []string{rundoc.WindowFixed, rundoc.WindowAuto} {
@@ -57,11 +69,14 @@ func TestAdaptiveMatrix(t *testing.T) {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%-8s %-7s %4s %-15s %10s %10s %8s %7s %7s\n", "phase", "context", "N", "status", "30 s", "auto", "± auto", "Δ%", "auto s")
-	off, outside := 0, 0
+	off, outside, valid := 0, 0, 0
 	for _, fc := range runs[rundoc.WindowFixed].Cells {
 		ac := runs[rundoc.WindowAuto].Find(fc.Phase, fc.Context, fc.Concurrency)
 		if ac == nil {
 			t.Errorf("no adaptive cell for %s %d×%d", fc.Phase, fc.Context, fc.Concurrency)
+			continue
+		}
+		if !fc.Status.Ran() && !ac.Status.Ran() {
 			continue
 		}
 		fv, av, ah := fc.TotalTokS, ac.TotalTokS, ac.TotalTokSCI95
@@ -73,6 +88,7 @@ func TestAdaptiveMatrix(t *testing.T) {
 			delta = 100 * (av - fv) / fv
 		}
 		if fc.Phase == rundoc.PhaseDecode && fc.Status == rundoc.StatusValid && ac.Status == rundoc.StatusValid {
+			valid++
 			if !(math.Abs(delta) <= 2) {
 				off++
 				mark = "  ← more than 2% off"
@@ -92,11 +108,14 @@ func TestAdaptiveMatrix(t *testing.T) {
 	}
 	t.Logf("wall time: 30 s windows %v, auto %v (%.0f%%)", walls[rundoc.WindowFixed].Round(time.Second),
 		walls[rundoc.WindowAuto].Round(time.Second), 100*ratio)
+	if valid == 0 {
+		t.Error("no decode cell was Valid in both runs")
+	}
 	if off > 0 {
 		t.Errorf("%d Valid decode cells differ from the 30 s figure by more than 2%%", off)
 	}
 	if outside > 0 {
-		t.Logf("%d Valid decode cells differ from the 30 s figure by more than their own ±", outside)
+		t.Logf("%d of %d Valid decode cells differ from the 30 s figure by more than their own ±", outside, valid)
 	}
 }
 

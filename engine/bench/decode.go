@@ -22,9 +22,17 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 		cell.Status, cell.Reason = st, predictReason(st, cell.Context, cell.Concurrency, m, run.Server)
 		return
 	}
-	prompts := make([]string, cell.Concurrency)
-	for i := range prompts {
-		p, err := r.nextPrompt(ctx, cell.Context)
+	docs := make([]int, cell.Concurrency)
+	if r.docs != nil {
+		docs = r.docs.forCell(cell.Context, cell.Concurrency, r.newDoc)
+	} else {
+		for i := range docs {
+			docs[i] = r.newDoc()
+		}
+	}
+	prompts := make([]string, len(docs))
+	for i, doc := range docs {
+		p, err := r.prompts.Prompt(ctx, cell.Context, doc)
 		if err != nil {
 			cell.Status, cell.Reason = failure(err)
 			return

@@ -89,24 +89,68 @@ func PrefillRate(cells []rundoc.Cell, context int) float64 {
 // Estimate returns the expected duration of the cells of a resolved plan
 // that will run (METHOD.md: Order and time): per runnable decode cell the
 // expected window (D, or for adaptive windows ExpectedWindow) plus the
-// warm-up prefill of its N prompts, plus each prefill cell times its
+// warm-up prefill of its prompts, plus each prefill cell times its
 // expected repetitions, with prompt tok/s from the measured cells
-// (PrefillRate).
+// (PrefillRate). An adaptive plan's warm-ups prefill only what the server
+// does not hold yet (reuse.go).
 func Estimate(p rundoc.Plan, maxModelLen, kvCapacity int, measured []rundoc.Cell) time.Duration {
-	var s float64
+	return estimateSpecs(p, cellSpecs(p), 0, maxModelLen, kvCapacity, measured)
+}
+
+// estimateSpecs is Estimate for the cells specs[from:] of p, specs being
+// all of p's cells in running order: the cells before from are walked
+// too, without being counted, to know which prompts an adaptive plan's
+// later cells find cached.
+//
+// A prompt of C tokens takes C / PrefillRate(C) seconds to prefill cold.
+// The cost of each token grows with the tokens before it, so extending a
+// cached prompt of a tokens to C costs the difference of the two cold
+// times: time(C) − time(a).
+func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacity int, measured []rundoc.Cell) time.Duration {
 	repeats := expectedRepeats(p, measured)
-	for _, c := range p.PrefillContexts {
-		if PredictPrefill(c, maxModelLen, kvCapacity) == "" {
-			s += repeats * float64(c) / PrefillRate(measured, c)
-		}
-	}
 	window := ExpectedWindow(p, measured).Seconds()
-	for _, c := range p.Contexts {
-		for _, n := range p.Concurrency {
-			if Predict(c, n, p.MaxOutput, maxModelLen, kvCapacity) != "" {
+	cold := func(c int) float64 {
+		if c <= 0 {
+			return 0
+		}
+		return float64(c) / PrefillRate(measured, c)
+	}
+	var docs *streamDocs
+	if p.Adaptive() {
+		docs = &streamDocs{}
+	}
+	held := map[int]int{} // document → prompt tokens the server holds
+	last := 0
+	fresh := func() int { last++; return last }
+	var s float64
+	for i, sp := range specs {
+		var cost float64
+		switch {
+		case sp.phase == rundoc.PhasePrefill:
+			if PredictPrefill(sp.context, maxModelLen, kvCapacity) != "" {
 				continue
 			}
-			s += window + float64(n*c)/PrefillRate(measured, c)
+			cost = repeats * cold(sp.context)
+			for range int(repeats) {
+				if docs != nil {
+					d := fresh()
+					docs.seed(sp.context, d)
+					held[d] = sp.context
+				}
+			}
+		case Predict(sp.context, sp.n, p.MaxOutput, maxModelLen, kvCapacity) != "":
+			continue
+		case docs == nil:
+			cost = window + float64(sp.n)*cold(sp.context)
+		default:
+			cost = window
+			for _, d := range docs.forCell(sp.context, sp.n, fresh) {
+				cost += max(0, cold(sp.context)-cold(held[d]))
+				held[d] = max(held[d], sp.context)
+			}
+		}
+		if i >= from {
+			s += cost
 		}
 	}
 	return time.Duration(s * float64(time.Second))

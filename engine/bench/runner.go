@@ -52,7 +52,10 @@ type Runner struct {
 
 	prompts *Prompts
 	reqSeq  int
-	start   time.Time
+	// docs reuses prompts across the decode cells of an adaptive plan
+	// (reuse.go); nil for fixed-window plans, whose cells send fresh ones.
+	docs  *streamDocs
+	start time.Time
 	// cellETA is the estimate, when the current cell started, of the time
 	// left including it; progress events count it down.
 	cellETA   time.Duration
@@ -152,6 +155,9 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 		return err
 	}
 	specs := cellSpecs(plan)
+	if plan.Adaptive() {
+		r.docs = &streamDocs{}
+	}
 	r.emit(rundoc.Event{Kind: rundoc.EventRunStarted, Run: run, Total: len(specs),
 		ETA: scaleDown(Estimate(plan, run.Server.MaxModelLen, run.Server.KVCapacityTokens, nil), plan.Speed())})
 
@@ -161,7 +167,7 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 		cell := r.runCell(ctx, run, specs, i, overCapacityAt)
 		run.Cells = append(run.Cells, cell)
 		r.emit(rundoc.Event{Kind: rundoc.EventCellDone, Run: run, Cell: &run.Cells[len(run.Cells)-1], Index: i, Total: len(specs),
-			ETA: r.eta(run, specs[i+1:])})
+			ETA: r.eta(run, specs, i+1)})
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -211,16 +217,36 @@ func (r *Runner) prepare(ctx context.Context, run *rundoc.Run) (rundoc.Plan, err
 	return plan, nil
 }
 
-// cellSpecs lists the plan's cells in the order they run: prefill cells,
-// then the decode matrix row by row.
+// cellSpecs lists the plan's cells in the order they run. A fixed-window
+// plan runs the seed tool's order: prefill cells, then the decode matrix
+// row by row. An adaptive plan runs context by context in ascending order,
+// each context's prefill cell just before its decode row, so that the
+// prompts the prefill cell sent are still cached when its decode cells
+// reuse them (reuse.go).
 func cellSpecs(plan rundoc.Plan) []cellSpec {
 	var specs []cellSpec
-	for _, c := range plan.PrefillContexts {
-		specs = append(specs, cellSpec{rundoc.PhasePrefill, c, 1})
-	}
-	for _, c := range plan.Contexts {
+	decodeRow := func(c int) {
 		for _, n := range plan.Concurrency {
 			specs = append(specs, cellSpec{rundoc.PhaseDecode, c, n})
+		}
+	}
+	if !plan.Adaptive() {
+		for _, c := range plan.PrefillContexts {
+			specs = append(specs, cellSpec{rundoc.PhasePrefill, c, 1})
+		}
+		for _, c := range plan.Contexts {
+			decodeRow(c)
+		}
+		return specs
+	}
+	contexts := slices.Concat(plan.PrefillContexts, plan.Contexts)
+	slices.Sort(contexts)
+	for _, c := range slices.Compact(contexts) {
+		if slices.Contains(plan.PrefillContexts, c) {
+			specs = append(specs, cellSpec{rundoc.PhasePrefill, c, 1})
+		}
+		if slices.Contains(plan.Contexts, c) {
+			decodeRow(c)
 		}
 	}
 	return specs
@@ -232,7 +258,7 @@ func cellSpecs(plan rundoc.Plan) []cellSpec {
 func (r *Runner) runCell(ctx context.Context, run *rundoc.Run, specs []cellSpec, i int, overCapacityAt map[int]int) rundoc.Cell {
 	s := specs[i]
 	cell := rundoc.Cell{Phase: s.phase, Context: s.context, Concurrency: s.n, StartedAt: r.Now().UTC().Truncate(time.Millisecond)}
-	r.cellETA, r.restETA, r.cellStart = r.eta(run, specs[i:]), r.eta(run, specs[i+1:]), r.Now()
+	r.cellETA, r.restETA, r.cellStart = r.eta(run, specs, i), r.eta(run, specs, i+1), r.Now()
 	r.emit(rundoc.Event{Kind: rundoc.EventCellStarted, Run: run, Cell: &cell, Index: i, Total: len(specs), ETA: r.cellETA})
 	switch {
 	case s.phase == rundoc.PhasePrefill:
@@ -254,18 +280,9 @@ func (r *Runner) runCell(ctx context.Context, run *rundoc.Run, specs []cellSpec,
 	return cell
 }
 
-// eta estimates the time the remaining cells take.
-func (r *Runner) eta(run *rundoc.Run, rest []cellSpec) time.Duration {
-	p := run.Plan
-	var total time.Duration
-	for _, s := range rest {
-		if s.phase == rundoc.PhasePrefill {
-			p.PrefillContexts, p.Contexts = []int{s.context}, nil
-		} else {
-			p.PrefillContexts, p.Contexts, p.Concurrency = nil, []int{s.context}, []int{s.n}
-		}
-		total += Estimate(p, run.Server.MaxModelLen, run.Server.KVCapacityTokens, run.Cells)
-	}
+// eta estimates the time the cells from specs[from] on take.
+func (r *Runner) eta(run *rundoc.Run, specs []cellSpec, from int) time.Duration {
+	total := estimateSpecs(run.Plan, specs, from, run.Server.MaxModelLen, run.Server.KVCapacityTokens, run.Cells)
 	return scaleDown(total, run.Plan.Speed())
 }
 
@@ -382,10 +399,10 @@ func (r *Runner) request(model, prompt string, maxTokens int) client.CompletionR
 	return req
 }
 
-// nextPrompt returns a fresh, never-used prompt of the given length.
-func (r *Runner) nextPrompt(ctx context.Context, tokens int) (string, error) {
+// newDoc returns a document (prompt index) no request of the run sent.
+func (r *Runner) newDoc() int {
 	r.reqSeq++
-	return r.prompts.Prompt(ctx, tokens, r.reqSeq)
+	return r.reqSeq
 }
 
 // prefill runs one prefill cell (METHOD.md: Prefill cells). A fixed-window
@@ -431,7 +448,8 @@ func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell
 // 1 and returns its time to first token in the card's seconds; it sets the
 // cell's prompt tokens and token counts.
 func (r *Runner) prefillOnce(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, index, total int) (float64, error) {
-	prompt, err := r.nextPrompt(ctx, cell.Context)
+	doc := r.newDoc()
+	prompt, err := r.prompts.Prompt(ctx, cell.Context, doc)
 	if err != nil {
 		return 0, err
 	}
@@ -458,6 +476,9 @@ func (r *Runner) prefillOnce(ctx context.Context, run *rundoc.Run, cell *rundoc.
 	}
 	cell.OutputTokens = res.Tokens
 	cell.TokenCountSource = res.Source
+	if r.docs != nil {
+		r.docs.seed(cell.Context, doc)
+	}
 	return cardClock{start: res.Sent, speed: run.Plan.Speed()}.at(first).Seconds(), nil
 }
 

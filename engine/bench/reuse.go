@@ -1,0 +1,73 @@
+package bench
+
+// Prompt reuse in adaptive plans (METHOD.md: Warm-up; docs/METHOD.md:
+// "Which prompt a stream sends").
+//
+// Most of the card's time in a long matrix is not spent in windows but in
+// warm-ups: cell (C, N) prefills N prompts of C tokens before its window,
+// and the default matrix's warm-ups add up to about 1.9 M prompt tokens,
+// 70% of a fixed-window run on the reference card. An adaptive plan keeps
+// what the server already holds instead of throwing it away:
+//
+//   - Stream i of every decode cell sends the same document, cut to the
+//     cell's context. Prompts are a marker unique to the document followed
+//     by the same filler text, so the document's prompt at context C is a
+//     prefix of its prompt at any longer context: within a context the
+//     warm-up of N = 16 finds the 8 prompts of N = 8 cached, and at the next
+//     context a stream's warm-up prefills only the tokens its prompt grew
+//     by (the prefix cache holds the rest).
+//   - The prompts a prefill cell at context C sent cold (its samples) are
+//     the first streams' prompts of the decode cells at C, so they are
+//     prefilled once, not twice. Adaptive plans run each context's prefill
+//     cell just before its decode cells, so the cache still holds them.
+//
+// No figure changes: a window's requests send cached prompts in both
+// methods, two streams of one cell never share a block (their documents
+// start with different markers), and every prefill sample is still a
+// fresh, never-sent prompt. A server without prefix caching prefills a
+// reused prompt again, which costs what a fresh one would. Fixed-window
+// plans keep the seed tool's fresh prompts per cell, for parity with
+// published runs.
+
+// streamDocs assigns documents (prompt indexes, see Prompts.Prompt) to the
+// streams of the decode cells of one run, in the order the cells run.
+type streamDocs struct {
+	// docs[i] is the document stream i sent last.
+	docs []int
+	// seeds are the documents each context's prefill cell sent, in order.
+	seeds map[int][]int
+}
+
+// seed records that the prefill cell at context sent document doc cold.
+func (s *streamDocs) seed(context, doc int) {
+	if s.seeds == nil {
+		s.seeds = map[int][]int{}
+	}
+	s.seeds[context] = append(s.seeds[context], doc)
+}
+
+// forCell returns the documents of the n streams of a decode cell at
+// context, in stream order, and remembers them for the cells after it:
+// the prefill cell's documents at this context first, then the documents
+// the streams sent before, then fresh ones (from fresh). They are distinct:
+// each document is only ever held by one stream position.
+func (s *streamDocs) forCell(context, n int, fresh func() int) []int {
+	seeds := s.seeds[context]
+	out := make([]int, n)
+	for i := range out {
+		switch {
+		case i < len(seeds):
+			out[i] = seeds[i]
+		case i < len(s.docs):
+			out[i] = s.docs[i]
+		default:
+			out[i] = fresh()
+		}
+		if i < len(s.docs) {
+			s.docs[i] = out[i]
+		} else {
+			s.docs = append(s.docs, out[i])
+		}
+	}
+	return out
+}

@@ -1,0 +1,59 @@
+package bench_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/sim"
+)
+
+// TestAdaptiveRunReusesPrompts runs one small matrix twice against the
+// simulated RTX 3060 and counts, from the simulator's ground truth, the
+// prompt tokens it had to prefill (not served from its prefix cache).
+// With fixed windows every warm-up prefills N fresh prompts; an adaptive
+// run prefills each stream's prompt once and then only what it grew by,
+// and its prefill samples serve as the first streams' prompts: 4 streams ×
+// 2K, then 4 × 2K more to reach 4K. The figures must not change, so every
+// decode cell is Valid in both.
+func TestAdaptiveRunReusesPrompts(t *testing.T) {
+	t.Parallel()
+	prefilled := map[string]int{}
+	for _, method := range []string{rundoc.WindowFixed, rundoc.WindowAuto} {
+		cfg := sim.DefaultConfig()
+		cfg.Speed, cfg.Seed = 20, 1
+		s, c := startSim(t, cfg)
+		plan := rundoc.Plan{PrefillContexts: []int{2048}, Contexts: []int{0, 2048, 4096}, Concurrency: []int{1, 2, 4},
+			DurationS: 5, MaxOutput: 256, Window: method}
+		if method == rundoc.WindowAuto {
+			plan.Precision = 0.05
+		}
+		run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
+		if err != nil {
+			t.Fatalf("%s run: %v", method, err)
+		}
+		for _, cell := range run.Cells {
+			if cell.Phase == rundoc.PhaseDecode && cell.Status != rundoc.StatusValid {
+				t.Errorf("%s: decode %d×%d is %s (%s)", method, cell.Context, cell.Concurrency, cell.Status, cell.Reason)
+			}
+		}
+		for _, rec := range s.Truth() {
+			if rec.PromptTokens >= 1024 { // the 2K and 4K prompts, not probes or context 0
+				prefilled[method] += rec.PromptTokens - rec.CachedTokens
+			}
+		}
+	}
+	// Fixed: the prefill cell's 2K, then 1+2+4 fresh prompts at 2K and at 4K.
+	if min := 2048 + 7*2048 + 7*4096; prefilled[rundoc.WindowFixed] < min {
+		t.Errorf("fixed windows prefilled %d prompt tokens, want at least %d: the count misses requests", prefilled[rundoc.WindowFixed], min)
+	}
+	// Adaptive: 4 streams' 2K prompts (the prefill samples among them),
+	// then 2K more for each of them at 4K; a prompt's last partial KV block
+	// (under 16 tokens) is not cached, and a window re-sends each prompt a
+	// few times, hence the allowance.
+	if want := 4*2048 + 4*2048; prefilled[rundoc.WindowAuto] > want+2048 {
+		t.Errorf("adaptive windows prefilled %d prompt tokens, want about %d (fixed: %d)", prefilled[rundoc.WindowAuto], want, prefilled[rundoc.WindowFixed])
+	}
+	t.Logf("prompt tokens prefilled: fixed %d, adaptive %d", prefilled[rundoc.WindowFixed], prefilled[rundoc.WindowAuto])
+}

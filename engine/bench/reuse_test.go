@@ -1,0 +1,92 @@
+package bench
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
+)
+
+// TestStreamDocs: within a context a larger N keeps the smaller N's
+// documents; the next context keeps each stream's document (its prompt
+// grows); a context's prefill samples take the first streams; no cell has
+// a document twice.
+func TestStreamDocs(t *testing.T) {
+	var s streamDocs
+	last := 0
+	fresh := func() int { last++; return last }
+	check := func(context, n int, want []int) {
+		t.Helper()
+		got := s.forCell(context, n, fresh)
+		if !slices.Equal(got, want) {
+			t.Errorf("%d×%d: documents %v, want %v", context, n, got, want)
+		}
+		seen := map[int]bool{}
+		for _, d := range got {
+			if seen[d] {
+				t.Errorf("%d×%d: document %d held by two streams", context, n, d)
+			}
+			seen[d] = true
+		}
+	}
+	check(0, 1, []int{1})
+	check(0, 2, []int{1, 2})
+	check(0, 4, []int{1, 2, 3, 4})
+	s.seed(1024, fresh()) // 5
+	s.seed(1024, fresh()) // 6
+	check(1024, 1, []int{5})
+	check(1024, 4, []int{5, 6, 3, 4})
+	check(1024, 8, []int{5, 6, 3, 4, 7, 8, 9, 10})
+	check(2048, 2, []int{5, 6})
+	s.seed(4096, fresh()) // 11
+	check(4096, 8, []int{11, 6, 3, 4, 7, 8, 9, 10})
+}
+
+// TestCellOrder: a fixed-window plan runs the seed tool's order (every
+// prefill cell first); an adaptive one runs each context's prefill cell
+// just before its decode row, contexts ascending.
+func TestCellOrder(t *testing.T) {
+	p := rundoc.Plan{PrefillContexts: []int{1024, 4096}, Contexts: []int{0, 4096}, Concurrency: []int{1, 2}}
+	label := func(specs []cellSpec) []string {
+		var out []string
+		for _, s := range specs {
+			out = append(out, string(s.phase[0])+rundoc.ContextLabel(s.context)+"×"+string(rune('0'+s.n)))
+		}
+		return out
+	}
+	if got, want := label(cellSpecs(p)), []string{"p1K×1", "p4K×1", "d0×1", "d0×2", "d4K×1", "d4K×2"}; !slices.Equal(got, want) {
+		t.Errorf("fixed order %v, want %v", got, want)
+	}
+	p.Window = rundoc.WindowAuto
+	if got, want := label(cellSpecs(p)), []string{"d0×1", "d0×2", "p1K×1", "p4K×1", "d4K×1", "d4K×2"}; !slices.Equal(got, want) {
+		t.Errorf("adaptive order %v, want %v", got, want)
+	}
+}
+
+// TestEstimateReusesPrompts: an adaptive plan's estimate counts only the
+// prompt tokens the server does not hold yet; a fixed plan's counts N
+// fresh prompts per cell.
+func TestEstimateReusesPrompts(t *testing.T) {
+	measured := []rundoc.Cell{
+		{Phase: rundoc.PhasePrefill, Context: 8192, PromptTokS: 4096, Status: rundoc.StatusValid, CompletedRequests: 2},
+		{Phase: rundoc.PhasePrefill, Context: 16384, PromptTokS: 2048, Status: rundoc.StatusValid, CompletedRequests: 2},
+		{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, MeasuredS: 6},
+	}
+	cold := func(c int) float64 { return float64(c) / PrefillRate(measured, c) } // 2 s at 8K, 8 s at 16K
+	p := rundoc.Plan{PrefillContexts: []int{16384}, Contexts: []int{8192, 16384}, Concurrency: []int{1, 4},
+		DurationS: 30, MaxOutput: 1024}
+	fixed := cold(16384) + // prefill cell, once
+		(30 + 1*cold(8192)) + (30 + 4*cold(8192)) + (30 + 1*cold(16384)) + (30 + 4*cold(16384))
+	if got := Estimate(p, 0, 0, measured).Seconds(); math.Abs(got-fixed) > 0.01 {
+		t.Errorf("fixed estimate %.2f s, want %.2f", got, fixed)
+	}
+	p.Window, p.Precision = rundoc.WindowAuto, 0.01
+	// 8K×1: one cold prompt; 8K×4: three more; prefill 16K: two cold
+	// samples, which become streams 0 and 1 at 16K; 16K×4: streams 2 and 3
+	// grow from 8K to 16K.
+	auto := 6 + 1*cold(8192) + 6 + 3*cold(8192) + 2*cold(16384) + 6 + 0 + 6 + 2*(cold(16384)-cold(8192))
+	if got := Estimate(p, 0, 0, measured).Seconds(); math.Abs(got-auto) > 0.01 {
+		t.Errorf("adaptive estimate %.2f s, want %.2f", got, auto)
+	}
+}
