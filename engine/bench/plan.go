@@ -1,10 +1,12 @@
 package bench
 
 import (
-	"github.com/rigbench/rigbench/engine/rundoc"
 	"math"
 	"sort"
+	"strings"
 	"time"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // Predict returns the status a decode cell gets before it runs (METHOD.md:
@@ -100,7 +102,9 @@ func Estimate(p rundoc.Plan, maxModelLen, kvCapacity int, measured []rundoc.Cell
 // estimateSpecs is Estimate for the cells specs[from:] of p, specs being
 // all of p's cells in running order: the cells before from are walked
 // too, without being counted, to know which prompts an adaptive plan's
-// later cells find cached.
+// later cells find cached; those of them that ran are taken as they ran
+// (how many samples a prefill cell sent, whether a decode cell was
+// skipped), the rest as expected.
 //
 // A prompt of C tokens takes C / PrefillRate(C) seconds to prefill cold.
 // The cost of each token grows with the tokens before it, so extending a
@@ -124,6 +128,10 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 	fresh := func() int { last++; return last }
 	var s float64
 	for i, sp := range specs {
+		var ran *rundoc.Cell
+		if i < from {
+			ran = findCell(measured, sp)
+		}
 		var cost float64
 		switch {
 		case sp.phase == rundoc.PhasePrefill:
@@ -131,7 +139,11 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 				continue
 			}
 			cost = repeats * cold(sp.context)
-			for range int(repeats) {
+			seeds := int(repeats)
+			if ran != nil {
+				seeds = ran.CompletedRequests
+			}
+			for range seeds {
 				if docs != nil {
 					d := fresh()
 					docs.seed(sp.context, d)
@@ -139,6 +151,8 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 				}
 			}
 		case Predict(sp.context, sp.n, p.MaxOutput, maxModelLen, kvCapacity) != "":
+			continue
+		case ran != nil && strings.HasPrefix(ran.Reason, notRunReason):
 			continue
 		case docs == nil:
 			cost = window + float64(sp.n)*cold(sp.context)
@@ -154,6 +168,16 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 		}
 	}
 	return time.Duration(s * float64(time.Second))
+}
+
+// findCell returns the measured cell of spec s, or nil.
+func findCell(cells []rundoc.Cell, s cellSpec) *rundoc.Cell {
+	for i := range cells {
+		if c := &cells[i]; c.Phase == s.phase && c.Context == s.context && c.Concurrency == s.n {
+			return c
+		}
+	}
+	return nil
 }
 
 // AssumedAutoWindow is the expected length of an adaptive decode window

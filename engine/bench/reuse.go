@@ -1,7 +1,7 @@
 package bench
 
-// Prompt reuse in adaptive plans (METHOD.md: Warm-up; docs/METHOD.md:
-// "Which prompt a stream sends").
+// Prompt reuse in adaptive plans (docs/METHOD.md: Decode cells, step 2,
+// and Prompt reuse (adaptive plans)).
 //
 // Most of the card's time in a long matrix is not spent in windows but in
 // warm-ups: cell (C, N) prefills N prompts of C tokens before its window,
@@ -9,8 +9,8 @@ package bench
 // 70% of a fixed-window run on the reference card. An adaptive plan keeps
 // what the server already holds instead of throwing it away:
 //
-//   - Stream i of every decode cell sends the same document, cut to the
-//     cell's context. Prompts are a marker unique to the document followed
+//   - Stream i keeps its document from cell to cell, cut to the cell's
+//     context (except where a prefill cell's samples take its place, below). Prompts are a marker unique to the document followed
 //     by the same filler text, so the document's prompt at context C is a
 //     prefix of its prompt at any longer context: within a context the
 //     warm-up of N = 16 finds the 8 prompts of N = 8 cached, and at the next

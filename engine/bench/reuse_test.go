@@ -90,3 +90,35 @@ func TestEstimateReusesPrompts(t *testing.T) {
 		t.Errorf("adaptive estimate %.2f s, want %.2f", got, auto)
 	}
 }
+
+// TestEstimateTakesWhatRan: part-way through an adaptive run the estimate
+// walks the cells that ran as they ran. A prefill cell that sent three
+// samples leaves three streams' prompts cached; a decode cell skipped
+// after a smaller N ran out of capacity sent no prompts, so the next
+// context's streams 2 and 3 start from nothing instead of from 8K.
+func TestEstimateTakesWhatRan(t *testing.T) {
+	p := rundoc.Plan{PrefillContexts: []int{8192}, Contexts: []int{8192, 16384}, Concurrency: []int{2, 4},
+		DurationS: 30, MaxOutput: 1024, Window: rundoc.WindowAuto, Precision: 0.01}
+	measured := []rundoc.Cell{
+		{Phase: rundoc.PhasePrefill, Context: 8192, PromptTokS: 4096, Status: rundoc.StatusValid, CompletedRequests: 3},
+		{Phase: rundoc.PhaseDecode, Context: 8192, Concurrency: 2, Status: rundoc.StatusOverCapacity, MeasuredS: 6},
+		{Phase: rundoc.PhaseDecode, Context: 8192, Concurrency: 4, Status: rundoc.StatusOverCapacity,
+			Reason: notRunReason + "concurrency 2 at this context already produced no output"},
+	}
+	cold := func(c int) float64 { return float64(c) / PrefillRate(measured, c) }
+	w := ExpectedWindow(p, measured).Seconds()
+	specs := cellSpecs(p)
+	// Left: 16K×2 (streams 0 and 1 grow from the 8K samples) and 16K×4
+	// (streams 2 and 3 are new: the skipped 8K×4 sent nothing).
+	want := w + 2*(cold(16384)-cold(8192)) + w + 2*cold(16384)
+	if got := estimateSpecs(p, specs, 3, 0, 0, measured).Seconds(); math.Abs(got-want) > 0.01 {
+		t.Errorf("estimate of the cells left %.2f s, want %.2f", got, want)
+	}
+	// Had 8K×4 run, streams 2 and 3 would hold 8K prompts (and the prefill
+	// cell's third sample would be stream 2's).
+	measured[2].Reason = ""
+	want = w + 2*(cold(16384)-cold(8192)) + w + 2*(cold(16384)-cold(8192))
+	if got := estimateSpecs(p, specs, 3, 0, 0, measured).Seconds(); math.Abs(got-want) > 0.01 {
+		t.Errorf("estimate with 8K×4 run %.2f s, want %.2f", got, want)
+	}
+}

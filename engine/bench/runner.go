@@ -155,6 +155,7 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 		return err
 	}
 	specs := cellSpecs(plan)
+	r.docs = nil
 	if plan.Adaptive() {
 		r.docs = &streamDocs{}
 	}
@@ -252,6 +253,11 @@ func cellSpecs(plan rundoc.Plan) []cellSpec {
 	return specs
 }
 
+// notRunReason starts the reason of a decode cell skipped because a
+// smaller N at its context ran out of capacity; estimates know such a cell
+// sent no prompts by it.
+const notRunReason = "not run: "
+
 // runCell runs cell i of specs. A decode cell whose context already ran
 // out of capacity at a smaller N is not run (overCapacityAt remembers the
 // smallest such N per context).
@@ -266,7 +272,7 @@ func (r *Runner) runCell(ctx context.Context, run *rundoc.Run, specs []cellSpec,
 	default:
 		if n0, ok := overCapacityAt[s.context]; ok && s.n > n0 {
 			cell.Status = rundoc.StatusOverCapacity
-			cell.Reason = fmt.Sprintf("not run: concurrency %d at this context already produced no output", n0)
+			cell.Reason = fmt.Sprintf("%sconcurrency %d at this context already produced no output", notRunReason, n0)
 			break
 		}
 		r.decode(ctx, run, &cell, i, len(specs))
