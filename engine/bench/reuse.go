@@ -5,7 +5,7 @@ package bench
 //
 // Most of the card's time in a long matrix is not spent in windows but in
 // warm-ups: cell (C, N) prefills N prompts of C tokens before its window,
-// and the default matrix's warm-ups add up to about 1.9 M prompt tokens,
+// and the default matrix's warm-ups add up to about 2.1 M prompt tokens,
 // 70% of a fixed-window run on the reference card. An adaptive plan keeps
 // what the server already holds instead of throwing it away:
 //
