@@ -98,10 +98,11 @@ func (u *UI) tour(dir string) {
 
 	runDone := make(chan struct{})
 	step(func() {
-		// The reference run's plan on fewer cells: 30 s windows in the
-		// simulated card's time (one real second at the tour's speed) and
-		// 8192 output tokens, so its figures read like the card's.
-		u.Run.SetPlanText("0, 16K, 32K, 64K", "1, 2, 4, 8, 16, 32", "8K, 16K, 32K", "30", "8192")
+		// The reference run's plan on fewer cells, with the app's default
+		// adaptive windows (at most 30 s of the simulated card's time, one
+		// real second at the tour's speed) and 8192 output tokens, so its
+		// figures read like the card's, each with its ±.
+		u.Run.SetPlanText("0, 16K, 32K, 64K", "1, 2, 4, 8, 16, 32", "8K, 16K, 32K", rundoc.WindowAuto, "8192")
 		prev := u.Run.OnFinished
 		u.Run.OnFinished = func(r *rundoc.Run, err error) {
 			prev(r, err)
