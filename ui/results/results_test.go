@@ -59,6 +59,27 @@ func TestMeasurementsSort(t *testing.T) {
 	}
 }
 
+// The table lists cells as the exports do, prefill first, whatever
+// order they ran in: an adaptive run puts its prefill cell between the
+// decode rows.
+func TestMeasurementsExportOrder(t *testing.T) {
+	test.NewTempApp(t)
+	v := results.New()
+	r := run()
+	r.Cells = append(r.Cells[:1:1], append([]rundoc.Cell{{Phase: rundoc.PhasePrefill, Context: 1024, Concurrency: 1,
+		Status: rundoc.StatusValid, PromptTokS: 2000}}, r.Cells[1:]...)...)
+	done := make(chan struct{})
+	v.SetRun(r, func() { close(done) })
+	<-done
+	var got []string
+	for _, row := range v.Rows() {
+		got = append(got, row[0]+" "+row[colContext]+"×"+row[2])
+	}
+	if want := "prefill 1K×1,decode 0×1,decode 0×32,decode 1K×1"; strings.Join(got, ",") != want {
+		t.Errorf("rows %s, want %s", strings.Join(got, ","), want)
+	}
+}
+
 // A simulated run says so, and the matrix shows its figures.
 func TestSimulatedRunLabelled(t *testing.T) {
 	test.NewTempApp(t)

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/ui/chartview"
@@ -154,7 +155,9 @@ func (v *View) SetRun(r *rundoc.Run, chartsDone func()) {
 	v.mx.SetRun(r)
 	v.pcells = r.PrefillCells()
 	v.prefill.Refresh()
-	v.all.set(r.Cells)
+	// The order CSV and Markdown list cells in, whatever order they ran in
+	// (adaptive runs put each prefill cell before its context's decode row).
+	v.all.set(report.SortedCells(r))
 	v.charts.Set([]*rundoc.Run{r}, chartsDone)
 }
 
