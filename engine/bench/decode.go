@@ -22,17 +22,17 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 		cell.Status, cell.Reason = st, predictReason(st, cell.Context, cell.Concurrency, m, run.Server)
 		return
 	}
-	docs := make([]int, cell.Concurrency)
+	var docs []cellDoc
 	if r.docs != nil {
 		docs = r.docs.forCell(cell.Context, cell.Concurrency, r.newDoc)
 	} else {
-		for i := range docs {
-			docs[i] = r.newDoc()
+		for range cell.Concurrency {
+			docs = append(docs, cellDoc{doc: r.newDoc()})
 		}
 	}
 	prompts := make([]string, len(docs))
-	for i, doc := range docs {
-		p, err := r.prompts.Prompt(ctx, cell.Context, doc)
+	for i, d := range docs {
+		p, err := r.prompts.Prompt(ctx, cell.Context, d.doc)
 		if err != nil {
 			cell.Status, cell.Reason = failure(err)
 			return
@@ -44,7 +44,7 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 	defer addNote(cell, note)
 	promptTokens, err := r.warmUp(ctx, run, prompts, cell.Context, func(w *stuckWait) {
 		r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: run, Cell: cell, Index: index, Total: total,
-			Message: fmt.Sprintf("warming up %d prompt(s) of %s tokens (%s)", len(prompts), rundoc.ContextLabel(cell.Context), w.givesUp())})
+			Message: warmUpMessage(docs, cell.Context, w.givesUp())})
 	})
 	if err != nil {
 		cell.Status, cell.Reason = failure(err)
@@ -65,6 +65,29 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 		w.live = newLive(w.d, len(prompts))
 	}
 	w.measure(ctx, index, total)
+}
+
+// warmUpMessage is a warm-up's progress line. Prompts sent before
+// (adaptive runs, reuse.go) are said, or a warm-up of 16 prompts that takes
+// a fraction of the time 16 fresh ones would reads as a mistake.
+func warmUpMessage(docs []cellDoc, context int, givesUp string) string {
+	var whole, grown int
+	for _, d := range docs {
+		switch {
+		case context > 0 && d.sent >= context:
+			whole++
+		case d.sent > 0:
+			grown++
+		}
+	}
+	msg := fmt.Sprintf("warming up %d prompt(s) of %s tokens", len(docs), rundoc.ContextLabel(context))
+	if whole > 0 {
+		msg += fmt.Sprintf(", %d sent before", whole)
+	}
+	if grown > 0 {
+		msg += fmt.Sprintf(", %d extending shorter ones sent before", grown)
+	}
+	return msg + " (" + givesUp + ")"
 }
 
 // warmUp sends each prompt once with max_tokens 1 so the server's prefix

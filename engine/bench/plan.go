@@ -123,7 +123,6 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 	if p.Adaptive() {
 		docs = &streamDocs{}
 	}
-	held := map[int]int{} // document → prompt tokens the server holds
 	last := 0
 	fresh := func() int { last++; return last }
 	var s float64
@@ -145,9 +144,7 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 			}
 			for range seeds {
 				if docs != nil {
-					d := fresh()
-					docs.seed(sp.context, d)
-					held[d] = sp.context
+					docs.seed(sp.context, fresh())
 				}
 			}
 		case Predict(sp.context, sp.n, p.MaxOutput, maxModelLen, kvCapacity) != "":
@@ -159,8 +156,7 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 		default:
 			cost = window
 			for _, d := range docs.forCell(sp.context, sp.n, fresh) {
-				cost += max(0, cold(sp.context)-cold(held[d]))
-				held[d] = max(held[d], sp.context)
+				cost += max(0, cold(sp.context)-cold(d.sent))
 			}
 		}
 		if i >= from {

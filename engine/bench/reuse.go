@@ -36,7 +36,13 @@ type streamDocs struct {
 	docs []int
 	// seeds are the documents each context's prefill cell sent, in order.
 	seeds map[int][]int
+	// sent is the longest prompt, in tokens, sent of each document.
+	sent map[int]int
 }
+
+// cellDoc is one stream's document in a decode cell, with the longest
+// prompt of it sent before the cell (0: none, or only its marker).
+type cellDoc struct{ doc, sent int }
 
 // seed records that the prefill cell at context sent document doc cold.
 func (s *streamDocs) seed(context, doc int) {
@@ -44,6 +50,14 @@ func (s *streamDocs) seed(context, doc int) {
 		s.seeds = map[int][]int{}
 	}
 	s.seeds[context] = append(s.seeds[context], doc)
+	s.markSent(doc, context)
+}
+
+func (s *streamDocs) markSent(doc, tokens int) {
+	if s.sent == nil {
+		s.sent = map[int]int{}
+	}
+	s.sent[doc] = max(s.sent[doc], tokens)
 }
 
 // forCell returns the documents of the n streams of a decode cell at
@@ -51,22 +65,25 @@ func (s *streamDocs) seed(context, doc int) {
 // the prefill cell's documents at this context first, then the documents
 // the streams sent before, then fresh ones (from fresh). They are distinct:
 // each document is only ever held by one stream position.
-func (s *streamDocs) forCell(context, n int, fresh func() int) []int {
+func (s *streamDocs) forCell(context, n int, fresh func() int) []cellDoc {
 	seeds := s.seeds[context]
-	out := make([]int, n)
+	out := make([]cellDoc, n)
 	for i := range out {
+		var d int
 		switch {
 		case i < len(seeds):
-			out[i] = seeds[i]
+			d = seeds[i]
 		case i < len(s.docs):
-			out[i] = s.docs[i]
+			d = s.docs[i]
 		default:
-			out[i] = fresh()
+			d = fresh()
 		}
+		out[i] = cellDoc{doc: d, sent: s.sent[d]}
+		s.markSent(d, context)
 		if i < len(s.docs) {
-			s.docs[i] = out[i]
+			s.docs[i] = d
 		} else {
-			s.docs = append(s.docs, out[i])
+			s.docs = append(s.docs, d)
 		}
 	}
 	return out

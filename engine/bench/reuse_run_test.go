@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/rigbench/rigbench/engine/bench"
@@ -29,7 +30,13 @@ func TestAdaptiveRunReusesPrompts(t *testing.T) {
 		if method == rundoc.WindowAuto {
 			plan.Precision = 0.05
 		}
-		run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
+		var warmUps []string
+		obs := rundoc.ObserverFunc(func(e rundoc.Event) {
+			if strings.HasPrefix(e.Message, "warming up") {
+				warmUps = append(warmUps, e.Message)
+			}
+		})
+		run, err := (&bench.Runner{Client: c, Plan: plan, Observer: obs}).Run(context.Background())
 		if err != nil {
 			t.Fatalf("%s run: %v", method, err)
 		}
@@ -37,6 +44,16 @@ func TestAdaptiveRunReusesPrompts(t *testing.T) {
 			if cell.Phase == rundoc.PhaseDecode && cell.Status != rundoc.StatusValid {
 				t.Errorf("%s: decode %d×%d is %s (%s)", method, cell.Context, cell.Concurrency, cell.Status, cell.Reason)
 			}
+		}
+		// The last warm-up, 4K × 4, says in an adaptive run that two of
+		// its prompts went out whole at 4K × 2 and two extend the 2K ones,
+		// and nothing of the kind in a fixed one.
+		if len(warmUps) == 0 {
+			t.Fatalf("%s: no warm-up progress line", method)
+		}
+		reused := strings.Contains(warmUps[len(warmUps)-1], ", 2 sent before, 2 extending shorter ones sent before (")
+		if reused != (method == rundoc.WindowAuto) {
+			t.Errorf("%s: last warm-up line %q", method, warmUps[len(warmUps)-1])
 		}
 		for _, rec := range s.Truth() {
 			if rec.PromptTokens >= 1024 { // the 2K and 4K prompts, not probes or context 0

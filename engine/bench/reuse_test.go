@@ -16,11 +16,18 @@ func TestStreamDocs(t *testing.T) {
 	var s streamDocs
 	last := 0
 	fresh := func() int { last++; return last }
-	check := func(context, n int, want []int) {
+	check := func(context, n int, want []int, wantSent ...int) {
 		t.Helper()
-		got := s.forCell(context, n, fresh)
+		cell := s.forCell(context, n, fresh)
+		var got, sent []int
+		for _, d := range cell {
+			got, sent = append(got, d.doc), append(sent, d.sent)
+		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%d×%d: documents %v, want %v", context, n, got, want)
+		}
+		if wantSent != nil && !slices.Equal(sent, wantSent) {
+			t.Errorf("%d×%d: sent before %v, want %v", context, n, sent, wantSent)
 		}
 		seen := map[int]bool{}
 		for _, d := range got {
@@ -35,12 +42,12 @@ func TestStreamDocs(t *testing.T) {
 	check(0, 4, []int{1, 2, 3, 4})
 	s.seed(1024, fresh()) // 5
 	s.seed(1024, fresh()) // 6
-	check(1024, 1, []int{5})
-	check(1024, 4, []int{5, 6, 3, 4})
-	check(1024, 8, []int{5, 6, 3, 4, 7, 8, 9, 10})
-	check(2048, 2, []int{5, 6})
+	check(1024, 1, []int{5}, 1024)
+	check(1024, 4, []int{5, 6, 3, 4}, 1024, 1024, 0, 0)
+	check(1024, 8, []int{5, 6, 3, 4, 7, 8, 9, 10}, 1024, 1024, 1024, 1024, 0, 0, 0, 0)
+	check(2048, 2, []int{5, 6}, 1024, 1024)
 	s.seed(4096, fresh()) // 11
-	check(4096, 8, []int{11, 6, 3, 4, 7, 8, 9, 10})
+	check(4096, 8, []int{11, 6, 3, 4, 7, 8, 9, 10}, 4096, 2048, 1024, 1024, 1024, 1024, 1024, 1024)
 }
 
 // TestCellOrder: a fixed-window plan runs the seed tool's order (every
