@@ -113,12 +113,20 @@ func Estimate(p rundoc.Plan, maxModelLen, kvCapacity int, measured []rundoc.Cell
 func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacity int, measured []rundoc.Cell) time.Duration {
 	repeats := expectedRepeats(p, measured)
 	window := ExpectedWindow(p, measured).Seconds()
+	// cold is memoised: an adaptive estimate asks it once per stream of
+	// every cell, and PrefillRate sorts the measured cells each time.
+	colds := map[int]float64{}
 	cold := func(c int) float64 {
 		if c <= 0 {
 			return 0
 		}
-		return float64(c) / PrefillRate(measured, c)
+		if t, ok := colds[c]; ok {
+			return t
+		}
+		colds[c] = float64(c) / PrefillRate(measured, c)
+		return colds[c]
 	}
+	done := rundoc.Run{Cells: measured} // for Find
 	var docs *streamDocs
 	if p.Adaptive() {
 		docs = &streamDocs{}
@@ -129,7 +137,7 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 	for i, sp := range specs {
 		var ran *rundoc.Cell
 		if i < from {
-			ran = findCell(measured, sp)
+			ran = done.Find(sp.phase, sp.context, sp.n)
 		}
 		var cost float64
 		switch {
@@ -142,8 +150,8 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 			if ran != nil {
 				seeds = ran.CompletedRequests
 			}
-			for range seeds {
-				if docs != nil {
+			if docs != nil {
+				for range seeds {
 					docs.seed(sp.context, fresh())
 				}
 			}
@@ -164,16 +172,6 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 		}
 	}
 	return time.Duration(s * float64(time.Second))
-}
-
-// findCell returns the measured cell of spec s, or nil.
-func findCell(cells []rundoc.Cell, s cellSpec) *rundoc.Cell {
-	for i := range cells {
-		if c := &cells[i]; c.Phase == s.phase && c.Context == s.context && c.Concurrency == s.n {
-			return c
-		}
-	}
-	return nil
 }
 
 // AssumedAutoWindow is the expected length of an adaptive decode window

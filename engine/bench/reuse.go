@@ -10,12 +10,13 @@ package bench
 // what the server already holds instead of throwing it away:
 //
 //   - Stream i keeps its document from cell to cell, cut to the cell's
-//     context (except where a prefill cell's samples take its place, below). Prompts are a marker unique to the document followed
-//     by the same filler text, so the document's prompt at context C is a
-//     prefix of its prompt at any longer context: within a context the
-//     warm-up of N = 16 finds the 8 prompts of N = 8 cached, and at the next
-//     context a stream's warm-up prefills only the tokens its prompt grew
-//     by (the prefix cache holds the rest).
+//     context (except where a prefill cell's samples take its place,
+//     below). Prompts are a marker unique to the document followed by the
+//     same filler text, so the document's prompt at context C is a prefix
+//     of its prompt at any longer context: within a context the warm-up of
+//     N = 16 finds the 8 prompts of N = 8 cached, and at the next context a
+//     stream's warm-up prefills only the tokens its prompt grew by (the
+//     prefix cache holds the rest).
 //   - The prompts a prefill cell at context C sent cold (its samples) are
 //     the first streams' prompts of the decode cells at C, so they are
 //     prefilled once, not twice. Adaptive plans run each context's prefill
