@@ -19,6 +19,7 @@ import (
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/internal/safefile"
 	"github.com/rigbench/rigbench/store"
+	"github.com/rigbench/rigbench/ui/export"
 	"github.com/rigbench/rigbench/ui/target"
 	"github.com/rigbench/rigbench/ui/tuneview"
 )
@@ -195,26 +196,8 @@ func (u *UI) tuneHistory(ctx context.Context, tag string) ([]*rundoc.Run, error)
 // exportSweep saves the sweep document as HTML, Markdown or JSON, chosen by
 // the file name's extension (JSON re-imports with Open sweep…).
 func (u *UI) exportSweep(d *tune.Doc) {
-	fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if err != nil || w == nil {
-			return
-		}
-		path := w.URI().Path()
-		w.Close()
-		go func() {
-			err := writeSweep(path, d)
-			fyne.Do(func() {
-				if err != nil {
-					dialog.ShowError(err, u.win)
-					return
-				}
-				dialog.ShowInformation("Exported", "Wrote "+filepath.Base(path)+".", u.win)
-			})
-		}()
-	}, u.win)
-	fd.SetFileName("sweep-" + d.SweepID + ".html")
-	fd.SetFilter(storage.NewExtensionFileFilter([]string{".html", ".md", ".json"}))
-	fd.Show()
+	export.SaveAs(u.win, "sweep-"+d.SweepID+".html", []string{".html", ".md", ".json"},
+		func(path string) error { return writeSweep(path, d) })
 }
 
 // writeSweep writes d to path in the format its extension names.

@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2"
 	fc "fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -76,8 +77,21 @@ func Show(win fyne.Window, a fyne.App, runs []*rundoc.Run) {
 }
 
 // saveOne asks for a file and writes runs into it in format f (one chart
-// of kind when isChart), off the UI goroutine, then says how it went.
+// of kind when isChart).
 func saveOne(win fyne.Window, f report.Format, isChart bool, kind chart.Kind, runs []*rundoc.Run) {
+	if isChart {
+		SaveAs(win, ChartFileName(runs, f, kind), nil, func(path string) error { return WriteChart(path, f, kind, runs) })
+		return
+	}
+	SaveAs(win, report.FileName(runs, f), nil, func(path string) error { return WriteFile(path, f, runs) })
+}
+
+// SaveAs asks for a file, offering name and, when exts is not empty, only
+// those extensions; it runs write on the chosen path off the UI goroutine
+// (a report can take a while) and then shows its error or "Saved <file>."
+// on win. Every single-file export of the app goes through it, so they all
+// behave and word it alike.
+func SaveAs(win fyne.Window, name string, exts []string, write func(path string) error) {
 	fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 		if err != nil || w == nil {
 			return
@@ -85,12 +99,7 @@ func saveOne(win fyne.Window, f report.Format, isChart bool, kind chart.Kind, ru
 		path := w.URI().Path()
 		w.Close()
 		go func() {
-			var err error
-			if isChart {
-				err = WriteChart(path, f, kind, runs)
-			} else {
-				err = WriteFile(path, f, runs)
-			}
+			err := write(path)
 			fyne.Do(func() {
 				if err != nil {
 					dialog.ShowError(err, win)
@@ -100,10 +109,9 @@ func saveOne(win fyne.Window, f report.Format, isChart bool, kind chart.Kind, ru
 			})
 		}()
 	}, win)
-	if isChart {
-		fd.SetFileName(ChartFileName(runs, f, kind))
-	} else {
-		fd.SetFileName(report.FileName(runs, f))
+	fd.SetFileName(name)
+	if len(exts) > 0 {
+		fd.SetFilter(storage.NewExtensionFileFilter(exts))
 	}
 	fd.Show()
 }
