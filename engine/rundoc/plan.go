@@ -33,6 +33,71 @@ const (
 	WindowAuto = "auto"
 )
 
+// Window openings of Plan.WindowOpens (METHOD.md: Decode cells, step 3).
+const (
+	// OpensSteady: the window opens once the cell is in steady state
+	// (every stream has a token, nothing waits, the server runs ≥ N, held
+	// SteadyHold), as the seed tool opens it. "" reads as OpensFirstSend:
+	// runs written before steady-state windows.
+	OpensSteady = "steady_state"
+	// OpensFirstSend: the window opened at the first send, so its figures
+	// include the ramp to N running streams (runs before steady state).
+	OpensFirstSend = "first_send"
+)
+
+// Prompt policies of Plan.Prompts (METHOD.md: Prompts).
+const (
+	// PromptsShared: one document per context, shared by every stream and
+	// cell of that context (the seed tool's policy; the default).
+	PromptsShared = "shared"
+	// PromptsUnique: a document of its own per stream. "" reads as
+	// PromptsUnique: runs written before the policy was a choice.
+	PromptsUnique = "unique"
+)
+
+// Steady-state detection (METHOD.md: Decode cells, step 3).
+const (
+	// SteadyHold is how long the readiness conditions must hold without a
+	// break before the window opens.
+	SteadyHold = 3 * time.Second
+	// SteadyEarliest is the earliest the window opens after the first send.
+	SteadyEarliest = 2 * time.Second
+	// SteadyCheck is how often readiness is checked, in the card's time.
+	SteadyCheck = time.Second
+)
+
+// SteadyLimit is the longest a cell's ramp may last before its window
+// opens anyway (warmup_timed_out): 60 s for contexts up to 32K, 120 s up to
+// 64K, 180 s beyond, in the card's time (the seed tool's limits).
+func SteadyLimit(context int) time.Duration {
+	switch {
+	case context <= 32768:
+		return 60 * time.Second
+	case context <= 65536:
+		return 120 * time.Second
+	default:
+		return 180 * time.Second
+	}
+}
+
+// Opening returns how the plan's decode windows open (OpensSteady or
+// OpensFirstSend), reading "" as the older first-send method.
+func (p Plan) Opening() string {
+	if p.WindowOpens == "" {
+		return OpensFirstSend
+	}
+	return p.WindowOpens
+}
+
+// PromptPolicy returns the plan's prompt policy, reading "" as the older
+// unique-prefix policy.
+func (p Plan) PromptPolicy() string {
+	if p.Prompts == "" {
+		return PromptsUnique
+	}
+	return p.Prompts
+}
+
 // Bounds of adaptive measurement (METHOD.md: Adaptive windows).
 const (
 	// MinAutoWindow is the shortest adaptive decode window, in the card's
@@ -70,6 +135,8 @@ func DefaultPlan() Plan {
 		MaxOutput:       DefaultMaxOutput,
 		Window:          WindowAuto,
 		Precision:       DefaultPrecision,
+		WindowOpens:     OpensSteady,
+		Prompts:         PromptsShared,
 	}
 }
 

@@ -79,6 +79,14 @@ type Plan struct {
 	// Precision is the 95% half-width, as a share of total tok/s, at which
 	// an adaptive window stops (0.01: ±1%).
 	Precision float64 `json:"precision,omitempty"`
+	// WindowOpens says when a decode window opens: OpensSteady (at steady
+	// state, the seed tool's method) or OpensFirstSend ("" in runs written
+	// before steady-state windows, whose figures include the ramp).
+	WindowOpens string `json:"window_opens,omitempty"`
+	// Prompts is the prompt policy: PromptsShared (one document per
+	// context for every stream and cell) or PromptsUnique ("" in runs
+	// written before the policy was a choice).
+	Prompts string `json:"prompts,omitempty"`
 	// MaxOutput is max_tokens M of every decode request.
 	MaxOutput int `json:"max_output"`
 	// KVCapacityOverride, when > 0, replaces the server's KV capacity.
@@ -232,9 +240,22 @@ type Cell struct {
 	ServerSamples []ServerSample       `json:"server_samples,omitempty"`
 	GPUSamples    []hardware.GPUSample `json:"gpu_samples,omitempty"`
 
+	// RampS is how long (card seconds) the cell took from the first send
+	// to the window's opening: the ramp to steady state, excluded from
+	// total tok/s (0 for windows that opened at the first send).
+	RampS float64 `json:"ramp_s,omitempty"`
+	// Readiness says what held when the window opened ("16/16 streams
+	// producing, running 16, waiting 0"), or, with WarmupTimedOut, what
+	// did not ("running_reqs=5/16, queue_reqs=11").
+	Readiness string `json:"readiness,omitempty"`
+	// WarmupTimedOut is true when steady state did not come within
+	// SteadyLimit and the window opened anyway.
+	WarmupTimedOut bool `json:"warmup_timed_out,omitempty"`
+
 	StartedAt time.Time `json:"started_at,omitzero"`
-	// WindowStart is when the decode window opened (the first send); the
-	// window ends D seconds later.
+	// WindowStart is when the decode window opened: at steady state, RampS
+	// after the first send (or at the first send in runs before steady
+	// state); the window ends D seconds later.
 	WindowStart time.Time `json:"window_start,omitzero"`
 }
 
