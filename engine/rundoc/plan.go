@@ -135,8 +135,6 @@ func DefaultPlan() Plan {
 		MaxOutput:       DefaultMaxOutput,
 		Window:          WindowAuto,
 		Precision:       DefaultPrecision,
-		WindowOpens:     OpensSteady,
-		Prompts:         PromptsShared,
 	}
 }
 
