@@ -7,42 +7,105 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
-// live is what an adaptive window's controller reads while the streams
-// run: tokens per bin and each stream's first token, written by the
+// live is what the readiness check and an adaptive window's controller
+// read while the streams run: each stream's first token and, once the
+// window has opened, tokens per bin from its opening, written by the
 // streams with atomic adds so that reading costs them nothing.
 type live struct {
 	bins []atomic.Int64
-	// first is each stream's first token as a card offset + 1 (0: none yet).
+	// first is each stream's first token as a card offset from the first
+	// send + 1 (0: none yet).
 	first []atomic.Int64
+	// open is the window's opening as a card offset from the first send
+	// + 1 (0: not open yet).
+	open atomic.Int64
+	// waiting is 1 for each stream whose current request has no token yet.
+	waiting []atomic.Int32
 }
 
 func newLive(d time.Duration, streams int) *live {
-	return &live{bins: make([]atomic.Int64, d/binWidth+1), first: make([]atomic.Int64, streams)}
+	return &live{bins: make([]atomic.Int64, d/binWidth+1), first: make([]atomic.Int64, streams),
+		waiting: make([]atomic.Int32, streams)}
 }
 
-// add counts a chunk of n tokens that stream received at card offset at.
+// sent records that stream sent a new request, which has no token yet.
+func (l *live) sent(stream int) { l.waiting[stream].Store(1) }
+
+// restarting counts the streams that have had tokens and whose current
+// request has none yet: re-sent after a request ended, so the server may
+// not count them as running for a moment.
+func (l *live) restarting() int {
+	n := 0
+	for i := range l.waiting {
+		if l.waiting[i].Load() == 1 && l.first[i].Load() > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// add counts a chunk of n tokens that stream received at card offset at
+// (from the first send).
 func (l *live) add(stream int, at time.Duration, n int) {
-	k := int(at / binWidth)
-	if n == 0 || at < 0 || k >= len(l.bins) {
+	if n == 0 || at < 0 {
 		return
 	}
-	l.bins[k].Add(int64(n))
 	l.first[stream].CompareAndSwap(0, int64(at)+1)
+	l.waiting[stream].Store(0)
+	open, ok := l.opening()
+	if !ok || at < open {
+		return
+	}
+	if k := int((at - open) / binWidth); k < len(l.bins) {
+		l.bins[k].Add(int64(n))
+	}
 }
 
-// snapshot returns the first k bins and the settle point (the last
-// stream's first token), settled false while a stream has none.
+// setOpen records the window's opening at card offset at, once.
+func (l *live) setOpen(at time.Duration) { l.open.CompareAndSwap(0, int64(max(at, 0))+1) }
+
+// opening returns the window's opening (card offset from the first send)
+// and whether it has opened.
+func (l *live) opening() (time.Duration, bool) {
+	o := l.open.Load()
+	return time.Duration(o - 1), o > 0
+}
+
+// started counts the streams that have received a token.
+func (l *live) started() int {
+	n := 0
+	for i := range l.first {
+		if l.first[i].Load() > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// windowTokens is the tokens counted since the window opened.
+func (l *live) windowTokens() float64 {
+	var n int64
+	for i := range l.bins {
+		n += l.bins[i].Load()
+	}
+	return float64(n)
+}
+
+// snapshot returns the first k bins from the window's opening and the
+// settle point (the last stream's first token, from the opening; 0 when
+// every stream had one before it), settled false while a stream has none.
 func (l *live) snapshot(k int) (bins []float64, settle time.Duration, settled bool) {
 	bins = make([]float64, min(k, len(l.bins)))
 	for i := range bins {
 		bins[i] = float64(l.bins[i].Load())
 	}
+	open, _ := l.opening()
 	for i := range l.first {
 		f := l.first[i].Load()
 		if f == 0 {
 			return bins, 0, false
 		}
-		settle = max(settle, time.Duration(f-1))
+		settle = max(settle, time.Duration(f-1)-open)
 	}
 	return bins, settle, true
 }
@@ -55,7 +118,7 @@ const (
 )
 
 // stopAt decides whether an adaptive window may close now, at card offset
-// now, and where: at the last whole bin. It may once (METHOD.md: Adaptive
+// now from its opening, and where: at the last whole bin. It may once (METHOD.md: Adaptive
 // windows)
 //   - the window has lasted rundoc.MinAutoWindow, and every stream has its
 //     first token with at least half that minimum of steady rate after it;

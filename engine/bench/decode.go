@@ -23,9 +23,12 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 		return
 	}
 	var docs []cellDoc
-	if r.docs != nil {
+	switch {
+	case run.Plan.PromptPolicy() == rundoc.PromptsShared:
+		docs = r.sharedDocs(cell.Context, cell.Concurrency)
+	case r.docs != nil:
 		docs = r.docs.forCell(cell.Context, cell.Concurrency, r.newDoc)
-	} else {
+	default:
 		for range cell.Concurrency {
 			docs = append(docs, cellDoc{doc: r.newDoc()})
 		}
@@ -42,7 +45,7 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 	waited, note := r.waitIdle(ctx, run)
 	cell.IdleWaitS = waited
 	defer addNote(cell, note)
-	promptTokens, err := r.warmUp(ctx, run, prompts, cell.Context, func(w *stuckWait) {
+	promptTokens, err := r.warmUp(ctx, run, distinct(prompts), cell.Context, func(w *stuckWait) {
 		r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: run, Cell: cell, Index: index, Total: total,
 			Message: warmUpMessage(docs, cell.Context, w.givesUp())})
 	})
@@ -60,11 +63,25 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 	w := &window{
 		runner: r, run: run, cell: cell, prompts: prompts,
 		d: run.Plan.Duration(), speed: run.Plan.Speed(), maxOutput: m,
+		adaptive: run.Plan.Adaptive(), opened: make(chan struct{}),
 	}
-	if run.Plan.Adaptive() {
-		w.live = newLive(w.d, len(prompts))
-	}
+	w.live = newLive(w.d, len(prompts))
 	w.measure(ctx, index, total)
+}
+
+// distinct returns the prompts without repeats, in order: under the shared
+// policy the N streams of a cell send one prompt, which the warm-up sends
+// once.
+func distinct(prompts []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range prompts {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // warmUpMessage is a warm-up's progress line. Prompts sent before
@@ -79,6 +96,13 @@ func warmUpMessage(docs []cellDoc, context int, givesUp string) string {
 		case d.sent > 0:
 			grown++
 		}
+	}
+	if shared(docs) {
+		msg := fmt.Sprintf("warming up the shared prompt of %s tokens", rundoc.ContextLabel(context))
+		if context > 0 && docs[0].sent >= context {
+			msg += ", sent before"
+		}
+		return msg + " (" + givesUp + ")"
 	}
 	msg := fmt.Sprintf("warming up %d prompt(s) of %s tokens", len(docs), rundoc.ContextLabel(context))
 	if whole > 0 {
@@ -150,7 +174,9 @@ func joinDistinct(errs []error) error {
 	return errors.Join(out...)
 }
 
-// window is one decode window in progress.
+// window is one decode cell's streams in progress: the ramp from the first
+// send to steady state, then the window of length D that the figures
+// describe (METHOD.md: Decode cells, step 3).
 type window struct {
 	runner    *Runner
 	run       *rundoc.Run
@@ -159,52 +185,56 @@ type window struct {
 	d         time.Duration // the window's length D in the card's time
 	speed     float64
 	maxOutput int
+	adaptive  bool
 
-	clk        cardClock // set when the window opens
+	clk        cardClock // set at the first send; offsets count from it
 	liveTokens atomic.Int64
-	live       *live         // adaptive windows only
-	stoppedAt  time.Duration // where an adaptive window closed early (0: it did not)
+	// live counts tokens by arrival for the readiness check (each
+	// stream's first token) and, once the window opens, in bins for an
+	// adaptive window's controller.
+	live *live
+	// opened is closed when the window opens; baseline is the readiness
+	// sample taken at that moment (nil without one).
+	opened   chan struct{}
+	baseline *rundoc.ServerSample
+	// abort ends the streams at once (a request failed during the ramp).
+	abort     context.CancelFunc
+	stoppedAt time.Duration // where an adaptive window closed early, from its opening (0: it did not)
+	// rampQueued is true when the server held requests waiting at the last
+	// readiness check of a ramp that timed out.
+	rampQueued bool
 }
 
-// measure runs the window: it opens it after a baseline scrape, keeps the
-// streams in flight until it closes, then derives the cell's figures from
-// what was captured.
+// measure runs the cell's streams: it sends them, opens the window at
+// steady state (follow), keeps the streams in flight until the window
+// closes, then derives the cell's figures from what was captured.
 func (w *window) measure(ctx context.Context, index, total int) {
 	r := w.runner
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	w.abort = cancel
 
 	var stopTelemetry func() []hardware.GPUSample
 	if r.Telemetry != nil {
 		stopTelemetry = r.Telemetry.StartWindow()
 	}
-	// The baseline scrape comes before the first send, so requests that are
-	// merely arriving are not mistaken for a queue; counters are measured
-	// from it.
-	var (
-		baseline   *rundoc.ServerSample
-		baselineAt time.Time
-	)
-	if w.run.Server.HasMetrics {
-		baseline, baselineAt = w.scrape(ctx)
-	}
+	// Counters are read before the first send: the cross-check counts every
+	// token the cell's requests received, ramp included.
 	before := r.readCounters(ctx, w.run)
 	r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
-		Message: w.measuringMessage()})
+		Message: w.rampMessage()})
 	w.clk = cardClock{start: time.Now(), speed: w.speed}
-	w.cell.WindowStart = w.clk.start.UTC()
-	if baseline != nil {
-		baseline.T = w.sampleT(baselineAt) // ≤ 0: taken before the window opened
-	}
-	timer := time.AfterFunc(w.clk.real(w.d), cancel) // the window closes: open requests are cancelled
-	defer timer.Stop()
 
 	var samples []rundoc.ServerSample
 	samplesDone := make(chan struct{})
 	go func() {
 		defer close(samplesDone)
-		if w.run.Server.HasMetrics {
-			samples = w.sampleMetrics(wctx, baseline)
+		select {
+		case <-w.opened:
+			if w.run.Server.HasMetrics {
+				samples = w.sampleMetrics(wctx, w.baseline)
+			}
+		case <-wctx.Done():
 		}
 	}()
 	var reqs []request
@@ -213,63 +243,120 @@ func (w *window) measure(ctx context.Context, index, total int) {
 		defer close(done)
 		reqs = w.streams(wctx)
 	}()
-	w.follow(done, cancel, index, total)
-	measured := min(w.clk.at(time.Now()), w.d)
+	w.follow(wctx, done, cancel, index, total)
+	open, isOpen := w.live.opening()
+	if !isOpen {
+		open = w.clk.at(time.Now()) // never opened: cancelled or failed in the ramp
+	}
+	measured := min(max(w.clk.at(time.Now())-open, 0), w.d)
 	if w.stoppedAt > 0 {
 		measured = w.stoppedAt
 	}
+	cancel()
 	<-samplesDone
 
 	var gpu []hardware.GPUSample
 	if stopTelemetry != nil {
 		gpu = stopTelemetry()
 	}
+	shift(reqs, open)
 	w.close(reqs, measured, samples, gpu, ctx.Err() != nil)
 	if ctx.Err() == nil {
 		w.crossCheck(before, r.readCounters(ctx, w.run), reqs)
 	}
 }
 
-// follow reports progress once a second until done closes, from the
-// measuring goroutine, so observers see events in order. An adaptive
-// window also asks every checkEvery whether it may stop, and closes the
-// window (stop) when it may.
-func (w *window) follow(done <-chan struct{}, stop func(), index, total int) {
+// shift makes every offset of reqs count from the window's opening (card
+// offset open from the first send) instead of the first send: requests
+// of the ramp then have negative send times, and the tally counts only
+// what arrived at or after 0.
+func shift(reqs []request, open time.Duration) {
+	for i := range reqs {
+		rq := &reqs[i]
+		rq.sent -= open
+		rq.ended -= open
+		rq.firstText -= open
+		for j := range rq.chunks {
+			rq.chunks[j].at -= open
+		}
+	}
+}
+
+// follow runs the cell from the measuring goroutine until done closes, so
+// observers see events in order: until the window opens it checks
+// readiness every rundoc.SteadyCheck (openWhenSteady); once open, it closes
+// the window after D (stop), an adaptive window as soon as it may
+// (stopAt), and it reports progress once a second.
+func (w *window) follow(ctx context.Context, done <-chan struct{}, stop func(), index, total int) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	var check <-chan time.Time
-	if w.live != nil {
-		t := time.NewTicker(max(w.clk.real(checkEvery), minCheck))
-		defer t.Stop()
-		check = t.C
-	}
+	ready := time.NewTicker(max(w.clk.real(rundoc.SteadyCheck), minCheck))
+	defer ready.Stop()
+	readyC := ready.C
+	var (
+		check  <-chan time.Time
+		timer  *time.Timer
+		steady = &steadiness{since: -1}
+	)
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
 	for {
 		select {
 		case <-done:
 			return
+		case <-readyC:
+			if !w.openWhenSteady(ctx, steady) {
+				continue
+			}
+			readyC = nil
+			timer = time.AfterFunc(w.clk.real(w.d), stop) // the window closes: open requests are cancelled
+			if w.adaptive {
+				t := time.NewTicker(max(w.clk.real(checkEvery), minCheck))
+				defer t.Stop()
+				check = t.C
+			}
+			w.runner.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
+				Message: w.measuringMessage()})
 		case <-check:
-			if end, ok := w.stopAt(w.clk.at(time.Now())); ok {
+			if end, ok := w.stopAt(w.sinceOpen(time.Now())); ok {
 				w.stoppedAt, check = end, nil
 				stop()
 			}
 		case <-tick.C:
-			if el := w.clk.at(time.Now()).Seconds(); el > 0 {
+			if el := w.sinceOpen(time.Now()).Seconds(); el > 0 {
 				w.runner.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
-					LiveTokS: float64(w.liveTokens.Load()) / el})
+					LiveTokS: w.live.windowTokens() / el})
 			}
 		}
 	}
 }
 
+// sinceOpen is the card time from the window's opening to instant t (0
+// before it opens).
+func (w *window) sinceOpen(t time.Time) time.Duration {
+	open, ok := w.live.opening()
+	if !ok {
+		return 0
+	}
+	return max(w.clk.at(t)-open, 0)
+}
+
 // close derives the cell's figures and status from the captured requests
-// (accumulate, derive, classify). measured is the card time the window
-// lasted, less than D when the run was cancelled.
+// (accumulate, derive, classify); their offsets count from the window's
+// opening. measured is the card time the window lasted, less than D when
+// the run was cancelled.
 func (w *window) close(reqs []request, measured time.Duration, samples []rundoc.ServerSample, gpu []hardware.GPUSample, cancelled bool) {
 	end := w.d
 	if w.stoppedAt > 0 {
 		end = w.stoppedAt
 	}
 	ref := w.d
+	if _, open := w.live.opening(); !open {
+		end, ref = 0, w.d // failed or cancelled before steady state: nothing was measured
+	}
 	if cancelled && measured > 0 {
 		// The window was cut short: rates are over the part measured, not
 		// projected to a whole window as an adaptive early stop's are.
@@ -282,12 +369,29 @@ func (w *window) close(reqs []request, measured time.Duration, samples []rundoc.
 	}
 	d := end.Seconds()
 	w.cell.MeasuredS = round(measured.Seconds(), 3)
-	derive(w.cell, t, d)
+	derive(w.cell, t, max(d, 1e-9))
 	deriveServer(w.cell, samples, gpu, d)
 	classify(w.cell, t, cancelled, d)
+	w.classifyRamp()
 }
 
-// streams runs every stream of the window and returns their requests.
+// classifyRamp words a ramp that never reached steady state (METHOD.md:
+// Decode cells, step 3): the cell was measured anyway, as Requests queued
+// when the server held requests waiting, otherwise with a note.
+func (w *window) classifyRamp() {
+	c := w.cell
+	if !c.WarmupTimedOut || c.Status == rundoc.StatusCancelled {
+		return
+	}
+	msg := fmt.Sprintf("steady state did not come within %s (%s), so the window opened anyway", fmtSeconds(c.RampS), c.Readiness)
+	if w.rampQueued && c.Status == rundoc.StatusValid {
+		c.Status, c.Reason = rundoc.StatusQueued, msg
+		return
+	}
+	addNote(c, msg)
+}
+
+// streams runs every stream of the cell and returns their requests.
 func (w *window) streams(ctx context.Context) []request {
 	results := make([][]request, len(w.prompts))
 	var wg sync.WaitGroup
@@ -306,28 +410,42 @@ func (w *window) streams(ctx context.Context) []request {
 	return out
 }
 
-// stream keeps one stream in flight for the whole window: each request
-// re-sends the same (cached) prompt as soon as the previous one finishes.
+// over reports whether card offset at (from the first send) is past the
+// window's end; never before the window opens.
+func (w *window) over(at time.Duration) bool {
+	open, ok := w.live.opening()
+	return ok && at >= open+w.d
+}
+
+// stream keeps one stream in flight through the ramp and the window: each
+// request re-sends the same (cached) prompt as soon as the previous one
+// finishes. A request that fails during the ramp ends the cell at once:
+// one failed request fails a cell (METHOD.md), and waiting for a steady
+// state that cannot come would cost the whole ramp limit.
 func (w *window) stream(ctx context.Context, i int) []request {
 	var out []request
 	body, err := w.runner.request(w.runner.modelID, w.prompts[i], w.maxOutput).Body()
 	if err != nil {
 		now := w.clk.at(time.Now())
+		w.abort()
 		return []request{{err: err, sent: now, ended: now}}
 	}
-	for ctx.Err() == nil && w.clk.at(time.Now()) < w.d {
+	for ctx.Err() == nil && !w.over(w.clk.at(time.Now())) {
 		rq := request{stream: i}
+		w.live.sent(i)
 		res, err := w.runner.Client.StreamBody(ctx, body, func(at time.Time, n int) {
 			card := w.clk.at(at)
 			rq.chunks = append(rq.chunks, chunkAt{at: card, tokens: n})
 			w.liveTokens.Add(int64(n))
-			if w.live != nil {
-				w.live.add(i, card, n)
-			}
+			w.live.add(i, card, n)
 		})
 		rq.capture(w.clk, res, err, ctx.Err() != nil)
 		out = append(out, rq)
 		if rq.err != nil {
+			if _, open := w.live.opening(); !open {
+				w.abort()
+				break
+			}
 			var tl *client.PromptTooLongError
 			if errors.As(err, &tl) {
 				break
@@ -343,7 +461,8 @@ func (w *window) stream(ctx context.Context, i int) []request {
 }
 
 // sampleMetrics collects /metrics samples every MetricsInterval until the
-// window closes, after the baseline taken just before it opened.
+// window closes, after the baseline: the readiness sample taken as it
+// opened.
 func (w *window) sampleMetrics(ctx context.Context, baseline *rundoc.ServerSample) []rundoc.ServerSample {
 	var out []rundoc.ServerSample
 	if baseline != nil {
@@ -359,7 +478,7 @@ func (w *window) sampleMetrics(ctx context.Context, baseline *rundoc.ServerSampl
 		case <-ctx.Done():
 			return out
 		case <-t.C:
-			if w.clk.at(time.Now()) < w.d {
+			if !w.over(w.clk.at(time.Now())) {
 				if s, at := w.scrape(ctx); s != nil {
 					s.T = w.sampleT(at)
 					out = append(out, *s)
@@ -392,14 +511,15 @@ func (w *window) scrape(ctx context.Context) (*rundoc.ServerSample, time.Time) {
 // sampleT is the sample time T of an instant: seconds of the served card's
 // time since the window opened, negative before it.
 func (w *window) sampleT(at time.Time) float64 {
-	return round(w.clk.at(at).Seconds(), 3)
+	open, _ := w.live.opening()
+	return round((w.clk.at(at) - open).Seconds(), 3)
 }
 
 // measuringMessage says what the window is about to do (measuringMessage);
 // an adaptive window says its precision and that D is its longest.
 func (w *window) measuringMessage() string {
 	msg := measuringMessage(len(w.prompts), w.d, w.speed)
-	if w.live != nil {
+	if w.adaptive {
 		msg = strings.Replace(msg, " for ", fmt.Sprintf(" until total tok/s is known within ±%g%%, for at most ", 100*w.run.Plan.Precision), 1)
 	}
 	return msg

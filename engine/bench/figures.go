@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/rigbench/rigbench/engine/client"
@@ -23,12 +22,13 @@ type tally struct {
 	firstToken []time.Duration
 
 	requests, usage, chunks, completed int
-	ttft, gaps, perReq                 []float64 // ms, ms per token, tok/s
-	gapAt                              []time.Duration
-	bins                               []float64 // tokens per binWidth of card time
-	active                             float64   // card seconds of requests in flight
-	errs                               []error
-	source                             string
+	// ttft (ms), gaps between content chunks (ms per token), perReq
+	// (tok/s) and itl (ms per token, one per request).
+	ttft, gaps, perReq, itl []float64
+	bins                    []float64 // tokens per binWidth of card time
+	active                  float64   // card seconds of requests in flight
+	errs                    []error
+	source                  string
 
 	// maxOutput is M: a request ended by length short of it hit the
 	// server's context limit (endedByLength).
@@ -54,36 +54,46 @@ func newTally(end, ref time.Duration, streams int) *tally {
 }
 
 // add counts one request: its chunks before the window's end, its TTFT,
-// per-request rate and gaps, and the part of its life inside the window.
+// per-request rate and inter-token latency, and the part of its life
+// inside the window. Offsets count from the window's opening, so a request
+// of the ramp has chunks before 0: they count for its per-request figures
+// (its whole stream, as the seed tool's do) but not for total tok/s.
 func (t *tally) add(rq *request) {
 	t.requests++
 	var (
-		tokens, chunks    int
-		first, last, prev time.Duration
-		seen              bool
+		tokens, inWindow, chunks int
+		first, last, prev        time.Duration
+		seen, prevIn             bool
 	)
 	for _, ch := range rq.chunks {
 		if ch.at >= t.end {
 			break // chunks arrive in order: the rest are later still
 		}
-		chunks++
+		in := ch.at >= 0
+		if in {
+			chunks++
+		}
 		if ch.tokens == 0 {
 			continue // text without tokens: counted only as a chunk
 		}
-		if k := int(ch.at / binWidth); ch.at >= 0 && k < len(t.bins) {
+		if k := int(ch.at / binWidth); in && k < len(t.bins) {
 			t.bins[k] += float64(ch.tokens)
 		}
-		if f := &t.firstToken[rq.stream]; *f < 0 || ch.at < *f {
-			*f = ch.at
+		if f := &t.firstToken[rq.stream]; *f < 0 || max(ch.at, 0) < *f {
+			*f = max(ch.at, 0)
 		}
 		if seen {
-			t.gaps = append(t.gaps, ms(ch.at-prev)/float64(ch.tokens))
-			t.gapAt = append(t.gapAt, ch.at)
+			if in && prevIn {
+				t.gaps = append(t.gaps, ms(ch.at-prev)/float64(ch.tokens))
+			}
 		} else {
 			first, seen = ch.at, true
 		}
-		prev, last = ch.at, ch.at
+		prev, last, prevIn = ch.at, ch.at, in
 		tokens += ch.tokens
+		if in {
+			inWindow += ch.tokens
+		}
 	}
 	if rq.hasFirstText && rq.firstText < t.end {
 		first, seen = rq.firstText, true // TTFT counts to the first chunk with text
@@ -91,17 +101,17 @@ func (t *tally) add(rq *request) {
 	finished := rq.done && rq.ended < t.end
 	// Tokens inside the window. Continuous usage gives them per chunk; a
 	// server with a final usage chunk only gives the exact total for
-	// requests that finished inside the window.
-	counted := tokens
-	if rq.source == client.SourceFinalUsage && finished {
+	// requests that ran wholly inside the window.
+	counted := inWindow
+	if rq.source == client.SourceFinalUsage && finished && rq.sent >= 0 {
 		counted = rq.usageTokens
 	}
 	// A request cut at the close lacks the final usage only because it was
 	// cut, so it does not weaken the cell's source.
 	if rq.done {
-		t.source, t.anyDone = weaker(t.source, rq.source, chunks > 0), true
+		t.source, t.anyDone = weaker(t.source, rq.source, len(rq.chunks) > 0), true
 	} else {
-		t.cutSource = weaker(t.cutSource, rq.source, chunks > 0)
+		t.cutSource = weaker(t.cutSource, rq.source, len(rq.chunks) > 0)
 	}
 	t.retries += rq.retries
 	// Ended by length short of M, by a usage that is not below the chunk
@@ -120,8 +130,11 @@ func (t *tally) add(rq *request) {
 	}
 	if seen {
 		t.ttft = append(t.ttft, ms(first-rq.sent))
+		// The seed tool's per-request figures: ITL = (last − first) /
+		// (tokens − 1) over the request's stream, and its rate 1 / ITL.
 		if tokens > 1 && last > first {
 			t.perReq = append(t.perReq, float64(tokens-1)/(last-first).Seconds())
+			t.itl = append(t.itl, ms(last-first)/float64(tokens-1))
 		}
 	}
 	// avg_active: each request adds the part of its life inside the
@@ -160,14 +173,15 @@ func derive(c *rundoc.Cell, t *tally, d float64) {
 	c.TTFTMs = finite(Median(ttft), 1)
 	c.TTFTP90Ms = finite(Quantile(ttft, 0.9), 1)
 	c.TTFTP99Ms = finite(Quantile(ttft, 0.99), 1)
-	c.TBTMs = round(Median(t.gaps), 2)
-	c.TBTP90Ms = round(Quantile(t.gaps, 0.9), 2)
-	c.TBTP99Ms = round(Quantile(t.gaps, 0.99), 2)
+	c.TBTMs = round(Median(t.itl), 2)
+	c.TBTP90Ms = round(Quantile(t.itl, 0.9), 2)
+	c.TBTP99Ms = round(Quantile(t.itl, 0.99), 2)
+	c.ChunkGapMs = round(Median(t.gaps), 2)
 	c.AvgActive = round(t.active/d, 2)
 	c.CompletedRequests = t.completed
 	c.PerRequestTokSCI95 = round(bootstrapMedianCI(t.perReq), 2)
 	c.TTFTMsCI95 = round(bootstrapMedianCI(t.ttft), 2)
-	c.TBTMsCI95 = round(t.tbtCI(), 3)
+	c.TBTMsCI95 = round(bootstrapMedianCI(t.itl), 3)
 }
 
 // settle is when the last stream got its first token, and whether all did.
@@ -201,30 +215,6 @@ func (t *tally) total(d float64) (rate, half float64) {
 		half = rate * est.half / est.rate
 	}
 	return round(rate, 1), round(half, 2)
-}
-
-// tbtCI is the half-width of the median TBT's 95% interval by sectioning:
-// the window is cut into ciBatches spans of time, the median gap of each
-// span is one observation, and their mean gets meanCI. Every stream adds
-// gaps to every span, so the spans are nearly independent where gaps
-// within one request are not.
-func (t *tally) tbtCI() float64 {
-	if t.end <= 0 {
-		return 0
-	}
-	groups := make([][]float64, ciBatches)
-	for i, g := range t.gaps {
-		j := min(int(int64(t.gapAt[i])*ciBatches/int64(t.end)), ciBatches-1)
-		groups[max(j, 0)] = append(groups[max(j, 0)], g)
-	}
-	var meds []float64
-	for _, g := range groups {
-		if len(g) > 0 {
-			meds = append(meds, Median(g))
-		}
-	}
-	_, half := meanCI(meds)
-	return half
 }
 
 // deriveServer sets the figures of the server's and the GPUs' samples.
@@ -275,28 +265,7 @@ func classify(c *rundoc.Cell, t *tally, cancelled bool, d float64) {
 	if c.RetriedRequests > 0 {
 		addNote(c, fmt.Sprintf("%d request(s) sent again after the server closed an idle connection", c.RetriedRequests))
 	}
-	noteShortWindow(c, d)
 }
-
-// noteShortWindow adds a note to a cell whose window was not much longer
-// than one time-to-first-token: such a window measures mostly waiting, since
-// every stream starts at the window's opening and waits a TTFT for its first
-// token, so the rate reads far below what the card sustains. The figures
-// stand (METHOD.md), but the cell says so, since a short window is a plan
-// choice to revisit.
-func noteShortWindow(c *rundoc.Cell, d float64) {
-	if c.Status.Ran() && c.Status != rundoc.StatusCancelled && c.TTFTMs > 0 && c.TTFTMs > shortWindowShare*d*1000 {
-		note := fmt.Sprintf("TTFT %s is %.0f%% of the %s window, so this rate is mostly waiting for first tokens: use a longer window",
-			fmtSeconds(c.TTFTMs/1000), 100*c.TTFTMs/(d*1000), fmtSeconds(d))
-		c.Reason = strings.TrimPrefix(c.Reason+"; "+note, "; ")
-	}
-}
-
-// shortWindowShare is the part of the window a median TTFT may take before
-// the cell notes that its rate is mostly waiting. In the published RTX 3060
-// run with 30 s windows the largest share is 39% (16K × 16), so a default
-// plan on such a card gets no note.
-const shortWindowShare = 0.5
 
 // fmtSeconds writes a duration in seconds as "4.8 s" or "30 s".
 func fmtSeconds(s float64) string {

@@ -10,7 +10,7 @@ import (
 	"github.com/rigbench/rigbench/engine/sim"
 )
 
-// TestAdaptiveRunReusesPrompts runs one small matrix twice against the
+// TestAdaptiveRunReusesPrompts runs, under the unique prompt policy, one small matrix twice against the
 // simulated RTX 3060 and counts, from the simulator's ground truth, the
 // prompt tokens it had to prefill (not served from its prefix cache).
 // With fixed windows every warm-up prefills N fresh prompts; an adaptive
@@ -27,7 +27,7 @@ func TestAdaptiveRunReusesPrompts(t *testing.T) {
 		cfg.Speed, cfg.Seed = 20, 1
 		s, c := startSim(t, cfg)
 		plan := rundoc.Plan{PrefillContexts: []int{2048}, Contexts: []int{0, 2048, 4096}, Concurrency: []int{1, 2, 4},
-			DurationS: 5, MaxOutput: 256, Window: method}
+			DurationS: 5, MaxOutput: 256, Window: method, Prompts: rundoc.PromptsUnique}
 		if method == rundoc.WindowAuto {
 			plan.Precision = 0.05
 		}
@@ -82,4 +82,45 @@ func TestAdaptiveRunReusesPrompts(t *testing.T) {
 		t.Errorf("adaptive windows prefilled %d prompt tokens, want about %d (fixed: %d)", prefilled[rundoc.WindowAuto], want, prefilled[rundoc.WindowFixed])
 	}
 	t.Logf("prompt tokens prefilled: fixed %d, adaptive %d", prefilled[rundoc.WindowFixed], prefilled[rundoc.WindowAuto])
+}
+
+// TestSharedPromptsPrefillOnce: under the shared policy (the default) every
+// stream and cell of a context sends one document, so the simulator
+// prefills each context's document once: the 2K prefill cell's cold
+// prompt is the 2K document, and the 4K one is fresh. What the design
+// guarantees is counted from the simulator's ground truth: 2K + 4K
+// prompt tokens computed, whatever the host's load, plus at most one
+// partial KV block per prompt and the prefill cell's extra samples.
+func TestSharedPromptsPrefillOnce(t *testing.T) {
+	t.Parallel()
+	cfg := sim.DefaultConfig()
+	cfg.Speed, cfg.Seed = 20, 1
+	s, c := startSim(t, cfg)
+	plan := rundoc.Plan{PrefillContexts: []int{2048}, Contexts: []int{0, 2048, 4096}, Concurrency: []int{1, 2, 4},
+		DurationS: 5, MaxOutput: 256, Window: rundoc.WindowFixed}
+	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Plan.Prompts != rundoc.PromptsShared {
+		t.Errorf("plan records prompts %q, want %q (the default)", run.Plan.Prompts, rundoc.PromptsShared)
+	}
+	for _, cell := range run.Cells {
+		if cell.Phase == rundoc.PhaseDecode && cell.Status != rundoc.StatusValid {
+			t.Errorf("decode %d×%d is %s (%s)", cell.Context, cell.Concurrency, cell.Status, cell.Reason)
+		}
+	}
+	computed, prompts := 0, map[int]int{}
+	for _, rec := range s.Truth() {
+		if rec.PromptTokens >= 1024 {
+			computed += rec.PromptTokens - rec.CachedTokens
+			prompts[rec.PromptTokens]++
+		}
+	}
+	// 2K once (the prefill cell's cold prompt, reused by every 2K stream),
+	// 4K once; each request may recompute its last partial block (< 16).
+	want := 2048 + 4096
+	if computed < want || computed > want+16*len(s.Truth()) {
+		t.Errorf("shared prompts: the simulator computed %d prompt tokens, want %d (+ partial blocks)", computed, want)
+	}
 }

@@ -54,8 +54,11 @@ type Runner struct {
 	reqSeq  int
 	// docs reuses prompts across the decode cells of an adaptive plan
 	// (reuse.go); nil for fixed-window plans, whose cells send fresh ones.
-	docs  *streamDocs
-	start time.Time
+	docs *streamDocs
+	// shared holds each context's document under the shared prompt
+	// policy (shared.go).
+	shared sharedDocs
+	start  time.Time
 	// cellETA is the estimate, when the current cell started, of the time
 	// left including it; progress events count it down.
 	cellETA   time.Duration
@@ -155,8 +158,8 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 		return err
 	}
 	specs := cellSpecs(plan)
-	r.docs = nil
-	if plan.Adaptive() {
+	r.docs, r.shared = nil, sharedDocs{}
+	if plan.Adaptive() && plan.PromptPolicy() == rundoc.PromptsUnique {
 		r.docs = &streamDocs{}
 	}
 	r.emit(rundoc.Event{Kind: rundoc.EventRunStarted, Run: run, Total: len(specs),
@@ -198,6 +201,12 @@ func (r *Runner) prepare(ctx context.Context, run *rundoc.Run) (rundoc.Plan, err
 		// Said, not silent (issue 18): "max" needs the server's context length.
 		r.emit(rundoc.Event{Kind: rundoc.EventRunProgress, Run: run,
 			Message: "the server does not report its context length, so the context \"max\" is left out of the plan"})
+	}
+	// Every window RigBench measures now opens at steady state; the
+	// plan records it, so older runs (first send) keep saying theirs.
+	plan.WindowOpens = rundoc.OpensSteady
+	if plan.Prompts == "" {
+		plan.Prompts = rundoc.PromptsShared
 	}
 	if plan.SimSpeed == 0 && d.speed > 1 {
 		plan.SimSpeed = d.speed
@@ -484,6 +493,9 @@ func (r *Runner) prefillOnce(ctx context.Context, run *rundoc.Run, cell *rundoc.
 	cell.TokenCountSource = res.Source
 	if r.docs != nil {
 		r.docs.seed(cell.Context, doc)
+	}
+	if run.Plan.PromptPolicy() == rundoc.PromptsShared {
+		r.shared.seed(cell.Context, doc)
 	}
 	return cardClock{start: res.Sent, speed: run.Plan.Speed()}.at(first).Seconds(), nil
 }

@@ -215,6 +215,11 @@ type Cell struct {
 	TBTP90Ms           float64 `json:"tbt_p90_ms,omitempty"`
 	TBTP99Ms           float64 `json:"tbt_p99_ms,omitempty"`
 	AvgActive          float64 `json:"avg_active,omitempty"`
+	// ChunkGapMs is RigBench's own figure beside TBT: the median gap
+	// between consecutive content chunks inside the window, each divided
+	// by the tokens its chunk carried (the tbt_ms of runs before steady
+	// state). tbt_ms is the seed tool's inter-token latency per request.
+	ChunkGapMs float64 `json:"chunk_gap_ms,omitempty"`
 
 	CompletedRequests int     `json:"completed_requests,omitempty"`
 	OutputTokens      int     `json:"output_tokens,omitempty"`

@@ -1,0 +1,99 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
+)
+
+// Steady state (METHOD.md: Decode cells, step 3). A decode window opens
+// where the seed tool opens it, not at the first send: the N streams are
+// sent, and the cell is checked every rundoc.SteadyCheck of the card's
+// time. The window opens once all of these have held for rundoc.SteadyHold
+// without a break, and no earlier than rundoc.SteadyEarliest after the
+// first send:
+//   - every stream has received at least one token;
+//   - the server is generating (tokens arrived since the last check);
+//   - with metrics, the server's waiting gauge is 0 and its running gauge
+//     is at least N.
+//
+// A stream whose request just ended and was sent again (short max_output)
+// is between two requests for a moment, so the server may count it as
+// waiting or not at all: such restarting streams are allowed for in both
+// gauges. With the seed tool's max_output of 8192 no stream restarts
+// within a window, and the conditions are the seed tool's exactly.
+//
+// Without metrics, the first two stand for all. The ramp before the
+// opening is where streams wait for their first tokens; counted in the
+// window, it makes the figure depend on the window's length (a 15 s window
+// at 16K × 16 read 56% below the seed tool's). If steady state has not
+// come by rundoc.SteadyLimit, the window opens anyway and the cell records
+// warmup_timed_out with what did not hold.
+
+// steadiness is the readiness check's memory between checks.
+type steadiness struct {
+	since  time.Duration // card offset where the conditions began to hold, −1: not holding
+	tokens int64         // tokens received at the last check
+}
+
+// openWhenSteady checks readiness once, at the current instant, and opens
+// the window when the cell has been steady long enough or its ramp limit
+// has passed. It reports whether the window opened.
+func (w *window) openWhenSteady(ctx context.Context, st *steadiness) bool {
+	now := w.clk.at(time.Now())
+	n := len(w.prompts)
+	producing := w.live.started()
+	tokens := w.liveTokens.Load()
+	generating := tokens > st.tokens
+	st.tokens = tokens
+
+	var sample *rundoc.ServerSample
+	var at time.Time
+	if w.run.Server.HasMetrics {
+		sample, at = w.scrape(ctx)
+	}
+	ok := producing == n && generating
+	var why string
+	if sample != nil {
+		re := float64(w.live.restarting())
+		ok = ok && sample.Waiting <= re && sample.Running >= float64(n)-re
+		why = fmt.Sprintf("streams_with_tokens=%d/%d, running_reqs=%g/%d, queue_reqs=%g", producing, n, sample.Running, n, sample.Waiting)
+	} else {
+		why = fmt.Sprintf("streams_with_tokens=%d/%d (no server metrics)", producing, n)
+	}
+	if !generating {
+		why += ", not generating"
+	}
+	switch {
+	case !ok:
+		st.since = -1
+	case st.since < 0:
+		st.since = now
+	}
+	limit := rundoc.SteadyLimit(w.cell.Context)
+	steady := ok && now-st.since >= rundoc.SteadyHold && now >= rundoc.SteadyEarliest
+	if !steady && now < limit {
+		return false
+	}
+	w.cell.RampS = round(now.Seconds(), 3)
+	w.cell.Readiness = why
+	w.cell.WarmupTimedOut = !steady
+	w.rampQueued = !steady && sample != nil && sample.Waiting > 0
+	w.cell.WindowStart = w.clk.start.Add(w.clk.real(now)).UTC()
+	if sample != nil {
+		sample.T = 0 // the baseline: counters are measured from it
+		_ = at
+		w.baseline = sample
+	}
+	w.live.setOpen(now)
+	close(w.opened)
+	return true
+}
+
+// rampMessage says what the cell does before its window opens.
+func (w *window) rampMessage() string {
+	return fmt.Sprintf("sending %d stream(s); the %s window opens at steady state (every stream producing, nothing waiting, held %s; at most %s)",
+		len(w.prompts), fmtSeconds(w.d.Seconds()), fmtSeconds(rundoc.SteadyHold.Seconds()), fmtSeconds(rundoc.SteadyLimit(w.cell.Context).Seconds()))
+}
