@@ -179,7 +179,7 @@ func (s *Server) llamaCompletions(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	m = max(m, 1)
-	st, failed := s.submit(prompt, m, completionRequest{IgnoreEOS: req.IgnoreEOS}, arrived)
+	st, failed := s.submit(prompt, m, genOptions{IgnoreEOS: req.IgnoreEOS}, arrived)
 	if failed {
 		llamaError(w, http.StatusInternalServerError, "server_error", "Internal server error (simulated fault).", nil)
 		return
