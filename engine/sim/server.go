@@ -80,6 +80,7 @@ func New(cfg Config) (*Server, error) {
 		maxNumBatchedTokens: cfg.MaxNumBatchedTokens,
 		prefixCaching:       cfg.EnablePrefixCaching,
 		blockSize:           p.BlockSize,
+		maxModelLen:         cfg.MaxModelLen,
 		failOnFull:          cfg.Personality == PersonalityLlama,
 	}, kv.numBlocks)
 	if cfg.Noise > 0 {
