@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -461,18 +462,40 @@ func (s *Server) fullResponse(w http.ResponseWriter, r *http.Request, st *stream
 	}
 }
 
+// tokenizeRequest is vLLM's /tokenize body in either of its forms: a
+// completion's prompt (add_special_tokens defaults to true) or a chat's
+// messages (the chat template applied; add_generation_prompt defaults to
+// true and add_special_tokens to false, as for /v1/chat/completions).
+type tokenizeRequest struct {
+	Model               string          `json:"model"`
+	Prompt              json.RawMessage `json:"prompt"`
+	Messages            json.RawMessage `json:"messages"`
+	AddSpecialTokens    *bool           `json:"add_special_tokens"`
+	AddGenerationPrompt *bool           `json:"add_generation_prompt"`
+}
+
+// ids tokenizes the request the way the matching generation endpoint
+// would, so the count equals that endpoint's usage.prompt_tokens.
+func (t *tokenizeRequest) ids() ([]uint32, error) {
+	if len(t.Messages) > 0 && string(t.Messages) != "null" {
+		chat := chatRequest{Messages: t.Messages, AddGenerationPrompt: t.AddGenerationPrompt}
+		chat.AddSpecialTokens = t.AddSpecialTokens
+		return chat.prompt()
+	}
+	if len(t.Prompt) == 0 {
+		return nil, errors.New("The request needs a JSON body with a prompt or messages.")
+	}
+	return parsePrompt(t.Prompt, t.AddSpecialTokens == nil || *t.AddSpecialTokens)
+}
+
 // handleTokenize serves vLLM's /tokenize.
 func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Model            string          `json:"model"`
-		Prompt           json.RawMessage `json:"prompt"`
-		AddSpecialTokens *bool           `json:"add_special_tokens"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Prompt) == 0 {
-		writeError(w, http.StatusBadRequest, "BadRequestError", "The request needs a JSON body with a prompt.")
+	var req tokenizeRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "BadRequestError", "The request needs a JSON body with a prompt or messages.")
 		return
 	}
-	ids, err := parsePrompt(req.Prompt, req.AddSpecialTokens == nil || *req.AddSpecialTokens)
+	ids, err := req.ids()
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "BadRequestError", err.Error())
 		return
