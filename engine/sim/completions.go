@@ -2,27 +2,38 @@ package sim
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 )
 
+// genOptions are the fields of a generation request that /v1/completions
+// and /v1/chat/completions share: everything but the prompt.
+type genOptions struct {
+	Model            string         `json:"model"`
+	MaxTokens        *int           `json:"max_tokens"`
+	MinTokens        int            `json:"min_tokens"`
+	IgnoreEOS        bool           `json:"ignore_eos"`
+	Stream           bool           `json:"stream"`
+	AddSpecialTokens *bool          `json:"add_special_tokens"`
+	CacheSalt        string         `json:"cache_salt"`
+	StreamOptions    *streamOptions `json:"stream_options"`
+}
+
+// streamOptions is OpenAI's stream_options with vLLM's
+// continuous_usage_stats.
+type streamOptions struct {
+	IncludeUsage         bool `json:"include_usage"`
+	ContinuousUsageStats bool `json:"continuous_usage_stats"`
+}
+
 // completionRequest is the part of vLLM's /v1/completions body the
 // simulator honours.
 type completionRequest struct {
-	Model            string          `json:"model"`
-	Prompt           json.RawMessage `json:"prompt"`
-	MaxTokens        *int            `json:"max_tokens"`
-	MinTokens        int             `json:"min_tokens"`
-	IgnoreEOS        bool            `json:"ignore_eos"`
-	Stream           bool            `json:"stream"`
-	AddSpecialTokens *bool           `json:"add_special_tokens"`
-	CacheSalt        string          `json:"cache_salt"`
-	StreamOptions    *struct {
-		IncludeUsage         bool `json:"include_usage"`
-		ContinuousUsageStats bool `json:"continuous_usage_stats"`
-	} `json:"stream_options"`
+	genOptions
+	Prompt json.RawMessage `json:"prompt"`
 }
 
 // usage is the OpenAI usage object.
@@ -30,6 +41,10 @@ type usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	TotalTokens      int `json:"total_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+}
+
+func newUsage(prompt, completion int) usage {
+	return usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion}
 }
 
 type choice struct {
@@ -47,6 +62,45 @@ type completionChunk struct {
 	Model   string   `json:"model"`
 	Choices []choice `json:"choices"`
 	Usage   *usage   `json:"usage,omitempty"`
+}
+
+// responseShape is what differs between the endpoints that generate: the
+// bodies wrapped around the same tokens. The engine, the stream loop, the
+// faults and the ground truth are shared (generate).
+type responseShape interface {
+	// start is the chunk a stream sends just before its first tokens
+	// (chat's role chunk), or nil.
+	start(u *usage) any
+	// delta is a content chunk; finish is set on the last one.
+	delta(text string, finish *string, u *usage) any
+	// usageChunk is the usage-only chunk that ends a stream with
+	// include_usage.
+	usageChunk(u usage) any
+	// full is the body of a non-streaming answer.
+	full(text, finish string, u usage) any
+}
+
+// completionShape is /v1/completions': "text_completion" objects with
+// choices[].text.
+type completionShape struct {
+	id, model string
+	created   int64
+}
+
+func (c completionShape) chunk(choices []choice, u *usage) completionChunk {
+	return completionChunk{ID: c.id, Object: "text_completion", Created: c.created, Model: c.model, Choices: choices, Usage: u}
+}
+
+func (c completionShape) start(*usage) any { return nil }
+
+func (c completionShape) delta(text string, finish *string, u *usage) any {
+	return c.chunk([]choice{{Text: text, FinishReason: finish}}, u)
+}
+
+func (c completionShape) usageChunk(u usage) any { return c.chunk([]choice{}, &u) }
+
+func (c completionShape) full(text, finish string, u usage) any {
+	return c.chunk([]choice{{Text: text, FinishReason: &finish}}, &u)
 }
 
 // parsePrompt reads "prompt" as a string or token ids (also a one-element
@@ -82,10 +136,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "BadRequestError", "The request body is not valid JSON: "+err.Error())
 		return
 	}
-	if req.Model != "" && req.Model != s.model {
-		writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{
-			"message": fmt.Sprintf("The model `%s` does not exist.", req.Model),
-			"type":    "NotFoundError", "param": "model", "code": http.StatusNotFound}})
+	if !s.knownModel(w, req.Model) {
 		return
 	}
 	if len(req.Prompt) == 0 {
@@ -97,22 +148,49 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "BadRequestError", err.Error())
 		return
 	}
-	maxTokens, msg := s.checkLengths(len(prompt), req.MaxTokens, req.MinTokens)
+	s.generate(w, r, arrived, prompt, req.genOptions, func(id string) responseShape {
+		return completionShape{id: id, model: s.model, created: s.created}
+	})
+}
+
+// knownModel answers vLLM's 404 for a model it does not serve; an empty
+// model means the served one.
+func (s *Server) knownModel(w http.ResponseWriter, model string) bool {
+	if model == "" || model == s.model {
+		return true
+	}
+	writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{
+		"message": fmt.Sprintf("The model `%s` does not exist.", model),
+		"type":    "NotFoundError", "param": "model", "code": http.StatusNotFound}})
+	return false
+}
+
+// generate is the one path of a generation request from its prompt's token
+// ids on, for every endpoint that generates: vLLM's length checks, the
+// engine (scheduler, KV cache, prefix cache, ground truth) and the answer,
+// streamed or whole, in the shape that shapeFor gives for the request's id.
+func (s *Server) generate(w http.ResponseWriter, r *http.Request, arrived time.Time, prompt []uint32, opts genOptions, shapeFor func(id string) responseShape) {
+	if len(prompt) == 0 {
+		writeError(w, http.StatusBadRequest, "BadRequestError", "The decoder prompt cannot be empty")
+		return
+	}
+	maxTokens, msg := s.checkLengths(len(prompt), opts.MaxTokens, opts.MinTokens)
 	if msg != "" {
 		writeError(w, http.StatusBadRequest, "BadRequestError", msg)
 		return
 	}
-	st, failed := s.submit(prompt, maxTokens, req, arrived)
+	st, failed := s.submit(prompt, maxTokens, opts, arrived)
 	if failed {
 		writeError(w, http.StatusInternalServerError, "InternalServerError", "Internal server error (simulated fault).")
 		return
 	}
 	defer s.release(st)
-	if req.Stream {
-		s.streamResponse(w, r, st, req)
+	shape := shapeFor(st.rec.ID)
+	if opts.Stream {
+		s.streamResponse(w, r, st, opts.StreamOptions, shape)
 		return
 	}
-	s.fullResponse(w, r, st)
+	s.fullResponse(w, r, st, shape)
 }
 
 // checkLengths applies vLLM's length validation and resolves max_tokens
@@ -145,7 +223,7 @@ func (s *Server) checkLengths(promptTokens int, maxTokens *int, minTokens int) (
 
 // submit hands a request to the engine. failed is true when the error-rate
 // fault picked this request for an HTTP 500.
-func (s *Server) submit(prompt []uint32, maxTokens int, req completionRequest, arrived time.Time) (*stream, bool) {
+func (s *Server) submit(prompt []uint32, maxTokens int, req genOptions, arrived time.Time) (*stream, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextID++
@@ -226,7 +304,7 @@ func (s *Server) take(st *stream, sent int) (n int, finished, stop bool) {
 // streamResponse writes the SSE stream: each wake-up sends every token
 // released since the last chunk in one chunk, so a slow consumer gets
 // several tokens per chunk, as from vLLM.
-func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, st *stream, req completionRequest) {
+func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, st *stream, so *streamOptions, shape responseShape) {
 	fl, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -234,12 +312,18 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, st *stre
 	if fl != nil {
 		fl.Flush()
 	}
-	includeUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
-	continuous := includeUsage && req.StreamOptions.ContinuousUsageStats
+	includeUsage := so != nil && so.IncludeUsage
+	continuous := includeUsage && so.ContinuousUsageStats
 	f := s.cfg.Faults
-	chunk := completionChunk{ID: st.rec.ID, Object: "text_completion", Created: s.created, Model: s.model}
 	prompt := len(st.sq.prompt)
-	sent := 0
+	usageAt := func(completion int) *usage {
+		if !continuous {
+			return nil
+		}
+		u := newUsage(prompt, completion)
+		return &u
+	}
+	sent, started := 0, false
 	for {
 		select {
 		case <-st.notify:
@@ -263,18 +347,21 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, st *stre
 			if finished {
 				fr = &st.sq.stopReason
 			}
-			chunk.Choices = []choice{{Text: outputText(st.sq.key, sent, sent+n), FinishReason: fr}}
-			chunk.Usage = nil
-			if continuous {
-				chunk.Usage = &usage{PromptTokens: prompt, CompletionTokens: sent + n, TotalTokens: prompt + sent + n}
-			}
 			if f.MalformedChunkAfter > 0 && sent+n > f.MalformedChunkAfter {
 				fmt.Fprintf(w, "data: {\"id\":\"%s\",\"choices\":[{\"text\":\"\\u12\n\n", st.rec.ID)
 				flush(fl)
 				s.markError(st, "malformed chunk (simulated fault)")
 				return
 			}
-			if !writeEvent(w, fl, chunk) {
+			if !started {
+				// vLLM sends a chat stream's role chunk with the first
+				// output, not before the prefill: it is no earlier first token.
+				started = true
+				if first := shape.start(usageAt(0)); first != nil && !writeEvent(w, fl, first) {
+					return
+				}
+			}
+			if !writeEvent(w, fl, shape.delta(outputText(st.sq.key, sent, sent+n), fr, usageAt(sent+n))) {
 				return
 			}
 			sent += n
@@ -289,9 +376,7 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, st *stre
 		}
 	}
 	if includeUsage {
-		chunk.Choices = []choice{}
-		chunk.Usage = &usage{PromptTokens: prompt, CompletionTokens: sent, TotalTokens: prompt + sent}
-		writeEvent(w, fl, chunk)
+		writeEvent(w, fl, shape.usageChunk(newUsage(prompt, sent)))
 	}
 	s.mu.Lock()
 	st.rec.Finished = time.Now() // before [DONE], so a client that read it sees the record complete
@@ -352,7 +437,7 @@ func (s *Server) isDead() bool {
 }
 
 // fullResponse waits for the whole output and answers in one JSON body.
-func (s *Server) fullResponse(w http.ResponseWriter, r *http.Request, st *stream) {
+func (s *Server) fullResponse(w http.ResponseWriter, r *http.Request, st *stream, shape responseShape) {
 	for {
 		select {
 		case <-st.notify:
@@ -372,29 +457,45 @@ func (s *Server) fullResponse(w http.ResponseWriter, r *http.Request, st *stream
 			continue
 		}
 		s.recordEmit(st, n)
-		prompt := len(st.sq.prompt)
-		fr := st.sq.stopReason
-		writeJSON(w, http.StatusOK, map[string]any{
-			"id": st.rec.ID, "object": "text_completion", "created": s.created, "model": s.model,
-			"choices": []choice{{Text: outputText(st.sq.key, 0, n), FinishReason: &fr}},
-			"usage":   usage{PromptTokens: prompt, CompletionTokens: n, TotalTokens: prompt + n},
-		})
+		writeJSON(w, http.StatusOK, shape.full(outputText(st.sq.key, 0, n), st.sq.stopReason, newUsage(len(st.sq.prompt), n)))
 		return
 	}
 }
 
+// tokenizeRequest is vLLM's /tokenize body in either of its forms: a
+// completion's prompt (add_special_tokens defaults to true) or a chat's
+// messages (the chat template applied; add_generation_prompt defaults to
+// true and add_special_tokens to false, as for /v1/chat/completions).
+type tokenizeRequest struct {
+	Model               string          `json:"model"`
+	Prompt              json.RawMessage `json:"prompt"`
+	Messages            json.RawMessage `json:"messages"`
+	AddSpecialTokens    *bool           `json:"add_special_tokens"`
+	AddGenerationPrompt *bool           `json:"add_generation_prompt"`
+}
+
+// ids tokenizes the request the way the matching generation endpoint
+// would, so the count equals that endpoint's usage.prompt_tokens.
+func (t *tokenizeRequest) ids() ([]uint32, error) {
+	if len(t.Messages) > 0 && string(t.Messages) != "null" {
+		chat := chatRequest{Messages: t.Messages, AddGenerationPrompt: t.AddGenerationPrompt}
+		chat.AddSpecialTokens = t.AddSpecialTokens
+		return chat.prompt()
+	}
+	if len(t.Prompt) == 0 {
+		return nil, errors.New("The request needs a JSON body with a prompt or messages.")
+	}
+	return parsePrompt(t.Prompt, t.AddSpecialTokens == nil || *t.AddSpecialTokens)
+}
+
 // handleTokenize serves vLLM's /tokenize.
 func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Model            string          `json:"model"`
-		Prompt           json.RawMessage `json:"prompt"`
-		AddSpecialTokens *bool           `json:"add_special_tokens"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Prompt) == 0 {
-		writeError(w, http.StatusBadRequest, "BadRequestError", "The request needs a JSON body with a prompt.")
+	var req tokenizeRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "BadRequestError", "The request needs a JSON body with a prompt or messages.")
 		return
 	}
-	ids, err := parsePrompt(req.Prompt, req.AddSpecialTokens == nil || *req.AddSpecialTokens)
+	ids, err := req.ids()
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "BadRequestError", err.Error())
 		return

@@ -54,6 +54,8 @@ type limits struct {
 	maxNumBatchedTokens int
 	prefixCaching       bool
 	blockSize           int
+	// maxModelLen bounds the buckets of the prefill-tokens histogram.
+	maxModelLen int
 	// failOnFull: a request the KV pool cannot hold fails instead of
 	// preempting or waiting (llama-server's shared pool, personality_llama.go).
 	failOnFull bool
@@ -68,6 +70,12 @@ type counters struct {
 	preemptions      int64
 	finished         int64
 	steps            int64
+	// promptComputed and promptCached split the prompt tokens of requests
+	// whose prefill completed (their first token) by where their KV came
+	// from, as vLLM's prompt_tokens_by_source does: computed here
+	// (local_compute) or found in the prefix cache (local_cache_hit).
+	promptComputed int64
+	promptCached   int64
 }
 
 // emission is what one step produced for one sequence.
@@ -103,7 +111,7 @@ type core struct {
 }
 
 func newCore(p Profile, lim limits, numBlocks int) *core {
-	return &core{prof: p, lim: lim, pool: newBlockPool(numBlocks), hist: newHistograms()}
+	return &core{prof: p, lim: lim, pool: newBlockPool(numBlocks), hist: newHistograms(lim.maxModelLen)}
 }
 
 // add admits a request arriving at simulated time at (not before the
@@ -392,6 +400,8 @@ func (c *core) step() []emission {
 		if s.output == 1 {
 			s.firstTokenAt = c.now
 			c.hist.ttft.observe(c.now - s.arrival)
+			c.count.promptCached += int64(s.cached)
+			c.count.promptComputed += int64(len(s.prompt) - s.cached)
 		} else {
 			c.hist.itl.observe(c.now - s.lastTokenAt)
 		}
@@ -401,6 +411,11 @@ func (c *core) step() []emission {
 			c.finish(s)
 			c.count.finished++
 			c.hist.e2e.observe(c.now - s.arrival)
+			// vLLM observes a request's prefill when it finishes: from its
+			// first schedule to its first token, and the prompt tokens it
+			// computed (the rest came from the prefix cache).
+			c.hist.prefill.observe(s.firstTokenAt - s.scheduledAt)
+			c.hist.prefillTokens.observe(float64(len(s.prompt) - s.cached))
 			e.finished = true
 		}
 		out = append(out, e)

@@ -44,10 +44,21 @@ func (s *Server) writeMetrics(b *bytes.Buffer) {
 	counter("vllm:prompt_tokens_total", "Number of prefill tokens processed.", c.count.promptTokens)
 	counter("vllm:generation_tokens_total", "Number of generation tokens processed.", c.count.generationTokens)
 	counter("vllm:request_success_total", "Count of successfully processed requests.", c.count.finished)
+	counter("vllm:prompt_tokens_cached_total", "Number of cached prompt tokens (local + external).", c.count.promptCached)
+	fmt.Fprintf(b, "# HELP vllm:prompt_tokens_by_source_total Number of prompt tokens by source.\n# TYPE vllm:prompt_tokens_by_source_total counter\n")
+	for _, src := range []struct {
+		name string
+		n    int64
+	}{{"local_compute", c.count.promptComputed}, {"local_cache_hit", c.count.promptCached}, {"external_kv_transfer", 0}} {
+		fmt.Fprintf(b, "vllm:prompt_tokens_by_source_total{%s,source=%q} %s\n", lbl, src.name, fmtFloat(float64(src.n)))
+	}
 	c.hist.ttft.write(b, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", lbl)
 	c.hist.itl.write(b, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", lbl)
 	c.hist.e2e.write(b, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", lbl)
 	c.hist.queue.write(b, "vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", lbl)
+	c.hist.prefill.write(b, "vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", lbl)
+	c.hist.prefillTokens.write(b, "vllm:request_prefill_kv_computed_tokens",
+		"Histogram of new KV tokens computed during prefill (excluding cached tokens).", lbl)
 }
 
 // fmtFloat prints like Python's repr of a float ("1.0", "0.9").

@@ -25,9 +25,14 @@ import (
 //     false) and answers 200 {"tokens":[]} to a body without content;
 //   - /metrics with llamacpp:* names and no labels; the predicted-token
 //     counters grow when a request finishes, not while it decodes;
-//   - /v1/completions streams without usage except in the last chunk, and
-//     sends no headers until the request has a slot and its first token;
-//     a queued request whose client left is noticed only then;
+//   - /v1/completions and /v1/chat/completions (the ChatML template of
+//     chat.go, whose text POST /apply-template returns) stream without
+//     usage except in the last chunk, which also carries "timings"
+//     (prompt_n, cache_n, prompt_ms, predicted_n, predicted_ms, … in the
+//     card's milliseconds); a chat stream opens with a role delta
+//     ("content": null) and ends with an empty delta; no headers are sent
+//     until the request has a slot and its first token, and a queued
+//     request whose client left is noticed only then;
 //   - n_ctx tokens of KV shared by all slots: a request the pool cannot
 //     hold fails with 400 exceed_context_size_error "Context size has been
 //     exceeded."; a prompt longer than the slot's context gets "request (N
@@ -48,6 +53,9 @@ func (s *Server) llamaMux() *http.ServeMux {
 	mux.HandleFunc("POST /tokenize", s.llamaTokenize)
 	mux.HandleFunc("POST /v1/completions", s.llamaCompletions)
 	mux.HandleFunc("POST /completions", s.llamaCompletions)
+	mux.HandleFunc("POST /v1/chat/completions", s.llamaChat)
+	mux.HandleFunc("POST /chat/completions", s.llamaChat)
+	mux.HandleFunc("POST /apply-template", s.llamaApplyTemplate)
 	mux.HandleFunc("GET /metrics", s.llamaMetrics)
 	mux.HandleFunc("GET /debug/truth", s.handleTruth)
 	return mux
@@ -140,11 +148,8 @@ func llamaError(w http.ResponseWriter, code int, typ, msg string, extra map[stri
 
 // llamaCompletionRequest is what llama-server reads of /v1/completions.
 type llamaCompletionRequest struct {
-	Prompt    json.RawMessage `json:"prompt"`
-	MaxTokens *int            `json:"max_tokens"`
-	NPredict  *int            `json:"n_predict"`
-	IgnoreEOS bool            `json:"ignore_eos"`
-	Stream    bool            `json:"stream"`
+	llamaOptions
+	Prompt json.RawMessage `json:"prompt"`
 }
 
 func (s *Server) llamaCompletions(w http.ResponseWriter, r *http.Request) {
@@ -163,6 +168,72 @@ func (s *Server) llamaCompletions(w http.ResponseWriter, r *http.Request) {
 		llamaError(w, http.StatusBadRequest, "invalid_request_error", err.Error(), nil)
 		return
 	}
+	s.llamaGenerate(w, r, arrived, prompt, req.llamaOptions, false)
+}
+
+// llamaOptions are what llama-server reads of a generation request besides
+// its prompt or messages.
+type llamaOptions struct {
+	MaxTokens *int `json:"max_tokens"`
+	NPredict  *int `json:"n_predict"`
+	IgnoreEOS bool `json:"ignore_eos"`
+	Stream    bool `json:"stream"`
+}
+
+// llamaChatRequest is what llama-server reads of /v1/chat/completions.
+type llamaChatRequest struct {
+	llamaOptions
+	Messages json.RawMessage `json:"messages"`
+}
+
+// llamaChat serves /v1/chat/completions: the model's chat template
+// (chat.go, no BOS), then the same slot, context and stream rules as a
+// completion.
+func (s *Server) llamaChat(w http.ResponseWriter, r *http.Request) {
+	arrived := time.Now()
+	var req llamaChatRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		llamaError(w, http.StatusBadRequest, "invalid_request_error", "Failed to parse the request body as JSON", nil)
+		return
+	}
+	if len(req.Messages) == 0 || string(req.Messages) == "null" {
+		llamaError(w, http.StatusBadRequest, "invalid_request_error", "'messages' is required", nil)
+		return
+	}
+	prompt, err := chatPrompt(req.Messages, true, false)
+	if err != nil {
+		llamaError(w, http.StatusBadRequest, "invalid_request_error", err.Error(), nil)
+		return
+	}
+	s.llamaGenerate(w, r, arrived, prompt, req.llamaOptions, true)
+}
+
+// llamaApplyTemplate serves /apply-template: the chat template applied to
+// messages, as text ({"prompt": …}); /tokenize of that text without
+// add_special counts what a chat request's usage reports.
+func (s *Server) llamaApplyTemplate(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Messages json.RawMessage `json:"messages"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 {
+		llamaError(w, http.StatusBadRequest, "invalid_request_error", "'messages' is required", nil)
+		return
+	}
+	msgs, err := parseMessages(req.Messages)
+	if err != nil {
+		llamaError(w, http.StatusBadRequest, "invalid_request_error", err.Error(), nil)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"prompt": chatTemplate(msgs, true)})
+}
+
+// llamaGenerate checks a prompt against the slot's context and answers it
+// (llamaStream), for completions and chat alike.
+func (s *Server) llamaGenerate(w http.ResponseWriter, r *http.Request, arrived time.Time, prompt []uint32, req llamaOptions, chat bool) {
+	if len(prompt) == 0 {
+		llamaError(w, http.StatusBadRequest, "invalid_request_error", "Input prompt is empty", nil)
+		return
+	}
 	slot := s.cfg.Llama.slotCtx()
 	if len(prompt) >= slot {
 		llamaError(w, http.StatusBadRequest, "exceed_context_size_error",
@@ -179,13 +250,13 @@ func (s *Server) llamaCompletions(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	m = max(m, 1)
-	st, failed := s.submit(prompt, m, completionRequest{IgnoreEOS: req.IgnoreEOS}, arrived)
+	st, failed := s.submit(prompt, m, genOptions{IgnoreEOS: req.IgnoreEOS}, arrived)
 	if failed {
 		llamaError(w, http.StatusInternalServerError, "server_error", "Internal server error (simulated fault).", nil)
 		return
 	}
 	defer s.release(st)
-	s.llamaStream(w, r, st, req.Stream)
+	s.llamaStream(w, r, st, req.Stream, chat)
 }
 
 // seqFailed reports whether the KV pool could not hold the request.
@@ -197,14 +268,18 @@ func (s *Server) seqFailed(st *stream) bool {
 
 const llamaCtxExceeded = "Context size has been exceeded."
 
-// llamaStream answers a completion: nothing is written until the request
-// has its first token (or fails), and while nothing is written a client
-// that left goes unnoticed, as with llama-server.
-func (s *Server) llamaStream(w http.ResponseWriter, r *http.Request, st *stream, streaming bool) {
+// llamaStream answers a completion or a chat: nothing is written until the
+// request has its first token (or fails), and while nothing is written a
+// client that left goes unnoticed, as with llama-server. Usage and timings
+// come only with the last chunk (or the whole answer).
+func (s *Server) llamaStream(w http.ResponseWriter, r *http.Request, st *stream, streaming, chat bool) {
 	fl, _ := w.(http.Flusher)
-	id := s.llamaModelID()
-	chunk := map[string]any{"id": "cmpl-" + st.rec.ID[5:], "object": "text_completion", "created": s.created,
-		"model": id, "system_fingerprint": llamaBuild}
+	id, object := "cmpl-"+st.rec.ID[5:], "text_completion"
+	if chat {
+		id, object = "chatcmpl-"+st.rec.ID[5:], "chat.completion.chunk"
+	}
+	chunk := map[string]any{"id": id, "object": object, "created": s.created,
+		"model": s.llamaModelID(), "system_fingerprint": llamaBuild}
 	prompt := len(st.sq.prompt)
 	sent, started := 0, false
 	var text strings.Builder
@@ -247,11 +322,21 @@ func (s *Server) llamaStream(w http.ResponseWriter, r *http.Request, st *stream,
 			if streaming {
 				w.Header().Set("Content-Type", "text/event-stream")
 				w.WriteHeader(http.StatusOK)
+				if chat {
+					chunk["choices"] = []map[string]any{{"finish_reason": nil, "index": 0, "delta": map[string]any{"role": "assistant", "content": nil}}}
+					if !writeEvent(w, fl, chunk) {
+						return
+					}
+				}
 			}
 		}
 		piece := outputText(st.sq.key, sent, sent+n)
 		if streaming && n > 0 {
-			chunk["choices"] = []map[string]any{{"text": piece, "index": 0, "logprobs": nil, "finish_reason": nil}}
+			if chat {
+				chunk["choices"] = []map[string]any{{"finish_reason": nil, "index": 0, "delta": map[string]any{"content": piece}}}
+			} else {
+				chunk["choices"] = []map[string]any{{"text": piece, "index": 0, "logprobs": nil, "finish_reason": nil}}
+			}
 			if !writeEvent(w, fl, chunk) {
 				return
 			}
@@ -265,20 +350,58 @@ func (s *Server) llamaStream(w http.ResponseWriter, r *http.Request, st *stream,
 		}
 	}
 	fr := st.sq.stopReason
-	u := usage{PromptTokens: prompt, CompletionTokens: sent, TotalTokens: prompt + sent}
-	chunk["usage"] = u
+	chunk["usage"] = newUsage(prompt, sent)
+	chunk["timings"] = s.llamaTimings(st)
 	s.mu.Lock()
 	st.rec.Finished = time.Now()
 	s.mu.Unlock()
-	if !streaming {
+	switch {
+	case !streaming && chat:
+		chunk["object"] = "chat.completion"
+		chunk["choices"] = []map[string]any{{"finish_reason": fr, "index": 0, "message": map[string]any{"role": "assistant", "content": text.String()}}}
+		writeJSON(w, http.StatusOK, chunk)
+		return
+	case !streaming:
 		chunk["choices"] = []map[string]any{{"text": text.String(), "index": 0, "logprobs": nil, "finish_reason": fr}}
 		writeJSON(w, http.StatusOK, chunk)
 		return
+	case chat:
+		chunk["choices"] = []map[string]any{{"finish_reason": fr, "index": 0, "delta": map[string]any{}}}
+	default:
+		chunk["choices"] = []map[string]any{{"text": "", "index": 0, "logprobs": nil, "finish_reason": fr}}
 	}
-	chunk["choices"] = []map[string]any{{"text": "", "index": 0, "logprobs": nil, "finish_reason": fr}}
 	writeEvent(w, fl, chunk)
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	flush(fl)
+}
+
+// llamaTimings is llama-server's "timings" object of a finished request, in
+// the simulated card's milliseconds: the prompt tokens it computed (cache_n
+// came from the cache) and how long that took, and the tokens it generated
+// from the first to the last.
+func (s *Server) llamaTimings(st *stream) map[string]any {
+	s.mu.Lock()
+	sq := st.sq
+	promptN, cacheN, predictedN := len(sq.prompt)-sq.cached, sq.cached, sq.output
+	promptMs := max(0, sq.firstTokenAt-sq.scheduledAt) * 1000
+	predictedMs := max(0, sq.lastTokenAt-sq.firstTokenAt) * 1000
+	s.mu.Unlock()
+	per := func(ms float64, n int) (perToken, perSecond float64) {
+		if n <= 0 || ms <= 0 {
+			return 0, 0
+		}
+		return ms / float64(n), 1000 * float64(n) / ms
+	}
+	pTok, pSec := per(promptMs, promptN)
+	// Generation time spans the gaps between tokens: one fewer than the
+	// tokens generated.
+	gTok, gSec := per(predictedMs, predictedN-1)
+	return map[string]any{
+		"cache_n": cacheN, "prompt_n": promptN, "prompt_ms": promptMs,
+		"prompt_per_token_ms": pTok, "prompt_per_second": pSec,
+		"predicted_n": predictedN, "predicted_ms": predictedMs,
+		"predicted_per_token_ms": gTok, "predicted_per_second": gSec,
+	}
 }
 
 // llamaMetrics serves llama-server's /metrics (llamacpp:* names, no

@@ -19,7 +19,9 @@ import (
 //     num_running_reqs, num_queue_reqs, token_usage (0–1),
 //     prompt_tokens_total, generation_tokens_total, cache_hit_rate;
 //   - usage as vLLM gives it: in the final chunk with include_usage, in
-//     every chunk with continuous_usage_stats.
+//     every chunk with continuous_usage_stats;
+//   - /v1/chat/completions as vLLM's (chat.go): same template, same
+//     chunks, a role delta first.
 const sglangVersion = "0.5.2-sim"
 
 func (s *Server) sglangMux() *http.ServeMux {
@@ -38,6 +40,7 @@ func (s *Server) sglangMux() *http.ServeMux {
 		}}})
 	})
 	mux.HandleFunc("POST /v1/completions", s.handleCompletions)
+	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("GET /metrics", s.sglangMetrics)
 	mux.HandleFunc("GET /debug/truth", s.handleTruth)
 	return mux

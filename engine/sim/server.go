@@ -80,6 +80,7 @@ func New(cfg Config) (*Server, error) {
 		maxNumBatchedTokens: cfg.MaxNumBatchedTokens,
 		prefixCaching:       cfg.EnablePrefixCaching,
 		blockSize:           p.BlockSize,
+		maxModelLen:         cfg.MaxModelLen,
 		failOnFull:          cfg.Personality == PersonalityLlama,
 	}, kv.numBlocks)
 	if cfg.Noise > 0 {
@@ -288,7 +289,8 @@ func (s *Server) ready() bool {
 }
 
 // Handler returns the HTTP API: /health, /version, /v1/models, /tokenize,
-// /v1/completions, /metrics and /debug/truth.
+// /v1/completions, /v1/chat/completions, /metrics and /debug/truth (or the
+// personality's own set).
 func (s *Server) Handler() http.Handler {
 	switch s.cfg.Personality {
 	case PersonalityLlama:
@@ -302,6 +304,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/models", s.handleModels)
 	mux.HandleFunc("POST /tokenize", s.handleTokenize)
 	mux.HandleFunc("POST /v1/completions", s.handleCompletions)
+	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("GET /metrics", s.handleMetrics)
 	mux.HandleFunc("GET /debug/truth", s.handleTruth)
 	return s.guard(mux)

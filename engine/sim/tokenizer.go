@@ -14,12 +14,44 @@ import (
 //   - text is split at white space into words, and each word into pieces of
 //     up to 4 characters ("benchmarking" → "benc" "hmar" "king");
 //   - a piece's id is an FNV-1a hash of its text (word-initial pieces hash
-//     differently), folded into a 151,936-entry vocabulary.
+//     differently), folded into a 151,936-entry vocabulary;
+//   - the chat template's markers "<|im_start|>" and "<|im_end|>" are one
+//     special token each wherever they appear, as a Hugging Face tokenizer
+//     treats its added tokens (ids as in Qwen's vocabulary); they also end
+//     the word they touch.
 const (
 	vocabSize    = 151936
 	bosToken     = 1
 	maxPieceRune = 4
+	imStartToken = 151644
+	imEndToken   = 151645
 )
+
+// The chat template's markers (chat.go), special tokens to the tokenizer.
+const (
+	imStart = "<|im_start|>"
+	imEnd   = "<|im_end|>"
+)
+
+// specialTokens are the added tokens the tokenizer recognises in text.
+var specialTokens = [...]struct {
+	text string
+	id   uint32
+}{{imStart, imStartToken}, {imEnd, imEndToken}}
+
+// specialAt returns the special token text starts with, and its length in
+// bytes (0 when none).
+func specialAt(text string) (uint32, int) {
+	if len(text) == 0 || text[0] != '<' {
+		return 0, 0
+	}
+	for _, sp := range specialTokens {
+		if strings.HasPrefix(text, sp.text) {
+			return sp.id, len(sp.text)
+		}
+	}
+	return 0, 0
+}
 
 // tokenize returns the token ids of text. ASCII runs take a fast path;
 // other runes are decoded so a piece never splits one.
@@ -30,6 +62,11 @@ func tokenize(text string, addSpecial bool) []uint32 {
 	}
 	i := 0
 	for i < len(text) {
+		if id, n := specialAt(text[i:]); n > 0 {
+			ids = append(ids, id)
+			i += n
+			continue
+		}
 		r, size := rune(text[i]), 1
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(text[i:])
@@ -49,6 +86,11 @@ func tokenize(text string, addSpecial bool) []uint32 {
 				}
 				if isSpace(r) {
 					break
+				}
+				if r == '<' {
+					if _, sn := specialAt(text[i:]); sn > 0 {
+						break // a special token ends the word
+					}
 				}
 				i += size
 				n++

@@ -17,6 +17,9 @@ func TestTokenizer(t *testing.T) {
 		{"  benchmarking\tservers\n", 6}, // BOS "benc" "hmar" "king" "serv" "ers"
 		{"größenordnung", 5},             // runes, not bytes: "größ" "enor" "dnun" "g"
 		{"abcd", 2},
+		{"<|im_start|>user\nhello<|im_end|>\n", 6}, // BOS <|im_start|> "user" "hell" "o" <|im_end|>
+		{"abcd<|im_end|>", 3},                      // a special token ends a piece of 4 runes too
+		{"<|im_star|>", 4},                         // not a special token: "<|im" "_sta" "r|>"
 	} {
 		if got := len(tokenize(tc.text, true)); got != tc.want {
 			t.Errorf("tokenize(%q) = %d tokens, want %d", tc.text, got, tc.want)
@@ -24,6 +27,9 @@ func TestTokenizer(t *testing.T) {
 	}
 	if len(tokenize("hello", false)) != 2 {
 		t.Error("add_special_tokens=false still adds BOS")
+	}
+	if ids := tokenize("x<|im_start|><|im_end|>", false); len(ids) != 3 || ids[1] != imStartToken || ids[2] != imEndToken {
+		t.Errorf("special tokens: %v", ids)
 	}
 	a, b := tokenize("the cat", false), tokenize("cat the", false)
 	if a[0] != b[1] || a[0] == tokenize("xthe", false)[0] {
@@ -35,6 +41,7 @@ func FuzzTokenize(f *testing.F) {
 	f.Add("hello world")
 	f.Add("größenordnung \u00a0 \xff\xfe broken utf8")
 	f.Add(strings.Repeat("a", 17))
+	f.Add("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n<|im_")
 	f.Fuzz(func(t *testing.T, text string) {
 		ids := tokenize(text, true)
 		if ids[0] != bosToken {
