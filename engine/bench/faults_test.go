@@ -54,18 +54,24 @@ func TestCancelLeavesNothingBehind(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	plan := rundoc.Plan{Contexts: []int{0, 256}, Concurrency: []int{1, 8}, DurationS: 20, MaxOutput: 128} // 2 s real at speed 10
+	var (
+		once      sync.Once
+		cancelled = make(chan time.Time, 1)
+	)
 	r := &bench.Runner{Client: c, Plan: plan, Observer: rundoc.ObserverFunc(func(e rundoc.Event) {
-		// Cancel half a second into the second decode window.
-		if e.Kind == rundoc.EventCellStarted && e.Index == 1 {
-			time.AfterFunc(500*time.Millisecond, cancel)
+		// Cancel half a second into the second decode window (it opens at
+		// steady state, after its ramp).
+		if e.Kind == rundoc.EventCellProgress && e.Index == 1 && strings.HasPrefix(e.Message, "measuring") {
+			once.Do(func() {
+				time.AfterFunc(500*time.Millisecond, func() { cancelled <- time.Now(); cancel() })
+			})
 		}
 	})}
-	start := time.Now()
 	run, err := r.Run(ctx)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	if took := time.Since(start); took > 3*time.Second {
+	if took := time.Since(<-cancelled); took > time.Second {
 		t.Errorf("cancel took effect after %v", took)
 	}
 	if run.Status != rundoc.RunCancelled || len(run.Cells) != 2 {
@@ -638,7 +644,8 @@ func TestHostileServerRunImportsAgain(t *testing.T) {
 	defer hs.Close()
 	c, _ := client.New(hs.URL)
 	defer c.CloseIdle()
-	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 2}, DurationS: 5, MaxOutput: 16}
+	// Unique prompts: the 2-stream cell's warm-up sends two requests.
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 2}, DurationS: 5, MaxOutput: 16, Prompts: rundoc.PromptsUnique}
 	var saved []*rundoc.Run // what an observer (the history) sees at each step
 	r := &bench.Runner{Client: c, Plan: plan, Doc: &rundoc.Run{Name: "hostile"}, Observer: rundoc.ObserverFunc(func(e rundoc.Event) {
 		if e.Kind == rundoc.EventCellDone || e.Kind == rundoc.EventRunStarted {

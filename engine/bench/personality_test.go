@@ -222,7 +222,9 @@ func TestLlamaPoolFullIsOverCapacity(t *testing.T) {
 	cfg := llamaSim(t, 0)
 	cfg.Llama = sim.LlamaSettings{CtxSize: 4096, Slots: 4, KVUnified: true}
 	_, c := startSimConns(t, cfg)
-	plan := rundoc.Plan{Contexts: []int{1024, 3072}, Concurrency: []int{1, 2, 4}, DurationS: 5, MaxOutput: 256, KVCapacityOverride: 1 << 20}
+	// Unique prompts: every request holds a KV range of its own in the pool.
+	plan := rundoc.Plan{Contexts: []int{1024, 3072}, Concurrency: []int{1, 2, 4}, DurationS: 5, MaxOutput: 256, KVCapacityOverride: 1 << 20,
+		Prompts: rundoc.PromptsUnique}
 	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -294,13 +296,20 @@ func TestLlamaLengthStopIsNotValid(t *testing.T) {
 // They are counted, the TTFT median is "> window" (absent), and the run
 // document has no KV figures llama-server does not report (defect 6).
 func TestQueuedCellNeverStarted(t *testing.T) {
-	_, c := startSimConns(t, llamaSim(t, 0))
-	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{8}, DurationS: 5, MaxOutput: 1024}
+	cfg := llamaSim(t, 0)
+	cfg.Llama.CtxSize = 8 * 8192 // a pool that holds all 8, on 4 slots
+	_, c := startSimConns(t, cfg)
+	// Requests of 8192 tokens outlast the ramp (steady state never comes
+	// with 4 of 8 waiting: 60 s) and the window.
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{8}, DurationS: 5, MaxOutput: 8192}
 	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	cell := run.Cells[0]
+	if !cell.WarmupTimedOut || !strings.Contains(cell.Readiness, "queue_reqs=4") {
+		t.Errorf("0×8 on 4 slots: warmup_timed_out %v, readiness %q; want the ramp to time out with 4 waiting", cell.WarmupTimedOut, cell.Readiness)
+	}
 	if cell.Status != rundoc.StatusQueued || cell.NeverStarted != 4 || cell.TTFTMs != 0 || !strings.Contains(cell.Reason, "TTFT > window") {
 		t.Errorf("0×8 on 4 slots: %s, %d never started, TTFT %.1f ms, %q", cell.Status, cell.NeverStarted, cell.TTFTMs, cell.Reason)
 	}

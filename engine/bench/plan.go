@@ -112,7 +112,7 @@ func Estimate(p rundoc.Plan, maxModelLen, kvCapacity int, measured []rundoc.Cell
 // times: time(C) − time(a).
 func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacity int, measured []rundoc.Cell) time.Duration {
 	repeats := expectedRepeats(p, measured)
-	window := ExpectedWindow(p, measured).Seconds()
+	window := ExpectedWindow(p, measured).Seconds() + ExpectedRamp(measured).Seconds()
 	// cold is memoised: an adaptive estimate asks it once per stream of
 	// every cell, and PrefillRate sorts the measured cells each time.
 	colds := map[int]float64{}
@@ -128,8 +128,12 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 	}
 	done := rundoc.Run{Cells: measured} // for Find
 	var docs *streamDocs
-	if p.Adaptive() {
+	if p.Adaptive() && p.PromptPolicy() == rundoc.PromptsUnique {
 		docs = &streamDocs{}
+	}
+	var shared *sharedDocs
+	if p.PromptPolicy() == rundoc.PromptsShared {
+		shared = &sharedDocs{}
 	}
 	last := 0
 	fresh := func() int { last++; return last }
@@ -150,15 +154,22 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 			if ran != nil {
 				seeds = ran.CompletedRequests
 			}
-			if docs != nil {
-				for range seeds {
-					docs.seed(sp.context, fresh())
+			for range seeds {
+				d := fresh()
+				if docs != nil {
+					docs.seed(sp.context, d)
+				}
+				if shared != nil {
+					shared.seed(sp.context, d)
 				}
 			}
 		case Predict(sp.context, sp.n, p.MaxOutput, maxModelLen, kvCapacity) != "":
 			continue
 		case ran != nil && strings.HasPrefix(ran.Reason, notRunReason):
 			continue
+		case shared != nil:
+			d := shared.forContext(sp.context, fresh)
+			cost = window + max(0, cold(sp.context)-cold(d.sent))
 		case docs == nil:
 			cost = window + float64(sp.n)*cold(sp.context)
 		default:
@@ -172,6 +183,29 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 		}
 	}
 	return time.Duration(s * float64(time.Second))
+}
+
+// AssumedRamp is the expected ramp of a decode cell (METHOD.md: Decode
+// cells, step 3) before any was measured: the first readiness check and
+// the 3 s hold, plus a second for the streams' first tokens.
+const AssumedRamp = rundoc.SteadyCheck + rundoc.SteadyHold + time.Second
+
+// ExpectedRamp is the expected time from a decode cell's first send to
+// its window's opening: the mean ramp of the steady-state cells measured
+// so far, else AssumedRamp.
+func ExpectedRamp(measured []rundoc.Cell) time.Duration {
+	var sum float64
+	n := 0
+	for _, c := range measured {
+		if c.Phase == rundoc.PhaseDecode && c.RampS > 0 {
+			sum += c.RampS
+			n++
+		}
+	}
+	if n == 0 {
+		return AssumedRamp
+	}
+	return time.Duration(sum / float64(n) * float64(time.Second))
 }
 
 // AssumedAutoWindow is the expected length of an adaptive decode window
