@@ -124,7 +124,7 @@ func (c *Client) StreamBody(ctx context.Context, body []byte, onToken TokenFunc)
 		return res, err
 	}
 	defer resp.Body.Close()
-	err = readStream(resp.Body, &res, onToken)
+	err = c.scrubErr(readStream(resp.Body, &res, onToken))
 	res.End = time.Now()
 	if err != nil && ctx.Err() != nil {
 		return res, ctx.Err()

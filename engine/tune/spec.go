@@ -197,6 +197,16 @@ func (s Spec) Validate() error {
 		if len(d.Values) == 0 {
 			return fmt.Errorf("%s has no values to try", d.Flag)
 		}
+		// A spec read back from its file may have been edited: its
+		// dimensions meet the catalog's rules as --vary's do, so a secret
+		// or unknown flag is never varied (nor put into run names).
+		nd, err := NewDimension(d.Flag, d.Values)
+		if err != nil {
+			return err
+		}
+		if nd.Flag != d.Flag {
+			return fmt.Errorf("%s is not the catalog's name of the flag: write %s", d.Flag, nd.Flag)
+		}
 	}
 	switch s.Mode {
 	case Grid, OneAtATime:

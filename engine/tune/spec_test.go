@@ -2,6 +2,7 @@ package tune_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -253,5 +254,29 @@ func TestSpecFileKeepsNoSecrets(t *testing.T) {
 	}
 	if _, err := tune.LoadSpec(dir, "0000ffff"); err == nil || !strings.Contains(err.Error(), "no sweep 0000ffff") {
 		t.Errorf("a missing sweep: %v", err)
+	}
+}
+
+// A hand-edited spec is checked against the flag catalog as --vary is: a
+// dimension on a secret or unknown flag, or a value the catalog refuses,
+// is refused on resume, so a key can never reach the variants' run names.
+func TestResumedSpecIsCheckedAgainstTheCatalog(t *testing.T) {
+	dir := t.TempDir()
+	plan := rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{4}, DurationS: 30, MaxOutput: 64}
+	o, _ := tune.ParseObjective("total-tok-s", plan)
+	for _, d := range []tune.Dimension{
+		{Flag: "--api-key", Values: []string{"sk-SECRETKEY", "b"}},
+		{Flag: "--no-such-flag", Values: []string{"1", "2"}},
+		{Flag: "--max-num-seqs", Values: []string{"-3", "8"}},
+	} {
+		spec := tune.Spec{ID: tune.NewID(), Base: vllm.LaunchConfig{Model: "m"}, Mode: tune.Grid, Plan: plan, Objective: o,
+			Target: tune.TargetDemo, Dimensions: []tune.Dimension{d}}
+		data, _ := json.Marshal(spec)
+		if err := os.WriteFile(filepath.Join(dir, spec.ID+".json"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tune.LoadSpec(dir, spec.ID); err == nil || !strings.Contains(err.Error(), d.Flag) {
+			t.Errorf("a spec varying %s %v: %v, want a refusal naming the flag", d.Flag, d.Values, err)
+		}
 	}
 }

@@ -122,7 +122,7 @@ func withoutSecrets(c vllm.LaunchConfig) vllm.LaunchConfig {
 	var extra []string
 	for i := 0; i < len(c.Extra); i++ {
 		name, _, hasValue := strings.Cut(c.Extra[i], "=")
-		if name == "--api-key" || name == "--hf-token" || name == "--token" {
+		if vllm.SecretOption(name) {
 			if !hasValue {
 				i++ // its value
 			}
