@@ -119,6 +119,8 @@ func (s *soak) trials(kills int, docker bool) []trial {
 		trial{"history locked 12 s from the start", func() row { return s.lockedDB("history locked 12 s from the start", false) }},
 		trial{"history locked 12 s mid-run", func() row { return s.lockedDB("history locked 12 s mid-run", true) }},
 		trial{"full disk", func() row { return s.fullDisk("full disk") }},
+		trial{"--json onto the history", func() row { return s.outputOntoHistory("--json onto the history") }},
+		trial{"two first opens of a new history", func() row { return s.concurrentFirstOpen("two first opens of a new history") }},
 	)
 	if docker {
 		trials = append(trials,
