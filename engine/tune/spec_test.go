@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -278,5 +279,34 @@ func TestResumedSpecIsCheckedAgainstTheCatalog(t *testing.T) {
 		if _, err := tune.LoadSpec(dir, spec.ID); err == nil || !strings.Contains(err.Error(), d.Flag) {
 			t.Errorf("a spec varying %s %v: %v, want a refusal naming the flag", d.Flag, d.Values, err)
 		}
+	}
+}
+
+// A sweep is bounded: more variants than MaxVariants is refused with a
+// sentence naming the cap and the count, found by arithmetic (10⁸ here),
+// never by building the grid.
+func TestSpecCapsTheVariantCount(t *testing.T) {
+	plan := rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{4}, DurationS: 30, MaxOutput: 64}
+	o, _ := tune.ParseObjective("total-tok-s", plan)
+	many := func(from int) []string {
+		out := make([]string, 10000)
+		for i := range out {
+			out[i] = strconv.Itoa(from + i)
+		}
+		return out
+	}
+	spec := tune.Spec{ID: tune.NewID(), Base: vllm.LaunchConfig{Model: "m"}, Mode: tune.Grid, Plan: plan, Objective: o, Target: tune.TargetDemo,
+		Dimensions: []tune.Dimension{{Flag: "--max-model-len", Values: many(1024)}, {Flag: "--max-num-batched-tokens", Values: many(2048)}}}
+	err := spec.Validate()
+	if err == nil || !strings.Contains(err.Error(), strconv.Itoa(tune.MaxVariants)) || !strings.Contains(err.Error(), "100000000") {
+		t.Fatalf("Validate: %v; want a refusal naming the cap %d and the count", err, tune.MaxVariants)
+	}
+	spec.Mode = tune.OneAtATime // 20,000 variants, still too many
+	if err := spec.Validate(); err == nil {
+		t.Errorf("one-at-a-time with 20000 variants was accepted")
+	}
+	spec.Dimensions = []tune.Dimension{{Flag: "--max-num-seqs", Values: many(1)[:tune.MaxVariants-1]}}
+	if err := spec.Validate(); err != nil {
+		t.Errorf("a sweep of %d variants was refused: %v", tune.MaxVariants, err)
 	}
 }
