@@ -23,7 +23,17 @@ type Client struct {
 	infoTimeout time.Duration
 	// personality picks request bodies that differ between servers.
 	personality Personality
+	// afterFunc runs f after d and returns a function that stops it (a
+	// seam for tests; time.AfterFunc otherwise).
+	afterFunc func(d time.Duration, f func()) (stop func() bool)
 }
+
+// withAfterFunc replaces the timer of FinishGrace (tests).
+func withAfterFunc(f func(time.Duration, func()) func() bool) Option {
+	return func(c *Client) { c.afterFunc = f }
+}
+
+func realAfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
 // DefaultInfoTimeout bounds each non-streaming request (/v1/models,
 // /version, /health, /metrics, /tokenize). They answer in milliseconds on a
@@ -108,7 +118,7 @@ func New(endpoint string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{base: u}
+	c := &Client{base: u, afterFunc: realAfterFunc}
 	WithConcurrency(DefaultConcurrency)(c)
 	for _, o := range opts {
 		o(c)
