@@ -120,6 +120,7 @@ func (s *soak) trials(kills int, docker bool) []trial {
 		trial{"history locked 12 s mid-run", func() row { return s.lockedDB("history locked 12 s mid-run", true) }},
 		trial{"full disk", func() row { return s.fullDisk("full disk") }},
 		trial{"--json onto the history", func() row { return s.outputOntoHistory("--json onto the history") }},
+		trial{"sweep of 10^8 variants", func() row { return s.hugeSweep("sweep of 10^8 variants") }},
 		trial{"two first opens of a new history", func() row { return s.concurrentFirstOpen("two first opens of a new history") }},
 	)
 	if docker {

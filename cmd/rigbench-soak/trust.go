@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rigbench/rigbench/store"
 )
@@ -69,6 +71,35 @@ func (s *soak) concurrentFirstOpen(name string) row {
 	r.outcome, r.detail = "ok", fmt.Sprintf("%d pairs of first opens, all succeeded", tries)
 	if failed > 0 {
 		r.outcome, r.detail = "failed", fmt.Sprintf("%d of %d opens failed: %s", failed, 2*tries, last)
+	}
+	return r
+}
+
+// hugeSweep asks for two dimensions of 10,000 values each (10⁸ variants):
+// the sweep must be refused at once, naming the cap, in little memory.
+func (s *soak) hugeSweep(name string) row {
+	values := func(from int) string {
+		v := make([]string, 10000)
+		for i := range v {
+			v[i] = strconv.Itoa(from + i)
+		}
+		return strings.Join(v, ",")
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	p, err := s.start(nil, "tune", "--demo", "--vary", "max-model-len="+values(1024), "--vary", "max-num-batched-tokens="+values(2048),
+		"--contexts", "1K", "--concurrency", "1", "--no-save")
+	if err != nil {
+		return row{name: name, outcome: "crashed", db: "—", status: "—", detail: err.Error()}
+	}
+	ended := p.wait(ctx)
+	r := s.judge(name, p, ended, "", "")
+	took := p.ended.Sub(p.began)
+	switch {
+	case r.outcome == "clear error" && !strings.Contains(p.lastError(), "at most"):
+		r.outcome = "unclear error"
+	case r.outcome == "clear error" && took > time.Second:
+		r.outcome = "slow refusal"
 	}
 	return r
 }
