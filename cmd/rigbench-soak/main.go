@@ -129,6 +129,7 @@ func (s *soak) trials(kills int, docker bool) []trial {
 			trial{"two launches on one port", func() row { return s.samePort("two launches on one port") }},
 			trial{"kill -9 of run --launch, then launch", func() row { return s.orphan("kill -9 of run --launch, then launch") }},
 			trial{"SIGTERM during launch", func() row { return s.signalLaunch("SIGTERM during launch") }},
+			trial{"served model name 'a b; c'", func() row { return s.oddServedName("served model name 'a b; c'") }},
 		)
 	}
 	return trials

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rigbench/rigbench/store"
@@ -100,6 +101,34 @@ func (s *soak) hugeSweep(name string) row {
 		r.outcome = "unclear error"
 	case r.outcome == "clear error" && took > time.Second:
 		r.outcome = "slow refusal"
+	}
+	return r
+}
+
+// oddServedName launches the simulator image with --served-model-name
+// 'a b; c': the server serves that whole name, and the launch must see it
+// ready and serve, not wait out its 2-minute timeout for a model "a".
+func (s *soak) oddServedName(name string) row {
+	if err := s.dockerReady(); err != nil {
+		return skipped(name, err)
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	p, err := s.start(nil, append(s.launchArgs(), "--served-model-name", "a b; c")...)
+	if err != nil {
+		return skipped(name, err)
+	}
+	served := p.waitLine(ctx, "serving")
+	ready := p.ended.Sub(p.began)
+	if served {
+		ready = time.Since(p.began)
+	}
+	p.signal(syscall.SIGINT)
+	ended := p.wait(ctx)
+	r := s.judge(name, p, ended, "", "")
+	r.outcome, r.detail = "ok", fmt.Sprintf("served %q after %.1f s", "a b; c", ready.Seconds())
+	if !served {
+		r.outcome, r.detail = "failed", "never served: "+p.lastError()
 	}
 	return r
 }

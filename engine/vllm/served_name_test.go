@@ -1,0 +1,26 @@
+package vllm_test
+
+import (
+	"testing"
+
+	"github.com/rigbench/rigbench/engine/vllm"
+)
+
+// vLLM serves a --served-model-name given as one word under that whole
+// word: readiness must wait for it, not for its first space-separated part
+// (which the server never lists, so the launch waited out its timeout).
+func TestServedModelNameIsTheWholeValue(t *testing.T) {
+	for _, c := range []struct{ value, want string }{
+		{"", "org/model"},
+		{"chat", "chat"},
+		{"a b; c", "a b; c"},
+	} {
+		cfg := vllm.LaunchConfig{Model: "org/model"}
+		if c.value != "" {
+			cfg.Set("--served-model-name", c.value)
+		}
+		if got := cfg.ServedModelName(); got != c.want {
+			t.Errorf("--served-model-name %q: ServedModelName() = %q, want %q", c.value, got, c.want)
+		}
+	}
+}
