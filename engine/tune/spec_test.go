@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/tune"
@@ -308,5 +310,41 @@ func TestSpecCapsTheVariantCount(t *testing.T) {
 	spec.Dimensions = []tune.Dimension{{Flag: "--max-num-seqs", Values: many(1)[:tune.MaxVariants-1]}}
 	if err := spec.Validate(); err != nil {
 		t.Errorf("a sweep of %d variants was refused: %v", tune.MaxVariants, err)
+	}
+}
+
+// A spec file that is not a regular file (a FIFO nobody writes to) is
+// refused at once instead of blocking the resume, and Ctrl-C with it.
+func TestLoadSpecRefusesAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	const id = "0123abcd"
+	if err := syscall.Mkfifo(filepath.Join(dir, id+".json"), 0o600); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := tune.LoadSpec(dir, id); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("LoadSpec of a FIFO: %v, want a refusal", err)
+		}
+	case <-time.After(20 * time.Second): // a bound for a broken build only
+		t.Fatal("LoadSpec blocked on a FIFO")
+	}
+}
+
+// A spec over MaxDocBytes is refused naming the limit, not as "EOF".
+func TestLoadSpecNamesTheSizeLimit(t *testing.T) {
+	dir := t.TempDir()
+	const id = "0123abcd"
+	f, err := os.Create(filepath.Join(dir, id+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"sweep_id":"0123abcd","notes":"`)
+	f.Truncate(tune.MaxDocBytes + 1) // sparse: cheap to make
+	f.Close()
+	if _, err := tune.LoadSpec(dir, id); err == nil || !strings.Contains(err.Error(), "16 MiB") {
+		t.Errorf("LoadSpec of a 16 MiB+1 spec: %v, want the limit named", err)
 	}
 }
