@@ -149,6 +149,10 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
+	if len(list) == 0 && (f != store.Filter{}) {
+		fmt.Fprintln(e.stdout, "No runs match these filters in the history ("+db.Path()+"); rigbench-cli runs without them lists every run.")
+		return nil
+	}
 	if len(list) == 0 {
 		fmt.Fprintln(e.stdout, "No runs in the history yet ("+db.Path()+").")
 		return nil

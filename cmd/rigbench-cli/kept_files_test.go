@@ -61,3 +61,18 @@ func TestOutputNeverReplacesAFileTheCommandUses(t *testing.T) {
 		t.Errorf("compare's input was replaced")
 	}
 }
+
+// A filter that matches nothing says so; "no runs yet" is only for an
+// empty history.
+func TestRunsFilterWithNoMatch(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history.db")
+	mustCLI(t, "import", refCopy(t, dir), "--db", db)
+	out := mustCLI(t, "runs", "--db", db, "--model", "no-such-model")
+	if strings.Contains(out, "yet") || !strings.Contains(out, "No runs match") {
+		t.Errorf("runs with an unmatched filter said %q", out)
+	}
+	if out := mustCLI(t, "runs", "--db", filepath.Join(dir, "empty.db")); !strings.Contains(out, "No runs in the history yet") {
+		t.Errorf("runs on an empty history said %q", out)
+	}
+}

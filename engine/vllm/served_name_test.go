@@ -24,3 +24,17 @@ func TestServedModelNameIsTheWholeValue(t *testing.T) {
 		}
 	}
 }
+
+// zsh expands a word that starts with "=" (=cmd is the path of cmd), so
+// such a word is quoted in every command line RigBench shows.
+func TestQuoteLeadingEquals(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"=word", "'=word'"},
+		{"a=b", "a=b"},
+		{"--flag=x", "--flag=x"},
+	} {
+		if got := vllm.Quote(c.in); got != c.want {
+			t.Errorf("Quote(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
