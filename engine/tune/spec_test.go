@@ -348,3 +348,25 @@ func TestLoadSpecNamesTheSizeLimit(t *testing.T) {
 		t.Errorf("LoadSpec of a 16 MiB+1 spec: %v, want the limit named", err)
 	}
 }
+
+// A label with a newline or an escape (a hand-edited sweep document) stays
+// on its row of the table, escaped, in every rendering and on the terminal.
+func TestSweepTableLabelsStayOnOneLine(t *testing.T) {
+	d := &tune.Doc{SweepID: "0123abcd", Plan: rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{1}},
+		Variants: []tune.DocVariant{{Label: "your flags", Status: tune.Measured}, {Label: "--x 1\n--y \x1b[2J2", Status: tune.Measured}}}
+	_, rows := d.Table()
+	for _, r := range rows {
+		for _, c := range r {
+			if strings.ContainsAny(c, "\n\x1b") {
+				t.Errorf("table cell %q holds a newline or ESC", c)
+			}
+		}
+	}
+	var b strings.Builder
+	if err := d.Text(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "\x1b") || strings.Contains(b.String(), "\n--y") {
+		t.Errorf("Text:\n%s", b.String())
+	}
+}
