@@ -55,3 +55,32 @@ func TestServerTextNeverCarriesTheAPIKey(t *testing.T) {
 		t.Errorf("Models = %+v, want the key hidden", models)
 	}
 }
+
+// A server that writes max_model_len as a float (4096.0) or as text gets
+// its whole number read, and a fractional or absurd one is "not said",
+// instead of failing the whole run on /v1/models.
+func TestModelsReadsLooseMaxModelLen(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"data":[{"id":"a","max_model_len":4096.0},{"id":"b","max_model_len":"8192"},{"id":"c","max_model_len":1.5},`+
+			`{"id":"d","max_model_len":1e300},{"id":"e","meta":{"n_ctx":2048.0,"n_ctx_train":4096}}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	models, err := c.Models(context.Background())
+	if err != nil {
+		t.Fatalf("Models: %v", err)
+	}
+	want := []int{4096, 8192, 0, 0, 0}
+	for i, m := range models {
+		if m.MaxModelLen != want[i] {
+			t.Errorf("%s: max_model_len %d, want %d", m.ID, m.MaxModelLen, want[i])
+		}
+	}
+	if len(models) != 5 || models[4].Meta == nil || models[4].Meta.NCtx != 2048 {
+		t.Errorf("models %+v", models)
+	}
+}
