@@ -38,3 +38,22 @@ func TestQuoteLeadingEquals(t *testing.T) {
 		}
 	}
 }
+
+// A control character typed into a flag value, the model or an extra
+// argument (ESC, BEL) is refused by Validate, so no preview echoes it to a
+// terminal and no server receives it.
+func TestValidateRefusesControlCharacters(t *testing.T) {
+	for _, cfg := range []vllm.LaunchConfig{
+		{Model: "org/m\x1b[2J"},
+		{Model: "org/m", Extra: []string{"--speed", "2\a"}},
+		func() vllm.LaunchConfig { c := vllm.LaunchConfig{Model: "org/m"}; c.Set("--served-model-name", "a\x1bb"); return c }(),
+	} {
+		if errs := vllm.Errors(cfg.Validate()); len(errs) == 0 {
+			t.Errorf("%+v: no error for a control character", cfg)
+		}
+	}
+	ok := vllm.LaunchConfig{Model: "org/m", Extra: []string{"--speculative-config", `{"method":"ngram"}`}}
+	if errs := vllm.Errors(ok.Validate()); len(errs) > 0 {
+		t.Errorf("a clean config: %v", errs)
+	}
+}
