@@ -46,7 +46,11 @@ func TestValidateRefusesControlCharacters(t *testing.T) {
 	for _, cfg := range []vllm.LaunchConfig{
 		{Model: "org/m\x1b[2J"},
 		{Model: "org/m", Extra: []string{"--speed", "2\a"}},
-		func() vllm.LaunchConfig { c := vllm.LaunchConfig{Model: "org/m"}; c.Set("--served-model-name", "a\x1bb"); return c }(),
+		func() vllm.LaunchConfig {
+			c := vllm.LaunchConfig{Model: "org/m"}
+			c.Set("--served-model-name", "a\x1bb")
+			return c
+		}(),
 	} {
 		if errs := vllm.Errors(cfg.Validate()); len(errs) == 0 {
 			t.Errorf("%+v: no error for a control character", cfg)
