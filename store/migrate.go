@@ -65,6 +65,11 @@ func userVersion(ctx context.Context, db *sql.DB) (int, error) {
 // step's SQL and the new user_version commit together, so a crash or a
 // full disk leaves the file at the previous version, never half-migrated.
 // A history newer than target is refused and left untouched.
+//
+// Each step reads the version inside its own write transaction (BEGIN
+// IMMEDIATE, from the DSN's _txlock), so two processes opening a new
+// history at once take turns: the second waits on busy_timeout, then finds
+// the step done and moves on, instead of applying it again.
 func migrate(ctx context.Context, db *sql.DB, target int) error {
 	cur, err := userVersion(ctx, db)
 	if err != nil {
@@ -73,26 +78,40 @@ func migrate(ctx context.Context, db *sql.DB, target int) error {
 	if cur > SchemaVersion {
 		return errNewer(cur)
 	}
-	for _, m := range migrations[cur:target] {
-		if err := applyMigration(ctx, db, m); err != nil {
+	for cur < target {
+		m := migrations[cur]
+		if cur, err = applyMigration(ctx, db, m); err != nil {
 			return fmt.Errorf("upgrade the history to version %d (%s): %w", m.version, m.name, err)
+		}
+		if cur > SchemaVersion {
+			return errNewer(cur)
 		}
 	}
 	return nil
 }
 
-func applyMigration(ctx context.Context, db *sql.DB, m migration) error {
+// applyMigration applies m unless the history, read inside the
+// transaction, is already at or past m's version (another process
+// migrated it meanwhile), and returns the version the history is at.
+func applyMigration(ctx context.Context, db *sql.DB, m migration) (int, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer tx.Rollback()
+	var v int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return 0, err
+	}
+	if v >= m.version {
+		return v, tx.Commit()
+	}
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-		return err
+		return 0, err
 	}
 	// PRAGMA takes no bound parameters; the version is our own integer.
 	if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(m.version)); err != nil {
-		return err
+		return 0, err
 	}
-	return tx.Commit()
+	return m.version, tx.Commit()
 }

@@ -176,3 +176,33 @@ func TestOpenRejectsNonDatabase(t *testing.T) {
 		t.Error("the file was modified")
 	}
 }
+
+// Two processes opening a new history at once both get it: the second
+// waits for the first's migration and finds the schema in place, instead
+// of applying the first step again ("table runs already exists").
+func TestConcurrentOpensOfANewHistory(t *testing.T) {
+	ctx := context.Background()
+	for i := 0; i < 10; i++ {
+		path := filepath.Join(t.TempDir(), "new.db")
+		const n = 4
+		errs := make(chan error, n)
+		start := make(chan struct{})
+		for j := 0; j < n; j++ {
+			go func() {
+				<-start
+				db, err := Open(ctx, path)
+				if err == nil {
+					_, err = db.List(ctx, Filter{})
+					db.Close()
+				}
+				errs <- err
+			}()
+		}
+		close(start)
+		for j := 0; j < n; j++ {
+			if err := <-errs; err != nil {
+				t.Fatalf("try %d: an Open of a new history failed: %v", i, err)
+			}
+		}
+	}
+}

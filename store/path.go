@@ -45,3 +45,11 @@ func ResolvePath(flag string, getenv func(string) string) (string, error) {
 		return os.UserHomeDir()
 	})
 }
+
+// Files lists the files SQLite keeps for the history at path: the database
+// itself and its -wal, -shm and -journal companions. An output written onto
+// any of them destroys the history, so the front ends refuse such a path
+// (internal/safefile's Guard).
+func Files(path string) []string {
+	return []string{path, path + "-wal", path + "-shm", path + "-journal"}
+}

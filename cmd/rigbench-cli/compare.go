@@ -90,11 +90,16 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	if (format == report.PNG || format == report.SVG) && *out == "" && isTerminal(e.stdout) {
 		return fmt.Errorf("a %s chart is binary or long: pass -o FILE", format)
 	}
+	var kept safefile.Guard
+	keepHistory(&kept, e, *db)
+	for _, id := range ids {
+		kept.Keep(id, "a run this command compares")
+	}
 	runs, err := loadRuns(ctx, e, *db, ids)
 	if err != nil {
 		return err
 	}
-	return writeOutput(ctx, e, *out, func(w io.Writer) error { return report.Write(w, format, runs, opts) })
+	return writeOutput(ctx, e, &kept, *out, func(w io.Writer) error { return report.Write(w, format, runs, opts) })
 }
 
 // writeOutput runs write against -o FILE, by the safe-file rules (a
@@ -102,13 +107,19 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 // output. To standard output the whole text is rendered first, so a failed
 // render prints nothing half-way. A render stops at its next write after
 // Ctrl-C (and a file is then left as it was).
-func writeOutput(ctx context.Context, e *env, path string, write func(io.Writer) error) error {
+//
+// kept names the files the command uses (its history, its inputs): -o
+// never replaces one of them.
+func writeOutput(ctx context.Context, e *env, kept *safefile.Guard, path string, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
 		var buf bytes.Buffer
 		if err := write(ctxWriter{ctx, &buf}); err != nil {
 			return err
 		}
 		_, err := e.stdout.Write(buf.Bytes())
+		return err
+	}
+	if err := kept.Check(path); err != nil {
 		return err
 	}
 	if err := safefile.Write(path, func(w io.Writer) error { return write(ctxWriter{ctx, w}) }); err != nil {

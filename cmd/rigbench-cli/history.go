@@ -15,6 +15,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/internal/safefile"
 	"github.com/rigbench/rigbench/internal/termtext"
 	"github.com/rigbench/rigbench/store"
 )
@@ -148,6 +149,10 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
+	if len(list) == 0 && (f != store.Filter{}) {
+		fmt.Fprintln(e.stdout, "No runs match these filters in the history ("+db.Path()+"); rigbench-cli runs without them lists every run.")
+		return nil
+	}
 	if len(list) == 0 {
 		fmt.Fprintln(e.stdout, "No runs in the history yet ("+db.Path()+").")
 		return nil
@@ -247,12 +252,17 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	var kept safefile.Guard
+	keepHistory(&kept, e, h.db)
+	if err := kept.Check(*out); err != nil { // before the history opens: it may be the file named
+		return err
+	}
 	db, r, err := h.oneRun(ctx, e, rest)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	return writeOutput(ctx, e, *out, func(w io.Writer) error { return report.Write(w, format, []*rundoc.Run{r}, opts) })
+	return writeOutput(ctx, e, &kept, *out, func(w io.Writer) error { return report.Write(w, format, []*rundoc.Run{r}, opts) })
 }
 
 func runImport(ctx context.Context, e *env, args []string) error {

@@ -152,8 +152,9 @@ func runRun(ctx context.Context, e *env, args []string) error {
 			return usagef("%v", err)
 		}
 	}
+	f.saveFlags.keep(e)
 	if f.jsonPath != "" {
-		if err := checkWritable(f.jsonPath); err != nil {
+		if err := checkWritable(f.jsonPath, &f.kept); err != nil {
 			return usagef("%v", err)
 		}
 	}
@@ -417,14 +418,14 @@ func whereTheRunIs(run *rundoc.Run, jsonPath string, jsonErr error, dir string) 
 		also = fmt.Sprintf(" (%s could not be written: %v)", jsonPath, jsonErr)
 	}
 	fallback := filepath.Join(dir, "rigbench-run-"+shortID(run.UUID)+".json")
-	if err := writeRunFile(fallback, run); err != nil {
+	if err := writeRunFile(nil, fallback, run); err != nil {
 		return fmt.Sprintf("every cell is in the table above%s, and a copy could not be written to %s either (%v)", also, fallback, err)
 	}
 	return fmt.Sprintf("the whole run was written to %s instead%s: 'rigbench-cli import %s' adds it to the history later", fallback, also, fallback)
 }
 
-func writeRunFile(path string, run *rundoc.Run) error {
-	return safefile.Write(path, func(w io.Writer) error { return rundoc.WriteRun(w, run) })
+func writeRunFile(kept *safefile.Guard, path string, run *rundoc.Run) error {
+	return kept.Write(path, func(w io.Writer) error { return rundoc.WriteRun(w, run) })
 }
 
 func dirOf(path string) string {
@@ -468,7 +469,7 @@ func demoFlags(base sim.Config, vllmArgs []string, keepProfile bool) (sim.Config
 func (f *runFlags) finish(e *env, run *rundoc.Run, runErr error, saver *store.Recorder, closeDB func() error) error {
 	var jsonErr error
 	if f.jsonPath != "" && run != nil && run.Plan.MaxOutput > 0 {
-		if jsonErr = writeRunFile(f.jsonPath, run); jsonErr == nil {
+		if jsonErr = writeRunFile(&f.kept, f.jsonPath, run); jsonErr == nil {
 			fmt.Fprintf(e.stderr, "wrote %s\n", f.jsonPath)
 		}
 	}

@@ -87,8 +87,12 @@ func planError(e *session.NothingRunsError) error {
 
 // checkWritable tells, before a run starts, whether a file can be written
 // at path: an existing folder, into which a file can be created. A run
-// can last hours; a typo in --json must not be found at its end.
-func checkWritable(path string) error {
+// can last hours; a typo in --json must not be found at its end, nor a
+// path that would replace a file the command uses (kept).
+func checkWritable(path string, kept *safefile.Guard) error {
+	if err := kept.Check(path); err != nil {
+		return fmt.Errorf("--json %v", err)
+	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("--json %s is a folder: give a file name, such as %s", path, filepath.Join(path, "run.json"))
 	}

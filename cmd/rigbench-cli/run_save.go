@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/rigbench/rigbench/internal/safefile"
 	"github.com/rigbench/rigbench/store"
 )
 
@@ -12,6 +13,16 @@ import (
 type saveFlags struct {
 	noSave bool
 	db     string
+	// kept holds the files no output of the command may replace: the
+	// history, its companions and the sweep specs beside it (keep).
+	kept safefile.Guard
+}
+
+// keep protects the history the flags name from the command's outputs.
+func (s *saveFlags) keep(e *env) {
+	if !s.noSave {
+		keepHistory(&s.kept, e, s.db)
+	}
 }
 
 func (s *saveFlags) register(fs *flag.FlagSet) {

@@ -14,7 +14,6 @@ import (
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
-	"github.com/rigbench/rigbench/internal/safefile"
 	"github.com/rigbench/rigbench/store"
 )
 
@@ -127,8 +126,9 @@ func (f *tuneFlags) prepare(e *env, set map[string]bool, vllmArgs []string) (r *
 	} else if r, err = f.runner(e, set, vllmArgs); err != nil {
 		return nil, false, err
 	}
+	f.saveFlags.keep(e)
 	if f.jsonPath != "" {
-		if err := checkWritable(f.jsonPath); err != nil {
+		if err := checkWritable(f.jsonPath, &f.kept); err != nil {
 			return nil, fromFile, usagef("%v", err)
 		}
 	}
@@ -209,7 +209,7 @@ func (f *tuneFlags) finish(e *env, r *tune.Runner, res *tune.Result, runErr erro
 		}
 	}
 	if f.jsonPath != "" {
-		if err := safefile.Write(f.jsonPath, doc.Write); err != nil {
+		if err := f.kept.Write(f.jsonPath, doc.Write); err != nil {
 			errs = append(errs, err)
 		} else {
 			fmt.Fprintf(e.stderr, "wrote %s\n", f.jsonPath)

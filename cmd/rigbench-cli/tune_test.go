@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -303,4 +305,35 @@ func TestTuneLaunchSimulatorImage(t *testing.T) {
 			t.Errorf("container %s of the sweep left behind", c.ID[:12])
 		}
 	}
+}
+
+// A sweep over more variants than MaxVariants is refused at once with a
+// sentence naming the cap, instead of building a grid of 10⁸ launches.
+func TestTuneRefusesTooManyVariants(t *testing.T) {
+	values := func(from int) string {
+		var b strings.Builder
+		for i := range 10000 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprint(&b, from+i)
+		}
+		return b.String()
+	}
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }}
+	args := []string{"tune", "--demo", "--vary", "max-model-len=" + values(1024), "--vary", "max-num-batched-tokens=" + values(2048),
+		"--contexts", "1K", "--concurrency", "1", "--no-save"}
+	code := executeWithin(t, context.Background(), e, args, 20*time.Second)
+	want := fmt.Sprintf("at most %d variants", tune.MaxVariants)
+	if code != 2 || !strings.Contains(errb.String(), want) || !strings.Contains(errb.String(), "100000000") {
+		t.Errorf("exit %d, stderr %q; want 2 and a sentence with %q and the count", code, cut(errb.String(), 400), want)
+	}
+}
+
+func cut(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }

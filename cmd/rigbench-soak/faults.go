@@ -27,6 +27,10 @@ type fault struct {
 	handle func(fs *faultServer, w http.ResponseWriter, r *http.Request)
 }
 
+// mustSucceed names the faults a client must take in its stride: their row
+// is ok only when the run exits 0.
+var mustSucceed = map[string]bool{"finishes without [DONE], connection kept open": true}
+
 // faults are the server faults of the table, in its order.
 var faults = []fault{
 	{"dies mid-run", 16, func(fs *faultServer, w http.ResponseWriter, r *http.Request) {
@@ -53,6 +57,11 @@ var faults = []fault{
 	}},
 	{"omits [DONE]", 3, func(fs *faultServer, w http.ResponseWriter, r *http.Request) {
 		fs.sim.ServeHTTP(&dropDone{ResponseWriter: w}, r)
+	}},
+	{"finishes without [DONE], connection kept open", 3, func(fs *faultServer, w http.ResponseWriter, r *http.Request) {
+		fs.sim.ServeHTTP(&dropDone{ResponseWriter: w}, r)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // neither [DONE] nor EOF: the client must end the request itself
 	}},
 	{"answers 500", 3, func(_ *faultServer, w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -192,6 +201,9 @@ func (s *soak) serverFault(f fault) row {
 	ended := p.wait(ctx)
 	r := s.judge(name, p, ended, db, js)
 	r.detail = fmt.Sprintf("%d cells finished: %s", p.finished(), r.detail)
+	if mustSucceed[f.name] && r.outcome != "ok" {
+		r.outcome = "failed"
+	}
 	return r
 }
 

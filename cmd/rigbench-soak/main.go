@@ -119,6 +119,9 @@ func (s *soak) trials(kills int, docker bool) []trial {
 		trial{"history locked 12 s from the start", func() row { return s.lockedDB("history locked 12 s from the start", false) }},
 		trial{"history locked 12 s mid-run", func() row { return s.lockedDB("history locked 12 s mid-run", true) }},
 		trial{"full disk", func() row { return s.fullDisk("full disk") }},
+		trial{"--json onto the history", func() row { return s.outputOntoHistory("--json onto the history") }},
+		trial{"sweep of 10^8 variants", func() row { return s.hugeSweep("sweep of 10^8 variants") }},
+		trial{"two first opens of a new history", func() row { return s.concurrentFirstOpen("two first opens of a new history") }},
 	)
 	if docker {
 		trials = append(trials,
@@ -126,6 +129,7 @@ func (s *soak) trials(kills int, docker bool) []trial {
 			trial{"two launches on one port", func() row { return s.samePort("two launches on one port") }},
 			trial{"kill -9 of run --launch, then launch", func() row { return s.orphan("kill -9 of run --launch, then launch") }},
 			trial{"SIGTERM during launch", func() row { return s.signalLaunch("SIGTERM during launch") }},
+			trial{"served model name 'a b; c'", func() row { return s.oddServedName("served model name 'a b; c'") }},
 		)
 	}
 	return trials

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,7 +23,17 @@ type Client struct {
 	infoTimeout time.Duration
 	// personality picks request bodies that differ between servers.
 	personality Personality
+	// afterFunc runs f after d and returns a function that stops it (a
+	// seam for tests; time.AfterFunc otherwise).
+	afterFunc func(d time.Duration, f func()) (stop func() bool)
 }
+
+// withAfterFunc replaces the timer of FinishGrace (tests).
+func withAfterFunc(f func(time.Duration, func()) func() bool) Option {
+	return func(c *Client) { c.afterFunc = f }
+}
+
+func realAfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
 // DefaultInfoTimeout bounds each non-streaming request (/v1/models,
 // /version, /health, /metrics, /tokenize). They answer in milliseconds on a
@@ -107,7 +118,7 @@ func New(endpoint string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{base: u}
+	c := &Client{base: u, afterFunc: realAfterFunc}
 	WithConcurrency(DefaultConcurrency)(c)
 	for _, o := range opts {
 		o(c)
@@ -190,11 +201,62 @@ func (c *Client) getJSON(ctx context.Context, path string, v any) error {
 		return explain(err)
 	}
 	defer resp.Body.Close()
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(v); err != nil {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return explain(c.transportError(ctx, err))
+	}
+	if err := json.Unmarshal(c.scrubBytes(body), v); err != nil {
 		if err := explain(err); err != nil && errors.As(err, new(*SilentError)) {
 			return err
 		}
 		return fmt.Errorf("%s%s answered something that is not the expected JSON: %w", c.base.String(), path, err)
 	}
 	return nil
+}
+
+// RedactedKey replaces the client's API key wherever a server sent it back
+// (an error body that echoes the Authorization header, a model's name).
+const RedactedKey = "<redacted>"
+
+// scrub removes the client's API key from text the server sent: server
+// text is shown on the console and saved with the run, and the key must
+// never be.
+func (c *Client) scrub(s string) string {
+	if c.apiKey == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, c.apiKey, RedactedKey)
+}
+
+// scrubBytes is scrub for a response body.
+func (c *Client) scrubBytes(b []byte) []byte {
+	if c.apiKey == "" {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte(c.apiKey), []byte(RedactedKey))
+}
+
+// scrubErr removes the API key from the server's text in the package's
+// errors, in place, and returns err.
+func (c *Client) scrubErr(err error) error {
+	if err == nil || c.apiKey == "" {
+		return err
+	}
+	var (
+		he *HTTPError
+		pe *PromptTooLongError
+		oe *OverCapacityError
+		se *StreamError
+	)
+	switch {
+	case errors.As(err, &he):
+		he.Message = c.scrub(he.Message)
+	case errors.As(err, &pe):
+		pe.Message = c.scrub(pe.Message)
+	case errors.As(err, &oe):
+		oe.Message = c.scrub(oe.Message)
+	case errors.As(err, &se):
+		se.Reason = c.scrub(se.Reason)
+	}
+	return err
 }

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -170,4 +172,43 @@ func (c *Client) tokenize(ctx context.Context, body map[string]any, prompt strin
 		return 0, ErrNoTokens
 	}
 	return n, nil
+}
+
+// UnmarshalJSON reads a model entry with its numbers as servers write
+// them: 4096, 4096.0 or "4096". A count that is not a whole number from 0
+// to 1<<40 reads as 0 (not said), so one odd field never fails the run.
+func (m *Model) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		ID          string   `json:"id"`
+		MaxModelLen looseInt `json:"max_model_len"`
+		Meta        *struct {
+			NCtx      looseInt `json:"n_ctx"`
+			NCtxTrain looseInt `json:"n_ctx_train"`
+		} `json:"meta,omitempty"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*m = Model{ID: raw.ID, MaxModelLen: int(raw.MaxModelLen)}
+	if raw.Meta != nil {
+		m.Meta = &struct {
+			NCtx      int `json:"n_ctx"`
+			NCtxTrain int `json:"n_ctx_train"`
+		}{int(raw.Meta.NCtx), int(raw.Meta.NCtxTrain)}
+	}
+	return nil
+}
+
+// looseInt is a token count as a server may write it; see Model.UnmarshalJSON.
+type looseInt int
+
+func (n *looseInt) UnmarshalJSON(b []byte) error {
+	*n = 0
+	s := strings.Trim(string(b), `"`)
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || f < 0 || f > 1<<40 {
+		return nil
+	}
+	*n = looseInt(f)
+	return nil
 }

@@ -34,7 +34,7 @@ func (c *Client) doRetrying(req *http.Request) (*http.Response, int, error) {
 		if err == nil {
 			if resp.StatusCode/100 != 2 {
 				defer resp.Body.Close()
-				return nil, retries, statusError(resp)
+				return nil, retries, c.scrubErr(statusError(resp))
 			}
 			return resp, retries, nil
 		}

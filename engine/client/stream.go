@@ -84,6 +84,11 @@ type StreamResult struct {
 	// FinishLength is true when finish_reason was "length": the request
 	// stopped at max_tokens or, short of it, at the server's context limit.
 	FinishLength bool
+	// MissingDone is true when the choice finished (finish_reason) but
+	// the stream ended without "data: [DONE]": the connection closed, or
+	// stayed open past FinishGrace. The request counts as finished; the
+	// caller may count and name such a server.
+	MissingDone bool
 	// Retries counts the times the request was sent again after a
 	// transient connection error (MaxTransientRetries at most).
 	Retries int
@@ -124,7 +129,19 @@ func (c *Client) StreamBody(ctx context.Context, body []byte, onToken TokenFunc)
 		return res, err
 	}
 	defer resp.Body.Close()
-	err = readStream(resp.Body, &res, onToken)
+	// Once the choice has finished, the stream has FinishGrace for its
+	// usage chunk and [DONE]; then the body is closed, which ends the read
+	// of a server that keeps the connection open without [DONE].
+	var stop func() bool
+	onFinish := func() {
+		if stop == nil {
+			stop = c.afterFunc(FinishGrace, func() { resp.Body.Close() })
+		}
+	}
+	err = c.scrubErr(readStream(resp.Body, &res, onToken, onFinish))
+	if stop != nil {
+		stop()
+	}
 	res.End = time.Now()
 	if err != nil && ctx.Err() != nil {
 		return res, ctx.Err()
@@ -132,8 +149,15 @@ func (c *Client) StreamBody(ctx context.Context, body []byte, onToken TokenFunc)
 	return res, err
 }
 
-// readStream consumes an SSE completion stream into res.
-func readStream(r io.Reader, res *StreamResult, onToken TokenFunc) error {
+// FinishGrace is how long a stream whose choice has finished
+// (finish_reason) may take to send its usage chunk and [DONE] before the
+// request ends without them. vLLM sends both within milliseconds.
+const FinishGrace = 2 * time.Second
+
+// readStream consumes an SSE completion stream into res. onFinish (may be
+// nil) is called once, when the choice finishes; after that, a stream that
+// ends or breaks without [DONE] is a finished request with MissingDone set.
+func readStream(r io.Reader, res *StreamResult, onToken TokenFunc, onFinish func()) error {
 	sse := newSSEReader(r)
 	defer sse.release()
 	var (
@@ -144,7 +168,7 @@ func readStream(r io.Reader, res *StreamResult, onToken TokenFunc) error {
 	for {
 		payload, err := sse.next()
 		if err != nil {
-			if errors.Is(err, io.EOF) {
+			if errors.Is(err, io.EOF) || res.Finished {
 				break
 			}
 			return st.end(res, &StreamError{Reason: err.Error(), Err: err})
@@ -160,10 +184,16 @@ func readStream(r io.Reader, res *StreamResult, onToken TokenFunc) error {
 		if ch.isError {
 			return st.end(res, chunkError(&ch))
 		}
+		wasFinished := res.Finished
 		st.add(&ch, now, res, onToken)
+		if res.Finished && !wasFinished && onFinish != nil {
+			onFinish()
+		}
 	}
 	if done {
 		res.Finished = true
+	} else if res.Finished {
+		res.MissingDone = true
 	}
 	var err error
 	if !res.Finished {

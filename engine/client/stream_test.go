@@ -232,7 +232,7 @@ func FuzzSSE(f *testing.F) {
 				t.Fatalf("negative token count %d", n)
 			}
 			total += n
-		})
+		}, nil)
 		if res.Tokens < 0 || res.ContentChunks < 0 {
 			t.Fatalf("negative counts %+v", res)
 		}

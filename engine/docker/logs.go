@@ -59,7 +59,12 @@ func newRedactor(secrets ...string) redactor {
 	return redactor{strings.NewReplacer(pairs...)}
 }
 
-func (r redactor) apply(s string) string { return r.r.Replace(s) }
+func (r redactor) apply(s string) string {
+	if r.r == nil {
+		return s
+	}
+	return r.r.Replace(s)
+}
 
 // tail keeps the last lines of a log for error reports.
 type tail struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -17,13 +18,14 @@ func (c *Container) waitReady(ctx context.Context) error {
 	tick := time.NewTicker(c.l.poll)
 	defer tick.Stop()
 	exited := c.logsDone
+	waiting := "for /health to answer"
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-deadline.C:
 			return &Error{Kind: ErrNotReady,
-				Message: fmt.Sprintf("the server did not become ready within %s", c.l.readyTimeout),
+				Message: fmt.Sprintf("the server did not become ready within %s: it was waiting %s", c.l.readyTimeout, waiting),
 				Hint:    "read its log: a large first download may need a longer timeout"}
 		case <-exited:
 			if err := c.exitFailure(ctx); err != nil {
@@ -31,33 +33,41 @@ func (c *Container) waitReady(ctx context.Context) error {
 			}
 			exited = nil // the log stream broke but the server runs: keep polling
 		case <-tick.C:
-			if c.ready(ctx) {
+			ok, why := c.ready(ctx)
+			if ok {
 				return nil
 			}
+			waiting = why
 		}
 	}
 }
 
-// ready reports whether the server is up and serving the model.
-func (c *Container) ready(ctx context.Context) bool {
+// ready reports whether the server is up and serving the model; when it
+// is not, why says what readiness waits for ("for /v1/models to list …").
+func (c *Container) ready(ctx context.Context) (ok bool, why string) {
 	if code, _ := c.get(ctx, "/health", nil); code != http.StatusOK {
-		return false
+		return false, "for /health to answer"
 	}
 	var models struct {
 		Data []struct {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if code, err := c.get(ctx, "/v1/models", &models); code != http.StatusOK || err != nil {
-		return false
-	}
 	want := c.cfg.ServedModelName()
+	if code, err := c.get(ctx, "/v1/models", &models); code != http.StatusOK || err != nil {
+		return false, fmt.Sprintf("for /v1/models to list the model %q", want)
+	}
+	var listed []string
 	for _, m := range models.Data {
 		if m.ID == want {
-			return true
+			return true, ""
 		}
+		listed = append(listed, fmt.Sprintf("%q", c.redact.apply(m.ID)))
 	}
-	return false
+	if len(listed) == 0 {
+		return false, fmt.Sprintf("for /v1/models to list the model %q (it lists none yet)", want)
+	}
+	return false, fmt.Sprintf("for /v1/models to list the model %q, and it lists %s: check --served-model-name", want, strings.Join(listed, ", "))
 }
 
 // get fetches path with the launch's API key and decodes JSON into out.

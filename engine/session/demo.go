@@ -39,7 +39,7 @@ func DemoConfig(c vllm.LaunchConfig, speed float64) (sim.Config, error) {
 // the simulated model and the arguments, as a launch records its command
 // line; nil when there are none.
 func DemoLaunch(c vllm.LaunchConfig, s sim.Config) *rundoc.Launch {
-	args := DemoArgs(c)
+	args := vllm.RedactArgs(DemoArgs(c))
 	if len(args) == 0 {
 		return nil
 	}

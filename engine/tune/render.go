@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/internal/termtext"
 )
 
 // Table is the sweep as rows of text: a header and one row per variant
@@ -41,7 +42,9 @@ func (d *Doc) Table() (header []string, rows [][]string) {
 		if v.KVCapacityTokens > 0 {
 			kv = strconv.Itoa((v.KVCapacityTokens+512)/1024) + "K tok"
 		}
-		row := []string{mark, v.Label, string(v.Status), kv}
+		// A label read from a document may hold a newline or a control
+		// character: escaped, it stays on its row in every rendering.
+		row := []string{mark, termtext.Safe(v.Label), termtext.Safe(string(v.Status)), kv}
 		for _, k := range cells {
 			row = append(row, cellText(v.Cells, k.c, k.n))
 		}
@@ -108,10 +111,10 @@ func (d *Doc) Text(w io.Writer) error {
 			if v.Fix != "" {
 				msg += ": " + v.Fix
 			}
-			fmt.Fprintf(w, "%d: %s\n", i+1, msg)
+			fmt.Fprintf(w, "%d: %s\n", i+1, termtext.SafeLines(msg))
 		}
 	}
-	_, err := fmt.Fprintf(w, "\nVerdict: %s\n", d.Verdict)
+	_, err := fmt.Fprintf(w, "\nVerdict: %s\n", termtext.SafeLines(d.Verdict))
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -197,16 +198,60 @@ func (s Spec) Validate() error {
 		if len(d.Values) == 0 {
 			return fmt.Errorf("%s has no values to try", d.Flag)
 		}
+		// A spec read back from its file may have been edited: its
+		// dimensions meet the catalog's rules as --vary's do, so a secret
+		// or unknown flag is never varied (nor put into run names).
+		nd, err := NewDimension(d.Flag, d.Values)
+		if err != nil {
+			return err
+		}
+		if nd.Flag != d.Flag {
+			return fmt.Errorf("%s is not the catalog's name of the flag: write %s", d.Flag, nd.Flag)
+		}
 	}
 	switch s.Mode {
 	case Grid, OneAtATime:
 	default:
 		return fmt.Errorf("unknown sweep mode %q (grid or one-at-a-time)", s.Mode)
 	}
+	if n := s.Count(); n > MaxVariants {
+		hint := "vary fewer flags or fewer values"
+		if s.Mode == Grid && len(s.Dimensions) > 1 {
+			hint += ", or change one flag at a time (--one-at-a-time)"
+		}
+		return fmt.Errorf("a sweep runs at most %d variants (each one launches the server and measures every cell), and this one has %d: %s", MaxVariants, n, hint)
+	}
 	if len(s.Plan.Contexts) == 0 || len(s.Plan.Concurrency) == 0 {
 		return errors.New("the workload has no cells: give contexts and concurrency levels")
 	}
 	return s.Objective.check(s.Plan)
+}
+
+// MaxVariants is the most variants a sweep may have. Each variant launches
+// the server (a minute or more for a real model) and measures every cell,
+// so 256 is already days of card time; a spec over it is refused by
+// Validate before any variant is built.
+const MaxVariants = 256
+
+// Count is how many variants the spec asks for, found by arithmetic
+// without building them: a grid's combinations (the base is one of them or
+// comes in front), or one-at-a-time's base plus each value; duplicates are
+// merged later, so Variants may list fewer. A grid too large for an int
+// counts as math.MaxInt.
+func (s Spec) Count() int {
+	n := 1
+	for _, d := range s.Dimensions {
+		k := max(1, len(d.Values))
+		switch {
+		case s.Mode == OneAtATime:
+			n += k
+		case n > math.MaxInt/k:
+			return math.MaxInt
+		default:
+			n *= k
+		}
+	}
+	return n
 }
 
 // Variants lists the sweep's launches, the base first. Grid is every

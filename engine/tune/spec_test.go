@@ -2,10 +2,14 @@ package tune_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/tune"
@@ -253,5 +257,116 @@ func TestSpecFileKeepsNoSecrets(t *testing.T) {
 	}
 	if _, err := tune.LoadSpec(dir, "0000ffff"); err == nil || !strings.Contains(err.Error(), "no sweep 0000ffff") {
 		t.Errorf("a missing sweep: %v", err)
+	}
+}
+
+// A hand-edited spec is checked against the flag catalog as --vary is: a
+// dimension on a secret or unknown flag, or a value the catalog refuses,
+// is refused on resume, so a key can never reach the variants' run names.
+func TestResumedSpecIsCheckedAgainstTheCatalog(t *testing.T) {
+	dir := t.TempDir()
+	plan := rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{4}, DurationS: 30, MaxOutput: 64}
+	o, _ := tune.ParseObjective("total-tok-s", plan)
+	for _, d := range []tune.Dimension{
+		{Flag: "--api-key", Values: []string{"sk-SECRETKEY", "b"}},
+		{Flag: "--no-such-flag", Values: []string{"1", "2"}},
+		{Flag: "--max-num-seqs", Values: []string{"-3", "8"}},
+	} {
+		spec := tune.Spec{ID: tune.NewID(), Base: vllm.LaunchConfig{Model: "m"}, Mode: tune.Grid, Plan: plan, Objective: o,
+			Target: tune.TargetDemo, Dimensions: []tune.Dimension{d}}
+		data, _ := json.Marshal(spec)
+		if err := os.WriteFile(filepath.Join(dir, spec.ID+".json"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tune.LoadSpec(dir, spec.ID); err == nil || !strings.Contains(err.Error(), d.Flag) {
+			t.Errorf("a spec varying %s %v: %v, want a refusal naming the flag", d.Flag, d.Values, err)
+		}
+	}
+}
+
+// A sweep is bounded: more variants than MaxVariants is refused with a
+// sentence naming the cap and the count, found by arithmetic (10⁸ here),
+// never by building the grid.
+func TestSpecCapsTheVariantCount(t *testing.T) {
+	plan := rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{4}, DurationS: 30, MaxOutput: 64}
+	o, _ := tune.ParseObjective("total-tok-s", plan)
+	many := func(from int) []string {
+		out := make([]string, 10000)
+		for i := range out {
+			out[i] = strconv.Itoa(from + i)
+		}
+		return out
+	}
+	spec := tune.Spec{ID: tune.NewID(), Base: vllm.LaunchConfig{Model: "m"}, Mode: tune.Grid, Plan: plan, Objective: o, Target: tune.TargetDemo,
+		Dimensions: []tune.Dimension{{Flag: "--max-model-len", Values: many(1024)}, {Flag: "--max-num-batched-tokens", Values: many(2048)}}}
+	err := spec.Validate()
+	if err == nil || !strings.Contains(err.Error(), strconv.Itoa(tune.MaxVariants)) || !strings.Contains(err.Error(), "100000000") {
+		t.Fatalf("Validate: %v; want a refusal naming the cap %d and the count", err, tune.MaxVariants)
+	}
+	spec.Mode = tune.OneAtATime // 20,000 variants, still too many
+	if err := spec.Validate(); err == nil {
+		t.Errorf("one-at-a-time with 20000 variants was accepted")
+	}
+	spec.Dimensions = []tune.Dimension{{Flag: "--max-num-seqs", Values: many(1)[:tune.MaxVariants-1]}}
+	if err := spec.Validate(); err != nil {
+		t.Errorf("a sweep of %d variants was refused: %v", tune.MaxVariants, err)
+	}
+}
+
+// A spec file that is not a regular file (a FIFO nobody writes to) is
+// refused at once instead of blocking the resume, and Ctrl-C with it.
+func TestLoadSpecRefusesAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	const id = "0123abcd"
+	if err := syscall.Mkfifo(filepath.Join(dir, id+".json"), 0o600); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := tune.LoadSpec(dir, id); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("LoadSpec of a FIFO: %v, want a refusal", err)
+		}
+	case <-time.After(20 * time.Second): // a bound for a broken build only
+		t.Fatal("LoadSpec blocked on a FIFO")
+	}
+}
+
+// A spec over MaxDocBytes is refused naming the limit, not as "EOF".
+func TestLoadSpecNamesTheSizeLimit(t *testing.T) {
+	dir := t.TempDir()
+	const id = "0123abcd"
+	f, err := os.Create(filepath.Join(dir, id+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"sweep_id":"0123abcd","notes":"`)
+	f.Truncate(tune.MaxDocBytes + 1) // sparse: cheap to make
+	f.Close()
+	if _, err := tune.LoadSpec(dir, id); err == nil || !strings.Contains(err.Error(), "16 MiB") {
+		t.Errorf("LoadSpec of a 16 MiB+1 spec: %v, want the limit named", err)
+	}
+}
+
+// A label with a newline or an escape (a hand-edited sweep document) stays
+// on its row of the table, escaped, in every rendering and on the terminal.
+func TestSweepTableLabelsStayOnOneLine(t *testing.T) {
+	d := &tune.Doc{SweepID: "0123abcd", Plan: rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{1}},
+		Variants: []tune.DocVariant{{Label: "your flags", Status: tune.Measured}, {Label: "--x 1\n--y \x1b[2J2", Status: tune.Measured}}}
+	_, rows := d.Table()
+	for _, r := range rows {
+		for _, c := range r {
+			if strings.ContainsAny(c, "\n\x1b") {
+				t.Errorf("table cell %q holds a newline or ESC", c)
+			}
+		}
+	}
+	var b strings.Builder
+	if err := d.Text(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "\x1b") || strings.Contains(b.String(), "\n--y") {
+		t.Errorf("Text:\n%s", b.String())
 	}
 }

@@ -66,10 +66,24 @@ func LoadSpec(dir, id string) (Spec, error) {
 	if err := CheckID(id); err != nil {
 		return Spec{}, err
 	}
-	f, err := os.Open(filepath.Join(dir, id+".json"))
+	path := filepath.Join(dir, id+".json")
+	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Spec{}, fmt.Errorf("no sweep %s was started with this history (its spec is not in %s)", id, dir)
 	}
+	if err != nil {
+		return Spec{}, err
+	}
+	// SaveSpec writes a regular file. Anything else (a FIFO, a device)
+	// could block the open or the read for as long as nobody writes to it,
+	// and Ctrl-C with it, so it is refused before it is opened.
+	if !fi.Mode().IsRegular() {
+		return Spec{}, fmt.Errorf("the spec of sweep %s (%s) is not a regular file: remove it, or start a new sweep", id, path)
+	}
+	if fi.Size() > MaxDocBytes {
+		return Spec{}, fmt.Errorf("the spec of sweep %s is %d MiB, more than the %d MiB a spec may have: it is not one RigBench wrote", id, fi.Size()>>20, MaxDocBytes>>20)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return Spec{}, err
 	}
@@ -122,7 +136,7 @@ func withoutSecrets(c vllm.LaunchConfig) vllm.LaunchConfig {
 	var extra []string
 	for i := 0; i < len(c.Extra); i++ {
 		name, _, hasValue := strings.Cut(c.Extra[i], "=")
-		if name == "--api-key" || name == "--hf-token" || name == "--token" {
+		if vllm.SecretOption(name) {
 			if !hasValue {
 				i++ // its value
 			}

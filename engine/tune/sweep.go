@@ -121,6 +121,13 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		r.Hardware = &snap
 	}
 	if r.SpecDir != "" {
+		// A resume continues the sweep as it was kept; other flags would
+		// skip variants measured under other conditions.
+		if kept, err := LoadSpec(r.SpecDir, r.Spec.ID); err == nil && r.History != nil {
+			if err := r.Spec.Matches(kept); err != nil {
+				return nil, err
+			}
+		}
 		if err := SaveSpec(r.SpecDir, r.Spec); err != nil {
 			return nil, err
 		}

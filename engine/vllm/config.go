@@ -145,13 +145,14 @@ func (c LaunchConfig) Token(getenv func(string) string) string {
 	return ""
 }
 
-// ServedModelName is the name the server lists in /v1/models: the first
-// --served-model-name when set, else the model id.
+// ServedModelName is the name the server lists in /v1/models: the
+// --served-model-name when set, else the model id. The value is one word
+// of the command line (RigBench passes it to the container as one
+// argument), and vLLM serves that whole word, spaces and all: "a b; c" is
+// listed as "a b; c", never as "a".
 func (c LaunchConfig) ServedModelName() string {
-	if v, ok := c.Get("--served-model-name"); ok {
-		if f := strings.Fields(v); len(f) > 0 {
-			return f[0]
-		}
+	if v, ok := c.Get("--served-model-name"); ok && strings.TrimSpace(v) != "" {
+		return v
 	}
 	return c.Model
 }

@@ -21,7 +21,9 @@ func Quote(s string) string {
 		}
 		return "~/" + Quote(rest)
 	}
-	if isBareWord(s) {
+	// A leading "=" is zsh's path expansion (=cmd), so only later ones
+	// stay bare.
+	if isBareWord(s) && s[0] != '=' {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -1,6 +1,7 @@
 package vllm
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,14 +49,21 @@ func optionArgs(name, value string) []string {
 // extraArgs renders Extra, hiding the values of secret-carrying options
 // when redact is set.
 func (c LaunchConfig) extraArgs(redact bool) []string {
-	out := make([]string, len(c.Extra))
-	copy(out, c.Extra)
 	if !redact {
-		return out
+		return slices.Clone(c.Extra)
 	}
+	return RedactArgs(c.Extra)
+}
+
+// RedactArgs returns a copy of args with the value of every secret option
+// (SecretOption) replaced by Redacted, whether it is the next word or
+// follows "=". It is the one redaction of argument lists: every rendering
+// meant for people, the run record and the sweep's kept spec use it.
+func RedactArgs(args []string) []string {
+	out := slices.Clone(args)
 	for i := 0; i < len(out); i++ {
 		name, _, hasValue := strings.Cut(out[i], "=")
-		if !secretOption[name] {
+		if !SecretOption(name) {
 			continue
 		}
 		if hasValue {
@@ -68,7 +76,23 @@ func (c LaunchConfig) extraArgs(redact bool) []string {
 	return out
 }
 
-// secretOption names options outside the catalog whose value is a secret.
+// SecretOption reports whether the option spelled name carries a secret:
+// a catalog flag marked Secret, or --api-key, --hf-token or --token. The
+// name is normalised first as vLLM's argparse reads it (and the simulator
+// does): "--api_key" is "--api-key", so no spelling slips past.
+func SecretOption(name string) bool {
+	if !strings.HasPrefix(name, "-") {
+		return false
+	}
+	n := "--" + strings.ReplaceAll(strings.TrimLeft(name, "-"), "_", "-")
+	if f, _, ok := Lookup(n); ok && f.Secret {
+		return true
+	}
+	return secretOption[n]
+}
+
+// secretOption names options outside the catalog whose value is a secret,
+// in their dashed spelling.
 var secretOption = map[string]bool{"--api-key": true, "--hf-token": true, "--token": true}
 
 // secretEnvName reports whether an environment variable probably holds a

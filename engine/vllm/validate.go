@@ -46,6 +46,8 @@ func (c LaunchConfig) Validate() []FieldError {
 		add(SeverityError, "model", "Choose a model: enter its Hugging Face id, such as Qwen/Qwen2.5-1.5B-Instruct.")
 	} else if strings.ContainsAny(c.Model, " \t\n") {
 		add(SeverityError, "model", "The model id %q contains spaces: a Hugging Face id looks like owner/name.", c.Model)
+	} else if hasControl(c.Model) {
+		add(SeverityError, "model", "The model id %s contains a control character: retype it.", strconv.QuoteToASCII(c.Model))
 	}
 	if strings.ContainsAny(c.Image, " \t\n:@") {
 		add(SeverityError, "image", "The image name %q is not valid: use a name like vllm/vllm-openai and put the tag in the tag field.", c.Image)
@@ -65,6 +67,14 @@ func (c LaunchConfig) Validate() []FieldError {
 	img, known := c.ImageVersion()
 	for _, fv := range c.Flags {
 		out = append(out, validateFlag(fv, img, known)...)
+		if hasControl(fv.Value) {
+			add(SeverityError, fv.Name, "The value of %s contains a control character (%s): retype it.", fv.Name, strconv.QuoteToASCII(fv.Value))
+		}
+	}
+	for _, a := range c.Extra {
+		if hasControl(a) {
+			add(SeverityError, "extra", "The argument %s contains a control character: retype it.", strconv.QuoteToASCII(a))
+		}
 	}
 	out = append(out, c.crossChecks()...)
 	slices.SortStableFunc(out, func(a, b FieldError) int {
@@ -77,6 +87,13 @@ func (c LaunchConfig) Validate() []FieldError {
 		return 1
 	})
 	return out
+}
+
+// hasControl reports a C0 control (other than tab), DEL or C1 control in
+// s: typed by mistake (ESC, BEL), it would act on a terminal that shows
+// the command and mean nothing to vLLM.
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\t' || r >= 0x7f && r <= 0x9f })
 }
 
 var gpuList = regexp.MustCompile(`^(\d+|GPU-[0-9a-fA-F-]+|MIG-[0-9a-zA-Z/-]+)(,(\d+|GPU-[0-9a-fA-F-]+|MIG-[0-9a-zA-Z/-]+))*$`)

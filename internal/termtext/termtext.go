@@ -3,7 +3,7 @@
 // error messages from servers, log lines from containers: any of them may
 // hold ESC (which starts a terminal control sequence: move the cursor, set
 // the window title, on some terminals write files), BEL, NUL or a
-// bidirectional override that reorders what the user reads. Every terminal
+// bidirectional override or mark, or a zero-width character, that reorders or hides what the user reads. Every terminal
 // output of the CLI passes such text through Safe or SafeLines, which show
 // those characters escaped, Go style (\x1b, \a, \x00, \u202e), instead of
 // letting the terminal act on them.
@@ -64,10 +64,14 @@ func clean(s string, lines bool) bool {
 }
 
 // needsEscape reports the runes a terminal acts on rather than shows: C0
-// and C1 controls, DEL, and the bidirectional embeddings, overrides and
-// isolates (U+202A–U+202E, U+2066–U+2069) that reorder the text around them.
+// and C1 controls, DEL, the bidirectional embeddings, overrides and
+// isolates (U+202A–U+202E, U+2066–U+2069) and marks (LRM U+200E, RLM
+// U+200F, ALM U+061C) that reorder the text around them, and the invisible
+// zero-width characters (U+200B–U+200D, word joiner U+2060, BOM U+FEFF)
+// that hide a difference between two names that look the same.
 func needsEscape(r rune) bool {
-	return r < 0x20 || r >= 0x7f && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+	return r < 0x20 || r >= 0x7f && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 ||
+		r >= 0x200b && r <= 0x200f || r == 0x061c || r == 0x2060 || r == 0xfeff
 }
 
 // quoteRune writes r as Go would in a string literal: \a \b \f \n \r \t \v,

@@ -61,3 +61,21 @@ func FuzzSafe(f *testing.F) {
 		}
 	})
 }
+
+// The invisible direction marks (LRM, RLM, ALM) and the zero-width
+// characters hide or reorder what the user reads: they are escaped too.
+func TestInvisibleMarksAreEscaped(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"a\u200eb", `a\u200eb`}, // LRM
+		{"a\u200fb", `a\u200fb`}, // RLM
+		{"a\u061cb", `a\u061cb`}, // ALM
+		{"a\u200bb", `a\u200bb`}, // zero-width space
+		{"a\u200cb\u200db", `a\u200cb\u200db`},
+		{"a\u2060b\ufeffb", `a\u2060b\ufeffb`},
+		{"café", "café"},
+	} {
+		if got := termtext.Safe(c.in); got != c.want {
+			t.Errorf("Safe(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
