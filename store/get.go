@@ -150,7 +150,7 @@ SELECT id, phase, context, concurrency, status, reason, prompt_tok_s, prompt_tok
 	per_request_tok_s, ttft_ms, tbt_ms, ttft_p90_ms, ttft_p99_ms, tbt_p90_ms, tbt_p99_ms, avg_active,
 	completed_requests, output_tokens, measured_s, token_count_source, chunk_tokens, token_count_mismatch,
 	server_stats, gpu_stats, energy_j_per_token, started_at, window_start,
-	prompt_tok_s_ci95, total_tok_s_ci95, per_request_tok_s_ci95, ttft_ms_ci95, tbt_ms_ci95, checks
+	prompt_tok_s_ci95, total_tok_s_ci95, per_request_tok_s_ci95, ttft_ms_ci95, tbt_ms_ci95, checks, window
 FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, err
@@ -164,6 +164,7 @@ FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 			phase, status    string
 			mismatch         int
 			srv, gpu, checks sql.NullString
+			window           sql.NullString
 			started, windowS sql.NullInt64
 		)
 		if err := rows.Scan(&id, &phase, &c.Context, &c.Concurrency, &status, &c.Reason, &c.PromptTokS,
@@ -171,7 +172,7 @@ FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 			&c.TBTP90Ms, &c.TBTP99Ms, &c.AvgActive, &c.CompletedRequests, &c.OutputTokens, &c.MeasuredS,
 			&c.TokenCountSource, &c.ChunkTokens, &mismatch, &srv, &gpu, &c.EnergyJPerToken, &started,
 			&windowS, &c.PromptTokSCI95, &c.TotalTokSCI95, &c.PerRequestTokSCI95, &c.TTFTMsCI95,
-			&c.TBTMsCI95, &checks); err != nil {
+			&c.TBTMsCI95, &checks, &window); err != nil {
 			return nil, err
 		}
 		c.Phase, c.Status, c.TokenCountMismatch = rundoc.Phase(phase), rundoc.Status(status), mismatch != 0
@@ -183,6 +184,9 @@ FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 			}
 		}
 		if err := fromJSONCol("checks", checks, &c.CellChecks); err != nil {
+			return nil, err
+		}
+		if err := fromJSONCol("window", window, &c.CellWindow); err != nil {
 			return nil, err
 		}
 		if gpu.Valid {

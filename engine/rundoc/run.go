@@ -215,11 +215,6 @@ type Cell struct {
 	TBTP90Ms           float64 `json:"tbt_p90_ms,omitempty"`
 	TBTP99Ms           float64 `json:"tbt_p99_ms,omitempty"`
 	AvgActive          float64 `json:"avg_active,omitempty"`
-	// ChunkGapMs is RigBench's own figure beside TBT: the median gap
-	// between consecutive content chunks inside the window, each divided
-	// by the tokens its chunk carried (the tbt_ms of runs before steady
-	// state). tbt_ms is the seed tool's inter-token latency per request.
-	ChunkGapMs float64 `json:"chunk_gap_ms,omitempty"`
 
 	CompletedRequests int     `json:"completed_requests,omitempty"`
 	OutputTokens      int     `json:"output_tokens,omitempty"`
@@ -233,6 +228,7 @@ type Cell struct {
 	ChunkTokens        int  `json:"chunk_tokens,omitempty"`
 	TokenCountMismatch bool `json:"token_count_mismatch,omitempty"`
 	CellChecks
+	CellWindow
 
 	// ServerStats summarises the /metrics samples; nil when the server has no
 	// metrics (figures unavailable, not zero).
@@ -244,18 +240,6 @@ type Cell struct {
 
 	ServerSamples []ServerSample       `json:"server_samples,omitempty"`
 	GPUSamples    []hardware.GPUSample `json:"gpu_samples,omitempty"`
-
-	// RampS is how long (card seconds) the cell took from the first send
-	// to the window's opening: the ramp to steady state, excluded from
-	// total tok/s (0 for windows that opened at the first send).
-	RampS float64 `json:"ramp_s,omitempty"`
-	// Readiness says what held when the window opened ("16/16 streams
-	// producing, running 16, waiting 0"), or, with WarmupTimedOut, what
-	// did not ("running_reqs=5/16, queue_reqs=11").
-	Readiness string `json:"readiness,omitempty"`
-	// WarmupTimedOut is true when steady state did not come within
-	// SteadyLimit and the window opened anyway.
-	WarmupTimedOut bool `json:"warmup_timed_out,omitempty"`
 
 	StartedAt time.Time `json:"started_at,omitzero"`
 	// WindowStart is when the decode window opened: at steady state, RampS
@@ -291,4 +275,26 @@ type ServerStats struct {
 	PrefixHitRate float64 `json:"prefix_hit_rate,omitempty"`
 	// Preemptions is Δ of vllm:num_preemptions_total over the window.
 	Preemptions float64 `json:"preemptions,omitempty"`
+}
+
+// CellWindow is how a decode cell's window opened (METHOD.md: Decode
+// cells, step 3) and RigBench's own chunk-gap figure: fields of runs with
+// steady-state windows, zero (and absent from JSON) in older ones.
+type CellWindow struct {
+	// RampS is how long (card seconds) the cell took from the first send
+	// to the window's opening: the ramp to steady state, excluded from
+	// total tok/s (0 for windows that opened at the first send).
+	RampS float64 `json:"ramp_s,omitempty"`
+	// Readiness says what held when the window opened
+	// ("streams_with_tokens=16/16, running_reqs=16/16, queue_reqs=0"), or,
+	// with WarmupTimedOut, what did not.
+	Readiness string `json:"readiness,omitempty"`
+	// WarmupTimedOut is true when steady state did not come within
+	// SteadyLimit and the window opened anyway.
+	WarmupTimedOut bool `json:"warmup_timed_out,omitempty"`
+	// ChunkGapMs is RigBench's own figure beside TBT: the median gap
+	// between consecutive content chunks inside the window, each divided
+	// by the tokens its chunk carried (the tbt_ms of runs before steady
+	// state). tbt_ms is the seed tool's inter-token latency per request.
+	ChunkGapMs float64 `json:"chunk_gap_ms,omitempty"`
 }
