@@ -29,7 +29,7 @@ func WriteMarkdown(w io.Writer, r *rundoc.Run) error {
 	mdMatrix(b, r)
 	mdPrefill(b, r)
 	mdMeasurements(b, r)
-	fmt.Fprintf(b, "\n---\nMeasured with RigBench (%s). Decode cells keep N requests in flight for a fixed window and count only tokens received inside it; prefill cells time one uncached prompt (prompt tok/s = prompt tokens / TTFT).\n", rundoc.Schema)
+	fmt.Fprintf(b, "\n---\nMeasured with RigBench (%s). Decode cells keep N requests in flight, open their window once every stream is producing (steady state) and count only tokens received inside it; prefill cells time one uncached prompt (prompt tok/s = prompt tokens / TTFT).\n", rundoc.Schema)
 	return b.Flush()
 }
 
@@ -154,6 +154,8 @@ func mdPlan(b *bufio.Writer, p *rundoc.Plan) {
 	fmt.Fprintf(b, "- Concurrency: %s\n", ints(p.Concurrency))
 	fmt.Fprintf(b, "- Prefill contexts: %s\n", labels(p.PrefillContexts))
 	fmt.Fprintf(b, "- Window per decode cell: %s\n", cmp.Or(p.WindowLabel(), "n/a"))
+	fmt.Fprintf(b, "- Windows open: %s\n", p.OpeningLabel())
+	fmt.Fprintf(b, "- Prompts: %s\n", p.PromptsLabel())
 	fmt.Fprintf(b, "- Max output per request: %s\n", intOrNA(p.MaxOutput))
 }
 

@@ -31,7 +31,7 @@ func jsonioFullRun() *rundoc.Run {
 		Plan: rundoc.Plan{
 			Contexts: []int{0, 16384}, Concurrency: []int{1, 2}, PrefillContexts: []int{8192},
 			DurationS: 30, MaxOutput: 8192, KVCapacityOverride: 100000, SimSpeed: 20,
-			Window: rundoc.WindowAuto, Precision: 0.01,
+			Window: rundoc.WindowAuto, Precision: 0.01, WindowOpens: rundoc.OpensSteady, Prompts: rundoc.PromptsShared,
 		},
 		Hardware: &hardware.Snapshot{
 			GPUs: []hardware.GPU{{
@@ -82,6 +82,8 @@ func jsonioFullRun() *rundoc.Run {
 				CellChecks: rundoc.CellChecks{RetriedRequests: 2, NeverStarted: 1, EndedByLength: 1, IdleWaitS: 0.25,
 					ServerOutputTokens: 2840, CheckedOutputTokens: 2834, ServerTokenDiffPct: 0.21, ServerPromptTokens: 24,
 					ServerDecodeS: 59.5, ServerDecodeTokS: 47.7},
+				CellWindow: rundoc.CellWindow{RampS: 11.5, Readiness: "streams_with_tokens=2/2, running_reqs=2/2, queue_reqs=0",
+					WarmupTimedOut: true, ChunkGapMs: 20.25},
 			},
 		},
 		Error: "none, really",

@@ -89,6 +89,33 @@ func (p Plan) Opening() string {
 	return p.WindowOpens
 }
 
+// OpeningLabel names how the plan's decode windows open, for people:
+// "at steady state" or "at the first send (ramp included)".
+//
+// A plan without the field is a run measured before steady-state windows
+// (they opened at the first send) or a file that does not say (a CSV), so
+// its label says both.
+func (p Plan) OpeningLabel() string {
+	switch p.WindowOpens {
+	case OpensSteady:
+		return "at steady state"
+	case OpensFirstSend:
+		return "at the first send (ramp included)"
+	}
+	return "not recorded (RigBench's runs before steady state: at the first send)"
+}
+
+// PromptsLabel names the plan's prompt policy for people.
+func (p Plan) PromptsLabel() string {
+	switch p.Prompts {
+	case PromptsShared:
+		return "shared (one per context)"
+	case PromptsUnique:
+		return "unique (one per stream)"
+	}
+	return "not recorded (RigBench's runs before the choice: unique)"
+}
+
 // PromptPolicy returns the plan's prompt policy, reading "" as the older
 // unique-prefix policy.
 func (p Plan) PromptPolicy() string {

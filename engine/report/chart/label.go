@@ -115,6 +115,14 @@ var facts = []fact{
 		}
 		return ""
 	}},
+	{"window opening", func(r *rundoc.Run) string {
+		// Windows opened at the first send count the ramp: their figures
+		// read lower at long contexts × many streams (METHOD.md).
+		return "windows open " + r.Plan.OpeningLabel()
+	}},
+	{"prompts", func(r *rundoc.Run) string {
+		return r.Plan.PromptsLabel() + " prompts"
+	}},
 	{"server", func(r *rundoc.Run) string {
 		if r.Simulated {
 			return "simulated"
