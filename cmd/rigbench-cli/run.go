@@ -28,7 +28,7 @@ func init() {
 		name: "run",
 		usage: "run (--endpoint URL | --demo | --launch --model ID) [--api-key K] [--model NAME] " +
 			"[--contexts 0,16K,32K,64K,128K,max] [--concurrency 1,2,4,…,128] [--prefill 8K,…,128K|none] " +
-			"[--duration auto|30s] [--precision 1%] [--max-duration 30s] [--max-output 8192] [--kv-capacity TOKENS] [--json FILE] [--name NAME] " +
+			"[--duration auto|30s] [--precision 1%] [--max-duration 30s] [--prompts shared|unique] [--max-output 8192] [--kv-capacity TOKENS] [--json FILE] [--name NAME] " +
 			"[--no-save] [--db FILE] [-- vLLM flags…]",
 		summary: "Run the prefill and sustained-decode matrix against a server and print the results.",
 		run:     runRun,
@@ -41,6 +41,7 @@ type runFlags struct {
 	endpoint, apiKey, model        string
 	contexts, concurrency, prefill string
 	duration, precision            string
+	prompts                        string
 	maxDuration                    time.Duration
 	maxOutput, kvCapacity          int
 	jsonPath, name, tags, notes    string
@@ -328,11 +329,17 @@ func (f *runFlags) registerWindow(fs *flag.FlagSet) {
 	fs.StringVar(&f.duration, "duration", rundoc.WindowAuto, "length of each decode window: auto (each window stops once total tok/s is known within --precision) or a fixed length such as 30s, the seed tool's method")
 	fs.StringVar(&f.precision, "precision", "1%", "with --duration auto, the 95% uncertainty of total tok/s at which a window stops")
 	fs.DurationVar(&f.maxDuration, "max-duration", rundoc.DefaultDuration, "with --duration auto, the longest a decode window lasts")
+	fs.StringVar(&f.prompts, "prompts", rundoc.PromptsShared, "prompt policy: shared (one document per context for every stream and cell, the seed tool's, so figures compare with published runs) or unique (one per stream)")
 }
 
 // window sets the plan's window method from --duration, --precision and
 // --max-duration.
 func (f *runFlags) window(p *rundoc.Plan, set map[string]bool) error {
+	policy, err := rundoc.ParsePromptPolicy(f.prompts)
+	if err != nil {
+		return fmt.Errorf("--prompts: %w", err)
+	}
+	p.Prompts = policy
 	if d := strings.ToLower(strings.TrimSpace(f.duration)); d != rundoc.WindowAuto {
 		fixed, err := time.ParseDuration(d)
 		if err != nil || fixed < rundoc.MinDuration || fixed > rundoc.MaxDuration {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -89,6 +90,18 @@ func (p Plan) Opening() string {
 	return p.WindowOpens
 }
 
+// ParsePromptPolicy reads a prompt policy as a user types it ("shared",
+// "Unique "); "" is the default, shared.
+func ParsePromptPolicy(s string) (string, error) {
+	switch v := strings.ToLower(strings.TrimSpace(s)); v {
+	case "", PromptsShared:
+		return PromptsShared, nil
+	case PromptsUnique:
+		return PromptsUnique, nil
+	}
+	return "", fmt.Errorf("the prompt policy must be %q (one document per context, the seed tool's) or %q (one per stream), not %q", PromptsShared, PromptsUnique, s)
+}
+
 // OpeningLabel names how the plan's decode windows open, for people:
 // "at steady state" or "at the first send (ramp included)".
 //
@@ -162,6 +175,7 @@ func DefaultPlan() Plan {
 		MaxOutput:       DefaultMaxOutput,
 		Window:          WindowAuto,
 		Precision:       DefaultPrecision,
+		Prompts:         PromptsShared,
 	}
 }
 
