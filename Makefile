@@ -41,8 +41,8 @@ test:
 	$(GO) test $(TESTFLAGS) ./...
 	@echo ">> the app's journey tests (Fyne's test driver runs fyne.Do inline, which the race detector flags, so without -race)"
 	$(GO) test -count=1 ./ui/...
-	@echo ">> the simulator against the published RTX 3060 run (about 4 minutes at three speed factors; timing-sensitive, so without -race)"
-	$(GO) test -count=1 -timeout 15m -run 'TestReferenceRun' -v ./engine/bench
+	@echo ">> the simulator against the published RTX 3060 run, and steady-state windows against its ground truth (about 5 minutes; timing-sensitive, so without -race)"
+	$(GO) test -count=1 -timeout 15m -run 'TestReferenceRun|TestWindowLengthDoesNotMatter' -v ./engine/bench
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -22,13 +22,23 @@ const (
 // planForm holds the plan editor's entries.
 type planForm struct {
 	contexts, concurrency, prefill, seconds, maxOutput, kvOverride *widget.Entry
+	// prompts picks the prompt policy (METHOD.md: Prompts).
+	prompts *widget.Select
 }
+
+// Choices of the Prompts field, in the order shown.
+const (
+	promptsSharedChoice = "Shared: one per context, as published runs"
+	promptsUniqueChoice = "Unique: one per stream"
+)
 
 func newPlanForm(onChange func()) *planForm {
 	f := &planForm{
 		contexts: entry(DefaultContexts), concurrency: entry(DefaultConcurrency), prefill: entry(DefaultPrefill),
 		seconds: entry(DefaultSeconds), maxOutput: entry(DefaultMaxOutput), kvOverride: entry(""),
 	}
+	f.prompts = widget.NewSelect([]string{promptsSharedChoice, promptsUniqueChoice}, func(string) { onChange() })
+	f.prompts.SetSelected(promptsSharedChoice)
 	f.kvOverride.SetPlaceHolder("from the server")
 	f.prefill.SetPlaceHolder("none")
 	for _, e := range []*widget.Entry{f.contexts, f.concurrency, f.prefill, f.seconds, f.maxOutput, f.kvOverride} {
@@ -50,6 +60,7 @@ func (f *planForm) form() *widget.Form {
 		widget.NewFormItem("Prefill contexts", f.prefill),
 		widget.NewFormItem("Seconds per cell", f.seconds),
 		widget.NewFormItem("Max output", f.maxOutput),
+		widget.NewFormItem("Prompts", f.prompts),
 		widget.NewFormItem("KV capacity", f.kvOverride),
 	)
 }
@@ -71,6 +82,10 @@ func (f *planForm) plan() (rundoc.Plan, error) {
 	}
 	if err := readWindow(&p, f.seconds.Text); err != nil {
 		return p, err
+	}
+	p.Prompts = rundoc.PromptsShared
+	if f.prompts.Selected == promptsUniqueChoice {
+		p.Prompts = rundoc.PromptsUnique
 	}
 	if p.MaxOutput, err = rundoc.ParseTokens(f.maxOutput.Text); err != nil || p.MaxOutput <= 0 {
 		return p, fmt.Errorf("max output must be a positive token count, such as 8192")
@@ -94,6 +109,11 @@ func (f *planForm) set(p rundoc.Plan) {
 		f.seconds.SetText(strconv.FormatFloat(p.DurationS, 'f', -1, 64))
 	}
 	f.maxOutput.SetText(strconv.Itoa(p.MaxOutput))
+	if p.PromptPolicy() == rundoc.PromptsUnique && p.Prompts != "" {
+		f.prompts.SetSelected(promptsUniqueChoice)
+	} else {
+		f.prompts.SetSelected(promptsSharedChoice)
+	}
 	if p.KVCapacityOverride > 0 {
 		f.kvOverride.SetText(strconv.Itoa(p.KVCapacityOverride))
 	} else {

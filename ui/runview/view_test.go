@@ -87,3 +87,20 @@ func TestDefaultGridFitsAt1280(t *testing.T) {
 		t.Error("the default plan has no N=128 column")
 	}
 }
+
+// The Prompts field (METHOD.md: Prompts) starts on the seed tool's shared
+// policy, reads into the plan, and a restored plan keeps its policy.
+func TestPromptPolicyField(t *testing.T) {
+	test.NewTempApp(t)
+	v := runview.New(nil)
+	v.SetPlanText("0", "1", "", "10", "64")
+	if p, err := v.Plan(); err != nil || p.Prompts != rundoc.PromptsShared {
+		t.Fatalf("default plan prompts %q (%v), want %q", p.Prompts, err, rundoc.PromptsShared)
+	}
+	restored := rundoc.DefaultPlan()
+	restored.Prompts = rundoc.PromptsUnique
+	v.SetPlan(restored)
+	if p, err := v.Plan(); err != nil || p.Prompts != rundoc.PromptsUnique {
+		t.Errorf("restored plan prompts %q (%v), want %q", p.Prompts, err, rundoc.PromptsUnique)
+	}
+}
