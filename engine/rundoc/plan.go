@@ -102,6 +102,23 @@ func ParsePromptPolicy(s string) (string, error) {
 	return "", fmt.Errorf("the prompt policy must be %q (one document per context, the seed tool's) or %q (one per stream), not %q", PromptsShared, PromptsUnique, s)
 }
 
+// MethodLabel is a short name of how decode was measured, for headers:
+// "steady-state windows · shared prompts"; "" for a plan that records
+// neither (older runs, CSV imports), whose figures say nothing more.
+func (p Plan) MethodLabel() string {
+	var parts []string
+	switch p.WindowOpens {
+	case OpensSteady:
+		parts = append(parts, "steady-state windows")
+	case OpensFirstSend:
+		parts = append(parts, "windows from the first send")
+	}
+	if p.Prompts != "" {
+		parts = append(parts, p.Prompts+" prompts")
+	}
+	return strings.Join(parts, " · ")
+}
+
 // OpeningLabel names how the plan's decode windows open, for people:
 // "at steady state" or "at the first send (ramp included)".
 //

@@ -139,6 +139,9 @@ func TestHeaderGPUWording(t *testing.T) {
 		{rundoc.Run{Hardware: card}, "this computer: ", ""},
 		{rundoc.Run{Hardware: card, Launch: launched}, "RTX 3060", "this computer"},
 		{rundoc.Run{Hardware: card, Origin: rundoc.OriginImported}, "RTX 3060", "this computer"},
+		// The method is said where the run records it (issue 22).
+		{rundoc.Run{Hardware: card, Plan: rundoc.Plan{WindowOpens: rundoc.OpensSteady, Prompts: rundoc.PromptsShared}},
+			"steady-state windows · shared prompts", ""},
 	} {
 		got := results.Summary(&c.r)
 		if !strings.Contains(got, c.want) || (c.not != "" && strings.Contains(got, c.not)) {

@@ -231,6 +231,9 @@ func Summary(r *rundoc.Run) string {
 	if r.Server.KVCapacityTokens > 0 {
 		parts = append(parts, fmt.Sprintf("KV %d tokens", r.Server.KVCapacityTokens))
 	}
+	if m := r.Plan.MethodLabel(); m != "" {
+		parts = append(parts, m)
+	}
 	if !r.CreatedAt.IsZero() {
 		parts = append(parts, r.CreatedAt.Local().Format("2006-01-02 15:04"))
 	}

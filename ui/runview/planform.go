@@ -37,8 +37,11 @@ func newPlanForm(onChange func()) *planForm {
 		contexts: entry(DefaultContexts), concurrency: entry(DefaultConcurrency), prefill: entry(DefaultPrefill),
 		seconds: entry(DefaultSeconds), maxOutput: entry(DefaultMaxOutput), kvOverride: entry(""),
 	}
-	f.prompts = widget.NewSelect([]string{promptsSharedChoice, promptsUniqueChoice}, func(string) { onChange() })
+	// The callback is set after the first choice: the view is not built
+	// yet when the form is.
+	f.prompts = widget.NewSelect([]string{promptsSharedChoice, promptsUniqueChoice}, nil)
 	f.prompts.SetSelected(promptsSharedChoice)
+	f.prompts.OnChanged = func(string) { onChange() }
 	f.kvOverride.SetPlaceHolder("from the server")
 	f.prefill.SetPlaceHolder("none")
 	for _, e := range []*widget.Entry{f.contexts, f.concurrency, f.prefill, f.seconds, f.maxOutput, f.kvOverride} {
