@@ -92,7 +92,7 @@ func referenceLoss(ref []refCell, got []cellResult) float64 {
 			e = math.Log(g.totalTokS / r.totalTokS)
 			if r.ttftMs > 0 && g.ttftMs > 0 {
 				te := math.Log(g.ttftMs / r.ttftMs)
-				sum += 0.3*te*te + 2*math.Pow(math.Max(0, math.Abs(te)-0.18), 2)
+				sum += 0.6*te*te + 4*math.Pow(math.Max(0, math.Abs(te)-0.15), 2)
 			}
 			for _, p := range [][2]float64{{g.perRequestTokS, r.perReqTokS}, {g.tbtMs, r.tbtMs}} {
 				pe := 3.0

@@ -205,7 +205,9 @@ func (h *harness) decode(ctx, n int, d float64, m int) cellResult {
 	for i := range streams {
 		send(i, start)
 	}
-	var pre0, q0, hit0 int64
+	// Preemptions and prefix hits count over the cell, ramp included: with
+	// long streams every request is admitted before the window opens.
+	pre0, q0, hit0 := h.c.count.preemptions, h.c.count.prefixQueries, h.c.count.prefixHits
 	active, tokens, received := 0.0, 0, 0
 	on := func(e emission) {
 		now := h.c.now
@@ -263,7 +265,6 @@ func (h *harness) decode(ctx, n int, d float64, m int) cellResult {
 			break
 		}
 	}
-	pre0, q0, hit0 = h.c.count.preemptions, h.c.count.prefixQueries, h.c.count.prefixHits
 	waitingRun, sustained := 0, false
 	for k := 1; float64(k) < d; k++ {
 		h.advance(open+float64(k), on)

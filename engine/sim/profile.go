@@ -35,7 +35,7 @@ import (
 // seed tool's definitions, by which the reference was measured). The old
 // fit, made under first-send windows, had a batch exponent of 0.79 to make
 // up for the ramp inside the window; without it the batch's attention is
-// nearly linear, and the intake stall explains the published per-request
+// closer to linear (0.91), and the intake stall explains the published per-request
 // rates that lie below the steady rate per stream.
 type Profile struct {
 	// Name selects the profile (ProfileByName).
@@ -148,17 +148,17 @@ func DefaultProfile() Profile {
 		DefaultGPUMemoryUtilization: 0.9,
 		DefaultMaxNumSeqs:           256,
 		DefaultMaxNumBatchedTokens:  2048,
-		StepBaseS:                   0.02014,
-		DecodePerSeqS:               0.000432,
-		DecodePerContextTokenS:      0.1027e-6,
-		DecodeContextQuadS:          2.45e-13,
-		DecodeBatchExponent:         0.984,
-		PrefillPerTokenS:            221.2e-6,
-		PrefillAttentionS:           0.011162e-6,
-		APIBaseS:                    0.1685,
-		APILogS:                     0.4008,
-		APILogTokens:                1020,
-		APIStallShare:               0.820,
+		StepBaseS:                   0.01976,
+		DecodePerSeqS:               0.000457,
+		DecodePerContextTokenS:      0.1264e-6,
+		DecodeContextQuadS:          1.061e-13,
+		DecodeBatchExponent:         0.913,
+		PrefillPerTokenS:            211.8e-6,
+		PrefillAttentionS:           0.011526e-6,
+		APIBaseS:                    0.1661,
+		APILogS:                     0.3276,
+		APILogTokens:                467.8,
+		APIStallShare:               0.802,
 		LoadSeconds:                 38.4,
 		NaturalMinTokens:            24,
 		NaturalMaxTokens:            480,
