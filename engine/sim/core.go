@@ -96,7 +96,10 @@ type core struct {
 	now  float64 // simulated seconds
 
 	apiFree float64 // when the serial API server is next free
-	api     []*seq  // in the API server, by readyAt
+	// stalls are the spans, in order, in which the engine takes a request
+	// in and runs no step (Profile.APIStallShare).
+	stalls  []span
+	api     []*seq // in the API server, by readyAt
 	waiting []*seq
 	running []*seq
 	// leftWaiting is how many requests the last schedule left waiting.
@@ -123,8 +126,12 @@ func (c *core) add(s *seq, at float64) {
 	}
 	s.arrival = at
 	start := math.Max(at, c.apiFree)
-	s.readyAt = start + c.prof.apiCost(len(s.prompt))
+	cost := c.prof.apiCost(len(s.prompt))
+	s.readyAt = start + cost
 	c.apiFree = s.readyAt
+	if sh := c.prof.APIStallShare; sh > 0 {
+		c.stalls = append(c.stalls, span{s.readyAt - min(sh, 1)*cost, s.readyAt})
+	}
 	s.state = stateAPI
 	s.hashes = blockHashes(s.prompt, c.lim.blockSize, s.salt)
 	c.api = append(c.api, s)
@@ -374,10 +381,32 @@ func (c *core) stepCost(work []chunk) float64 {
 	return t
 }
 
+// span is an interval of simulated time.
+type span struct{ from, to float64 }
+
+// skipStalls moves the clock past a stall the present falls in: a step
+// due then starts when the request being taken in is through.
+func (c *core) skipStalls() {
+	for len(c.stalls) > 0 {
+		st := c.stalls[0]
+		switch {
+		case st.to <= c.now:
+		case st.from <= c.now:
+			c.now = st.to
+		default:
+			return
+		}
+		c.stalls = c.stalls[1:]
+	}
+}
+
 // step runs one scheduler step from the engine's present, advances the
 // clock by its cost and returns what each sequence produced. It returns nil
 // when there was nothing to do (the clock does not move then).
 func (c *core) step() []emission {
+	if c.busy() {
+		c.skipStalls()
+	}
 	c.promote()
 	work := c.schedule()
 	if len(work) == 0 {

@@ -13,14 +13,19 @@ import (
 
 // harness drives an engine core in virtual time through the steps of
 // METHOD.md, the way engine/bench's runner does over HTTP: prefill cells, then
-// decode cells with a warm-up and a fixed window of N closed-loop streams. No
-// clock, no sleeping: a whole reference plan runs in well under a second.
+// decode cells under the shared prompt policy (one document per context),
+// each with a warm-up, a ramp to steady state and a window of D seconds of N
+// closed-loop streams. No clock, no sleeping: a whole reference plan runs in
+// well under a second.
 type harness struct {
 	c      *core
 	kv     kvSizing
 	maxLen int
 	nextID int
 	seed   uint64
+	// docs is each context's shared document: the prefill cell's cold
+	// prompt at that context, else a fresh one (engine/bench/shared.go).
+	docs map[int][]uint32
 }
 
 func newHarness(t testing.TB, cfg Config) *harness {
@@ -48,7 +53,7 @@ func newHarness(t testing.TB, cfg Config) *harness {
 	if maxLen == 0 {
 		maxLen = p.ModelMaxLen
 	}
-	return &harness{c: newCore(p, lim, kv.numBlocks), kv: kv, maxLen: maxLen, seed: uint64(cfg.Seed)}
+	return &harness{c: newCore(p, lim, kv.numBlocks), kv: kv, maxLen: maxLen, seed: uint64(cfg.Seed), docs: map[int][]uint32{}}
 }
 
 // prompt makes a unique prompt of n tokens: a BOS, a per-request marker,
@@ -111,24 +116,55 @@ type cellResult struct {
 	ctx, n           int
 	status           string
 	totalTokS        float64
+	perRequestTokS   float64
 	promptTokS       float64
 	ttftMs           float64
+	tbtMs            float64
 	avgActive        float64
+	rampS            float64
+	warmupTimedOut   bool
 	waitingMax       int
 	tokens           int
 	preemptions      int64
 	prefixHitPercent float64
 }
 
-// prefill runs one prefill cell: a fresh prompt, max_tokens 1.
+// prefill runs one prefill cell: a fresh prompt, max_tokens 1. The first
+// prompt sent cold at a context becomes that context's shared document.
 func (h *harness) prefill(ctx int) cellResult {
-	r := h.request(h.prompt(ctx), 1)
+	p := h.prompt(ctx)
+	if _, ok := h.docs[ctx]; !ok {
+		h.docs[ctx] = p
+	}
+	r := h.request(p, 1)
 	h.runAll([]*seq{r})
 	ttft := r.firstTokenAt - r.arrival
 	return cellResult{phase: "prefill", ctx: ctx, n: 1, status: "Valid", ttftMs: ttft * 1000, promptTokS: float64(ctx) / ttft}
 }
 
-// decode runs one decode cell (METHOD.md: plan check, warm-up, window).
+// Steady state, as engine/bench/steady.go and rundoc define it: checks every
+// second after the first send; the window opens once every condition held
+// for steadyHold without a break, and no earlier than steadyEarliest.
+const (
+	steadyCheck    = 1.0
+	steadyHold     = 3.0
+	steadyEarliest = 2.0
+)
+
+// steadyLimit is rundoc.SteadyLimit in seconds.
+func steadyLimit(ctx int) float64 {
+	switch {
+	case ctx <= 32768:
+		return 60
+	case ctx <= 65536:
+		return 120
+	default:
+		return 180
+	}
+}
+
+// decode runs one decode cell (METHOD.md: plan check, warm-up of the shared
+// prompt, ramp to steady state, window of d seconds from the opening).
 func (h *harness) decode(ctx, n int, d float64, m int) cellResult {
 	res := cellResult{phase: "decode", ctx: ctx, n: n}
 	switch {
@@ -139,55 +175,99 @@ func (h *harness) decode(ctx, n int, d float64, m int) cellResult {
 		res.status = "Over capacity"
 		return res
 	}
-	prompts := make([][]uint32, n)
-	warm := make([]*seq, n)
-	for i := range prompts {
-		prompts[i] = h.prompt(max(ctx, 8))
-		warm[i] = h.request(prompts[i], 1)
+	doc, ok := h.docs[ctx]
+	if !ok {
+		doc = h.prompt(max(ctx, 8))
+		h.docs[ctx] = doc
 	}
-	h.runAll(warm)
-	pre0, q0, hit0 := h.c.count.preemptions, h.c.count.prefixQueries, h.c.count.prefixHits
+	h.runAll([]*seq{h.request(doc, 1)})
 
-	start := h.c.now
-	end := start + d
-	type live struct {
-		s    *seq
-		sent float64
+	// Every request of the cell, ramp included: its send, first and last
+	// token and tokens, all up to the window's close.
+	type req struct {
+		s                 *seq
+		sent, first, last float64
+		tokens            int
 	}
-	streams := make([]live, n)
-	var ttfts []float64
-	active, tokens := 0.0, 0
+	var reqs []*req
+	start := h.c.now
+	open, end := math.Inf(1), math.Inf(1)
+	streams := make([]*req, n)
+	index := make(map[*seq]int, n)
 	send := func(i int, at float64) {
-		s := h.request(prompts[i], m)
+		s := h.request(doc, m)
 		h.c.add(s, at)
-		streams[i] = live{s, at}
+		r := &req{s: s, sent: at, first: -1}
+		reqs = append(reqs, r)
+		streams[i] = r
+		index[s] = i
 	}
 	for i := range streams {
 		send(i, start)
 	}
-	index := make(map[*seq]int, n)
-	for i, l := range streams {
-		index[l.s] = i
-	}
+	// Preemptions and prefix hits count over the cell, ramp included: with
+	// long streams every request is admitted before the window opens.
+	pre0, q0, hit0 := h.c.count.preemptions, h.c.count.prefixQueries, h.c.count.prefixHits
+	active, tokens, received := 0.0, 0, 0
 	on := func(e emission) {
-		if h.c.now >= end {
+		now := h.c.now
+		if now >= end {
 			return
 		}
-		tokens += e.tokens
 		i := index[e.s]
-		if e.s.output == 1 {
-			ttfts = append(ttfts, (h.c.now-streams[i].sent)*1000)
+		r := streams[i]
+		if e.tokens > 0 {
+			if r.first < 0 {
+				r.first = now
+			}
+			r.last = now
+			r.tokens += e.tokens
+			received += e.tokens
+			if now >= open {
+				tokens += e.tokens
+			}
 		}
 		if e.finished {
-			active += h.c.now - math.Max(streams[i].sent, start)
+			if now > open {
+				active += now - math.Max(r.sent, open)
+			}
 			delete(index, e.s)
-			send(i, h.c.now)
-			index[streams[i].s] = i
+			send(i, now)
+		}
+	}
+	// The ramp: check once a second of card time until steady or the limit.
+	since, lastReceived := -1.0, 0
+	limit := steadyLimit(ctx)
+	for k := 1; ; k++ {
+		at := start + float64(k)*steadyCheck
+		h.advance(at, on)
+		el := at - start
+		producing := 0
+		for _, r := range streams {
+			if r.first >= 0 {
+				producing++
+			}
+		}
+		generating := received > lastReceived
+		lastReceived = received
+		cond := producing == n && generating && h.c.waitingGauge() == 0 && len(h.c.running) >= n
+		switch {
+		case !cond:
+			since = -1
+		case since < 0:
+			since = el
+		}
+		steady := cond && el-since >= steadyHold && el >= steadyEarliest
+		if steady || el >= limit {
+			res.warmupTimedOut = !steady
+			res.rampS = el
+			open, end = at, at+d
+			break
 		}
 	}
 	waitingRun, sustained := 0, false
 	for k := 1; float64(k) < d; k++ {
-		h.advance(start+float64(k), on)
+		h.advance(open+float64(k), on)
 		w := h.c.waitingGauge()
 		res.waitingMax = max(res.waitingMax, w)
 		if w > 0 {
@@ -198,15 +278,28 @@ func (h *harness) decode(ctx, n int, d float64, m int) cellResult {
 		sustained = sustained || waitingRun >= 2
 	}
 	h.advance(end, on)
-	for _, l := range streams {
-		if l.s.state != stateDone {
-			active += end - math.Max(l.sent, start)
-			h.c.abort(l.s)
+	for _, r := range streams {
+		if r.s.state != stateDone {
+			active += end - math.Max(r.sent, open)
+			h.c.abort(r.s)
+		}
+	}
+	var ttfts, perReq, itl []float64
+	for _, r := range reqs {
+		if r.first < 0 {
+			continue
+		}
+		ttfts = append(ttfts, (r.first-r.sent)*1000)
+		if r.tokens > 1 && r.last > r.first {
+			perReq = append(perReq, float64(r.tokens-1)/(r.last-r.first))
+			itl = append(itl, 1000*(r.last-r.first)/float64(r.tokens-1))
 		}
 	}
 	res.tokens = tokens
 	res.totalTokS = float64(tokens) / d
 	res.ttftMs = median(ttfts)
+	res.perRequestTokS = median(perReq)
+	res.tbtMs = median(itl)
 	res.avgActive = active / d
 	res.preemptions = h.c.count.preemptions - pre0
 	if q := h.c.count.prefixQueries - q0; q > 0 {
@@ -243,6 +336,8 @@ type refCell struct {
 	totalTokS  float64
 	promptTokS float64 // prefill rows keep it in total_tok_s
 	ttftMs     float64
+	perReqTokS float64
+	tbtMs      float64
 }
 
 func loadReference(t testing.TB) []refCell {
@@ -262,7 +357,9 @@ func loadReference(t testing.TB) []refCell {
 		n, _ := strconv.Atoi(r[3])
 		tok, _ := strconv.ParseFloat(r[5], 64)
 		ttft, _ := strconv.ParseFloat(r[7], 64)
-		c := refCell{phase: r[0], ctx: ctx, n: n, status: r[4], totalTokS: tok, ttftMs: ttft}
+		perReq, _ := strconv.ParseFloat(r[6], 64)
+		tbt, _ := strconv.ParseFloat(r[8], 64)
+		c := refCell{phase: r[0], ctx: ctx, n: n, status: r[4], totalTokS: tok, ttftMs: ttft, perReqTokS: perReq, tbtMs: tbt}
 		if c.phase == "prefill" {
 			c.promptTokS, c.totalTokS = tok, 0
 		}
@@ -296,20 +393,24 @@ type refScore struct {
 	ttftWithin20  float64 // share of the reference's Valid decode cells with median TTFT within 20%
 	worstTTFT     float64 // worst |relative error| of those TTFTs
 	worstTTFTCell string
+	worstPerReq   float64 // worst |relative error| of Valid decode per-request tok/s and TBT
+	worstPerCell  string
 }
 
 func (s refScore) String() string {
 	return fmt.Sprintf("statuses %.1f%% (differ: %s), worst tok/s %.1f%% (%s), TTFT within 20%%: %.0f%%, worst TTFT %.1f%% (%s)",
 		100*s.statusMatch, strings.Join(s.mismatched, ", "), 100*s.worstTokS, s.worstTokCell,
-		100*s.ttftWithin20, 100*s.worstTTFT, s.worstTTFTCell)
+		100*s.ttftWithin20, 100*s.worstTTFT, s.worstTTFTCell) +
+		fmt.Sprintf(", worst per-request/TBT %.1f%% (%s)", 100*s.worstPerReq, s.worstPerCell)
 }
 
 // compareReference scores got against the reference and returns the
 // side-by-side table.
 func compareReference(ref []refCell, got []cellResult) (table string, sc refScore) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-7s %7s %4s | %-16s %-16s | %9s %9s %7s | %9s %9s %7s | %6s\n",
-		"phase", "ctx", "N", "ref status", "sim status", "ref tok/s", "sim tok/s", "diff", "ref ttft", "sim ttft", "diff", "active")
+	fmt.Fprintf(&b, "%-7s %7s %4s | %-16s %-16s | %9s %9s %7s | %9s %9s %7s | %6s %6s %7s | %6s %6s %7s | %6s %5s\n",
+		"phase", "ctx", "N", "ref status", "sim status", "ref tok/s", "sim tok/s", "diff", "ref ttft", "sim ttft", "diff",
+		"ref pr", "sim pr", "diff", "ref tbt", "sim tbt", "diff", "active", "ramp")
 	match, ttftCells, ttftGood := 0, 0, 0
 	for i, r := range ref {
 		g := got[i]
@@ -345,12 +446,29 @@ func compareReference(ref []refCell, got []cellResult) (table string, sc refScor
 				sc.worstTTFT, sc.worstTTFTCell = math.Abs(d), cell
 			}
 		}
+		prdiff, tbdiff := "", ""
+		if r.phase == "decode" && r.status == "Valid" {
+			for _, p := range []struct {
+				rv, gv float64
+				out    *string
+			}{{r.perReqTokS, g.perRequestTokS, &prdiff}, {r.tbtMs, g.tbtMs, &tbdiff}} {
+				d := math.Inf(1)
+				if p.gv > 0 {
+					d = p.gv/p.rv - 1
+					*p.out = fmt.Sprintf("%+6.1f%%", 100*d)
+				}
+				if math.Abs(d) > sc.worstPerReq {
+					sc.worstPerReq, sc.worstPerCell = math.Abs(d), cell
+				}
+			}
+		}
 		mark := " "
 		if g.status != r.status {
 			mark = "!"
 		}
-		fmt.Fprintf(&b, "%-7s %7d %4d |%s%-16s %-16s | %9.1f %9.1f %7s | %9.0f %9.0f %7s | %6.2f\n",
-			r.phase, r.ctx, r.n, mark, r.status, g.status, rv, gv, diff, r.ttftMs, g.ttftMs, tdiff, g.avgActive)
+		fmt.Fprintf(&b, "%-7s %7d %4d |%s%-16s %-16s | %9.1f %9.1f %7s | %9.0f %9.0f %7s | %6.1f %6.1f %7s | %6.1f %6.1f %7s | %6.2f %5.0f\n",
+			r.phase, r.ctx, r.n, mark, r.status, g.status, rv, gv, diff, r.ttftMs, g.ttftMs, tdiff,
+			r.perReqTokS, g.perRequestTokS, prdiff, r.tbtMs, g.tbtMs, tbdiff, g.avgActive, g.rampS)
 	}
 	sc.statusMatch = float64(match) / float64(len(ref))
 	if ttftCells > 0 {
