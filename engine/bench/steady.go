@@ -50,9 +50,8 @@ func (w *window) openWhenSteady(ctx context.Context, st *steadiness) bool {
 	st.tokens = tokens
 
 	var sample *rundoc.ServerSample
-	var at time.Time
 	if w.run.Server.HasMetrics {
-		sample, at = w.scrape(ctx)
+		sample, _ = w.scrape(ctx)
 	}
 	ok := producing == n && generating
 	var why string
@@ -84,7 +83,6 @@ func (w *window) openWhenSteady(ctx context.Context, st *steadiness) bool {
 	w.cell.WindowStart = w.clk.start.Add(w.clk.real(now)).UTC()
 	if sample != nil {
 		sample.T = 0 // the baseline: counters are measured from it
-		_ = at
 		w.baseline = sample
 	}
 	w.live.setOpen(now)
