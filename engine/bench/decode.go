@@ -373,6 +373,11 @@ func (w *window) close(reqs []request, measured time.Duration, samples []rundoc.
 	deriveServer(w.cell, samples, gpu, d)
 	classify(w.cell, t, cancelled, d)
 	w.classifyRamp()
+	reported := []int{w.cell.PromptTokens} // the warm-up's
+	for i := range reqs {
+		reported = append(reported, reqs[i].promptTokens)
+	}
+	checkPromptLength(w.cell, reported)
 }
 
 // classifyRamp words a ramp that never reached steady state (METHOD.md:

@@ -438,6 +438,7 @@ func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell
 		repeats, most = rundoc.MinPrefillRepeats, rundoc.MaxPrefillRepeats
 	}
 	var rates, ttfts []float64
+	var reported []int // prompt lengths the server counted (promptcheck.go)
 	for len(rates) < most {
 		ttft, err := r.prefillOnce(ctx, run, cell, index, total)
 		if err != nil {
@@ -445,6 +446,7 @@ func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell
 			return
 		}
 		rates, ttfts = append(rates, float64(cell.PromptTokens)/ttft), append(ttfts, ttft)
+		reported = append(reported, cell.PromptTokens)
 		if mean, half := meanCI(rates); len(rates) >= repeats && half <= rundoc.PrefillPrecision*mean {
 			break
 		}
@@ -457,6 +459,7 @@ func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell
 	cell.PromptTokSCI95 = round(half, 2)
 	cell.MeasuredS = round(ttft*float64(len(ttfts)), 3)
 	cell.CompletedRequests = len(rates)
+	checkPromptLength(cell, reported)
 }
 
 // prefillOnce sends one fresh prompt of the cell's context with max_tokens
