@@ -55,6 +55,9 @@ type request struct {
 	// finish_reason "length".
 	retries      int
 	finishLength bool
+	// missingDone: the choice finished but [DONE] never came (the client
+	// ended the request after a short grace).
+	missingDone bool
 }
 
 // capture fills rq from a finished stream's result (chunks were appended as
@@ -67,6 +70,7 @@ func (rq *request) capture(clk cardClock, res client.StreamResult, err error, ca
 	}
 	rq.done = err == nil && res.Finished
 	rq.retries, rq.finishLength = res.Retries, rq.done && res.FinishLength
+	rq.missingDone = res.MissingDone
 	if rq.done {
 		rq.usageTokens = res.Tokens
 	}

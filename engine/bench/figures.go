@@ -33,6 +33,8 @@ type tally struct {
 	// maxOutput is M: a request ended by length short of it hit the
 	// server's context limit (endedByLength).
 	maxOutput, retries, endedByLength int
+	// missingDone counts requests whose stream finished without [DONE].
+	missingDone int
 	// waits are the card ms that requests without a first token had waited
 	// when the window closed (countNeverStarted).
 	waits []float64
@@ -114,6 +116,9 @@ func (t *tally) add(rq *request) {
 		t.cutSource = weaker(t.cutSource, rq.source, len(rq.chunks) > 0)
 	}
 	t.retries += rq.retries
+	if rq.missingDone {
+		t.missingDone++
+	}
 	// Ended by length short of M, by a usage that is not below the chunk
 	// count (a usage that undercounts is flagged apart, not taken for a
 	// short stream).
@@ -261,6 +266,9 @@ func classify(c *rundoc.Cell, t *tally, cancelled bool, d float64) {
 	}
 	if c.NeverStarted > 0 && c.Status != rundoc.StatusCancelled {
 		addNote(c, fmt.Sprintf("%d of %d requests got no first token within the window (TTFT > window)", c.NeverStarted, t.requests))
+	}
+	if t.missingDone > 0 {
+		addNote(c, fmt.Sprintf("%d request(s) finished without the stream's closing [DONE]; each was ended after a short grace", t.missingDone))
 	}
 	if c.RetriedRequests > 0 {
 		addNote(c, fmt.Sprintf("%d request(s) sent again after the server closed an idle connection", c.RetriedRequests))

@@ -1,0 +1,27 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/client"
+	"github.com/rigbench/rigbench/engine/rundoc"
+)
+
+// A request whose choice finished without the closing [DONE] (the client
+// ended it after its grace, issue 23 item 7) is counted and named on the
+// cell, not passed over in silence.
+func TestMissingDoneIsNamed(t *testing.T) {
+	for _, missing := range []bool{true, false} {
+		tl := newTally(10*time.Second, 10*time.Second, 1)
+		tl.add(&request{sent: 0, ended: time.Second, done: true, missingDone: missing, source: client.SourceContinuousUsage,
+			usageTokens: 2, chunks: []chunkAt{{at: 100 * time.Millisecond, tokens: 1}, {at: 200 * time.Millisecond, tokens: 1}}})
+		c := &rundoc.Cell{Concurrency: 1}
+		derive(c, tl, 10)
+		classify(c, tl, false, 10)
+		if got := strings.Contains(c.Reason, "1 request(s) finished without the stream's closing [DONE]"); got != missing {
+			t.Errorf("missing [DONE] %v: reason %q", missing, c.Reason)
+		}
+	}
+}
