@@ -35,6 +35,9 @@ type tally struct {
 	maxOutput, retries, endedByLength int
 	// missingDone counts requests whose stream finished without [DONE].
 	missingDone int
+	// inflated is true when the usage counts more than maxTokensPerChunk
+	// tokens per content chunk (derive).
+	inflated bool
 	// waits are the card ms that requests without a first token had waited
 	// when the window closed (countNeverStarted).
 	waits []float64
@@ -170,6 +173,9 @@ func derive(c *rundoc.Cell, t *tally, d float64) {
 	if t.chunks > 0 && t.source != client.SourceChunks && float64(t.chunks-t.usage) > 0.01*float64(t.usage) {
 		c.ChunkTokens, c.TokenCountMismatch = t.chunks, true
 	}
+	if t.chunks > 0 && t.source != client.SourceChunks && t.usage > maxTokensPerChunk*t.chunks {
+		c.ChunkTokens, c.TokenCountMismatch, t.inflated = t.chunks, true, true
+	}
 	c.TotalTokS, c.TotalTokSCI95 = t.total(d)
 	c.PerRequestTokS = round(Median(t.perReq), 1)
 	// Requests that never started have a TTFT over the window (+Inf): a
@@ -188,6 +194,13 @@ func derive(c *rundoc.Cell, t *tally, d float64) {
 	c.TTFTMsCI95 = round(bootstrapMedianCI(t.ttft), 2)
 	c.TBTMsCI95 = round(bootstrapMedianCI(t.itl), 3)
 }
+
+// maxTokensPerChunk is the most output tokens one content chunk may carry
+// before the server's usage is taken as inflated (issue 23 item 10). A
+// chunk carries several tokens when the server sends what it has to a slow
+// reader, or drafts several with speculative decoding (a handful); 64 is
+// far beyond both, and a usage 1000× the chunks is not a stream.
+const maxTokensPerChunk = 64
 
 // settle is when the last stream got its first token, and whether all did.
 func (t *tally) settle() (time.Duration, bool) {
@@ -249,6 +262,10 @@ func classify(c *rundoc.Cell, t *tally, cancelled bool, d float64) {
 	case len(t.errs) > 0:
 		c.Status = rundoc.StatusFailed
 		c.Reason = fmt.Sprintf("%d of %d requests failed: %v", len(t.errs), t.requests, t.errs[0])
+	case t.inflated:
+		c.Status = rundoc.StatusFailed
+		c.Reason = fmt.Sprintf("the server's usage counts %d tokens for %d content chunks, more than %d per chunk: its usage is not to be trusted, so neither is total tok/s",
+			t.usage, t.chunks, maxTokensPerChunk)
 	case t.usage == 0:
 		c.Status, c.Reason = rundoc.StatusOverCapacity, "the server produced no output in the window"
 	case t.endedByLength > 0:
