@@ -96,3 +96,43 @@ func FuzzReadLDBJSON(f *testing.F) {
 		}
 	})
 }
+
+// Import → export llm-decode-bench → import keeps every figure RigBench
+// shows (the registry's text of every measurement figure), each status,
+// ramp and readiness.
+func TestLDBRoundTrip(t *testing.T) {
+	first, err := report.OpenRun(context.Background(), ldbFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := report.Write(&b, report.LDB, []*rundoc.Run{first}, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	second, err := report.ReadRunData([]byte(b.String()), "back.json")
+	if err != nil {
+		t.Fatalf("read back: %v", err)
+	}
+	if len(second.Cells) != len(first.Cells) {
+		t.Fatalf("%d cells back, want %d", len(second.Cells), len(first.Cells))
+	}
+	for _, c := range first.Cells {
+		d := second.Find(c.Phase, c.Context, c.Concurrency)
+		if d == nil {
+			t.Errorf("%s %d×%d lost", c.Phase, c.Context, c.Concurrency)
+			continue
+		}
+		if d.Status != c.Status || d.RampS != c.RampS || d.Readiness != c.Readiness {
+			t.Errorf("%s %d×%d: status/ramp/readiness %q %g %q, want %q %g %q", c.Phase, c.Context, c.Concurrency,
+				d.Status, d.RampS, d.Readiness, c.Status, c.RampS, c.Readiness)
+		}
+		for _, f := range rundoc.MeasurementFigures {
+			if got, want := f.Text(d), f.Text(&c); got != want {
+				t.Errorf("%s %d×%d %s: %q, want %q", c.Phase, c.Context, c.Concurrency, f.Key, got, want)
+			}
+		}
+	}
+	if second.Plan.DurationS != first.Plan.DurationS || second.Server.Model != first.Server.Model {
+		t.Errorf("plan/server: %+v %+v", second.Plan, second.Server)
+	}
+}
