@@ -16,7 +16,7 @@ import (
 )
 
 // runFileKinds names what OpenRun accepts, for its error sentences.
-const runFileKinds = "a run exported as JSON or a measurements CSV (the reference format)"
+const runFileKinds = "a run exported as JSON, a measurements CSV (the reference format) or llm_decode_bench's benchmark_results.json"
 
 // schemaFamily is the part of rundoc.Schema every version of a RigBench run
 // file shares ("rigbench.run/"), which tells another version's file from a
@@ -73,6 +73,16 @@ func ReadRunData(data []byte, name string) (*rundoc.Run, error) {
 		r, err := ReadReferenceCSVNamed(bytes.NewReader(data), name)
 		if err != nil {
 			return nil, fmt.Errorf("the file %s could not be read as a measurements CSV: %w", name, err)
+		}
+		if r.CreatedAt.IsZero() {
+			r.CreatedAt = time.Now().UTC().Truncate(time.Second)
+		}
+		return r, nil
+	}
+	if head[0] == '{' && isLDBJSON(head) {
+		r, err := ReadLDBJSON(head)
+		if err != nil {
+			return nil, fmt.Errorf("the file %s could not be read as an llm_decode_bench result: %w", name, err)
 		}
 		if r.CreatedAt.IsZero() {
 			r.CreatedAt = time.Now().UTC().Truncate(time.Second)

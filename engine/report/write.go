@@ -23,10 +23,12 @@ const (
 	HTML     Format = "html"
 	PNG      Format = "png"
 	SVG      Format = "svg"
+	// LDB is llm_decode_bench's benchmark_results.json layout.
+	LDB Format = "llm-decode-bench"
 )
 
 // Formats lists every export format.
-func Formats() []Format { return []Format{JSON, CSV, Markdown, HTML, PNG, SVG} }
+func Formats() []Format { return []Format{JSON, CSV, Markdown, HTML, PNG, SVG, LDB} }
 
 // ParseFormat reads a format name as a user types it: "md" or "markdown",
 // in any case, with or without a leading dot.
@@ -53,13 +55,20 @@ func FormatNames() string {
 }
 
 // Ext is the file extension of a format, with its dot.
-func (f Format) Ext() string { return "." + string(f) }
+func (f Format) Ext() string {
+	if f == LDB {
+		return ".json" // the tool's own files are JSON
+	}
+	return "." + string(f)
+}
 
 // Label is the format's name for people ("Markdown", "PNG").
 func (f Format) Label() string {
 	switch f {
 	case Markdown:
 		return "Markdown"
+	case LDB:
+		return "llm-decode-bench JSON"
 	default:
 		return strings.ToUpper(string(f))
 	}
@@ -97,12 +106,15 @@ func Write(w io.Writer, f Format, runs []*rundoc.Run, o Options) error {
 
 func render(w io.Writer, f Format, runs []*rundoc.Run, o Options) error {
 	switch f {
-	case JSON, CSV:
+	case JSON, CSV, LDB:
 		if len(runs) != 1 {
 			return fmt.Errorf("%s holds one run: export the runs one by one", f.Label())
 		}
 		if f == JSON {
 			return rundoc.WriteRun(w, runs[0])
+		}
+		if f == LDB {
+			return WriteLDBJSON(w, runs[0])
 		}
 		return WriteCSV(w, runs[0])
 	case Markdown:
