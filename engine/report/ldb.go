@@ -194,9 +194,8 @@ func ldbDecodeCell(r ldbCell) rundoc.Cell {
 		CompletedRequests: int(math.Min(num(r.NumCompleted), math.MaxInt32)),
 		OutputTokens:      int(math.Min(num(r.ClientOutputTokens), math.MaxInt32)),
 		MeasuredS:         num(r.MeasurementSeconds),
-		RampS:             num(r.WarmupDuration),
-		Readiness:         r.ReadyReason,
-		WarmupTimedOut:    r.WarmupTimedOut,
+		CellWindow: rundoc.CellWindow{RampS: num(r.WarmupDuration), Readiness: r.ReadyReason,
+			WarmupTimedOut: r.WarmupTimedOut},
 	}
 	if r.AggregateSource == "openai_continuous_usage" {
 		c.TokenCountSource = rundoc.TokensContinuousUsage
