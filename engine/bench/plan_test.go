@@ -73,7 +73,7 @@ func TestResolveAndEstimate(t *testing.T) {
 	}
 	// Unknown capacity: 6 decode cells × 30 s, warm-up prefill of N·C tokens
 	// at the assumed rate, and the 8K prefill cell.
-	want := 6*30 + float64(1+4)*(16384/PrefillRate(nil, 16384)+253952/PrefillRate(nil, 253952)) + 8192/PrefillRate(nil, 8192)
+	want := 6*(30+AssumedRamp.Seconds()) + float64(1+4)*(16384/PrefillRate(nil, 16384)+253952/PrefillRate(nil, 253952)) + 8192/PrefillRate(nil, 8192)
 	if got := Estimate(r, 262144, 0, nil).Seconds(); got < want-0.01 || got > want+0.01 {
 		t.Errorf("Estimate = %.2f s, want %.2f", got, want)
 	}

@@ -84,7 +84,8 @@ func TestEstimateReusesPrompts(t *testing.T) {
 	p := rundoc.Plan{PrefillContexts: []int{16384}, Contexts: []int{8192, 16384}, Concurrency: []int{1, 4},
 		DurationS: 30, MaxOutput: 1024}
 	fixed := cold(16384) + // prefill cell, once
-		(30 + 1*cold(8192)) + (30 + 4*cold(8192)) + (30 + 1*cold(16384)) + (30 + 4*cold(16384))
+		(30 + 1*cold(8192)) + (30 + 4*cold(8192)) + (30 + 1*cold(16384)) + (30 + 4*cold(16384)) +
+		4*AssumedRamp.Seconds() // each decode cell's ramp to steady state
 	if got := Estimate(p, 0, 0, measured).Seconds(); math.Abs(got-fixed) > 0.01 {
 		t.Errorf("fixed estimate %.2f s, want %.2f", got, fixed)
 	}
@@ -92,7 +93,8 @@ func TestEstimateReusesPrompts(t *testing.T) {
 	// 8K×1: one cold prompt; 8K×4: three more; prefill 16K: two cold
 	// samples, which become streams 0 and 1 at 16K; 16K×4: streams 2 and 3
 	// grow from 8K to 16K.
-	auto := 6 + 1*cold(8192) + 6 + 3*cold(8192) + 2*cold(16384) + 6 + 0 + 6 + 2*(cold(16384)-cold(8192))
+	auto := 6 + 1*cold(8192) + 6 + 3*cold(8192) + 2*cold(16384) + 6 + 0 + 6 + 2*(cold(16384)-cold(8192)) +
+		4*AssumedRamp.Seconds()
 	if got := Estimate(p, 0, 0, measured).Seconds(); math.Abs(got-auto) > 0.01 {
 		t.Errorf("adaptive estimate %.2f s, want %.2f", got, auto)
 	}
@@ -113,7 +115,7 @@ func TestEstimateTakesWhatRan(t *testing.T) {
 			Reason: notRunReason + "concurrency 2 at this context already produced no output"},
 	}
 	cold := func(c int) float64 { return float64(c) / PrefillRate(measured, c) }
-	w := ExpectedWindow(p, measured).Seconds()
+	w := ExpectedWindow(p, measured).Seconds() + ExpectedRamp(measured).Seconds()
 	specs := cellSpecs(p)
 	// Left: 16K×2 (streams 0 and 1 grow from the 8K samples) and 16K×4
 	// (streams 2 and 3 are new: the skipped 8K×4 sent nothing).
@@ -127,5 +129,27 @@ func TestEstimateTakesWhatRan(t *testing.T) {
 	want = w + 2*(cold(16384)-cold(8192)) + w + 2*(cold(16384)-cold(8192))
 	if got := estimateSpecs(p, specs, 3, 0, 0, measured).Seconds(); math.Abs(got-want) > 0.01 {
 		t.Errorf("estimate with 8K×4 run %.2f s, want %.2f", got, want)
+	}
+}
+
+// TestEstimateSharedPrompts: under the shared policy (the default) a
+// context's document is prefilled once, by its prefill cell where there
+// is one, so a decode cell's warm-up costs nothing after the first of its
+// context, whatever N; each decode cell adds its window and its ramp
+// (measured cells' mean ramp once there are some).
+func TestEstimateSharedPrompts(t *testing.T) {
+	measured := []rundoc.Cell{
+		{Phase: rundoc.PhasePrefill, Context: 8192, PromptTokS: 4096, Status: rundoc.StatusValid},
+		{Phase: rundoc.PhasePrefill, Context: 16384, PromptTokS: 2048, Status: rundoc.StatusValid},
+		{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, CellWindow: rundoc.CellWindow{RampS: 7}},
+	}
+	cold := func(c int) float64 { return float64(c) / PrefillRate(measured, c) }
+	p := rundoc.Plan{PrefillContexts: []int{16384}, Contexts: []int{8192, 16384}, Concurrency: []int{1, 4},
+		DurationS: 30, MaxOutput: 1024, Prompts: rundoc.PromptsShared}
+	// Prefill 16K (its sample is the 16K document), then 8K×1 prefills the
+	// 8K document once; 8K×4, 16K×1 and 16K×4 find theirs cached.
+	want := cold(16384) + cold(8192) + 4*(30+7)
+	if got := Estimate(p, 0, 0, measured).Seconds(); math.Abs(got-want) > 0.01 {
+		t.Errorf("shared estimate %.2f s, want %.2f", got, want)
 	}
 }
