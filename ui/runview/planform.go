@@ -26,10 +26,12 @@ type planForm struct {
 	prompts *widget.Select
 }
 
-// Choices of the Prompts field, in the order shown.
+// Choices of the Prompts field, in the order shown: one word each, so the
+// field's width shows them whole (Shared: one document per context, as
+// published runs; Unique: one per stream; METHOD.md: Prompts).
 const (
-	promptsSharedChoice = "Shared: one per context, as published runs"
-	promptsUniqueChoice = "Unique: one per stream"
+	promptsSharedChoice = "Shared"
+	promptsUniqueChoice = "Unique"
 )
 
 func newPlanForm(onChange func()) *planForm {
