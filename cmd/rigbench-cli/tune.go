@@ -179,7 +179,10 @@ func progressPrinter(w io.Writer) func(tune.Progress) {
 		case "skipped":
 			msg = fmt.Sprintf("variant %d of %d: %s: already measured (run %s), skipped", p.Variant, p.Variants, p.Label, shortID(p.Result.RunID))
 		case "failed":
-			msg = fmt.Sprintf("variant %d of %d: %s: %s: %s", p.Variant, p.Variants, p.Label, p.Result.Status, strings.TrimSuffix(p.Result.Error, "."))
+			msg = fmt.Sprintf("variant %d of %d: %s: %s", p.Variant, p.Variants, p.Label, p.Result.Status)
+			if why := strings.TrimSuffix(p.Result.Error, "."); why != "" {
+				msg += ": " + why
+			}
 			if p.Result.Fix != "" {
 				msg += " (" + p.Result.Fix + ")"
 			}

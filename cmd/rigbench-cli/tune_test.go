@@ -337,3 +337,20 @@ func cut(s string, n int) string {
 	}
 	return s
 }
+
+// TestProgressLineSaysWhyOrNothing: a variant that ended without a
+// sentence (a cancelled one from an older sweep file) prints its status
+// alone, never "cancelled: " with nothing after it.
+func TestProgressLineSaysWhyOrNothing(t *testing.T) {
+	var out bytes.Buffer
+	pr := progressPrinter(&out)
+	pr(tune.Progress{Stage: "failed", Variant: 2, Variants: 4, Label: "--max-num-seqs 64",
+		Result: &tune.VariantResult{Status: tune.Cancelled}})
+	pr(tune.Progress{Stage: "failed", Variant: 3, Variants: 4, Label: "--max-num-seqs 128",
+		Result: &tune.VariantResult{Status: tune.Failed, Error: "the server ran out of memory."}})
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || lines[0] != "variant 2 of 4: --max-num-seqs 64: cancelled" ||
+		lines[1] != "variant 3 of 4: --max-num-seqs 128: failed: the server ran out of memory" {
+		t.Fatalf("progress lines:\n%s", out.String())
+	}
+}

@@ -1,6 +1,8 @@
 package client
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -89,10 +91,17 @@ func (c *Client) Metrics(ctx context.Context) (Metrics, error) {
 	return m, err
 }
 
-// ParseMetrics reads a Prometheus text exposition with expfmt.
+// ParseMetrics reads a Prometheus text exposition with expfmt, keeping
+// only the series RigBench reads (see wantedLines), so a server with a
+// 20 MB page of other metrics costs a scan, not 10× its size in parsed
+// structs.
 func ParseMetrics(r io.Reader) (Metrics, error) {
+	kept, families, err := wantedLines(r)
+	if err != nil {
+		return Metrics{}, fmt.Errorf("the server's /metrics page is not valid Prometheus text: %w", err)
+	}
 	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(r)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(kept))
 	if err != nil {
 		return Metrics{}, fmt.Errorf("the server's /metrics page is not valid Prometheus text: %w", err)
 	}
@@ -106,22 +115,137 @@ func ParseMetrics(r io.Reader) (Metrics, error) {
 	m.PromptTokens, m.HasPromptTokens = sum(fams, promptTokNames)
 	m.GenerationTokens, m.HasGenerationTokens = sum(fams, genTokNames)
 	m.DecodeSeconds, m.HasDecodeSeconds = sum(fams, decodeSecNames)
-	m.Family = family(fams)
-	m.Cache = cacheConfig(fams["vllm:cache_config_info"])
+	m.Family = family(families)
+	m.Cache = cacheConfig(fams[cacheInfoName])
 	return m, nil
 }
 
-// family returns the known prefix most of the metric names carry.
-func family(fams map[string]*dto.MetricFamily) string {
-	best, bestN := "", 0
-	for _, f := range metricFamilies {
-		n := 0
-		for name := range fams {
-			if strings.HasPrefix(name, f+":") {
-				n++
+// cacheInfoName is vLLM's info metric whose labels are its cache
+// configuration.
+const cacheInfoName = "vllm:cache_config_info"
+
+// wantedNames is every metric name ParseMetrics reads.
+var wantedNames = func() map[string]bool {
+	w := map[string]bool{cacheInfoName: true}
+	for _, l := range [][]string{runningNames, waitingNames, kvUsageNames, prefixQueryNames, prefixHitNames,
+		preemptionNames, promptTokNames, genTokNames, decodeSecNames} {
+		for _, n := range l {
+			w[n] = true
+		}
+	}
+	return w
+}()
+
+// maxKeptMetrics bounds the text of the wanted series: a real server has
+// a few series of each (one per model or engine), a hostile one could
+// send millions.
+const maxKeptMetrics = 1 << 20
+
+// maxMetricsLine is the longest line kept whole; the rest of a longer
+// line is skipped (its name is in its first bytes).
+const maxMetricsLine = 64 << 10
+
+// wantedLines reads a Prometheus text page line by line and returns the
+// lines of the wanted metrics (samples and their # HELP / # TYPE), and,
+// for each known family prefix, how many metric names carry it. The text
+// format keeps a family's lines together, so a name is counted when it
+// differs from the line before. A line that is neither blank, a comment,
+// nor a sample starting with a metric name is an error: an HTML page is
+// refused here, as the full parser would refuse it.
+func wantedLines(r io.Reader) (kept []byte, families map[string]int, err error) {
+	br := bufio.NewReaderSize(r, maxMetricsLine)
+	families = map[string]int{}
+	var prev []byte
+	for {
+		line, rerr := br.ReadSlice('\n')
+		whole := rerr != bufio.ErrBufferFull
+		if rerr != nil && rerr != io.EOF && rerr != bufio.ErrBufferFull {
+			return nil, nil, rerr
+		}
+		if len(line) > 0 {
+			name, sample, ok := metricsLineName(line)
+			if !ok {
+				return nil, nil, fmt.Errorf("line %q is not a metric", cut(line, 40))
+			}
+			if sample && len(name) > 0 && !bytes.Equal(name, prev) {
+				prev = append(prev[:0], name...)
+				if i := bytes.IndexByte(name, ':'); i > 0 {
+					families[string(name[:i])]++
+				}
+			}
+			if wantedNames[string(name)] && whole {
+				if len(kept)+len(line) > maxKeptMetrics {
+					return nil, nil, fmt.Errorf("the series RigBench reads take over %d MiB", maxKeptMetrics>>20)
+				}
+				kept = append(kept, line...)
+				if line[len(line)-1] != '\n' {
+					kept = append(kept, '\n')
+				}
 			}
 		}
-		if n > bestN {
+		for rerr == bufio.ErrBufferFull { // skip the rest of an overlong line
+			_, rerr = br.ReadSlice('\n')
+		}
+		if rerr == io.EOF {
+			return kept, families, nil
+		}
+		if rerr != nil {
+			return nil, nil, rerr
+		}
+	}
+}
+
+// metricsLineName returns the metric name a line is about: a sample's
+// own name (sample true), the name of a # HELP or # TYPE comment, or
+// nothing for a blank line, another comment, or a sample whose name is
+// quoted (the UTF-8 form, which none of the wanted names needs). ok is
+// false for a line that cannot be Prometheus text. The name aliases line.
+func metricsLineName(line []byte) (name []byte, sample, ok bool) {
+	s := bytes.TrimRight(bytes.TrimLeft(line, " \t"), "\r\n")
+	switch {
+	case len(s) == 0:
+		return nil, false, true
+	case s[0] == '#':
+		for _, kw := range [][]byte{[]byte("# HELP "), []byte("# TYPE ")} {
+			if rest, found := bytes.CutPrefix(s, kw); found {
+				rest = bytes.TrimLeft(rest, " \t")
+				if end := bytes.IndexAny(rest, " \t"); end >= 0 {
+					rest = rest[:end]
+				}
+				return rest, false, true
+			}
+		}
+		return nil, false, true
+	case s[0] == '{':
+		return nil, true, true
+	}
+	end := bytes.IndexAny(s, "{ \t")
+	if end < 0 {
+		end = len(s)
+	}
+	name = s[:end]
+	for i, c := range name {
+		if !(c == '_' || c == ':' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return nil, false, false
+		}
+	}
+	return name, true, true
+}
+
+// cut returns b's first n bytes as a string, for an error message.
+func cut(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return strings.TrimRight(string(b), "\r\n")
+}
+
+// family returns the known prefix most of the metric names carry, from
+// wantedLines' counts.
+func family(counts map[string]int) string {
+	best, bestN := "", 0
+	for _, f := range metricFamilies {
+		if n := counts[f]; n > bestN {
 			best, bestN = f, n
 		}
 	}

@@ -144,6 +144,9 @@ func TestDemoSweepCancelThenResume(t *testing.T) {
 	if len(got) != 4 || got[0] != tune.Measured || got[1] != tune.Cancelled || got[2] != tune.NotRun || got[3] != tune.NotRun {
 		t.Fatalf("statuses after cancel %v", got)
 	}
+	if res.Variants[1].Error == "" {
+		t.Fatal("the cancelled variant says nothing of why; its progress line would read \"cancelled: \"")
+	}
 	first := res.Variants[0].RunID
 
 	var measured []string

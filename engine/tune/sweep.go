@@ -284,7 +284,10 @@ func (r *Runner) runVariant(ctx context.Context, v Variant, progress func(rundoc
 	case err == nil && run != nil && run.Status == rundoc.RunComplete:
 		vr.Status = Measured
 	case ctx.Err() != nil:
+		// The reason is always said: a progress line or a table cell
+		// reading "cancelled: " with nothing after it looks broken.
 		vr.Status = Cancelled
+		vr.Error = "the sweep was stopped during this variant; the cells it measured are kept in its run"
 	case !started:
 		vr.Status = FailedToStart
 		vr.Run = nil
