@@ -121,6 +121,11 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		r.Hardware = &snap
 	}
 	if r.SpecDir != "" {
+		unlock, err := lockSweep(r.SpecDir, r.Spec.ID)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
 		// A resume continues the sweep as it was kept; other flags would
 		// skip variants measured under other conditions.
 		if kept, err := LoadSpec(r.SpecDir, r.Spec.ID); err == nil && r.History != nil {
