@@ -1,7 +1,9 @@
 package export
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"fyne.io/fyne/v2"
@@ -14,6 +16,9 @@ import (
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/tune"
+	"github.com/rigbench/rigbench/internal/safefile"
+	"github.com/rigbench/rigbench/store"
 )
 
 // Show opens the export dialog for runs: pick a format, then a file; or
@@ -91,29 +96,61 @@ func saveOne(win fyne.Window, f report.Format, isChart bool, kind chart.Kind, ru
 // (a report can take a while) and then shows its error or "Saved <file>."
 // on win. Every single-file export of the app goes through it, so they all
 // behave and word it alike.
+//
+// The chosen file is not touched before it passes the Guard of the app's
+// history (see notruncate.go): an export can never replace the history,
+// its -wal/-shm files or a sweep spec.
 func SaveAs(win fyne.Window, name string, exts []string, write func(path string) error) {
+	if !keepFilesUntilWritten() {
+		dialog.ShowError(errors.New("this system's file dialog would empty the chosen file before RigBench could check it; export from the CLI instead"), win)
+		return
+	}
 	fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 		if err != nil || w == nil {
 			return
 		}
-		path := w.URI().Path()
-		w.Close()
-		go func() {
-			err := write(path)
-			fyne.Do(func() {
-				if err != nil {
-					dialog.ShowError(err, win)
-					return
-				}
-				dialog.ShowInformation("Exported", "Saved "+filepath.Base(path)+".", win)
-			})
-		}()
+		saveChosen(win, w, write)
 	}, win)
 	fd.SetFileName(name)
 	if len(exts) > 0 {
 		fd.SetFilter(storage.NewExtensionFileFilter(exts))
 	}
 	fd.Show()
+}
+
+// saveChosen is what SaveAs does with the dialog's unwritten writer w:
+// close it, refuse a path the app's Guard keeps, and run write on the path
+// off the UI goroutine; the outcome is shown on win. It reports whether
+// write was started.
+func saveChosen(win fyne.Window, w fyne.URIWriteCloser, write func(path string) error) bool {
+	path := w.URI().Path()
+	w.Close()
+	if err := appGuard().Check(path); err != nil {
+		dialog.ShowError(err, win)
+		return false
+	}
+	go func() {
+		err := write(path)
+		fyne.Do(func() {
+			if err != nil {
+				dialog.ShowError(err, win)
+				return
+			}
+			dialog.ShowInformation("Exported", "Saved "+filepath.Base(path)+".", win)
+		})
+	}()
+	return true
+}
+
+// appGuard keeps the app's history (the one the History view opens:
+// $RIGBENCH_DB, else the user data folder), its companions and its sweep
+// specs.
+func appGuard() *safefile.Guard {
+	g := &safefile.Guard{}
+	if p, err := store.ResolvePath("", os.Getenv); err == nil {
+		tune.KeepHistory(g, p, "the history of runs", "a sweep spec, kept beside the history so the sweep can be resumed")
+	}
+	return g
 }
 
 // saveAllCharts asks for a folder and writes every chart into it.
