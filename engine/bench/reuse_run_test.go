@@ -61,7 +61,7 @@ func TestAdaptiveRunReusesPrompts(t *testing.T) {
 		}
 		for _, rec := range s.Truth() {
 			if rec.PromptTokens >= 1024 { // the 2K and 4K prompts, not probes or context 0
-				prefilled[method] += rec.PromptTokens - rec.CachedTokens
+				prefilled[method] += rec.ComputedTokens
 			}
 		}
 	}
@@ -78,18 +78,12 @@ func TestAdaptiveRunReusesPrompts(t *testing.T) {
 	if samples < 2 {
 		t.Fatalf("the adaptive run's prefill cell took %d samples, want at least 2", samples)
 	}
-	// What the design guarantees, whatever the host's load, is that reuse
-	// saves work: on an idle machine the adaptive run prefills about
-	// max(samples, 4) × 2K + 4 × 2K (16,384 to 18,432) against the fixed
-	// run's 45,000, but on a loaded CI machine it once prefilled 33,360
-	// (re-sent and cancelled requests interleave with the warm-ups
-	// differently when the client falls behind), so the bound is on the
-	// saving, not on the count: at least a quarter of the fixed run's.
+	// Counted from what the simulator computed (not prompt minus cached
+	// tokens, which charged a whole prompt to a request cancelled at the
+	// window's close before it was scheduled: 33,360 on a loaded CI
+	// machine against an idle 16,384), so the bound holds under any load.
 	if idle := max(samples, 4)*2048 + 4*2048; prefilled[rundoc.WindowAuto] > idle+2048 {
-		t.Logf("adaptive windows prefilled %d prompt tokens, more than the %d of an idle machine", prefilled[rundoc.WindowAuto], idle)
-	}
-	if prefilled[rundoc.WindowAuto] > 3*prefilled[rundoc.WindowFixed]/4 {
-		t.Errorf("adaptive windows prefilled %d prompt tokens, not a quarter less than fixed windows' %d: prompts are not reused", prefilled[rundoc.WindowAuto], prefilled[rundoc.WindowFixed])
+		t.Errorf("adaptive windows prefilled %d prompt tokens, want about %d: prompts are not reused", prefilled[rundoc.WindowAuto], idle)
 	}
 	t.Logf("prompt tokens prefilled: fixed %d, adaptive %d", prefilled[rundoc.WindowFixed], prefilled[rundoc.WindowAuto])
 }
@@ -123,21 +117,19 @@ func TestSharedPromptsPrefillOnce(t *testing.T) {
 	computed, prompts := 0, map[int]int{}
 	for _, rec := range s.Truth() {
 		if rec.PromptTokens >= 1024 {
-			computed += rec.PromptTokens - rec.CachedTokens
+			computed += rec.ComputedTokens
 			prompts[rec.PromptTokens]++
 		}
 	}
 	// 2K once (the prefill cell's cold prompt, reused by every 2K stream),
 	// 4K once; each request may recompute its last partial block (< 16).
-	// On a loaded CI machine a context's document was once computed a
-	// second time (10,752 tokens: a request that reached the simulator
-	// before its twin's prefill was cached), so the bound allows each
-	// document twice; unique prompts would compute 45,056 here.
+	// The count is what the simulator computed (ComputedTokens): a request
+	// cancelled at a window's close before it was scheduled computed
+	// nothing, though prompt minus cached tokens charged it a whole
+	// document (10,752 on a loaded CI machine). Unique prompts would
+	// compute 45,056 here.
 	want := 2048 + 4096
-	if computed < want || computed > 2*want+16*len(s.Truth()) {
-		t.Errorf("shared prompts: the simulator computed %d prompt tokens, want %d, at most twice that (+ partial blocks)", computed, want)
-	}
-	if computed > want+16*len(s.Truth()) {
-		t.Logf("shared prompts: the simulator computed %d prompt tokens, more than the %d of an idle machine", computed, want)
+	if computed < want || computed > want+16*len(s.Truth()) {
+		t.Errorf("shared prompts: the simulator computed %d prompt tokens, want %d (+ partial blocks)", computed, want)
 	}
 }

@@ -289,6 +289,7 @@ func (s *Server) release(st *stream) {
 		st.rec.Finished = time.Now()
 	}
 	st.rec.CachedTokens = st.sq.cached
+	st.rec.ComputedTokens = st.sq.prefilled
 	delete(s.streams, st.sq)
 	signal(s.wake)
 }

@@ -38,9 +38,13 @@ type seq struct {
 	output   int // tokens generated
 	hashed   int // prompt blocks registered in the cache
 	cached   int // prompt tokens served from the prefix cache (first schedule)
-	blocks   []int
-	aborted  bool
-	failed   bool // ran out of KV under failOnFull
+	// prefilled counts the prompt tokens the engine computed for this
+	// request, recomputations after a preemption included: 0 for one
+	// cancelled before it was scheduled, whatever cached says then.
+	prefilled int
+	blocks    []int
+	aborted   bool
+	failed    bool // ran out of KV under failOnFull
 	// lastTokenAt is the simulated time of the latest generated token.
 	lastTokenAt float64
 }
@@ -419,6 +423,9 @@ func (c *core) step() []emission {
 	out := make([]emission, 0, len(work))
 	for _, w := range work {
 		s := w.s
+		if p := len(s.prompt); w.start < p {
+			s.prefilled += min(w.start+w.n, p) - w.start
+		}
 		s.computed += w.n
 		c.registerHashes(s)
 		if s.computed < s.known() {

@@ -323,7 +323,8 @@ func TestMetricsAndModels(t *testing.T) {
 	var truth []RequestRecord
 	json.NewDecoder(resp.Body).Decode(&truth)
 	resp.Body.Close()
-	if len(truth) != 2 || truth[1].CachedTokens != 96 || truth[1].PromptTokens != 101 {
+	if len(truth) != 2 || truth[1].CachedTokens != 96 || truth[1].PromptTokens != 101 ||
+		truth[0].ComputedTokens != 101 || truth[1].ComputedTokens != 5 {
 		t.Errorf("truth %+v", truth)
 	}
 	_, body := post(t, url+"/v1/completions", `{"model":"other","prompt":"x"}`)
@@ -403,4 +404,59 @@ func FuzzCompletionRequest(f *testing.F) {
 			t.Fatalf("tokenize status %d", trec.Code)
 		}
 	})
+}
+
+// TestComputedTokensOfAQueuedRequest: a request cancelled while it waits
+// for a slot computed none of its prompt, and its ground truth says so
+// (prompt minus cached tokens would charge it the whole prompt).
+func TestComputedTokensOfAQueuedRequest(t *testing.T) {
+	cfg := fastConfig()
+	cfg.Speed = 1
+	cfg.MaxNumSeqs = 1
+	s, url := newTestServer(t, cfg)
+	long, stopLong := context.WithCancel(context.Background())
+	defer stopLong()
+	send := func(ctx context.Context, body string) {
+		req, _ := http.NewRequestWithContext(ctx, "POST", url+"/v1/completions", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+	go send(long, `{"prompt":"hi","max_tokens":100000,"min_tokens":100000,"stream":true}`)
+	deadline := time.Now().Add(30 * time.Second)
+	for tr := s.Truth(); len(tr) < 1 || tr[0].FirstToken.IsZero(); tr = s.Truth() {
+		if time.Now().After(deadline) {
+			t.Fatal("the first request never started")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	queued, stopQueued := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		send(queued, `{"prompt":"`+strings.Repeat("abcd ", 100)+`","max_tokens":2,"stream":true}`)
+		close(done)
+	}()
+	for len(s.Truth()) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the second request never reached the simulator")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	stopQueued()
+	<-done
+	for {
+		tr := s.Truth()
+		if !tr[1].Finished.IsZero() {
+			if tr[1].PromptTokens != 101 || tr[1].ComputedTokens != 0 || tr[1].CachedTokens != 0 || !tr[1].Cancelled {
+				t.Fatalf("queued and cancelled: %+v", tr[1])
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the cancelled request never ended in the ground truth")
+		}
+		time.Sleep(time.Millisecond)
+	}
 }

@@ -11,6 +11,12 @@ type RequestRecord struct {
 	// came from the prefix cache.
 	PromptTokens int `json:"prompt_tokens"`
 	CachedTokens int `json:"cached_tokens"`
+	// ComputedTokens is the prompt tokens the engine computed for the
+	// request: what a prefix-cache test adds up. It is 0 for a request
+	// cancelled before it was scheduled (whose CachedTokens is 0 too,
+	// though it computed nothing), and counts a preempted request's
+	// recomputation.
+	ComputedTokens int `json:"computed_tokens"`
 	// Arrived is when the request was read; FirstToken when its first
 	// content chunk was written; Finished when its response ended.
 	Arrived    time.Time `json:"arrived"`
