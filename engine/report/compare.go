@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -73,7 +72,7 @@ func Compare(runs []*rundoc.Run, f rundoc.Figure) Table {
 			}
 		}
 	}
-	contexts, conc = sortedUnique(contexts), sortedUnique(conc)
+	contexts, conc = rundoc.SortedUnique(contexts), rundoc.SortedUnique(conc)
 	for _, ctx := range contexts {
 		for _, n := range conc {
 			row := Row{Context: ctx, Concurrency: n, Entries: make([]Entry, len(runs))}
@@ -125,13 +124,6 @@ func checkRuns(runs []*rundoc.Run, least int) error {
 		}
 	}
 	return nil
-}
-
-// sortedUnique sorts xs and drops repeats: n log n, where inserting each
-// value in order would be n² (issue 12: reports of many contexts).
-func sortedUnique(xs []int) []int {
-	slices.Sort(xs)
-	return slices.Compact(xs)
 }
 
 // FormatChange writes a percent change with its sign: "+30.0%", "−4.2%".

@@ -208,7 +208,7 @@ func unionAxes(runs []*rundoc.Run) (contexts, conc []int) {
 		cs, ns := r.DecodeAxes()
 		contexts, conc = append(contexts, cs...), append(conc, ns...)
 	}
-	return sortedUnique(contexts), sortedUnique(conc)
+	return rundoc.SortedUnique(contexts), rundoc.SortedUnique(conc)
 }
 
 // matrixOf lays out a run's decode matrix for the page, coloured on the

@@ -129,8 +129,8 @@ func ReadLDBJSON(data []byte) (*rundoc.Run, error) {
 		run.Server.KVCapacitySource = rundoc.KVSourceMetrics
 	}
 	run.Plan = rundoc.Plan{
-		Contexts:    sortedInts(m.ContextLengths),
-		Concurrency: sortedInts(m.ConcurrencyLevels),
+		Contexts:    rundoc.SortedUnique(m.ContextLengths),
+		Concurrency: rundoc.SortedUnique(m.ConcurrencyLevels),
 		DurationS:   num(m.DurationPerTest),
 		Window:      rundoc.WindowFixed,
 		WindowOpens: rundoc.OpensSteady,
@@ -238,17 +238,4 @@ func num(p *float64) float64 {
 		return 0
 	}
 	return *p
-}
-
-func sortedInts(xs []int) []int {
-	out := append([]int{}, xs...)
-	sort.Ints(out)
-	w := 0
-	for i, x := range out {
-		if i == 0 || x != out[w-1] {
-			out[w] = x
-			w++
-		}
-	}
-	return out[:w]
 }

@@ -215,7 +215,7 @@ func (p Plan) Speed() float64 {
 func (p Plan) Resolve(maxModelLen int) Plan {
 	out := p
 	out.Contexts = resolveMax(p.Contexts, maxModelLen, p.MaxOutput)
-	out.Concurrency = sortedUnique(p.Concurrency)
+	out.Concurrency = SortedUnique(p.Concurrency)
 	out.PrefillContexts = resolveMax(p.PrefillContexts, maxModelLen, 1)
 	if p.TrimContexts && maxModelLen > 0 {
 		out.Contexts = atMost(out.Contexts, maxModelLen)
@@ -237,7 +237,7 @@ func resolveMax(cs []int, maxModelLen, output int) []int {
 		}
 		out = append(out, c)
 	}
-	return sortedUnique(out)
+	return SortedUnique(out)
 }
 
 func atMost(xs []int, limit int) []int {
@@ -250,7 +250,11 @@ func atMost(xs []int, limit int) []int {
 	return out
 }
 
-func sortedUnique(xs []int) []int {
+// SortedUnique returns a sorted copy of xs without repeats, in n log n
+// (inserting each value in order would be n²: issue 12, reports of many
+// contexts). Every list of contexts or concurrency levels the run document,
+// the reports and the charts derive goes through it.
+func SortedUnique(xs []int) []int {
 	// Never nil: an empty list is written [] in the run document, not null
 	// ("prefill_contexts": null with --prefill none, issue 18).
 	out := append(make([]int, 0, len(xs)), xs...)

@@ -114,14 +114,7 @@ func contextsOf(runs []*rundoc.Run) []int {
 		cs, _ := r.DecodeAxes()
 		out = append(out, cs...)
 	}
-	return sortedUnique(out)
-}
-
-// sortedUnique sorts xs and drops repeats: n log n, where inserting each
-// value in order would be n² (issue 12: charts of many contexts).
-func sortedUnique(xs []int) []int {
-	slices.Sort(xs)
-	return slices.Compact(xs)
+	return rundoc.SortedUnique(out)
 }
 
 // buildSeries extracts the lines of a chart. For one run each context is a

@@ -30,7 +30,7 @@ func drawMatrix(c draw.Canvas, runs []*rundoc.Run, th Theme) {
 			}
 		}
 	}
-	conc = sortedUnique(conc)
+	conc = rundoc.SortedUnique(conc)
 	if len(contexts) == 0 || len(conc) == 0 {
 		drawNoData(c, th, "the run has no decode cells")
 		return
