@@ -15,5 +15,8 @@ func keepHistory(g *safefile.Guard, e *env, dbFlag string) {
 	if err != nil {
 		return
 	}
-	tune.KeepHistory(g, path, "the history of runs (--db)", "a sweep spec, in the folder where sweeps keep their specs for --resume, beside the history")
+	for _, f := range store.Files(path) {
+		g.Keep(f, "the history of runs (--db)")
+	}
+	g.KeepDir(tune.SpecDir(path), "a sweep spec, in the folder where sweeps keep their specs for --resume, beside the history")
 }

@@ -406,9 +406,6 @@ func splitList(s string) []string {
 	return out
 }
 
-// writeRunFile writes the run document by the safe-file rules (a full disk
-// or a crash never leaves a truncated file in place of a good one, a link or
-// a device stays what it is). Errors name path, never a temporary file.
 // whereTheRunIs says, once the history could not keep all of a run, where
 // the whole run is: the --json file when it was written, else a copy
 // written to dir (the temp folder) for a later import, else the table
@@ -431,6 +428,9 @@ func whereTheRunIs(run *rundoc.Run, jsonPath string, jsonErr error, dir string) 
 	return fmt.Sprintf("the whole run was written to %s instead%s: 'rigbench-cli import %s' adds it to the history later", fallback, also, fallback)
 }
 
+// writeRunFile writes the run document by the safe-file rules (a full disk
+// or a crash never leaves a truncated file in place of a good one, a link or
+// a device stays what it is). Errors name path, never a temporary file.
 func writeRunFile(kept *safefile.Guard, path string, run *rundoc.Run) error {
 	return kept.Write(path, func(w io.Writer) error { return rundoc.WriteRun(w, run) })
 }

@@ -91,7 +91,7 @@ func (f *tuneFlags) parse(e *env, args []string) (set map[string]bool, rest []st
 	fs.IntVar(&f.maxOutput, "max-output", 1024, "max_tokens of every decode request")
 	fs.StringVar(&f.jsonPath, "json", "", "write the sweep document (rigbench.tune/v1, docs/tune.md) to this file")
 	fs.BoolVar(&f.demo, "demo", false, "sweep RigBench's simulated vLLM server (no GPU needed); it takes the same vLLM flags")
-	fs.StringVar(&f.simProfile, "sim-profile", "", "simulator profile with --demo: ")
+	fs.StringVar(&f.simProfile, "sim-profile", "", "simulator profile with --demo: "+strings.Join(sim.ProfileNames(), ", "))
 	fs.Float64Var(&f.simSpeed, "sim-speed", 1, "with --demo, run the simulator this many times faster than the card it imitates")
 	fs.BoolVar(&f.noTelemetry, "no-telemetry", false, "do not sample GPU power and clocks")
 	fs.Var(&f.vary, "vary", "a flag and the values to try, FLAG=V1,V2 (repeatable; dashes optional: kv-cache-dtype=auto,fp8)")

@@ -15,7 +15,6 @@ import (
 
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/internal/safefile"
-	"github.com/rigbench/rigbench/store"
 )
 
 // A sweep keeps its spec as JSON in a folder beside the history
@@ -33,17 +32,6 @@ const (
 // SpecDir is the folder of spec files beside the history file at
 // historyPath.
 func SpecDir(historyPath string) string { return filepath.Join(filepath.Dir(historyPath), "sweeps") }
-
-// KeepHistory adds to g the history at historyPath, its SQLite companion
-// files and the folder of sweep specs beside it, so no output of a command
-// or of the app can replace them; historyWhat and specsWhat name them in
-// the front end's words for the refusal.
-func KeepHistory(g *safefile.Guard, historyPath, historyWhat, specsWhat string) {
-	for _, f := range store.Files(historyPath) {
-		g.Keep(f, historyWhat)
-	}
-	g.KeepDir(SpecDir(historyPath), specsWhat)
-}
 
 // validID matches the ids NewID makes, so an id typed after --resume can
 // never name a path outside SpecDir.

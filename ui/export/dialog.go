@@ -148,7 +148,10 @@ func saveChosen(win fyne.Window, w fyne.URIWriteCloser, write func(path string) 
 func appGuard() *safefile.Guard {
 	g := &safefile.Guard{}
 	if p, err := store.ResolvePath("", os.Getenv); err == nil {
-		tune.KeepHistory(g, p, "the history of runs", "a sweep spec, kept beside the history so the sweep can be resumed")
+		for _, f := range store.Files(p) {
+			g.Keep(f, "the history of runs")
+		}
+		g.KeepDir(tune.SpecDir(p), "a sweep spec, kept beside the history so the sweep can be resumed")
 	}
 	return g
 }

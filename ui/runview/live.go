@@ -14,7 +14,7 @@ const sparkPoints = 240
 // live is the view's observer. Observe runs on the runner's goroutine and
 // only copies under the lock; the view's ticker takes a snapshot when
 // something changed, so the UI repaints at its own pace whatever the event
-// rate. The runner keeps mutating its *bench.Run, so nothing here keeps a
+// rate. The runner keeps mutating its *rundoc.Run, so nothing here keeps a
 // pointer into it: the header is copied by value and finished cells are
 // copied one by one.
 type live struct {

@@ -4,7 +4,7 @@
 // as a heatmap with statuses, and energy per token. Output is PNG at a chosen
 // size and scale, or deterministic SVG.
 //
-// Charts read only bench.Run, so the app, the CLI and the HTML report draw
+// Charts read only rundoc.Run, so the app, the CLI and the HTML report draw
 // the same pictures. Palettes are colour-blind safe (Okabe–Ito for series,
 // viridis for the heatmap) with a light and a dark variant; series also
 // differ by dash and marker shape, so colour is never the only cue. A run
