@@ -167,7 +167,7 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 		if s.Imported {
 			name = strings.TrimSpace("[imported] " + name)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.UUID[:8], s.CreatedAt.Local().Format("2006-01-02 15:04"),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", rundoc.ShortID(s.UUID), s.CreatedAt.Local().Format("2006-01-02 15:04"),
 			s.Status, termtext.Safe(dash(s.GPU)), termtext.Safe(dash(s.Model)), termtext.Safe(dash(strings.TrimSpace(s.Engine+" "+s.EngineVersion))),
 			figure(rundoc.FigTotalTokS, s.BestDecodeTokS), figure(rundoc.FigPromptTokS, s.Prefill8KTokS), termtext.Safe(name))
 	}
@@ -294,7 +294,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 				if !inserted {
 					verb = "already in the history:"
 				}
-				fmt.Fprintf(e.stdout, "%s %s %s (%s)\n", verb, termtext.Safe(r.UUID[:8]), displayName(r), termtext.Safe(path))
+				fmt.Fprintf(e.stdout, "%s %s %s (%s)\n", verb, termtext.Safe(rundoc.ShortID(r.UUID)), displayName(r), termtext.Safe(path))
 				continue
 			}
 		}
@@ -330,7 +330,7 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 		// ID prefix may name a different run than the user thinks: say which
 		// one and ask. Without an answer (a script, stdin closed) nothing is
 		// deleted.
-		fmt.Fprintf(e.stdout, "Delete run %s %q (%s, %s)? [y/N] ", r.UUID[:8], displayName(r),
+		fmt.Fprintf(e.stdout, "Delete run %s %q (%s, %s)? [y/N] ", rundoc.ShortID(r.UUID), displayName(r),
 			r.CreatedAt.Local().Format("2006-01-02 15:04"), termtext.Safe(dash(r.Hardware.GPUNames())))
 		answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
 		switch strings.ToLower(strings.TrimSpace(answer)) {
@@ -338,18 +338,18 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 		case "":
 			if answer == "" {
 				fmt.Fprintln(e.stdout)
-				return fmt.Errorf("no answer on standard input, so run %s was kept; pass --yes to delete without asking", r.UUID[:8])
+				return fmt.Errorf("no answer on standard input, so run %s was kept; pass --yes to delete without asking", rundoc.ShortID(r.UUID))
 			}
 			fallthrough
 		default:
-			fmt.Fprintf(e.stdout, "kept %s\n", r.UUID[:8])
+			fmt.Fprintf(e.stdout, "kept %s\n", rundoc.ShortID(r.UUID))
 			return nil
 		}
 	}
 	if err := db.Delete(ctx, r.UUID); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "deleted %s %s\n", r.UUID[:8], displayName(r))
+	fmt.Fprintf(e.stdout, "deleted %s %s\n", rundoc.ShortID(r.UUID), displayName(r))
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/internal/termtext"
@@ -53,7 +52,7 @@ func (p *progress) Observe(e rundoc.Event) {
 		if len(s.NotReported) > 0 {
 			fmt.Fprintf(p.w, "not reported by this server: %s\n", termtext.Safe(strings.Join(s.NotReported, ", ")))
 		}
-		fmt.Fprintf(p.w, "plan: %d cells, estimated %s\n", e.Total, fmtDur(e.ETA))
+		fmt.Fprintf(p.w, "plan: %d cells, estimated %s\n", e.Total, rundoc.ShortDuration(e.ETA))
 	case rundoc.EventRunProgress:
 		// Before the first cell (the server's first requests): what the
 		// run waits for, on a line of its own.
@@ -108,7 +107,7 @@ func (p *progress) line(e rundoc.Event, detail string) {
 	if c.Phase == rundoc.PhaseDecode {
 		name = fmt.Sprintf("decode %s × %d", rundoc.ContextLabel(c.Context), c.Concurrency)
 	}
-	s := fmt.Sprintf("[%d/%d] %-18s elapsed %s  ETA %s", e.Index+1, e.Total, name, fmtDur(e.Elapsed), fmtDur(e.ETA))
+	s := fmt.Sprintf("[%d/%d] %-18s elapsed %s  ETA %s", e.Index+1, e.Total, name, rundoc.ShortDuration(e.Elapsed), rundoc.ShortDuration(e.ETA))
 	if detail != "" {
 		// The detail holds server text (failure reasons, messages): a
 		// progress line must not carry a terminal's control sequences.
@@ -132,18 +131,6 @@ func (p *progress) end() {
 }
 
 func (p *progress) finish() { p.end() }
-
-func fmtDur(d time.Duration) string {
-	d = d.Round(time.Second)
-	if d < time.Minute {
-		return d.String()
-	}
-	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
-	if h > 0 {
-		return fmt.Sprintf("%dh%02dm", h, m)
-	}
-	return fmt.Sprintf("%dm%02ds", m, s)
-}
 
 // padRight pads s to n runes.
 func padRight(s string, n int) string {

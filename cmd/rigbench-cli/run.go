@@ -421,7 +421,7 @@ func whereTheRunIs(run *rundoc.Run, jsonPath string, jsonErr error, dir string) 
 	if jsonErr != nil {
 		also = fmt.Sprintf(" (%s could not be written: %v)", jsonPath, jsonErr)
 	}
-	fallback := filepath.Join(dir, "rigbench-run-"+shortID(run.UUID)+".json")
+	fallback := filepath.Join(dir, "rigbench-run-"+rundoc.ShortID(run.UUID)+".json")
 	if err := writeRunFile(nil, fallback, run); err != nil {
 		return fmt.Sprintf("every cell is in the table above%s, and a copy could not be written to %s either (%v)", also, fallback, err)
 	}
@@ -443,13 +443,6 @@ func dirOf(path string) string {
 		return path[:i]
 	}
 	return "."
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }
 
 // demoFlags applies vLLM flags to the demo's simulator: base holds the
@@ -488,9 +481,9 @@ func (f *runFlags) finish(e *env, run *rundoc.Run, runErr error, saver *store.Re
 		jsonErr = nil // said in saveErr
 		runErr = errors.Join(runErr, saveErr)
 	} else if saver != nil && run != nil && saver.Saved() {
-		fmt.Fprintf(e.stderr, "saved as run %s in the history (rigbench-cli show %s)\n", shortID(run.UUID), shortID(run.UUID))
+		fmt.Fprintf(e.stderr, "saved as run %s in the history (rigbench-cli show %s)\n", rundoc.ShortID(run.UUID), rundoc.ShortID(run.UUID))
 		if jsonErr != nil {
-			jsonErr = fmt.Errorf("%v; the run is in the history, so 'rigbench-cli export %s -o FILE' writes it later", jsonErr, shortID(run.UUID))
+			jsonErr = fmt.Errorf("%v; the run is in the history, so 'rigbench-cli export %s -o FILE' writes it later", jsonErr, rundoc.ShortID(run.UUID))
 		}
 	}
 	if errors.Is(runErr, context.Canceled) {

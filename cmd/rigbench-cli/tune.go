@@ -70,7 +70,7 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	}
 	r.Progress = progressPrinter(e.stderr)
 	n := len(r.Spec.Variants())
-	fmt.Fprintf(e.stderr, "sweep %s: %d variants, about %s (resume with --resume %s)\n", r.Spec.ID, n, fmtDur(r.EstimateSweep()), r.Spec.ID)
+	fmt.Fprintf(e.stderr, "sweep %s: %d variants, about %s (resume with --resume %s)\n", r.Spec.ID, n, rundoc.ShortDuration(r.EstimateSweep()), r.Spec.ID)
 
 	res, runErr := r.Run(ctx)
 	if res == nil {
@@ -173,11 +173,11 @@ func progressPrinter(w io.Writer) func(tune.Progress) {
 		var msg string
 		switch p.Stage {
 		case "launching":
-			msg = fmt.Sprintf("variant %d of %d: %s: starting (sweep ETA %s)", p.Variant, p.Variants, p.Label, fmtDur(p.ETA))
+			msg = fmt.Sprintf("variant %d of %d: %s: starting (sweep ETA %s)", p.Variant, p.Variants, p.Label, rundoc.ShortDuration(p.ETA))
 		case "measuring":
-			msg = fmt.Sprintf("variant %d of %d: %s: cell %s (%d of %d), sweep ETA %s", p.Variant, p.Variants, p.Label, p.Cell, p.CellIndex, p.Cells, fmtDur(p.ETA))
+			msg = fmt.Sprintf("variant %d of %d: %s: cell %s (%d of %d), sweep ETA %s", p.Variant, p.Variants, p.Label, p.Cell, p.CellIndex, p.Cells, rundoc.ShortDuration(p.ETA))
 		case "skipped":
-			msg = fmt.Sprintf("variant %d of %d: %s: already measured (run %s), skipped", p.Variant, p.Variants, p.Label, shortID(p.Result.RunID))
+			msg = fmt.Sprintf("variant %d of %d: %s: already measured (run %s), skipped", p.Variant, p.Variants, p.Label, rundoc.ShortID(p.Result.RunID))
 		case "failed":
 			msg = fmt.Sprintf("variant %d of %d: %s: %s", p.Variant, p.Variants, p.Label, p.Result.Status)
 			if why := strings.TrimSuffix(p.Result.Error, "."); why != "" {
@@ -187,7 +187,7 @@ func progressPrinter(w io.Writer) func(tune.Progress) {
 				msg += " (" + p.Result.Fix + ")"
 			}
 		case "done":
-			msg = fmt.Sprintf("variant %d of %d: %s: measured in %s (server ready after %.1f s)", p.Variant, p.Variants, p.Label, fmtDur(time.Duration(p.Result.WallS*float64(time.Second))), p.Result.LoadS)
+			msg = fmt.Sprintf("variant %d of %d: %s: measured in %s (server ready after %.1f s)", p.Variant, p.Variants, p.Label, rundoc.ShortDuration(time.Duration(p.Result.WallS*float64(time.Second))), p.Result.LoadS)
 		}
 		if p.Stage == "measuring" && strings.HasPrefix(last, msg[:strings.Index(msg, "sweep ETA")]) {
 			return

@@ -209,7 +209,7 @@ wait:
 	if code != 0 {
 		t.Fatalf("resume exit %d\n%s\n%s", code, stdout, errOut)
 	}
-	if !strings.Contains(errOut, "variant 1 of 3: your flags: already measured (run "+shortID(first.UUID)+"), skipped") ||
+	if !strings.Contains(errOut, "variant 1 of 3: your flags: already measured (run "+rundoc.ShortID(first.UUID)+"), skipped") ||
 		strings.Count(errOut, ": starting") != 2 {
 		t.Errorf("resume did not skip exactly the finished variant:\n%s", errOut)
 	}

@@ -156,8 +156,8 @@ func slug(r *rundoc.Run) string {
 	if s == "" {
 		s = r.Server.Model
 	}
-	if s == "" && len(r.UUID) >= 8 {
-		s = r.UUID[:8]
+	if s == "" {
+		s = rundoc.ShortID(r.UUID)
 	}
 	var b strings.Builder
 	for _, c := range strings.ToLower(s) {

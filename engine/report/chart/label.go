@@ -25,8 +25,8 @@ func RunName(r *rundoc.Run) string {
 		return r.Name
 	case Model(r) != "":
 		return Model(r)
-	case len(r.UUID) >= 8:
-		return "run " + r.UUID[:8]
+	case r.UUID != "":
+		return "run " + rundoc.ShortID(r.UUID)
 	}
 	return "run"
 }

@@ -1,0 +1,25 @@
+package rundoc
+
+import (
+	"testing"
+	"time"
+)
+
+func TestShortIDAndDuration(t *testing.T) {
+	if got := ShortID("0123456789abcdef"); got != "01234567" {
+		t.Errorf("ShortID = %q", got)
+	}
+	if got := ShortID("abc"); got != "abc" {
+		t.Errorf("ShortID of a short id = %q", got)
+	}
+	for d, want := range map[time.Duration]string{
+		45*time.Second + 400*time.Millisecond:      "45s",
+		3*time.Minute + 10*time.Second:             "3m10s",
+		time.Hour + 5*time.Minute + 59*time.Second: "1h05m",
+		26 * time.Hour: "26h00m",
+	} {
+		if got := ShortDuration(d); got != want {
+			t.Errorf("ShortDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
