@@ -75,6 +75,16 @@ type Options struct {
 // driver, and a benchmark must not.
 const DetectTimeout = 10 * time.Second
 
+// DetectHardware is the snapshot a run or a sweep records when it is given
+// none: every probe (the NVIDIA driver's, and the CPU, memory and OS
+// reads) bounded by DetectTimeout, so a hung driver delays a run by at
+// most that and the snapshot says why its GPUs are missing.
+func DetectHardware(ctx context.Context) hardware.Snapshot {
+	hctx, cancel := context.WithTimeout(ctx, DetectTimeout)
+	defer cancel()
+	return probe.Detect(hctx, probe.WithTimeout(DetectTimeout))
+}
+
 // Run performs the session and returns the run document, which holds every
 // finished cell even when err is not nil.
 func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
@@ -83,9 +93,7 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 	}
 	doc := &rundoc.Run{Name: o.Name, Tags: o.Tags, Notes: o.Notes}
 	if o.Hardware == nil {
-		hctx, cancel := context.WithTimeout(ctx, DetectTimeout)
-		snap := probe.Detect(hctx)
-		cancel()
+		snap := DetectHardware(ctx)
 		o.Hardware = &snap
 	}
 	doc.Hardware = o.Hardware

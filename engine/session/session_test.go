@@ -206,3 +206,15 @@ func TestCheckDockerMissingDaemon(t *testing.T) {
 		t.Errorf("status %+v, want unavailable with engine/docker's cause and hint", st)
 	}
 }
+
+// TestDetectHardware: the one detection a run and a sweep both use gives
+// this machine's CPU, and either its GPUs or the reason there are none.
+func TestDetectHardware(t *testing.T) {
+	snap := session.DetectHardware(context.Background())
+	if snap.CPU.LogicalCores <= 0 {
+		t.Errorf("CPU %+v", snap.CPU)
+	}
+	if len(snap.GPUs) == 0 && snap.GPUAbsentReason == "" {
+		t.Error("no GPUs and no reason")
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
-	"github.com/rigbench/rigbench/hardware/probe"
 )
 
 // History returns the runs of the history that carry a tag; a sweep finds
@@ -115,9 +114,7 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	}
 	now, logf, report := r.hooks()
 	if r.Hardware == nil {
-		hctx, cancel := context.WithTimeout(ctx, session.DetectTimeout)
-		snap := probe.Detect(hctx)
-		cancel()
+		snap := session.DetectHardware(ctx)
 		r.Hardware = &snap
 	}
 	if r.SpecDir != "" {
