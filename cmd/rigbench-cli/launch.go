@@ -115,11 +115,6 @@ func (o launchOptions) launcher(e *env, cfg vllm.LaunchConfig) *session.DockerLa
 	if o.timeout > 0 {
 		opts = append(opts, docker.WithReadyTimeout(o.timeout))
 	}
-	if inst := e.getenv("RIGBENCH_INSTANCE"); inst != "" {
-		// Separate RigBench instances on one machine (users, test runs)
-		// never clean up each other's servers.
-		opts = append(opts, docker.WithLabels(map[string]string{docker.LabelInstance: inst}))
-	}
 	if o.noGPU {
 		opts = append(opts, docker.WithoutGPU())
 	}

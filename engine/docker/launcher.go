@@ -19,6 +19,11 @@ const (
 	// LabelInstance, when set (RIGBENCH_INSTANCE), keeps the containers of
 	// separate RigBench instances on one machine apart.
 	LabelInstance = "io.rigbench.instance"
+	// InstanceEnv is the environment variable whose value New puts in
+	// LabelInstance: separate RigBench instances on one machine (users,
+	// test runs) never clean up each other's servers, whichever front end
+	// started them.
+	InstanceEnv = "RIGBENCH_INSTANCE"
 	// LabelOwner names the process that started the container
 	// (Owner.String): only when it is gone is the container a leftover.
 	LabelOwner = "io.rigbench.owner"
@@ -107,6 +112,11 @@ func New(ctx context.Context, opts ...Option) (*Launcher, error) {
 	}
 	for _, o := range opts {
 		o(l)
+	}
+	if _, set := l.labels[LabelInstance]; !set {
+		if inst := l.getenv(InstanceEnv); inst != "" {
+			l.labels[LabelInstance] = inst
+		}
 	}
 	if l.api == nil {
 		copts := []client.Opt{client.FromEnv, client.WithAPIVersionNegotiation()}

@@ -179,3 +179,25 @@ func TestLineWriterAndRedaction(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestNewLabelsItsInstance: RIGBENCH_INSTANCE reaches the containers'
+// labels whichever front end makes the launcher (the app's did not read
+// it), so CleanupLeftovers of one instance leaves another's servers alone.
+func TestNewLabelsItsInstance(t *testing.T) {
+	t.Parallel()
+	env := func(k string) string { return map[string]string{InstanceEnv: "ci-7"}[k] }
+	l, err := New(context.Background(), WithAPI(&fakeAPI{}), WithGetenv(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.labels[LabelInstance] != "ci-7" {
+		t.Fatalf("labels %v", l.labels)
+	}
+	l, err = New(context.Background(), WithAPI(&fakeAPI{}), WithGetenv(func(string) string { return "" }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := l.labels[LabelInstance]; ok {
+		t.Fatalf("an instance label without %s: %v", InstanceEnv, l.labels)
+	}
+}
