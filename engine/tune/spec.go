@@ -99,7 +99,7 @@ func NewDimension(name string, values []string) (Dimension, error) {
 	seen := map[string]bool{}
 	for _, v := range values {
 		if f.Type == vllm.KindBool {
-			b, ok := parseOnOff(v)
+			b, ok := vllm.ParseOnOff(v)
 			if !ok {
 				return Dimension{}, fmt.Errorf("%s takes on or off, not %q", f.Name, v)
 			}
@@ -117,16 +117,6 @@ func NewDimension(name string, values []string) (Dimension, error) {
 		d.Values = append(d.Values, v)
 	}
 	return d, nil
-}
-
-func parseOnOff(v string) (bool, bool) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "on", "true", "yes", "1":
-		return true, true
-	case "off", "false", "no", "0":
-		return false, true
-	}
-	return false, false
 }
 
 // Variant is one launch configuration of a sweep.
@@ -168,7 +158,7 @@ func FlagArgs(fvs []vllm.FlagValue) []string {
 	for _, fv := range fvs {
 		f, _, ok := vllm.Lookup(fv.Name)
 		if ok && f.Type == vllm.KindBool {
-			switch b, _ := parseOnOff(fv.Value); {
+			switch b, _ := vllm.ParseOnOff(fv.Value); {
 			case b:
 				out = append(out, f.Name)
 			case f.Negation != "":
@@ -267,10 +257,10 @@ func (s Spec) Variants() []Variant {
 		var eff []vllm.FlagValue
 		cfg := s.Base
 		for _, ch := range changes {
-			if cur, ok := s.Base.Get(ch.Name); ok && sameValue(ch.Name, cur, ch.Value) {
+			if cur, ok := s.Base.Get(ch.Name); ok && vllm.SameValue(ch.Name, cur, ch.Value) {
 				continue
 			}
-			if _, ok := s.Base.Get(ch.Name); !ok && isDefault(ch.Name, ch.Value) {
+			if _, ok := s.Base.Get(ch.Name); !ok && vllm.IsDefault(ch.Name, ch.Value) {
 				continue
 			}
 			eff = append(eff, ch)
@@ -313,31 +303,3 @@ func (s Spec) Variants() []Variant {
 	return out
 }
 
-// sameValue compares two values of a flag as the server reads them
-// ("0.90" = "0.9", "true" = "on").
-func sameValue(name, a, b string) bool {
-	if a == b {
-		return true
-	}
-	if f, _, ok := vllm.Lookup(name); ok && f.Type == vllm.KindBool {
-		x, ok1 := parseOnOff(a)
-		y, ok2 := parseOnOff(b)
-		return ok1 && ok2 && x == y
-	}
-	x, err1 := strconv.ParseFloat(a, 64)
-	y, err2 := strconv.ParseFloat(b, 64)
-	return err1 == nil && err2 == nil && x == y
-}
-
-// isDefault reports whether value is vLLM's documented default of a flag
-// the base leaves unset, so the variant would launch the base again.
-func isDefault(name, value string) bool {
-	f, _, ok := vllm.Lookup(name)
-	if !ok {
-		return false
-	}
-	if f.Type == vllm.KindBool {
-		return false // the catalog does not record booleans' defaults
-	}
-	return f.Default != "" && sameValue(name, f.Default, value)
-}

@@ -45,7 +45,7 @@ func FlagsText(args []string) string {
 				name = "no " + name
 			}
 			parts = append(parts, name)
-		case ok && fv.Value == f.Default:
+		case ok && vllm.IsDefault(fv.Name, fv.Value):
 		default:
 			parts = append(parts, name+" "+fv.Value)
 		}

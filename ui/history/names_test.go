@@ -16,6 +16,8 @@ func TestFlagsTextKeepsWhatDiffers(t *testing.T) {
 	}{
 		{nil, ""},
 		{[]string{"--gpu-memory-utilization", "0.9", "--max-num-seqs", "16"}, "max-num-seqs 16"},
+		// "0.90" is the default 0.9 as vLLM reads it, as a sweep compares it.
+		{[]string{"--gpu-memory-utilization", "0.90", "--max-num-seqs", "16"}, "max-num-seqs 16"},
 		{[]string{"--kv-cache-dtype", "fp8", "--enforce-eager"}, "kv-cache-dtype fp8, enforce-eager"},
 		{[]string{"--no-enable-prefix-caching", "--port", "8000"}, "no enable-prefix-caching"},
 		{[]string{"--max-num-seqs", "8", "--bogus", "3"}, "max-num-seqs 8, --bogus 3"},
