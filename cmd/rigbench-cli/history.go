@@ -15,6 +15,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/internal/safefile"
 	"github.com/rigbench/rigbench/internal/termtext"
 	"github.com/rigbench/rigbench/store"
@@ -281,6 +282,15 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer db.Close()
+	// A reference file's name spells the model with "-" for "/": the
+	// ids the history and the simulator know give it back its "/", as
+	// the app's import does.
+	known := sim.Models()
+	if listed, err := db.List(ctx, store.Filter{}); err == nil {
+		for _, s := range listed {
+			known = append(known, s.Model)
+		}
+	}
 	failed := 0
 	for _, path := range files {
 		if err := ctx.Err(); err != nil {
@@ -288,6 +298,8 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		}
 		r, err := report.OpenRun(ctx, path)
 		if err == nil {
+			r.Server.Model = report.NormaliseModel(r.Server.Model, known)
+			known = append(known, r.Server.Model)
 			var inserted bool
 			if inserted, err = db.Import(ctx, r); err == nil {
 				verb := "imported"

@@ -84,7 +84,9 @@ func TestHistoryCommands(t *testing.T) {
 	}
 
 	out = mustCLI(t, "runs", "--db", db)
-	for _, want := range []string{"RTX 3060 12GB", "agents-a1-4b-fp8", "vllm 0.32.0", "890.6", "2341", "[imported]"} {
+	// The file name spells the model "agents-a1-4b-fp8"; import gives it
+	// the "/" of the id the simulator knows, as the app's import does.
+	for _, want := range []string{"RTX 3060 12GB", "agents/a1-4b-fp8", "vllm 0.32.0", "890.6", "2341", "[imported]"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("runs lacks %q:\n%s", want, out)
 		}
@@ -259,7 +261,7 @@ func TestShowImportedReference(t *testing.T) {
 	out := mustCLI(t, "import", named, "--db", db)
 	id := strings.Fields(out)[1]
 	out = mustCLI(t, "show", id, "--db", db)
-	for _, want := range []string{"Model agents-a1-4b-fp8 on vllm 0.32.0", "GPU 0: RTX 3060 12GB",
+	for _, want := range []string{"Model agents/a1-4b-fp8 on vllm 0.32.0", "GPU 0: RTX 3060 12GB",
 		"started: unknown (imported ", "Decode: total tok/s · TTFT (window 30s)\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("show lacks %q:\n%s", want, out)

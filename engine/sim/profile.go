@@ -235,6 +235,18 @@ func ProfileNames() []string {
 	return names
 }
 
+// Models lists the model ids of the built-in profiles, in ProfileNames'
+// order: ids an importer knows without any history.
+func Models() []string {
+	var out []string
+	for _, n := range ProfileNames() {
+		if p, err := ProfileByName(n); err == nil {
+			out = append(out, p.Model)
+		}
+	}
+	return out
+}
+
 // ProfileByName returns a built-in profile; "" and "default" give
 // DefaultProfile.
 func ProfileByName(name string) (Profile, error) {

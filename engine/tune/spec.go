@@ -302,4 +302,3 @@ func (s Spec) Variants() []Variant {
 	}
 	return out
 }
-

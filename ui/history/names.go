@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/vllm"
@@ -75,38 +76,14 @@ func DefaultName(what string, args []string, flagsKnown bool, start time.Time) s
 	return strings.Join(parts, " · ")
 }
 
-// modelSlug is a model id as a file name writes it: "/" and "--" read
-// as "-", case folded.
-func modelSlug(id string) string {
-	s := strings.ToLower(strings.ReplaceAll(id, "/", "-"))
-	return strings.ReplaceAll(s, "--", "-")
-}
-
-// NormaliseModel gives a model id read from a file name ("agents-a1-4b-fp8",
-// with its "/" written as "-") the spelling of a known id with the same
-// letters ("agents/a1-4b-fp8"), so one model does not show under two
-// names. Known ids are the simulator's models and those of the runs
-// listed; an id that already has a "/" or matches none is kept.
+// NormaliseModel is report.NormaliseModel with the ids the app knows: the
+// simulator's models and those of the runs listed.
 func NormaliseModel(id string, listed []Entry) string {
-	if id == "" || strings.Contains(id, "/") {
-		return id
-	}
-	known := []string{}
-	for _, n := range sim.ProfileNames() {
-		if p, err := sim.ProfileByName(n); err == nil {
-			known = append(known, p.Model)
-		}
-	}
+	known := sim.Models()
 	for _, e := range listed {
 		known = append(known, e.Run.Server.Model)
 	}
-	slug := modelSlug(id)
-	for _, k := range known {
-		if strings.Contains(k, "/") && modelSlug(k) == slug {
-			return k
-		}
-	}
-	return id
+	return report.NormaliseModel(id, known)
 }
 
 // displayName is how the table names a run: its name, else its model.
