@@ -9,14 +9,6 @@ import (
 // as the CLI's --db flag does.
 const EnvDB = "RIGBENCH_DB"
 
-// DefaultPath returns where the history lives when nothing overrides it:
-// $XDG_DATA_HOME/rigbench/history.db, or ~/.local/share/rigbench/history.db
-// when XDG_DATA_HOME is unset or not absolute (the XDG Base Directory rule:
-// relative values are ignored).
-func DefaultPath() (string, error) {
-	return defaultPath(os.Getenv, os.UserHomeDir)
-}
-
 func defaultPath(getenv func(string) string, home func() (string, error)) (string, error) {
 	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "rigbench", "history.db"), nil

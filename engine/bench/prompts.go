@@ -76,13 +76,6 @@ func (p *Prompts) Calibrate(ctx context.Context) error {
 	return nil
 }
 
-// Base returns the token count of a marker-only prompt (context 0).
-func (p *Prompts) Base() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.base
-}
-
 // Tolerance is the largest acceptable error of a prompt's length (METHOD.md:
 // 1% or 16 tokens, whichever is larger).
 func Tolerance(target int) int { return max(16, target/100) }

@@ -187,17 +187,11 @@ func validate(cfg *Config) error {
 // size), what vLLM logs as "GPU KV cache size".
 func (s *Server) KVCapacityTokens() int { return s.kv.tokens }
 
-// NumGPUBlocks is the number of KV blocks.
-func (s *Server) NumGPUBlocks() int { return s.kv.numBlocks }
-
 // MaxModelLen is the served max_model_len.
 func (s *Server) MaxModelLen() int { return s.maxModelLen }
 
 // Model is the served model id.
 func (s *Server) Model() string { return s.model }
-
-// Config returns the configuration in effect, defaults filled in.
-func (s *Server) Config() Config { return s.cfg }
 
 // Exited is closed when the exit fault fires (the simulated engine died);
 // cmd/rigbench-sim exits with status 1 then, as vLLM does.

@@ -3,7 +3,6 @@ package chart
 import (
 	"errors"
 	"fmt"
-	"image"
 	"io"
 
 	"gonum.org/v1/plot/vg"
@@ -136,20 +135,6 @@ func Render(w io.Writer, kind Kind, runs []*rundoc.Run, opts Options) error {
 	draw1(draw.New(canvas), kind, runs, ThemeFor(opts.Dark))
 	_, err := out.WriteTo(w)
 	return err
-}
-
-// Image draws a chart into an image, for views that show it directly
-// (format is ignored: the result is a raster at Width×Scale pixels).
-func Image(kind Kind, runs []*rundoc.Run, opts Options) (image.Image, error) {
-	opts = opts.withDefaults()
-	opts.Format = PNG
-	if err := check(kind, runs, opts); err != nil {
-		return nil, err
-	}
-	width, height := vg.Length(opts.Width)*pxToPt, vg.Length(opts.Height)*pxToPt
-	c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(int(96*opts.Scale+0.5)))
-	draw1(draw.New(c), kind, runs, ThemeFor(opts.Dark))
-	return c.Image(), nil
 }
 
 func check(kind Kind, runs []*rundoc.Run, opts Options) error {
