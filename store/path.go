@@ -9,6 +9,10 @@ import (
 // as the CLI's --db flag does.
 const EnvDB = "RIGBENCH_DB"
 
+// defaultPath is where the history lives when nothing overrides it:
+// $XDG_DATA_HOME/rigbench/history.db, or ~/.local/share/rigbench/history.db
+// when XDG_DATA_HOME is unset or not absolute (the XDG Base Directory rule:
+// relative values are ignored).
 func defaultPath(getenv func(string) string, home func() (string, error)) (string, error) {
 	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "rigbench", "history.db"), nil
@@ -21,7 +25,7 @@ func defaultPath(getenv func(string) string, home func() (string, error)) (strin
 }
 
 // ResolvePath picks the history file: the --db flag value when given, else
-// $RIGBENCH_DB, else DefaultPath. getenv is the caller's environment seam
+// $RIGBENCH_DB, else defaultPath. getenv is the caller's environment seam
 // (os.Getenv in production), so commands can be tested in-process.
 func ResolvePath(flag string, getenv func(string) string) (string, error) {
 	if flag != "" {
