@@ -1,0 +1,129 @@
+package bench_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/client"
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/sim"
+)
+
+// TestServerDiesMidCell is issue 29's repro on the simulator: the server
+// dies in cell 0×1 (its warm-up, its window, or just after it), as a
+// process that is killed (the port refuses connections) and as the exit
+// fault (--fault-exit-after: connections closed unanswered). The cell it
+// died in is Failed with the moment, no cell is measured after the death,
+// and the run ends at once with a *ServerGoneError that counts what was
+// kept: the death is found by a probe after the first failed connection or
+// before the next cell, not by waiting out idle waits and two failed cells.
+func TestServerDiesMidCell(t *testing.T) {
+	points := []struct {
+		name string
+		// at reports whether event e is the moment to kill.
+		at     func(e rundoc.Event) bool
+		reason *regexp.Regexp // of cell 0×1; nil: it was measured before
+	}{
+		{"warm-up", func(e rundoc.Event) bool {
+			return e.Kind == rundoc.EventCellProgress && e.Index == 1 && strings.HasPrefix(e.Message, "warming up")
+		}, regexp.MustCompile(`^the server (closed every connection|stopped) in the warm-up`)},
+		{"window", func(e rundoc.Event) bool {
+			return e.Kind == rundoc.EventCellProgress && e.Index == 1 && e.LiveTokS > 0
+		}, regexp.MustCompile(`^the server closed every connection \d+\.\d s into the window and (refused new ones|closed new ones unanswered)`)},
+		{"between cells", func(e rundoc.Event) bool {
+			return e.Kind == rundoc.EventCellDone && e.Index == 1
+		}, nil},
+	}
+	for _, kind := range []string{"process killed", "exit fault"} {
+		for _, p := range points {
+			t.Run(kind+"/"+p.name, func(t *testing.T) {
+				cfg := tinyConfig(t, 20)
+				s, err := sim.New(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				hs := httptest.NewServer(s.Handler())
+				t.Cleanup(func() { s.Close(); hs.Close() })
+				c, err := client.New(hs.URL, client.WithConcurrency(8))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(c.CloseIdle)
+				kill := func() {
+					if kind == "exit fault" {
+						s.Kill()
+						return
+					}
+					hs.Listener.Close()
+					hs.CloseClientConnections()
+				}
+				var (
+					once     sync.Once
+					killedAt time.Time
+				)
+				plan := rundoc.Plan{Contexts: []int{0, 512}, Concurrency: []int{1, 2, 4}, PrefillContexts: []int{512},
+					DurationS: 20, MaxOutput: 64}
+				r := &bench.Runner{Client: c, Plan: plan, Observer: rundoc.ObserverFunc(func(e rundoc.Event) {
+					if p.at(e) {
+						once.Do(func() { killedAt = time.Now(); kill() })
+					}
+				})}
+				run, err := r.Run(context.Background())
+				took := time.Since(killedAt)
+				if killedAt.IsZero() {
+					t.Fatalf("the kill point never came: %v", err)
+				}
+				var gone *bench.ServerGoneError
+				if !errors.As(err, &gone) {
+					t.Fatalf("err = %v, want *ServerGoneError", err)
+				}
+				t.Logf("%s (%v after the kill)", err, took)
+				if took > 5*time.Second {
+					t.Errorf("the run ended %v after the kill, want within 5 s", took)
+				}
+				if run.Status != rundoc.RunFailed || !strings.Contains(run.Error, "stopped answering") {
+					t.Errorf("run %s, error %q", run.Status, run.Error)
+				}
+				if len(run.Cells) != 2 {
+					t.Fatalf("%d cells, want 2 (prefill 512, decode 0×1): nothing after the death", len(run.Cells))
+				}
+				cell := run.Cells[1]
+				kept := 1
+				if p.reason == nil {
+					if cell.Status != rundoc.StatusValid {
+						t.Errorf("cell 0×1 measured before the death reads %s: %s", cell.Status, cell.Reason)
+					}
+					kept = 2
+					if gone.Cell != "" || !strings.Contains(gone.Where, "after cell decode 0×1, before cell decode 0×2") {
+						t.Errorf("moment %q %q", gone.Cell, gone.Where)
+					}
+				} else {
+					if cell.Status != rundoc.StatusFailed || !p.reason.MatchString(cell.Reason) {
+						t.Errorf("cell 0×1: %s %q, want Failed matching %s", cell.Status, cell.Reason, p.reason)
+					}
+					if gone.Cell != "decode 0×1" {
+						t.Errorf("gone in cell %q, want decode 0×1", gone.Cell)
+					}
+				}
+				if gone.Kept != kept || gone.Total != 7 {
+					t.Errorf("kept %d of %d, want %d of 7", gone.Kept, gone.Total, kept)
+				}
+				wantProbe := "refuses connections"
+				if kind == "exit fault" {
+					wantProbe = "closes connections without answering"
+				}
+				var ge *client.GoneError
+				if !errors.As(err, &ge) || !strings.Contains(ge.Error(), wantProbe) {
+					t.Errorf("evidence %v, want %q", ge, wantProbe)
+				}
+			})
+		}
+	}
+}
