@@ -283,3 +283,39 @@ func (r *Runner) goneError(run *rundoc.Run, specs []cellSpec, cell string) error
 func keepOnResume(s rundoc.Status) bool {
 	return s != rundoc.StatusFailed && s != rundoc.StatusCancelled && s != ""
 }
+
+// ResumeMismatchError refuses to resume a run on a server other than the
+// one that measured its kept cells: the figures would not compare, and the
+// run would read as one measurement.
+type ResumeMismatchError struct {
+	// Field names what differs ("model", "engine version", …); Was and
+	// Now are its values.
+	Field, Was, Now string
+}
+
+func (e *ResumeMismatchError) Error() string {
+	return fmt.Sprintf("the server's %s is %q, but the run measured its cells with %q: start the server the run measured (or start a new run)",
+		e.Field, e.Now, e.Was)
+}
+
+// checkResume compares a resumed run's server with the one it measured:
+// model, engine, version and max_model_len must match. A KV capacity that
+// moved is allowed (a restart on a card with less free memory), since each
+// cell's status is judged against the capacity it ran with.
+func (r *Runner) checkResume(now rundoc.Server) error {
+	if len(r.Kept) == 0 {
+		return nil
+	}
+	was := r.was
+	for _, f := range []struct{ name, was, now string }{
+		{"model", was.Model, now.Model},
+		{"engine", was.Engine, now.Engine},
+		{"engine version", was.Version, now.Version},
+		{"max_model_len", fmt.Sprint(was.MaxModelLen), fmt.Sprint(now.MaxModelLen)},
+	} {
+		if f.was != f.now {
+			return &ResumeMismatchError{Field: f.name, Was: f.was, Now: f.now}
+		}
+	}
+	return nil
+}

@@ -2,9 +2,11 @@ package bench_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -125,5 +127,81 @@ func TestServerDiesMidCell(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestResumeMeasuresOnlyWhatIsMissing: a run stopped by a dead server is
+// resumed against a fresh one into the same document; the cells it kept
+// stay byte for byte, the one the server died in and those never run are
+// measured, and the run completes. A server that serves another model is
+// refused.
+func TestResumeMeasuresOnlyWhatIsMissing(t *testing.T) {
+	cfg := tinyConfig(t, 20)
+	s, c := startSim(t, cfg)
+	plan := rundoc.Plan{Contexts: []int{0, 512}, Concurrency: []int{1, 2}, PrefillContexts: []int{512}, DurationS: 20, MaxOutput: 64}
+	first, err := (&bench.Runner{Client: c, Plan: plan, Observer: rundoc.ObserverFunc(func(e rundoc.Event) {
+		if e.Kind == rundoc.EventCellProgress && e.Index == 2 && e.LiveTokS > 0 {
+			s.Kill()
+		}
+	})}).Run(context.Background())
+	var gone *bench.ServerGoneError
+	if !errors.As(err, &gone) || len(first.Cells) != 3 || first.Cells[2].Status != rundoc.StatusFailed {
+		t.Fatalf("first attempt: %v, %d cells", err, len(first.Cells))
+	}
+	keptJSON := func(cells []rundoc.Cell) map[string]string {
+		out := map[string]string{}
+		for _, c := range cells {
+			if c.Status != rundoc.StatusFailed {
+				b, err := json.Marshal(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[c.Label()] = string(b)
+			}
+		}
+		return out
+	}
+	before := keptJSON(first.Cells)
+	if len(before) != 2 {
+		t.Fatalf("%d kept cells, want 2", len(before))
+	}
+
+	_, c2 := startSim(t, cfg)
+	doc := *first
+	var measured []string
+	run, err := (&bench.Runner{Client: c2, Plan: first.Plan, Doc: &doc, Kept: first.Cells, Observer: rundoc.ObserverFunc(func(e rundoc.Event) {
+		if e.Kind == rundoc.EventCellDone {
+			measured = append(measured, e.Cell.Label())
+		}
+	})}).Run(context.Background())
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if run.UUID != first.UUID || run.Status != rundoc.RunComplete || len(run.Cells) != 5 {
+		t.Fatalf("resumed run %s %s with %d cells, want %s complete with 5", run.UUID, run.Status, len(run.Cells), first.UUID)
+	}
+	if want := []string{"decode 0×2", "decode 512×1", "decode 512×2"}; !slices.Equal(measured, want) {
+		t.Errorf("measured %q, want %q", measured, want)
+	}
+	after := keptJSON(run.Cells)
+	for label, b := range before {
+		if after[label] != b {
+			t.Errorf("kept cell %s changed:\n%s\n%s", label, b, after[label])
+		}
+	}
+	for _, c := range run.Cells {
+		if c.Status != rundoc.StatusValid {
+			t.Errorf("%s: %s %s", c.Label(), c.Status, c.Reason)
+		}
+	}
+
+	other := cfg
+	other.Model = "someone/else"
+	_, c3 := startSim(t, other)
+	doc = *first
+	_, err = (&bench.Runner{Client: c3, Plan: first.Plan, Doc: &doc, Kept: first.Cells}).Run(context.Background())
+	var mm *bench.ResumeMismatchError
+	if !errors.As(err, &mm) || mm.Field != "model" {
+		t.Errorf("resume on another model: %v, want a model mismatch", err)
 	}
 }

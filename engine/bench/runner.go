@@ -64,6 +64,8 @@ type Runner struct {
 
 	// gone is set once the server is known to be gone (gone.go).
 	gone *goneMark
+	// was is the document's server before this attempt (a resume's).
+	was rundoc.Server
 
 	prompts *Prompts
 	reqSeq  int
@@ -104,7 +106,8 @@ func (r *Runner) Run(ctx context.Context) (*rundoc.Run, error) {
 		run.CreatedAt = r.Now().UTC().Truncate(time.Second)
 	}
 	run.Origin = rundoc.OriginMeasured
-	run.Status = rundoc.RunRunning
+	run.Status, run.Error = rundoc.RunRunning, ""
+	r.was = run.Server // what a resumed run measured before (checkResume)
 	run.Cells = nil
 	err := r.run(ctx, run)
 	run.FinishedAt = r.Now().UTC().Truncate(time.Second)
@@ -179,6 +182,16 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 	}
 	r.emit(rundoc.Event{Kind: rundoc.EventRunStarted, Run: run, Total: len(specs),
 		ETA: scaleDown(Estimate(plan, run.Server.MaxModelLen, run.Server.KVCapacityTokens, nil), plan.Speed())})
+	if len(r.Kept) > 0 {
+		kept := 0
+		for _, s := range specs {
+			if _, ok := r.kept(s); ok {
+				kept++
+			}
+		}
+		r.emit(rundoc.Event{Kind: rundoc.EventRunProgress, Run: run, Total: len(specs),
+			Message: fmt.Sprintf("resuming: %d of %d cells are kept as measured, %d to measure", kept, len(specs), len(specs)-kept)})
+	}
 
 	failedInARow := 0
 	overCapacityAt := map[int]int{} // context → smallest N found over capacity at run time
@@ -224,6 +237,9 @@ func (r *Runner) prepare(ctx context.Context, run *rundoc.Run) (rundoc.Plan, err
 	}
 	r.modelID = d.modelID
 	run.Server = srv
+	if err := r.checkResume(srv); err != nil {
+		return rundoc.Plan{}, err
+	}
 	plan := r.Plan.Resolve(srv.MaxModelLen)
 	if srv.MaxModelLen <= 0 && (slices.Contains(r.Plan.Contexts, rundoc.ContextMax) || slices.Contains(r.Plan.PrefillContexts, rundoc.ContextMax)) {
 		// Said, not silent (issue 18): "max" needs the server's context length.
