@@ -268,7 +268,7 @@ func (r *Runner) rewordGone(cell *rundoc.Cell, phase string) {
 func (r *Runner) goneError(run *rundoc.Run, specs []cellSpec, cell string) error {
 	kept := 0
 	for _, c := range run.Cells {
-		if keepOnResume(c.Status) {
+		if KeepOnResume(c.Status) {
 			kept++
 		}
 	}
@@ -276,11 +276,11 @@ func (r *Runner) goneError(run *rundoc.Run, specs []cellSpec, cell string) error
 	return &ServerGoneError{URL: r.Client.Endpoint(), Cell: cell, Where: where, Kept: kept, Total: len(specs), Err: r.gone.evidence}
 }
 
-// keepOnResume reports whether a cell of this status is a result a resumed
+// KeepOnResume reports whether a cell of this status is a result a resumed
 // run keeps: every status but Failed and Cancelled (Requests queued, Over
 // capacity and Exceeds model length are what the method says of the cell,
 // and measuring them again gives the same verdict).
-func keepOnResume(s rundoc.Status) bool {
+func KeepOnResume(s rundoc.Status) bool {
 	return s != rundoc.StatusFailed && s != rundoc.StatusCancelled && s != ""
 }
 
@@ -318,4 +318,17 @@ func (r *Runner) checkResume(now rundoc.Server) error {
 		}
 	}
 	return nil
+}
+
+// Remaining counts the cells of run's plan that a resume measures: those
+// without a result to keep (KeepOnResume), never run included.
+func Remaining(run *rundoc.Run) int {
+	r := &Runner{Kept: run.Cells}
+	n := 0
+	for _, s := range cellSpecs(run.Plan) {
+		if _, ok := r.kept(s); !ok {
+			n++
+		}
+	}
+	return n
 }

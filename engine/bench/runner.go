@@ -58,7 +58,7 @@ type Runner struct {
 	// lines ("exit code 137; the GPU ran out of memory …").
 	ExitReport func() string
 	// Kept are cells of an earlier attempt at this run (Resume): a cell of
-	// the plan with a kept result (keepOnResume) is not measured again but
+	// the plan with a kept result (KeepOnResume) is not measured again but
 	// kept as it is, in its place.
 	Kept []rundoc.Cell
 
@@ -364,7 +364,7 @@ func noteOverCapacity(overCapacityAt map[int]int, c *rundoc.Cell) {
 // keep (Runner.Kept).
 func (r *Runner) kept(s cellSpec) (rundoc.Cell, bool) {
 	for _, c := range r.Kept {
-		if c.Phase == s.phase && c.Context == s.context && c.Concurrency == s.n && keepOnResume(c.Status) {
+		if c.Phase == s.phase && c.Context == s.context && c.Concurrency == s.n && KeepOnResume(c.Status) {
 			return c, true
 		}
 	}

@@ -91,10 +91,9 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 	var kept []rundoc.Cell
 	if o.Resume != nil {
 		d := *o.Resume
+		// The model is left to the server (or o.Model): the runner
+		// refuses a server whose model is not the one the run measured.
 		doc, kept, o.Plan, o.Hardware = &d, o.Resume.Cells, o.Resume.Plan, o.Resume.Hardware
-		if o.Model == "" {
-			o.Model = o.Resume.Server.Model
-		}
 	}
 	if o.Hardware == nil && o.Resume == nil {
 		hctx, cancel := context.WithTimeout(ctx, DetectTimeout)
