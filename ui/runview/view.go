@@ -323,6 +323,15 @@ func (v *View) Start() {
 		v.planErr.Show()
 		return
 	}
+	v.StartPlan(p)
+}
+
+// StartPlan begins a run of p, which need not be the editor's (a resumed
+// run keeps its own plan). It does nothing while a run is in progress.
+func (v *View) StartPlan(p rundoc.Plan) {
+	if v.Running() || v.start == nil {
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	obs := &live{}
 	done := v.job.Begin(cancel)
