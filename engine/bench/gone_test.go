@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -204,4 +206,67 @@ func TestResumeMeasuresOnlyWhatIsMissing(t *testing.T) {
 	if !errors.As(err, &mm) || mm.Field != "model" {
 		t.Errorf("resume on another model: %v, want a model mismatch", err)
 	}
+}
+
+// hangWriter passes a stream through until hung is set, then holds every
+// write (the connection stays open, silent) until the client leaves: a
+// server process that stopped answering without closing its connections.
+type hangWriter struct {
+	http.ResponseWriter
+	ctx  context.Context
+	hung *atomic.Bool
+}
+
+func (h *hangWriter) Write(b []byte) (int, error) {
+	if h.hung.Load() {
+		<-h.ctx.Done()
+		return 0, h.ctx.Err()
+	}
+	return h.ResponseWriter.Write(b)
+}
+
+func (h *hangWriter) Flush() { h.ResponseWriter.(http.Flusher).Flush() }
+
+// TestSilentStreamsOfAGoneServer is the issue's own repro: the server stops
+// answering mid-window without closing its streams (nothing comes for the
+// rest of the window) and refuses new connections. No request fails, so
+// the window runs to its close, where the probe finds the server gone: the
+// cell is Failed with the moment of its last token instead of a quiet
+// Valid figure of fewer tokens spread over the window.
+func TestSilentStreamsOfAGoneServer(t *testing.T) {
+	s, err := sim.New(tinyConfig(t, 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hung atomic.Bool
+	h := s.Handler()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(&hangWriter{ResponseWriter: w, ctx: r.Context(), hung: &hung}, r)
+	}))
+	t.Cleanup(func() { s.Close(); hs.Close() })
+	c, err := client.New(hs.URL, client.WithConcurrency(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.CloseIdle)
+	var once sync.Once
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 2}, DurationS: 20, MaxOutput: 512}
+	run, err := (&bench.Runner{Client: c, Plan: plan, Observer: rundoc.ObserverFunc(func(e rundoc.Event) {
+		if e.Kind == rundoc.EventCellProgress && e.Index == 0 && e.LiveTokS > 0 {
+			once.Do(func() { hung.Store(true); hs.Listener.Close() })
+		}
+	})}).Run(context.Background())
+	var gone *bench.ServerGoneError
+	if !errors.As(err, &gone) || len(run.Cells) != 1 {
+		t.Fatalf("err = %v with %d cells, want a ServerGoneError after the first", err, len(run.Cells))
+	}
+	cell := run.Cells[0]
+	want := regexp.MustCompile(`^the server stopped answering \d+\.\d s into the window and refused new connections`)
+	if cell.Status != rundoc.StatusFailed || !want.MatchString(cell.Reason) {
+		t.Errorf("cell 0×1: %s %q, want Failed matching %s", cell.Status, cell.Reason, want)
+	}
+	if cell.OutputTokens == 0 {
+		t.Error("the figures measured before the server went silent were not kept for the record")
+	}
+	t.Log(cell.Reason)
 }
