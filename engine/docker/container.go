@@ -145,15 +145,29 @@ func (c *Container) ExitReport(ctx context.Context) string {
 			msg += ", killed (docker kill, or out of memory)"
 		}
 	}
+	if cause := exitCause(c.tail.get()); cause != "" {
+		msg += "; " + cause
+	}
+	return msg
+}
+
+// exitCause is what the start-up failure recognisers make of the last
+// exitReportLines log lines of a server that ended mid-run, "" when they
+// recognise nothing. Out of memory is worded for a server that was
+// serving: the recogniser's own sentence says "while loading the model".
+func exitCause(tail []LogLine) string {
 	facts := vllm.NewStartupFacts(0)
-	tail := c.tail.get()
 	for _, l := range tail[max(0, len(tail)-exitReportLines):] {
 		facts.Observe(l.Text)
 	}
-	if e := facts.Snapshot().Err; e != nil {
-		msg += "; " + e.Error()
+	e := facts.Snapshot().Err
+	switch {
+	case e == nil:
+		return ""
+	case e.Kind == vllm.ErrOutOfMemory:
+		return "the card ran out of memory while serving: " + e.Fix
 	}
-	return msg
+	return e.Error()
 }
 
 // exitReportLines is how many last log lines ExitReport reads.
