@@ -101,7 +101,7 @@ func TestServerDiesMidCell(t *testing.T) {
 				cell := run.Cells[1]
 				kept := 1
 				if p.reason == nil {
-					if cell.Status != rundoc.StatusValid {
+					if !cell.Status.Ran() {
 						t.Errorf("cell 0×1 measured before the death reads %s: %s", cell.Status, cell.Reason)
 					}
 					kept = 2
@@ -141,7 +141,11 @@ func TestResumeMeasuresOnlyWhatIsMissing(t *testing.T) {
 	cfg := tinyConfig(t, 20)
 	s, c := startSim(t, cfg)
 	plan := rundoc.Plan{Contexts: []int{0, 512}, Concurrency: []int{1, 2}, PrefillContexts: []int{512}, DurationS: 20, MaxOutput: 64}
+	var firstETA, resumeETA time.Duration
 	first, err := (&bench.Runner{Client: c, Plan: plan, Observer: rundoc.ObserverFunc(func(e rundoc.Event) {
+		if e.Kind == rundoc.EventRunStarted {
+			firstETA = e.ETA
+		}
 		if e.Kind == rundoc.EventCellProgress && e.Index == 2 && e.LiveTokS > 0 {
 			s.Kill()
 		}
@@ -175,12 +179,18 @@ func TestResumeMeasuresOnlyWhatIsMissing(t *testing.T) {
 		if e.Kind == rundoc.EventCellDone {
 			measured = append(measured, e.Cell.Label())
 		}
+		if e.Kind == rundoc.EventRunStarted {
+			resumeETA = e.ETA
+		}
 	})}).Run(context.Background())
 	if err != nil {
 		t.Fatalf("resume: %v", err)
 	}
 	if run.UUID != first.UUID || run.Status != rundoc.RunComplete || len(run.Cells) != 5 {
 		t.Fatalf("resumed run %s %s with %d cells, want %s complete with 5", run.UUID, run.Status, len(run.Cells), first.UUID)
+	}
+	if resumeETA <= 0 || resumeETA >= firstETA {
+		t.Errorf("the resume's estimate is %v, the whole run's %v: the kept cells take no time", resumeETA, firstETA)
 	}
 	if want := []string{"decode 0×2", "decode 512×1", "decode 512×2"}; !slices.Equal(measured, want) {
 		t.Errorf("measured %q, want %q", measured, want)
@@ -192,8 +202,8 @@ func TestResumeMeasuresOnlyWhatIsMissing(t *testing.T) {
 		}
 	}
 	for _, c := range run.Cells {
-		if c.Status != rundoc.StatusValid {
-			t.Errorf("%s: %s %s", c.Label(), c.Status, c.Reason)
+		if !bench.KeepOnResume(c.Status) {
+			t.Errorf("%s has no result after the resume: %s %s", c.Label(), c.Status, c.Reason)
 		}
 	}
 

@@ -180,8 +180,7 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 	if plan.Adaptive() && plan.PromptPolicy() == rundoc.PromptsUnique {
 		r.docs = &streamDocs{}
 	}
-	r.emit(rundoc.Event{Kind: rundoc.EventRunStarted, Run: run, Total: len(specs),
-		ETA: scaleDown(Estimate(plan, run.Server.MaxModelLen, run.Server.KVCapacityTokens, nil), plan.Speed())})
+	r.emit(rundoc.Event{Kind: rundoc.EventRunStarted, Run: run, Total: len(specs), ETA: r.eta(run, specs, 0)})
 	if len(r.Kept) > 0 {
 		kept := 0
 		for _, s := range specs {
@@ -380,8 +379,18 @@ func (r *Runner) betweenCells(run *rundoc.Run, specs []cellSpec, i int) string {
 	return fmt.Sprintf("after cell %s, before cell %s", run.Cells[len(run.Cells)-1].Label(), next.Label())
 }
 
-// eta estimates the time the cells from specs[from] on take.
+// eta estimates the time the cells from specs[from] on take; a resumed
+// run's kept cells take none.
 func (r *Runner) eta(run *rundoc.Run, specs []cellSpec, from int) time.Duration {
+	if len(r.Kept) > 0 {
+		rest := slices.Clone(specs[:from])
+		for _, s := range specs[from:] {
+			if _, ok := r.kept(s); !ok {
+				rest = append(rest, s)
+			}
+		}
+		specs = rest
+	}
 	total := estimateSpecs(run.Plan, specs, from, run.Server.MaxModelLen, run.Server.KVCapacityTokens, run.Cells)
 	return scaleDown(total, run.Plan.Speed())
 }
