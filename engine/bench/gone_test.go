@@ -28,6 +28,10 @@ import (
 // and the run ends at once with a *ServerGoneError that counts what was
 // kept: the death is found by a probe after the first failed connection or
 // before the next cell, not by waiting out idle waits and two failed cells.
+//
+// The kill in the window comes at the first live-rate report, once a real
+// second: windows of 20 s at speed 10 last 2 real seconds, so it falls
+// inside one however the ramp goes.
 func TestServerDiesMidCell(t *testing.T) {
 	points := []struct {
 		name string
@@ -48,7 +52,7 @@ func TestServerDiesMidCell(t *testing.T) {
 	for _, kind := range []string{"process killed", "exit fault"} {
 		for _, p := range points {
 			t.Run(kind+"/"+p.name, func(t *testing.T) {
-				cfg := tinyConfig(t, 20)
+				cfg := tinyConfig(t, 10)
 				s, err := sim.New(cfg)
 				if err != nil {
 					t.Fatal(err)
@@ -138,7 +142,7 @@ func TestServerDiesMidCell(t *testing.T) {
 // measured, and the run completes. A server that serves another model is
 // refused.
 func TestResumeMeasuresOnlyWhatIsMissing(t *testing.T) {
-	cfg := tinyConfig(t, 20)
+	cfg := tinyConfig(t, 10)
 	s, c := startSim(t, cfg)
 	plan := rundoc.Plan{Contexts: []int{0, 512}, Concurrency: []int{1, 2}, PrefillContexts: []int{512}, DurationS: 20, MaxOutput: 64}
 	var firstETA, resumeETA time.Duration
@@ -244,7 +248,7 @@ func (h *hangWriter) Flush() { h.ResponseWriter.(http.Flusher).Flush() }
 // cell is Failed with the moment of its last token instead of a quiet
 // Valid figure of fewer tokens spread over the window.
 func TestSilentStreamsOfAGoneServer(t *testing.T) {
-	s, err := sim.New(tinyConfig(t, 20))
+	s, err := sim.New(tinyConfig(t, 10))
 	if err != nil {
 		t.Fatal(err)
 	}
