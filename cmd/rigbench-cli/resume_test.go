@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -11,9 +12,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
+	"github.com/rigbench/rigbench/store"
 )
 
 // dyingSim serves the tiny simulator at speed 10 and kills it (the exit
@@ -110,5 +113,29 @@ func TestRunResumeFillsInTheMissingCells(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "run", "--endpoint", again.URL, "--db", db, "--resume", id); code != 1 || !strings.Contains(stderr, "nothing left to measure") {
 		t.Errorf("resuming a complete run: exit %d\n%s", code, stderr)
+	}
+}
+
+// A run another RigBench is still recording cannot be resumed: the two
+// would overwrite each other's cells.
+func TestRunResumeRefusesARunInProgress(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.db")
+	ctx := context.Background()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rec := db.Recorder()
+	running := &rundoc.Run{Schema: rundoc.Schema, UUID: "5e0d1c2b-3a49-4f58-9e67-8d7c6b5a4f3e", Origin: rundoc.OriginMeasured,
+		Status: rundoc.RunRunning, CreatedAt: time.Now().UTC().Truncate(time.Second),
+		Plan: rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 5, MaxOutput: 64}}
+	rec.Observe(rundoc.Event{Kind: rundoc.EventRunStarted, Run: running})
+	if !rec.Saved() {
+		t.Fatalf("the recorder did not store the run: %v", rec.Err())
+	}
+	code, _, stderr := runCLI(t, "run", "--endpoint", "http://127.0.0.1:1", "--db", path, "--resume", "5e0d1c2b")
+	if code != 1 || !strings.Contains(stderr, "still being measured by another RigBench") {
+		t.Errorf("exit %d, want 1 refusing the run in progress:\n%s", code, stderr)
 	}
 }

@@ -44,6 +44,12 @@ func (f *runFlags) loadResume(ctx context.Context, e *env) (*rundoc.Run, error) 
 	if err != nil {
 		return nil, fmt.Errorf("--resume: %w", err)
 	}
+	if run.Status == rundoc.RunRunning {
+		// Its recorder is alive (Open marks the runs of dead ones
+		// interrupted): two measurements of one run would overwrite
+		// each other's cells.
+		return nil, fmt.Errorf("run %s is still being measured by another RigBench: resume it once that run has stopped", shortID(run.UUID))
+	}
 	if run.Origin != rundoc.OriginMeasured {
 		return nil, fmt.Errorf("run %s was imported, not measured here: only a run this history recorded can be resumed", shortID(run.UUID))
 	}
