@@ -79,6 +79,9 @@ type UI struct {
 	mu          sync.Mutex
 	notSaved    map[string]bool
 	unsavedRuns int
+	// resuming is the run the next run start continues (Results'
+	// Resume), nil for a new run; read and cleared on the Fyne goroutine.
+	resuming *rundoc.Run
 }
 
 // New builds RigBench's main window into w with the real services.
@@ -143,6 +146,7 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.Run.Saved = u.saved
 	u.Run.OnExport = func(r *rundoc.Run) { export.Show(w, a, []*rundoc.Run{r}) }
 	u.Results = results.New()
+	u.Results.OnResume = u.resume
 	src, note, unsaved, closeHistory := openHistory(os.Getenv)
 	u.unsavedWhy = unsaved
 	u.Run.SetUnsaved(unsaved)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
@@ -31,7 +32,9 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 	var demoRec *rundoc.Launch
 	var demoErr error
 	var demoCfg vllm.LaunchConfig
+	var resume *rundoc.Run
 	fyne.DoAndWait(func() {
+		resume, u.resuming = u.resuming, nil
 		snap = u.snapshot
 		ch = u.Target.Choice()
 		srv = u.Launch.Server()
@@ -41,7 +44,7 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 	})
 	// A plan the server cannot run stops at its start, as in the CLI,
 	// and leaves no run in the history.
-	o := session.Options{Plan: plan, Observers: []rundoc.Observer{obs}, Hardware: snap, StopWhenNothingRuns: true}
+	o := session.Options{Plan: plan, Observers: []rundoc.Observer{obs}, Hardware: snap, StopWhenNothingRuns: true, Resume: resume}
 	src := u.History.Source()
 	saver := src.Recorder()
 	if saver != nil {
@@ -86,6 +89,19 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 	u.keep(src, saver, run)
 	// The engine's errors give CLI advice (--api-key, --db).
 	return run, forApp(err)
+}
+
+// resume continues run r (Results' Resume): the Run view runs its plan
+// against the chosen target, measuring only the cells without a result
+// into r, which keeps the rest as they were.
+func (u *UI) resume(r *rundoc.Run) {
+	if u.Run.Running() {
+		dialog.ShowInformation("A run is in progress", "Resume this run once the one in progress has finished, or cancel it in the Run tab.", u.win)
+		return
+	}
+	u.resuming = r
+	u.SelectTab(TabRun)
+	u.Run.StartPlan(r.Plan)
 }
 
 // keep makes sure a finished run is in the history: the recorder wrote it

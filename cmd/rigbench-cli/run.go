@@ -29,7 +29,7 @@ func init() {
 		usage: "run (--endpoint URL | --demo | --launch --model ID) [--api-key K] [--model NAME] " +
 			"[--contexts 0,16K,32K,64K,128K,max] [--concurrency 1,2,4,…,128] [--prefill 8K,…,128K|none] " +
 			"[--duration auto|30s] [--precision 1%] [--max-duration 30s] [--prompts shared|unique] [--max-output 8192] [--kv-capacity TOKENS] [--json FILE] [--name NAME] " +
-			"[--no-save] [--db FILE] [-- vLLM flags…]",
+			"[--no-save] [--db FILE] [--resume ID] [-- vLLM flags…]",
 		summary: "Run the prefill and sustained-decode matrix against a server and print the results.",
 		run:     runRun,
 		cleanup: "saving the cells measured so far and stopping a launched server",
@@ -49,6 +49,7 @@ type runFlags struct {
 	simProfile                     string
 	simSpeed                       float64
 	noTelemetry                    bool
+	resume                         string
 	launch                         launchFlags
 	saveFlags
 }
@@ -121,6 +122,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.simProfile, "sim-profile", "", "simulator profile with --demo: "+strings.Join(sim.ProfileNames(), ", "))
 	fs.Float64Var(&f.simSpeed, "sim-speed", 1, "with --demo, run the simulator this many times faster than the card it imitates, 1 or more (windows shorten; figures stay in the card's time)")
 	fs.BoolVar(&f.noTelemetry, "no-telemetry", false, "do not sample GPU power and clocks")
+	fs.StringVar(&f.resume, "resume", "", "continue run ID of the history (one that stopped, say because its server died): measure only its Failed, Cancelled and missing cells, into the same run, against the server --endpoint, --demo or --launch gives; its other cells stay as they were")
 	f.launch.register(fs)
 	f.saveFlags.register(fs)
 }
@@ -137,8 +139,11 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	// Everything the flags alone can tell is checked here, before the
 	// simulator, a container or the history is touched: a typo must not
 	// cost a model load, and must exit 2 like any other usage error.
+	if err := f.checkResume(set); err != nil {
+		return usagef("%v", err)
+	}
 	plan, err := f.plan(set)
-	if err != nil {
+	if err != nil && f.resume == "" {
 		return usagef("%v", err)
 	}
 	simCfg, err := f.checkTarget(set)
@@ -165,10 +170,18 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		keyFromEnv = f.apiKey != ""
 	}
 
+	var resume *rundoc.Run
+	if f.resume != "" {
+		if resume, err = f.loadResume(ctx, e); err != nil {
+			return err
+		}
+		plan = resume.Plan
+	}
 	opts, err := f.options(e, plan, simCfg, demoLaunch, vllmArgs)
 	if err != nil {
 		return err
 	}
+	opts.Resume = resume
 
 	saver, closeDB, err := f.saveFlags.recorder(ctx, e)
 	if err != nil {
@@ -196,6 +209,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if run != nil && len(run.Cells) > 0 {
 		printResults(e.stdout, run)
 	}
+	runErr = f.goneAdvice(runErr, run, saver != nil && saver.Saved())
 	return f.finish(e, run, runErr, saver, closeDB)
 }
 

@@ -6,8 +6,9 @@
 // row says what happened — ok, clear error or kept cells when all is well;
 // else lost cells, false claim (a message says nothing was lost when cells
 // were), false alarm (it says something was not saved when all was), slow
-// stop, unclear error, started twice, orphan kept, container left, hung or
-// crashed; skipped with the reason — how many finished cells were lost,
+// stop, unclear error, started twice, orphan kept, container left, valid
+// after death (a cell read Valid after its server died), hung or crashed;
+// skipped with the reason — how many finished cells were lost,
 // whether the history passed SQLite's integrity check, the run's status,
 // the CLI's peak memory and how long it took. The exit status is 1 when
 // any row is not well.
@@ -113,6 +114,13 @@ func (s *soak) trials(kills int, docker bool) []trial {
 	for _, f := range faults {
 		trials = append(trials, trial{"server " + f.name, func() row { return s.serverFault(f) }})
 	}
+	for _, pt := range deathPoints {
+		name := "simulator dies " + pt.name
+		trials = append(trials, trial{name, func() row { return s.serverDies(name, pt, false) }})
+	}
+	trials = append(trials, trial{"simulator dies mid-window, then --resume", func() row {
+		return s.serverDies("simulator dies mid-window, then --resume", deathPoints[1], true)
+	}})
 	trials = append(trials,
 		trial{"Ctrl-C during a run", func() row { return s.signalRun("Ctrl-C during a run") }},
 		trial{"SIGTERM during import of 60 MiB", func() row { return s.signalImport("SIGTERM during import of 60 MiB") }},
@@ -130,6 +138,7 @@ func (s *soak) trials(kills int, docker bool) []trial {
 			trial{"kill -9 of run --launch, then launch", func() row { return s.orphan("kill -9 of run --launch, then launch") }},
 			trial{"SIGTERM during launch", func() row { return s.signalLaunch("SIGTERM during launch") }},
 			trial{"served model name 'a b; c'", func() row { return s.oddServedName("served model name 'a b; c'") }},
+			trial{"docker kill of run --launch mid-window", func() row { return s.launchedServerDies("docker kill of run --launch mid-window") }},
 		)
 	}
 	return trials

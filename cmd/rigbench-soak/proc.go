@@ -89,28 +89,7 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 // waitLine waits for a stderr line containing sub; false when the process
 // ended or ctx ran out first.
 func (p *proc) waitLine(ctx context.Context, sub string) bool {
-	for {
-		select {
-		case l := <-p.lines:
-			if strings.Contains(l, sub) {
-				return true
-			}
-		case <-p.exited:
-			// Lines may still sit in the channel.
-			for {
-				select {
-				case l := <-p.lines:
-					if strings.Contains(l, sub) {
-						return true
-					}
-				default:
-					return false
-				}
-			}
-		case <-ctx.Done():
-			return false
-		}
-	}
+	return p.waitFor(ctx, func(l string) bool { return strings.Contains(l, sub) })
 }
 
 // wait waits for the process to end; false when ctx ran out (the process

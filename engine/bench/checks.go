@@ -28,7 +28,9 @@ const idlePoll = 20 * time.Millisecond
 // that closes cancels its requests, but a server may run what it had queued
 // before it notices (llama-server does, until a request's first token), and
 // the next cell's prompts would land behind that work. A server that does
-// not report its queue is not waited for.
+// not report its queue is not waited for, and one whose /metrics fails to
+// connect is asked once whether it is gone (gone.go): then the wait ends at
+// once with r.gone set, instead of after the limit.
 func (r *Runner) waitIdle(ctx context.Context, run *rundoc.Run) (float64, string) {
 	if !run.Server.HasMetrics || !run.Server.Reports(rundoc.NotReportedQueue) {
 		return 0, ""
@@ -37,12 +39,20 @@ func (r *Runner) waitIdle(ctx context.Context, run *rundoc.Run) (float64, string
 	limit := max(scaleDown(IdleWaitLimit, speed), time.Second)
 	start := time.Now()
 	var m client.Metrics
+	asked := false
 	for {
 		var err error
 		m, err = r.Client.Metrics(ctx)
 		waited := time.Since(start)
 		if err == nil && m.Running == 0 && m.Waiting == 0 {
 			return round(waited.Seconds()*speed, 3), ""
+		}
+		if err != nil && !asked && connectionFailure(err) {
+			asked = true
+			if ev := r.serverGone(ctx); ev != nil {
+				r.gone = &goneMark{evidence: ev, where: "before the warm-up"}
+				return round(time.Since(start).Seconds()*speed, 3), ""
+			}
 		}
 		if ctx.Err() != nil || waited >= limit {
 			break

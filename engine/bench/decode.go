@@ -45,6 +45,10 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 	waited, note := r.waitIdle(ctx, run)
 	cell.IdleWaitS = waited
 	defer addNote(cell, note)
+	if r.gone != nil {
+		cell.Status, cell.Reason = rundoc.StatusFailed, goneWords(r.gone.evidence, r.gone.where, false)
+		return
+	}
 	promptTokens, err := r.warmUp(ctx, run, distinct(prompts), cell.Context, func(w *stuckWait) {
 		r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: run, Cell: cell, Index: index, Total: total,
 			Message: warmUpMessage(docs, cell.Context, w.givesUp())})
@@ -203,6 +207,8 @@ type window struct {
 	// rampQueued is true when the server held requests waiting at the last
 	// readiness check of a ramp that timed out.
 	rampQueued bool
+	// gone watches for a server that went away during the cell (gone.go).
+	gone goneWatch
 }
 
 // measure runs the cell's streams: it sends them, opens the window at
@@ -261,9 +267,16 @@ func (w *window) measure(ctx context.Context, index, total int) {
 	}
 	shift(reqs, open)
 	w.close(reqs, measured, samples, gpu, ctx.Err() != nil)
-	if ctx.Err() == nil {
-		w.crossCheck(before, r.readCounters(ctx, w.run), reqs)
+	if ctx.Err() != nil {
+		return
 	}
+	// A window whose streams went silent ends without a failure: asking
+	// once at its close tells a dead server from a slow one.
+	if ev := w.gone.check(ctx, r); ev != nil {
+		w.markGone(ev, reqs)
+		return
+	}
+	w.crossCheck(before, r.readCounters(ctx, w.run), reqs)
 }
 
 // shift makes every offset of reqs count from the window's opening (card
@@ -292,7 +305,7 @@ func (w *window) follow(ctx context.Context, done <-chan struct{}, stop func(), 
 	defer tick.Stop()
 	ready := time.NewTicker(max(w.clk.real(rundoc.SteadyCheck), minCheck))
 	defer ready.Stop()
-	readyC := ready.C
+	readyC, exited := ready.C, w.runner.Exited
 	var (
 		check  <-chan time.Time
 		timer  *time.Timer
@@ -307,6 +320,11 @@ func (w *window) follow(ctx context.Context, done <-chan struct{}, stop func(), 
 		select {
 		case <-done:
 			return
+		case <-exited:
+			exited = nil // closed: once is enough
+			if w.gone.check(ctx, w.runner) != nil {
+				stop()
+			}
 		case <-readyC:
 			if !w.openWhenSteady(ctx, steady) {
 				continue
@@ -446,6 +464,10 @@ func (w *window) stream(ctx context.Context, i int) []request {
 		})
 		rq.capture(w.clk, res, err, ctx.Err() != nil)
 		out = append(out, rq)
+		if rq.err != nil && connectionFailure(rq.err) && w.gone.failed(ctx, w.runner, rq.ended) {
+			w.abort() // the server is gone: the other streams end now, not at the window's close
+			break
+		}
 		if rq.err != nil {
 			if _, open := w.live.opening(); !open {
 				w.abort()

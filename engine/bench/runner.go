@@ -49,6 +49,23 @@ type Runner struct {
 	// fails as stuck (default DefaultFirstTokenTimeout; the limit grows with
 	// the prompt, see firstTokenBudget).
 	FirstTokenTimeout time.Duration
+	// Exited, when set, is closed when a launched server's process ended
+	// (its container exited): the run knows at once, instead of from
+	// requests that fail.
+	Exited <-chan struct{}
+	// ExitReport, when set, says why the launched server ended: its exit
+	// code and what the start-up failure recognisers make of its last log
+	// lines ("exit code 137; the GPU ran out of memory …").
+	ExitReport func() string
+	// Kept are cells of an earlier attempt at this run (Resume): a cell of
+	// the plan with a kept result (KeepOnResume) is not measured again but
+	// kept as it is, in its place.
+	Kept []rundoc.Cell
+
+	// gone is set once the server is known to be gone (gone.go).
+	gone *goneMark
+	// was is the document's server before this attempt (a resume's).
+	was rundoc.Server
 
 	prompts *Prompts
 	reqSeq  int
@@ -89,7 +106,8 @@ func (r *Runner) Run(ctx context.Context) (*rundoc.Run, error) {
 		run.CreatedAt = r.Now().UTC().Truncate(time.Second)
 	}
 	run.Origin = rundoc.OriginMeasured
-	run.Status = rundoc.RunRunning
+	run.Status, run.Error = rundoc.RunRunning, ""
+	r.was = run.Server // what a resumed run measured before (checkResume)
 	run.Cells = nil
 	err := r.run(ctx, run)
 	run.FinishedAt = r.Now().UTC().Truncate(time.Second)
@@ -162,18 +180,40 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 	if plan.Adaptive() && plan.PromptPolicy() == rundoc.PromptsUnique {
 		r.docs = &streamDocs{}
 	}
-	r.emit(rundoc.Event{Kind: rundoc.EventRunStarted, Run: run, Total: len(specs),
-		ETA: scaleDown(Estimate(plan, run.Server.MaxModelLen, run.Server.KVCapacityTokens, nil), plan.Speed())})
+	r.emit(rundoc.Event{Kind: rundoc.EventRunStarted, Run: run, Total: len(specs), ETA: r.eta(run, specs, 0)})
+	if len(r.Kept) > 0 {
+		kept := 0
+		for _, s := range specs {
+			if _, ok := r.kept(s); ok {
+				kept++
+			}
+		}
+		r.emit(rundoc.Event{Kind: rundoc.EventRunProgress, Run: run, Total: len(specs),
+			Message: fmt.Sprintf("resuming: %d of %d cells are kept as measured, %d to measure", kept, len(specs), len(specs)-kept)})
+	}
 
 	failedInARow := 0
 	overCapacityAt := map[int]int{} // context → smallest N found over capacity at run time
+	r.gone = nil
 	for i := range specs {
+		if kept, ok := r.kept(specs[i]); ok {
+			run.Cells = append(run.Cells, kept)
+			noteOverCapacity(overCapacityAt, &kept)
+			continue
+		}
+		if ev := r.serverGone(ctx); ev != nil && ctx.Err() == nil {
+			r.gone = &goneMark{evidence: ev, where: r.betweenCells(run, specs, i)}
+			return r.goneError(run, specs, "")
+		}
 		cell := r.runCell(ctx, run, specs, i, overCapacityAt)
 		run.Cells = append(run.Cells, cell)
 		r.emit(rundoc.Event{Kind: rundoc.EventCellDone, Run: run, Cell: &run.Cells[len(run.Cells)-1], Index: i, Total: len(specs),
 			ETA: r.eta(run, specs, i+1)})
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if r.gone != nil {
+			return r.goneError(run, specs, cell.Label())
 		}
 		if cell.Status == rundoc.StatusFailed {
 			failedInARow++
@@ -196,6 +236,9 @@ func (r *Runner) prepare(ctx context.Context, run *rundoc.Run) (rundoc.Plan, err
 	}
 	r.modelID = d.modelID
 	run.Server = srv
+	if err := r.checkResume(srv); err != nil {
+		return rundoc.Plan{}, err
+	}
 	plan := r.Plan.Resolve(srv.MaxModelLen)
 	if srv.MaxModelLen <= 0 && (slices.Contains(r.Plan.Contexts, rundoc.ContextMax) || slices.Contains(r.Plan.PrefillContexts, rundoc.ContextMax)) {
 		// Said, not silent (issue 18): "max" needs the server's context length.
@@ -285,18 +328,69 @@ func (r *Runner) runCell(ctx context.Context, run *rundoc.Run, specs []cellSpec,
 			break
 		}
 		r.decode(ctx, run, &cell, i, len(specs))
-		if cell.Status == rundoc.StatusOverCapacity && !strings.HasPrefix(cell.Reason, "predicted") {
-			overCapacityAt[s.context] = s.n
-		}
+		noteOverCapacity(overCapacityAt, &cell)
 	}
+	r.checkCellGone(ctx, &cell, cellMoment(&cell))
 	if ctx.Err() != nil && cell.Status != rundoc.StatusCancelled {
 		cell.Status, cell.Reason = rundoc.StatusCancelled, "the run was cancelled"
 	}
 	return cell
 }
 
-// eta estimates the time the cells from specs[from] on take.
+// cellMoment words where in a failed cell its server was found gone.
+func cellMoment(c *rundoc.Cell) string {
+	switch {
+	case c.Phase == rundoc.PhasePrefill:
+		return "in the prefill request"
+	case c.RampS > 0:
+		return "at the end of the window"
+	default:
+		return "in the warm-up"
+	}
+}
+
+// noteOverCapacity remembers a decode cell found over capacity at run
+// time, so larger N at its context are not run.
+func noteOverCapacity(overCapacityAt map[int]int, c *rundoc.Cell) {
+	if c.Phase == rundoc.PhaseDecode && c.Status == rundoc.StatusOverCapacity && !strings.HasPrefix(c.Reason, "predicted") {
+		if n0, ok := overCapacityAt[c.Context]; !ok || c.Concurrency < n0 {
+			overCapacityAt[c.Context] = c.Concurrency
+		}
+	}
+}
+
+// kept returns the earlier attempt's cell for s when it holds a result to
+// keep (Runner.Kept).
+func (r *Runner) kept(s cellSpec) (rundoc.Cell, bool) {
+	for _, c := range r.Kept {
+		if c.Phase == s.phase && c.Context == s.context && c.Concurrency == s.n && KeepOnResume(c.Status) {
+			return c, true
+		}
+	}
+	return rundoc.Cell{}, false
+}
+
+// betweenCells words the moment of a server found gone before cell i.
+func (r *Runner) betweenCells(run *rundoc.Run, specs []cellSpec, i int) string {
+	next := rundoc.Cell{Phase: specs[i].phase, Context: specs[i].context, Concurrency: specs[i].n}
+	if len(run.Cells) == 0 {
+		return "before its first cell, " + next.Label()
+	}
+	return fmt.Sprintf("after cell %s, before cell %s", run.Cells[len(run.Cells)-1].Label(), next.Label())
+}
+
+// eta estimates the time the cells from specs[from] on take; a resumed
+// run's kept cells take none.
 func (r *Runner) eta(run *rundoc.Run, specs []cellSpec, from int) time.Duration {
+	if len(r.Kept) > 0 {
+		rest := slices.Clone(specs[:from])
+		for _, s := range specs[from:] {
+			if _, ok := r.kept(s); !ok {
+				rest = append(rest, s)
+			}
+		}
+		specs = rest
+	}
 	total := estimateSpecs(run.Plan, specs, from, run.Server.MaxModelLen, run.Server.KVCapacityTokens, run.Cells)
 	return scaleDown(total, run.Plan.Speed())
 }
@@ -433,6 +527,10 @@ func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell
 	waited, note := r.waitIdle(ctx, run)
 	cell.IdleWaitS = waited
 	defer addNote(cell, note)
+	if r.gone != nil {
+		cell.Status, cell.Reason = rundoc.StatusFailed, goneWords(r.gone.evidence, r.gone.where, false)
+		return
+	}
 	repeats, most := 1, 1
 	if run.Plan.Adaptive() {
 		repeats, most = rundoc.MinPrefillRepeats, rundoc.MaxPrefillRepeats

@@ -128,6 +128,51 @@ func (c *Container) exitFailure(ctx context.Context) error {
 	return &StartupFailure{ExitCode: code, Cause: c.facts.Snapshot().Err, Tail: c.tail.get()}
 }
 
+// ExitReport says why a container that was serving ended, for the
+// sentence that stops a run: its exit code and what the start-up failure
+// recognisers make of its last log lines ("exit code 1; the GPU ran out of
+// memory …: try …"). A server that dies mid-run (out of memory is the
+// common case) logs what a failed start-up logs, so the same recognisers
+// read it; only the tail is read, since an early line the server survived
+// says nothing of its end.
+func (c *Container) ExitReport(ctx context.Context) string {
+	msg := "exit code unknown"
+	if info, err := c.l.api.ContainerInspect(context.WithoutCancel(ctx), c.id); err == nil && info.State != nil {
+		msg = fmt.Sprintf("exit code %d", info.State.ExitCode)
+		if info.State.OOMKilled {
+			msg += ", killed by the kernel for want of memory"
+		} else if info.State.ExitCode == 137 {
+			msg += ", killed (docker kill, or out of memory)"
+		}
+	}
+	if cause := exitCause(c.tail.get()); cause != "" {
+		msg += "; " + cause
+	}
+	return msg
+}
+
+// exitCause is what the start-up failure recognisers make of the last
+// exitReportLines log lines of a server that ended mid-run, "" when they
+// recognise nothing. Out of memory is worded for a server that was
+// serving: the recogniser's own sentence says "while loading the model".
+func exitCause(tail []LogLine) string {
+	facts := vllm.NewStartupFacts(0)
+	for _, l := range tail[max(0, len(tail)-exitReportLines):] {
+		facts.Observe(l.Text)
+	}
+	e := facts.Snapshot().Err
+	switch {
+	case e == nil:
+		return ""
+	case e.Kind == vllm.ErrOutOfMemory:
+		return "the card ran out of memory while serving: " + e.Fix
+	}
+	return e.Error()
+}
+
+// exitReportLines is how many last log lines ExitReport reads.
+const exitReportLines = 50
+
 // Stop stops and removes the container. It is safe to call more than once
 // and from several goroutines, and it works with an already-cancelled
 // context: clean-up must happen on the cancel path too.

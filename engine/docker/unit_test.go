@@ -201,3 +201,30 @@ func TestNewLabelsItsInstance(t *testing.T) {
 		t.Fatalf("an instance label without %s: %v", InstanceEnv, l.labels)
 	}
 }
+
+// A server that ended mid-run is explained from its last log lines by the
+// start-up recognisers: out of memory (the common case) worded for a
+// server that was serving, nothing for a log that names no cause, and an
+// early line the server survived is not its end.
+func TestExitCause(t *testing.T) {
+	lines := func(texts ...string) []LogLine {
+		var out []LogLine
+		for _, s := range texts {
+			out = append(out, LogLine{Stream: "stderr", Text: s})
+		}
+		return out
+	}
+	oom := lines("INFO 12-02 01:46:29 [loggers.py:123] Engine 000: Avg generation throughput: 105.2 tokens/s",
+		"ERROR 12-02 01:46:43 [core.py:842] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",
+		"ERROR 12-02 01:46:43 [core_client.py:564] Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.")
+	if got := exitCause(oom); !strings.HasPrefix(got, "the card ran out of memory while serving: lower --gpu-memory-utilization") {
+		t.Errorf("out of memory: %q", got)
+	}
+	if got := exitCause(oom[2:]); got != "" {
+		t.Errorf("a death without a cause: %q, want nothing", got)
+	}
+	early := append(oom[1:2:2], lines(strings.Split(strings.Repeat("INFO serving\n", exitReportLines), "\n")[:exitReportLines]...)...)
+	if got := exitCause(early); got != "" {
+		t.Errorf("an out-of-memory line %d lines before the end: %q, want nothing", exitReportLines, got)
+	}
+}

@@ -234,7 +234,7 @@ func (v *validator) run(r *Run) {
 		v.cell(i, c)
 		key := fmt.Sprint(c.Phase, c.Context, "x", c.Concurrency)
 		if j, dup := seen[key]; dup {
-			v.fail("cells[%d] repeats cells[%d] (%s)", i, j, cellName(c))
+			v.fail("cells[%d] repeats cells[%d] (%s)", i, j, c.Label())
 		}
 		seen[key] = i
 	}
@@ -344,7 +344,7 @@ func (v *validator) hardware(h *hardware.Snapshot) {
 }
 
 func (v *validator) cell(i int, c *Cell) {
-	where := fmt.Sprintf("cells[%d] (%s)", i, cellName(c))
+	where := fmt.Sprintf("cells[%d] (%s)", i, c.Label())
 	switch c.Phase {
 	case PhasePrefill, PhaseDecode:
 	default:
@@ -425,7 +425,7 @@ func (v *validator) intRange(field string, n, lo, hi int) {
 	}
 }
 
-// cellName names a cell the way the matrix labels it: "decode 16K×8".
-func cellName(c *Cell) string {
+// Label names a cell the way the matrix labels it: "decode 16K×8".
+func (c *Cell) Label() string {
 	return fmt.Sprintf("%s %s×%d", c.Phase, ContextLabel(c.Context), c.Concurrency)
 }

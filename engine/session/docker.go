@@ -86,6 +86,7 @@ func (d *DockerLauncher) Launch(ctx context.Context, log func(string)) (*Server,
 		Simulated:   strings.Contains(d.Config.Image, "rigbench-sim"),
 		Container:   c.Name(),
 		Exited:      c.Exited(),
+		ExitReport:  func() string { return c.ExitReport(ctx) },
 		Stop: func(ctx context.Context) error {
 			return errors.Join(c.Stop(ctx), l.Close())
 		},

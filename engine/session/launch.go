@@ -40,6 +40,9 @@ type Server struct {
 	// Exited is closed when the server stops on its own (nil: never
 	// reported).
 	Exited <-chan struct{}
+	// ExitReport says, once Exited is closed, why the server ended (exit
+	// code, the recognised failure in its last log lines); nil: nothing.
+	ExitReport func() string
 	// Stop stops and removes the server.
 	Stop func(ctx context.Context) error
 }

@@ -69,6 +69,12 @@ type Options struct {
 	// such a run would measure nothing yet end "complete". The run then
 	// reaches no observer and Run returns the *NothingRunsError.
 	StopWhenNothingRuns bool
+	// Resume, when set, continues that run (one that stopped, say because
+	// its server died) into the same document: its plan, name and
+	// hardware stand, its cells with a result stay exactly as they are, and
+	// only its Failed, Cancelled and missing cells are measured (Plan and
+	// Hardware are ignored). The server must be the one the run measured.
+	Resume *rundoc.Run
 }
 
 // DetectTimeout bounds hardware detection: NVML init can hang on a broken
@@ -92,26 +98,35 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		o.Log = func(string) {}
 	}
 	doc := &rundoc.Run{Name: o.Name, Tags: o.Tags, Notes: o.Notes}
-	if o.Hardware == nil {
+	var kept []rundoc.Cell
+	if o.Resume != nil {
+		d := *o.Resume
+		// The model is left to the server (or o.Model): the runner
+		// refuses a server whose model is not the one the run measured.
+		doc, kept, o.Plan, o.Hardware = &d, o.Resume.Cells, o.Resume.Plan, o.Resume.Hardware
+	}
+	if o.Hardware == nil && o.Resume == nil {
 		snap := DetectHardware(ctx)
 		o.Hardware = &snap
 	}
-	doc.Hardware = o.Hardware
+	if o.Resume == nil {
+		doc.Hardware = o.Hardware
+	}
 
-	endpoint, apiKey, kvFromLog, stop, err := startTarget(ctx, &o, doc)
+	t, err := startTarget(ctx, &o, doc)
 	if err != nil {
 		return doc, err
 	}
-	defer stop()
+	defer t.stop()
 
-	c, err := client.New(endpoint, client.WithAPIKey(apiKey), client.WithConcurrency(maxInt(o.Plan.Concurrency)))
+	c, err := client.New(t.endpoint, client.WithAPIKey(t.apiKey), client.WithConcurrency(maxInt(o.Plan.Concurrency)))
 	if err != nil {
 		return doc, err
 	}
 	defer c.CloseIdle()
 
 	tel := o.Telemetry
-	if tel == nil && !o.NoTelemetry && len(o.Hardware.GPUs) > 0 {
+	if tel == nil && !o.NoTelemetry && o.Hardware != nil && len(o.Hardware.GPUs) > 0 {
 		s := probe.NewSampler()
 		if err := s.Start(ctx); err == nil {
 			defer s.Stop()
@@ -135,8 +150,11 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		Plan:              o.Plan,
 		Observer:          obs,
 		Telemetry:         tel,
-		KVCapacityFromLog: kvFromLog,
+		KVCapacityFromLog: t.kvFromLog,
 		Doc:               doc,
+		Kept:              kept,
+		Exited:            t.exited,
+		ExitReport:        t.exitReport,
 	}
 	run, err := r.Run(ctx)
 	if guard != nil && guard.err != nil {
@@ -171,47 +189,57 @@ func (g *planGuard) Observe(e rundoc.Event) {
 	g.next.Observe(e)
 }
 
+// target is a started server: how to reach it, what its start-up told,
+// how to learn that it exited (a launched container) and how to stop it.
+type target struct {
+	endpoint, apiKey string
+	kvFromLog        int
+	exited           <-chan struct{}
+	exitReport       func() string
+	stop             func()
+}
+
 // startTarget starts what o benchmarks (nothing for an endpoint, the
 // simulator, or the launcher's server), notes in doc whether it is
-// simulated and how it was launched, and returns how to reach it and the
-// function that stops it.
-func startTarget(ctx context.Context, o *Options, doc *rundoc.Run) (endpoint, apiKey string, kvFromLog int, stop func(), err error) {
-	endpoint, apiKey, stop = o.Endpoint, o.APIKey, func() {}
+// simulated and how it was launched, and returns the target.
+func startTarget(ctx context.Context, o *Options, doc *rundoc.Run) (target, error) {
+	t := target{endpoint: o.Endpoint, apiKey: o.APIKey, stop: func() {}}
 	switch o.Kind {
 	case Endpoint, "":
 	case Demo:
 		if reflect.ValueOf(o.Sim).IsZero() {
 			o.Sim = sim.DefaultConfig()
 		}
-		stop, endpoint, err = startSim(o.Sim, o.Log)
+		stop, endpoint, err := startSim(o.Sim, o.Log)
 		if err != nil {
-			return "", "", 0, nil, err
+			return target{}, err
 		}
-		apiKey = o.Sim.APIKey
+		t.stop, t.endpoint, t.apiKey = stop, endpoint, o.Sim.APIKey
 		doc.Simulated = true
 		doc.Launch = o.SimLaunch
 	case Launch:
 		if o.Launcher == nil {
-			return "", "", 0, nil, errors.New("no launcher configured for a launch session")
+			return target{}, errors.New("no launcher configured for a launch session")
 		}
 		srv, err := o.Launcher.Launch(ctx, o.Log)
 		if err != nil {
-			return "", "", 0, nil, err
+			return target{}, err
 		}
-		stop = func() {
+		t.stop = func() {
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
 			defer cancel()
 			if err := srv.Stop(sctx); err != nil {
 				o.Log("stopping the server: " + err.Error())
 			}
 		}
-		endpoint, apiKey, kvFromLog = srv.Endpoint, srv.APIKey, srv.KVCapacity
+		t.endpoint, t.apiKey, t.kvFromLog = srv.Endpoint, srv.APIKey, srv.KVCapacity
+		t.exited, t.exitReport = srv.Exited, srv.ExitReport
 		doc.Launch = srv.Record
 		doc.Simulated = srv.Simulated
 	default:
-		return "", "", 0, nil, fmt.Errorf("unknown session kind %q", o.Kind)
+		return target{}, fmt.Errorf("unknown session kind %q", o.Kind)
 	}
-	return endpoint, apiKey, kvFromLog, stop, nil
+	return t, nil
 }
 
 func maxInt(xs []int) int {

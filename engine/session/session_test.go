@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/docker/dockertest"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
@@ -216,5 +219,60 @@ func TestDetectHardware(t *testing.T) {
 	}
 	if len(snap.GPUs) == 0 && snap.GPUAbsentReason == "" {
 		t.Error("no GPUs and no reason")
+	}
+}
+
+// TestLaunchedServerDiesMidRun (issue 29): the launched simulator's
+// container is killed (docker kill) in the window of decode 0×1. The run
+// ends at once with the container's exit code in its sentence, the cell is
+// Failed with the moment, and nothing is left behind.
+func TestLaunchedServerDiesMidRun(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, label := simImage(ctx, t)
+	img, tag, _ := strings.Cut(simimage.DefaultTag, ":")
+	cfg := vllm.LaunchConfig{Image: img, Tag: tag, Model: "sim/tiny", GPUs: "all",
+		Extra: []string{"--profile", "tiny", "--speed", "10"}}
+	launcher := &session.DockerLauncher{Config: cfg, Options: []docker.Option{docker.WithoutGPU(), label,
+		docker.WithPollInterval(100 * time.Millisecond)}}
+	var (
+		killedAt time.Time
+		killErr  error
+	)
+	kill := rundoc.ObserverFunc(func(e rundoc.Event) {
+		if !killedAt.IsZero() || e.Kind != rundoc.EventCellProgress || e.Index != 1 || e.LiveTokS <= 0 {
+			return
+		}
+		killedAt = time.Now()
+		left, err := l.Managed(ctx)
+		if err != nil || len(left) != 1 {
+			killErr = fmt.Errorf("%d containers (%v)", len(left), err)
+			return
+		}
+		if out, err := exec.CommandContext(ctx, "docker", "kill", left[0].ID).CombinedOutput(); err != nil {
+			killErr = fmt.Errorf("docker kill: %v: %s", err, out)
+		}
+	})
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 2, 4}, PrefillContexts: []int{512}, DurationS: 20, MaxOutput: 64}
+	run, err := session.Run(ctx, session.Options{Kind: session.Launch, Launcher: launcher, Plan: plan,
+		Hardware: noGPU, Observers: []rundoc.Observer{kill}})
+	took := time.Since(killedAt)
+	if killedAt.IsZero() || killErr != nil {
+		t.Fatalf("the kill did not happen: %v (run: %v)", killErr, err)
+	}
+	var gone *bench.ServerGoneError
+	var ex *bench.ExitedError
+	if !errors.As(err, &gone) || !errors.As(err, &ex) || !strings.Contains(ex.Report, "exit code 137") {
+		t.Fatalf("err = %v, want a ServerGoneError naming the container's exit code 137", err)
+	}
+	t.Logf("%v (%v after the kill)", err, took)
+	if took > 5*time.Second {
+		t.Errorf("the run ended %v after the kill, want within 5 s", took)
+	}
+	if len(run.Cells) != 2 || run.Cells[1].Status != rundoc.StatusFailed || !strings.Contains(run.Cells[1].Reason, "into the window") {
+		t.Errorf("cells %+v, want prefill then decode 0×1 Failed with its moment", run.Cells)
+	}
+	if left, _ := l.Managed(context.Background()); len(left) != 0 {
+		t.Errorf("%d containers left behind", len(left))
 	}
 }

@@ -226,6 +226,11 @@ func (s *Server) Close() {
 	})
 }
 
+// Kill fires the exit fault now (--fault-exit-after's death at a moment a
+// test chooses: a given point of a given cell): streams break, every later
+// connection is closed unanswered, Exited closes.
+func (s *Server) Kill() { s.kill() }
+
 // kill is the exit fault: the engine dies, streams break.
 func (s *Server) kill() {
 	s.mu.Lock()

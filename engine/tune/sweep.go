@@ -370,6 +370,12 @@ func Explain(err error) (sentence, fix string) {
 	if errors.As(err, &se) {
 		return se.Explanation, se.Fix
 	}
+	var gone *bench.ServerGoneError
+	if errors.As(err, &gone) {
+		// Its own advice is to resume the run; a sweep's resume measures
+		// the variant again, whole.
+		return gone.Stopped(), ""
+	}
 	for _, line := range strings.Split(err.Error(), "\n") {
 		if _, se := vllm.Recognize(line); se != nil {
 			return se.Explanation, se.Fix

@@ -1,9 +1,11 @@
 package tune_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
@@ -183,5 +185,18 @@ func TestTieUsesConfidenceIntervals(t *testing.T) {
 	if !o.Tie(tune.Score{Value: 100, OK: true}, tune.Score{Value: 102, OK: true}) ||
 		o.Tie(tune.Score{Value: 100, OK: true}, tune.Score{Value: 104, OK: true}) {
 		t.Error("the tolerance without intervals")
+	}
+}
+
+// A variant whose server died mid-run (its flags ran the card out of
+// memory, say) is explained by where it died and what was kept, without
+// the run's own advice to resume it: a sweep's resume measures it again.
+func TestExplainServerGone(t *testing.T) {
+	err := fmt.Errorf("variant 2: %w", &bench.ServerGoneError{URL: "http://127.0.0.1:8000", Cell: "decode 16K×8",
+		Where: "4.2 s into the window", Kept: 3, Total: 9, Err: &bench.ExitedError{Report: "exit code 1; the card ran out of memory while serving: lower --gpu-memory-utilization"}})
+	sentence, fix := tune.Explain(err)
+	want := "the server at http://127.0.0.1:8000 stopped answering during cell decode 16K×8 (4.2 s into the window): its container exited (exit code 1; the card ran out of memory while serving: lower --gpu-memory-utilization); 3 of 9 cells were measured and kept"
+	if sentence != want || fix != "" {
+		t.Errorf("Explain = %q, %q\nwant      %q", sentence, fix, want)
 	}
 }

@@ -183,3 +183,40 @@ func TestChartsFillWidthAndRequestsShow(t *testing.T) {
 		}
 	}
 }
+
+// The Resume button shows for a run measured here with cells left without
+// a result, says how many, and hands the run to OnResume; a complete or an
+// imported run has none (issue 29).
+func TestResumeButton(t *testing.T) {
+	test.NewTempApp(t)
+	v := results.New()
+	var resumed *rundoc.Run
+	v.OnResume = func(r *rundoc.Run) { resumed = r }
+
+	stopped := run()
+	stopped.Origin, stopped.Status = rundoc.OriginMeasured, rundoc.RunFailed
+	stopped.Plan = rundoc.Plan{Contexts: []int{0, 1024}, Concurrency: []int{1, 32}}
+	stopped.Cells[1].Status = rundoc.StatusFailed // 0×32 failed, 1K×32 never ran
+	stopped.Error = "the server at http://127.0.0.1:8000 stopped answering during cell decode 0×32"
+	v.SetRun(stopped, nil)
+	b := v.ResumeButton()
+	if !b.Visible() || !strings.Contains(b.Text, "2 cell(s)") {
+		t.Fatalf("Resume button visible %v, text %q; want it, naming 2 cells", b.Visible(), b.Text)
+	}
+	test.Tap(b)
+	if resumed != stopped {
+		t.Errorf("OnResume got %v, want the run shown", resumed)
+	}
+
+	complete := run()
+	complete.Origin = rundoc.OriginMeasured
+	complete.Plan = rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 32}}
+	imported := *stopped
+	imported.Origin = rundoc.OriginImported
+	for name, r := range map[string]*rundoc.Run{"complete": complete, "imported": &imported} {
+		v.SetRun(r, nil)
+		if b.Visible() {
+			t.Errorf("%s run: Resume shows (%q)", name, b.Text)
+		}
+	}
+}

@@ -6,8 +6,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -33,6 +35,11 @@ type View struct {
 	tabs     *container.AppTabs
 	content  fyne.CanvasObject
 	Exporter func(*rundoc.Run)
+	// OnResume, when set, continues the run shown: its Failed, Cancelled
+	// and missing cells are measured into it (bench.Remaining), the rest
+	// stay as they were. The Resume button shows only with it.
+	OnResume  func(*rundoc.Run)
+	resumeBtn *widget.Button
 }
 
 // New returns an empty Results view.
@@ -51,6 +58,12 @@ func New() *View {
 	v.server = widget.NewLabel("")
 	v.server.Wrapping = fyne.TextWrapWord
 	v.server.Hide()
+	v.resumeBtn = widget.NewButtonWithIcon("Resume", theme.MediaReplayIcon(), func() {
+		if v.OnResume != nil && v.run != nil {
+			v.OnResume(v.run)
+		}
+	})
+	v.resumeBtn.Hide()
 	v.empty = widget.NewLabel("Nothing was measured, so there is no matrix, table or chart for this run.")
 	v.empty.Wrapping = fyne.TextWrapWord
 	v.empty.Hide()
@@ -76,7 +89,7 @@ func New() *View {
 		container.NewTabItem("All measurements", v.all.t),
 		container.NewTabItem("Charts", v.charts.Content()),
 	)
-	v.content = container.NewBorder(container.NewVBox(v.title, v.badge, v.summary, v.failure, v.server), nil, nil, nil,
+	v.content = container.NewBorder(container.NewVBox(v.title, v.badge, v.summary, v.failure, v.server, container.NewHBox(v.resumeBtn)), nil, nil, nil,
 		container.NewStack(v.tabs, container.NewVBox(v.empty)))
 	return v
 }
@@ -119,6 +132,7 @@ func (v *View) SortBy(i int) { v.all.SortBy(i) }
 // SetRun shows r; chartsDone (may be nil) runs when the charts are drawn.
 func (v *View) SetRun(r *rundoc.Run, chartsDone func()) {
 	v.run = r
+	v.showResume()
 	v.failure.Hide()
 	v.server.Hide()
 	v.empty.Hide()
@@ -160,6 +174,26 @@ func (v *View) SetRun(r *rundoc.Run, chartsDone func()) {
 	v.all.set(report.SortedCells(r))
 	v.charts.Set([]*rundoc.Run{r}, chartsDone)
 }
+
+// showResume shows the Resume button for a run measured here that has
+// cells left to measure, naming how many, and hides it otherwise.
+func (v *View) showResume() {
+	r := v.run
+	n := 0
+	if r != nil && v.OnResume != nil && r.Origin == rundoc.OriginMeasured && r.Status != rundoc.RunRunning {
+		n = bench.Remaining(r)
+	}
+	if n == 0 {
+		v.resumeBtn.Hide()
+		return
+	}
+	v.resumeBtn.SetText(fmt.Sprintf("Resume: measure the %d cell(s) without a result", n))
+	v.resumeBtn.Show()
+}
+
+// ResumeButton is the button that resumes the run shown (hidden when there
+// is nothing to resume).
+func (v *View) ResumeButton() *widget.Button { return v.resumeBtn }
 
 // Failed is the stored error as shown ("" when the run has none).
 func (v *View) Failed() string {

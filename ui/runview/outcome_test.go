@@ -209,3 +209,23 @@ func TestInvalidPlanClearsEstimate(t *testing.T) {
 		t.Errorf("estimate %q kept for an invalid plan", e)
 	}
 }
+
+// A run stopped by a dead server says so, with the engine's sentence (where
+// it died, what was kept) and the app's way on: Resume in Results.
+func TestServerGoneOutcomeOffersResume(t *testing.T) {
+	v, f := newView(t)
+	v.SetPlanText("0, 1K", "1, 2", "", "10", "64")
+	cell := measured(0, 1)
+	failed := rundoc.Cell{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 2, Status: rundoc.StatusFailed,
+		Reason: "the server closed every connection 13.1 s into the window and refused new ones"}
+	doc := &rundoc.Run{Plan: plan22(), Status: rundoc.RunFailed, Cells: []rundoc.Cell{cell, failed}}
+	err := &bench.ServerGoneError{URL: "http://127.0.0.1:8089", Cell: "decode 0×2", Where: "13.1 s into the window", Kept: 1, Total: 4}
+	runWith(t, v, f, []rundoc.Event{{Kind: rundoc.EventRunDone, Run: doc}}, doc, err)
+	if s := v.Status(); !strings.HasPrefix(s, "The server stopped answering; the 1 measured cell") {
+		t.Errorf("status = %q", s)
+	}
+	want := "The server at http://127.0.0.1:8089 stopped answering during cell decode 0×2 (13.1 s into the window); 1 of 4 cells were measured and kept; start the server again and press Resume in Results to measure the rest."
+	if d := v.Detail(); d != want {
+		t.Errorf("detail = %q\nwant       %q", d, want)
+	}
+}

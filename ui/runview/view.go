@@ -323,6 +323,15 @@ func (v *View) Start() {
 		v.planErr.Show()
 		return
 	}
+	v.StartPlan(p)
+}
+
+// StartPlan begins a run of p, which need not be the editor's (a resumed
+// run keeps its own plan). It does nothing while a run is in progress.
+func (v *View) StartPlan(p rundoc.Plan) {
+	if v.Running() || v.start == nil {
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	obs := &live{}
 	done := v.job.Begin(cancel)
@@ -561,6 +570,13 @@ func outcome(r *rundoc.Run, err error, saved bool) (line, detail string) {
 		return fmt.Sprintf("Run cancelled: %s.", kept), ""
 	}
 	stopped := "The run stopped"
+	var gone *bench.ServerGoneError
+	if errors.As(err, &gone) {
+		// The engine's sentence says where it died and what was kept;
+		// the advice is the app's own.
+		return fmt.Sprintf("The server stopped answering; %s.", kept),
+			wording.Sentence(oneLine(gone.Stopped()) + "; start the server again and press Resume in Results to measure the rest")
+	}
 	if errors.Is(err, bench.ErrTooManyFailures) || strings.Contains(r.Error, bench.ErrTooManyFailures.Error()) {
 		stopped = "The run stopped because cells kept failing"
 		if strings.Contains(why, "cannot reach the server") {
