@@ -120,33 +120,37 @@ func (u *UI) unfinishedSweep() *tune.Spec {
 // simulator at the Launch page's demo speed, or Docker. Every variant is
 // recorded by the history's recorder and found there to resume.
 func (u *UI) tuneRunner(spec tune.Spec) (*tune.Runner, error) {
-	kind := map[target.Kind]string{target.Demo: tune.TargetDemo, target.Launch: tune.TargetLaunch}[u.Target.Choice().Kind]
-	if spec.Target != "" && spec.Target != kind {
-		// A resumed sweep runs where it started.
-		where := map[string]string{tune.TargetDemo: "the demo", tune.TargetLaunch: "Launch vLLM in Docker"}[spec.Target]
-		return nil, fmt.Errorf("sweep %s ran on %s: choose that target on the Launch page to resume it", spec.ID, where)
-	}
-	spec.Target = kind
-	if kind == tune.TargetDemo {
-		spec.SimSpeed = u.Launch.DemoSpeed()
-	}
-	r := &tune.Runner{Spec: spec, Hardware: u.snapshot, SpecDir: u.tuneSpecDir()}
-	switch u.Target.Choice().Kind {
-	case target.Demo:
-		cfg, err := u.demoConfig()
-		if err != nil {
-			return nil, fmt.Errorf("the demo cannot start with the Launch page's flags: %w", err)
-		}
-		r.Target = tune.Demo{Sim: cfg}
-	case target.Launch:
-		r.Target = tune.Docker{Launcher: func(cfg vllm.LaunchConfig) session.Launcher {
-			// Leftovers stay: another RigBench's server is not this
-			// sweep's to remove.
-			return &session.DockerLauncher{Config: cfg, KeepLeftovers: true}
-		}}
-	default:
+	kind := map[target.Kind]session.Kind{target.Demo: tune.TargetDemo, target.Launch: tune.TargetLaunch}[u.Target.Choice().Kind]
+	if kind == "" {
 		return nil, fmt.Errorf("tune is unavailable for an existing endpoint")
 	}
+	if spec.Target != "" && spec.Target != kind {
+		// A resumed sweep runs where it started.
+		where := map[session.Kind]string{tune.TargetDemo: "the demo", tune.TargetLaunch: "Launch vLLM in Docker"}[spec.Target]
+		return nil, fmt.Errorf("sweep %s ran on %s: choose that target on the Launch page to resume it", spec.ID, where)
+	}
+	if spec.Target == "" {
+		spec.Target = kind
+		if kind == tune.TargetDemo {
+			// The Launch page's demo: its profile and speed, kept in the
+			// spec so a resume (here or in the CLI) runs the same
+			// simulator.
+			cfg, err := u.demoConfig()
+			if err != nil {
+				return nil, fmt.Errorf("the demo cannot start with the Launch page's flags: %w", err)
+			}
+			spec.SimProfile, spec.SimSpeed = cfg.Profile.Name, cfg.Speed
+		}
+	}
+	r, err := tune.NewRunner(spec, func(cfg vllm.LaunchConfig) session.Launcher {
+		// Leftovers stay: another RigBench's server is not this sweep's
+		// to remove.
+		return &session.DockerLauncher{Config: cfg, KeepLeftovers: true}
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.Hardware, r.SpecDir = u.snapshot, u.tuneSpecDir()
 	src := u.History.Source()
 	r.Observers = func(tune.Variant) []rundoc.Observer {
 		if rec := src.Recorder(); rec != nil {

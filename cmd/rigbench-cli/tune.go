@@ -281,101 +281,72 @@ func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tun
 		}
 		spec.Constraints = append(spec.Constraints, k)
 	}
-	r := &tune.Runner{Spec: spec, NoTelemetry: f.noTelemetry}
-	if err := f.target(e, set, r, &spec, vllmArgs); err != nil {
+	launcher, err := f.target(e, set, &spec, vllmArgs)
+	if err != nil {
 		return nil, err
 	}
-	r.Spec = spec
 	if err := spec.Validate(); err != nil {
 		return nil, usagef("%v", err)
 	}
+	r, err := tune.NewRunner(spec, launcher)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	if spec.Target == tune.TargetDemo {
+		// The simulator refuses what vLLM would refuse; a base it refuses
+		// would fail every variant, so that is a usage error now.
+		if _, err := r.Target.Session(spec.Base); err != nil {
+			return nil, usagef("the vLLM flags after -- are not valid for the simulator: %v", err)
+		}
+	}
+	r.NoTelemetry = f.noTelemetry
 	return r, nil
 }
 
-// target sets the sweep's target from --demo or --launch: the base flags,
-// and how each variant starts its server.
-func (f *tuneFlags) target(e *env, set map[string]bool, r *tune.Runner, spec *tune.Spec, vllmArgs []string) error {
+// target sets the sweep's target from --demo or --launch in spec (the
+// base flags, the target, the demo's profile and speed) and returns how
+// each variant of a launch starts its server (nil for the demo).
+func (f *tuneFlags) target(e *env, set map[string]bool, spec *tune.Spec, vllmArgs []string) (func(vllm.LaunchConfig) session.Launcher, error) {
 	switch {
 	case f.demo && f.launch.enabled, !f.demo && !f.launch.enabled:
-		return usagef("choose one target: --demo or --launch")
+		return nil, usagef("choose one target: --demo or --launch")
 	case f.demo:
 		simCfg, err := f.checkTarget(set)
 		if err != nil {
-			return usagef("%v", err)
+			return nil, usagef("%v", err)
 		}
 		base, err := vllm.ParseArgs(vllmArgs)
 		if err != nil {
-			return usagef("the vLLM flags after -- are not valid: %v", err)
+			return nil, usagef("the vLLM flags after -- are not valid: %v", err)
 		}
 		if f.model != "" {
-			return usagef("--model applies to --launch; the demo serves the simulator's model")
+			return nil, usagef("--model applies to --launch; the demo serves the simulator's model")
 		}
 		spec.Base = base
 		spec.Target, spec.SimSpeed, spec.SimProfile = tune.TargetDemo, simCfg.Speed, f.simProfile
-		r.Target = tune.Demo{Sim: simCfg}
-		// The simulator refuses what vLLM would refuse; a base it refuses
-		// would fail every variant, so that is a usage error now.
-		if _, err := r.Target.Session(base); err != nil {
-			return usagef("the vLLM flags after -- are not valid for the simulator: %v", err)
-		}
-	default:
-		if set["sim-speed"] || set["sim-profile"] {
-			return usagef("--sim-speed and --sim-profile apply only to --demo")
-		}
-		if f.model == "" {
-			return usagef("--launch needs --model with the Hugging Face id to serve")
-		}
-		o := launchOptions{model: f.model, image: f.launch.image, gpus: f.launch.gpus, hfCache: f.launch.hfCache, noGPU: f.launch.noGPU}
-		base, err := o.config(e, vllmArgs)
-		if err != nil {
-			return err
-		}
-		spec.Base = base
-		spec.Target = tune.TargetLaunch
-		r.Target = tune.Docker{SimSpeed: simImageSpeed(base),
-			Launcher: func(cfg vllm.LaunchConfig) session.Launcher { return o.launcher(e, cfg) }}
+		return nil, nil
 	}
-	return nil
+	if set["sim-speed"] || set["sim-profile"] {
+		return nil, usagef("--sim-speed and --sim-profile apply only to --demo")
+	}
+	if f.model == "" {
+		return nil, usagef("--launch needs --model with the Hugging Face id to serve")
+	}
+	o := launchOptions{model: f.model, image: f.launch.image, gpus: f.launch.gpus, hfCache: f.launch.hfCache, noGPU: f.launch.noGPU}
+	base, err := o.config(e, vllmArgs)
+	if err != nil {
+		return nil, err
+	}
+	spec.Base = base
+	spec.Target = tune.TargetLaunch
+	return func(cfg vllm.LaunchConfig) session.Launcher { return o.launcher(e, cfg) }, nil
 }
 
-// simImageSpeed is the --speed of RigBench's simulator image among the base
-// flags (1 for vLLM), so estimates shorten as its windows do.
-func simImageSpeed(c vllm.LaunchConfig) float64 {
-	for i, a := range c.Extra {
-		if a == "--speed" && i+1 < len(c.Extra) {
-			var s float64
-			if _, err := fmt.Sscan(c.Extra[i+1], &s); err == nil && s > 1 {
-				return s
-			}
-		}
-	}
-	return 1
-}
-
-// specRunner rebuilds a sweep's runner from its kept spec: the demo's
-// simulator settings, or launch's own launcher for the base's image, GPUs
-// and Hugging Face cache.
+// specRunner rebuilds a sweep's runner from its kept spec (tune.NewRunner):
+// the demo's simulator settings, or launch's own launcher for the base's
+// image, GPUs and Hugging Face cache.
 func specRunner(e *env, spec tune.Spec) (*tune.Runner, error) {
-	r := &tune.Runner{Spec: spec}
-	switch spec.Target {
-	case tune.TargetDemo:
-		cfg := sim.DefaultConfig()
-		if spec.SimProfile != "" {
-			p, err := sim.ProfileByName(spec.SimProfile)
-			if err != nil {
-				return nil, err
-			}
-			cfg.Profile = p
-		}
-		cfg.Speed = max(1, spec.SimSpeed)
-		r.Target = tune.Demo{Sim: cfg}
-	case tune.TargetLaunch:
-		b := spec.Base
-		o := launchOptions{model: b.Model, image: b.ImageRef(), gpus: b.GPUs, hfCache: b.HFCache, noGPU: b.GPUs == ""}
-		r.Target = tune.Docker{SimSpeed: simImageSpeed(b),
-			Launcher: func(cfg vllm.LaunchConfig) session.Launcher { return o.launcher(e, cfg) }}
-	default:
-		return nil, fmt.Errorf("sweep %s does not say where it ran (%q)", spec.ID, spec.Target)
-	}
-	return r, nil
+	b := spec.Base
+	o := launchOptions{model: b.Model, image: b.ImageRef(), gpus: b.GPUs, hfCache: b.HFCache, noGPU: b.GPUs == ""}
+	return tune.NewRunner(spec, func(cfg vllm.LaunchConfig) session.Launcher { return o.launcher(e, cfg) })
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
 
@@ -48,9 +49,9 @@ type Spec struct {
 	// Target is where the variants run (TargetDemo or TargetLaunch), and
 	// SimSpeed and SimProfile the demo's simulator settings: what a resume
 	// from the spec file alone needs.
-	Target     string  `json:"target,omitempty"`
-	SimSpeed   float64 `json:"sim_speed,omitempty"`
-	SimProfile string  `json:"sim_profile,omitempty"`
+	Target     session.Kind `json:"target,omitempty"`
+	SimSpeed   float64      `json:"sim_speed,omitempty"`
+	SimProfile string       `json:"sim_profile,omitempty"`
 }
 
 // Tag is the history tag of the runs of sweep id.
