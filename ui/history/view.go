@@ -41,6 +41,9 @@ type View struct {
 	// OnEdited is called after a rename, tag, note or delete has been
 	// written and the list reloaded (tests wait on it).
 	OnEdited func()
+	// OnRenamed is told a run's new name once it is written and the list
+	// reloaded, so views showing the run (Results, Compare) name it anew.
+	OnRenamed func(uuid, name string)
 	// settled (tests) is called on the Fyne goroutine after an import or a
 	// load of the selected runs has shown its outcome.
 	settled func()
@@ -350,7 +353,7 @@ func (v *View) renameDialog(r *rundoc.Run) {
 	e.SetText(displayName(r))
 	d := dialog.NewForm("Rename run", "Rename", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", e)}, func(ok bool) {
 		if ok {
-			v.edit(func(ctx context.Context) error { return v.src.Rename(ctx, r.UUID, strings.TrimSpace(e.Text)) })
+			v.RenameRun(r.UUID, e.Text)
 		}
 	}, v.win)
 	// Wide enough for a default name (model, flags, date) to show whole.
@@ -358,6 +361,17 @@ func (v *View) renameDialog(r *rundoc.Run) {
 	v.renaming = e
 	d.Show()
 	v.win.Canvas().Focus(e)
+}
+
+// RenameRun writes a run's new name (what the rename dialog's Rename
+// does), reloads the list and tells OnRenamed.
+func (v *View) RenameRun(uuid, name string) {
+	name = strings.TrimSpace(name)
+	v.editThen(func(ctx context.Context) error { return v.src.Rename(ctx, uuid, name) }, func() {
+		if v.OnRenamed != nil {
+			v.OnRenamed(uuid, name)
+		}
+	})
 }
 
 // RenameField is the open rename dialog's name field (nil before one has
@@ -445,16 +459,46 @@ func (v *View) Delete(runs []*rundoc.Run) {
 }
 
 // edit runs a change off the UI goroutine, then reloads.
-func (v *View) edit(f func(ctx context.Context) error) {
+func (v *View) edit(f func(ctx context.Context) error) { v.editThen(f, nil) }
+
+// editThen is edit, calling ok (may be nil) after a successful write once
+// the list is reloaded, before OnEdited.
+func (v *View) editThen(f func(ctx context.Context) error, ok func()) {
 	go func() {
 		err := f(context.Background())
 		fyne.Do(func() {
 			if err != nil {
 				dialog.ShowError(err, v.win)
 			}
-			v.ReloadThen(v.OnEdited)
+			v.ReloadThen(func() {
+				if err == nil && ok != nil {
+					ok()
+				}
+				if v.OnEdited != nil {
+					v.OnEdited()
+				}
+			})
 		})
 	}()
+}
+
+// Current returns runs as the history now names them: a run renamed since
+// it was loaded (Results, the Run view and Compare hold copies) comes back
+// as a copy with its current name, others as they are. A run not in the
+// list (not saved) keeps its name.
+func (v *View) Current(runs []*rundoc.Run) []*rundoc.Run {
+	out := make([]*rundoc.Run, len(runs))
+	for i, r := range runs {
+		out[i] = r
+		for _, e := range v.all {
+			if r != nil && e.Run.UUID == r.UUID && e.Run.Name != r.Name {
+				c := *r
+				c.Name = e.Run.Name
+				out[i] = &c
+			}
+		}
+	}
+	return out
 }
 
 func (v *View) settle() {
