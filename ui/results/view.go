@@ -39,6 +39,9 @@ type View struct {
 func New() *View {
 	v := &View{mx: matrix.New(), all: newTable()}
 	v.title = widget.NewLabelWithStyle("No run selected: finish a run, or pick one in History.", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	// Wrapped: a run's name may be 200 bytes, and a label as wide as its
+	// text made the window grow past the screen to show it (issue 24).
+	v.title.Wrapping = fyne.TextWrapWord
 	v.summary = widget.NewLabel("")
 	v.summary.Wrapping = fyne.TextWrapWord
 	v.badge = widget.NewLabel("SIMULATED: measured on RigBench's simulated server, not a real GPU.")
