@@ -193,4 +193,19 @@ func TestTuneResumesAfterRestart(t *testing.T) {
 	if doc == nil || doc.SweepID != spec.ID || len(doc.Variants) != 2 || doc.Variants[1].Status != tune.Measured {
 		t.Fatalf("resumed sweep %+v", doc)
 	}
+	// Issue 24 item 6: reopened after the sweep finished (the window may
+	// close during its last variant, once that variant is saved), the view
+	// shows the sweep's form and verdict, not an empty form.
+	again, _ := newUIWithDB(t, db)
+	fyne.DoAndWait(func() {
+		if v := again.Tune.Verdict(); v == "" || again.Tune.Doc() == nil || again.Tune.Doc().SweepID != spec.ID {
+			t.Errorf("reopened on sweep %s: verdict %q, want the sweep's", spec.ID, v)
+		}
+		if c, n, w := again.Tune.Workload(); c != "1K" || n != "4" || w != "10s" {
+			t.Errorf("reopened form workload %q %q %q, want the sweep's 1K 4 10s", c, n, w)
+		}
+		if s := again.Tune.Summary(); !strings.HasPrefix(s, "2 variants") {
+			t.Errorf("reopened form summary %q, want the sweep's 2 variants", s)
+		}
+	})
 }

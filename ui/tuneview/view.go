@@ -52,10 +52,11 @@ type Backend struct {
 	OnImport func()
 	// OnFinished is told when a sweep ends (the app reloads History).
 	OnFinished func(*tune.Result, error)
-	// Unfinished returns the sweep started last when it did not finish
-	// (RigBench crashed or closed during it), which Resume continues; nil
-	// when there is none.
-	Unfinished func() *tune.Spec
+	// LastSweep returns the sweep started last with this history (nil when
+	// none), judged from the variants the history holds, and whether all
+	// were found: the view reopens on it, with its verdict when complete,
+	// with Resume when RigBench crashed or closed during it.
+	LastSweep func() (spec *tune.Spec, res *tune.Result, complete bool)
 }
 
 // View is the Tune view. Its methods must be called on the Fyne goroutine.
@@ -104,15 +105,52 @@ func New(b Backend) *View {
 	v.buildResults()
 	v.content = v.layout()
 	v.Refresh()
-	if b.Unfinished != nil {
-		if s := b.Unfinished(); s != nil {
-			v.spec = s
-			v.resumeBtn.Enable()
-			v.status.SetText(fmt.Sprintf("Sweep %s (%s) stopped before its %d variants were measured: Resume measures the rest; those in History are kept.",
-				s.ID, dimsText(s.Dimensions), len(s.Variants())))
+	if b.LastSweep != nil {
+		if s, res, complete := b.LastSweep(); s != nil {
+			v.reopen(s, res, complete)
 		}
 	}
 	return v
+}
+
+// reopen shows the last sweep as RigBench left it: its form, and its
+// verdict when every variant is in the history, else Resume.
+func (v *View) reopen(s *tune.Spec, res *tune.Result, complete bool) {
+	v.fill(*s)
+	v.spec = s
+	if complete && res != nil {
+		v.Show(res.Document())
+		v.status.SetText(fmt.Sprintf("Sweep %s: all %d variants are in History (tag %s). Start runs the form again as a new sweep.",
+			s.ID, len(res.Variants), tune.Tag(s.ID)))
+		return
+	}
+	v.resumeBtn.Enable()
+	v.status.SetText(fmt.Sprintf("Sweep %s (%s) stopped before its %d variants were measured: Resume measures the rest; those in History are kept.",
+		s.ID, dimsText(s.Dimensions), len(s.Variants())))
+}
+
+// fill puts a sweep's inputs back in the form.
+func (v *View) fill(s tune.Spec) {
+	v.dims = append([]tune.Dimension(nil), s.Dimensions...)
+	v.SetMode(s.Mode)
+	var ctxs, conc []string
+	for _, c := range s.Plan.Contexts {
+		ctxs = append(ctxs, rundoc.ContextLabel(c))
+	}
+	for _, n := range s.Plan.Concurrency {
+		conc = append(conc, fmt.Sprint(n))
+	}
+	window := rundoc.WindowAuto
+	if s.Plan.Window != rundoc.WindowAuto {
+		window = (time.Duration(s.Plan.DurationS * float64(time.Second))).String()
+	}
+	constraint := ""
+	if len(s.Constraints) > 0 {
+		constraint = s.Constraints[0].String()
+	}
+	v.SetWorkload(strings.Join(ctxs, ","), strings.Join(conc, ","), window)
+	v.SetObjective(s.Objective.String(), constraint)
+	v.showDims()
 }
 
 // buildInputs makes the form's widgets: what to vary, how, the workload,
