@@ -67,7 +67,7 @@ func (u *UI) tuneBackend() tuneview.Backend {
 		OnFinished: func(*tune.Result, error) {
 			u.History.Reload()
 		},
-		LastSweep:  u.lastSweep,
+		LastSweep: u.lastSweep,
 	}
 }
 
