@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
 )
 
@@ -57,5 +58,15 @@ func TestSimHelpListsEveryFlag(t *testing.T) {
 		if !strings.Contains(stdout, name+" ") && !strings.HasSuffix(strings.TrimSpace(stdout), name) && !strings.Contains(stdout, name+"\n") && !strings.Contains(stdout, name+",") {
 			t.Errorf("sim --help does not list %s:\n%s", name, stdout)
 		}
+	}
+}
+
+// Issue 24 item 12: one cell is "1 cell".
+func TestPlanLineCountsOneCell(t *testing.T) {
+	var b strings.Builder
+	p := newProgress(&b)
+	p.Observe(rundoc.Event{Kind: rundoc.EventRunStarted, Run: &rundoc.Run{}, Total: 1})
+	if !strings.Contains(b.String(), "plan: 1 cell, estimated") {
+		t.Errorf("plan line %q", b.String())
 	}
 }

@@ -282,6 +282,9 @@ func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tun
 	}
 	r.Spec = spec
 	if err := spec.Validate(); err != nil {
+		if errors.Is(err, tune.ErrNothingToVary) {
+			return nil, usagef("%v (--vary FLAG=V1,V2)", err)
+		}
 		return nil, usagef("%v", err)
 	}
 	return r, nil

@@ -516,6 +516,11 @@ func (v *View) edited() {
 }
 
 func wordErr(err error) string {
+	if errors.Is(err, tune.ErrNothingToVary) {
+		// The engine's sentence, with the app's way to give a flag (the
+		// CLI adds its --vary).
+		return "Nothing to vary yet: pick a flag under Vary, give its values and press Add."
+	}
 	s := err.Error()
 	if s == "" {
 		return s

@@ -83,6 +83,9 @@ func TestSweepChartShowsUncertaintyAboveTheTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := tuneview.New(tuneview.Backend{})
+	if s := v.Summary(); strings.Contains(s, "--vary") || !strings.Contains(s, "press Add") {
+		t.Errorf("an empty form says %q, want the app's way to add a flag, not the CLI's --vary", s)
+	}
 	if _, _, w := v.Workload(); w != "auto" {
 		t.Errorf("Window defaults to %q, the CLI's default is auto", w)
 	}
