@@ -1,6 +1,7 @@
 package history
 
 import (
+	"image/color"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
@@ -96,8 +98,12 @@ func New(win fyne.Window, src Source, note string) *View {
 	v.empty.Wrapping = fyne.TextWrapWord
 	v.empty.Alignment = fyne.TextAlignCenter
 	v.empty.Hide()
+	// The empty table's sentence sits under its header row, which it was
+	// painted over.
+	header := canvas.NewRectangle(color.Transparent)
+	header.SetMinSize(fyne.NewSize(1, widget.NewLabel("Date").MinSize().Height+theme.Padding()))
 	v.content = container.NewBorder(container.NewVBox(v.info, v.filter, bar), nil, nil, nil,
-		container.NewStack(v.table, container.NewVBox(v.empty)))
+		container.NewStack(v.table, container.NewBorder(header, nil, nil, nil, container.NewVBox(v.empty))))
 	return v
 }
 
