@@ -1,10 +1,10 @@
 package history
 
 import (
-	"image/color"
 	"context"
 	"errors"
 	"fmt"
+	"image/color"
 	"path/filepath"
 	"slices"
 	"strings"
