@@ -13,10 +13,12 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/engine/report/chart"
+	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
@@ -532,8 +534,10 @@ func runLabel(r *rundoc.Run) string {
 }
 
 // ImportDialog asks for a file and imports it.
+// Only run files are listed (JSON exports, measurements CSVs): the others
+// a folder holds (reports, charts) cannot be imported.
 func (v *View) ImportDialog() {
-	dialog.ShowFileOpen(func(r fyne.URIReadCloser, err error) {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil || r == nil {
 			return
 		}
@@ -541,6 +545,8 @@ func (v *View) ImportDialog() {
 		r.Close()
 		v.Import(path, nil)
 	}, v.win)
+	d.SetFilter(storage.NewExtensionFileFilter(report.RunFileExtensions))
+	d.Show()
 }
 
 // Import imports a file off the UI goroutine; done (may be nil) gets the
@@ -566,6 +572,9 @@ func (v *View) Import(path string, done func(*rundoc.Run, error)) {
 					fmt.Sprintf("The run in %s (%s) is already in the history, so nothing was imported.", filepath.Base(path), runLabel(r)), v.win)
 			case err != nil:
 				dialog.ShowError(err, v.win)
+			default:
+				dialog.ShowInformation("Run imported",
+					fmt.Sprintf("%s from %s is in the history now, at the top of the list.", runLabel(r), filepath.Base(path)), v.win)
 			}
 		})
 	}()
