@@ -41,6 +41,26 @@ func TestDifferencesNameWhatDiffers(t *testing.T) {
 	}
 }
 
+// Issue 24 item 10: a run without a launch record (an imported CSV) is
+// "flags not recorded", not a list of flags it supposedly ran without.
+func TestDifferencesFlagsNotRecorded(t *testing.T) {
+	launched := &rundoc.Run{Server: rundoc.Server{Model: "m"}, Launch: &rundoc.Launch{Model: "m",
+		Args: []string{"--enable-prefix-caching", "--gpu-memory-utilization", "0.9"}}}
+	imported := &rundoc.Run{Server: rundoc.Server{Model: "m"}}
+	d := chart.Differences([]*rundoc.Run{imported, launched})
+	if !reflect.DeepEqual(d[0], []string{chart.FlagsNotRecorded}) {
+		t.Errorf("the imported run's differences %q, want only %q", d[0], chart.FlagsNotRecorded)
+	}
+	for _, x := range d[0] {
+		if strings.HasPrefix(x, "no --") {
+			t.Errorf("the imported run is said to run %q", x)
+		}
+	}
+	if !reflect.DeepEqual(d[1], []string{"--enable-prefix-caching", "--gpu-memory-utilization=0.9"}) {
+		t.Errorf("the launched run's differences %q", d[1])
+	}
+}
+
 func TestParseFlags(t *testing.T) {
 	got := chart.ParseFlags([]string{"--a", "1", "--b=2", "--c", "--d", "-1", "pos"})
 	want := map[string]string{"--a": "1", "--b": "2", "--c": "", "--d": "-1"}
