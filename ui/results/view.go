@@ -76,7 +76,7 @@ func New() *View {
 	v.tabs = container.NewAppTabs(
 		container.NewTabItem("Decode matrix", container.NewScroll(v.mx)),
 		container.NewTabItem("Prefill", v.prefill),
-		container.NewTabItem("All measurements", v.all.t),
+		container.NewTabItem("All measurements", container.NewBorder(nil, allNote(), nil, nil, v.all.t)),
 		container.NewTabItem("Charts", v.charts.Content()),
 	)
 	v.content = container.NewBorder(container.NewVBox(v.title, v.badge, v.summary, v.failure, v.server), nil, nil, nil,
@@ -106,6 +106,18 @@ func (v *View) Rows() [][]string {
 	}
 	return out
 }
+
+// allNote is the line under the measurements table saying what its blanks
+// and missing ± mean.
+func allNote() fyne.CanvasObject {
+	l := widget.NewLabel(TableNote)
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.LowImportance
+	return l
+}
+
+// ColumnWidth is the measurements table's column i width.
+func (v *View) ColumnWidth(i int) float32 { return v.all.widths[i] }
 
 // Headers are the measurements table's column titles.
 func (v *View) Headers() []string {
