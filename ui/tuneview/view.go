@@ -257,12 +257,14 @@ func (v *View) layout() fyne.CanvasObject {
 		widget.NewFormItem("Objective", v.objective),
 		widget.NewFormItem("Constraint", v.constraint),
 	)
-	v.left = container.NewVBox(
-		widget.NewLabelWithStyle("Tune: which launch flags make this card fastest", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		v.unavailable, form, v.summary,
-	)
+	title := widget.NewLabelWithStyle("Tune: which launch flags make this card fastest", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	title.Wrapping = fyne.TextWrapWord
+	v.left = container.NewVBox(title, v.unavailable, form, v.summary)
 	controls := container.NewVBox(
-		container.NewHBox(v.startBtn, v.stopBtn, v.resumeBtn, layout.NewSpacer(), v.applyBtn, v.exportBtn, v.openBtn),
+		// Two rows: in one, the six buttons were wider than the right
+		// pane of a 900 px window, which then scrolled sideways.
+		container.NewHBox(v.startBtn, v.stopBtn, v.resumeBtn),
+		container.NewHBox(v.applyBtn, v.exportBtn, v.openBtn),
 		v.progress, v.status, v.verdict,
 	)
 	// The table takes the width there is and at least room for a few
@@ -764,7 +766,9 @@ func (v *View) drawChart(d *tune.Doc) {
 			bar = v.barShape(b, top, maxBar)
 		}
 		row := container.NewBorder(nil, nil, container.NewGridWrap(fyne.NewSize(maxBar+8, 36), bar), nil, score)
-		v.chart.Add(container.NewGridWithColumns(2, nameLabel, row))
+		// The label on its own line above its bar: side by side, two
+		// equal columns needed twice the bar's width.
+		v.chart.Add(container.NewVBox(nameLabel, row))
 	}
 	v.chart.Refresh()
 	v.results.Refresh()

@@ -82,7 +82,7 @@ func TestSweepChartShowsUncertaintyAboveTheTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := tuneview.New(tuneview.Backend{})
+	v := tuneview.New(tuneview.Backend{OnExport: func(*tune.Doc) {}, OnImport: func() {}})
 	if s := v.Summary(); strings.Contains(s, "--vary") || !strings.Contains(s, "press Add") {
 		t.Errorf("an empty form says %q, want the app's way to add a flag, not the CLI's --vary", s)
 	}
@@ -118,6 +118,10 @@ func TestSweepChartShowsUncertaintyAboveTheTable(t *testing.T) {
 	}
 	if score := v.Rows()[2][len(v.Rows()[2])-1]; !strings.Contains(score, "±") || !strings.Contains(score, "a tie") {
 		t.Errorf("table score %q, want its ± and the tie", score)
+	}
+	// Item 13: at 900 px nothing needs sideways scrolling.
+	if mw := v.Content().MinSize().Width; mw > 860 {
+		t.Errorf("after a sweep the view needs %.0f units, more than a 900 px window holds beside the tab's padding", mw)
 	}
 	box := v.Results().Objects
 	chart, table := box[0], box[1]
