@@ -35,29 +35,29 @@ type View struct {
 	launch  LaunchFunc
 	content fyne.CanvasObject
 
-	presets     *widget.Select
-	user        map[string][]vllm.FlagValue
-	paste       *widget.Entry
-	pasteMsg    *widget.Label
+	presets  *widget.Select
+	user     map[string][]vllm.FlagValue
+	paste    *widget.Entry
+	pasteMsg *widget.Label
 	// pasteRow is the paste box and its message, in pasteSlot (under the
 	// previews) or in the demo panel's slot.
 	pasteRow, pasteSlot *fyne.Container
-	token       *widget.Entry
-	tokenInfo   *widget.Label
-	startBtn    *widget.Button
-	stopBtn     *widget.Button
-	pull        *widget.ProgressBar
-	logs        *logPane
-	ready       *widget.Label
-	failure     *widget.Label
-	fixBtn      *widget.Button
-	launchParts *fyne.Container
-	right       *fyne.Container
-	topScroll   *container.Scroll
-	hwBanner    *widget.Label
-	basics      *fyne.Container
-	demo        *demoPanel
-	demoScroll  *container.Scroll
+	token               *widget.Entry
+	tokenInfo           *widget.Label
+	startBtn            *widget.Button
+	stopBtn             *widget.Button
+	pull                *widget.ProgressBar
+	logs                *logPane
+	ready               *widget.Label
+	failure             *widget.Label
+	fixBtn              *widget.Button
+	launchParts         *fyne.Container
+	right               *fyne.Container
+	topScroll           *container.Scroll
+	hwBanner            *widget.Label
+	basics              *fyne.Container
+	demo                *demoPanel
+	demoScroll          *container.Scroll
 	// pasting and starting are set while PasteCommand and Start edit the
 	// form themselves, whose messages must then stay.
 	pasting, starting bool
