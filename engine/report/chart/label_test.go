@@ -100,3 +100,21 @@ func FuzzParseFlags(f *testing.F) {
 		}
 	})
 }
+
+// Issue 24 item 14: the matrix picture of a demo run says SIMULATED where
+// a long name cannot push it out, and each cell's figure carries its ±.
+func TestMatrixChartSaysSimulatedWithCI(t *testing.T) {
+	r := &rundoc.Run{Simulated: true, Name: strings.Repeat("long name ", 20), Server: rundoc.Server{Model: "m"},
+		Cells: []rundoc.Cell{{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 2199.6, TotalTokSCI95: 12.3, TTFTMs: 81}}}
+	var b strings.Builder
+	if err := chart.Render(&b, chart.Matrix, []*rundoc.Run{r}, chart.Options{Format: chart.SVG}); err != nil {
+		t.Fatal(err)
+	}
+	svg := b.String()
+	if !strings.Contains(svg, "SIMULATED") {
+		t.Error("the matrix chart of a simulated run does not say so")
+	}
+	if !strings.Contains(svg, "2199.6 ± 12.3") {
+		t.Error("the matrix cell has no ±")
+	}
+}
