@@ -29,10 +29,11 @@ import (
 	"github.com/rigbench/rigbench/ui/tuneview"
 )
 
-// Default window size, used until the user resizes it.
+// Default window size, used until the user resizes it: a 1280×800
+// screen's, which 820 overflowed.
 const (
 	defaultWidth  = 1280
-	defaultHeight = 820
+	defaultHeight = 800
 )
 
 // Tab titles, also the names the screenshot tour gives its files.
