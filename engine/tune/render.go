@@ -228,7 +228,11 @@ func (d *Doc) Bars() []Bar {
 				b.Score += " (" + v.ScoreWhy + ")"
 			}
 		}
-		b.Note = d.cellNote(v)
+		if b.OK {
+			// A variant without a score says why in its score already
+			// (the cell queued); the cell's long reason would repeat it.
+			b.Note = d.cellNote(v)
+		}
 		out = append(out, b)
 	}
 	return out

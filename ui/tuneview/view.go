@@ -248,7 +248,10 @@ func (v *View) buildResults() {
 // right.
 func (v *View) layout() fyne.CanvasObject {
 	form := widget.NewForm(
-		widget.NewFormItem("Vary", container.NewBorder(nil, nil, v.flag, v.addBtn, v.values)),
+		// The values on their own row: beside the flag's drop-down they
+		// had a few characters' room at 900 px.
+		widget.NewFormItem("Vary", container.NewBorder(nil, nil, nil, v.addBtn, v.flag)),
+		widget.NewFormItem("Values", v.values),
 		widget.NewFormItem("", v.dimsBox),
 		widget.NewFormItem("Variants", v.mode),
 		widget.NewFormItem("Contexts", v.contexts),
