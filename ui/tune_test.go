@@ -112,6 +112,22 @@ wait:
 	if err != nil || tagged != 4 {
 		t.Errorf("%d runs tagged %s in History (%v)", tagged, tune.Tag(doc.SweepID), err)
 	}
+	// Issue 24 item 4: a new sweep takes the last one's chart and table
+	// off the screen as it starts.
+	var again <-chan struct{}
+	fyne.DoAndWait(func() {
+		u.Tune.Start()
+		again = u.Tune.Done()
+		if rows, chart := u.Tune.Rows(), u.Tune.Chart(); len(rows) != 0 || len(chart) != 0 || u.Tune.Doc() != nil {
+			t.Errorf("a new sweep started with the last one's %d table rows and %d chart rows on screen", len(rows), len(chart))
+		}
+		u.Tune.Stop()
+	})
+	select {
+	case <-again:
+	case <-time.After(time.Minute):
+		t.Fatal("the second sweep did not stop")
+	}
 }
 
 // TestTuneUnavailableForEndpoint: with an existing endpoint as the target,
