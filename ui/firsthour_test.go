@@ -395,8 +395,19 @@ func TestEveryTabFits900(t *testing.T) {
 // Light theme: low-importance text (each flag's help) reads at 3:1 or
 // more against the background; Fyne's own grey was about 1.3:1.
 func TestLightThemeHelpTextReadable(t *testing.T) {
+	helpTextReadable(t, ui.ThemeLight, theme.VariantLight)
+}
+
+// Issue 24 item 14: so is it in the dark theme, where Fyne's grey was
+// about 1.6:1 against the near-black background.
+func TestDarkThemeHelpTextReadable(t *testing.T) {
+	helpTextReadable(t, ui.ThemeDark, theme.VariantDark)
+}
+
+func helpTextReadable(t *testing.T, choice string, variant fyne.ThemeVariant) {
+	t.Helper()
 	u, _ := newUI(t)
-	fyne.DoAndWait(func() { u.SetTheme(ui.ThemeLight) })
+	fyne.DoAndWait(func() { u.SetTheme(choice) })
 	th := fyne.CurrentApp().Settings().Theme()
 	lum := func(c color.Color) float64 {
 		r, g, b, _ := c.RGBA()
@@ -409,7 +420,7 @@ func TestLightThemeHelpTextReadable(t *testing.T) {
 		}
 		return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
 	}
-	fg, bg := lum(th.Color(theme.ColorNameDisabled, theme.VariantLight)), lum(th.Color(theme.ColorNameBackground, theme.VariantLight))
+	fg, bg := lum(th.Color(theme.ColorNameDisabled, variant)), lum(th.Color(theme.ColorNameBackground, variant))
 	if ratio := (max(fg, bg) + 0.05) / (min(fg, bg) + 0.05); ratio < 3 {
 		t.Errorf("low-importance text contrast %.1f:1, want 3:1 or more", ratio)
 	}

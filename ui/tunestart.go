@@ -67,7 +67,7 @@ func (u *UI) tuneBackend() tuneview.Backend {
 		OnFinished: func(*tune.Result, error) {
 			u.History.Reload()
 		},
-		Unfinished: u.unfinishedSweep,
+		LastSweep: u.lastSweep,
 	}
 }
 
@@ -84,36 +84,26 @@ func (u *UI) tuneSpecDir() string {
 	return tune.SpecDir(p)
 }
 
-// unfinishedSweep is the sweep started last with this history when the
-// history holds fewer finished variants than it has (a crash, or the
-// window closed during it), so the view offers Resume after a restart.
-func (u *UI) unfinishedSweep() *tune.Spec {
+// lastSweep is the sweep started last with this history, judged from the
+// variants the history holds, and whether every one is there: the Tune
+// view reopens on it (its verdict, or Resume after a crash or a close
+// during it).
+func (u *UI) lastSweep() (*tune.Spec, *tune.Result, bool) {
 	dir := u.tuneSpecDir()
 	if dir == "" {
-		return nil
+		return nil, nil, false
 	}
 	spec, _, ok := tune.LatestSpec(dir)
 	if !ok {
-		return nil
+		return nil, nil, false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	runs, err := u.tuneHistory(ctx, tune.Tag(spec.ID))
+	res, complete, err := tune.Recall(ctx, spec, u.tuneHistory)
 	if err != nil {
-		return nil
+		return &spec, nil, false
 	}
-	done := map[string]bool{}
-	for _, r := range runs {
-		if r.Status == rundoc.RunComplete {
-			done[r.Name] = true
-		}
-	}
-	for _, v := range spec.Variants() {
-		if !done[tune.RunName(spec.ID, v)] {
-			return &spec
-		}
-	}
-	return nil
+	return &spec, res, complete
 }
 
 // tuneRunner builds a sweep's runner for the chosen target: the demo's

@@ -82,12 +82,6 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func newFlagSet(name string, e *env) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	return fs
-}
-
 // runsJSON is one run of `runs --json`.
 type runsJSON struct {
 	UUID           string           `json:"uuid"`

@@ -82,8 +82,7 @@ func (f *runFlags) options(e *env, plan rundoc.Plan, simCfg sim.Config, demoLaun
 // parse reads the flags of `run` into f and returns which were set and the
 // words after them (vLLM flags); set is nil after --help.
 func (f *runFlags) parse(e *env, args []string) (set map[string]bool, rest []string, err error) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet("run", e)
 	f.register(fs)
 	return parseSet(fs, args)
 }

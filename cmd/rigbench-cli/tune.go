@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -81,8 +80,7 @@ func runTune(ctx context.Context, e *env, args []string) error {
 
 // parse reads the flags of `tune`; set is nil after --help.
 func (f *tuneFlags) parse(e *env, args []string) (set map[string]bool, rest []string, err error) {
-	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet("tune", e)
 	fs.StringVar(&f.endpoint, "endpoint", "", "(not available: Tune relaunches the server, which it cannot do for an endpoint it did not start)")
 	fs.StringVar(&f.model, "model", "", "with --launch: the Hugging Face id to serve")
 	fs.StringVar(&f.contexts, "contexts", "", "decode contexts of the workload, e.g. 0,16K")
@@ -286,6 +284,9 @@ func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tun
 		return nil, err
 	}
 	if err := spec.Validate(); err != nil {
+		if errors.Is(err, tune.ErrNothingToVary) {
+			return nil, usagef("%v (--vary FLAG=V1,V2)", err)
+		}
 		return nil, usagef("%v", err)
 	}
 	r, err := tune.NewRunner(spec, launcher)

@@ -174,11 +174,15 @@ func FlagArgs(fvs []vllm.FlagValue) []string {
 	return out
 }
 
+// ErrNothingToVary is Validate's error for a spec without dimensions;
+// each front end adds how to give one (the CLI's --vary, the app's Add).
+var ErrNothingToVary = errors.New("nothing to vary: give at least one flag and the values to try")
+
 // Validate checks the spec before anything starts, with errors worded for
 // the user.
 func (s Spec) Validate() error {
 	if len(s.Dimensions) == 0 {
-		return errors.New("nothing to vary: give at least one flag and its values (--vary FLAG=V1,V2)")
+		return ErrNothingToVary
 	}
 	seen := map[string]bool{}
 	for _, d := range s.Dimensions {

@@ -35,26 +35,29 @@ type View struct {
 	launch  LaunchFunc
 	content fyne.CanvasObject
 
-	presets     *widget.Select
-	user        map[string][]vllm.FlagValue
-	paste       *widget.Entry
-	pasteMsg    *widget.Label
-	token       *widget.Entry
-	tokenInfo   *widget.Label
-	startBtn    *widget.Button
-	stopBtn     *widget.Button
-	pull        *widget.ProgressBar
-	logs        *logPane
-	ready       *widget.Label
-	failure     *widget.Label
-	fixBtn      *widget.Button
-	launchParts *fyne.Container
-	right       *fyne.Container
-	topScroll   *container.Scroll
-	hwBanner    *widget.Label
-	basics      *fyne.Container
-	demo        *demoPanel
-	demoScroll  *container.Scroll
+	presets  *widget.Select
+	user     map[string][]vllm.FlagValue
+	paste    *widget.Entry
+	pasteMsg *widget.Label
+	// pasteRow is the paste box and its message, in pasteSlot (under the
+	// previews) or in the demo panel's slot.
+	pasteRow, pasteSlot *fyne.Container
+	token               *widget.Entry
+	tokenInfo           *widget.Label
+	startBtn            *widget.Button
+	stopBtn             *widget.Button
+	pull                *widget.ProgressBar
+	logs                *logPane
+	ready               *widget.Label
+	failure             *widget.Label
+	fixBtn              *widget.Button
+	launchParts         *fyne.Container
+	right               *fyne.Container
+	topScroll           *container.Scroll
+	hwBanner            *widget.Label
+	basics              *fyne.Container
+	demo                *demoPanel
+	demoScroll          *container.Scroll
 	// pasting and starting are set while PasteCommand and Start edit the
 	// form themselves, whose messages must then stay.
 	pasting, starting bool
@@ -123,6 +126,7 @@ func (v *View) buildWidgets() (save, fill *widget.Button) {
 	v.refreshPresets()
 	save = widget.NewButtonWithIcon("Save preset…", theme.DocumentSaveIcon(), v.savePreset)
 
+	v.pasteSlot = container.NewStack()
 	v.paste = widget.NewMultiLineEntry()
 	v.paste.SetPlaceHolder("Paste a `docker run …` or `vllm serve …` command here")
 	v.paste.SetMinRowsVisible(2)
@@ -169,8 +173,12 @@ func (v *View) layout(save, fill *widget.Button) {
 		v.Form.serve,
 		container.NewBorder(nil, nil, widget.NewLabelWithStyle("docker run", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), copyDocker),
 		v.Form.docker,
-		container.NewBorder(nil, nil, nil, fill, v.paste), v.pasteMsg,
+		v.pasteSlot,
 	)
+	// One paste box, shown under the launch previews or in the demo's
+	// panel, whichever the target shows.
+	v.pasteRow = container.NewVBox(container.NewBorder(nil, nil, nil, fill, v.paste), v.pasteMsg)
+	v.pasteSlot.Add(v.pasteRow)
 	// The demo takes the same flags as a launch (the simulator models
 	// them), but no model, image, GPUs or token: those parts hide.
 	v.basics = container.NewVBox(
@@ -211,6 +219,7 @@ func (v *View) targetChanged(ch target.Choice) {
 	v.Form.setDemo(ch.Kind == target.Demo)
 	switch ch.Kind {
 	case target.Launch:
+		moveTo(v.pasteSlot, v.demo.pasteSlot, v.pasteRow)
 		v.launchParts.Show()
 		v.basics.Show()
 		v.right.Show()
@@ -220,6 +229,7 @@ func (v *View) targetChanged(ch target.Choice) {
 			v.hwBanner.Hide()
 		}
 	case target.Demo:
+		moveTo(v.demo.pasteSlot, v.pasteSlot, v.pasteRow)
 		v.launchParts.Show()
 		v.basics.Hide()
 		v.right.Hide()
@@ -228,6 +238,25 @@ func (v *View) targetChanged(ch target.Choice) {
 	default:
 		v.launchParts.Hide()
 	}
+}
+
+// moveTo makes o the one object of slot, taking it out of from.
+func moveTo(slot, from *fyne.Container, o fyne.CanvasObject) {
+	if len(slot.Objects) == 1 && slot.Objects[0] == o {
+		return
+	}
+	from.Remove(o)
+	slot.Objects = []fyne.CanvasObject{o}
+	slot.Refresh()
+}
+
+// PasteShown reports whether the paste box is on the page shown (the
+// demo's panel or the launch previews).
+func (v *View) PasteShown() bool {
+	if v.DemoShown() {
+		return len(v.demo.pasteSlot.Objects) == 1 && v.demo.pasteSlot.Objects[0] == v.pasteRow
+	}
+	return len(v.pasteSlot.Objects) == 1 && v.pasteSlot.Objects[0] == v.pasteRow
 }
 
 // DemoSpeed is the demo speed chosen (1 = the card's own pace).
@@ -248,7 +277,7 @@ func (v *View) DemoText() (command, problem string) {
 	if v.demo.problem.Visible() {
 		problem = v.demo.problem.Text
 	}
-	return v.demo.serve.Text, problem
+	return v.demo.serve.Text + "\n" + v.demo.vllm.Text, problem
 }
 
 // DemoShown reports whether the Launch page shows the demo panel.

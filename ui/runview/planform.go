@@ -44,7 +44,9 @@ func newPlanForm(onChange func()) *planForm {
 	f.prompts = widget.NewSelect([]string{promptsSharedChoice, promptsUniqueChoice}, nil)
 	f.prompts.SetSelected(promptsSharedChoice)
 	f.prompts.OnChanged = func(string) { onChange() }
-	f.kvOverride.SetPlaceHolder("from the server")
+	// One short word: the field is narrow at 900 px, where "from the
+	// server" read "from the se…".
+	f.kvOverride.SetPlaceHolder("reported")
 	f.prefill.SetPlaceHolder("none")
 	for _, e := range []*widget.Entry{f.contexts, f.concurrency, f.prefill, f.seconds, f.maxOutput, f.kvOverride} {
 		e.OnChanged = func(string) { onChange() }

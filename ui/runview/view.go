@@ -290,8 +290,13 @@ func (v *View) planEdited() {
 	d, runnable := session.Estimate(preview, v.facts, v.prefill)
 	var est string
 	if v.facts.KVCapacity > 0 || p.KVCapacityOverride > 0 {
-		est = fmt.Sprintf("Estimated duration: about %s. %d of %d decode cells will run; the rest are predicted over capacity or too long.",
-			FormatDuration(d), runnable, len(p.Contexts)*len(p.Concurrency))
+		total := len(p.Contexts) * len(p.Concurrency)
+		if runnable == total {
+			est = fmt.Sprintf("Estimated duration: about %s. All %d decode cells will run.", FormatDuration(d), total)
+		} else {
+			est = fmt.Sprintf("Estimated duration: about %s. %d of %d decode cells will run; the rest are predicted over capacity or too long.",
+				FormatDuration(d), runnable, total)
+		}
 	} else {
 		// Every cell is counted as if it fits, so this is the most it takes.
 		est = fmt.Sprintf("Estimated duration: up to about %s. The server's KV capacity and maximum length are unknown until it is contacted: cells over capacity are found at run time.", FormatDuration(d))

@@ -52,10 +52,11 @@ type Backend struct {
 	OnImport func()
 	// OnFinished is told when a sweep ends (the app reloads History).
 	OnFinished func(*tune.Result, error)
-	// Unfinished returns the sweep started last when it did not finish
-	// (RigBench crashed or closed during it), which Resume continues; nil
-	// when there is none.
-	Unfinished func() *tune.Spec
+	// LastSweep returns the sweep started last with this history (nil when
+	// none), judged from the variants the history holds, and whether all
+	// were found: the view reopens on it, with its verdict when complete,
+	// with Resume when RigBench crashed or closed during it.
+	LastSweep func() (spec *tune.Spec, res *tune.Result, complete bool)
 }
 
 // View is the Tune view. Its methods must be called on the Fyne goroutine.
@@ -75,7 +76,11 @@ type View struct {
 	applyBtn, exportBtn, openBtn         *widget.Button
 	table                                *widget.Table
 	chart                                *fyne.Container
-	content                              fyne.CanvasObject
+	// left holds the form and results the chart and the table: each is
+	// laid out again when what it holds changes size, or the chart was
+	// drawn over the table and the estimate over the Constraint row.
+	left, results *fyne.Container
+	content       fyne.CanvasObject
 
 	dims []tune.Dimension
 	spec *tune.Spec // the spec of the last sweep started (Resume reuses it)
@@ -100,15 +105,52 @@ func New(b Backend) *View {
 	v.buildResults()
 	v.content = v.layout()
 	v.Refresh()
-	if b.Unfinished != nil {
-		if s := b.Unfinished(); s != nil {
-			v.spec = s
-			v.resumeBtn.Enable()
-			v.status.SetText(fmt.Sprintf("Sweep %s (%s) stopped before its %d variants were measured: Resume measures the rest; those in History are kept.",
-				s.ID, dimsText(s.Dimensions), len(s.Variants())))
+	if b.LastSweep != nil {
+		if s, res, complete := b.LastSweep(); s != nil {
+			v.reopen(s, res, complete)
 		}
 	}
 	return v
+}
+
+// reopen shows the last sweep as RigBench left it: its form, and its
+// verdict when every variant is in the history, else Resume.
+func (v *View) reopen(s *tune.Spec, res *tune.Result, complete bool) {
+	v.fill(*s)
+	v.spec = s
+	if complete && res != nil {
+		v.Show(res.Document())
+		v.status.SetText(fmt.Sprintf("Sweep %s: all %d variants are in History (tag %s). Start runs the form again as a new sweep.",
+			s.ID, len(res.Variants), tune.Tag(s.ID)))
+		return
+	}
+	v.resumeBtn.Enable()
+	v.status.SetText(fmt.Sprintf("Sweep %s (%s) stopped before its %d variants were measured: Resume measures the rest; those in History are kept.",
+		s.ID, dimsText(s.Dimensions), len(s.Variants())))
+}
+
+// fill puts a sweep's inputs back in the form.
+func (v *View) fill(s tune.Spec) {
+	v.dims = append([]tune.Dimension(nil), s.Dimensions...)
+	v.SetMode(s.Mode)
+	var ctxs, conc []string
+	for _, c := range s.Plan.Contexts {
+		ctxs = append(ctxs, rundoc.ContextLabel(c))
+	}
+	for _, n := range s.Plan.Concurrency {
+		conc = append(conc, fmt.Sprint(n))
+	}
+	window := rundoc.WindowAuto
+	if s.Plan.Window != rundoc.WindowAuto {
+		window = (time.Duration(s.Plan.DurationS * float64(time.Second))).String()
+	}
+	constraint := ""
+	if len(s.Constraints) > 0 {
+		constraint = s.Constraints[0].String()
+	}
+	v.SetWorkload(strings.Join(ctxs, ","), strings.Join(conc, ","), window)
+	v.SetObjective(s.Objective.String(), constraint)
+	v.showDims()
 }
 
 // buildInputs makes the form's widgets: what to vary, how, the workload,
@@ -136,8 +178,10 @@ func (v *View) buildInputs() {
 	v.mode.Required = true
 	v.contexts = entry("1K,16K", v.edited)
 	v.concurrency = entry("8,32", v.edited)
-	v.dur = entry("30s", v.edited)
-	v.objective = entry("total-tok-s@16Kx32", v.edited)
+	// The CLI's defaults: windows that stop once total tok/s is known
+	// within ±1%, and the objective at the largest cell.
+	v.dur = entry(rundoc.WindowAuto, v.edited)
+	v.objective = entry("total-tok-s", v.edited)
 	v.objective.SetPlaceHolder(strings.Join(tune.ObjectiveNames, ", "))
 	v.constraint = entry("", v.edited)
 	v.constraint.SetPlaceHolder("optional, e.g. ttft_p90<=2s")
@@ -204,7 +248,10 @@ func (v *View) buildResults() {
 // right.
 func (v *View) layout() fyne.CanvasObject {
 	form := widget.NewForm(
-		widget.NewFormItem("Vary", container.NewBorder(nil, nil, v.flag, v.addBtn, v.values)),
+		// The values on their own row: beside the flag's drop-down they
+		// had a few characters' room at 900 px.
+		widget.NewFormItem("Vary", container.NewBorder(nil, nil, nil, v.addBtn, v.flag)),
+		widget.NewFormItem("Values", v.values),
 		widget.NewFormItem("", v.dimsBox),
 		widget.NewFormItem("Variants", v.mode),
 		widget.NewFormItem("Contexts", v.contexts),
@@ -213,12 +260,14 @@ func (v *View) layout() fyne.CanvasObject {
 		widget.NewFormItem("Objective", v.objective),
 		widget.NewFormItem("Constraint", v.constraint),
 	)
-	left := container.NewVBox(
-		widget.NewLabelWithStyle("Tune: which launch flags make this card fastest", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		v.unavailable, form, v.summary,
-	)
+	title := widget.NewLabelWithStyle("Tune: which launch flags make this card fastest", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	title.Wrapping = fyne.TextWrapWord
+	v.left = container.NewVBox(title, v.unavailable, form, v.summary)
 	controls := container.NewVBox(
-		container.NewHBox(v.startBtn, v.stopBtn, v.resumeBtn, layout.NewSpacer(), v.applyBtn, v.exportBtn, v.openBtn),
+		// Two rows: in one, the six buttons were wider than the right
+		// pane of a 900 px window, which then scrolled sideways.
+		container.NewHBox(v.startBtn, v.stopBtn, v.resumeBtn),
+		container.NewHBox(v.applyBtn, v.exportBtn, v.openBtn),
 		v.progress, v.status, v.verdict,
 	)
 	// The table takes the width there is and at least room for a few
@@ -226,9 +275,9 @@ func (v *View) layout() fyne.CanvasObject {
 	tall := canvas.NewRectangle(color.Transparent)
 	tall.SetMinSize(fyne.NewSize(10, 240))
 	tableBox := container.NewStack(tall, v.table)
-	right := container.NewBorder(controls, nil, nil, nil,
-		container.NewVScroll(container.NewVBox(v.chart, tableBox)))
-	split := container.NewHSplit(container.NewVScroll(left), right)
+	v.results = container.NewVBox(v.chart, tableBox)
+	right := container.NewBorder(controls, nil, nil, nil, container.NewVScroll(v.results))
+	split := container.NewHSplit(container.NewVScroll(v.left), right)
 	split.Offset = 0.36
 	return split
 }
@@ -320,6 +369,7 @@ func (v *View) showDims() {
 		v.dimsBox.Add(container.NewBorder(nil, nil, nil, rm, label))
 	}
 	v.edited()
+	v.left.Refresh()
 }
 
 // SetMode picks grid or one-at-a-time.
@@ -337,6 +387,14 @@ func (v *View) SetWorkload(contexts, concurrency, window string) {
 	v.concurrency.SetText(concurrency)
 	v.dur.SetText(window)
 }
+
+// Workload is the form's cells and window, as SetWorkload takes them.
+func (v *View) Workload() (contexts, concurrency, window string) {
+	return v.contexts.Text, v.concurrency.Text, v.dur.Text
+}
+
+// Objective is the form's objective and constraint.
+func (v *View) Objective() (objective, constraint string) { return v.objective.Text, v.constraint.Text }
 
 // SetObjective sets the objective and the constraint (as the CLI takes
 // them: "total-tok-s@16Kx32", "ttft_p90<=2s" or "").
@@ -463,6 +521,11 @@ func (v *View) edited() {
 }
 
 func wordErr(err error) string {
+	if errors.Is(err, tune.ErrNothingToVary) {
+		// The engine's sentence, with the app's way to give a flag (the
+		// CLI adds its --vary).
+		return "Nothing to vary yet: pick a flag under Vary, give its values and press Add."
+	}
 	s := err.Error()
 	if s == "" {
 		return s
@@ -513,6 +576,7 @@ func (v *View) run(spec tune.Spec, resume bool) {
 	v.applyBtn.Disable()
 	v.stopBtn.Enable()
 	v.verdict.SetText("")
+	v.clearResults()
 	v.progress.SetValue(0)
 	v.status.SetText(fmt.Sprintf("Sweep %s: starting %d variants…", spec.ID, len(spec.Variants())))
 	r.Progress = func(p tune.Progress) {
@@ -617,6 +681,49 @@ func (v *View) Show(d *tune.Doc) {
 	v.exportBtn.Enable()
 }
 
+// clearResults takes the last sweep's chart and table off the screen when
+// a new one starts: left there, they read as the new sweep's.
+func (v *View) clearResults() {
+	v.doc, v.rows = nil, nil
+	v.chart.RemoveAll()
+	v.table.Refresh()
+	v.results.Refresh()
+	v.exportBtn.Disable()
+}
+
+// Chart is the chart's rows as text, the title first: each variant's
+// label, then its score and note (tests read it).
+func (v *View) Chart() []string {
+	var out []string
+	for _, o := range v.chart.Objects {
+		var texts []string
+		collectText(o, &texts)
+		out = append(out, strings.Join(texts, " | "))
+	}
+	return out
+}
+
+// FormBox is the box of the title, the form and the estimate under it
+// (tests check their layout).
+func (v *View) FormBox() *fyne.Container { return v.left }
+
+// Results is the box of the chart and the table (tests check their
+// layout).
+func (v *View) Results() *fyne.Container { return v.results }
+
+func collectText(o fyne.CanvasObject, out *[]string) {
+	switch w := o.(type) {
+	case *widget.Label:
+		if w.Text != "" {
+			*out = append(*out, w.Text)
+		}
+	case *fyne.Container:
+		for _, c := range w.Objects {
+			collectText(c, out)
+		}
+	}
+}
+
 // Apply puts the winner's flags in the Launch form.
 func (v *View) Apply() {
 	if v.doc == nil || v.b.OnApply == nil {
@@ -628,53 +735,75 @@ func (v *View) Apply() {
 	}
 }
 
-// drawChart draws the objective per variant as bars: the base outlined
-// and labelled, the best in the success colour.
+// drawChart draws the objective per variant as bars with their ± as a
+// whisker: the base outlined and labelled, the winner and its ties in the
+// success colour, each score with its note. Everything comes from
+// d.Bars(), the computation the verdict and the table read too.
 func (v *View) drawChart(d *tune.Doc) {
 	v.chart.RemoveAll()
-	labels, values, ok := d.Bars()
+	bars := d.Bars()
 	o, _ := tune.ParseObjective(d.Objective, d.Plan)
 	v.chart.Add(widget.NewLabelWithStyle(o.Describe()+" per variant", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 	top := 0.0
-	for _, x := range values {
-		top = max(top, x)
+	for _, b := range bars {
+		top = max(top, b.Value+b.CI95)
 	}
-	const maxBar = 320
-	for i, l := range labels {
-		name := l
-		if i == 0 {
-			name = "base: " + l
+	const maxBar = 240
+	for _, b := range bars {
+		name := b.Label
+		if b.Base {
+			name = "base: " + b.Label
 		}
+		// Wrapped, never cut: two variants of a grid share their first
+		// flags, and cut labels read alike.
 		nameLabel := widget.NewLabel(name)
-		nameLabel.Truncation = fyne.TextTruncateEllipsis
-		var bar fyne.CanvasObject
-		text := "no figure"
-		if why := d.Variants[i].ScoreWhy; why != "" {
-			text += " (" + why + ")"
+		nameLabel.Wrapping = fyne.TextWrapWord
+		text := b.Score
+		if b.Note != "" {
+			text += " · " + b.Note
 		}
-		if ok[i] {
-			w := float32(2)
-			if top > 0 {
-				w = max(2, float32(values[i]/top*maxBar))
-			}
-			fill := theme.Color(theme.ColorNamePrimary)
-			if d.Best != nil && *d.Best == i {
-				fill = theme.Color(theme.ColorNameSuccess)
-			}
-			r := canvas.NewRectangle(fill)
-			if i == 0 {
-				r.StrokeColor, r.StrokeWidth = theme.Color(theme.ColorNameForeground), 2
-			}
-			r.SetMinSize(fyne.NewSize(w, 18))
-			bar = container.NewHBox(container.NewCenter(r))
-			text = o.FormatScore(tune.Score{Value: values[i], OK: true})
-		} else {
-			bar = canvas.NewRectangle(color.Transparent)
+		score := widget.NewLabel(text)
+		score.Wrapping = fyne.TextWrapWord
+		var bar fyne.CanvasObject = layout.NewSpacer()
+		if b.OK {
+			bar = v.barShape(b, top, maxBar)
 		}
-		row := container.NewBorder(nil, nil, container.NewGridWrap(fyne.NewSize(260, 30), nameLabel), nil,
-			container.NewHBox(bar, widget.NewLabel(text)))
-		v.chart.Add(row)
+		row := container.NewBorder(nil, nil, container.NewGridWrap(fyne.NewSize(maxBar+8, 36), bar), nil, score)
+		// The label on its own line above its bar: side by side, two
+		// equal columns needed twice the bar's width.
+		v.chart.Add(container.NewVBox(nameLabel, row))
 	}
+	v.chart.Refresh()
+	v.results.Refresh()
+}
+
+// barShape is one bar and its ± whisker, scaled so the longest bar with
+// its whisker is width wide.
+func (v *View) barShape(b tune.Bar, top float64, width float32) fyne.CanvasObject {
+	scale := float32(0)
+	if top > 0 {
+		scale = width / float32(top)
+	}
+	fill := theme.Color(theme.ColorNamePrimary)
+	if b.Best || b.Tie {
+		fill = theme.Color(theme.ColorNameSuccess)
+	}
+	r := canvas.NewRectangle(fill)
+	if b.Base {
+		r.StrokeColor, r.StrokeWidth = theme.Color(theme.ColorNameForeground), 2
+	}
+	w := max(2, float32(b.Value)*scale)
+	r.Resize(fyne.NewSize(w, 18))
+	r.Move(fyne.NewPos(0, 9))
+	objs := []fyne.CanvasObject{r}
+	if b.CI95 > 0 {
+		lo, hi := float32(b.Value-b.CI95)*scale, float32(b.Value+b.CI95)*scale
+		whisker := canvas.NewLine(theme.Color(theme.ColorNameForeground))
+		whisker.StrokeWidth = 2
+		whisker.Position1, whisker.Position2 = fyne.NewPos(lo, 18), fyne.NewPos(hi, 18)
+		objs = append(objs, whisker)
+	}
+	return container.NewWithoutLayout(objs...)
 }
 
 // fmtDur is a short duration: "45s", "3m10s", "1h05m".
