@@ -505,7 +505,7 @@ func (v *View) edited() {
 	msg := fmt.Sprintf("%d variants", n)
 	if v.b.Runner != nil {
 		if r, err := v.b.Runner(spec); err == nil {
-			msg += ", about " + fmtDur(r.EstimateSweep())
+			msg += ", about " + rundoc.ShortDuration(r.EstimateSweep())
 		}
 	}
 	if v.b.Target != nil {
@@ -618,7 +618,7 @@ func progressText(p tune.Progress) (string, float64) {
 		done++
 	}
 	if p.ETA > 0 {
-		s += ", about " + fmtDur(p.ETA) + " left"
+		s += ", about " + rundoc.ShortDuration(p.ETA) + " left"
 	}
 	return s + ".", done / float64(max(1, p.Variants))
 }
@@ -806,14 +806,3 @@ func (v *View) barShape(b tune.Bar, top float64, width float32) fyne.CanvasObjec
 	return container.NewWithoutLayout(objs...)
 }
 
-// fmtDur is a short duration: "45s", "3m10s", "1h05m".
-func fmtDur(d time.Duration) string {
-	d = d.Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return d.String()
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
