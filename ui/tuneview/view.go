@@ -805,4 +805,3 @@ func (v *View) barShape(b tune.Bar, top float64, width float32) fyne.CanvasObjec
 	}
 	return container.NewWithoutLayout(objs...)
 }
-
