@@ -263,11 +263,9 @@ func apiKeyError(key string, fromEnv bool) error {
 	return errors.New("the server rejected the API key: pass the right one with --api-key")
 }
 
-// plan builds the plan from the flags (set names the flags given) through
-// rundoc.PlanInput, the app's reader too. Without --contexts, the defaults
-// that the server cannot hold are dropped at run time (Plan.Resolve keeps
-// them; session trims). Each error is one sentence naming the flag.
-func (f *runFlags) plan(set map[string]bool) (rundoc.Plan, error) {
+// planInput is the flags as rundoc.PlanInput reads them: a flag left out
+// is empty (its default), one given empty is refused here.
+func (f *runFlags) planInput(set map[string]bool) (rundoc.PlanInput, error) {
 	// An empty field means "the default" to PlanInput; a flag given empty
 	// is more likely a shell variable that was not set, so it is refused.
 	for _, e := range []struct{ name, value, hint string }{
@@ -276,7 +274,7 @@ func (f *runFlags) plan(set map[string]bool) (rundoc.Plan, error) {
 		{"prefill", f.prefill, "give prefill contexts such as 8K,16K, or none to skip prefill"},
 	} {
 		if set[e.name] && strings.TrimSpace(e.value) == "" {
-			return rundoc.Plan{}, fmt.Errorf("--%s is empty: %s", e.name, e.hint)
+			return rundoc.PlanInput{}, fmt.Errorf("--%s is empty: %s", e.name, e.hint)
 		}
 	}
 	in := rundoc.PlanInput{Contexts: f.contexts, Concurrency: f.concurrency, Prefill: f.prefill,
@@ -289,6 +287,18 @@ func (f *runFlags) plan(set map[string]bool) (rundoc.Plan, error) {
 	}
 	if f.kvCapacity != 0 {
 		in.KVCapacity = strconv.Itoa(f.kvCapacity)
+	}
+	return in, nil
+}
+
+// plan builds the plan from the flags (set names the flags given) through
+// rundoc.PlanInput, the app's reader too. Without --contexts, the defaults
+// that the server cannot hold are dropped at run time (Plan.Resolve keeps
+// them; session trims). Each error is one sentence naming the flag.
+func (f *runFlags) plan(set map[string]bool) (rundoc.Plan, error) {
+	in, err := f.planInput(set)
+	if err != nil {
+		return rundoc.Plan{}, err
 	}
 	p, err := in.Plan()
 	if err != nil {

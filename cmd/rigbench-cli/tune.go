@@ -86,7 +86,7 @@ func (f *tuneFlags) parse(e *env, args []string) (set map[string]bool, rest []st
 	fs.StringVar(&f.contexts, "contexts", "", "decode contexts of the workload, e.g. 0,16K")
 	fs.StringVar(&f.concurrency, "concurrency", "", "concurrency levels of the workload, e.g. 1,8")
 	f.registerWindow(fs)
-	fs.IntVar(&f.maxOutput, "max-output", 1024, "max_tokens of every decode request")
+	fs.IntVar(&f.maxOutput, "max-output", tune.DefaultMaxOutput, "max_tokens of every decode request")
 	fs.StringVar(&f.jsonPath, "json", "", "write the sweep document (rigbench.tune/v1, docs/tune.md) to this file")
 	fs.BoolVar(&f.demo, "demo", false, "sweep RigBench's simulated vLLM server (no GPU needed); it takes the same vLLM flags")
 	fs.StringVar(&f.simProfile, "sim-profile", "", "simulator profile with --demo: "+strings.Join(sim.ProfileNames(), ", "))
@@ -244,12 +244,14 @@ func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tun
 	if f.grid && f.oneAtATime {
 		return nil, usagef("choose --grid or --one-at-a-time, not both")
 	}
-	plan, err := f.plan(set)
+	in, err := f.planInput(set)
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	plan.PrefillContexts = nil
-	plan.TrimContexts = false
+	plan, err := tune.Workload(in)
+	if err != nil {
+		return nil, usagef("%v", flagError(err))
+	}
 	if f.resume != "" {
 		if err := tune.CheckID(f.resume); err != nil {
 			return nil, usagef("--resume: %v", err)

@@ -61,7 +61,8 @@ func (e *FieldError) In(name string) string {
 // front end it was typed in.
 type PlanInput struct {
 	// Contexts are the decode contexts ("0,16K,max"); empty: the defaults,
-	// trimmed at run time to what the server holds (Plan.TrimContexts).
+	// trimmed at run time to what the server holds (Plan.TrimContexts);
+	// "none" for a prefill-only run.
 	Contexts string
 	// Concurrency is the levels ("1,2,4"); whole numbers only.
 	Concurrency string
@@ -88,10 +89,15 @@ type PlanInput struct {
 func (in PlanInput) Plan() (Plan, error) {
 	p := DefaultPlan()
 	var err error
-	if strings.TrimSpace(in.Contexts) == "" {
+	switch c := strings.ToLower(strings.TrimSpace(in.Contexts)); c {
+	case "":
 		p.TrimContexts = true
-	} else if p.Contexts, err = ParseTokenList(in.Contexts); err != nil {
-		return p, &FieldError{FieldContexts, lowerErr(err)}
+	case "none", "-":
+		p.Contexts = nil // a prefill-only run
+	default:
+		if p.Contexts, err = ParseTokenList(in.Contexts); err != nil {
+			return p, &FieldError{FieldContexts, lowerErr(err)}
+		}
 	}
 	if strings.TrimSpace(in.Concurrency) != "" {
 		if p.Concurrency, err = parseConcurrency(in.Concurrency); err != nil {

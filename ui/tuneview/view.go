@@ -438,28 +438,18 @@ func (v *View) buildSpec() (tune.Spec, string, error) {
 	if why != "" {
 		return tune.Spec{}, why, errors.New(why)
 	}
-	plan := rundoc.Plan{MaxOutput: 1024}
-	var err error
-	if plan.Contexts, err = rundoc.ParseTokenList(v.contexts.Text); err != nil || len(plan.Contexts) == 0 {
-		return tune.Spec{}, "", fmt.Errorf("contexts: give token counts such as 1K,16K")
-	}
-	for _, f := range strings.Split(v.concurrency.Text, ",") {
-		var n int
-		if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil || n < 1 || n > 4096 {
-			return tune.Spec{}, "", fmt.Errorf("concurrency: give whole numbers such as 8,32")
+	// tune.Workload is the CLI's reader of the same fields.
+	plan, err := tune.Workload(rundoc.PlanInput{Contexts: v.contexts.Text, Concurrency: v.concurrency.Text, Window: v.dur.Text})
+	var fe *rundoc.FieldError
+	if errors.As(err, &fe) {
+		label := map[rundoc.Field]string{rundoc.FieldContexts: "Contexts", rundoc.FieldConcurrency: "Concurrency", rundoc.FieldWindow: "Window"}[fe.Field]
+		if label == "" {
+			label = string(fe.Field)
 		}
-		plan.Concurrency = append(plan.Concurrency, n)
+		return tune.Spec{}, "", errors.New(fe.In(label))
 	}
-	if w := strings.ToLower(strings.TrimSpace(v.dur.Text)); w == rundoc.WindowAuto {
-		// As the Run view's "auto": each window stops once total tok/s is
-		// known within ±1%, after at most the default length.
-		plan.Window, plan.Precision, plan.DurationS = rundoc.WindowAuto, 0.01, rundoc.DefaultDuration.Seconds()
-	} else {
-		d, err := time.ParseDuration(w)
-		if err != nil || d < rundoc.MinDuration || d > rundoc.MaxDuration {
-			return tune.Spec{}, "", fmt.Errorf("window: auto, or a length from %s to 1h, e.g. 30s", rundoc.MinDuration)
-		}
-		plan.Window, plan.DurationS = rundoc.WindowFixed, d.Seconds()
+	if err != nil {
+		return tune.Spec{}, "", err
 	}
 	spec := tune.Spec{ID: tune.NewID(), Base: base, Dimensions: append([]tune.Dimension(nil), v.dims...), Mode: tune.Grid, Plan: plan}
 	if v.mode.Selected == oneLabel {
