@@ -137,6 +137,11 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.Launch.OnReady = func(s *session.Server) {
 		u.Run.SetTarget(u.targetLine(u.Target.Choice().Kind))
 		u.Run.SetFacts(session.ServerFacts(s))
+		// A model that served goes first in the model drop-down, next
+		// start included.
+		if s.Record != nil {
+			u.Launch.Form.SetRecentModels(rememberModel(prefs, s.Record.Model))
+		}
 	}
 
 	u.Run = runview.New(u.startRun)

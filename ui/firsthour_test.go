@@ -19,10 +19,12 @@ import (
 
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui"
 	"github.com/rigbench/rigbench/ui/history"
+	"github.com/rigbench/rigbench/ui/launchview"
 	"github.com/rigbench/rigbench/ui/target"
 )
 
@@ -423,5 +425,30 @@ func helpTextReadable(t *testing.T, choice string, variant fyne.ThemeVariant) {
 	fg, bg := lum(th.Color(theme.ColorNameDisabled, variant)), lum(th.Color(theme.ColorNameBackground, variant))
 	if ratio := (max(fg, bg) + 0.05) / (min(fg, bg) + 0.05); ratio < 3 {
 		t.Errorf("low-importance text contrast %.1f:1, want 3:1 or more", ratio)
+	}
+}
+
+// A model that launched is remembered first in the model drop-down's
+// list (the list was read at start-up but never written).
+func TestLaunchedModelIsRemembered(t *testing.T) {
+	svc := testServices()
+	svc.Launch = func(ctx context.Context, cfg vllm.LaunchConfig, p launchview.Progress) (*session.Server, error) {
+		return &session.Server{Endpoint: "http://127.0.0.1:9", Model: cfg.Model, Record: &rundoc.Launch{Model: cfg.Model}}, nil
+	}
+	u, _ := newUIWith(t, svc)
+	fyne.DoAndWait(func() {
+		u.Target.Set(target.Choice{Kind: target.Launch})
+		c := u.Launch.Form.Config()
+		c.Model, c.GPUs = "Qwen/Qwen2.5-0.5B-Instruct", ""
+		u.Launch.Form.SetConfig(c)
+		u.Launch.Start()
+	})
+	var got []string
+	for i := 0; i < 400 && (len(got) == 0 || got[0] != "Qwen/Qwen2.5-0.5B-Instruct"); i++ {
+		time.Sleep(10 * time.Millisecond)
+		fyne.DoAndWait(func() { got = fyne.CurrentApp().Preferences().StringList("launch.recent_models") })
+	}
+	if len(got) == 0 || got[0] != "Qwen/Qwen2.5-0.5B-Instruct" {
+		t.Fatalf("recent models %q after a launch", got)
 	}
 }

@@ -359,12 +359,6 @@ func Recall(ctx context.Context, spec Spec, history History) (res *Result, compl
 	return Judge(spec, vrs), complete, nil
 }
 
-// Estimate is the expected wall time of one variant: its launch plus the
-// workload at the target's speed (bench.Estimate before any figure is
-// known), with the cells the server cannot hold left out when the target
-// can tell its facts before launching (the demo).
-func (r *Runner) Estimate() time.Duration { return r.estimate(r.Spec.Base) }
-
 func (r *Runner) estimate(cfg vllm.LaunchConfig) time.Duration {
 	mml, kv := 0, 0
 	if f, ok := r.Target.(interface {

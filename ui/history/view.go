@@ -448,9 +448,6 @@ func DeletePrompt(runs []*rundoc.Run) (title, msg string) {
 	return fmt.Sprintf("Delete %d runs?", len(runs)), fmt.Sprintf("Delete %d runs (%s) from the history? This cannot be undone.", len(runs), list)
 }
 
-// DeleteSelected asks to delete the ticked runs, as the Delete button does.
-func (v *View) DeleteSelected() { v.deleteSelected() }
-
 // Delete removes runs without asking (the confirmation is the caller's).
 func (v *View) Delete(runs []*rundoc.Run) {
 	// Cleared before the edit starts: its reload redraws the table, which

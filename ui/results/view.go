@@ -233,9 +233,6 @@ func (v *View) Empty() bool { return v.empty.Visible() }
 // ChartSize is the size each chart is shown at.
 func (v *View) ChartSize() fyne.Size { return v.charts.ChartSize() }
 
-// ChartsRendered is how many charts hold a drawing.
-func (v *View) ChartsRendered() int { return v.charts.Rendered() }
-
 func prefillText(c rundoc.Cell, col int) string {
 	switch col {
 	case 0:
