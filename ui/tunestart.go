@@ -162,29 +162,11 @@ func (u *UI) tuneRunner(spec tune.Spec) (*tune.Runner, error) {
 	return r, nil
 }
 
-// tuneHistory returns the history's runs carrying tag, complete.
+// tuneHistory is the history's RunsTagged (store.DB's, or the session
+// list's when the history cannot be opened): how a sweep finds its
+// finished variants (tune.History).
 func (u *UI) tuneHistory(ctx context.Context, tag string) ([]*rundoc.Run, error) {
-	src := u.History.Source()
-	{
-		entries, err := src.List(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var out []*rundoc.Run
-		for _, e := range entries {
-			for _, t := range e.Run.Tags {
-				if t == tag {
-					run, err := src.Get(ctx, e.Run.UUID)
-					if err != nil {
-						return nil, err
-					}
-					out = append(out, run)
-					break
-				}
-			}
-		}
-		return out, nil
-	}
+	return u.History.Source().RunsTagged(ctx, tag)
 }
 
 // exportSweep saves the sweep document as HTML, Markdown or JSON, chosen by
