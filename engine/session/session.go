@@ -118,6 +118,9 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		return doc, err
 	}
 	defer t.stop()
+	if doc.Name == "" {
+		doc.Name = defaultRunName(o, doc, time.Now())
+	}
 
 	c, err := client.New(t.endpoint, client.WithAPIKey(t.apiKey), client.WithConcurrency(maxInt(o.Plan.Concurrency)))
 	if err != nil {

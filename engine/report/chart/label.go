@@ -17,30 +17,13 @@ const MaxRuns = 6
 // chart's legend to the report's tables.
 func Letter(i int) string { return string(rune('A' + i)) }
 
-// RunName is a short human name for a run: its name, else its model, else
-// the start of its UUID.
-func RunName(r *rundoc.Run) string {
-	switch {
-	case r.Name != "":
-		return r.Name
-	case Model(r) != "":
-		return Model(r)
-	case r.UUID != "":
-		return "run " + rundoc.ShortID(r.UUID)
-	}
-	return "run"
-}
+// RunName is a run's title (rundoc.Run.Title): its name, else its model,
+// else the start of its UUID.
+func RunName(r *rundoc.Run) string { return r.Title() }
 
-// Model is the model the server reported, else the one it was launched with.
-func Model(r *rundoc.Run) string {
-	if r.Server.Model != "" {
-		return r.Server.Model
-	}
-	if r.Launch != nil {
-		return r.Launch.Model
-	}
-	return ""
-}
+// Model is the model the server reported, else the one it was launched
+// with (rundoc.Run.ModelName).
+func Model(r *rundoc.Run) string { return r.ModelName() }
 
 // GPUName describes the run's GPUs (hardware.Snapshot.GPUNames), "" when
 // unknown.
