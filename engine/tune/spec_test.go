@@ -402,3 +402,24 @@ func TestNewRunner(t *testing.T) {
 		t.Error("an unknown profile was accepted")
 	}
 }
+
+// TestSweepEstimateHonoursTheKVOverride: a sweep's estimate predicts its
+// cells by the run's own rule (session.Estimate), so a KV capacity the
+// user gives leaves out the cells it cannot hold, as a run's estimate does.
+func TestSweepEstimateHonoursTheKVOverride(t *testing.T) {
+	spec := demoSpec(t)
+	spec.Target, spec.SimSpeed = tune.TargetDemo, 50
+	r, err := tune.NewRunner(spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := r.EstimateSweep()
+	spec.Plan.KVCapacityOverride = 20000 // holds 1K×16, not 16K×16
+	r, err = tune.NewRunner(spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if short := r.EstimateSweep(); !(short < whole) {
+		t.Errorf("estimate with 16K×16 over the KV override %v, without %v: want it shorter", short, whole)
+	}
+}

@@ -359,16 +359,20 @@ func Recall(ctx context.Context, spec Spec, history History) (res *Result, compl
 	return Judge(spec, vrs), complete, nil
 }
 
+// estimate is a variant's expected wall time: its launch, then the run as
+// session.Estimate predicts it (the plan check and the capacity rule a
+// run uses, the user's KV-capacity override included), at the target's
+// speed. A target that knows its facts before launching (the demo) leaves
+// out the cells the server cannot hold.
 func (r *Runner) estimate(cfg vllm.LaunchConfig) time.Duration {
-	mml, kv := 0, 0
-	if f, ok := r.Target.(interface {
+	f := session.Facts{Speed: r.Target.Speed()}
+	if t, ok := r.Target.(interface {
 		Facts(vllm.LaunchConfig) (int, int, bool)
 	}); ok {
-		mml, kv, _ = f.Facts(cfg)
+		f.MaxModelLen, f.KVCapacity, _ = t.Facts(cfg)
 	}
-	plan := r.Spec.Plan.Resolve(mml)
-	work := bench.Estimate(plan, mml, kv, nil)
-	return r.Target.StartupGuess() + time.Duration(float64(work)/r.Target.Speed())
+	work, _ := session.Estimate(session.Predict(r.Spec.Plan, f), f, nil)
+	return r.Target.StartupGuess() + work
 }
 
 // EstimateSweep is the expected wall time of the whole sweep, before it
