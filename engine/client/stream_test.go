@@ -192,6 +192,12 @@ func TestEndpointParsing(t *testing.T) {
 		"http://127.0.0.1:8000/v1/": "http://127.0.0.1:8000",
 		"127.0.0.1:8000":            "http://127.0.0.1:8000",
 		"https://h.example/api/v1":  "https://h.example/api",
+		// Full API URLs as users paste them (issue 30 item 6).
+		"http://127.0.0.1:8080/v1/completions":       "http://127.0.0.1:8080",
+		"http://127.0.0.1:8080/v1/chat/completions/": "http://127.0.0.1:8080",
+		"http://127.0.0.1:8080/completions":          "http://127.0.0.1:8080",
+		"https://h.example/api/v1/models":            "https://h.example/api",
+		"https://h.example/api/chat/completions?x=1": "https://h.example/api",
 	} {
 		c, err := New(in)
 		if err != nil || c.Endpoint() != want {
