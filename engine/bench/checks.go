@@ -182,12 +182,14 @@ func (w *window) crossCheck(before, after *counters, reqs []request) {
 			c.ServerDecodeTokS = round(server/ds, 1)
 		}
 	}
+	diff := 0.0
 	if ours > 0 {
-		c.ServerTokenDiffPct = round(min(100*(server-float64(ours))/float64(ours), 1e9), 2)
+		diff = round(min(100*(server-float64(ours))/float64(ours), 1e9), 2)
+		c.ServerTokenDiffPct = &diff
 	}
-	if ours > 0 && math.Abs(c.ServerTokenDiffPct) > rundoc.ServerCheckTolerancePct || ours == 0 && server > 0 {
+	if ours > 0 && math.Abs(diff) > rundoc.ServerCheckTolerancePct || ours == 0 && server > 0 {
 		addNote(c, fmt.Sprintf("server counted %s generated tokens, RigBench %s (%+.1f%%)",
-			commas(c.ServerOutputTokens), commas(ours), c.ServerTokenDiffPct))
+			commas(c.ServerOutputTokens), commas(ours), diff))
 	}
 }
 

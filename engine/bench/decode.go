@@ -507,9 +507,10 @@ func (w *window) scrape(ctx context.Context) (*rundoc.ServerSample, time.Time) {
 		return nil, time.Time{}
 	}
 	return &rundoc.ServerSample{
-		Running: m.Running, Waiting: m.Waiting, KVUsage: m.KVUsage,
-		PrefixCacheQueries: m.PrefixCacheQueries, PrefixCacheHits: m.PrefixCacheHits,
-		Preemptions: m.Preemptions,
+		Running: m.Running, Waiting: m.Waiting, KVUsage: rundoc.Reported(m.KVUsage, m.HasKVUsage),
+		PrefixCacheQueries: rundoc.Reported(m.PrefixCacheQueries, m.HasPrefixCache),
+		PrefixCacheHits:    rundoc.Reported(m.PrefixCacheHits, m.HasPrefixCache),
+		Preemptions:        rundoc.Reported(m.Preemptions, m.HasPreemptions),
 	}, time.Now()
 }
 

@@ -358,17 +358,17 @@ func summarize(s []rundoc.ServerSample) *rundoc.ServerStats {
 	st := &rundoc.ServerStats{Samples: len(in)}
 	for _, x := range in {
 		st.RunningMean += x.Running
-		st.KVUsageMean += x.KVUsage
+		st.KVUsageMean += rundoc.Value(x.KVUsage)
 		st.WaitingMax = math.Max(st.WaitingMax, x.Waiting)
-		st.KVUsageMax = math.Max(st.KVUsageMax, x.KVUsage)
+		st.KVUsageMax = math.Max(st.KVUsageMax, rundoc.Value(x.KVUsage))
 	}
 	st.RunningMean = round(st.RunningMean/float64(len(in)), 2)
 	st.KVUsageMean = round(st.KVUsageMean/float64(len(in)), 4)
 	first, last := s[0], s[len(s)-1]
-	if dq := last.PrefixCacheQueries - first.PrefixCacheQueries; dq > 0 {
-		st.PrefixHitRate = round((last.PrefixCacheHits-first.PrefixCacheHits)/dq, 4)
+	if dq := rundoc.Value(last.PrefixCacheQueries) - rundoc.Value(first.PrefixCacheQueries); dq > 0 {
+		st.PrefixHitRate = round((rundoc.Value(last.PrefixCacheHits)-rundoc.Value(first.PrefixCacheHits))/dq, 4)
 	}
-	st.Preemptions = last.Preemptions - first.Preemptions
+	st.Preemptions = rundoc.Value(last.Preemptions) - rundoc.Value(first.Preemptions)
 	return st
 }
 

@@ -80,7 +80,7 @@ func TestLlamaServerMatrix(t *testing.T) {
 		label := string(cell.Phase) + " " + rundoc.ContextLabel(cell.Context) + "×" + string(rune('0'+cell.Concurrency))
 		t.Logf("%-14s %-16s %7.1f tok/s  ttft %7.1f ms  retried %d  idle %.3f s  server %d vs %d (%+.2f%%)  decode %.1f tok/s  %s",
 			label, cell.Status, cell.TotalTokS, cell.TTFTMs, cell.RetriedRequests, cell.IdleWaitS,
-			cell.ServerOutputTokens, cell.CheckedOutputTokens, cell.ServerTokenDiffPct, cell.ServerDecodeTokS, cell.Reason)
+			cell.ServerOutputTokens, cell.CheckedOutputTokens, rundoc.Value(cell.ServerTokenDiffPct), cell.ServerDecodeTokS, cell.Reason)
 		retried += cell.RetriedRequests
 		if cell.Status == rundoc.StatusFailed {
 			t.Errorf("%s failed: %s", label, cell.Reason)
@@ -101,7 +101,7 @@ func TestLlamaServerMatrix(t *testing.T) {
 			}
 			if cell.CheckedOutputTokens > 0 {
 				checked++
-				if math.Abs(cell.ServerTokenDiffPct) > 1 {
+				if math.Abs(rundoc.Value(cell.ServerTokenDiffPct)) > 1 {
 					t.Errorf("%s: server counted %d tokens, RigBench %d", label, cell.ServerOutputTokens, cell.CheckedOutputTokens)
 				}
 				if cell.ServerDecodeTokS <= 0 {
@@ -192,9 +192,9 @@ func TestOtherPersonalities(t *testing.T) {
 				if !cell.Status.Ran() {
 					continue
 				}
-				if cell.CheckedOutputTokens == 0 || math.Abs(cell.ServerTokenDiffPct) > 1 {
+				if cell.CheckedOutputTokens == 0 || math.Abs(rundoc.Value(cell.ServerTokenDiffPct)) > 1 {
 					t.Errorf("%d×%d: server counted %d tokens, RigBench %d (%+.2f%%)", cell.Context, cell.Concurrency,
-						cell.ServerOutputTokens, cell.CheckedOutputTokens, cell.ServerTokenDiffPct)
+						cell.ServerOutputTokens, cell.CheckedOutputTokens, rundoc.Value(cell.ServerTokenDiffPct))
 				}
 				// Without /tokenize (SGLang) lengths come from usage: within
 				// METHOD.md's tolerance.

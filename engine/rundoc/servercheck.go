@@ -72,8 +72,10 @@ type CellChecks struct {
 	// a request when it finishes (llama-server), the usage of the requests
 	// that finished.
 	CheckedOutputTokens int `json:"checked_output_tokens,omitempty"`
-	// ServerTokenDiffPct is 100 × (server − RigBench) / RigBench.
-	ServerTokenDiffPct float64 `json:"server_token_diff_pct,omitempty"`
+	// ServerTokenDiffPct is 100 × (server − RigBench) / RigBench: nil
+	// (absent) when nothing was checked, and present when it is 0, since
+	// an exact match is a finding and not "not measured" (issue 30 item 4).
+	ServerTokenDiffPct *float64 `json:"server_token_diff_pct,omitempty"`
 	// ServerPromptTokens is the delta of the server's prompt-token counter
 	// over the same span (llama-server counts only tokens it computed, not
 	// cache hits).
@@ -106,8 +108,8 @@ var (
 		Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return float64(c.ServerOutputTokens) }}
 	// FigServerTokenDiff is how far the server's count is from RigBench's.
 	FigServerTokenDiff = Figure{Key: "server_token_diff_pct", Label: "server Δ %", Title: "Server Δ %", Unit: "%", Decimals: 1,
-		Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return c.ServerTokenDiffPct },
-		zeroCounts: func(c *Cell) bool { return c.CheckedOutputTokens > 0 }}
+		Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return Value(c.ServerTokenDiffPct) },
+		zeroCounts: func(c *Cell) bool { return c.ServerTokenDiffPct != nil }}
 	// FigServerDecodeTokS is the per-request rate the server measured
 	// itself (llama-server).
 	FigServerDecodeTokS = Figure{Key: "server_decode_tok_s", Label: "server decode tok/s", Title: "Server decode tok/s", Unit: "tok/s",
@@ -146,7 +148,7 @@ func (v *validator) checks(where string, c CellChecks) {
 	}{{"idle_wait_s", c.IdleWaitS}, {"server_decode_s", c.ServerDecodeS}, {"server_decode_tok_s", c.ServerDecodeTokS}} {
 		v.num(where+": "+f.name, f.v)
 	}
-	if d := c.ServerTokenDiffPct; math.IsNaN(d) || d < -100 || d > maxFigure {
-		v.fail("%s: server_token_diff_pct is %v, want a number from -100 to %g", where, d, maxFigure)
+	if d := c.ServerTokenDiffPct; d != nil && (math.IsNaN(*d) || *d < -100 || *d > maxFigure) {
+		v.fail("%s: server_token_diff_pct is %v, want a number from -100 to %g", where, *d, maxFigure)
 	}
 }
