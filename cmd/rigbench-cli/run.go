@@ -250,9 +250,9 @@ func apiKeyError(key string, fromEnv bool) error {
 	return errors.New("the server rejected the API key: pass the right one with --api-key")
 }
 
-// maxConcurrency mirrors the bound of bench.Plan.Validate, so a level out
-// of range is a usage error before anything starts.
-const maxConcurrency = 4096
+// maxConcurrency is the bound of rundoc.Plan.Validate, so a level out of
+// range is a usage error before anything starts.
+const maxConcurrency = rundoc.MaxConcurrency
 
 // plan builds the plan from the flags (set names the flags given). Without
 // --contexts, the defaults that the server cannot hold are dropped at run

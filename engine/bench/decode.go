@@ -18,7 +18,7 @@ import (
 // warm-up, a fixed window of N closed-loop streams, figures and status.
 func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, index, total int) {
 	m := run.Plan.MaxOutput
-	if st := Predict(cell.Context, cell.Concurrency, m, run.Server.MaxModelLen, run.Server.KVCapacityTokens); st != "" {
+	if st := Predict(cell.Context, cell.Concurrency, m, ServerLimits(run.Server)); st != "" {
 		cell.Status, cell.Reason = st, predictReason(st, cell.Context, cell.Concurrency, m, run.Server)
 		return
 	}
@@ -372,6 +372,7 @@ func (w *window) close(reqs []request, measured time.Duration, samples []rundoc.
 	derive(w.cell, t, max(d, 1e-9))
 	deriveServer(w.cell, samples, gpu, d)
 	classify(w.cell, t, cancelled, d)
+	classifySlots(w.cell, ServerLimits(w.run.Server))
 	w.classifyRamp()
 	reported := []int{w.cell.PromptTokens} // the warm-up's
 	for i := range reqs {

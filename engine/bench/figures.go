@@ -292,6 +292,16 @@ func classify(c *rundoc.Cell, t *tally, cancelled bool, d float64) {
 	}
 }
 
+// classifySlots makes a cell that ran Valid Requests queued when it has
+// more requests than the server runs at once (Limits.Queued): the rest
+// waited for a slot by construction, whatever the window's averages say.
+func classifySlots(c *rundoc.Cell, l Limits) {
+	if c.Status == rundoc.StatusValid && l.Queued(c.Concurrency) {
+		c.Status = rundoc.StatusQueued
+		c.Reason = fmt.Sprintf("the server runs %d requests at once (its slots or max_num_seqs), fewer than the cell's %d", l.Slots, c.Concurrency)
+	}
+}
+
 // fmtSeconds writes a duration in seconds as "4.8 s" or "30 s".
 func fmtSeconds(s float64) string {
 	if s >= 10 {

@@ -9,14 +9,50 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
+// Limits are the server's facts a plan check uses (METHOD.md: Decode cells,
+// step 1); 0 means unknown.
+type Limits struct {
+	// MaxModelLen is the most tokens (prompt + output) one request may
+	// hold.
+	MaxModelLen int
+	// KVCapacity is K, the tokens the server's KV cache holds.
+	KVCapacity int
+	// Slots is how many requests the server runs at once: llama-server's
+	// total_slots, vLLM's --max-num-seqs where RigBench knows the launch.
+	// The rest wait, holding no KV.
+	Slots int
+}
+
+// ServerLimits are the limits a run's server reported.
+func ServerLimits(s rundoc.Server) Limits {
+	return Limits{MaxModelLen: s.MaxModelLen, KVCapacity: s.KVCapacityTokens, Slots: s.Slots}
+}
+
+// Running is how many of n requests in flight the server runs at once:
+// all of them, or its slots.
+func (l Limits) Running(n int) int {
+	if l.Slots > 0 {
+		return min(n, l.Slots)
+	}
+	return n
+}
+
+// Queued reports whether n requests in flight are more than the server
+// runs at once, so a cell of concurrency n is Requests queued by
+// construction (issue 30 item 1: 8 requests on 4 slots ran queued in every
+// real run).
+func (l Limits) Queued(n int) bool { return l.Slots > 0 && n > l.Slots }
+
 // Predict returns the status a decode cell gets before it runs (METHOD.md:
-// Decode cells, step 1), or "" when it will run. K = 0 means unknown: then
-// nothing is predicted over capacity and runtime detection decides.
-func Predict(context, concurrency, maxOutput, maxModelLen, kvCapacity int) rundoc.Status {
-	if maxModelLen > 0 && context+maxOutput > maxModelLen {
+// Decode cells, step 1), or "" when it will run. The KV cache holds the
+// requests the server runs at once, min(N, slots) × (C + M); K = 0 means
+// unknown: then nothing is predicted over capacity and runtime detection
+// decides.
+func Predict(context, concurrency, maxOutput int, l Limits) rundoc.Status {
+	if l.MaxModelLen > 0 && context+maxOutput > l.MaxModelLen {
 		return rundoc.StatusExceedsLength
 	}
-	if kvCapacity > 0 && concurrency*(context+maxOutput) > kvCapacity {
+	if l.KVCapacity > 0 && l.Running(concurrency)*(context+maxOutput) > l.KVCapacity {
 		return rundoc.StatusOverCapacity
 	}
 	return ""
@@ -24,11 +60,11 @@ func Predict(context, concurrency, maxOutput, maxModelLen, kvCapacity int) rundo
 
 // PredictPrefill is Predict for a prefill cell: a prompt of C tokens plus
 // the one generated token must fit the model length and the KV cache.
-func PredictPrefill(context, maxModelLen, kvCapacity int) rundoc.Status {
-	if maxModelLen > 0 && context+1 > maxModelLen {
+func PredictPrefill(context int, l Limits) rundoc.Status {
+	if l.MaxModelLen > 0 && context+1 > l.MaxModelLen {
 		return rundoc.StatusExceedsLength
 	}
-	if kvCapacity > 0 && context+1 > kvCapacity {
+	if l.KVCapacity > 0 && context+1 > l.KVCapacity {
 		return rundoc.StatusOverCapacity
 	}
 	return ""
@@ -95,8 +131,8 @@ func PrefillRate(cells []rundoc.Cell, context int) float64 {
 // expected repetitions, with prompt tok/s from the measured cells
 // (PrefillRate). An adaptive plan's warm-ups prefill only what the server
 // does not hold yet (reuse.go).
-func Estimate(p rundoc.Plan, maxModelLen, kvCapacity int, measured []rundoc.Cell) time.Duration {
-	return estimateSpecs(p, cellSpecs(p), 0, maxModelLen, kvCapacity, measured)
+func Estimate(p rundoc.Plan, l Limits, measured []rundoc.Cell) time.Duration {
+	return estimateSpecs(p, cellSpecs(p), 0, l, measured)
 }
 
 // estimateSpecs is Estimate for the cells specs[from:] of p, specs being
@@ -110,7 +146,7 @@ func Estimate(p rundoc.Plan, maxModelLen, kvCapacity int, measured []rundoc.Cell
 // The cost of each token grows with the tokens before it, so extending a
 // cached prompt of a tokens to C costs the difference of the two cold
 // times: time(C) − time(a).
-func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacity int, measured []rundoc.Cell) time.Duration {
+func estimateSpecs(p rundoc.Plan, specs []cellSpec, from int, l Limits, measured []rundoc.Cell) time.Duration {
 	repeats := expectedRepeats(p, measured)
 	window := ExpectedWindow(p, measured).Seconds() + ExpectedRamp(measured).Seconds()
 	// cold is memoised: an adaptive estimate asks it once per stream of
@@ -146,7 +182,7 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 		var cost float64
 		switch {
 		case sp.phase == rundoc.PhasePrefill:
-			if PredictPrefill(sp.context, maxModelLen, kvCapacity) != "" {
+			if PredictPrefill(sp.context, l) != "" {
 				continue
 			}
 			cost = repeats * cold(sp.context)
@@ -163,7 +199,7 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 					shared.seed(sp.context, d)
 				}
 			}
-		case Predict(sp.context, sp.n, p.MaxOutput, maxModelLen, kvCapacity) != "":
+		case Predict(sp.context, sp.n, p.MaxOutput, l) != "":
 			continue
 		case ran != nil && strings.HasPrefix(ran.Reason, notRunReason):
 			continue

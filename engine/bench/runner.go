@@ -33,6 +33,10 @@ type Runner struct {
 	// KVCapacityFromLog is the capacity a launcher read from the server's
 	// start-up log, used when /metrics does not give it.
 	KVCapacityFromLog int
+	// SlotsFromLaunch is how many requests the server runs at once by its
+	// launch flags (vLLM's --max-num-seqs), 0 when unknown; a server that
+	// says it itself (llama-server's total_slots) is believed first.
+	SlotsFromLaunch int
 	// Doc is the document to fill: the caller may preset UUID, Name,
 	// Hardware, Launch, Simulated. Nil: a fresh document.
 	Doc *rundoc.Run
@@ -144,6 +148,10 @@ func (r *Runner) emit(e rundoc.Event) {
 	r.Observer.Observe(e)
 }
 
+// LlamaPoolUnknown is what a run against llama-server says when it has no
+// KV capacity to plan with.
+const LlamaPoolUnknown = "llama-server does not report its KV pool; pass --kv-capacity (its -c; KV capacity in the app) to predict over-capacity cells"
+
 // cellSpec is one cell to run, in order.
 type cellSpec struct {
 	phase   rundoc.Phase
@@ -163,7 +171,7 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 		r.docs = &streamDocs{}
 	}
 	r.emit(rundoc.Event{Kind: rundoc.EventRunStarted, Run: run, Total: len(specs),
-		ETA: scaleDown(Estimate(plan, run.Server.MaxModelLen, run.Server.KVCapacityTokens, nil), plan.Speed())})
+		ETA: scaleDown(Estimate(plan, ServerLimits(run.Server), nil), plan.Speed())})
 
 	failedInARow := 0
 	overCapacityAt := map[int]int{} // context → smallest N found over capacity at run time
@@ -195,7 +203,15 @@ func (r *Runner) prepare(ctx context.Context, run *rundoc.Run) (rundoc.Plan, err
 		return rundoc.Plan{}, err
 	}
 	r.modelID = d.modelID
+	if srv.Slots == 0 && r.SlotsFromLaunch > 0 && r.SlotsFromLaunch <= rundoc.MaxConcurrency {
+		srv.Slots = r.SlotsFromLaunch
+	}
 	run.Server = srv
+	if srv.Personality == string(client.PersonalityLlama) && srv.KVCapacityTokens == 0 {
+		// Said once, with the fix (issue 28 item 1): llama-server's answers
+		// give each slot's context and the slots, never the pool.
+		r.emit(rundoc.Event{Kind: rundoc.EventRunProgress, Run: run, Message: LlamaPoolUnknown})
+	}
 	plan := r.Plan.Resolve(srv.MaxModelLen)
 	if srv.MaxModelLen <= 0 && (slices.Contains(r.Plan.Contexts, rundoc.ContextMax) || slices.Contains(r.Plan.PrefillContexts, rundoc.ContextMax)) {
 		// Said, not silent (issue 18): "max" needs the server's context length.
@@ -297,7 +313,7 @@ func (r *Runner) runCell(ctx context.Context, run *rundoc.Run, specs []cellSpec,
 
 // eta estimates the time the cells from specs[from] on take.
 func (r *Runner) eta(run *rundoc.Run, specs []cellSpec, from int) time.Duration {
-	total := estimateSpecs(run.Plan, specs, from, run.Server.MaxModelLen, run.Server.KVCapacityTokens, run.Cells)
+	total := estimateSpecs(run.Plan, specs, from, ServerLimits(run.Server), run.Cells)
 	return scaleDown(total, run.Plan.Speed())
 }
 
@@ -426,7 +442,7 @@ func (r *Runner) newDoc() int {
 // rundoc.MinPrefillRepeats and at most rundoc.MaxPrefillRepeats times. The
 // cell reports the mean over the repetitions.
 func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, index, total int) {
-	if st := PredictPrefill(cell.Context, run.Server.MaxModelLen, run.Server.KVCapacityTokens); st != "" {
+	if st := PredictPrefill(cell.Context, ServerLimits(run.Server)); st != "" {
 		cell.Status, cell.Reason = st, predictReason(st, cell.Context, 1, 0, run.Server)
 		return
 	}
@@ -524,6 +540,11 @@ func failure(err error) (rundoc.Status, string) {
 func predictReason(st rundoc.Status, c, n, m int, s rundoc.Server) string {
 	if st == rundoc.StatusExceedsLength {
 		return fmt.Sprintf("predicted: context %d + output %d is above max_model_len %d", c, m+1, s.MaxModelLen)
+	}
+	l := ServerLimits(s)
+	if l.Queued(n) {
+		return fmt.Sprintf("predicted: the %d requests the server runs at once (of %d) × (%d + %d) tokens are above the KV capacity of %d tokens (%s)",
+			l.Running(n), n, c, m, s.KVCapacityTokens, s.KVCapacitySource)
 	}
 	return fmt.Sprintf("predicted: %d × (%d + %d) tokens is above the KV capacity of %d tokens (%s)", n, c, m, s.KVCapacityTokens, s.KVCapacitySource)
 }

@@ -282,6 +282,9 @@ const (
 // shorter than a round trip.
 const MaxSimSpeed = 1000
 
+// MaxConcurrency is the largest concurrency a plan may ask for.
+const MaxConcurrency = 4096
+
 // Validate checks a resolved plan against the server's max_model_len (0 =
 // unknown) before anything is sent. Errors name the value and the fix.
 func (p Plan) Validate(maxModelLen int) error {
@@ -312,8 +315,8 @@ func (p Plan) Validate(maxModelLen int) error {
 		errs = append(errs, errors.New("the plan has decode contexts but no concurrency levels"))
 	}
 	for _, n := range p.Concurrency {
-		if n < 1 || n > 4096 {
-			errs = append(errs, fmt.Errorf("concurrency %d is out of range (1–4096)", n))
+		if n < 1 || n > MaxConcurrency {
+			errs = append(errs, fmt.Errorf("concurrency %d is out of range (1–%d)", n, MaxConcurrency))
 		}
 	}
 	for _, c := range append(append([]int(nil), p.Contexts...), p.PrefillContexts...) {

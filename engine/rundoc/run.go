@@ -143,7 +143,9 @@ const (
 	KVSourceLog     = "log"
 	KVSourceUser    = "user"
 	KVSourceUnknown = "unknown"
-	// KVSourceProps: llama-server's /props (n_ctx, total_slots, kv_unified).
+	// KVSourceProps: llama-server's /props in runs before issue 28, from
+	// fields only the simulator had; a real llama-server reports no pool
+	// size, so new runs have it from the user or not at all.
 	KVSourceProps = "props"
 	// KVSourceServerInfo: SGLang's /get_server_info (max_total_num_tokens).
 	KVSourceServerInfo = "server_info"

@@ -128,6 +128,7 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		Observer:          obs,
 		Telemetry:         tel,
 		KVCapacityFromLog: kvFromLog,
+		SlotsFromLaunch:   launchSlots(doc.Launch),
 		Doc:               doc,
 	}
 	run, err := r.Run(ctx)

@@ -11,14 +11,20 @@ import (
 	"time"
 )
 
-// The llama-server personality imitates llama.cpp's tools/server as its
-// README documents it:
+// The llama-server personality imitates llama.cpp's tools/server as build
+// b9928 answers (issue 28, checked against a real server):
 //
-//   - GET /props: default_generation_settings.n_ctx (a slot's context),
-//     total_slots, model_path, build_info; the simulator adds n_ctx (the
-//     whole KV pool) and kv_unified, and, being a simulator, simulated and
-//     speed;
-//   - GET /slots: one object per slot with id, n_ctx and is_processing;
+//   - GET /props: exactly b9928's keys (bos_token, build_info,
+//     chat_template, chat_template_caps, cors_proxy_enabled,
+//     default_generation_settings {n_ctx: a slot's context, params},
+//     endpoint_metrics, endpoint_props, endpoint_slots, eos_token,
+//     is_sleeping, media_marker, modalities, model_alias, model_ftype,
+//     model_path, total_slots, ui, ui_settings) and, being a simulator,
+//     its own marker simulated with speed. It does not say how large the
+//     KV pool is, nor whether the slots share it (-kvu): a client must be
+//     told (--kv-capacity);
+//   - GET /slots: one object per slot with id, n_ctx (the slot's context:
+//     the whole pool with -kvu, -c / -np without) and is_processing;
 //   - GET /v1/models: the model path as id, with meta (n_ctx_train, n_ctx);
 //   - no /version (404);
 //   - POST /tokenize reads only "content" (and "add_special", default
@@ -33,13 +39,16 @@ import (
 //     ("content": null) and ends with an empty delta; no headers are sent
 //     until the request has a slot and its first token, and a queued
 //     request whose client left is noticed only then;
+//   - a prompt cache per slot (slots.go): a request reuses the longest
+//     common prefix with the last prompt of the slot it is given, token by
+//     token, and no KV is shared between slots;
 //   - n_ctx tokens of KV shared by all slots: a request the pool cannot
 //     hold fails with 400 exceed_context_size_error "Context size has been
 //     exceeded."; a prompt longer than the slot's context gets "request (N
 //     tokens) exceeds the available context size (M tokens), try
 //     increasing it"; output stops with finish_reason "length" when prompt
 //     plus output reach the slot's context.
-const llamaBuild = "b6500-sim"
+const llamaBuild = "b9928-sim"
 
 func (s *Server) llamaMux() *http.ServeMux {
 	mux := http.NewServeMux()
@@ -80,17 +89,30 @@ func (s *Server) simFacts(v map[string]any) map[string]any {
 func (s *Server) llamaProps(w http.ResponseWriter, r *http.Request) {
 	l := s.cfg.Llama
 	writeJSON(w, http.StatusOK, s.simFacts(map[string]any{
+		"bos_token":     "<|endoftext|>",
+		"build_info":    llamaBuild,
+		"chat_template": "{% for message in messages %}<|im_start|>{{ message.role }}\n{{ message.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}",
+		"chat_template_caps": map[string]bool{"supports_parallel_tool_calls": false, "supports_preserve_reasoning": false,
+			"supports_string_content": true, "supports_system_role": true, "supports_tool_calls": false, "supports_tools": false,
+			"supports_typed_content": false},
+		"cors_proxy_enabled": false,
 		"default_generation_settings": map[string]any{
-			"id": 0, "id_task": -1, "n_ctx": l.slotCtx(), "speculative": false, "is_processing": false,
-			"params": map[string]any{"n_predict": -1, "temperature": 0.8, "stream": false},
+			"n_ctx":  l.slotCtx(),
+			"params": map[string]any{"n_predict": -1, "temperature": 0.8, "top_k": 40, "top_p": 0.95, "stream": true, "cache_prompt": true},
 		},
-		"total_slots": l.Slots,
-		"model_alias": path.Base(s.model),
-		"model_path":  s.llamaModelID(),
-		"modalities":  map[string]bool{"vision": false, "audio": false},
-		"build_info":  llamaBuild,
-		"n_ctx":       l.CtxSize,
-		"kv_unified":  l.KVUnified,
+		"endpoint_metrics": true,
+		"endpoint_props":   false,
+		"endpoint_slots":   true,
+		"eos_token":        "<|im_end|>",
+		"is_sleeping":      false,
+		"media_marker":     "<__media__>",
+		"modalities":       map[string]bool{"vision": false, "audio": false},
+		"model_alias":      path.Base(s.model),
+		"model_ftype":      "Q8_0",
+		"model_path":       s.llamaModelID(),
+		"total_slots":      l.Slots,
+		"ui":               true,
+		"ui_settings":      map[string]any{},
 	}))
 }
 

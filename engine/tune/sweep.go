@@ -339,7 +339,7 @@ func (r *Runner) estimate(cfg vllm.LaunchConfig) time.Duration {
 		mml, kv, _ = f.Facts(cfg)
 	}
 	plan := r.Spec.Plan.Resolve(mml)
-	work := bench.Estimate(plan, mml, kv, nil)
+	work := bench.Estimate(plan, bench.Limits{MaxModelLen: mml, KVCapacity: kv}, nil)
 	return r.Target.StartupGuess() + time.Duration(float64(work)/r.Target.Speed())
 }
 
