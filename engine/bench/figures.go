@@ -146,9 +146,12 @@ func (t *tally) add(rq *request) {
 		}
 	}
 	// avg_active: each request adds the part of its life inside the
-	// window; the sum over requests divided by D is the time-average of
-	// requests in flight.
-	if from, to := max(rq.sent, 0), min(rq.ended, t.end); to > from {
+	// window from the server's first byte on (METHOD.md: Figures); the sum
+	// over requests divided by D is the time-average of requests the
+	// server had taken up. From the send, llama-server's queued requests,
+	// which get no byte until a slot frees, counted as active: 8.0 on 4
+	// slots (issue 30 item 7).
+	if from, to := max(rq.answered, 0), min(rq.ended, t.end); rq.hasAnswer && to > from {
 		t.active += (to - from).Seconds()
 	}
 	if rq.err != nil {

@@ -61,6 +61,10 @@ const (
 type StreamResult struct {
 	// Sent is just before the request was written.
 	Sent time.Time
+	// Answered is when the response's headers arrived (zero when none
+	// did): the server took the request up. vLLM answers at once;
+	// llama-server only when the request has a slot and its first token.
+	Answered time.Time
 	// FirstToken is the arrival of the first chunk with non-empty text
 	// (zero when none arrived); LastToken the arrival of the last one.
 	FirstToken, LastToken time.Time
@@ -128,6 +132,7 @@ func (c *Client) StreamBody(ctx context.Context, body []byte, onToken TokenFunc)
 		res.End = time.Now()
 		return res, err
 	}
+	res.Answered = time.Now()
 	defer resp.Body.Close()
 	// Once the choice has finished, the stream has FinishGrace for its
 	// usage chunk and [DONE]; then the body is closed, which ends the read
@@ -207,6 +212,7 @@ type streamState struct {
 	usageTotal  int  // last completion_tokens seen
 	counted     int  // tokens passed to onToken so far
 	usageChunks int  // content chunks that carried usage
+	sawUsage    bool // some chunk carried usage
 	sawFinal    bool // a usage-only final chunk (choices: [])
 }
 
@@ -232,9 +238,16 @@ func (st *streamState) add(ch *chunk, now time.Time, res *StreamResult, onToken 
 	if ch.hasUsage {
 		tokens = max(0, ch.completionTokens-st.counted)
 		st.usageTotal = ch.completionTokens
-		st.usageChunks++
+		st.sawUsage = true
 	}
 	st.counted += tokens
+	if ch.hasUsage && (ch.textLen > 0 || tokens > 0) {
+		// Only a content chunk with usage is continuous usage: llama-server's
+		// closing chunk carries usage and no text, and a 1-token answer's
+		// one content chunk and that closing chunk read as "every content
+		// chunk carried usage" (issue 30 item 8).
+		st.usageChunks++
+	}
 	if ch.textLen > 0 || tokens > 0 {
 		if ch.textLen > 0 {
 			if res.FirstToken.IsZero() {
@@ -278,7 +291,7 @@ func (st *streamState) end(res *StreamResult, err error) error {
 	switch {
 	case usageChunks > 0 && usageChunks == res.ContentChunks:
 		res.Tokens, res.Source = usageTotal, SourceContinuousUsage
-	case sawFinal || (usageChunks > 0 && res.Finished):
+	case sawFinal || (st.sawUsage && res.Finished):
 		res.Tokens, res.Source = usageTotal, SourceFinalUsage
 	default:
 		res.Tokens, res.Source = res.ContentChunks, SourceChunks

@@ -57,6 +57,12 @@ func TestStreamSources(t *testing.T) {
 			"data: {\"choices\":[{\"text\":\"x\"}]}\n\ndata: {\"choices\":[{\"text\":\"y\"}]}\n\n" +
 				`data: {"choices":[{"text":"z","finish_reason":"length"}],"usage":{"completion_tokens":3,"prompt_tokens":9}}` + "\n\n",
 			3, 3, SourceFinalUsage, false},
+		// A prefill's one token, then b9928's closing chunk: usage with no
+		// text (issue 30 item 8: read as continuous usage).
+		{"llama-server: one token, usage in the closing chunk",
+			"data: {\"choices\":[{\"text\":\"x\",\"finish_reason\":null}]}\n\n" +
+				`data: {"choices":[{"text":"","finish_reason":"length"}],"usage":{"completion_tokens":1,"prompt_tokens":9}}` + "\n\ndata: [DONE]\n\n",
+			1, 1, SourceFinalUsage, false},
 		{"no usage at all",
 			"data: {\"choices\":[{\"text\":\"x\"}]}\n\ndata: {\"choices\":[{\"text\":\"y\"}]}\n\ndata: [DONE]\n\n",
 			2, 2, SourceChunks, false},
