@@ -317,7 +317,7 @@ func (f *runFlags) plan(set map[string]bool) (rundoc.Plan, error) {
 	// it, and a plan of only "max" would look empty).
 	q := p
 	q.Contexts, q.PrefillContexts = maxAsZero(p.Contexts), maxAsZero(p.PrefillContexts)
-	if err := q.Validate(0); err != nil {
+	if err := q.Validate(); err != nil {
 		return p, err
 	}
 	return p, nil

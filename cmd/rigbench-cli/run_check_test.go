@@ -240,7 +240,7 @@ func FuzzParseConcurrency(f *testing.F) {
 			t.Fatalf("%q: no levels and no error", s)
 		}
 		p := rundoc.Plan{Contexts: []int{0}, Concurrency: levels, DurationS: 1, MaxOutput: 1}
-		if err := p.Validate(0); err != nil {
+		if err := p.Validate(); err != nil {
 			t.Fatalf("%q: levels %v the engine refuses: %v", s, levels, err)
 		}
 	})

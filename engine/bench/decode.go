@@ -274,6 +274,7 @@ func shift(reqs []request, open time.Duration) {
 	for i := range reqs {
 		rq := &reqs[i]
 		rq.sent -= open
+		rq.answered -= open
 		rq.ended -= open
 		rq.firstText -= open
 		for j := range rq.chunks {

@@ -85,7 +85,7 @@ func TestResolveAndEstimate(t *testing.T) {
 	if got, want := pm.Resolve(262144).PrefillContexts, []int{8192, 262143}; !slices.Equal(got, want) {
 		t.Errorf("prefill contexts %v, want %v", got, want)
 	}
-	if err := pm.Resolve(262144).Validate(262144); err != nil {
+	if err := pm.Resolve(262144).Validate(); err != nil {
 		t.Errorf("a plan with prefill max does not validate once resolved: %v", err)
 	}
 	if got := pm.Resolve(0).PrefillContexts; !slices.Equal(got, []int{8192}) {

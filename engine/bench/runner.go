@@ -148,6 +148,36 @@ func (r *Runner) emit(e rundoc.Event) {
 	r.Observer.Observe(e)
 }
 
+// tooLongMessage names, once before the run, the contexts whose cells the
+// server's max_model_len leaves out (Predict, PredictPrefill: Exceeds model
+// length), so a plan with one context too many runs the rest instead of
+// being refused (issue 30 item 5); "" when none.
+func tooLongMessage(p rundoc.Plan, l Limits) string {
+	var parts []string
+	var decode, prefill []string
+	for _, c := range p.Contexts {
+		if len(p.Concurrency) > 0 && Predict(c, p.Concurrency[0], p.MaxOutput, l) == rundoc.StatusExceedsLength {
+			decode = append(decode, rundoc.ContextLabel(c))
+		}
+	}
+	for _, c := range p.PrefillContexts {
+		if PredictPrefill(c, l) == rundoc.StatusExceedsLength {
+			prefill = append(prefill, rundoc.ContextLabel(c))
+		}
+	}
+	if len(decode) > 0 {
+		parts = append(parts, fmt.Sprintf("decode context %s (with max output %d)", strings.Join(decode, ", "), p.MaxOutput))
+	}
+	if len(prefill) > 0 {
+		parts = append(parts, "prefill context "+strings.Join(prefill, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the server's max_model_len (%s) is too short for %s: those cells are Exceeds model length, the rest run",
+		rundoc.ContextLabel(l.MaxModelLen), strings.Join(parts, "; "))
+}
+
 // LlamaPoolUnknown is what a run against llama-server says when it has no
 // KV capacity to plan with.
 const LlamaPoolUnknown = "llama-server does not report its KV pool; pass --kv-capacity (its -c; KV capacity in the app) to predict over-capacity cells"
@@ -227,8 +257,11 @@ func (r *Runner) prepare(ctx context.Context, run *rundoc.Run) (rundoc.Plan, err
 	if plan.SimSpeed == 0 && d.speed > 1 {
 		plan.SimSpeed = d.speed
 	}
-	if err := plan.Validate(srv.MaxModelLen); err != nil {
+	if err := plan.Validate(); err != nil {
 		return rundoc.Plan{}, err
+	}
+	if msg := tooLongMessage(plan, ServerLimits(srv)); msg != "" {
+		r.emit(rundoc.Event{Kind: rundoc.EventRunProgress, Run: run, Message: msg})
 	}
 	run.Plan = plan
 	if srv.Engine == "simulated" || d.simulated {
