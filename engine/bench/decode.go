@@ -371,7 +371,7 @@ func (w *window) close(reqs []request, measured time.Duration, samples []rundoc.
 	d := end.Seconds()
 	w.cell.MeasuredS = round(measured.Seconds(), 3)
 	derive(w.cell, t, max(d, 1e-9))
-	deriveServer(w.cell, samples, gpu, d)
+	deriveServer(w.cell, w.run.Server, samples, gpu, d)
 	classify(w.cell, t, cancelled, d)
 	classifySlots(w.cell, ServerLimits(w.run.Server))
 	w.classifyRamp()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/rigbench/rigbench/engine/client"
@@ -150,7 +151,8 @@ func (t *tally) add(rq *request) {
 	// over requests divided by D is the time-average of requests the
 	// server had taken up. From the send, llama-server's queued requests,
 	// which get no byte until a slot frees, counted as active: 8.0 on 4
-	// slots (issue 30 item 7).
+	// slots (issue 30 item 7). On llama-server deriveServer replaces it
+	// with the server's running gauge.
 	if from, to := max(rq.answered, 0), min(rq.ended, t.end); rq.hasAnswer && to > from {
 		t.active += (to - from).Seconds()
 	}
@@ -238,10 +240,18 @@ func (t *tally) total(d float64) (rate, half float64) {
 	return round(rate, 1), round(half, 2)
 }
 
-// deriveServer sets the figures of the server's and the GPUs' samples.
-func deriveServer(c *rundoc.Cell, samples []rundoc.ServerSample, gpu []hardware.GPUSample, d float64) {
+// deriveServer sets the figures of the server's and the GPUs' samples. On
+// llama-server avg_active is its running gauge's mean over the window
+// (METHOD.md: Figures): it sends a request's first byte only with its first
+// token, so the client sees neither its queue nor a running request's
+// prefill, and the gauge (requests_processing) counts exactly the slots in
+// use.
+func deriveServer(c *rundoc.Cell, s rundoc.Server, samples []rundoc.ServerSample, gpu []hardware.GPUSample, d float64) {
 	c.ServerSamples = samples
 	c.ServerStats = summarize(samples)
+	if st := c.ServerStats; st != nil && len(inWindow(samples)) > 0 && s.Personality == string(client.PersonalityLlama) && s.Reports(rundoc.NotReportedQueue) {
+		c.AvgActive = st.RunningMean
+	}
 	if len(gpu) > 0 {
 		c.GPUSamples = gpu
 		c.GPUStats = hardware.Summarize(gpu)
@@ -299,10 +309,15 @@ func classify(c *rundoc.Cell, t *tally, cancelled bool, d float64) {
 // more requests than the server runs at once (Limits.Queued): the rest
 // waited for a slot by construction, whatever the window's averages say.
 func classifySlots(c *rundoc.Cell, l Limits) {
-	if c.Status == rundoc.StatusValid && l.Queued(c.Concurrency) {
-		c.Status = rundoc.StatusQueued
-		c.Reason = fmt.Sprintf("the server runs %d requests at once (its slots or max_num_seqs), fewer than the cell's %d", l.Slots, c.Concurrency)
+	if !l.Queued(c.Concurrency) || !c.Status.Ran() {
+		return
 	}
+	why := fmt.Sprintf("the server runs %d requests at once (its slots or max_num_seqs), fewer than the cell's %d", l.Slots, c.Concurrency)
+	if c.Status == rundoc.StatusValid {
+		c.Status, c.Reason = rundoc.StatusQueued, why
+		return
+	}
+	c.Reason = strings.TrimSuffix(why+"; "+c.Reason, "; ") // the cause first, then what the window saw
 }
 
 // fmtSeconds writes a duration in seconds as "4.8 s" or "30 s".

@@ -35,3 +35,4 @@ func TestPromptsExactWithPadding(t *testing.T) {
 		}
 	}
 }
+
