@@ -35,4 +35,3 @@ func TestPromptsExactWithPadding(t *testing.T) {
 		}
 	}
 }
-
