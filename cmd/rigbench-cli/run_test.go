@@ -215,7 +215,7 @@ func TestFinishedCellIsSavedBeforeItIsPrinted(t *testing.T) {
 // rest runs.
 func TestRunContextAboveModelLength(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run.json")
-	code, _, stderr := runCLI(t, "run", "--demo", "--sim-profile", "tiny", "--sim-speed", "20", "--contexts", "0,4K",
+	code, stdout, stderr := runCLI(t, "run", "--demo", "--sim-profile", "tiny", "--sim-speed", "20", "--contexts", "0,4K",
 		"--concurrency", "1", "--prefill", "1K,4K", "--duration", "5s", "--max-output", "64", "--no-save", "--no-telemetry",
 		"--json", out, "--", "--max-model-len", "2048")
 	if code != 0 {
@@ -224,6 +224,11 @@ func TestRunContextAboveModelLength(t *testing.T) {
 	if n := strings.Count(stderr, "max_model_len (2K) is too short for"); n != 1 ||
 		!strings.Contains(stderr, "decode context 4K (with max output 64); prefill context 4K") {
 		t.Errorf("the skipped cells are named %d times, want once:\n%s", n, stderr)
+	}
+	// The prefill table has the server's own prompt rate beside RigBench's
+	// (issue 28 item 3).
+	if !strings.Contains(stdout, "server prompt tok/s") {
+		t.Errorf("the prefill table has no server prompt tok/s:\n%s", stdout)
 	}
 	f, err := os.Open(out)
 	if err != nil {

@@ -191,9 +191,11 @@ func TestLlamaCellFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := run.Find(rundoc.PhasePrefill, 512, 1); p == nil || p.TokenCountSource != rundoc.TokensFinalUsage {
-		t.Errorf("prefill 512: %+v, want token_count_source final_usage (usage only in the last chunk)", p)
+	p := run.Find(rundoc.PhasePrefill, 512, 1)
+	if p == nil || p.TokenCountSource != rundoc.TokensFinalUsage {
+		t.Fatalf("prefill 512: %+v, want token_count_source final_usage (usage only in the last chunk)", p)
 	}
+	checkServerPrefill(t, p)
 	four, eight := run.Find(rundoc.PhaseDecode, 0, 4), run.Find(rundoc.PhaseDecode, 0, 8)
 	if four == nil || eight == nil {
 		t.Fatalf("cells: %+v", run.Cells)
@@ -216,5 +218,44 @@ func TestLlamaCellFigures(t *testing.T) {
 		if !bytes.Contains(b, []byte(`"server_token_diff_pct":`)) {
 			t.Errorf("0×%d: diff %v%% is not in the JSON: %s", cell.Concurrency, *cell.ServerTokenDiffPct, b)
 		}
+	}
+}
+
+// checkServerPrefill checks a prefill cell's cross-check against the
+// server's counters (issue 28 item 3): the prompt tokens it computed (all
+// of a cold prompt's, but a BOS a slot's cache may hold), the time it
+// took, its own prompt rate, and a note exactly where RigBench's rate is
+// more than 5% off it.
+func checkServerPrefill(t *testing.T, p *rundoc.Cell) {
+	t.Helper()
+	n := p.CompletedRequests
+	if p.ServerPrefillS <= 0 || p.ServerPromptTokS <= 0 || p.ServerPromptTokens < n*(p.Context-1) || p.ServerPromptTokens > n*p.Context {
+		t.Errorf("prefill %s: server computed %d prompt tokens of %d requests in %.4f s (%.1f tok/s)", rundoc.ContextLabel(p.Context),
+			p.ServerPromptTokens, n, p.ServerPrefillS, p.ServerPromptTokS)
+		return
+	}
+	d := 100 * (p.PromptTokS - p.ServerPromptTokS) / p.ServerPromptTokS
+	if noted := strings.Contains(p.Reason, "the server computed these prompts at"); noted != (d > bench.PrefillCheckTolerancePct || d < -bench.PrefillCheckTolerancePct) {
+		t.Errorf("prefill %s: RigBench %.1f tok/s, server %.1f (%+.1f%%), reason %q", rundoc.ContextLabel(p.Context), p.PromptTokS, p.ServerPromptTokS, d, p.Reason)
+	}
+	t.Logf("prefill %s: RigBench %.1f tok/s, server %.1f (%+.1f%%)", rundoc.ContextLabel(p.Context), p.PromptTokS, p.ServerPromptTokS, d)
+}
+
+// TestVLLMPrefillCrossCheck: on vLLM a prefill cell carries the server's
+// own prompt rate too, from request_prefill_time_seconds (issue 28 item
+// 3).
+func TestVLLMPrefillCrossCheck(t *testing.T) {
+	_, c := startSim(t, tinyConfig(t, 20))
+	plan := rundoc.Plan{PrefillContexts: []int{512, 1024}, DurationS: 10, MaxOutput: 16, Window: rundoc.WindowAuto, Precision: 0.01}
+	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ctx := range plan.PrefillContexts {
+		p := run.Find(rundoc.PhasePrefill, ctx, 1)
+		if p == nil || p.Status != rundoc.StatusValid {
+			t.Fatalf("prefill %d: %+v", ctx, p)
+		}
+		checkServerPrefill(t, p)
 	}
 }

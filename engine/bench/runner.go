@@ -482,6 +482,7 @@ func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell
 	waited, note := r.waitIdle(ctx, run)
 	cell.IdleWaitS = waited
 	defer addNote(cell, note)
+	before := r.readCounters(ctx, run)
 	repeats, most := 1, 1
 	if run.Plan.Adaptive() {
 		repeats, most = rundoc.MinPrefillRepeats, rundoc.MaxPrefillRepeats
@@ -509,6 +510,7 @@ func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell
 	cell.MeasuredS = round(ttft*float64(len(ttfts)), 3)
 	cell.CompletedRequests = len(rates)
 	checkPromptLength(cell, reported)
+	prefillCheck(cell, before, r.readCounters(ctx, run))
 }
 
 // prefillOnce sends one fresh prompt of the cell's context with max_tokens

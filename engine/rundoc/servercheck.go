@@ -89,6 +89,14 @@ type CellChecks struct {
 	// shows what HTTP and sampling cost.
 	ServerDecodeS    float64 `json:"server_decode_s,omitempty"`
 	ServerDecodeTokS float64 `json:"server_decode_tok_s,omitempty"`
+	// ServerPrefillS is, on a prefill cell, the server's own time computing
+	// the cell's prompts (Δ llama-server's prompt_seconds_total, Δ the sum
+	// of vLLM's request_prefill_time_seconds), and ServerPromptTokS =
+	// server_prompt_tokens / ServerPrefillS, the prompt rate the server
+	// measured: beside prompt_tok_s it shows what HTTP, tokenization and
+	// the first token's sampling cost (issue 28 item 3).
+	ServerPrefillS   float64 `json:"server_prefill_s,omitempty"`
+	ServerPromptTokS float64 `json:"server_prompt_tok_s,omitempty"`
 }
 
 // ServerCheckTolerancePct is the difference between the server's and
@@ -112,6 +120,10 @@ var (
 	FigServerTokenDiff = Figure{Key: "server_token_diff_pct", Label: "server Δ %", Title: "Server Δ %", Unit: "%", Decimals: 1,
 		Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return Value(c.ServerTokenDiffPct) },
 		zeroCounts: func(c *Cell) bool { return c.ServerTokenDiffPct != nil }}
+	// FigServerPromptTokS is the prompt rate the server measured itself
+	// on a prefill cell.
+	FigServerPromptTokS = Figure{Key: "server_prompt_tok_s", Label: "server prompt tok/s", Title: "Server prompt tok/s", Unit: "tok/s",
+		Decimals: 1, Better: Higher, Phase: PhasePrefill, Optional: true, value: func(c *Cell) float64 { return c.ServerPromptTokS }}
 	// FigServerDecodeTokS is the per-request rate the server measured
 	// itself (llama-server).
 	FigServerDecodeTokS = Figure{Key: "server_decode_tok_s", Label: "server decode tok/s", Title: "Server decode tok/s", Unit: "tok/s",
@@ -147,7 +159,8 @@ func (v *validator) checks(where string, c CellChecks) {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"idle_wait_s", c.IdleWaitS}, {"server_decode_s", c.ServerDecodeS}, {"server_decode_tok_s", c.ServerDecodeTokS}} {
+	}{{"idle_wait_s", c.IdleWaitS}, {"server_decode_s", c.ServerDecodeS}, {"server_decode_tok_s", c.ServerDecodeTokS},
+		{"server_prefill_s", c.ServerPrefillS}, {"server_prompt_tok_s", c.ServerPromptTokS}} {
 		v.num(where+": "+f.name, f.v)
 	}
 	if d := c.ServerTokenDiffPct; d != nil && (math.IsNaN(*d) || *d < -100 || *d > maxFigure) {
