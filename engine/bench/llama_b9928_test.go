@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/client"
@@ -257,5 +258,68 @@ func TestVLLMPrefillCrossCheck(t *testing.T) {
 			t.Fatalf("prefill %d: %+v", ctx, p)
 		}
 		checkServerPrefill(t, p)
+	}
+}
+
+// etaLog records the run's ETA at its start and at each finished cell,
+// with the real time it was given.
+type etaLog struct {
+	mu    sync.Mutex
+	start time.Time
+	first time.Duration // the ETA at EventRunStarted
+	after []etaAt       // the ETA as each cell finished
+}
+
+type etaAt struct {
+	elapsed, eta time.Duration
+	cell         rundoc.Cell
+}
+
+func (l *etaLog) Observe(e rundoc.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch e.Kind {
+	case rundoc.EventRunStarted:
+		l.start, l.first = time.Now(), e.ETA
+	case rundoc.EventCellDone:
+		l.after = append(l.after, etaAt{time.Since(l.start), e.ETA, *e.Cell})
+	}
+}
+
+// TestLlamaMatrixEstimate is issue 28 item 2's "done when": the llama
+// matrix of the real check (contexts 0, 2K, 8K × N 1, 2, 4, 8, prefill 512,
+// 2K, 8K, 20 s windows) on the personality at -np 4, on a card whose
+// prompts compute at about 1,000 tok/s as the real CPU's did. From the
+// run's first prefill cell on, which measures the server's prompt rate,
+// the estimate (elapsed + ETA) is within 25% of the run's length; from
+// then on it only corrects itself.
+func TestLlamaMatrixEstimate(t *testing.T) {
+	const speed = 50
+	cfg := tinyConfig(t, speed)
+	cfg.Personality = sim.PersonalityLlama
+	cfg.Llama = sim.LlamaSettings{CtxSize: 65536, Slots: 4, KVUnified: true}
+	cfg.Profile.PrefillPerTokenS = 1e-3
+	_, c := startSim(t, cfg)
+	plan := rundoc.Plan{Contexts: []int{0, 2048, 8192}, Concurrency: []int{1, 2, 4, 8}, PrefillContexts: []int{512, 2048, 8192},
+		DurationS: 20, Window: rundoc.WindowFixed, MaxOutput: 8192, KVCapacityOverride: 65536}
+	var log etaLog
+	run, err := (&bench.Runner{Client: c, Plan: plan, Observer: &log}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := time.Since(log.start)
+	card := func(d time.Duration) time.Duration { return time.Duration(float64(d) * speed).Round(time.Second) }
+	t.Logf("run: %s of card time; estimated at the start %s", card(total), card(log.first))
+	for i, a := range log.after {
+		est := a.elapsed + a.eta
+		off := (est.Seconds() - total.Seconds()) / total.Seconds()
+		t.Logf("after cell %d (%s %s×%d %s): elapsed %s + ETA %s = %s (%+.0f%%)", i, a.cell.Phase, rundoc.ContextLabel(a.cell.Context),
+			a.cell.Concurrency, a.cell.Status, card(a.elapsed), card(a.eta), card(est), 100*off)
+		if off > 0.25 || off < -0.25 {
+			t.Errorf("after cell %d the run was estimated at %s, it took %s (%+.0f%%)", i, card(est), card(total), 100*off)
+		}
+	}
+	if len(run.Cells) != 15 {
+		t.Errorf("%d cells, want 15", len(run.Cells))
 	}
 }
