@@ -132,6 +132,7 @@ func notReported(s rundoc.Server, m client.Metrics) []string {
 	add(!s.HasMetrics || !m.HasPreemptions, rundoc.NotReportedPreemptions)
 	add(!s.HasMetrics || !m.HasGenerationTokens, rundoc.NotReportedServerTokens)
 	add(!s.HasMetrics || !m.HasDecodeSeconds, rundoc.NotReportedDecodeTime)
+	add(!s.HasMetrics || !m.HasPrefillSeconds, rundoc.NotReportedPrefillTime)
 	add(s.KVCapacityTokens == 0, rundoc.NotReportedKVCapacity)
 	add(!s.HasTokenize, rundoc.NotReportedTokenize)
 	return out

@@ -30,6 +30,7 @@ const (
 	NotReportedKVCapacity   = "kv_capacity"
 	NotReportedServerTokens = "server_output_tokens"
 	NotReportedDecodeTime   = "server_decode_s"
+	NotReportedPrefillTime  = "server_prefill_s"
 	NotReportedTokenize     = "tokenize"
 )
 
