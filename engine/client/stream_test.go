@@ -381,3 +381,28 @@ func TestLongLinesShareABudget(t *testing.T) {
 	}
 	t.Logf("%d of %d streams refused, peak %d MiB", overBudget.Load(), streams, peak.Load()>>20)
 }
+
+// FuzzEndpoint: any text a user pastes as --endpoint either is refused or
+// gives a base URL that is http(s), has a host, and ends in none of the API
+// suffixes that are cut (issue 30 item 6), so no request path doubles one.
+func FuzzEndpoint(f *testing.F) {
+	for _, s := range []string{"http://127.0.0.1:8080/v1/completions", "127.0.0.1:8000", "https://h/api/v1/chat/completions/",
+		"http://h/v1/v1/completions", "http://h//v1//", "ftp://x", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := New(s)
+		if err != nil {
+			return
+		}
+		u := c.Endpoint()
+		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") || c.base.Host == "" {
+			t.Fatalf("New(%q) base %q is not http(s) with a host", s, u)
+		}
+		for _, suf := range apiSuffixes {
+			if suf != "/v1" && strings.HasSuffix(c.base.Path, suf) {
+				t.Fatalf("New(%q) base %q still ends in %s", s, u, suf)
+			}
+		}
+	})
+}
