@@ -34,10 +34,7 @@ func (f Facts) limits(p rundoc.Plan) bench.Limits {
 // simulator's sizing without starting it (sim.Facts). Its error is the one
 // the demo's start would fail with; Speed is set even then.
 func DemoFacts(cfg sim.Config) (Facts, error) {
-	f := Facts{Speed: max(1, cfg.Speed), Slots: cfg.MaxNumSeqs}
-	if f.Slots == 0 {
-		f.Slots = cfg.Profile.DefaultMaxNumSeqs
-	}
+	f := Facts{Speed: max(1, cfg.Speed), Slots: demoSlots(cfg)}
 	var err error
 	f.MaxModelLen, f.KVCapacity, err = sim.Facts(cfg)
 	return f, err
@@ -49,6 +46,22 @@ func ServerFacts(s *Server) Facts {
 		return Facts{}
 	}
 	return Facts{MaxModelLen: s.MaxModelLen, KVCapacity: s.KVCapacity, Slots: launchSlots(s.Record)}
+}
+
+// demoSlots is the demo's max_num_seqs: its --max-num-seqs, else its
+// profile's default (the simulator's sizing).
+func demoSlots(cfg sim.Config) int {
+	n := cfg.MaxNumSeqs
+	if n == 0 {
+		n = cfg.Profile.DefaultMaxNumSeqs
+		if cfg.Profile.Name == "" {
+			n = sim.DefaultProfile().DefaultMaxNumSeqs
+		}
+	}
+	if n < 1 || n > rundoc.MaxConcurrency {
+		return 0
+	}
+	return n
 }
 
 // launchSlots is --max-num-seqs of a launch (the requests vLLM runs at

@@ -128,7 +128,7 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		Observer:          obs,
 		Telemetry:         tel,
 		KVCapacityFromLog: kvFromLog,
-		SlotsFromLaunch:   launchSlots(doc.Launch),
+		SlotsFromLaunch:   slotsOf(o, doc),
 		Doc:               doc,
 	}
 	run, err := r.Run(ctx)
@@ -205,6 +205,16 @@ func startTarget(ctx context.Context, o *Options, doc *rundoc.Run) (endpoint, ap
 		return "", "", 0, nil, fmt.Errorf("unknown session kind %q", o.Kind)
 	}
 	return endpoint, apiKey, kvFromLog, stop, nil
+}
+
+// slotsOf is how many requests the target runs at once, where RigBench
+// knows it from the launch: vLLM's --max-num-seqs of the launched server,
+// or the demo's (0: unknown).
+func slotsOf(o Options, doc *rundoc.Run) int {
+	if o.Kind == Demo {
+		return demoSlots(o.Sim)
+	}
+	return launchSlots(doc.Launch)
 }
 
 func maxInt(xs []int) int {
