@@ -39,10 +39,6 @@ type chunkAt struct {
 type request struct {
 	stream      int // which of the window's streams sent it
 	sent, ended time.Duration
-	// answered is when the server's answer began (its headers), the start
-	// of the request's active time; hasAnswer false when none came.
-	answered  time.Duration
-	hasAnswer bool
 	// firstText is the first chunk with text (the TTFT end point),
 	// hasFirstText false when none arrived.
 	firstText    time.Duration
@@ -68,9 +64,6 @@ type request struct {
 // they arrived).
 func (rq *request) capture(clk cardClock, res client.StreamResult, err error, cancelled bool) {
 	rq.sent, rq.ended = clk.at(res.Sent), clk.at(res.End)
-	if !res.Answered.IsZero() {
-		rq.answered, rq.hasAnswer = clk.at(res.Answered), true
-	}
 	rq.source, rq.promptTokens = res.Source, res.PromptTokens
 	if !res.FirstToken.IsZero() {
 		rq.firstText, rq.hasFirstText = clk.at(res.FirstToken), true

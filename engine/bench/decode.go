@@ -274,7 +274,6 @@ func shift(reqs []request, open time.Duration) {
 	for i := range reqs {
 		rq := &reqs[i]
 		rq.sent -= open
-		rq.answered -= open
 		rq.ended -= open
 		rq.firstText -= open
 		for j := range rq.chunks {

@@ -147,13 +147,10 @@ func (t *tally) add(rq *request) {
 		}
 	}
 	// avg_active: each request adds the part of its life inside the
-	// window from the server's first byte on (METHOD.md: Figures); the sum
-	// over requests divided by D is the time-average of requests the
-	// server had taken up. From the send, llama-server's queued requests,
-	// which get no byte until a slot frees, counted as active: 8.0 on 4
-	// slots (issue 30 item 7). On llama-server deriveServer replaces it
-	// with the server's running gauge.
-	if from, to := max(rq.answered, 0), min(rq.ended, t.end); rq.hasAnswer && to > from {
+	// window; the sum over requests divided by D is the time-average of
+	// requests in flight. On llama-server deriveServer takes out those its
+	// waiting gauge held back (METHOD.md: Figures).
+	if from, to := max(rq.sent, 0), min(rq.ended, t.end); to > from {
 		t.active += (to - from).Seconds()
 	}
 	if rq.err != nil {
@@ -241,16 +238,22 @@ func (t *tally) total(d float64) (rate, half float64) {
 }
 
 // deriveServer sets the figures of the server's and the GPUs' samples. On
-// llama-server avg_active is its running gauge's mean over the window
-// (METHOD.md: Figures): it sends a request's first byte only with its first
-// token, so the client sees neither its queue nor a running request's
-// prefill, and the gauge (requests_processing) counts exactly the slots in
-// use.
+// llama-server avg_active counts only the requests in flight that held a
+// slot: the client's count less the mean of the server's waiting gauge
+// (requests_deferred) over the window (METHOD.md: Figures). It sends a
+// waiting request nothing until a slot frees, so the client cannot tell it
+// from a running one: 8 streams on 4 slots read 8.0 (issue 30 item 7). The
+// running gauge alone would not do: a stream that restarts leaves its slot
+// free for a moment, which the gauge sees and the client's count does not.
 func deriveServer(c *rundoc.Cell, s rundoc.Server, samples []rundoc.ServerSample, gpu []hardware.GPUSample, d float64) {
 	c.ServerSamples = samples
 	c.ServerStats = summarize(samples)
-	if st := c.ServerStats; st != nil && len(inWindow(samples)) > 0 && s.Personality == string(client.PersonalityLlama) && s.Reports(rundoc.NotReportedQueue) {
-		c.AvgActive = st.RunningMean
+	if in := inWindow(samples); len(in) > 0 && s.Personality == string(client.PersonalityLlama) && s.Reports(rundoc.NotReportedQueue) {
+		var waiting float64
+		for _, x := range in {
+			waiting += x.Waiting
+		}
+		c.AvgActive = round(max(0, c.AvgActive-waiting/float64(len(in))), 2)
 	}
 	if len(gpu) > 0 {
 		c.GPUSamples = gpu

@@ -175,8 +175,8 @@ func TestLlamaColdPrefill(t *testing.T) {
 }
 
 // TestLlamaCellFigures is issue 30 items 4, 7 and 8 on the llama-server
-// personality: avg_active counts what the server runs (4 on 4 slots, the
-// server's own running mean), a measured 0% token difference is written,
+// personality: avg_active counts what the server runs (4 on 4 slots, not
+// the 8 in flight), a measured 0% token difference is written,
 // and prefill cells, whose usage comes only in the last chunk, say
 // final_usage.
 func TestLlamaCellFigures(t *testing.T) {
@@ -185,8 +185,7 @@ func TestLlamaCellFigures(t *testing.T) {
 	cfg.Llama = sim.LlamaSettings{CtxSize: 16384, Slots: 4, KVUnified: true}
 	_, c := startSim(t, cfg)
 	// Requests of 512 tokens outlast the window, as the seed tool's 8192
-	// do: a stream that restarts leaves its slot free for a moment, which
-	// the gauge sees.
+	// do, so the queued half of 0×8 waits the whole window.
 	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{4, 8}, PrefillContexts: []int{512}, DurationS: 5, MaxOutput: 512}
 	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
 	if err != nil {

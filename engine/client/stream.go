@@ -61,10 +61,6 @@ const (
 type StreamResult struct {
 	// Sent is just before the request was written.
 	Sent time.Time
-	// Answered is when the response's headers arrived (zero when none
-	// did): the server took the request up. vLLM answers at once;
-	// llama-server only when the request has a slot and its first token.
-	Answered time.Time
 	// FirstToken is the arrival of the first chunk with non-empty text
 	// (zero when none arrived); LastToken the arrival of the last one.
 	FirstToken, LastToken time.Time
@@ -132,7 +128,6 @@ func (c *Client) StreamBody(ctx context.Context, body []byte, onToken TokenFunc)
 		res.End = time.Now()
 		return res, err
 	}
-	res.Answered = time.Now()
 	defer resp.Body.Close()
 	// Once the choice has finished, the stream has FinishGrace for its
 	// usage chunk and [DONE]; then the body is closed, which ends the read
