@@ -177,20 +177,34 @@ type llamaCompletionRequest struct {
 func (s *Server) llamaCompletions(w http.ResponseWriter, r *http.Request) {
 	arrived := time.Now()
 	var req llamaCompletionRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	prompt, ok := llamaRead(w, r, &req, func() json.RawMessage { return req.Prompt }, `"prompt" must be provided`,
+		func(m json.RawMessage) ([]uint32, error) { return parsePrompt(m, true) })
+	if ok {
+		s.llamaGenerate(w, r, arrived, prompt, req.llamaOptions, false)
+	}
+}
+
+// llamaRead reads a generation request's body into req and the prompt its
+// field (the prompt or the messages, as field returns it after the read)
+// gives with parse, answering llama-server's 400 otherwise: a body that is
+// not JSON, the field missing (missing says so), or one that does not
+// parse. Completions and chats differ only in the field and its parser.
+func llamaRead(w http.ResponseWriter, r *http.Request, req any, field func() json.RawMessage, missing string,
+	parse func(json.RawMessage) ([]uint32, error)) ([]uint32, bool) {
+	if err := json.NewDecoder(r.Body).Decode(req); err != nil {
 		llamaError(w, http.StatusBadRequest, "invalid_request_error", "Failed to parse the request body as JSON", nil)
-		return
+		return nil, false
 	}
-	if len(req.Prompt) == 0 {
-		llamaError(w, http.StatusBadRequest, "invalid_request_error", `"prompt" must be provided`, nil)
-		return
+	if f := field(); len(f) == 0 || string(f) == "null" {
+		llamaError(w, http.StatusBadRequest, "invalid_request_error", missing, nil)
+		return nil, false
 	}
-	prompt, err := parsePrompt(req.Prompt, true)
+	prompt, err := parse(field())
 	if err != nil {
 		llamaError(w, http.StatusBadRequest, "invalid_request_error", err.Error(), nil)
-		return
+		return nil, false
 	}
-	s.llamaGenerate(w, r, arrived, prompt, req.llamaOptions, false)
+	return prompt, true
 }
 
 // llamaOptions are what llama-server reads of a generation request besides
@@ -214,20 +228,11 @@ type llamaChatRequest struct {
 func (s *Server) llamaChat(w http.ResponseWriter, r *http.Request) {
 	arrived := time.Now()
 	var req llamaChatRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		llamaError(w, http.StatusBadRequest, "invalid_request_error", "Failed to parse the request body as JSON", nil)
-		return
+	prompt, ok := llamaRead(w, r, &req, func() json.RawMessage { return req.Messages }, "'messages' is required",
+		func(m json.RawMessage) ([]uint32, error) { return chatPrompt(m, true, false) })
+	if ok {
+		s.llamaGenerate(w, r, arrived, prompt, req.llamaOptions, true)
 	}
-	if len(req.Messages) == 0 || string(req.Messages) == "null" {
-		llamaError(w, http.StatusBadRequest, "invalid_request_error", "'messages' is required", nil)
-		return
-	}
-	prompt, err := chatPrompt(req.Messages, true, false)
-	if err != nil {
-		llamaError(w, http.StatusBadRequest, "invalid_request_error", err.Error(), nil)
-		return
-	}
-	s.llamaGenerate(w, r, arrived, prompt, req.llamaOptions, true)
 }
 
 // llamaApplyTemplate serves /apply-template: the chat template applied to
@@ -345,7 +350,7 @@ func (s *Server) llamaStream(w http.ResponseWriter, r *http.Request, st *stream,
 				w.Header().Set("Content-Type", "text/event-stream")
 				w.WriteHeader(http.StatusOK)
 				if chat {
-					chunk["choices"] = []map[string]any{{"finish_reason": nil, "index": 0, "delta": map[string]any{"role": "assistant", "content": nil}}}
+					chunk["choices"] = llamaChoice(true, true, "", nil, map[string]any{"role": "assistant", "content": nil})
 					if !writeEvent(w, fl, chunk) {
 						return
 					}
@@ -354,11 +359,7 @@ func (s *Server) llamaStream(w http.ResponseWriter, r *http.Request, st *stream,
 		}
 		piece := outputText(st.sq.key, sent, sent+n)
 		if streaming && n > 0 {
-			if chat {
-				chunk["choices"] = []map[string]any{{"finish_reason": nil, "index": 0, "delta": map[string]any{"content": piece}}}
-			} else {
-				chunk["choices"] = []map[string]any{{"text": piece, "index": 0, "logprobs": nil, "finish_reason": nil}}
-			}
+			chunk["choices"] = llamaChoice(chat, true, piece, nil, map[string]any{"content": piece})
 			if !writeEvent(w, fl, chunk) {
 				return
 			}
@@ -377,24 +378,31 @@ func (s *Server) llamaStream(w http.ResponseWriter, r *http.Request, st *stream,
 	s.mu.Lock()
 	st.rec.Finished = time.Now()
 	s.mu.Unlock()
-	switch {
-	case !streaming && chat:
-		chunk["object"] = "chat.completion"
-		chunk["choices"] = []map[string]any{{"finish_reason": fr, "index": 0, "message": map[string]any{"role": "assistant", "content": text.String()}}}
+	// A streamed answer sent its text already: its last chunk has none.
+	chunk["choices"] = llamaChoice(chat, streaming, text.String(), fr, map[string]any{})
+	if !streaming {
+		if chat {
+			chunk["object"] = "chat.completion"
+		}
 		writeJSON(w, http.StatusOK, chunk)
 		return
-	case !streaming:
-		chunk["choices"] = []map[string]any{{"text": text.String(), "index": 0, "logprobs": nil, "finish_reason": fr}}
-		writeJSON(w, http.StatusOK, chunk)
-		return
-	case chat:
-		chunk["choices"] = []map[string]any{{"finish_reason": fr, "index": 0, "delta": map[string]any{}}}
-	default:
-		chunk["choices"] = []map[string]any{{"text": "", "index": 0, "logprobs": nil, "finish_reason": fr}}
 	}
 	writeEvent(w, fl, chunk)
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	flush(fl)
+}
+
+// llamaChoice is the one choice of a llama-server answer in its endpoint's
+// shape, for every chunk of it: a completion's text, a chat stream's delta,
+// a whole chat answer's message; finish is nil until the last.
+func llamaChoice(chat, streaming bool, text string, finish any, delta map[string]any) []map[string]any {
+	switch {
+	case !chat:
+		return []map[string]any{{"text": text, "index": 0, "logprobs": nil, "finish_reason": finish}}
+	case !streaming:
+		return []map[string]any{{"finish_reason": finish, "index": 0, "message": map[string]any{"role": "assistant", "content": text}}}
+	}
+	return []map[string]any{{"finish_reason": finish, "index": 0, "delta": delta}}
 }
 
 // llamaTimings is llama-server's "timings" object of a finished request, in
