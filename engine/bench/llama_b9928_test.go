@@ -137,8 +137,11 @@ func TestLlamaB9928Replay(t *testing.T) {
 	if cell == nil || cell.Status != rundoc.StatusQueued || !strings.Contains(cell.Reason, "runs 4 requests at once") {
 		t.Errorf("2K × 8 on 4 slots: %+v, want it run and Requests queued", cell)
 	}
-	// AvgActive counts the requests the server took up: 4 on 4 slots.
-	if cell != nil && (cell.AvgActive > 4.2 || cell.AvgActive < 3) {
+	// AvgActive counts the requests that held a slot: about 4 on 4 slots,
+	// not the 8 in flight. The waiting gauge is sampled once a second
+	// while requests of 256 tokens cycle through the queue, so allow a
+	// sample's worth either side.
+	if cell != nil && (cell.AvgActive > 5 || cell.AvgActive < 3) {
 		t.Errorf("2K × 8 on 4 slots: avg_active %.2f, want about 4", cell.AvgActive)
 	}
 }
