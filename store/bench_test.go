@@ -114,7 +114,7 @@ func windowCell(context int) *rundoc.Cell {
 		GPUStats:    &hardware.GPUStats{Samples: 30, PowerMeanW: 160},
 	}
 	for s := 0; s < 30; s++ {
-		c.ServerSamples = append(c.ServerSamples, rundoc.ServerSample{T: float64(s), Running: 8, KVUsage: 0.4})
+		c.ServerSamples = append(c.ServerSamples, rundoc.ServerSample{T: float64(s), Running: 8, KVUsage: rundoc.Reported(0.4, true)})
 		c.GPUSamples = append(c.GPUSamples, hardware.GPUSample{T: float64(s), PowerW: 160, SMClockMHz: 1800, VRAMUsedBytes: 11 << 30})
 	}
 	return c

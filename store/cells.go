@@ -82,8 +82,11 @@ func (w *cellWriter) insert(ctx context.Context, runID int64, seq int, c *rundoc
 		return err
 	}
 	for i, s := range c.ServerSamples {
-		if _, err := w.server.ExecContext(ctx, id, i, s.T, s.Running, s.Waiting, s.KVUsage,
-			s.PrefixCacheQueries, s.PrefixCacheHits, s.Preemptions); err != nil {
+		// The columns are NOT NULL (schema 1): a figure the server does
+		// not report is written as 0 and read back absent by the run's
+		// not_reported (loadServerSamples).
+		if _, err := w.server.ExecContext(ctx, id, i, s.T, s.Running, s.Waiting, rundoc.Value(s.KVUsage),
+			rundoc.Value(s.PrefixCacheQueries), rundoc.Value(s.PrefixCacheHits), rundoc.Value(s.Preemptions)); err != nil {
 			return err
 		}
 	}

@@ -210,13 +210,20 @@ WHERE c.run_id = ? ORDER BY s.cell_id, s.seq`, runID)
 		return err
 	}
 	defer rows.Close()
+	// The server's facts are loaded before the samples: a figure it does
+	// not report was stored as 0 and is absent again (issue 30 item 3).
+	facts := r.Server.ServerFacts
 	for rows.Next() {
 		var id int64
 		var s rundoc.ServerSample
-		if err := rows.Scan(&id, &s.T, &s.Running, &s.Waiting, &s.KVUsage, &s.PrefixCacheQueries,
-			&s.PrefixCacheHits, &s.Preemptions); err != nil {
+		var kv, queries, hits, preempt float64
+		if err := rows.Scan(&id, &s.T, &s.Running, &s.Waiting, &kv, &queries, &hits, &preempt); err != nil {
 			return err
 		}
+		s.KVUsage = rundoc.Reported(kv, facts.Reports(rundoc.NotReportedKVUsage))
+		s.PrefixCacheQueries = rundoc.Reported(queries, facts.Reports(rundoc.NotReportedPrefixCache))
+		s.PrefixCacheHits = rundoc.Reported(hits, facts.Reports(rundoc.NotReportedPrefixCache))
+		s.Preemptions = rundoc.Reported(preempt, facts.Reports(rundoc.NotReportedPreemptions))
 		c := &r.Cells[cellIDs[id]]
 		c.ServerSamples = append(c.ServerSamples, s)
 	}

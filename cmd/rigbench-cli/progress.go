@@ -75,6 +75,9 @@ func (p *progress) Observe(e rundoc.Event) {
 		switch {
 		case c.Phase == rundoc.PhasePrefill && c.Status.Ran():
 			detail = fmt.Sprintf("%s: %.0f prompt tok/s, TTFT %.0f ms", c.Status, c.PromptTokS, c.TTFTMs)
+			if c.ServerPromptTokS > 0 {
+				detail += fmt.Sprintf(" (the server's own: %.0f prompt tok/s)", c.ServerPromptTokS)
+			}
 		case c.Status.Ran():
 			ttft := fmt.Sprintf("%.0f ms", c.TTFTMs)
 			if c.TTFTMs == 0 && c.NeverStarted > 0 {

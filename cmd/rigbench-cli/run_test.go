@@ -207,3 +207,46 @@ func TestFinishedCellIsSavedBeforeItIsPrinted(t *testing.T) {
 		t.Errorf("printed before saved: %s", s)
 	}
 }
+
+// TestRunContextAboveModelLength is issue 30 item 5: one context above the
+// server's max_model_len no longer refuses the whole run (it printed the
+// refusal twice, exited 1 and wrote no JSON). Its cells, decode and
+// prefill, are Exceeds model length, named once before the run, and the
+// rest runs.
+func TestRunContextAboveModelLength(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run.json")
+	code, stdout, stderr := runCLI(t, "run", "--demo", "--sim-profile", "tiny", "--sim-speed", "20", "--contexts", "0,4K",
+		"--concurrency", "1", "--prefill", "1K,4K", "--duration", "5s", "--max-output", "64", "--no-save", "--no-telemetry",
+		"--json", out, "--", "--max-model-len", "2048")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if n := strings.Count(stderr, "max_model_len (2K) is too short for"); n != 1 ||
+		!strings.Contains(stderr, "decode context 4K (with max output 64); prefill context 4K") {
+		t.Errorf("the skipped cells are named %d times, want once:\n%s", n, stderr)
+	}
+	// The prefill table has the server's own prompt rate beside RigBench's
+	// (issue 28 item 3).
+	if !strings.Contains(stdout, "server prompt tok/s") {
+		t.Errorf("the prefill table has no server prompt tok/s:\n%s", stdout)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	run, err := rundoc.ReadRun(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []struct {
+		phase  rundoc.Phase
+		c      int
+		status rundoc.Status
+	}{{rundoc.PhaseDecode, 0, rundoc.StatusValid}, {rundoc.PhaseDecode, 4096, rundoc.StatusExceedsLength},
+		{rundoc.PhasePrefill, 1024, rundoc.StatusValid}, {rundoc.PhasePrefill, 4096, rundoc.StatusExceedsLength}} {
+		if c := run.Find(want.phase, want.c, 1); c == nil || c.Status != want.status {
+			t.Errorf("%s %s: %+v, want %s", want.phase, rundoc.ContextLabel(want.c), c, want.status)
+		}
+	}
+}

@@ -65,10 +65,23 @@ func printResults(w io.Writer, run *rundoc.Run) {
 	}
 	if pre := run.PrefillCells(); len(pre) > 0 {
 		fmt.Fprintln(w, "\nPrefill: prompt tok/s by context")
-		fmt.Fprintf(w, "%-10s %-14s %-12s %s\n", "context", rundoc.FigPromptTokS.Label, rundoc.FigTTFT.Label, "status")
+		// The server's own prompt rate beside RigBench's, where it reports
+		// one (issue 28 item 3).
+		server := len(rundoc.Used([]rundoc.Figure{rundoc.FigServerPromptTokS}, pre)) > 0
+		col := func(c *rundoc.Cell) string {
+			if !server {
+				return ""
+			}
+			return fmt.Sprintf(" %-20s", orDash(rundoc.FigServerPromptTokS.Text(c)))
+		}
+		head := ""
+		if server {
+			head = fmt.Sprintf(" %-20s", rundoc.FigServerPromptTokS.Label)
+		}
+		fmt.Fprintf(w, "%-10s %-14s%s %-12s %s\n", "context", rundoc.FigPromptTokS.Label, head, rundoc.FigTTFT.Label, "status")
 		for _, c := range pre {
-			fmt.Fprintf(w, "%-10s %-14s %-12s %s\n", rundoc.ContextLabel(c.Context), orDash(rundoc.FigPromptTokS.TextCI(&c)),
-				orDash(rundoc.FigTTFT.Text(&c)), c.Status)
+			fmt.Fprintf(w, "%-10s %-14s%s %-12s %s\n", rundoc.ContextLabel(c.Context), orDash(rundoc.FigPromptTokS.TextCI(&c)),
+				col(&c), orDash(rundoc.FigTTFT.Text(&c)), c.Status)
 		}
 	}
 }

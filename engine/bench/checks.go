@@ -124,8 +124,8 @@ func finite(v float64, digits int) float64 {
 
 // counters is one reading of the server's cumulative counters.
 type counters struct {
-	output, prompt, decodeS float64
-	hasDecode               bool
+	output, prompt, decodeS, prefillS float64
+	hasDecode, hasPrefill, hasPrompt  bool
 }
 
 // readCounters scrapes the server's token counters; nil when the server
@@ -140,7 +140,39 @@ func (r *Runner) readCounters(ctx context.Context, run *rundoc.Run) *counters {
 	if err != nil || !m.HasGenerationTokens {
 		return nil
 	}
-	return &counters{output: m.GenerationTokens, prompt: m.PromptTokens, decodeS: m.DecodeSeconds, hasDecode: m.HasDecodeSeconds}
+	return &counters{output: m.GenerationTokens, prompt: m.PromptTokens, decodeS: m.DecodeSeconds, hasDecode: m.HasDecodeSeconds,
+		prefillS: m.PrefillSeconds, hasPrefill: m.HasPrefillSeconds, hasPrompt: m.HasPromptTokens}
+}
+
+// PrefillCheckTolerancePct is the difference between RigBench's prompt
+// tok/s and the server's own above which a prefill cell gets a note.
+const PrefillCheckTolerancePct = 5
+
+// prefillCheck sets a prefill cell's cross-check against the server's own
+// counters read before its first request and after its last (METHOD.md:
+// Cross-check): the prompt tokens the server computed, the time it spent
+// computing them, and its own prompt rate, with a note where RigBench's
+// figure differs by more than PrefillCheckTolerancePct. RigBench's figure
+// is prompt tokens / TTFT, so the difference is what HTTP, tokenization,
+// queueing and the first token's sampling add to the server's compute.
+func prefillCheck(c *rundoc.Cell, before, after *counters) {
+	if before == nil || after == nil || !after.hasPrefill || !after.hasPrompt {
+		return
+	}
+	dp, ds := after.prompt-before.prompt, after.prefillS-before.prefillS
+	if dp <= 0 || dp > math.MaxInt32 || !(ds > 0 && ds < 1e12) {
+		return // a counter that did not move or went backwards checks nothing
+	}
+	c.ServerPromptTokens = int(math.Round(dp))
+	c.ServerPrefillS = round(ds, 4)
+	c.ServerPromptTokS = round(dp/ds, 1)
+	if c.PromptTokS <= 0 {
+		return
+	}
+	if d := 100 * (c.PromptTokS - c.ServerPromptTokS) / c.ServerPromptTokS; math.Abs(d) > PrefillCheckTolerancePct {
+		addNote(c, fmt.Sprintf("the server computed these prompts at %.1f tok/s, RigBench measured %.1f (%+.1f%%): the rest is HTTP, tokenization and the first token",
+			c.ServerPromptTokS, c.PromptTokS, d))
+	}
 }
 
 // crossCheck compares RigBench's token count of the window with the delta
@@ -192,12 +224,14 @@ func (w *window) crossCheck(before, after *counters, reqs []request) {
 			c.ServerDecodeTokS = round(server/ds, 1)
 		}
 	}
+	diff := 0.0
 	if ours > 0 {
-		c.ServerTokenDiffPct = round(min(100*(server-float64(ours))/float64(ours), 1e9), 2)
+		diff = round(min(100*(server-float64(ours))/float64(ours), 1e9), 2)
+		c.ServerTokenDiffPct = &diff
 	}
-	if ours > 0 && math.Abs(c.ServerTokenDiffPct) > rundoc.ServerCheckTolerancePct || ours == 0 && server > 0 {
+	if ours > 0 && math.Abs(diff) > rundoc.ServerCheckTolerancePct || ours == 0 && server > 0 {
 		addNote(c, fmt.Sprintf("server counted %s generated tokens, RigBench %s (%+.1f%%)",
-			commas(c.ServerOutputTokens), commas(ours), c.ServerTokenDiffPct))
+			commas(c.ServerOutputTokens), commas(ours), diff))
 	}
 }
 

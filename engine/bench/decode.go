@@ -18,7 +18,7 @@ import (
 // warm-up, a fixed window of N closed-loop streams, figures and status.
 func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, index, total int) {
 	m := run.Plan.MaxOutput
-	if st := Predict(cell.Context, cell.Concurrency, m, run.Server.MaxModelLen, run.Server.KVCapacityTokens); st != "" {
+	if st := Predict(cell.Context, cell.Concurrency, m, ServerLimits(run.Server)); st != "" {
 		cell.Status, cell.Reason = st, predictReason(st, cell.Context, cell.Concurrency, m, run.Server)
 		return
 	}
@@ -388,8 +388,9 @@ func (w *window) close(reqs []request, measured time.Duration, samples []rundoc.
 	d := end.Seconds()
 	w.cell.MeasuredS = round(measured.Seconds(), 3)
 	derive(w.cell, t, max(d, 1e-9))
-	deriveServer(w.cell, samples, gpu, d)
+	deriveServer(w.cell, w.run.Server, samples, gpu, d)
 	classify(w.cell, t, cancelled, d)
+	classifySlots(w.cell, ServerLimits(w.run.Server))
 	w.classifyRamp()
 	reported := []int{w.cell.PromptTokens} // the warm-up's
 	for i := range reqs {
@@ -529,9 +530,10 @@ func (w *window) scrape(ctx context.Context) (*rundoc.ServerSample, time.Time) {
 		return nil, time.Time{}
 	}
 	return &rundoc.ServerSample{
-		Running: m.Running, Waiting: m.Waiting, KVUsage: m.KVUsage,
-		PrefixCacheQueries: m.PrefixCacheQueries, PrefixCacheHits: m.PrefixCacheHits,
-		Preemptions: m.Preemptions,
+		Running: m.Running, Waiting: m.Waiting, KVUsage: rundoc.Reported(m.KVUsage, m.HasKVUsage),
+		PrefixCacheQueries: rundoc.Reported(m.PrefixCacheQueries, m.HasPrefixCache),
+		PrefixCacheHits:    rundoc.Reported(m.PrefixCacheHits, m.HasPrefixCache),
+		Preemptions:        rundoc.Reported(m.Preemptions, m.HasPreemptions),
 	}, time.Now()
 }
 

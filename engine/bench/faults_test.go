@@ -204,7 +204,6 @@ func TestBadInputIsRejectedBeforeSending(t *testing.T) {
 		want  string
 	}{
 		"negative duration": {rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: -1, MaxOutput: 8}, "", "window length"},
-		"context too long":  {rundoc.Plan{Contexts: []int{0, 1 << 20}, Concurrency: []int{1}, DurationS: 1, MaxOutput: 8}, "", "above the server's max_model_len"},
 		"empty lists":       {rundoc.Plan{DurationS: 1, MaxOutput: 8}, "", "no contexts"},
 		"unknown model":     {rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 1, MaxOutput: 8}, "gpt-17", "rigbench/tiny"},
 	} {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/rigbench/rigbench/engine/client"
@@ -147,7 +148,8 @@ func (t *tally) add(rq *request) {
 	}
 	// avg_active: each request adds the part of its life inside the
 	// window; the sum over requests divided by D is the time-average of
-	// requests in flight.
+	// requests in flight. On llama-server deriveServer takes out those its
+	// waiting gauge held back (METHOD.md: Figures).
 	if from, to := max(rq.sent, 0), min(rq.ended, t.end); to > from {
 		t.active += (to - from).Seconds()
 	}
@@ -235,10 +237,24 @@ func (t *tally) total(d float64) (rate, half float64) {
 	return round(rate, 1), round(half, 2)
 }
 
-// deriveServer sets the figures of the server's and the GPUs' samples.
-func deriveServer(c *rundoc.Cell, samples []rundoc.ServerSample, gpu []hardware.GPUSample, d float64) {
+// deriveServer sets the figures of the server's and the GPUs' samples. On
+// llama-server avg_active counts only the requests in flight that held a
+// slot: the client's count less the mean of the server's waiting gauge
+// (requests_deferred) over the window (METHOD.md: Figures). It sends a
+// waiting request nothing until a slot frees, so the client cannot tell it
+// from a running one: 8 streams on 4 slots read 8.0 (issue 30 item 7). The
+// running gauge alone would not do: a stream that restarts leaves its slot
+// free for a moment, which the gauge sees and the client's count does not.
+func deriveServer(c *rundoc.Cell, s rundoc.Server, samples []rundoc.ServerSample, gpu []hardware.GPUSample, d float64) {
 	c.ServerSamples = samples
 	c.ServerStats = summarize(samples)
+	if in := inWindow(samples); len(in) > 0 && s.Personality == string(client.PersonalityLlama) && s.Reports(rundoc.NotReportedQueue) {
+		var waiting float64
+		for _, x := range in {
+			waiting += x.Waiting
+		}
+		c.AvgActive = round(max(0, c.AvgActive-waiting/float64(len(in))), 2)
+	}
 	if len(gpu) > 0 {
 		c.GPUSamples = gpu
 		c.GPUStats = hardware.Summarize(gpu)
@@ -290,6 +306,21 @@ func classify(c *rundoc.Cell, t *tally, cancelled bool, d float64) {
 	if c.RetriedRequests > 0 {
 		addNote(c, fmt.Sprintf("%d request(s) sent again after the server closed an idle connection", c.RetriedRequests))
 	}
+}
+
+// classifySlots makes a cell that ran Valid Requests queued when it has
+// more requests than the server runs at once (Limits.Queued): the rest
+// waited for a slot by construction, whatever the window's averages say.
+func classifySlots(c *rundoc.Cell, l Limits) {
+	if !l.Queued(c.Concurrency) || !c.Status.Ran() {
+		return
+	}
+	why := fmt.Sprintf("the server runs %d requests at once (its slots or max_num_seqs), fewer than the cell's %d", l.Slots, c.Concurrency)
+	if c.Status == rundoc.StatusValid {
+		c.Status, c.Reason = rundoc.StatusQueued, why
+		return
+	}
+	c.Reason = strings.TrimSuffix(why+"; "+c.Reason, "; ") // the cause first, then what the window saw
 }
 
 // fmtSeconds writes a duration in seconds as "4.8 s" or "30 s".
@@ -358,17 +389,17 @@ func summarize(s []rundoc.ServerSample) *rundoc.ServerStats {
 	st := &rundoc.ServerStats{Samples: len(in)}
 	for _, x := range in {
 		st.RunningMean += x.Running
-		st.KVUsageMean += x.KVUsage
+		st.KVUsageMean += rundoc.Value(x.KVUsage)
 		st.WaitingMax = math.Max(st.WaitingMax, x.Waiting)
-		st.KVUsageMax = math.Max(st.KVUsageMax, x.KVUsage)
+		st.KVUsageMax = math.Max(st.KVUsageMax, rundoc.Value(x.KVUsage))
 	}
 	st.RunningMean = round(st.RunningMean/float64(len(in)), 2)
 	st.KVUsageMean = round(st.KVUsageMean/float64(len(in)), 4)
 	first, last := s[0], s[len(s)-1]
-	if dq := last.PrefixCacheQueries - first.PrefixCacheQueries; dq > 0 {
-		st.PrefixHitRate = round((last.PrefixCacheHits-first.PrefixCacheHits)/dq, 4)
+	if dq := rundoc.Value(last.PrefixCacheQueries) - rundoc.Value(first.PrefixCacheQueries); dq > 0 {
+		st.PrefixHitRate = round((rundoc.Value(last.PrefixCacheHits)-rundoc.Value(first.PrefixCacheHits))/dq, 4)
 	}
-	st.Preemptions = last.Preemptions - first.Preemptions
+	st.Preemptions = rundoc.Value(last.Preemptions) - rundoc.Value(first.Preemptions)
 	return st
 }
 

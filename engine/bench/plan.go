@@ -9,14 +9,55 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
+// Limits are the server's facts a plan check uses (METHOD.md: Decode cells,
+// step 1); 0 means unknown.
+type Limits struct {
+	// MaxModelLen is the most tokens (prompt + output) one request may
+	// hold.
+	MaxModelLen int
+	// KVCapacity is K, the tokens the server's KV cache holds.
+	KVCapacity int
+	// Slots is how many requests the server runs at once: llama-server's
+	// total_slots, vLLM's --max-num-seqs where RigBench knows the launch.
+	// The rest wait, holding no KV.
+	Slots int
+	// SlotCache is true where each slot keeps a prompt cache of its own
+	// (llama-server): a document every stream sends is computed once per
+	// slot it lands on, not once for all as with vLLM's shared blocks.
+	SlotCache bool
+}
+
+// ServerLimits are the limits a run's server reported.
+func ServerLimits(s rundoc.Server) Limits {
+	return Limits{MaxModelLen: s.MaxModelLen, KVCapacity: s.KVCapacityTokens, Slots: s.Slots,
+		SlotCache: s.Personality == "llama-server"}
+}
+
+// Running is how many of n requests in flight the server runs at once:
+// all of them, or its slots.
+func (l Limits) Running(n int) int {
+	if l.Slots > 0 {
+		return min(n, l.Slots)
+	}
+	return n
+}
+
+// Queued reports whether n requests in flight are more than the server
+// runs at once, so a cell of concurrency n is Requests queued by
+// construction (issue 30 item 1: 8 requests on 4 slots ran queued in every
+// real run).
+func (l Limits) Queued(n int) bool { return l.Slots > 0 && n > l.Slots }
+
 // Predict returns the status a decode cell gets before it runs (METHOD.md:
-// Decode cells, step 1), or "" when it will run. K = 0 means unknown: then
-// nothing is predicted over capacity and runtime detection decides.
-func Predict(context, concurrency, maxOutput, maxModelLen, kvCapacity int) rundoc.Status {
-	if maxModelLen > 0 && context+maxOutput > maxModelLen {
+// Decode cells, step 1), or "" when it will run. The KV cache holds the
+// requests the server runs at once, min(N, slots) × (C + M); K = 0 means
+// unknown: then nothing is predicted over capacity and runtime detection
+// decides.
+func Predict(context, concurrency, maxOutput int, l Limits) rundoc.Status {
+	if l.MaxModelLen > 0 && context+maxOutput > l.MaxModelLen {
 		return rundoc.StatusExceedsLength
 	}
-	if kvCapacity > 0 && concurrency*(context+maxOutput) > kvCapacity {
+	if l.KVCapacity > 0 && l.Running(concurrency)*(context+maxOutput) > l.KVCapacity {
 		return rundoc.StatusOverCapacity
 	}
 	return ""
@@ -24,11 +65,11 @@ func Predict(context, concurrency, maxOutput, maxModelLen, kvCapacity int) rundo
 
 // PredictPrefill is Predict for a prefill cell: a prompt of C tokens plus
 // the one generated token must fit the model length and the KV cache.
-func PredictPrefill(context, maxModelLen, kvCapacity int) rundoc.Status {
-	if maxModelLen > 0 && context+1 > maxModelLen {
+func PredictPrefill(context int, l Limits) rundoc.Status {
+	if l.MaxModelLen > 0 && context+1 > l.MaxModelLen {
 		return rundoc.StatusExceedsLength
 	}
-	if kvCapacity > 0 && context+1 > kvCapacity {
+	if l.KVCapacity > 0 && context+1 > l.KVCapacity {
 		return rundoc.StatusOverCapacity
 	}
 	return ""
@@ -95,10 +136,16 @@ func PrefillRate(cells []rundoc.Cell, context int) float64 {
 // expected repetitions, with prompt tok/s from the measured cells
 // (PrefillRate). An adaptive plan's warm-ups prefill only what the server
 // does not hold yet (reuse.go).
-func Estimate(p rundoc.Plan, maxModelLen, kvCapacity int, measured []rundoc.Cell) time.Duration {
-	return estimateSpecs(p, cellSpecs(p), 0, maxModelLen, kvCapacity, measured)
+func Estimate(p rundoc.Plan, l Limits, measured []rundoc.Cell) time.Duration {
+	return estimateSpecs(p, cellSpecs(p), 0, l, measured)
 }
 
+// A cell with more requests than slots (Limits.Queued) never reaches steady
+// state while its waiting requests outlast the ramp, so its ramp is the
+// warm-up limit (rampFor); under the shared policy on a server whose slots
+// cache apart (Limits.SlotCache), each slot a cell's streams land on
+// computes the context's document once.
+//
 // estimateSpecs is Estimate for the cells specs[from:] of p, specs being
 // all of p's cells in running order: the cells before from are walked
 // too, without being counted, to know which prompts an adaptive plan's
@@ -110,9 +157,10 @@ func Estimate(p rundoc.Plan, maxModelLen, kvCapacity int, measured []rundoc.Cell
 // The cost of each token grows with the tokens before it, so extending a
 // cached prompt of a tokens to C costs the difference of the two cold
 // times: time(C) − time(a).
-func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacity int, measured []rundoc.Cell) time.Duration {
+func estimateSpecs(p rundoc.Plan, specs []cellSpec, from int, l Limits, measured []rundoc.Cell) time.Duration {
 	repeats := expectedRepeats(p, measured)
-	window := ExpectedWindow(p, measured).Seconds() + ExpectedRamp(measured).Seconds()
+	window := ExpectedWindow(p, measured).Seconds()
+	ramp := rampFor(measured, l)
 	// cold is memoised: an adaptive estimate asks it once per stream of
 	// every cell, and PrefillRate sorts the measured cells each time.
 	colds := map[int]float64{}
@@ -135,6 +183,7 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 	if p.PromptPolicy() == rundoc.PromptsShared {
 		shared = &sharedDocs{}
 	}
+	held := map[int]int{} // context → slots holding its document (SlotCache)
 	last := 0
 	fresh := func() int { last++; return last }
 	var s float64
@@ -144,9 +193,14 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 			ran = done.Find(sp.phase, sp.context, sp.n)
 		}
 		var cost float64
+		if sp.phase == rundoc.PhaseDecode {
+			// Every case below that runs the cell adds its window; the
+			// ramp is added here, so skipped cells take it back below.
+			cost = ramp(sp.context, sp.n)
+		}
 		switch {
 		case sp.phase == rundoc.PhasePrefill:
-			if PredictPrefill(sp.context, maxModelLen, kvCapacity) != "" {
+			if PredictPrefill(sp.context, l) != "" {
 				continue
 			}
 			cost = repeats * cold(sp.context)
@@ -163,17 +217,27 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from, maxModelLen, kvCapacit
 					shared.seed(sp.context, d)
 				}
 			}
-		case Predict(sp.context, sp.n, p.MaxOutput, maxModelLen, kvCapacity) != "":
+		case Predict(sp.context, sp.n, p.MaxOutput, l) != "":
 			continue
 		case ran != nil && strings.HasPrefix(ran.Reason, notRunReason):
 			continue
 		case shared != nil:
 			d := shared.forContext(sp.context, fresh)
-			cost = window + max(0, cold(sp.context)-cold(d.sent))
+			cost += window + max(0, cold(sp.context)-cold(d.sent))
+			if l.SlotCache {
+				// The warm-up left the document on one slot; the other
+				// slots the streams take compute it again.
+				on := max(held[sp.context], 1)
+				if need := l.Running(sp.n); need > on {
+					cost += float64(need-on) * cold(sp.context)
+					on = need
+				}
+				held[sp.context] = on
+			}
 		case docs == nil:
-			cost = window + float64(sp.n)*cold(sp.context)
+			cost += window + float64(sp.n)*cold(sp.context)
 		default:
-			cost = window
+			cost += window
 			for _, d := range docs.forCell(sp.context, sp.n, fresh) {
 				cost += max(0, cold(sp.context)-cold(d.sent))
 			}
@@ -206,6 +270,40 @@ func ExpectedRamp(measured []rundoc.Cell) time.Duration {
 		return AssumedRamp
 	}
 	return time.Duration(sum / float64(n) * float64(time.Second))
+}
+
+// rampFor returns the expected ramp in seconds of a decode cell (C, N):
+// ExpectedRamp of the cells that were not queued by the server's slots,
+// and for a cell that is (Limits.Queued) the mean ramp of such cells
+// measured so far, else the warm-up limit: its waiting requests get no
+// token while the running ones outlast the ramp, so steady state never
+// comes (issue 28 item 2: 8 on 4 slots).
+func rampFor(measured []rundoc.Cell, l Limits) func(context, n int) float64 {
+	var free, queued []rundoc.Cell
+	for _, c := range measured {
+		if l.Queued(c.Concurrency) {
+			queued = append(queued, c)
+		} else {
+			free = append(free, c)
+		}
+	}
+	normal := ExpectedRamp(free).Seconds()
+	var sum float64
+	n := 0
+	for _, c := range queued {
+		if c.Phase == rundoc.PhaseDecode && c.RampS > 0 {
+			sum, n = sum+c.RampS, n+1
+		}
+	}
+	return func(context, conc int) float64 {
+		switch {
+		case !l.Queued(conc):
+			return normal
+		case n > 0:
+			return sum / float64(n)
+		}
+		return rundoc.SteadyLimit(context).Seconds()
+	}
 }
 
 // AssumedAutoWindow is the expected length of an adaptive decode window

@@ -40,12 +40,32 @@ func TestPredictMatchesReferenceStatuses(t *testing.T) {
 		{32768, 8, ""}, {65536, 4, ""}, {65536, 8, rundoc.StatusOverCapacity}, {131072, 2, ""},
 		{253952, 1, ""}, {253952 + 1, 1, rundoc.StatusExceedsLength},
 	} {
-		if got := Predict(tc.c, tc.n, m, mml, k); got != tc.want {
+		if got := Predict(tc.c, tc.n, m, Limits{MaxModelLen: mml, KVCapacity: k}); got != tc.want {
 			t.Errorf("Predict(%d, %d) = %q, want %q", tc.c, tc.n, got, tc.want)
 		}
 	}
-	if got := Predict(1<<30, 1, m, 0, 0); got != "" {
+	if got := Predict(1<<30, 1, m, Limits{}); got != "" {
 		t.Errorf("unknown limits predicted %q", got)
+	}
+}
+
+// TestPredictCountsSlots is issue 30 item 1: a server that runs 4 requests
+// at once holds 4 in its KV cache however many are in flight, so 8K × 8 on
+// llama-server's 4 slots and a 65,536-token pool runs (queued) instead of
+// being refused, while 8K × 8 without a slot limit is over capacity.
+func TestPredictCountsSlots(t *testing.T) {
+	t.Parallel()
+	const c, m = 8192, 512
+	slots := Limits{MaxModelLen: 65536, KVCapacity: 65536, Slots: 4}
+	if got := Predict(c, 8, m, slots); got != "" || !slots.Queued(8) || slots.Queued(4) || slots.Running(8) != 4 {
+		t.Errorf("8K × 8 on 4 slots: %q, queued %v; want it to run queued", got, slots.Queued(8))
+	}
+	if got := Predict(c, 8, m, Limits{MaxModelLen: 65536, KVCapacity: 65536}); got != rundoc.StatusOverCapacity {
+		t.Errorf("8K × 8 with no slot limit: %q, want over capacity", got)
+	}
+	// The slots' own KV can still be too much: 4 × (16K + 512) > 65,536.
+	if got := Predict(16384, 8, m, slots); got != rundoc.StatusOverCapacity {
+		t.Errorf("16K × 8 on 4 slots: %q, want over capacity", got)
 	}
 }
 
@@ -65,7 +85,7 @@ func TestResolveAndEstimate(t *testing.T) {
 	if got, want := pm.Resolve(262144).PrefillContexts, []int{8192, 262143}; !slices.Equal(got, want) {
 		t.Errorf("prefill contexts %v, want %v", got, want)
 	}
-	if err := pm.Resolve(262144).Validate(262144); err != nil {
+	if err := pm.Resolve(262144).Validate(); err != nil {
 		t.Errorf("a plan with prefill max does not validate once resolved: %v", err)
 	}
 	if got := pm.Resolve(0).PrefillContexts; !slices.Equal(got, []int{8192}) {
@@ -74,12 +94,12 @@ func TestResolveAndEstimate(t *testing.T) {
 	// Unknown capacity: 6 decode cells × 30 s, warm-up prefill of N·C tokens
 	// at the assumed rate, and the 8K prefill cell.
 	want := 6*(30+AssumedRamp.Seconds()) + float64(1+4)*(16384/PrefillRate(nil, 16384)+253952/PrefillRate(nil, 253952)) + 8192/PrefillRate(nil, 8192)
-	if got := Estimate(r, 262144, 0, nil).Seconds(); got < want-0.01 || got > want+0.01 {
+	if got := Estimate(r, Limits{MaxModelLen: 262144}, nil).Seconds(); got < want-0.01 || got > want+0.01 {
 		t.Errorf("Estimate = %.2f s, want %.2f", got, want)
 	}
 	// A measured prefill rate is used instead of the assumption.
 	measured := []rundoc.Cell{{Phase: rundoc.PhasePrefill, Context: 8192, PromptTokS: 4096}}
-	if got := Estimate(rundoc.Plan{PrefillContexts: []int{8192}, DurationS: 1, MaxOutput: 1}, 0, 0, measured); got != 2*time.Second {
+	if got := Estimate(rundoc.Plan{PrefillContexts: []int{8192}, DurationS: 1, MaxOutput: 1}, Limits{}, measured); got != 2*time.Second {
 		t.Errorf("prefill estimate %v, want 2s", got)
 	}
 }

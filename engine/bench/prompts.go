@@ -191,16 +191,47 @@ func (p *Prompts) Correct(target, got int) (off bool) {
 }
 
 // text renders prompt idx with w filler words. The marker has a fixed width
-// so every prompt of a length tokenizes alike.
+// so every prompt of a length tokenizes alike, and it opens with the
+// prompt's own digits (lead): a server's prompt cache reuses the longest
+// common prefix of two prompts token by token (llama-server per slot), so
+// a marker that began with the same words for every prompt ("Request 0000…
+// of run …") had a "cold" prefill reuse its first 8 tokens (issue 30
+// item 2).
 func (p *Prompts) text(idx, w int) string {
 	var b strings.Builder
-	b.Grow(16 + len(p.nonce) + w*6)
-	fmt.Fprintf(&b, "Request %06d of run %s.", idx, p.nonce)
+	b.Grow(24 + len(p.nonce) + w*6)
+	fmt.Fprintf(&b, "%s: request %06d of run %s.", lead(p.nonce, idx), idx, p.nonce)
 	for i := range w {
 		b.WriteByte(' ')
 		b.WriteString(fillerWords[(i*7+i/len(fillerWords))%len(fillerWords)])
 	}
 	return b.String()
+}
+
+// leadDigits is the width of a prompt's lead.
+const leadDigits = 6
+
+// lead is the first word of prompt idx of the run with this nonce: six
+// digits that differ between any two prompts of a run (idx < 10⁶) and, for
+// prompts of different runs, in all but one in a million cases. Digits
+// tokenize to a count that depends only on their number, so every lead
+// costs the same tokens; they are written least significant first, so
+// prompts sent one after another differ from the first digit, where
+// tokenizers that cut numbers into single digits or groups of three start.
+// 7919 is a prime other than 2 and 5, so idx → idx·7919 + offset is a
+// bijection modulo 10⁶.
+func lead(nonce string, idx int) string {
+	off := 0
+	for _, ch := range nonce {
+		off = (off*31 + int(ch)) % 1_000_000
+	}
+	v := (idx%1_000_000*7919 + off) % 1_000_000
+	d := make([]byte, leadDigits)
+	for i := range d {
+		d[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return string(d)
 }
 
 func abs(x int) int {

@@ -86,7 +86,7 @@ func TestEstimateReusesPrompts(t *testing.T) {
 	fixed := cold(16384) + // prefill cell, once
 		(30 + 1*cold(8192)) + (30 + 4*cold(8192)) + (30 + 1*cold(16384)) + (30 + 4*cold(16384)) +
 		4*AssumedRamp.Seconds() // each decode cell's ramp to steady state
-	if got := Estimate(p, 0, 0, measured).Seconds(); math.Abs(got-fixed) > 0.01 {
+	if got := Estimate(p, Limits{}, measured).Seconds(); math.Abs(got-fixed) > 0.01 {
 		t.Errorf("fixed estimate %.2f s, want %.2f", got, fixed)
 	}
 	p.Window, p.Precision = rundoc.WindowAuto, 0.01
@@ -95,7 +95,7 @@ func TestEstimateReusesPrompts(t *testing.T) {
 	// grow from 8K to 16K.
 	auto := 6 + 1*cold(8192) + 6 + 3*cold(8192) + 2*cold(16384) + 6 + 0 + 6 + 2*(cold(16384)-cold(8192)) +
 		4*AssumedRamp.Seconds()
-	if got := Estimate(p, 0, 0, measured).Seconds(); math.Abs(got-auto) > 0.01 {
+	if got := Estimate(p, Limits{}, measured).Seconds(); math.Abs(got-auto) > 0.01 {
 		t.Errorf("adaptive estimate %.2f s, want %.2f", got, auto)
 	}
 }
@@ -120,14 +120,14 @@ func TestEstimateTakesWhatRan(t *testing.T) {
 	// Left: 16K×2 (streams 0 and 1 grow from the 8K samples) and 16K×4
 	// (streams 2 and 3 are new: the skipped 8K×4 sent nothing).
 	want := w + 2*(cold(16384)-cold(8192)) + w + 2*cold(16384)
-	if got := estimateSpecs(p, specs, 3, 0, 0, measured).Seconds(); math.Abs(got-want) > 0.01 {
+	if got := estimateSpecs(p, specs, 3, Limits{}, measured).Seconds(); math.Abs(got-want) > 0.01 {
 		t.Errorf("estimate of the cells left %.2f s, want %.2f", got, want)
 	}
 	// Had 8K×4 run, streams 2 and 3 would hold 8K prompts (and the prefill
 	// cell's third sample would be stream 2's).
 	measured[2].Reason = ""
 	want = w + 2*(cold(16384)-cold(8192)) + w + 2*(cold(16384)-cold(8192))
-	if got := estimateSpecs(p, specs, 3, 0, 0, measured).Seconds(); math.Abs(got-want) > 0.01 {
+	if got := estimateSpecs(p, specs, 3, Limits{}, measured).Seconds(); math.Abs(got-want) > 0.01 {
 		t.Errorf("estimate with 8K×4 run %.2f s, want %.2f", got, want)
 	}
 }
@@ -149,7 +149,7 @@ func TestEstimateSharedPrompts(t *testing.T) {
 	// Prefill 16K (its sample is the 16K document), then 8K×1 prefills the
 	// 8K document once; 8K×4, 16K×1 and 16K×4 find theirs cached.
 	want := cold(16384) + cold(8192) + 4*(30+7)
-	if got := Estimate(p, 0, 0, measured).Seconds(); math.Abs(got-want) > 0.01 {
+	if got := Estimate(p, Limits{}, measured).Seconds(); math.Abs(got-want) > 0.01 {
 		t.Errorf("shared estimate %.2f s, want %.2f", got, want)
 	}
 }

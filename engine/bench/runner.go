@@ -33,6 +33,10 @@ type Runner struct {
 	// KVCapacityFromLog is the capacity a launcher read from the server's
 	// start-up log, used when /metrics does not give it.
 	KVCapacityFromLog int
+	// SlotsFromLaunch is how many requests the server runs at once by its
+	// launch flags (vLLM's --max-num-seqs), 0 when unknown; a server that
+	// says it itself (llama-server's total_slots) is believed first.
+	SlotsFromLaunch int
 	// Doc is the document to fill: the caller may preset UUID, Name,
 	// Hardware, Launch, Simulated. Nil: a fresh document.
 	Doc *rundoc.Run
@@ -162,6 +166,40 @@ func (r *Runner) emit(e rundoc.Event) {
 	r.Observer.Observe(e)
 }
 
+// tooLongMessage names, once before the run, the contexts whose cells the
+// server's max_model_len leaves out (Predict, PredictPrefill: Exceeds model
+// length), so a plan with one context too many runs the rest instead of
+// being refused (issue 30 item 5); "" when none.
+func tooLongMessage(p rundoc.Plan, l Limits) string {
+	var parts []string
+	var decode, prefill []string
+	for _, c := range p.Contexts {
+		if len(p.Concurrency) > 0 && Predict(c, p.Concurrency[0], p.MaxOutput, l) == rundoc.StatusExceedsLength {
+			decode = append(decode, rundoc.ContextLabel(c))
+		}
+	}
+	for _, c := range p.PrefillContexts {
+		if PredictPrefill(c, l) == rundoc.StatusExceedsLength {
+			prefill = append(prefill, rundoc.ContextLabel(c))
+		}
+	}
+	if len(decode) > 0 {
+		parts = append(parts, fmt.Sprintf("decode context %s (with max output %d)", strings.Join(decode, ", "), p.MaxOutput))
+	}
+	if len(prefill) > 0 {
+		parts = append(parts, "prefill context "+strings.Join(prefill, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the server's max_model_len (%s) is too short for %s: those cells are Exceeds model length, the rest run",
+		rundoc.ContextLabel(l.MaxModelLen), strings.Join(parts, "; "))
+}
+
+// LlamaPoolUnknown is what a run against llama-server says when it has no
+// KV capacity to plan with.
+const LlamaPoolUnknown = "llama-server does not report its KV pool; pass --kv-capacity (its -c; KV capacity in the app) to predict over-capacity cells"
+
 // cellSpec is one cell to run, in order.
 type cellSpec struct {
 	phase   rundoc.Phase
@@ -235,9 +273,17 @@ func (r *Runner) prepare(ctx context.Context, run *rundoc.Run) (rundoc.Plan, err
 		return rundoc.Plan{}, err
 	}
 	r.modelID = d.modelID
+	if srv.Slots == 0 && r.SlotsFromLaunch > 0 && r.SlotsFromLaunch <= rundoc.MaxConcurrency {
+		srv.Slots = r.SlotsFromLaunch
+	}
 	run.Server = srv
 	if err := r.checkResume(srv); err != nil {
 		return rundoc.Plan{}, err
+	}
+	if srv.Personality == string(client.PersonalityLlama) && srv.KVCapacityTokens == 0 {
+		// Said once, with the fix (issue 28 item 1): llama-server's answers
+		// give each slot's context and the slots, never the pool.
+		r.emit(rundoc.Event{Kind: rundoc.EventRunProgress, Run: run, Message: LlamaPoolUnknown})
 	}
 	plan := r.Plan.Resolve(srv.MaxModelLen)
 	if srv.MaxModelLen <= 0 && (slices.Contains(r.Plan.Contexts, rundoc.ContextMax) || slices.Contains(r.Plan.PrefillContexts, rundoc.ContextMax)) {
@@ -254,8 +300,11 @@ func (r *Runner) prepare(ctx context.Context, run *rundoc.Run) (rundoc.Plan, err
 	if plan.SimSpeed == 0 && d.speed > 1 {
 		plan.SimSpeed = d.speed
 	}
-	if err := plan.Validate(srv.MaxModelLen); err != nil {
+	if err := plan.Validate(); err != nil {
 		return rundoc.Plan{}, err
+	}
+	if msg := tooLongMessage(plan, ServerLimits(srv)); msg != "" {
+		r.emit(rundoc.Event{Kind: rundoc.EventRunProgress, Run: run, Message: msg})
 	}
 	run.Plan = plan
 	if srv.Engine == "simulated" || d.simulated {
@@ -391,7 +440,7 @@ func (r *Runner) eta(run *rundoc.Run, specs []cellSpec, from int) time.Duration 
 		}
 		specs = rest
 	}
-	total := estimateSpecs(run.Plan, specs, from, run.Server.MaxModelLen, run.Server.KVCapacityTokens, run.Cells)
+	total := estimateSpecs(run.Plan, specs, from, ServerLimits(run.Server), run.Cells)
 	return scaleDown(total, run.Plan.Speed())
 }
 
@@ -520,7 +569,7 @@ func (r *Runner) newDoc() int {
 // rundoc.MinPrefillRepeats and at most rundoc.MaxPrefillRepeats times. The
 // cell reports the mean over the repetitions.
 func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, index, total int) {
-	if st := PredictPrefill(cell.Context, run.Server.MaxModelLen, run.Server.KVCapacityTokens); st != "" {
+	if st := PredictPrefill(cell.Context, ServerLimits(run.Server)); st != "" {
 		cell.Status, cell.Reason = st, predictReason(st, cell.Context, 1, 0, run.Server)
 		return
 	}
@@ -531,6 +580,7 @@ func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell
 		cell.Status, cell.Reason = rundoc.StatusFailed, goneWords(r.gone.evidence, r.gone.where, false)
 		return
 	}
+	before := r.readCounters(ctx, run)
 	repeats, most := 1, 1
 	if run.Plan.Adaptive() {
 		repeats, most = rundoc.MinPrefillRepeats, rundoc.MaxPrefillRepeats
@@ -558,6 +608,7 @@ func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell
 	cell.MeasuredS = round(ttft*float64(len(ttfts)), 3)
 	cell.CompletedRequests = len(rates)
 	checkPromptLength(cell, reported)
+	prefillCheck(cell, before, r.readCounters(ctx, run))
 }
 
 // prefillOnce sends one fresh prompt of the cell's context with max_tokens
@@ -622,6 +673,11 @@ func failure(err error) (rundoc.Status, string) {
 func predictReason(st rundoc.Status, c, n, m int, s rundoc.Server) string {
 	if st == rundoc.StatusExceedsLength {
 		return fmt.Sprintf("predicted: context %d + output %d is above max_model_len %d", c, m+1, s.MaxModelLen)
+	}
+	l := ServerLimits(s)
+	if l.Queued(n) {
+		return fmt.Sprintf("predicted: the %d requests the server runs at once (of %d) × (%d + %d) tokens are above the KV capacity of %d tokens (%s)",
+			l.Running(n), n, c, m, s.KVCapacityTokens, s.KVCapacitySource)
 	}
 	return fmt.Sprintf("predicted: %d × (%d + %d) tokens is above the KV capacity of %d tokens (%s)", n, c, m, s.KVCapacityTokens, s.KVCapacitySource)
 }

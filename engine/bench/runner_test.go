@@ -96,7 +96,7 @@ func TestRunAgainstSimulator(t *testing.T) {
 			}
 			continue
 		}
-		want := bench.Predict(cell.Context, cell.Concurrency, plan.MaxOutput, srv.MaxModelLen(), srv.KVCapacityTokens())
+		want := bench.Predict(cell.Context, cell.Concurrency, plan.MaxOutput, bench.Limits{MaxModelLen: srv.MaxModelLen(), KVCapacity: srv.KVCapacityTokens()})
 		if want == "" {
 			want = rundoc.StatusValid
 		}

@@ -62,7 +62,10 @@ func discover(ctx context.Context, c *client.Client, model string, kvFromLog, ov
 		return rundoc.Server{}, d, err
 	}
 	c.UsePersonality(info.Personality)
-	s.Version, s.Personality, s.Slots, s.KVUnified = info.Version, string(info.Personality), info.Slots, info.KVUnified
+	s.Version, s.Personality = info.Version, string(info.Personality)
+	if info.Slots <= rundoc.MaxConcurrency {
+		s.Slots = info.Slots // beyond any plan's concurrency it limits nothing
+	}
 	if info.Simulated {
 		d.speed, d.simulated = info.Speed, true
 	}
@@ -83,8 +86,6 @@ func discover(ctx context.Context, c *client.Client, model string, kvFromLog, ov
 		s.KVCapacityTokens, s.KVCapacitySource = met.Cache.KVCapacityTokens, rundoc.KVSourceMetrics
 	case info.KVCapacity > math.MaxInt32:
 		// not a real cache: not reported
-	case info.KVCapacity > 0 && info.Personality == client.PersonalityLlama:
-		s.KVCapacityTokens, s.KVCapacitySource = info.KVCapacity, rundoc.KVSourceProps
 	case info.KVCapacity > 0:
 		s.KVCapacityTokens, s.KVCapacitySource = info.KVCapacity, rundoc.KVSourceServerInfo
 	}
@@ -131,6 +132,7 @@ func notReported(s rundoc.Server, m client.Metrics) []string {
 	add(!s.HasMetrics || !m.HasPreemptions, rundoc.NotReportedPreemptions)
 	add(!s.HasMetrics || !m.HasGenerationTokens, rundoc.NotReportedServerTokens)
 	add(!s.HasMetrics || !m.HasDecodeSeconds, rundoc.NotReportedDecodeTime)
+	add(!s.HasMetrics || !m.HasPrefillSeconds, rundoc.NotReportedPrefillTime)
 	add(s.KVCapacityTokens == 0, rundoc.NotReportedKVCapacity)
 	add(!s.HasTokenize, rundoc.NotReportedTokenize)
 	return out

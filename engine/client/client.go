@@ -112,7 +112,8 @@ func newTransport(n int) *http.Transport {
 }
 
 // New returns a client for the server at endpoint ("http://127.0.0.1:8000",
-// with or without a trailing /v1).
+// with or without a trailing /v1, or a full /v1/completions or
+// /v1/chat/completions URL as users paste it).
 func New(endpoint string, opts ...Option) (*Client, error) {
 	u, err := parseEndpoint(endpoint)
 	if err != nil {
@@ -138,9 +139,28 @@ func parseEndpoint(endpoint string) (*url.URL, error) {
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("%q is not a server URL: use the form http://HOST:PORT", endpoint)
 	}
-	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
+	u.Path = basePath(u.Path)
 	u.RawQuery, u.Fragment, u.User = "", "", nil
 	return u, nil
+}
+
+// apiSuffixes are the endpoint paths users paste whole from a server's
+// docs or another tool ("…/v1/chat/completions"): the base URL is what
+// comes before them. Longest first, so "/v1/chat/completions" is cut
+// whole rather than leaving "/v1/chat".
+var apiSuffixes = []string{"/v1/chat/completions", "/v1/completions", "/chat/completions", "/completions", "/v1/models", "/v1"}
+
+// basePath is the server's base path from a pasted URL path: without a
+// trailing slash and without a known API suffix (issue 30 item 6: a full
+// completions URL read as a base answered "HTTP 404: File Not Found").
+func basePath(p string) string {
+	p = strings.TrimRight(p, "/")
+	for _, suf := range apiSuffixes {
+		if strings.HasSuffix(p, suf) {
+			return strings.TrimRight(strings.TrimSuffix(p, suf), "/")
+		}
+	}
+	return p
 }
 
 // Endpoint returns the server's base URL (without /v1).

@@ -36,6 +36,12 @@ type Metrics struct {
 	// time its slots spent generating, summed over finished requests.
 	DecodeSeconds    float64
 	HasDecodeSeconds bool
+	// PrefillSeconds is the server's own time computing prompts, summed
+	// over requests: llama-server's prompt_seconds_total, the sum of
+	// vLLM's request_prefill_time_seconds histogram (observed when a
+	// request finishes).
+	PrefillSeconds    float64
+	HasPrefillSeconds bool
 	// Family is the prefix of the server's metric names: "vllm",
 	// "llamacpp", "sglang", or "" when none of them appears.
 	Family string
@@ -64,6 +70,7 @@ var (
 	promptTokNames   = []string{"vllm:prompt_tokens_total", "vllm:prompt_tokens", "llamacpp:prompt_tokens_total", "sglang:prompt_tokens_total"}
 	genTokNames      = []string{"vllm:generation_tokens_total", "vllm:generation_tokens", "llamacpp:tokens_predicted_total", "sglang:generation_tokens_total"}
 	decodeSecNames   = []string{"llamacpp:tokens_predicted_seconds_total"}
+	prefillSecNames  = []string{"llamacpp:prompt_seconds_total", "vllm:request_prefill_time_seconds"}
 )
 
 // metricFamilies are the name prefixes that say which server this is.
@@ -115,6 +122,7 @@ func ParseMetrics(r io.Reader) (Metrics, error) {
 	m.PromptTokens, m.HasPromptTokens = sum(fams, promptTokNames)
 	m.GenerationTokens, m.HasGenerationTokens = sum(fams, genTokNames)
 	m.DecodeSeconds, m.HasDecodeSeconds = sum(fams, decodeSecNames)
+	m.PrefillSeconds, m.HasPrefillSeconds = sum(fams, prefillSecNames)
 	m.Family = family(families)
 	m.Cache = cacheConfig(fams[cacheInfoName])
 	return m, nil
@@ -277,6 +285,8 @@ func value(m *dto.Metric) float64 {
 		return m.Counter.GetValue()
 	case m.Untyped != nil:
 		return m.Untyped.GetValue()
+	case m.Histogram != nil:
+		return m.Histogram.GetSampleSum() // the total of what it observed
 	}
 	return 0
 }

@@ -15,7 +15,7 @@ const (
 	// with cache_config_info (KV capacity), /tokenize with "prompt".
 	PersonalityVLLM Personality = "vllm"
 	// PersonalityLlama: llama.cpp's llama-server. /props and /slots (context
-	// per slot, slots, the KV pool), llamacpp:* metrics, /tokenize with
+	// per slot, slots; not the KV pool), llamacpp:* metrics, /tokenize with
 	// "content", usage in the last chunk only, no /version.
 	PersonalityLlama Personality = "llama-server"
 	// PersonalitySGLang: /get_server_info (max_total_num_tokens), sglang:*
@@ -39,13 +39,13 @@ type ServerInfo struct {
 	// have where the server says so outside /v1/models: llama-server's
 	// context per slot, SGLang's context_length. 0: not said.
 	ContextLimit int
-	// KVCapacity is the KV cache in tokens: llama-server's n_ctx (one pool
-	// shared by all slots), SGLang's max_total_num_tokens. 0: not said.
+	// KVCapacity is the KV cache in tokens: SGLang's max_total_num_tokens.
+	// 0: not said, as llama-server never says it (its /props has no pool
+	// size, and a slot's n_ctx is the pool with -kvu but a share of it
+	// without, which nothing it answers tells apart).
 	KVCapacity int
-	// Slots is llama-server's total_slots; KVUnified whether every slot may
-	// use the whole pool (-kvu).
-	Slots     int
-	KVUnified bool
+	// Slots is llama-server's total_slots: the requests it runs at once.
+	Slots int
 }
 
 // Identify asks the server what it is: its metric names when it has
@@ -94,16 +94,15 @@ func (c *Client) Identify(ctx context.Context, family string) (ServerInfo, error
 	return info, nil
 }
 
-// llamaProps reads llama-server's /props and /slots into info; false when
-// the server has no such endpoint.
+// llamaProps reads llama-server's /props and /slots into info (their b9928
+// shapes: /props default_generation_settings.n_ctx and total_slots, /slots
+// a per-slot n_ctx); false when the server has no such endpoint.
 func (c *Client) llamaProps(ctx context.Context, info *ServerInfo) (bool, error) {
 	var p struct {
 		DGS struct {
 			NCtx int `json:"n_ctx"`
 		} `json:"default_generation_settings"`
 		TotalSlots int     `json:"total_slots"`
-		NCtx       int     `json:"n_ctx"`
-		KVUnified  *bool   `json:"kv_unified"`
 		BuildInfo  string  `json:"build_info"`
 		Simulated  bool    `json:"simulated"`
 		Speed      float64 `json:"speed"`
@@ -123,18 +122,7 @@ func (c *Client) llamaProps(ctx context.Context, info *ServerInfo) (bool, error)
 	}
 	info.Version = p.BuildInfo
 	info.Simulated, info.Speed = info.Simulated || p.Simulated, max(info.Speed, p.Speed)
-	info.ContextLimit, info.Slots = slot, p.TotalSlots
-	info.KVUnified = p.KVUnified != nil && *p.KVUnified
-	// The pool: n_ctx where /props gives it; else a unified pool is one
-	// slot's context, and separate slots each hold their own.
-	switch {
-	case p.NCtx > 0:
-		info.KVCapacity = p.NCtx
-	case info.KVUnified:
-		info.KVCapacity = slot
-	case p.KVUnified != nil && p.TotalSlots > 0:
-		info.KVCapacity = slot * p.TotalSlots
-	}
+	info.ContextLimit, info.Slots = slot, max(p.TotalSlots, 0)
 	return true, nil
 }
 

@@ -207,6 +207,7 @@ type streamState struct {
 	usageTotal  int  // last completion_tokens seen
 	counted     int  // tokens passed to onToken so far
 	usageChunks int  // content chunks that carried usage
+	sawUsage    bool // some chunk carried usage
 	sawFinal    bool // a usage-only final chunk (choices: [])
 }
 
@@ -232,9 +233,16 @@ func (st *streamState) add(ch *chunk, now time.Time, res *StreamResult, onToken 
 	if ch.hasUsage {
 		tokens = max(0, ch.completionTokens-st.counted)
 		st.usageTotal = ch.completionTokens
-		st.usageChunks++
+		st.sawUsage = true
 	}
 	st.counted += tokens
+	if ch.hasUsage && (ch.textLen > 0 || tokens > 0) {
+		// Only a content chunk with usage is continuous usage: llama-server's
+		// closing chunk carries usage and no text, and a 1-token answer's
+		// one content chunk and that closing chunk read as "every content
+		// chunk carried usage" (issue 30 item 8).
+		st.usageChunks++
+	}
 	if ch.textLen > 0 || tokens > 0 {
 		if ch.textLen > 0 {
 			if res.FirstToken.IsZero() {
@@ -278,7 +286,7 @@ func (st *streamState) end(res *StreamResult, err error) error {
 	switch {
 	case usageChunks > 0 && usageChunks == res.ContentChunks:
 		res.Tokens, res.Source = usageTotal, SourceContinuousUsage
-	case sawFinal || (usageChunks > 0 && res.Finished):
+	case sawFinal || (st.sawUsage && res.Finished):
 		res.Tokens, res.Source = usageTotal, SourceFinalUsage
 	default:
 		res.Tokens, res.Source = res.ContentChunks, SourceChunks

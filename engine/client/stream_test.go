@@ -57,6 +57,12 @@ func TestStreamSources(t *testing.T) {
 			"data: {\"choices\":[{\"text\":\"x\"}]}\n\ndata: {\"choices\":[{\"text\":\"y\"}]}\n\n" +
 				`data: {"choices":[{"text":"z","finish_reason":"length"}],"usage":{"completion_tokens":3,"prompt_tokens":9}}` + "\n\n",
 			3, 3, SourceFinalUsage, false},
+		// A prefill's one token, then b9928's closing chunk: usage with no
+		// text (issue 30 item 8: read as continuous usage).
+		{"llama-server: one token, usage in the closing chunk",
+			"data: {\"choices\":[{\"text\":\"x\",\"finish_reason\":null}]}\n\n" +
+				`data: {"choices":[{"text":"","finish_reason":"length"}],"usage":{"completion_tokens":1,"prompt_tokens":9}}` + "\n\ndata: [DONE]\n\n",
+			1, 1, SourceFinalUsage, false},
 		{"no usage at all",
 			"data: {\"choices\":[{\"text\":\"x\"}]}\n\ndata: {\"choices\":[{\"text\":\"y\"}]}\n\ndata: [DONE]\n\n",
 			2, 2, SourceChunks, false},
@@ -192,6 +198,12 @@ func TestEndpointParsing(t *testing.T) {
 		"http://127.0.0.1:8000/v1/": "http://127.0.0.1:8000",
 		"127.0.0.1:8000":            "http://127.0.0.1:8000",
 		"https://h.example/api/v1":  "https://h.example/api",
+		// Full API URLs as users paste them (issue 30 item 6).
+		"http://127.0.0.1:8080/v1/completions":       "http://127.0.0.1:8080",
+		"http://127.0.0.1:8080/v1/chat/completions/": "http://127.0.0.1:8080",
+		"http://127.0.0.1:8080/completions":          "http://127.0.0.1:8080",
+		"https://h.example/api/v1/models":            "https://h.example/api",
+		"https://h.example/api/chat/completions?x=1": "https://h.example/api",
 	} {
 		c, err := New(in)
 		if err != nil || c.Endpoint() != want {
@@ -368,4 +380,29 @@ func TestLongLinesShareABudget(t *testing.T) {
 		t.Errorf("%d bytes still counted after every stream ended", n)
 	}
 	t.Logf("%d of %d streams refused, peak %d MiB", overBudget.Load(), streams, peak.Load()>>20)
+}
+
+// FuzzEndpoint: any text a user pastes as --endpoint either is refused or
+// gives a base URL that is http(s), has a host, and ends in none of the API
+// suffixes that are cut (issue 30 item 6), so no request path doubles one.
+func FuzzEndpoint(f *testing.F) {
+	for _, s := range []string{"http://127.0.0.1:8080/v1/completions", "127.0.0.1:8000", "https://h/api/v1/chat/completions/",
+		"http://h/v1/v1/completions", "http://h//v1//", "ftp://x", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := New(s)
+		if err != nil {
+			return
+		}
+		u := c.Endpoint()
+		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") || c.base.Host == "" {
+			t.Fatalf("New(%q) base %q is not http(s) with a host", s, u)
+		}
+		for _, suf := range apiSuffixes {
+			if suf != "/v1" && strings.HasSuffix(c.base.Path, suf) {
+				t.Fatalf("New(%q) base %q still ends in %s", s, u, suf)
+			}
+		}
+	})
 }

@@ -52,11 +52,11 @@ func TestWindowPlan(t *testing.T) {
 	} {
 		q := rundoc.DefaultPlan().Resolve(32768)
 		tc.change(&q)
-		if err := q.Validate(32768); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := q.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Validate = %v, want %q", err, tc.want)
 		}
 	}
-	if err := rundoc.DefaultPlan().Resolve(300000).Validate(300000); err != nil {
+	if err := rundoc.DefaultPlan().Resolve(300000).Validate(); err != nil {
 		t.Errorf("default plan: %v", err)
 	}
 }

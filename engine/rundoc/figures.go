@@ -188,7 +188,7 @@ var CSVFigures = []Figure{FigRate, FigPerRequestTokS, FigTTFT, FigTBT, FigAvgAct
 // order; Optional ones appear only when some cell has them.
 var MeasurementFigures = []Figure{FigRate, FigPerRequestTokS, FigTTFT, FigTTFTP90, FigTTFTP99, FigTBT, FigTBTP90,
 	FigTBTP99, FigAvgActive, FigCompleted, FigOutputTokens, FigMeasuredS, FigKVUsageMax, FigPowerW, FigEnergy,
-	FigRetried, FigNeverStarted, FigServerOutputTokens, FigServerTokenDiff, FigServerDecodeTokS}
+	FigRetried, FigNeverStarted, FigServerOutputTokens, FigServerTokenDiff, FigServerDecodeTokS, FigServerPromptTokS}
 
 // Used returns the figures of fs that some cell of cells has, keeping every
 // figure that is not Optional.

@@ -121,8 +121,10 @@ func fitCell(c *Cell) {
 			s.T = 0
 		}
 		s.T = min(max(s.T, -maxFigure), maxFigure)
-		for _, f := range []*float64{&s.Running, &s.Waiting, &s.KVUsage, &s.PrefixCacheQueries, &s.PrefixCacheHits, &s.Preemptions} {
-			fitNum(f)
+		for _, f := range []*float64{&s.Running, &s.Waiting, s.KVUsage, s.PrefixCacheQueries, s.PrefixCacheHits, s.Preemptions} {
+			if f != nil {
+				fitNum(f)
+			}
 		}
 	}
 	for j := range c.GPUSamples {

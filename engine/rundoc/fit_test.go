@@ -75,7 +75,7 @@ func TestFitMakesEveryRunImportable(t *testing.T) {
 		c.Reason = hostileText(rng)
 		c.OutputTokens, c.PromptTokens = hostileInt(rng), hostileInt(rng)
 		c.TotalTokS, c.TTFTMs = hostileNum(rng), hostileNum(rng)
-		c.ServerSamples[0].KVUsage, c.ServerSamples[0].T = hostileNum(rng), hostileNum(rng)
+		c.ServerSamples[0].KVUsage, c.ServerSamples[0].T = rundoc.Reported(hostileNum(rng), true), hostileNum(rng)
 		c.ServerStats.RunningMean = hostileNum(rng)
 
 		rundoc.Fit(r)

@@ -390,8 +390,10 @@ func (v *validator) cell(i int, c *Cell) {
 		if math.IsNaN(s.T) || math.Abs(s.T) > maxFigure {
 			v.fail("%s: server_samples[%d] t is %v, want a finite number of seconds", where, j, s.T)
 		}
-		for _, f := range []float64{s.Running, s.Waiting, s.KVUsage, s.PrefixCacheQueries, s.PrefixCacheHits, s.Preemptions} {
-			v.num(fmt.Sprintf("%s: server_samples[%d]", where, j), f)
+		for _, f := range []*float64{&s.Running, &s.Waiting, s.KVUsage, s.PrefixCacheQueries, s.PrefixCacheHits, s.Preemptions} {
+			if f != nil {
+				v.num(fmt.Sprintf("%s: server_samples[%d]", where, j), *f)
+			}
 		}
 	}
 	for j, s := range c.GPUSamples {

@@ -286,9 +286,15 @@ const (
 // shorter than a round trip.
 const MaxSimSpeed = 1000
 
-// Validate checks a resolved plan against the server's max_model_len (0 =
-// unknown) before anything is sent. Errors name the value and the fix.
-func (p Plan) Validate(maxModelLen int) error {
+// MaxConcurrency is the largest concurrency a plan may ask for.
+const MaxConcurrency = 4096
+
+// Validate checks a resolved plan before anything is sent. Errors name the
+// value and the fix. A context above the server's max_model_len is not an
+// error: its cells are Exceeds model length and the rest run (METHOD.md:
+// Decode cells, step 1); only a plan of which nothing can run is refused
+// (engine/session.CheckPlan).
+func (p Plan) Validate() error {
 	var errs []error
 	if d := p.Duration(); math.IsNaN(p.DurationS) || p.DurationS < MinDuration.Seconds() || p.DurationS > MaxDuration.Seconds() {
 		errs = append(errs, fmt.Errorf("the window length must be from %s to %s, not %s: a shorter window holds no whole request, a longer one holds the run for hours per cell",
@@ -323,10 +329,6 @@ func (p Plan) Validate(maxModelLen int) error {
 	for _, c := range append(append([]int(nil), p.Contexts...), p.PrefillContexts...) {
 		if c < 0 {
 			errs = append(errs, fmt.Errorf("context %d is negative", c))
-		}
-		if maxModelLen > 0 && c > maxModelLen {
-			errs = append(errs, fmt.Errorf("context %s is above the server's max_model_len (%s): drop it or use max",
-				ContextLabel(c), ContextLabel(maxModelLen)))
 		}
 	}
 	return errors.Join(errs...)

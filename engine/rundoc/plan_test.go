@@ -14,7 +14,7 @@ import (
 func TestPlanBounds(t *testing.T) {
 	t.Parallel()
 	base := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 30, MaxOutput: 16}
-	if err := base.Validate(0); err != nil {
+	if err := base.Validate(); err != nil {
 		t.Fatalf("the base plan: %v", err)
 	}
 	for _, tc := range []struct {
@@ -27,7 +27,7 @@ func TestPlanBounds(t *testing.T) {
 	} {
 		p := base
 		tc.edit(&p)
-		if err := p.Validate(0); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("err %v, want %q", err, tc.want)
 		}
 	}

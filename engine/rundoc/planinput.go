@@ -10,8 +10,6 @@ import (
 
 // The limits of a plan's inputs, written once for every front end.
 const (
-	// MaxConcurrency is the most requests one cell may keep in flight.
-	MaxConcurrency = 4096
 	// MaxPrecision is the loosest adaptive precision (±50%).
 	MaxPrecision = 0.5
 	// MaxKVCapacity is the largest KV-capacity override, in tokens.
@@ -135,7 +133,7 @@ func (in PlanInput) Plan() (Plan, error) {
 	// would drop it, and a plan of only "max" would look empty).
 	q := p
 	q.Contexts, q.PrefillContexts = maxAsZero(p.Contexts), maxAsZero(p.PrefillContexts)
-	if err := q.Validate(0); err != nil {
+	if err := q.Validate(); err != nil {
 		return p, err
 	}
 	return p, nil

@@ -78,7 +78,7 @@ func FuzzPlanInput(f *testing.F) {
 		}
 		q := p
 		q.Contexts, q.PrefillContexts = maxAsZero(p.Contexts), maxAsZero(p.PrefillContexts)
-		if err := q.Validate(0); err != nil {
+		if err := q.Validate(); err != nil {
 			t.Fatalf("%+v: a plan the engine refuses: %v", in, err)
 		}
 		if p.KVCapacityOverride < 0 || p.MaxOutput < 1 {

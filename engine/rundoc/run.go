@@ -143,7 +143,9 @@ const (
 	KVSourceLog     = "log"
 	KVSourceUser    = "user"
 	KVSourceUnknown = "unknown"
-	// KVSourceProps: llama-server's /props (n_ctx, total_slots, kv_unified).
+	// KVSourceProps: llama-server's /props in runs before issue 28, from
+	// fields only the simulator had; a real llama-server reports no pool
+	// size, so new runs have it from the user or not at all.
 	KVSourceProps = "props"
 	// KVSourceServerInfo: SGLang's /get_server_info (max_total_num_tokens).
 	KVSourceServerInfo = "server_info"
@@ -252,14 +254,39 @@ type Cell struct {
 // the window opened; the first sample is the baseline taken just before it
 // (T ≤ 0), which counters are measured from and gauges leave out. Counters
 // are cumulative as the server reports them.
+//
+// The KV and cache figures are nil (absent from JSON) where the server does
+// not expose them (Server.NotReported), never 0: llama-server has no KV
+// usage, prefix-cache or preemption metric, and a 0 there read as an idle
+// cache (issue 30 item 3). The queue gauges are present in every sample:
+// a server without them is not sampled for them (NotReportedQueue) and
+// its running and waiting read 0.
 type ServerSample struct {
-	T                  float64 `json:"t"`
-	Running            float64 `json:"running"`
-	Waiting            float64 `json:"waiting"`
-	KVUsage            float64 `json:"kv_usage"` // 0–1
-	PrefixCacheQueries float64 `json:"prefix_cache_queries"`
-	PrefixCacheHits    float64 `json:"prefix_cache_hits"`
-	Preemptions        float64 `json:"preemptions"`
+	T                  float64  `json:"t"`
+	Running            float64  `json:"running"`
+	Waiting            float64  `json:"waiting"`
+	KVUsage            *float64 `json:"kv_usage,omitempty"` // 0–1
+	PrefixCacheQueries *float64 `json:"prefix_cache_queries,omitempty"`
+	PrefixCacheHits    *float64 `json:"prefix_cache_hits,omitempty"`
+	Preemptions        *float64 `json:"preemptions,omitempty"`
+}
+
+// Reported returns a figure a server reported, as ServerSample holds it:
+// &v when has, else nil (not reported).
+func Reported(v float64, has bool) *float64 {
+	if !has {
+		return nil
+	}
+	return &v
+}
+
+// Value is a sample figure, 0 where it is absent: for sums and maxima
+// over samples, which Reported already kept apart.
+func Value(f *float64) float64 {
+	if f == nil {
+		return 0
+	}
+	return *f
 }
 
 // ServerStats summarises a cell's server samples.

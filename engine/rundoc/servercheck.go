@@ -10,8 +10,10 @@ type ServerFacts struct {
 	// Personality is "vllm", "llama-server", "sglang" or "openai" (any other
 	// OpenAI-compatible server); empty in runs from before it was recorded.
 	Personality string `json:"personality,omitempty"`
-	// Slots is llama-server's total_slots; KVUnified whether its slots share
-	// one KV pool (-kvu), so one request may use all of it.
+	// Slots is llama-server's total_slots (the requests it runs at once) or
+	// vLLM's --max-num-seqs when RigBench launched it. KVUnified whether
+	// llama-server's slots share one KV pool (-kvu): set only in runs
+	// before issue 28, from a /props field only the simulator had.
 	Slots     int  `json:"slots,omitempty"`
 	KVUnified bool `json:"kv_unified,omitempty"`
 	// NotReported names the figures this server does not expose (NotReported…
@@ -28,6 +30,7 @@ const (
 	NotReportedKVCapacity   = "kv_capacity"
 	NotReportedServerTokens = "server_output_tokens"
 	NotReportedDecodeTime   = "server_decode_s"
+	NotReportedPrefillTime  = "server_prefill_s"
 	NotReportedTokenize     = "tokenize"
 )
 
@@ -72,8 +75,10 @@ type CellChecks struct {
 	// a request when it finishes (llama-server), the usage of the requests
 	// that finished.
 	CheckedOutputTokens int `json:"checked_output_tokens,omitempty"`
-	// ServerTokenDiffPct is 100 × (server − RigBench) / RigBench.
-	ServerTokenDiffPct float64 `json:"server_token_diff_pct,omitempty"`
+	// ServerTokenDiffPct is 100 × (server − RigBench) / RigBench: nil
+	// (absent) when nothing was checked, and present when it is 0, since
+	// an exact match is a finding and not "not measured" (issue 30 item 4).
+	ServerTokenDiffPct *float64 `json:"server_token_diff_pct,omitempty"`
 	// ServerPromptTokens is the delta of the server's prompt-token counter
 	// over the same span (llama-server counts only tokens it computed, not
 	// cache hits).
@@ -85,6 +90,14 @@ type CellChecks struct {
 	// shows what HTTP and sampling cost.
 	ServerDecodeS    float64 `json:"server_decode_s,omitempty"`
 	ServerDecodeTokS float64 `json:"server_decode_tok_s,omitempty"`
+	// ServerPrefillS is, on a prefill cell, the server's own time computing
+	// the cell's prompts (Δ llama-server's prompt_seconds_total, Δ the sum
+	// of vLLM's request_prefill_time_seconds), and ServerPromptTokS =
+	// server_prompt_tokens / ServerPrefillS, the prompt rate the server
+	// measured: beside prompt_tok_s it shows what HTTP, tokenization and
+	// the first token's sampling cost (issue 28 item 3).
+	ServerPrefillS   float64 `json:"server_prefill_s,omitempty"`
+	ServerPromptTokS float64 `json:"server_prompt_tok_s,omitempty"`
 }
 
 // ServerCheckTolerancePct is the difference between the server's and
@@ -106,8 +119,12 @@ var (
 		Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return float64(c.ServerOutputTokens) }}
 	// FigServerTokenDiff is how far the server's count is from RigBench's.
 	FigServerTokenDiff = Figure{Key: "server_token_diff_pct", Label: "server Δ %", Title: "Server Δ %", Unit: "%", Decimals: 1,
-		Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return c.ServerTokenDiffPct },
-		zeroCounts: func(c *Cell) bool { return c.CheckedOutputTokens > 0 }}
+		Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return Value(c.ServerTokenDiffPct) },
+		zeroCounts: func(c *Cell) bool { return c.ServerTokenDiffPct != nil }}
+	// FigServerPromptTokS is the prompt rate the server measured itself
+	// on a prefill cell.
+	FigServerPromptTokS = Figure{Key: "server_prompt_tok_s", Label: "server prompt tok/s", Title: "Server prompt tok/s", Unit: "tok/s",
+		Decimals: 1, Better: Higher, Phase: PhasePrefill, Optional: true, value: func(c *Cell) float64 { return c.ServerPromptTokS }}
 	// FigServerDecodeTokS is the per-request rate the server measured
 	// itself (llama-server).
 	FigServerDecodeTokS = Figure{Key: "server_decode_tok_s", Label: "server decode tok/s", Title: "Server decode tok/s", Unit: "tok/s",
@@ -143,10 +160,11 @@ func (v *validator) checks(where string, c CellChecks) {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"idle_wait_s", c.IdleWaitS}, {"server_decode_s", c.ServerDecodeS}, {"server_decode_tok_s", c.ServerDecodeTokS}} {
+	}{{"idle_wait_s", c.IdleWaitS}, {"server_decode_s", c.ServerDecodeS}, {"server_decode_tok_s", c.ServerDecodeTokS},
+		{"server_prefill_s", c.ServerPrefillS}, {"server_prompt_tok_s", c.ServerPromptTokS}} {
 		v.num(where+": "+f.name, f.v)
 	}
-	if d := c.ServerTokenDiffPct; math.IsNaN(d) || d < -100 || d > maxFigure {
-		v.fail("%s: server_token_diff_pct is %v, want a number from -100 to %g", where, d, maxFigure)
+	if d := c.ServerTokenDiffPct; d != nil && (math.IsNaN(*d) || *d < -100 || *d > maxFigure) {
+		v.fail("%s: server_token_diff_pct is %v, want a number from -100 to %g", where, *d, maxFigure)
 	}
 }

@@ -17,7 +17,7 @@ func TestValidateServerFactsAndChecks(t *testing.T) {
 		{"negative slots", "server.slots", func(r *rundoc.Run) { r.Server.Slots = -1 }},
 		{"negative retries", "retried_requests", func(r *rundoc.Run) { r.Cells[1].RetriedRequests = -2 }},
 		{"negative idle wait", "idle_wait_s", func(r *rundoc.Run) { r.Cells[1].IdleWaitS = -1 }},
-		{"diff below -100%", "server_token_diff_pct", func(r *rundoc.Run) { r.Cells[1].ServerTokenDiffPct = -101 }},
+		{"diff below -100%", "server_token_diff_pct", func(r *rundoc.Run) { r.Cells[1].ServerTokenDiffPct = rundoc.Reported(-101, true) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := jsonioFullRun()
@@ -31,7 +31,7 @@ func TestValidateServerFactsAndChecks(t *testing.T) {
 		})
 	}
 	r := jsonioFullRun()
-	r.Cells[1].ServerTokenDiffPct = -3.5 // the server counted fewer: allowed
+	r.Cells[1].ServerTokenDiffPct = rundoc.Reported(-3.5, true) // the server counted fewer: allowed
 	if err := rundoc.ValidateRun(r); err != nil {
 		t.Errorf("a negative difference is refused: %v", err)
 	}

@@ -3,28 +3,38 @@ package session
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
+	"github.com/rigbench/rigbench/engine/vllm"
 )
 
 // Facts are what a plan check needs to know about the server before a run:
-// its max_model_len and KV capacity K in tokens (0 = unknown), and the
-// simulator's speed factor in demo mode (0 or 1 = real time), which makes a
-// demo run S times shorter than the card it imitates.
+// its max_model_len, KV capacity K in tokens and the requests it runs at
+// once (0 = unknown), and the simulator's speed factor in demo mode (0 or 1
+// = real time), which makes a demo run S times shorter than the card it
+// imitates.
 type Facts struct {
 	MaxModelLen int
 	KVCapacity  int
+	Slots       int
 	Speed       float64
+}
+
+// limits are the facts as the plan check reads them, with the plan's KV
+// capacity override.
+func (f Facts) limits(p rundoc.Plan) bench.Limits {
+	return bench.Limits{MaxModelLen: f.MaxModelLen, KVCapacity: kvCapacity(p, f), Slots: f.Slots}
 }
 
 // DemoFacts are the facts of the demo target for cfg, computed from the
 // simulator's sizing without starting it (sim.Facts). Its error is the one
 // the demo's start would fail with; Speed is set even then.
 func DemoFacts(cfg sim.Config) (Facts, error) {
-	f := Facts{Speed: max(1, cfg.Speed)}
+	f := Facts{Speed: max(1, cfg.Speed), Slots: demoSlots(cfg)}
 	var err error
 	f.MaxModelLen, f.KVCapacity, err = sim.Facts(cfg)
 	return f, err
@@ -35,7 +45,44 @@ func ServerFacts(s *Server) Facts {
 	if s == nil {
 		return Facts{}
 	}
-	return Facts{MaxModelLen: s.MaxModelLen, KVCapacity: s.KVCapacity}
+	return Facts{MaxModelLen: s.MaxModelLen, KVCapacity: s.KVCapacity, Slots: launchSlots(s.Record)}
+}
+
+// demoSlots is the demo's max_num_seqs: its --max-num-seqs, else its
+// profile's default (the simulator's sizing).
+func demoSlots(cfg sim.Config) int {
+	n := cfg.MaxNumSeqs
+	if n == 0 {
+		n = cfg.Profile.DefaultMaxNumSeqs
+		if cfg.Profile.Name == "" {
+			n = sim.DefaultProfile().DefaultMaxNumSeqs
+		}
+	}
+	if n < 1 || n > rundoc.MaxConcurrency {
+		return 0
+	}
+	return n
+}
+
+// launchSlots is --max-num-seqs of a launch (the requests vLLM runs at
+// once), 0 when the launch does not set it or there is none.
+func launchSlots(l *rundoc.Launch) int {
+	if l == nil {
+		return 0
+	}
+	cfg, err := vllm.ParseArgs(l.Args)
+	if err != nil {
+		return 0
+	}
+	v, ok := cfg.Get("--max-num-seqs")
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > rundoc.MaxConcurrency {
+		return 0
+	}
+	return n
 }
 
 // Predict applies METHOD.md's plan check (bench.Predict) to every decode
@@ -43,12 +90,12 @@ func ServerFacts(s *Server) Facts {
 // statuses (cells that will run are absent). Contexts of ContextMax resolve
 // to max_model_len − M when the length is known and are dropped otherwise.
 func Predict(p rundoc.Plan, f Facts) *rundoc.Run {
-	k := kvCapacity(p, f)
+	l := f.limits(p)
 	r := &rundoc.Run{Plan: p}
 	r.Plan.Contexts = p.Resolve(f.MaxModelLen).Contexts
 	for _, c := range r.Plan.Contexts {
 		for _, n := range p.Concurrency {
-			if st := bench.Predict(c, n, p.MaxOutput, f.MaxModelLen, k); st != "" {
+			if st := bench.Predict(c, n, p.MaxOutput, l); st != "" {
 				r.Cells = append(r.Cells, rundoc.Cell{Phase: rundoc.PhaseDecode, Context: c, Concurrency: n, Status: st})
 			}
 		}
@@ -69,7 +116,7 @@ func Estimate(preview *rundoc.Run, f Facts, measured []rundoc.Cell) (d time.Dura
 			}
 		}
 	}
-	d = bench.Estimate(p, f.MaxModelLen, kvCapacity(p, f), measured)
+	d = bench.Estimate(p, f.limits(p), measured)
 	if f.Speed > 1 {
 		d = time.Duration(float64(d) / f.Speed)
 	}
@@ -151,17 +198,18 @@ func (e *NothingRunsError) Error() string {
 // bench.PredictPrefill), and nil when at least one can. An empty plan is
 // nil here: Plan.Validate reports it.
 func CheckPlan(p rundoc.Plan, s rundoc.Server) error {
-	length, kv := s.MaxModelLen, s.KVCapacityTokens
+	l := bench.ServerLimits(s)
+	length, kv := l.MaxModelLen, l.KVCapacity
 	skipped := 0
 	for _, c := range p.PrefillContexts {
-		if bench.PredictPrefill(c, length, kv) == "" {
+		if bench.PredictPrefill(c, l) == "" {
 			return nil
 		}
 		skipped++
 	}
 	for _, c := range p.Contexts {
 		for _, n := range p.Concurrency {
-			if bench.Predict(c, n, p.MaxOutput, length, kv) == "" {
+			if bench.Predict(c, n, p.MaxOutput, l) == "" {
 				return nil
 			}
 			skipped++
@@ -179,7 +227,9 @@ func CheckPlan(p rundoc.Plan, s rundoc.Server) error {
 		e.Why, e.Suggest = NoPrefillFits, max(largest, 1)
 		return e
 	}
-	e.Context, e.Concurrency = slices.Min(p.Contexts), slices.Min(p.Concurrency)
+	// The requests the server would run at once: a server with fewer
+	// slots than N holds only its slots' KV (issue 30 item 1).
+	e.Context, e.Concurrency = slices.Min(p.Contexts), l.Running(slices.Min(p.Concurrency))
 	switch c0 := e.Context; {
 	case length > 0 && p.MaxOutput >= length:
 		e.Why, e.Suggest = OutputFillsModel, roomyOutput(length)

@@ -154,6 +154,7 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		Observer:          obs,
 		Telemetry:         tel,
 		KVCapacityFromLog: t.kvFromLog,
+		SlotsFromLaunch:   slotsOf(o, doc),
 		Doc:               doc,
 		Kept:              kept,
 		Exited:            t.exited,
@@ -243,6 +244,16 @@ func startTarget(ctx context.Context, o *Options, doc *rundoc.Run) (target, erro
 		return target{}, fmt.Errorf("unknown session kind %q", o.Kind)
 	}
 	return t, nil
+}
+
+// slotsOf is how many requests the target runs at once, where RigBench
+// knows it from the launch: vLLM's --max-num-seqs of the launched server,
+// or the demo's (0: unknown).
+func slotsOf(o Options, doc *rundoc.Run) int {
+	if o.Kind == Demo {
+		return demoSlots(o.Sim)
+	}
+	return launchSlots(doc.Launch)
 }
 
 func maxInt(xs []int) int {

@@ -50,6 +50,35 @@ func TestDemoSession(t *testing.T) {
 	}
 }
 
+// TestDemoMaxNumSeqs is issue 30 item 1 for vLLM: where RigBench knows
+// --max-num-seqs (here the demo's 2), the run records it as the server's
+// slots, the plan check counts only the 2 running requests' KV (0 × 4 fits
+// a cache of 2 × (0 + 64) + a little, which 4 requests would not), and the
+// cell with 4 streams runs Requests queued.
+func TestDemoMaxNumSeqs(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	p, _ := sim.ProfileByName("tiny")
+	cfg.Profile, cfg.Speed, cfg.MaxNumSeqs = p, 20, 2
+	f, err := session.DemoFacts(cfg)
+	if err != nil || f.Slots != 2 {
+		t.Fatalf("demo facts %+v, %v; want 2 slots", f, err)
+	}
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{2, 4}, DurationS: 5, MaxOutput: 64, KVCapacityOverride: 200}
+	if preview := session.Predict(plan, f); len(preview.Cells) != 0 {
+		t.Errorf("predicted %+v; 4 requests on 2 slots hold only 2 × 64 tokens", preview.Cells)
+	}
+	run, err := session.Run(context.Background(), session.Options{Kind: session.Demo, Sim: cfg, Plan: plan, Hardware: noGPU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Server.Slots != 2 {
+		t.Errorf("server slots %d, want the demo's --max-num-seqs 2", run.Server.Slots)
+	}
+	if c := run.Find(rundoc.PhaseDecode, 0, 4); c == nil || c.Status != rundoc.StatusQueued || !strings.Contains(c.Reason, "runs 2 requests at once") {
+		t.Errorf("0 × 4 on max_num_seqs 2: %+v, want Requests queued", c)
+	}
+}
+
 // TestLaunchSession launches the simulator image through the real Docker
 // daemon, runs a tiny benchmark through it, and checks that the run records
 // the launch without secrets and that no container is left behind.

@@ -47,6 +47,10 @@ type seq struct {
 	failed    bool // ran out of KV under failOnFull
 	// lastTokenAt is the simulated time of the latest generated token.
 	lastTokenAt float64
+	// slot is the llama-server slot the request holds (slotted: one was
+	// given, see slotCache).
+	slot    int
+	slotted bool
 }
 
 // known is the number of tokens the sequence holds: prompt plus outputs.
@@ -115,6 +119,9 @@ type core struct {
 	// step for TrueRate. Both are nil without noise.
 	noise *stepNoise
 	steps []stepRecord
+	// slots is llama-server's per-slot prompt cache (slots.go), which
+	// replaces the block prefix cache; nil for the other personalities.
+	slots *slotCache
 }
 
 func newCore(p Profile, lim limits, numBlocks int) *core {
@@ -165,6 +172,10 @@ func (c *core) finish(s *seq) {
 	s.blocks = nil
 	s.state = stateDone
 	s.finishedAt = c.now
+	if s.slotted {
+		c.slots.free(s.slot)
+		s.slotted = false
+	}
 }
 
 func removeSeq(q []*seq, s *seq) []*seq {
@@ -334,10 +345,23 @@ func (c *core) admit(s *seq, budget int) bool {
 		}
 	}
 	hitTokens := len(hits) * c.lim.blockSize
+	slot := -1
+	if c.slots != nil && !s.started {
+		// A slot's own cache: the reused tokens hold blocks of their own,
+		// shared with no other request.
+		slot, hitTokens = c.slots.pick(s.prompt)
+		if slot < 0 {
+			return false
+		}
+	}
 	n := min(s.known()-hitTokens, budget)
 	need := c.blocksFor(hitTokens+n) - len(hits)
 	if c.pool.free()-c.pool.freeAmong(hits) < need {
 		return false
+	}
+	if slot >= 0 {
+		c.slots.commit(slot, s.prompt, c.now)
+		s.slot, s.slotted = slot, true
 	}
 	c.pool.touch(hits)
 	s.blocks = append(s.blocks[:0], hits...)

@@ -11,14 +11,20 @@ import (
 	"time"
 )
 
-// The llama-server personality imitates llama.cpp's tools/server as its
-// README documents it:
+// The llama-server personality imitates llama.cpp's tools/server as build
+// b9928 answers (issue 28, checked against a real server):
 //
-//   - GET /props: default_generation_settings.n_ctx (a slot's context),
-//     total_slots, model_path, build_info; the simulator adds n_ctx (the
-//     whole KV pool) and kv_unified, and, being a simulator, simulated and
-//     speed;
-//   - GET /slots: one object per slot with id, n_ctx and is_processing;
+//   - GET /props: exactly b9928's keys (bos_token, build_info,
+//     chat_template, chat_template_caps, cors_proxy_enabled,
+//     default_generation_settings {n_ctx: a slot's context, params},
+//     endpoint_metrics, endpoint_props, endpoint_slots, eos_token,
+//     is_sleeping, media_marker, modalities, model_alias, model_ftype,
+//     model_path, total_slots, ui, ui_settings) and, being a simulator,
+//     its own marker simulated with speed. It does not say how large the
+//     KV pool is, nor whether the slots share it (-kvu): a client must be
+//     told (--kv-capacity);
+//   - GET /slots: one object per slot with id, n_ctx (the slot's context:
+//     the whole pool with -kvu, -c / -np without) and is_processing;
 //   - GET /v1/models: the model path as id, with meta (n_ctx_train, n_ctx);
 //   - no /version (404);
 //   - POST /tokenize reads only "content" (and "add_special", default
@@ -33,13 +39,16 @@ import (
 //     ("content": null) and ends with an empty delta; no headers are sent
 //     until the request has a slot and its first token, and a queued
 //     request whose client left is noticed only then;
+//   - a prompt cache per slot (slots.go): a request reuses the longest
+//     common prefix with the last prompt of the slot it is given, token by
+//     token, and no KV is shared between slots;
 //   - n_ctx tokens of KV shared by all slots: a request the pool cannot
 //     hold fails with 400 exceed_context_size_error "Context size has been
 //     exceeded."; a prompt longer than the slot's context gets "request (N
 //     tokens) exceeds the available context size (M tokens), try
 //     increasing it"; output stops with finish_reason "length" when prompt
 //     plus output reach the slot's context.
-const llamaBuild = "b6500-sim"
+const llamaBuild = "b9928-sim"
 
 func (s *Server) llamaMux() *http.ServeMux {
 	mux := http.NewServeMux()
@@ -80,17 +89,30 @@ func (s *Server) simFacts(v map[string]any) map[string]any {
 func (s *Server) llamaProps(w http.ResponseWriter, r *http.Request) {
 	l := s.cfg.Llama
 	writeJSON(w, http.StatusOK, s.simFacts(map[string]any{
+		"bos_token":     "<|endoftext|>",
+		"build_info":    llamaBuild,
+		"chat_template": "{% for message in messages %}<|im_start|>{{ message.role }}\n{{ message.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}",
+		"chat_template_caps": map[string]bool{"supports_parallel_tool_calls": false, "supports_preserve_reasoning": false,
+			"supports_string_content": true, "supports_system_role": true, "supports_tool_calls": false, "supports_tools": false,
+			"supports_typed_content": false},
+		"cors_proxy_enabled": false,
 		"default_generation_settings": map[string]any{
-			"id": 0, "id_task": -1, "n_ctx": l.slotCtx(), "speculative": false, "is_processing": false,
-			"params": map[string]any{"n_predict": -1, "temperature": 0.8, "stream": false},
+			"n_ctx":  l.slotCtx(),
+			"params": map[string]any{"n_predict": -1, "temperature": 0.8, "top_k": 40, "top_p": 0.95, "stream": true, "cache_prompt": true},
 		},
-		"total_slots": l.Slots,
-		"model_alias": path.Base(s.model),
-		"model_path":  s.llamaModelID(),
-		"modalities":  map[string]bool{"vision": false, "audio": false},
-		"build_info":  llamaBuild,
-		"n_ctx":       l.CtxSize,
-		"kv_unified":  l.KVUnified,
+		"endpoint_metrics": true,
+		"endpoint_props":   false,
+		"endpoint_slots":   true,
+		"eos_token":        "<|im_end|>",
+		"is_sleeping":      false,
+		"media_marker":     "<__media__>",
+		"modalities":       map[string]bool{"vision": false, "audio": false},
+		"model_alias":      path.Base(s.model),
+		"model_ftype":      "Q8_0",
+		"model_path":       s.llamaModelID(),
+		"total_slots":      l.Slots,
+		"ui":               true,
+		"ui_settings":      map[string]any{},
 	}))
 }
 
@@ -155,20 +177,34 @@ type llamaCompletionRequest struct {
 func (s *Server) llamaCompletions(w http.ResponseWriter, r *http.Request) {
 	arrived := time.Now()
 	var req llamaCompletionRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	prompt, ok := llamaRead(w, r, &req, func() json.RawMessage { return req.Prompt }, `"prompt" must be provided`,
+		func(m json.RawMessage) ([]uint32, error) { return parsePrompt(m, true) })
+	if ok {
+		s.llamaGenerate(w, r, arrived, prompt, req.llamaOptions, false)
+	}
+}
+
+// llamaRead reads a generation request's body into req and the prompt its
+// field (the prompt or the messages, as field returns it after the read)
+// gives with parse, answering llama-server's 400 otherwise: a body that is
+// not JSON, the field missing (missing says so), or one that does not
+// parse. Completions and chats differ only in the field and its parser.
+func llamaRead(w http.ResponseWriter, r *http.Request, req any, field func() json.RawMessage, missing string,
+	parse func(json.RawMessage) ([]uint32, error)) ([]uint32, bool) {
+	if err := json.NewDecoder(r.Body).Decode(req); err != nil {
 		llamaError(w, http.StatusBadRequest, "invalid_request_error", "Failed to parse the request body as JSON", nil)
-		return
+		return nil, false
 	}
-	if len(req.Prompt) == 0 {
-		llamaError(w, http.StatusBadRequest, "invalid_request_error", `"prompt" must be provided`, nil)
-		return
+	if f := field(); len(f) == 0 || string(f) == "null" {
+		llamaError(w, http.StatusBadRequest, "invalid_request_error", missing, nil)
+		return nil, false
 	}
-	prompt, err := parsePrompt(req.Prompt, true)
+	prompt, err := parse(field())
 	if err != nil {
 		llamaError(w, http.StatusBadRequest, "invalid_request_error", err.Error(), nil)
-		return
+		return nil, false
 	}
-	s.llamaGenerate(w, r, arrived, prompt, req.llamaOptions, false)
+	return prompt, true
 }
 
 // llamaOptions are what llama-server reads of a generation request besides
@@ -192,20 +228,11 @@ type llamaChatRequest struct {
 func (s *Server) llamaChat(w http.ResponseWriter, r *http.Request) {
 	arrived := time.Now()
 	var req llamaChatRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		llamaError(w, http.StatusBadRequest, "invalid_request_error", "Failed to parse the request body as JSON", nil)
-		return
+	prompt, ok := llamaRead(w, r, &req, func() json.RawMessage { return req.Messages }, "'messages' is required",
+		func(m json.RawMessage) ([]uint32, error) { return chatPrompt(m, true, false) })
+	if ok {
+		s.llamaGenerate(w, r, arrived, prompt, req.llamaOptions, true)
 	}
-	if len(req.Messages) == 0 || string(req.Messages) == "null" {
-		llamaError(w, http.StatusBadRequest, "invalid_request_error", "'messages' is required", nil)
-		return
-	}
-	prompt, err := chatPrompt(req.Messages, true, false)
-	if err != nil {
-		llamaError(w, http.StatusBadRequest, "invalid_request_error", err.Error(), nil)
-		return
-	}
-	s.llamaGenerate(w, r, arrived, prompt, req.llamaOptions, true)
 }
 
 // llamaApplyTemplate serves /apply-template: the chat template applied to
@@ -323,7 +350,7 @@ func (s *Server) llamaStream(w http.ResponseWriter, r *http.Request, st *stream,
 				w.Header().Set("Content-Type", "text/event-stream")
 				w.WriteHeader(http.StatusOK)
 				if chat {
-					chunk["choices"] = []map[string]any{{"finish_reason": nil, "index": 0, "delta": map[string]any{"role": "assistant", "content": nil}}}
+					chunk["choices"] = llamaChoice(true, true, "", nil, map[string]any{"role": "assistant", "content": nil})
 					if !writeEvent(w, fl, chunk) {
 						return
 					}
@@ -332,11 +359,7 @@ func (s *Server) llamaStream(w http.ResponseWriter, r *http.Request, st *stream,
 		}
 		piece := outputText(st.sq.key, sent, sent+n)
 		if streaming && n > 0 {
-			if chat {
-				chunk["choices"] = []map[string]any{{"finish_reason": nil, "index": 0, "delta": map[string]any{"content": piece}}}
-			} else {
-				chunk["choices"] = []map[string]any{{"text": piece, "index": 0, "logprobs": nil, "finish_reason": nil}}
-			}
+			chunk["choices"] = llamaChoice(chat, true, piece, nil, map[string]any{"content": piece})
 			if !writeEvent(w, fl, chunk) {
 				return
 			}
@@ -355,24 +378,31 @@ func (s *Server) llamaStream(w http.ResponseWriter, r *http.Request, st *stream,
 	s.mu.Lock()
 	st.rec.Finished = time.Now()
 	s.mu.Unlock()
-	switch {
-	case !streaming && chat:
-		chunk["object"] = "chat.completion"
-		chunk["choices"] = []map[string]any{{"finish_reason": fr, "index": 0, "message": map[string]any{"role": "assistant", "content": text.String()}}}
+	// A streamed answer sent its text already: its last chunk has none.
+	chunk["choices"] = llamaChoice(chat, streaming, text.String(), fr, map[string]any{})
+	if !streaming {
+		if chat {
+			chunk["object"] = "chat.completion"
+		}
 		writeJSON(w, http.StatusOK, chunk)
 		return
-	case !streaming:
-		chunk["choices"] = []map[string]any{{"text": text.String(), "index": 0, "logprobs": nil, "finish_reason": fr}}
-		writeJSON(w, http.StatusOK, chunk)
-		return
-	case chat:
-		chunk["choices"] = []map[string]any{{"finish_reason": fr, "index": 0, "delta": map[string]any{}}}
-	default:
-		chunk["choices"] = []map[string]any{{"text": "", "index": 0, "logprobs": nil, "finish_reason": fr}}
 	}
 	writeEvent(w, fl, chunk)
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	flush(fl)
+}
+
+// llamaChoice is the one choice of a llama-server answer in its endpoint's
+// shape, for every chunk of it: a completion's text, a chat stream's delta,
+// a whole chat answer's message; finish is nil until the last.
+func llamaChoice(chat, streaming bool, text string, finish any, delta map[string]any) []map[string]any {
+	switch {
+	case !chat:
+		return []map[string]any{{"text": text, "index": 0, "logprobs": nil, "finish_reason": finish}}
+	case !streaming:
+		return []map[string]any{{"finish_reason": finish, "index": 0, "message": map[string]any{"role": "assistant", "content": text}}}
+	}
+	return []map[string]any{{"finish_reason": finish, "index": 0, "delta": delta}}
 }
 
 // llamaTimings is llama-server's "timings" object of a finished request, in

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -43,13 +45,27 @@ func TestLlamaEndpoints(t *testing.T) {
 		DGS struct {
 			NCtx int `json:"n_ctx"`
 		} `json:"default_generation_settings"`
-		TotalSlots int  `json:"total_slots"`
-		NCtx       int  `json:"n_ctx"`
-		KVUnified  bool `json:"kv_unified"`
+		TotalSlots int `json:"total_slots"`
 		Speed      float64
 	}
-	if code := getJSON(t, url+"/props", &props); code != 200 || props.DGS.NCtx != 2048 || props.TotalSlots != 4 || props.NCtx != 8192 || props.KVUnified || props.Speed != 100 {
+	if code := getJSON(t, url+"/props", &props); code != 200 || props.DGS.NCtx != 2048 || props.TotalSlots != 4 || props.Speed != 100 {
 		t.Errorf("/props %d: %+v", code, props)
+	}
+	// Exactly b9928's keys (issue 28), and the simulator's own marker:
+	// no invented pool size or kv_unified a real server lacks.
+	var keys map[string]json.RawMessage
+	getJSON(t, url+"/props", &keys)
+	want := []string{"bos_token", "build_info", "chat_template", "chat_template_caps", "cors_proxy_enabled",
+		"default_generation_settings", "endpoint_metrics", "endpoint_props", "endpoint_slots", "eos_token", "is_sleeping",
+		"media_marker", "modalities", "model_alias", "model_ftype", "model_path", "total_slots", "ui", "ui_settings",
+		"simulated", "speed"}
+	got := slices.Sorted(maps.Keys(keys))
+	if slices.Sort(want); !slices.Equal(got, want) {
+		t.Errorf("/props keys %v, want b9928's %v", got, want)
+	}
+	var dgs map[string]json.RawMessage
+	if json.Unmarshal(keys["default_generation_settings"], &dgs); len(dgs) != 2 || dgs["n_ctx"] == nil || dgs["params"] == nil {
+		t.Errorf("default_generation_settings %s, want {n_ctx, params}", keys["default_generation_settings"])
 	}
 	var slots []struct {
 		ID   int `json:"id"`
@@ -323,4 +339,78 @@ func FuzzLlamaRequest(f *testing.F) {
 			t.Fatalf("tokenize: %d %q", trec.Code, trec.Body.String())
 		}
 	})
+}
+
+// llamaCacheN sends prompt as a non-streaming completion of one token and
+// returns the cached and computed prompt tokens its timings report.
+func llamaCacheN(t *testing.T, url, prompt string) (cacheN, promptN int) {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"prompt": prompt, "max_tokens": 1})
+	resp, body := post(t, url+"/v1/completions", string(b))
+	if resp.StatusCode != 200 {
+		t.Fatalf("completion: %d %s", resp.StatusCode, body)
+	}
+	var v struct {
+		Timings struct {
+			CacheN  int `json:"cache_n"`
+			PromptN int `json:"prompt_n"`
+		} `json:"timings"`
+	}
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v.Timings.CacheN, v.Timings.PromptN
+}
+
+// TestLlamaSlotPromptCache: llama-server's prompt cache is per slot and
+// token by token (the known debt of issue 30: the personality shared vLLM's
+// KV blocks between slots). A prompt sent again reuses all but its last
+// token; a new prompt that begins with the same 8 tokens as the slot's
+// last reuses exactly those 8, which is what made RigBench's "cold"
+// prefills warm on a real server; one that differs from its first word
+// reuses only the BOS every completion starts with.
+func TestLlamaSlotPromptCache(t *testing.T) {
+	_, url := newTestServer(t, llamaConfig(8192, 1, false))
+	filler := strings.Repeat(" lorem ipsum dolor", 100) // 300 tokens
+	a := "Request 000001 of run cafe" + filler
+	if c, _ := llamaCacheN(t, url, a); c != 0 {
+		t.Errorf("first prompt: %d cached tokens, want 0", c)
+	}
+	c, n := llamaCacheN(t, url, a)
+	if total := len(tokenize(a, true)); c != total-1 || n != 1 {
+		t.Errorf("the same prompt again: cache_n %d, prompt_n %d; want %d and 1", c, n, total-1)
+	}
+	// BOS "Requ" "est" "0000" "01" "of" "run" "cafe": 8 tokens in common.
+	b := "Request 000001 of run cafe" + strings.Repeat(" amet sit", 150)
+	if c, _ := llamaCacheN(t, url, b); c != 8 {
+		t.Errorf("a prompt sharing its first 8 tokens: %d cached, want 8", c)
+	}
+	d := "zebra Request 000001 of run cafe" + filler
+	if c, _ := llamaCacheN(t, url, d); c != 1 {
+		t.Errorf("a prompt that differs from its first word: %d cached, want 1 (the BOS)", c)
+	}
+}
+
+// TestLlamaSlotsCacheApart: two slots that each processed the same prompt
+// each computed it; nothing is shared between slots.
+func TestLlamaSlotsCacheApart(t *testing.T) {
+	s, url := newTestServer(t, llamaConfig(8192, 2, true))
+	p := "alpha beta" + strings.Repeat(" gamma delta", 200)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, _ := json.Marshal(map[string]any{"prompt": p, "max_tokens": 64, "ignore_eos": true})
+			post(t, url+"/v1/completions", string(b))
+		}()
+	}
+	wg.Wait()
+	computed := 0
+	for _, r := range s.Truth() {
+		computed += r.PromptTokens - r.CachedTokens
+	}
+	if want := 2 * len(tokenize(p, true)); computed < want-1 {
+		t.Errorf("two slots computed %d prompt tokens of one prompt sent twice at once, want %d (no sharing between slots)", computed, want)
+	}
 }

@@ -78,11 +78,14 @@ func New(cfg Config) (*Server, error) {
 	s.core = newCore(p, limits{
 		maxNumSeqs:          cfg.MaxNumSeqs,
 		maxNumBatchedTokens: cfg.MaxNumBatchedTokens,
-		prefixCaching:       cfg.EnablePrefixCaching,
+		prefixCaching:       cfg.EnablePrefixCaching && cfg.Personality != PersonalityLlama,
 		blockSize:           p.BlockSize,
 		maxModelLen:         cfg.MaxModelLen,
 		failOnFull:          cfg.Personality == PersonalityLlama,
 	}, kv.numBlocks)
+	if cfg.Personality == PersonalityLlama {
+		s.core.slots = newSlotCache(cfg.Llama.Slots)
+	}
 	if cfg.Noise > 0 {
 		s.core.noise = &stepNoise{sigma: cfg.Noise, rng: rand.New(rand.NewPCG(uint64(cfg.Seed), 0x2015e))}
 	}
