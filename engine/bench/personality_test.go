@@ -127,9 +127,16 @@ func TestLlamaServerMatrix(t *testing.T) {
 	if err != nil || in == nil {
 		t.Fatalf("alone: %v (matrix cell %v)", err, in)
 	}
+	// Compared by the server's own decode rate (its counters, in the
+	// simulated card's time), which a loaded client does not move: the
+	// client-side rates of two runs parted by 10% under stress-ng (92.9
+	// against 83.2) while the server's read 88.6 in both.
 	a := alone.Cells[0]
-	if d := math.Abs(in.TotalTokS-a.TotalTokS) / a.TotalTokS; d > 0.05 {
-		t.Errorf("8K×1 reads %.1f tok/s in the matrix and %.1f alone", in.TotalTokS, a.TotalTokS)
+	if a.ServerDecodeTokS <= 0 || in.ServerDecodeTokS <= 0 {
+		t.Fatalf("no server decode rate: matrix %v, alone %v", in.ServerDecodeTokS, a.ServerDecodeTokS)
+	}
+	if d := math.Abs(in.ServerDecodeTokS-a.ServerDecodeTokS) / a.ServerDecodeTokS; d > 0.05 {
+		t.Errorf("8K×1 decodes at %.1f tok/s in the matrix and %.1f alone (the server's counters)", in.ServerDecodeTokS, a.ServerDecodeTokS)
 	}
 }
 
