@@ -136,13 +136,31 @@ const cacheInfoName = "vllm:cache_config_info"
 var wantedNames = func() map[string]bool {
 	w := map[string]bool{cacheInfoName: true}
 	for _, l := range [][]string{runningNames, waitingNames, kvUsageNames, prefixQueryNames, prefixHitNames,
-		preemptionNames, promptTokNames, genTokNames, decodeSecNames} {
+		preemptionNames, promptTokNames, genTokNames, decodeSecNames, prefillSecNames} {
 		for _, n := range l {
 			w[n] = true
 		}
 	}
 	return w
 }()
+
+// histogramSuffixes are the sample names of a histogram or summary
+// family beside its own name (# TYPE names the family).
+var histogramSuffixes = []string{"_bucket", "_sum", "_count", "_created"}
+
+// wanted reports whether a line about name belongs to a family ParseMetrics
+// reads: the name itself, or a histogram's or summary's sample of one.
+func wanted(name []byte) bool {
+	if wantedNames[string(name)] {
+		return true
+	}
+	for _, suf := range histogramSuffixes {
+		if base, ok := bytes.CutSuffix(name, []byte(suf)); ok && wantedNames[string(base)] {
+			return true
+		}
+	}
+	return false
+}
 
 // maxKeptMetrics bounds the text of the wanted series: a real server has
 // a few series of each (one per model or engine), a hostile one could
@@ -181,7 +199,7 @@ func wantedLines(r io.Reader) (kept []byte, families map[string]int, err error) 
 					families[string(name[:i])]++
 				}
 			}
-			if wantedNames[string(name)] && whole {
+			if wanted(name) && whole {
 				if len(kept)+len(line) > maxKeptMetrics {
 					return nil, nil, fmt.Errorf("the series RigBench reads take over %d MiB", maxKeptMetrics>>20)
 				}

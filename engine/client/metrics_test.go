@@ -138,3 +138,20 @@ func BenchmarkParseMetricsBigPage(b *testing.B) {
 		}
 	}
 }
+
+// TestParseMetricsKeepsWantedHistograms: a histogram RigBench reads (vLLM's
+// request_prefill_time_seconds) keeps its _sum, _count and _bucket samples
+// through the filter, so its total is read, not 0.
+func TestParseMetricsKeepsWantedHistograms(t *testing.T) {
+	t.Parallel()
+	page := `# TYPE vllm:request_prefill_time_seconds histogram
+vllm:request_prefill_time_seconds_bucket{le="0.5",model_name="m"} 1
+vllm:request_prefill_time_seconds_bucket{le="+Inf",model_name="m"} 2
+vllm:request_prefill_time_seconds_sum{model_name="m"} 1.25
+vllm:request_prefill_time_seconds_count{model_name="m"} 2
+`
+	m, err := ParseMetrics(strings.NewReader(page))
+	if err != nil || !m.HasPrefillSeconds || m.PrefillSeconds != 1.25 {
+		t.Fatalf("prefill seconds %v (has %v), err %v", m.PrefillSeconds, m.HasPrefillSeconds, err)
+	}
+}
