@@ -253,7 +253,16 @@ func deriveServer(c *rundoc.Cell, s rundoc.Server, samples []rundoc.ServerSample
 		for _, x := range in {
 			waiting += x.Waiting
 		}
-		c.AvgActive = round(max(0, c.AvgActive-waiting/float64(len(in))), 2)
+		held := waiting / float64(len(in))
+		if s.Slots > 0 {
+			// Only the streams beyond the slots wait for one: with N ≤
+			// slots a sample that catches a restarting stream deferred for
+			// a moment is not a queue (on a loaded machine one sample in
+			// four of 1K×2 on 4 slots read 1 waiting, and the cell read
+			// queued at 1.75 of 2).
+			held = min(held, float64(max(0, c.Concurrency-s.Slots)))
+		}
+		c.AvgActive = round(max(0, c.AvgActive-held), 2)
 	}
 	if len(gpu) > 0 {
 		c.GPUSamples = gpu
