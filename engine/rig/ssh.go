@@ -215,7 +215,10 @@ func (c *Conn) Dial() func(ctx context.Context, network, addr string) (net.Conn,
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := c.ssh.DialContext(ctx, "tcp", addr)
 		if err != nil {
-			return nil, c.explain(err)
+			// A dial error, as from this machine's network, so callers
+			// that tell "refused" from "answered wrongly" (client.Probe)
+			// read a dead tunnel as a server that cannot be reached.
+			return nil, &net.OpError{Op: "dial", Net: network, Err: c.explain(err)}
 		}
 		return conn, nil
 	}
