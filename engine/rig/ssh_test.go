@@ -1,0 +1,151 @@
+package rig_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/rigbench/rigbench/engine/rig"
+	"github.com/rigbench/rigbench/engine/rig/rigtest"
+)
+
+func connect(t *testing.T, s *rigtest.Server, addr string) (*rig.Conn, error) {
+	t.Helper()
+	spec, err := rig.Parse(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := rig.Connect(ctx, spec, rig.Options{Getenv: s.Getenv})
+	if err == nil {
+		t.Cleanup(func() { c.Close() })
+	}
+	return c, err
+}
+
+func TestUnknownHostKeyIsRefusedWithItsFingerprint(t *testing.T) {
+	s := rigtest.Start(t, rigtest.Options{Unknown: true})
+	_, err := connect(t, s, s.URL())
+	var hk *rig.HostKeyError
+	if !errors.As(err, &hk) || hk.Changed {
+		t.Fatalf("want an unknown host key refused, got %v", err)
+	}
+	msg := err.Error()
+	fp := ssh.FingerprintSHA256(s.HostKey)
+	for _, want := range []string{fp, "ssh-ed25519", "not in your known_hosts", fmt.Sprintf("ssh-keyscan -p %d 127.0.0.1", s.Port)} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal %q does not say %q", msg, want)
+		}
+	}
+	if strings.Count(msg, ". ") > 0 || strings.Contains(msg, "\n") {
+		t.Errorf("the refusal is not one sentence: %q", msg)
+	}
+}
+
+func TestChangedHostKeyIsRefused(t *testing.T) {
+	s := rigtest.Start(t, rigtest.Options{})
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := ssh.NewPublicKey(pub)
+	kh := filepath.Join(s.Home, ".ssh", "known_hosts")
+	line := fmt.Sprintf("[127.0.0.1]:%d %s", s.Port, ssh.MarshalAuthorizedKey(other))
+	if err := os.WriteFile(kh, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = connect(t, s, s.URL())
+	var hk *rig.HostKeyError
+	if !errors.As(err, &hk) || !hk.Changed || hk.Line != 1 {
+		t.Fatalf("want a changed host key refused at known_hosts line 1, got %v", err)
+	}
+	if !strings.Contains(err.Error(), ssh.FingerprintSHA256(s.HostKey)) || !strings.Contains(err.Error(), "ssh-keygen -R") {
+		t.Errorf("the refusal says neither the new fingerprint nor how to remove the old key: %v", err)
+	}
+}
+
+// An alias of ~/.ssh/config (in the test's HOME) names host, port, user
+// and key; the connection then carries TCP to the rig's loopback.
+func TestConfigAliasReachesTheRigsLoopback(t *testing.T) {
+	s := rigtest.Start(t, rigtest.Options{})
+	cfg := fmt.Sprintf("Host basement\n  HostName 127.0.0.1\n  Port %d\n  User %s\n  IdentityFile ~/.ssh/id_ed25519\n", s.Port, s.User)
+	if err := os.WriteFile(filepath.Join(s.Home, ".ssh", "config"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			io.WriteString(c, "hello from the rig")
+			c.Close()
+		}
+	}()
+	c, err := connect(t, s, "ssh://basement")
+	if err != nil {
+		t.Fatalf("connecting through the alias: %v", err)
+	}
+	if !c.Remote() || c.DockerHost() != "unix://"+rig.DockerSocket {
+		t.Fatalf("an SSH rig must be remote with the rig's socket, got remote=%v host=%q", c.Remote(), c.DockerHost())
+	}
+	conn, err := c.Dial()(context.Background(), "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatalf("dialing through the tunnel: %v", err)
+	}
+	b, _ := io.ReadAll(conn)
+	conn.Close()
+	if string(b) != "hello from the rig" {
+		t.Fatalf("read %q through the tunnel", b)
+	}
+	if !strings.Contains(s.Log(), "direct-tcpip") {
+		t.Errorf("sshd did not log a forwarded channel:\n%s", s.Log())
+	}
+}
+
+func TestDroppedConnectionIsReportedInOneSentence(t *testing.T) {
+	s := rigtest.Start(t, rigtest.Options{})
+	c, err := connect(t, s, s.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.LostError() != nil {
+		t.Fatal("a live connection reports itself lost")
+	}
+	s.Kill()
+	select {
+	case <-c.Lost():
+	case <-time.After(30 * time.Second):
+		t.Fatal("killing sshd did not end the connection")
+	}
+	err = c.LostError()
+	if err == nil || !strings.Contains(err.Error(), "SSH connection to "+s.User+"@"+s.Addr()+" dropped") {
+		t.Fatalf("lost error %v", err)
+	}
+	if _, derr := c.Dial()(context.Background(), "tcp", "127.0.0.1:1"); derr == nil || !strings.Contains(derr.Error(), "dropped") {
+		t.Fatalf("dialing after the drop: %v", derr)
+	}
+}
+
+func TestNoKeyNoPrompt(t *testing.T) {
+	s := rigtest.Start(t, rigtest.Options{})
+	os.Remove(filepath.Join(s.Home, ".ssh", "id_ed25519"))
+	_, err := connect(t, s, s.URL())
+	if err == nil || !strings.Contains(err.Error(), "no SSH key") {
+		t.Fatalf("want a refusal naming the missing key, got %v", err)
+	}
+}
