@@ -72,7 +72,10 @@ func RigHardware(ctx context.Context, conn *rig.Conn, images []string, opts ...d
 		if info, err := in.Info(ctx); err == nil {
 			snap.CPU = hardware.CPU{LogicalCores: info.NCPU}
 			snap.Memory = hardware.Memory{TotalBytes: uint64(max(info.MemTotal, 0))}
-			snap.OS = hardware.OS{Name: info.OperatingSystem, Version: info.OSVersion, Kernel: info.KernelVersion, Arch: info.Architecture}
+			snap.OS = hardware.OS{Name: info.OperatingSystem, Kernel: info.KernelVersion, Arch: info.Architecture}
+			if !strings.Contains(info.OperatingSystem, info.OSVersion) {
+				snap.OS.Version = info.OSVersion // "Debian GNU/Linux 12 (bookworm)" already says 12
+			}
 		}
 	}
 	image := ""
