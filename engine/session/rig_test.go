@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -125,15 +126,25 @@ func loopbackOnly(ctx context.Context, l *docker.Launcher) error {
 
 // sshd killed mid-run: the run ends at once with the rig's sentence and
 // the finished cells are kept. The container still runs on the rig (the
-// session cannot reach it to stop it); its owner label names this
-// process, so a launch after this process ends removes it as a leftover.
+// session cannot reach it to stop it); once its owner has ended, the next
+// connection to the rig removes it as a leftover. The owner is a process
+// the test ends, standing in for the RigBench that lost the rig.
 func TestSSHDroppedMidRunKeepsFinishedCells(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	s, conn, l, label := sshRig(ctx, t)
 	t.Cleanup(func() { l.RemoveAll(context.Background()) })
+	owner := exec.Command("sleep", "600")
+	if err := owner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { owner.Process.Kill(); owner.Wait() })
+	o, err := docker.ProcessOwner(owner.Process.Pid)
+	if err != nil {
+		t.Skipf("this system cannot name processes: %v", err)
+	}
 	launcher := &session.DockerLauncher{Config: simLaunch("10"), Rig: conn,
-		Options: []docker.Option{docker.WithoutGPU(), label, docker.WithPollInterval(100 * time.Millisecond)}}
+		Options: []docker.Option{docker.WithoutGPU(), label, docker.WithOwner(o), docker.WithPollInterval(100 * time.Millisecond)}}
 	var killedAt time.Time
 	kill := rundoc.ObserverFunc(func(e rundoc.Event) {
 		if !killedAt.IsZero() || e.Kind != rundoc.EventCellProgress || e.Index != 1 || e.LiveTokS <= 0 {
@@ -162,5 +173,29 @@ func TestSSHDroppedMidRunKeepsFinishedCells(t *testing.T) {
 	}
 	if gone.Kept != 1 || len(run.Cells) != 2 || !run.Cells[0].Status.Ran() || run.Cells[1].Status != rundoc.StatusFailed {
 		t.Errorf("kept %d, cells %+v: want the prefill kept and decode 0×1 failed", gone.Kept, run.Cells)
+	}
+
+	if left, err := l.Managed(ctx); err != nil || len(left) != 1 {
+		t.Fatalf("%d containers on the rig after the drop (%v), want the one the run could not stop", len(left), err)
+	}
+	owner.Process.Kill()
+	owner.Wait()
+	s2 := rigtest.Start(t, rigtest.Options{})
+	spec, _ := rig.Parse(s2.URL())
+	conn2, err := rig.Connect(ctx, spec, rig.Options{Getenv: s2.Getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn2.Close()
+	again, err := docker.New(ctx, append(session.RigOptions(conn2), label)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if n, err := again.CleanupLeftovers(ctx); err != nil || n != 1 {
+		t.Errorf("reaching the rig again removed %d containers (%v), want the one left running", n, err)
+	}
+	if left, _ := l.Managed(ctx); len(left) != 0 {
+		t.Errorf("%d containers remain on the rig", len(left))
 	}
 }
