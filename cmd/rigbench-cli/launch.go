@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"time"
 
@@ -141,6 +142,12 @@ func launchAndWait(ctx context.Context, e *env, o launchOptions, cfg vllm.Launch
 		return err
 	}
 	printServer(e.stdout, srv)
+	if l.Rig.Remote() {
+		// The endpoint is the rig's loopback: this machine reaches it only
+		// through a tunnel of its own.
+		fmt.Fprintf(e.stdout, "on the rig: %s is the rig's loopback; reach it from here with ssh -L %s:127.0.0.1:%s …, or benchmark it with run --rig --launch\n",
+			srv.Endpoint, portOf(srv.Endpoint), portOf(srv.Endpoint))
+	}
 	if o.keep {
 		fmt.Fprintf(e.stdout, "kept running as %s; stop it with: docker rm -f %s\n", srv.Container, srv.Container)
 		return nil
@@ -153,6 +160,14 @@ func launchAndWait(ctx context.Context, e *env, o launchOptions, cfg vllm.Launch
 		srv.Stop(context.WithoutCancel(ctx))
 		return errors.New("the server stopped on its own: read its last log lines above")
 	}
+}
+
+// portOf is the port of an endpoint URL ("8000" of http://127.0.0.1:8000).
+func portOf(endpoint string) string {
+	if u, err := url.Parse(endpoint); err == nil {
+		return u.Port()
+	}
+	return ""
 }
 
 func printServer(w io.Writer, s *session.Server) {

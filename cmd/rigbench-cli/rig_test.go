@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
 	"github.com/google/uuid"
 	"golang.org/x/crypto/ssh"
 
+	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/docker/dockertest"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
 	"github.com/rigbench/rigbench/engine/rig/rigtest"
@@ -137,5 +139,44 @@ func TestRunOnSSHRigCompletesThroughTheTunnel(t *testing.T) {
 	}
 	if !strings.Contains(s.Log(), "direct-tcpip") {
 		t.Errorf("no benchmark traffic went through sshd:\n%s", s.Log())
+	}
+}
+
+// launch --rig starts the server on the rig through the tunnel, says that
+// its endpoint is the rig's loopback, and removes it on Ctrl-C.
+func TestLaunchOnSSHRigUntilInterrupt(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l := dockertest.Launcher(ctx, t)
+	s := rigtest.Start(t, rigtest.Options{})
+	e, out, errb := rigEnv(s)
+	runCtx, interrupt := context.WithCancel(ctx)
+	done := make(chan int, 1)
+	go func() {
+		done <- execute(runCtx, e, []string{"launch", "--rig", s.URL(), "--model", "sim/tiny", "--image", simimage.DefaultTag,
+			"--no-gpu", "--timeout", "2m", "--", "--max-model-len", "4096", "--speed", "50"})
+	}()
+	for !strings.Contains(out.String(), "on the rig: ") {
+		select {
+		case code := <-done:
+			t.Fatalf("launch ended early with %d\nstdout %s\nstderr %s\nsshd:\n%s", code, out.String(), errb.String(), s.Log())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if !strings.Contains(out.String(), "ssh -L ") || !strings.Contains(s.Log(), "docker.sock") {
+		t.Errorf("stdout %s\nsshd:\n%s", out.String(), s.Log())
+	}
+	interrupt()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d after Ctrl-C\nstderr %s", code, errb.String())
+	}
+	list, err := l.API().ContainerList(ctx, container.ListOptions{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range list {
+		if c.Labels[docker.LabelInstance] == e.getenv("RIGBENCH_INSTANCE") {
+			t.Errorf("container %s remains after Ctrl-C", c.Names)
+		}
 	}
 }
