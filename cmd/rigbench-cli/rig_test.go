@@ -65,6 +65,7 @@ func TestRigFlagMistakesAreUsageErrors(t *testing.T) {
 		"the scheme":           {"run", "--launch", "--model", "m", "--rig", "tcp://box:2375"},
 		"the port":             {"hw", "--rig", "ssh://me@box:0"},
 		"--no-gpu applies":     {"hw", "--no-gpu"},
+		"tune does not take":   {"tune", "--launch", "--model", "m", "--rig", "ssh://me@box", "--contexts", "0", "--concurrency", "1", "--vary", "--max-num-seqs=8,16"},
 	} {
 		e, _, errb := launchEnv(nil)
 		if code := execute(context.Background(), e, args); code != 2 || !strings.Contains(errb.String(), want) {

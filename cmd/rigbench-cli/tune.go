@@ -295,6 +295,11 @@ func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tun
 // target sets the sweep's target from --demo or --launch: the base flags,
 // and how each variant starts its server.
 func (f *tuneFlags) target(e *env, set map[string]bool, r *tune.Runner, spec *tune.Spec, vllmArgs []string) error {
+	if f.launch.rig != "" {
+		// The flag comes with run's launch flags; a sweep does not keep
+		// its rig yet, so a resumed sweep would launch on the wrong one.
+		return usagef("tune does not take --rig yet: sweep on this machine, or run single variants with run --rig --launch")
+	}
 	switch {
 	case f.demo && f.launch.enabled, !f.demo && !f.launch.enabled:
 		return usagef("choose one target: --demo or --launch")

@@ -149,3 +149,53 @@ func TestNoKeyNoPrompt(t *testing.T) {
 		t.Fatalf("want a refusal naming the missing key, got %v", err)
 	}
 }
+
+// writeContext stores a Docker context as the Docker CLI does, under
+// DOCKER_CONFIG/contexts/meta/<id>/meta.json.
+func writeContext(t *testing.T, dir, name, host string) {
+	t.Helper()
+	meta := filepath.Join(dir, "contexts", "meta", fmt.Sprintf("%x", name))
+	if err := os.MkdirAll(meta, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	doc := fmt.Sprintf(`{"Name":%q,"Metadata":{},"Endpoints":{"docker":{"Host":%q}}}`, name, host)
+	if err := os.WriteFile(filepath.Join(meta, "meta.json"), []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A Docker context by name: an ssh:// one goes through SSH with the
+// user's settings, any other hands its host to the Docker client, and an
+// unknown name says how to list them.
+func TestDockerContextsByName(t *testing.T) {
+	s := rigtest.Start(t, rigtest.Options{})
+	dir := t.TempDir()
+	writeContext(t, dir, "basement", s.URL())
+	writeContext(t, dir, "tcpbox", "tcp://10.0.0.9:2375")
+	getenv := func(k string) string {
+		if k == "DOCKER_CONFIG" {
+			return dir
+		}
+		return s.Getenv(k)
+	}
+	ctx := context.Background()
+	c, err := rig.Connect(ctx, rig.Spec{Kind: rig.Context, Name: "basement"}, rig.Options{Getenv: getenv})
+	if err != nil {
+		t.Fatalf("the ssh context: %v", err)
+	}
+	defer c.Close()
+	if !c.Remote() || c.Spec().Name != "basement" {
+		t.Errorf("the ssh context is not remote: %+v", c.Spec())
+	}
+	c2, err := rig.Connect(ctx, rig.Spec{Kind: rig.Context, Name: "tcpbox"}, rig.Options{Getenv: getenv})
+	if err != nil || c2.Remote() || c2.DockerHost() != "tcp://10.0.0.9:2375" {
+		t.Errorf("the tcp context: %v, host %q", err, c2.DockerHost())
+	}
+	if _, err := rig.Connect(ctx, rig.Spec{Kind: rig.Context, Name: "nope"}, rig.Options{Getenv: getenv}); err == nil || !strings.Contains(err.Error(), "rigbench-cli rigs") {
+		t.Errorf("an unknown context: %v", err)
+	}
+	list, err := rig.Contexts(rig.Options{Getenv: getenv})
+	if err != nil || len(list) != 3 || list[0].Name != "default" || list[1].Name != "basement" || list[2].Name != "tcpbox" {
+		t.Errorf("contexts %+v, %v", list, err)
+	}
+}
