@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -99,8 +100,14 @@ func printSnapshot(out io.Writer, s hardware.Snapshot) error {
 		}
 		fmt.Fprintf(w, "Driver\t%s · CUDA %s\n", orNA(s.DriverVersion), orNA(s.CUDADriverVersion))
 	}
-	fmt.Fprintf(w, "CPU\t%s · %d cores, %d threads\n", orNA(s.CPU.Model), s.CPU.PhysicalCores, s.CPU.LogicalCores)
-	fmt.Fprintf(w, "Memory\t%s total · %s available\n", gib(s.Memory.TotalBytes), gib(s.Memory.AvailableBytes))
+	// A rig read through Docker reports threads and total memory only;
+	// its zeros are unknowns, not facts.
+	fmt.Fprintf(w, "CPU\t%s · %s cores, %d threads\n", orNA(s.CPU.Model), countOrNA(s.CPU.PhysicalCores), s.CPU.LogicalCores)
+	avail := hardware.NA
+	if s.Memory.AvailableBytes > 0 {
+		avail = gib(s.Memory.AvailableBytes)
+	}
+	fmt.Fprintf(w, "Memory\t%s total · %s available\n", gib(s.Memory.TotalBytes), avail)
 	fmt.Fprintf(w, "OS\t%s\n", osLine(s.OS))
 	return w.Flush()
 }
@@ -145,6 +152,14 @@ func orNA(s string) string {
 		return hardware.NA
 	}
 	return termtext.Safe(s) // driver and /proc text, shown as text
+}
+
+// countOrNA prints a count, n/a for an unknown 0.
+func countOrNA(n int) string {
+	if n <= 0 {
+		return hardware.NA
+	}
+	return strconv.Itoa(n)
 }
 
 // gib prints bytes in GiB with one decimal, as nvidia-smi users expect.

@@ -96,7 +96,7 @@ func TestHWOnSSHRigShowsTheStandInGPU(t *testing.T) {
 		t.Fatalf("exit %d: %s\nsshd:\n%s", code, errb.String(), s.Log())
 	}
 	p := sim.DefaultProfile()
-	for _, want := range []string{`GPU 0\s+` + regexp.QuoteMeta(p.GPUName), "12.0 GiB total", "170 W", "gen 4, width 16", "575.64.03-sim"} {
+	for _, want := range []string{`GPU 0\s+` + regexp.QuoteMeta(p.GPUName), "12.0 GiB total", "170 W", "gen 4, width 16", "575.64.03-sim", `n/a cores`, `total · n/a available`} {
 		if !regexp.MustCompile(want).MatchString(out.String()) {
 			t.Errorf("hw --rig does not show %q:\n%s", want, out.String())
 		}
