@@ -88,8 +88,20 @@ func (e *HostKeyError) Error() string {
 		return fmt.Sprintf("the host key of %s changed (it now shows %s %s, %s line %d holds another): if the rig was reinstalled, remove the old key with `ssh-keygen -R '%s'` and accept the new one with `%s`; otherwise do not connect, someone may be in between",
 			e.Host, e.KeyType, e.Fingerprint, e.File, e.Line, e.Host, e.accept)
 	}
-	return fmt.Sprintf("the host key of %s (%s %s) is not in your known_hosts: compare the fingerprint with `ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub` on the rig, then accept it with `%s` or by connecting once with ssh",
-		e.Host, e.KeyType, e.Fingerprint, e.accept)
+	return fmt.Sprintf("the host key of %s (%s %s) is not in your known_hosts: compare the fingerprint with `ssh-keygen -lf /etc/ssh/ssh_host_%s_key.pub` on the rig, then accept it with `%s` or by connecting once with ssh",
+		e.Host, e.KeyType, e.Fingerprint, hostKeyFile(e.KeyType), e.accept)
+}
+
+// hostKeyFile is the part of sshd's host key file name for a key type
+// (/etc/ssh/ssh_host_ed25519_key.pub).
+func hostKeyFile(keyType string) string {
+	switch {
+	case strings.HasPrefix(keyType, "ecdsa"):
+		return "ecdsa"
+	case keyType == ssh.KeyAlgoRSA:
+		return "rsa"
+	}
+	return "ed25519"
 }
 
 // sshTarget is an SSH rig with ~/.ssh/config applied.

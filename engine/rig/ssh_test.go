@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
 
 	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rig/rigtest"
@@ -44,7 +46,7 @@ func TestUnknownHostKeyIsRefusedWithItsFingerprint(t *testing.T) {
 	}
 	msg := err.Error()
 	fp := ssh.FingerprintSHA256(s.HostKey)
-	for _, want := range []string{fp, "ssh-ed25519", "not in your known_hosts", fmt.Sprintf("ssh-keyscan -p %d 127.0.0.1", s.Port)} {
+	for _, want := range []string{fp, "ssh-ed25519", "not in your known_hosts", "ssh_host_ed25519_key.pub", fmt.Sprintf("ssh-keyscan -p %d 127.0.0.1", s.Port)} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the refusal %q does not say %q", msg, want)
 		}
@@ -198,4 +200,62 @@ func TestDockerContextsByName(t *testing.T) {
 	if err != nil || len(list) != 3 || list[0].Name != "default" || list[1].Name != "basement" || list[2].Name != "tcpbox" {
 		t.Errorf("contexts %+v, %v", list, err)
 	}
+}
+
+// The user's agent (SSH_AUTH_SOCK) signs when no key file is readable; a
+// passphrase-protected key file is not asked about but named with the fix.
+func TestAgentKeysAndPassphraseProtectedFiles(t *testing.T) {
+	s := rigtest.Start(t, rigtest.Options{})
+	keyFile := filepath.Join(s.Home, ".ssh", "id_ed25519")
+	pemBytes, err := os.ReadFile(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := ssh.ParseRawPrivateKey(pemBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	locked, err := ssh.MarshalPrivateKeyWithPassphrase(raw, "", []byte("secret passphrase"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(locked), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = connect(t, s, s.URL())
+	if err == nil || !strings.Contains(err.Error(), "passphrase-protected") || !strings.Contains(err.Error(), "ssh-add "+keyFile) {
+		t.Fatalf("a locked key without an agent: %v", err)
+	}
+
+	keyring := agent.NewKeyring()
+	if err := keyring.Add(agent.AddedKey{PrivateKey: raw}); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "agent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { agent.ServeAgent(keyring, c); c.Close() }()
+		}
+	}()
+	spec, _ := rig.Parse(s.URL())
+	getenv := func(k string) string {
+		if k == "SSH_AUTH_SOCK" {
+			return sock
+		}
+		return s.Getenv(k)
+	}
+	c, err := rig.Connect(context.Background(), spec, rig.Options{Getenv: getenv})
+	if err != nil {
+		t.Fatalf("connecting with the agent's key: %v", err)
+	}
+	c.Close()
 }
