@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,9 +66,14 @@ func TestLaunchOnSSHRig(t *testing.T) {
 		checked = true
 		bindErr = loopbackOnly(ctx, l)
 	})
-	var logs bytes.Buffer
+	var (
+		mu   sync.Mutex // the container's log and the session log from two goroutines
+		logs bytes.Buffer
+	)
 	run, err := session.Run(ctx, session.Options{Kind: session.Launch, Launcher: launcher, Plan: tinyPlan,
-		Observers: []rundoc.Observer{check}, Log: func(s string) { logs.WriteString(s + "\n") }})
+		Observers: []rundoc.Observer{check}, Log: func(s string) { mu.Lock(); logs.WriteString(s + "\n"); mu.Unlock() }})
+	mu.Lock()
+	defer mu.Unlock()
 	if err != nil {
 		t.Fatalf("run: %v\nlogs:\n%s\nsshd:\n%s", err, logs.String(), s.Log())
 	}
