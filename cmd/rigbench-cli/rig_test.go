@@ -95,6 +95,7 @@ func TestHWOnSSHRigShowsTheStandInGPU(t *testing.T) {
 	if code := execute(ctx, e, []string{"hw", "--rig", s.URL(), "--image", simimage.DefaultTag, "--no-gpu"}); code != 0 {
 		t.Fatalf("exit %d: %s\nsshd:\n%s", code, errb.String(), s.Log())
 	}
+	t.Logf("hw --rig %s:\n%s", s.URL(), out.String())
 	p := sim.DefaultProfile()
 	for _, want := range []string{`GPU 0\s+` + regexp.QuoteMeta(p.GPUName), "12.0 GiB total", "170 W", "gen 4, width 16", "575.64.03-sim", `n/a cores`, `total · n/a available`} {
 		if !regexp.MustCompile(want).MatchString(out.String()) {
@@ -122,6 +123,7 @@ func TestRunOnSSHRigCompletesThroughTheTunnel(t *testing.T) {
 	if code != 0 || !strings.Contains(errb.String(), "[2/2]") {
 		t.Fatalf("exit %d:\n%s\nsshd:\n%s", code, errb.String(), s.Log())
 	}
+	t.Logf("run --rig %s --launch …:\n%s", s.URL(), errb.String())
 	b, err := os.ReadFile(jsonPath)
 	if err != nil {
 		t.Fatal(err)
