@@ -178,6 +178,8 @@ type Conn struct {
 	dockerHost string
 	ssh        *ssh.Client
 	addr       string // user@host:port, for sentences
+	user       string
+	socket     string // the rig's Docker socket (DockerSocket; tests change it)
 	done       chan struct{}
 	closing    sync.Once
 	closed     bool
@@ -208,9 +210,14 @@ func (c *Conn) DialDocker() func(ctx context.Context, network, addr string) (net
 		return nil
 	}
 	return func(ctx context.Context, _, _ string) (net.Conn, error) {
-		conn, err := c.ssh.DialContext(ctx, "unix", DockerSocket)
+		conn, err := c.ssh.DialContext(ctx, "unix", c.socket)
 		if err != nil {
-			return nil, c.explain(fmt.Errorf("opening %s on the rig through SSH: %w", DockerSocket, err))
+			if lost := c.LostError(); lost != nil {
+				return nil, lost
+			}
+			return nil, &Error{Rig: c.spec.Name, Err: err, Message: fmt.Sprintf(
+				"Docker does not answer on the rig at %s (%v): install Docker Engine there and start it (`sudo systemctl start docker`), and let %s use it (`sudo usermod -aG docker %s`)",
+				c.socket, err, c.user, c.user)}
 		}
 		return conn, nil
 	}
@@ -338,7 +345,8 @@ func dialSSH(ctx context.Context, s Spec, o Options) (*Conn, error) {
 		}
 		return nil, fail(fmt.Sprintf("the SSH handshake with %s failed (%v)", addr, err), err)
 	}
-	c := &Conn{spec: s, dockerHost: "unix://" + DockerSocket, ssh: ssh.NewClient(sc, chans, reqs), addr: who, done: make(chan struct{})}
+	c := &Conn{spec: s, dockerHost: "unix://" + DockerSocket, ssh: ssh.NewClient(sc, chans, reqs), addr: who,
+		user: t.user, socket: DockerSocket, done: make(chan struct{})}
 	go func() {
 		err := c.ssh.Wait()
 		c.mu.Lock()
