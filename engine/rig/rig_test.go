@@ -1,9 +1,18 @@
 package rig
 
 import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
 	"errors"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/crypto/ssh"
 )
 
 func TestParseRigAddresses(t *testing.T) {
@@ -139,4 +148,39 @@ func FuzzParseContextMeta(f *testing.F) {
 			t.Fatal("a context without a name was accepted")
 		}
 	})
+}
+
+// A rig that does not answer (asleep, unplugged, no sshd) is one sentence
+// with what to check.
+func TestUnreachableRigIsOneSentence(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	home := t.TempDir()
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	block, err := ssh.MarshalPrivateKey(priv, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := Parse("ssh://me@" + addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Connect(context.Background(), spec, Options{Getenv: func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}})
+	var re *Error
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "cannot reach "+addr) || !strings.Contains(err.Error(), "check that the rig is awake") {
+		t.Fatalf("err = %v", err)
+	}
 }

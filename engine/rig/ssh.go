@@ -305,6 +305,7 @@ func dialSSH(ctx context.Context, s Spec, o Options) (*Conn, error) {
 	t := resolve(s, o)
 	addr := hostPort(t.host, t.port)
 	who := t.user + "@" + addr
+	copyID := fmt.Sprintf("ssh-copy-id -p %d %s@%s", t.port, t.user, t.host)
 	fail := func(msg string, err error) error { return &Error{Rig: s.Name, Message: msg, Err: err} }
 
 	check, algos, err := hostKeyCheck(t, addr)
@@ -316,7 +317,7 @@ func dialSSH(ctx context.Context, s Spec, o Options) (*Conn, error) {
 		defer agentConn.Close()
 	}
 	if len(auths) == 0 {
-		return nil, fail(fmt.Sprintf("no SSH key to offer %s: create one with `ssh-keygen -t ed25519`, put it on the rig with `ssh-copy-id %s`, or start ssh-agent%s", who, who, notesText(notes)), nil)
+		return nil, fail(fmt.Sprintf("no SSH key to offer %s: create one with `ssh-keygen -t ed25519`, put it on the rig with `%s`, or start ssh-agent%s", who, copyID, notesText(notes)), nil)
 	}
 	cfg := &ssh.ClientConfig{
 		User:              t.user,
@@ -341,7 +342,7 @@ func dialSSH(ctx context.Context, s Spec, o Options) (*Conn, error) {
 			return nil, fail(hk.Error(), hk)
 		}
 		if strings.Contains(err.Error(), "unable to authenticate") {
-			return nil, fail(fmt.Sprintf("%s refused every key RigBench offered: put your public key on the rig with `ssh-copy-id %s` (RigBench never asks for a password)%s", who, who, notesText(notes)), err)
+			return nil, fail(fmt.Sprintf("%s refused every key RigBench offered: put your public key on the rig with `%s` (RigBench never asks for a password)%s", who, copyID, notesText(notes)), err)
 		}
 		return nil, fail(fmt.Sprintf("the SSH handshake with %s failed (%v)", addr, err), err)
 	}

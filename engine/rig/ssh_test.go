@@ -147,7 +147,7 @@ func TestNoKeyNoPrompt(t *testing.T) {
 	s := rigtest.Start(t, rigtest.Options{})
 	os.Remove(filepath.Join(s.Home, ".ssh", "id_ed25519"))
 	_, err := connect(t, s, s.URL())
-	if err == nil || !strings.Contains(err.Error(), "no SSH key") {
+	if err == nil || !strings.Contains(err.Error(), "no SSH key") || !strings.Contains(err.Error(), fmt.Sprintf("ssh-copy-id -p %d %s@127.0.0.1", s.Port, s.User)) {
 		t.Fatalf("want a refusal naming the missing key, got %v", err)
 	}
 }
