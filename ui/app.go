@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,10 +29,11 @@ import (
 	"github.com/rigbench/rigbench/ui/tuneview"
 )
 
-// Default window size, used until the user resizes it.
+// Default window size, used until the user resizes it: a 1280×800
+// screen's, which 820 overflowed.
 const (
 	defaultWidth  = 1280
-	defaultHeight = 820
+	defaultHeight = 800
 )
 
 // Tab titles, also the names the screenshot tour gives its files.
@@ -135,6 +137,11 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.Launch.OnReady = func(s *session.Server) {
 		u.Run.SetTarget(u.targetLine(u.Target.Choice().Kind))
 		u.Run.SetFacts(session.ServerFacts(s))
+		// A model that served goes first in the model drop-down, next
+		// start included.
+		if s.Record != nil {
+			u.Launch.Form.SetRecentModels(rememberModel(prefs, s.Record.Model))
+		}
 	}
 
 	u.Run = runview.New(u.startRun)
@@ -144,7 +151,7 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.Run.OnPlanChanged = func(p rundoc.Plan) { savePlan(prefs, p) }
 	u.Run.OnFinished = u.runFinished
 	u.Run.Saved = u.saved
-	u.Run.OnExport = func(r *rundoc.Run) { export.Show(w, a, []*rundoc.Run{r}) }
+	u.Run.OnExport = func(r *rundoc.Run) { u.exportRuns([]*rundoc.Run{r}) }
 	u.Results = results.New()
 	u.Results.OnResume = u.resume
 	src, note, unsaved, closeHistory := openHistory(os.Getenv)
@@ -153,10 +160,11 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.History = history.New(w, src, note)
 	u.History.OnShow = func(r *rundoc.Run) { u.Results.SetRun(r, nil); u.SelectTab(TabResults) }
 	u.History.OnCompare = func(rs []*rundoc.Run) { u.Compare.SetRuns(rs, nil); u.SelectTab(TabCompare) }
-	u.History.OnExport = func(rs []*rundoc.Run) { export.Show(w, a, rs) }
+	u.History.OnExport = u.exportRuns
+	u.History.OnRenamed = u.renamed
 	u.History.Reload()
 	u.Compare = compare.New()
-	u.Compare.OnExport = func(rs []*rundoc.Run) { export.Show(w, a, rs) }
+	u.Compare.OnExport = u.exportRuns
 	u.Tune = tuneview.New(u.tuneBackend())
 
 	prevTarget := u.Target.OnChanged
@@ -280,7 +288,38 @@ func (u *UI) exportShown() {
 		dialog.ShowInformation("Nothing to export", "Finish a run or pick one in History first.", u.win)
 		return
 	}
-	export.Show(u.win, u.app, []*rundoc.Run{r})
+	u.exportRuns([]*rundoc.Run{r})
+}
+
+// Exportable is what an export of runs writes: the runs as the history
+// names them now, so a rename in History reaches every export even when
+// the run shown was loaded before it.
+func (u *UI) Exportable(runs []*rundoc.Run) []*rundoc.Run { return u.History.Current(runs) }
+
+// exportRuns opens the export dialog for runs, named as the history names
+// them now.
+func (u *UI) exportRuns(runs []*rundoc.Run) { export.Show(u.win, u.app, u.Exportable(runs)) }
+
+// renamed shows a run's new name wherever the run is on screen: Results'
+// header and chart subtitles, Compare's columns and legend.
+func (u *UI) renamed(uuid, name string) {
+	if r := u.Results.Run(); r != nil && r.UUID == uuid {
+		c := *r
+		c.Name = name
+		u.Results.SetRun(&c, nil)
+	}
+	runs := slices.Clone(u.Compare.Runs())
+	changed := false
+	for i, r := range runs {
+		if r.UUID == uuid {
+			c := *r
+			c.Name = name
+			runs[i], changed = &c, true
+		}
+	}
+	if changed {
+		u.Compare.SetRuns(runs, nil)
+	}
 }
 
 // runFinished shows the run in Results, shows the history with it and

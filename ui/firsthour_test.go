@@ -19,10 +19,12 @@ import (
 
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui"
 	"github.com/rigbench/rigbench/ui/history"
+	"github.com/rigbench/rigbench/ui/launchview"
 	"github.com/rigbench/rigbench/ui/target"
 )
 
@@ -395,8 +397,19 @@ func TestEveryTabFits900(t *testing.T) {
 // Light theme: low-importance text (each flag's help) reads at 3:1 or
 // more against the background; Fyne's own grey was about 1.3:1.
 func TestLightThemeHelpTextReadable(t *testing.T) {
+	helpTextReadable(t, ui.ThemeLight, theme.VariantLight)
+}
+
+// Issue 24 item 14: so is it in the dark theme, where Fyne's grey was
+// about 1.6:1 against the near-black background.
+func TestDarkThemeHelpTextReadable(t *testing.T) {
+	helpTextReadable(t, ui.ThemeDark, theme.VariantDark)
+}
+
+func helpTextReadable(t *testing.T, choice string, variant fyne.ThemeVariant) {
+	t.Helper()
 	u, _ := newUI(t)
-	fyne.DoAndWait(func() { u.SetTheme(ui.ThemeLight) })
+	fyne.DoAndWait(func() { u.SetTheme(choice) })
 	th := fyne.CurrentApp().Settings().Theme()
 	lum := func(c color.Color) float64 {
 		r, g, b, _ := c.RGBA()
@@ -409,8 +422,33 @@ func TestLightThemeHelpTextReadable(t *testing.T) {
 		}
 		return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
 	}
-	fg, bg := lum(th.Color(theme.ColorNameDisabled, theme.VariantLight)), lum(th.Color(theme.ColorNameBackground, theme.VariantLight))
+	fg, bg := lum(th.Color(theme.ColorNameDisabled, variant)), lum(th.Color(theme.ColorNameBackground, variant))
 	if ratio := (max(fg, bg) + 0.05) / (min(fg, bg) + 0.05); ratio < 3 {
 		t.Errorf("low-importance text contrast %.1f:1, want 3:1 or more", ratio)
+	}
+}
+
+// A model that launched is remembered first in the model drop-down's
+// list (the list was read at start-up but never written).
+func TestLaunchedModelIsRemembered(t *testing.T) {
+	svc := testServices()
+	svc.Launch = func(ctx context.Context, cfg vllm.LaunchConfig, p launchview.Progress) (*session.Server, error) {
+		return &session.Server{Endpoint: "http://127.0.0.1:9", Model: cfg.Model, Record: &rundoc.Launch{Model: cfg.Model}}, nil
+	}
+	u, _ := newUIWith(t, svc)
+	fyne.DoAndWait(func() {
+		u.Target.Set(target.Choice{Kind: target.Launch})
+		c := u.Launch.Form.Config()
+		c.Model, c.GPUs = "Qwen/Qwen2.5-0.5B-Instruct", ""
+		u.Launch.Form.SetConfig(c)
+		u.Launch.Start()
+	})
+	var got []string
+	for i := 0; i < 400 && (len(got) == 0 || got[0] != "Qwen/Qwen2.5-0.5B-Instruct"); i++ {
+		time.Sleep(10 * time.Millisecond)
+		fyne.DoAndWait(func() { got = fyne.CurrentApp().Preferences().StringList("launch.recent_models") })
+	}
+	if len(got) == 0 || got[0] != "Qwen/Qwen2.5-0.5B-Instruct" {
+		t.Fatalf("recent models %q after a launch", got)
 	}
 }

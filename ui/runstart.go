@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -56,7 +55,6 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 			}
 		}))
 	}
-	now := time.Now()
 	switch ch.Kind {
 	case target.Demo:
 		if demoErr != nil {
@@ -64,15 +62,11 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 		}
 		o.Kind = session.Demo
 		o.Sim, o.SimLaunch = demo, demoRec
-		o.Name = history.DefaultName(session.DemoModel(demo), launchview.DemoArgs(demoCfg), true, now)
 	case target.Endpoint:
 		if p := target.CheckURL(ch); p != "" {
 			return nil, errors.New(p)
 		}
 		o.Kind, o.Endpoint, o.APIKey = session.Endpoint, ch.URL, ch.APIKey
-		if pu, err := url.Parse(ch.URL); err == nil {
-			o.Name = history.DefaultName(pu.Host, nil, false, now)
-		}
 	case target.Launch:
 		if srv == nil {
 			return nil, errors.New("start the server in the Launch tab first, or choose an existing endpoint or the demo")
@@ -81,9 +75,6 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 		// The record is the launched configuration, not the form's:
 		// the form may have been edited since the server started.
 		o.Launcher = srv.Reuse()
-		if srv.Record != nil {
-			o.Name = history.DefaultName(srv.Record.Model, srv.Record.Args, true, now)
-		}
 	}
 	run, err := u.svc.Session(ctx, o)
 	u.keep(src, saver, run)

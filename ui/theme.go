@@ -28,7 +28,14 @@ var lightWarning = color.NRGBA{R: 0xB4, G: 0x53, B: 0x09, A: 0xFF}
 // 3.5:1, still plainly fainter than text.
 var lightDisabled = color.NRGBA{R: 0x8A, G: 0x8A, B: 0x8A, A: 0xFF}
 
-// Color is the wrapped theme's colour but for the light warning.
+// darkDisabled is the dark variant's: Fyne's #393939 on its near-black
+// background is about 1.6:1, so the help lines were barely readable in
+// the dark theme; this grey is about 5:1, still plainly fainter than the
+// near-white text.
+var darkDisabled = color.NRGBA{R: 0x94, G: 0x94, B: 0x94, A: 0xFF}
+
+// Color is the wrapped theme's colour but for the light warning and the
+// greys of low-importance text.
 func (t contrastTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
 	if t.forced {
 		v = t.variant
@@ -38,6 +45,9 @@ func (t contrastTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.C
 	}
 	if n == theme.ColorNameDisabled && v == theme.VariantLight {
 		return lightDisabled
+	}
+	if n == theme.ColorNameDisabled && v == theme.VariantDark {
+		return darkDisabled
 	}
 	return t.Theme.Color(n, v)
 }

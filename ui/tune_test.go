@@ -112,6 +112,22 @@ wait:
 	if err != nil || tagged != 4 {
 		t.Errorf("%d runs tagged %s in History (%v)", tagged, tune.Tag(doc.SweepID), err)
 	}
+	// Issue 24 item 4: a new sweep takes the last one's chart and table
+	// off the screen as it starts.
+	var again <-chan struct{}
+	fyne.DoAndWait(func() {
+		u.Tune.Start()
+		again = u.Tune.Done()
+		if rows, chart := u.Tune.Rows(), u.Tune.Chart(); len(rows) != 0 || len(chart) != 0 || u.Tune.Doc() != nil {
+			t.Errorf("a new sweep started with the last one's %d table rows and %d chart rows on screen", len(rows), len(chart))
+		}
+		u.Tune.Stop()
+	})
+	select {
+	case <-again:
+	case <-time.After(time.Minute):
+		t.Fatal("the second sweep did not stop")
+	}
 }
 
 // TestTuneUnavailableForEndpoint: with an existing endpoint as the target,
@@ -193,4 +209,19 @@ func TestTuneResumesAfterRestart(t *testing.T) {
 	if doc == nil || doc.SweepID != spec.ID || len(doc.Variants) != 2 || doc.Variants[1].Status != tune.Measured {
 		t.Fatalf("resumed sweep %+v", doc)
 	}
+	// Issue 24 item 6: reopened after the sweep finished (the window may
+	// close during its last variant, once that variant is saved), the view
+	// shows the sweep's form and verdict, not an empty form.
+	again, _ := newUIWithDB(t, db)
+	fyne.DoAndWait(func() {
+		if v := again.Tune.Verdict(); v == "" || again.Tune.Doc() == nil || again.Tune.Doc().SweepID != spec.ID {
+			t.Errorf("reopened on sweep %s: verdict %q, want the sweep's", spec.ID, v)
+		}
+		if c, n, w := again.Tune.Workload(); c != "1K" || n != "4" || w != "10s" {
+			t.Errorf("reopened form workload %q %q %q, want the sweep's 1K 4 10s", c, n, w)
+		}
+		if s := again.Tune.Summary(); !strings.HasPrefix(s, "2 variants") {
+			t.Errorf("reopened form summary %q, want the sweep's 2 variants", s)
+		}
+	})
 }

@@ -67,7 +67,7 @@ func (u *UI) tuneBackend() tuneview.Backend {
 		OnFinished: func(*tune.Result, error) {
 			u.History.Reload()
 		},
-		Unfinished: u.unfinishedSweep,
+		LastSweep: u.lastSweep,
 	}
 }
 
@@ -84,69 +84,63 @@ func (u *UI) tuneSpecDir() string {
 	return tune.SpecDir(p)
 }
 
-// unfinishedSweep is the sweep started last with this history when the
-// history holds fewer finished variants than it has (a crash, or the
-// window closed during it), so the view offers Resume after a restart.
-func (u *UI) unfinishedSweep() *tune.Spec {
+// lastSweep is the sweep started last with this history, judged from the
+// variants the history holds, and whether every one is there: the Tune
+// view reopens on it (its verdict, or Resume after a crash or a close
+// during it).
+func (u *UI) lastSweep() (*tune.Spec, *tune.Result, bool) {
 	dir := u.tuneSpecDir()
 	if dir == "" {
-		return nil
+		return nil, nil, false
 	}
 	spec, _, ok := tune.LatestSpec(dir)
 	if !ok {
-		return nil
+		return nil, nil, false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	runs, err := u.tuneHistory(ctx, tune.Tag(spec.ID))
+	res, complete, err := tune.Recall(ctx, spec, u.tuneHistory)
 	if err != nil {
-		return nil
+		return &spec, nil, false
 	}
-	done := map[string]bool{}
-	for _, r := range runs {
-		if r.Status == rundoc.RunComplete {
-			done[r.Name] = true
-		}
-	}
-	for _, v := range spec.Variants() {
-		if !done[tune.RunName(spec.ID, v)] {
-			return &spec
-		}
-	}
-	return nil
+	return &spec, res, complete
 }
 
 // tuneRunner builds a sweep's runner for the chosen target: the demo's
 // simulator at the Launch page's demo speed, or Docker. Every variant is
 // recorded by the history's recorder and found there to resume.
 func (u *UI) tuneRunner(spec tune.Spec) (*tune.Runner, error) {
-	kind := map[target.Kind]string{target.Demo: tune.TargetDemo, target.Launch: tune.TargetLaunch}[u.Target.Choice().Kind]
-	if spec.Target != "" && spec.Target != kind {
-		// A resumed sweep runs where it started.
-		where := map[string]string{tune.TargetDemo: "the demo", tune.TargetLaunch: "Launch vLLM in Docker"}[spec.Target]
-		return nil, fmt.Errorf("sweep %s ran on %s: choose that target on the Launch page to resume it", spec.ID, where)
-	}
-	spec.Target = kind
-	if kind == tune.TargetDemo {
-		spec.SimSpeed = u.Launch.DemoSpeed()
-	}
-	r := &tune.Runner{Spec: spec, Hardware: u.snapshot, SpecDir: u.tuneSpecDir()}
-	switch u.Target.Choice().Kind {
-	case target.Demo:
-		cfg, err := u.demoConfig()
-		if err != nil {
-			return nil, fmt.Errorf("the demo cannot start with the Launch page's flags: %w", err)
-		}
-		r.Target = tune.Demo{Sim: cfg}
-	case target.Launch:
-		r.Target = tune.Docker{Launcher: func(cfg vllm.LaunchConfig) session.Launcher {
-			// Leftovers stay: another RigBench's server is not this
-			// sweep's to remove.
-			return &session.DockerLauncher{Config: cfg, KeepLeftovers: true}
-		}}
-	default:
+	kind := map[target.Kind]session.Kind{target.Demo: tune.TargetDemo, target.Launch: tune.TargetLaunch}[u.Target.Choice().Kind]
+	if kind == "" {
 		return nil, fmt.Errorf("tune is unavailable for an existing endpoint")
 	}
+	if spec.Target != "" && spec.Target != kind {
+		// A resumed sweep runs where it started.
+		where := map[session.Kind]string{tune.TargetDemo: "the demo", tune.TargetLaunch: "Launch vLLM in Docker"}[spec.Target]
+		return nil, fmt.Errorf("sweep %s ran on %s: choose that target on the Launch page to resume it", spec.ID, where)
+	}
+	if spec.Target == "" {
+		spec.Target = kind
+		if kind == tune.TargetDemo {
+			// The Launch page's demo: its profile and speed, kept in the
+			// spec so a resume (here or in the CLI) runs the same
+			// simulator.
+			cfg, err := u.demoConfig()
+			if err != nil {
+				return nil, fmt.Errorf("the demo cannot start with the Launch page's flags: %w", err)
+			}
+			spec.SimProfile, spec.SimSpeed = cfg.Profile.Name, cfg.Speed
+		}
+	}
+	r, err := tune.NewRunner(spec, func(cfg vllm.LaunchConfig) session.Launcher {
+		// Leftovers stay: another RigBench's server is not this sweep's
+		// to remove.
+		return &session.DockerLauncher{Config: cfg, KeepLeftovers: true}
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.Hardware, r.SpecDir = u.snapshot, u.tuneSpecDir()
 	src := u.History.Source()
 	r.Observers = func(tune.Variant) []rundoc.Observer {
 		if rec := src.Recorder(); rec != nil {
@@ -168,29 +162,11 @@ func (u *UI) tuneRunner(spec tune.Spec) (*tune.Runner, error) {
 	return r, nil
 }
 
-// tuneHistory returns the history's runs carrying tag, complete.
+// tuneHistory is the history's RunsTagged (store.DB's, or the session
+// list's when the history cannot be opened): how a sweep finds its
+// finished variants (tune.History).
 func (u *UI) tuneHistory(ctx context.Context, tag string) ([]*rundoc.Run, error) {
-	src := u.History.Source()
-	{
-		entries, err := src.List(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var out []*rundoc.Run
-		for _, e := range entries {
-			for _, t := range e.Run.Tags {
-				if t == tag {
-					run, err := src.Get(ctx, e.Run.UUID)
-					if err != nil {
-						return nil, err
-					}
-					out = append(out, run)
-					break
-				}
-			}
-		}
-		return out, nil
-	}
+	return u.History.Source().RunsTagged(ctx, tag)
 }
 
 // exportSweep saves the sweep document as HTML, Markdown or JSON, chosen by

@@ -66,8 +66,7 @@ func (v visualFlags) options() (report.Options, error) {
 }
 
 func runCompare(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet("compare", e)
 	formatName := fs.String("format", "html", "output: html, md, png or svg")
 	out := fs.String("o", "", "write to FILE instead of standard output")
 	db := fs.String("db", "", "history database file (default $RIGBENCH_DB, else the user data folder)")

@@ -82,12 +82,6 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func newFlagSet(name string, e *env) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	return fs
-}
-
 // runsJSON is one run of `runs --json`.
 type runsJSON struct {
 	UUID           string           `json:"uuid"`
@@ -393,12 +387,8 @@ func (h *historyFlags) oneRun(ctx context.Context, e *env, rest []string) (*stor
 	return db, r, nil
 }
 
-func displayName(r *rundoc.Run) string {
-	if r.Name != "" {
-		return termtext.Safe(r.Name)
-	}
-	return termtext.Safe(strings.TrimSpace(r.Server.Model))
-}
+// displayName is a run's title (rundoc.Run.Title) escaped for the terminal.
+func displayName(r *rundoc.Run) string { return termtext.Safe(strings.TrimSpace(r.Title())) }
 
 func dash(s string) string {
 	if s == "" {

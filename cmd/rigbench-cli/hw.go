@@ -33,8 +33,7 @@ func init() {
 // runHW prints the hardware snapshot. A machine without a GPU is a normal
 // state: it exits 0 and says why there is no GPU.
 func runHW(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("hw", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet("hw", e)
 	asJSON := fs.Bool("json", false, "print the snapshot as JSON")
 	timeout := fs.Duration("timeout", probe.DefaultTimeout, "how long to wait for the NVIDIA driver")
 	rigName := fs.String("rig", "", rigUsage+"; a rig's GPUs are read with nvidia-smi in a short-lived container of an image already there")

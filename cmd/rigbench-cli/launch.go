@@ -50,15 +50,14 @@ func (o *launchOptions) register(fs *flag.FlagSet) {
 }
 
 func runLaunch(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("launch", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet("launch", e)
 	var o launchOptions
 	o.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return usagef("%v", err)
+		return exitError{code: 2} // newFlagSet said what was wrong
 	}
 	cfg, err := o.config(e, fs.Args())
 	if err != nil {

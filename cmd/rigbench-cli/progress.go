@@ -52,7 +52,11 @@ func (p *progress) Observe(e rundoc.Event) {
 		if len(s.NotReported) > 0 {
 			fmt.Fprintf(p.w, "not reported by this server: %s\n", termtext.Safe(strings.Join(s.NotReported, ", ")))
 		}
-		fmt.Fprintf(p.w, "plan: %d cells, estimated %s\n", e.Total, rundoc.ShortDuration(e.ETA))
+		cells := "cells"
+		if e.Total == 1 {
+			cells = "cell"
+		}
+		fmt.Fprintf(p.w, "plan: %d %s, estimated %s\n", e.Total, cells, rundoc.ShortDuration(e.ETA))
 	case rundoc.EventRunProgress:
 		// Before the first cell (the server's first requests): what the
 		// run waits for, on a line of its own.

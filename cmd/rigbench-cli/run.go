@@ -82,8 +82,7 @@ func (f *runFlags) options(e *env, plan rundoc.Plan, simCfg sim.Config, demoLaun
 // parse reads the flags of `run` into f and returns which were set and the
 // words after them (vLLM flags); set is nil after --help.
 func (f *runFlags) parse(e *env, args []string) (set map[string]bool, rest []string, err error) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet("run", e)
 	f.register(fs)
 	return parseSet(fs, args)
 }
@@ -109,13 +108,13 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.apiKey, "api-key", "", "API key of the server (default $RIGBENCH_API_KEY)")
 	fs.StringVar(&f.model, "model", "", "model to benchmark (default: the server's first; with --launch: the Hugging Face id to serve)")
 	fs.StringVar(&f.contexts, "contexts", "", "decode contexts in tokens, e.g. 0,16K,32K,max (default 0,16K,32K,64K,128K,max)")
-	fs.StringVar(&f.concurrency, "concurrency", "1,2,4,8,16,32,64,128", "concurrency levels: whole numbers from 1 to 4096")
+	fs.StringVar(&f.concurrency, "concurrency", "1,2,4,8,16,32,64,128", fmt.Sprintf("concurrency levels: whole numbers from 1 to %d", rundoc.MaxConcurrency))
 	fs.StringVar(&f.prefill, "prefill", "", "prefill contexts, or none (default 8K,16K,32K,64K,128K)")
 	f.registerWindow(fs)
 	fs.IntVar(&f.maxOutput, "max-output", rundoc.DefaultMaxOutput, "max_tokens of every decode request")
 	fs.IntVar(&f.kvCapacity, "kv-capacity", 0, "KV cache capacity in tokens to plan with, for a server that reports none; it replaces a reported one (the run records the source as user)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the run document (rigbench.run/v1) to this file")
-	fs.StringVar(&f.name, "name", "", "name of the run in the history")
+	fs.StringVar(&f.name, "name", "", "name of the run in the history (default: the model, up to three flags that differ from vLLM's defaults and the start time, as the app names runs)")
 	fs.StringVar(&f.tags, "tags", "", "comma-separated tags")
 	fs.StringVar(&f.notes, "notes", "", "free-text notes")
 	fs.BoolVar(&f.demo, "demo", false, "benchmark RigBench's built-in simulated vLLM server (no GPU needed)")
@@ -279,49 +278,46 @@ func apiKeyError(key string, fromEnv bool) error {
 	return errors.New("the server rejected the API key: pass the right one with --api-key")
 }
 
-// maxConcurrency mirrors the bound of bench.Plan.Validate, so a level out
-// of range is a usage error before anything starts.
-const maxConcurrency = 4096
+// planInput is the flags as rundoc.PlanInput reads them: a flag left out
+// is empty (its default), one given empty is refused here.
+func (f *runFlags) planInput(set map[string]bool) (rundoc.PlanInput, error) {
+	// An empty field means "the default" to PlanInput; a flag given empty
+	// is more likely a shell variable that was not set, so it is refused.
+	for _, e := range []struct{ name, value, hint string }{
+		{"contexts", f.contexts, "give decode contexts such as 0,16K,max, or leave the flag out for the defaults"},
+		{"concurrency", f.concurrency, "give levels such as 1,2,4,8, or leave the flag out for the defaults"},
+		{"prefill", f.prefill, "give prefill contexts such as 8K,16K, or none to skip prefill"},
+	} {
+		if set[e.name] && strings.TrimSpace(e.value) == "" {
+			return rundoc.PlanInput{}, fmt.Errorf("--%s is empty: %s", e.name, e.hint)
+		}
+	}
+	in := rundoc.PlanInput{Contexts: f.contexts, Concurrency: f.concurrency, Prefill: f.prefill,
+		Window: f.duration, Prompts: f.prompts, MaxOutput: strconv.Itoa(f.maxOutput)}
+	if set["precision"] {
+		in.Precision = f.precision
+	}
+	if set["max-duration"] {
+		in.MaxDuration = f.maxDuration.String()
+	}
+	if f.kvCapacity != 0 {
+		in.KVCapacity = strconv.Itoa(f.kvCapacity)
+	}
+	return in, nil
+}
 
-// plan builds the plan from the flags (set names the flags given). Without
-// --contexts, the defaults that the server cannot hold are dropped at run
-// time (Plan.Resolve keeps them; session trims) — explicit contexts above
-// max_model_len are an error. Each error is one sentence naming the flag.
+// plan builds the plan from the flags (set names the flags given) through
+// rundoc.PlanInput, the app's reader too. Without --contexts, the defaults
+// that the server cannot hold are dropped at run time (Plan.Resolve keeps
+// them; session trims). Each error is one sentence naming the flag.
 func (f *runFlags) plan(set map[string]bool) (rundoc.Plan, error) {
-	p := rundoc.DefaultPlan()
-	var err error
-	if set["contexts"] {
-		if strings.TrimSpace(f.contexts) == "" {
-			return p, errors.New("--contexts is empty: give decode contexts such as 0,16K,max, or leave the flag out for the defaults")
-		}
-		if p.Contexts, err = rundoc.ParseTokenList(f.contexts); err != nil {
-			return p, fmt.Errorf("--contexts: %w", err)
-		}
-	} else {
-		p.TrimContexts = true
+	in, err := f.planInput(set)
+	if err != nil {
+		return rundoc.Plan{}, err
 	}
-	if p.Concurrency, err = parseConcurrency(f.concurrency); err != nil {
-		return p, err
-	}
-	switch prefill := strings.ToLower(strings.TrimSpace(f.prefill)); {
-	case prefill == "" && set["prefill"]:
-		return p, errors.New("--prefill is empty: give prefill contexts such as 8K,16K, or none to skip prefill")
-	case prefill == "":
-	case prefill == "none", prefill == "0", prefill == "-":
-		p.PrefillContexts = nil
-	default:
-		if p.PrefillContexts, err = rundoc.ParseTokenList(f.prefill); err != nil {
-			return p, fmt.Errorf("--prefill: %w", err)
-		}
-	}
-	if err := f.window(&p, set); err != nil {
-		return p, err
-	}
-	if f.maxOutput < 1 {
-		return p, fmt.Errorf("--max-output must be at least 1 token, e.g. 8192, not %d", f.maxOutput)
-	}
-	if f.kvCapacity < 0 || f.kvCapacity > math.MaxInt32 {
-		return p, fmt.Errorf("--kv-capacity must be a positive number of tokens up to %d, not %d", math.MaxInt32, f.kvCapacity)
+	p, err := in.Plan()
+	if err != nil {
+		return p, flagError(err)
 	}
 	// The run's words are checked by the rule an import applies, so the
 	// saved run always imports again.
@@ -337,19 +333,16 @@ func (f *runFlags) plan(set map[string]bool) (rundoc.Plan, error) {
 			return p, fmt.Errorf("%s: %v", l.flag, l.err)
 		}
 	}
-	p.MaxOutput = f.maxOutput
-	p.KVCapacityOverride = f.kvCapacity
-	// What the engine checks without the server (0: max_model_len not yet
-	// known) is checked now too, so no rule of its own slips past to fail
-	// after the server is up. Validate wants a resolved plan; "max" stands
-	// for a length not known yet, so it is checked as 0 (Resolve would drop
-	// it, and a plan of only "max" would look empty).
-	q := p
-	q.Contexts, q.PrefillContexts = maxAsZero(p.Contexts), maxAsZero(p.PrefillContexts)
-	if err := q.Validate(0); err != nil {
-		return p, err
-	}
 	return p, nil
+}
+
+// flagError words a plan input's error with its flag ("--concurrency …").
+func flagError(err error) error {
+	var fe *rundoc.FieldError
+	if errors.As(err, &fe) {
+		return errors.New(fe.In("--" + string(fe.Field)))
+	}
+	return err
 }
 
 // registerWindow adds --duration, --precision and --max-duration (run and
@@ -359,70 +352,6 @@ func (f *runFlags) registerWindow(fs *flag.FlagSet) {
 	fs.StringVar(&f.precision, "precision", "1%", "with --duration auto, the 95% uncertainty of total tok/s at which a window stops")
 	fs.DurationVar(&f.maxDuration, "max-duration", rundoc.DefaultDuration, "with --duration auto, the longest a decode window lasts")
 	fs.StringVar(&f.prompts, "prompts", rundoc.PromptsShared, "prompt policy: shared (one document per context for every stream and cell, the seed tool's, so figures compare with published runs) or unique (one per stream)")
-}
-
-// window sets the plan's window method from --duration, --precision and
-// --max-duration.
-func (f *runFlags) window(p *rundoc.Plan, set map[string]bool) error {
-	policy, err := rundoc.ParsePromptPolicy(f.prompts)
-	if err != nil {
-		return fmt.Errorf("--prompts: %w", err)
-	}
-	p.Prompts = policy
-	if d := strings.ToLower(strings.TrimSpace(f.duration)); d != rundoc.WindowAuto {
-		fixed, err := time.ParseDuration(d)
-		if err != nil || fixed < rundoc.MinDuration || fixed > rundoc.MaxDuration {
-			return fmt.Errorf("--duration must be auto or a length from %s to 1h, e.g. 30s, not %s: a shorter window holds no whole request, a longer one holds the run for hours per cell", rundoc.MinDuration, f.duration)
-		}
-		for _, name := range []string{"precision", "max-duration"} {
-			if set[name] {
-				return fmt.Errorf("--%s applies only to --duration auto; --duration %s gives every window that length", name, f.duration)
-			}
-		}
-		p.Window, p.Precision, p.DurationS = rundoc.WindowFixed, 0, fixed.Seconds()
-		return nil
-	}
-	pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(f.precision), "%"), 64)
-	if err != nil || !(pct > 0 && pct <= 50) {
-		return fmt.Errorf("--precision must be a percentage above 0 and at most 50, e.g. 1%%, not %q", f.precision)
-	}
-	if f.maxDuration < rundoc.MinAutoWindow || f.maxDuration > rundoc.MaxDuration {
-		return fmt.Errorf("--max-duration must be from %s (the shortest adaptive window) to 1h, not %s", rundoc.MinAutoWindow, f.maxDuration)
-	}
-	p.Window, p.Precision, p.DurationS = rundoc.WindowAuto, pct/100, f.maxDuration.Seconds()
-	return nil
-}
-
-// maxAsZero returns cs with bench.ContextMax replaced by 0.
-func maxAsZero(cs []int) []int {
-	out := make([]int, len(cs))
-	for i, c := range cs {
-		if c != rundoc.ContextMax {
-			out[i] = c
-		}
-	}
-	return out
-}
-
-// parseConcurrency reads --concurrency: positive whole numbers only, since
-// a level is a count of requests, not of tokens (no K suffix, no max).
-func parseConcurrency(s string) ([]int, error) {
-	bad := fmt.Errorf("--concurrency %q: each level must be a whole number from 1 to %d, e.g. 1,2,4,8", s, maxConcurrency)
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 || n > maxConcurrency {
-			return nil, bad
-		}
-		out = append(out, n)
-	}
-	if len(out) == 0 {
-		return nil, bad
-	}
-	return out, nil
 }
 
 func splitList(s string) []string {

@@ -51,7 +51,7 @@ func TestRunFlagErrorsBeforeStart(t *testing.T) {
 		{append(demo, "--precision", "0%"), "--precision must be a percentage above 0"},
 		{append(demo, "--precision", "one"), "--precision must be a percentage above 0"},
 		{append(demo, "--max-duration", "2s"), "--max-duration must be from 5s"},
-		{append(demo, "--duration", "30s", "--precision", "2%"), "--precision applies only to --duration auto"},
+		{append(demo, "--duration", "30s", "--precision", "2%"), "--precision applies only to an auto window"},
 		{append(demo, "--max-output", "0"), "--max-output must be at least 1"},
 		{append(demo, "--sim-speed", "0"), "--sim-speed must be a number from 1"},
 		{append(demo, "--sim-speed", "0.5"), "--sim-speed must be a number from 1"},
@@ -220,30 +220,6 @@ func TestRunAPIKeyMissing(t *testing.T) {
 	if code := execute(context.Background(), e, args); code != 1 || !strings.Contains(errb.String(), "API key in RIGBENCH_API_KEY") {
 		t.Errorf("wrong key from the environment: exit %d, stderr %q", code, errb.String())
 	}
-}
-
-// parseConcurrency reads user input: whatever it is given, it either
-// refuses it with the one message or returns levels the engine accepts.
-func FuzzParseConcurrency(f *testing.F) {
-	for _, s := range []string{"1,2,4,8", "", " , ", "-2", "1.5", "max", "1K", "100000", "+3", "4096,1", "0x10"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		levels, err := parseConcurrency(s)
-		if err != nil {
-			if !strings.Contains(err.Error(), "each level must be a whole number from 1 to 4096") {
-				t.Fatalf("%q: unexpected message %v", s, err)
-			}
-			return
-		}
-		if len(levels) == 0 {
-			t.Fatalf("%q: no levels and no error", s)
-		}
-		p := rundoc.Plan{Contexts: []int{0}, Concurrency: levels, DurationS: 1, MaxOutput: 1}
-		if err := p.Validate(0); err != nil {
-			t.Fatalf("%q: levels %v the engine refuses: %v", s, levels, err)
-		}
-	})
 }
 
 // A run that fails before its first event (the server lists a model, then

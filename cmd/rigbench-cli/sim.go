@@ -30,11 +30,7 @@ func runSim(ctx context.Context, e *env, args []string) error {
 		a := args[i]
 		switch {
 		case a == "-h" || a == "--help":
-			fmt.Fprintln(e.stdout, "usage: rigbench-cli sim [--addr 127.0.0.1:8000] [--profile NAME] [--speed S] [vLLM flags…]")
-			fmt.Fprintln(e.stdout, "profiles:", strings.Join(sim.ProfileNames(), ", "))
-			fmt.Fprintln(e.stdout, "vLLM flags: --model --max-model-len --max-num-seqs --max-num-batched-tokens --gpu-memory-utilization")
-			fmt.Fprintln(e.stdout, "  --kv-cache-dtype --[no-]enable-prefix-caching --api-key; simulator: --seed --startup-delay")
-			fmt.Fprintln(e.stdout, "faults: --fault-exit-after D --fault-stall-after-tokens N --fault-error-rate F --fault-malformed-chunk-after N")
+			printSimHelp(e)
 			return nil
 		case a == "--addr":
 			if i+1 >= len(args) {
@@ -69,4 +65,30 @@ func runSim(ctx context.Context, e *env, args []string) error {
 		return exitError{code: 1} // already logged in vLLM's words
 	}
 	return err
+}
+
+// printSimHelp lists every flag the simulator acts on, read from the
+// table that parses them (sim.FlagNames), so a flag added there is listed.
+func printSimHelp(e *env) {
+	fmt.Fprintln(e.stdout, "usage: rigbench-cli "+synopsis("sim"))
+	fmt.Fprintln(e.stdout, commands["sim"].summary)
+	fmt.Fprintln(e.stdout, "\nprofiles:", strings.Join(sim.ProfileNames(), ", "))
+	var ps []string
+	for _, p := range sim.Personalities() {
+		ps = append(ps, string(p))
+	}
+	fmt.Fprintln(e.stdout, "personalities (--personality):", strings.Join(ps, ", "), "(llama-server sizes with --ctx-size, --parallel, --kv-unified)")
+	fmt.Fprintln(e.stdout, "\nflags it acts on (other vLLM flags are accepted and ignored):")
+	fmt.Fprintln(e.stdout, "  --addr HOST:PORT (default 127.0.0.1:8000)")
+	var line string
+	for _, n := range sim.FlagNames() {
+		if len(line)+len(n)+1 > 76 {
+			fmt.Fprintln(e.stdout, "  "+strings.TrimSpace(line))
+			line = ""
+		}
+		line += " " + n
+	}
+	if line != "" {
+		fmt.Fprintln(e.stdout, "  "+strings.TrimSpace(line))
+	}
 }

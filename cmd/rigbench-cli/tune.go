@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -81,14 +80,13 @@ func runTune(ctx context.Context, e *env, args []string) error {
 
 // parse reads the flags of `tune`; set is nil after --help.
 func (f *tuneFlags) parse(e *env, args []string) (set map[string]bool, rest []string, err error) {
-	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet("tune", e)
 	fs.StringVar(&f.endpoint, "endpoint", "", "(not available: Tune relaunches the server, which it cannot do for an endpoint it did not start)")
 	fs.StringVar(&f.model, "model", "", "with --launch: the Hugging Face id to serve")
 	fs.StringVar(&f.contexts, "contexts", "", "decode contexts of the workload, e.g. 0,16K")
 	fs.StringVar(&f.concurrency, "concurrency", "", "concurrency levels of the workload, e.g. 1,8")
 	f.registerWindow(fs)
-	fs.IntVar(&f.maxOutput, "max-output", 1024, "max_tokens of every decode request")
+	fs.IntVar(&f.maxOutput, "max-output", tune.DefaultMaxOutput, "max_tokens of every decode request")
 	fs.StringVar(&f.jsonPath, "json", "", "write the sweep document (rigbench.tune/v1, docs/tune.md) to this file")
 	fs.BoolVar(&f.demo, "demo", false, "sweep RigBench's simulated vLLM server (no GPU needed); it takes the same vLLM flags")
 	fs.StringVar(&f.simProfile, "sim-profile", "", "simulator profile with --demo: "+strings.Join(sim.ProfileNames(), ", "))
@@ -246,12 +244,14 @@ func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tun
 	if f.grid && f.oneAtATime {
 		return nil, usagef("choose --grid or --one-at-a-time, not both")
 	}
-	plan, err := f.plan(set)
+	in, err := f.planInput(set)
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
-	plan.PrefillContexts = nil
-	plan.TrimContexts = false
+	plan, err := tune.Workload(in)
+	if err != nil {
+		return nil, usagef("%v", flagError(err))
+	}
 	if f.resume != "" {
 		if err := tune.CheckID(f.resume); err != nil {
 			return nil, usagef("--resume: %v", err)
@@ -281,106 +281,80 @@ func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tun
 		}
 		spec.Constraints = append(spec.Constraints, k)
 	}
-	r := &tune.Runner{Spec: spec, NoTelemetry: f.noTelemetry}
-	if err := f.target(e, set, r, &spec, vllmArgs); err != nil {
+	launcher, err := f.target(e, set, &spec, vllmArgs)
+	if err != nil {
 		return nil, err
 	}
-	r.Spec = spec
 	if err := spec.Validate(); err != nil {
+		if errors.Is(err, tune.ErrNothingToVary) {
+			return nil, usagef("%v (--vary FLAG=V1,V2)", err)
+		}
 		return nil, usagef("%v", err)
 	}
+	r, err := tune.NewRunner(spec, launcher)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	if spec.Target == tune.TargetDemo {
+		// The simulator refuses what vLLM would refuse; a base it refuses
+		// would fail every variant, so that is a usage error now.
+		if _, err := r.Target.Session(spec.Base); err != nil {
+			return nil, usagef("the vLLM flags after -- are not valid for the simulator: %v", err)
+		}
+	}
+	r.NoTelemetry = f.noTelemetry
 	return r, nil
 }
 
-// target sets the sweep's target from --demo or --launch: the base flags,
-// and how each variant starts its server.
-func (f *tuneFlags) target(e *env, set map[string]bool, r *tune.Runner, spec *tune.Spec, vllmArgs []string) error {
+// target sets the sweep's target from --demo or --launch in spec (the
+// base flags, the target, the demo's profile and speed) and returns how
+// each variant of a launch starts its server (nil for the demo).
+func (f *tuneFlags) target(e *env, set map[string]bool, spec *tune.Spec, vllmArgs []string) (func(vllm.LaunchConfig) session.Launcher, error) {
 	if f.launch.rig != "" {
 		// The flag comes with run's launch flags; a sweep does not keep
 		// its rig yet, so a resumed sweep would launch on the wrong one.
-		return usagef("tune does not take --rig yet: sweep on this machine, or run single variants with run --rig --launch")
+		return nil, usagef("tune does not take --rig yet: sweep on this machine, or run single variants with run --rig --launch")
 	}
 	switch {
 	case f.demo && f.launch.enabled, !f.demo && !f.launch.enabled:
-		return usagef("choose one target: --demo or --launch")
+		return nil, usagef("choose one target: --demo or --launch")
 	case f.demo:
 		simCfg, err := f.checkTarget(set)
 		if err != nil {
-			return usagef("%v", err)
+			return nil, usagef("%v", err)
 		}
 		base, err := vllm.ParseArgs(vllmArgs)
 		if err != nil {
-			return usagef("the vLLM flags after -- are not valid: %v", err)
+			return nil, usagef("the vLLM flags after -- are not valid: %v", err)
 		}
 		if f.model != "" {
-			return usagef("--model applies to --launch; the demo serves the simulator's model")
+			return nil, usagef("--model applies to --launch; the demo serves the simulator's model")
 		}
 		spec.Base = base
 		spec.Target, spec.SimSpeed, spec.SimProfile = tune.TargetDemo, simCfg.Speed, f.simProfile
-		r.Target = tune.Demo{Sim: simCfg}
-		// The simulator refuses what vLLM would refuse; a base it refuses
-		// would fail every variant, so that is a usage error now.
-		if _, err := r.Target.Session(base); err != nil {
-			return usagef("the vLLM flags after -- are not valid for the simulator: %v", err)
-		}
-	default:
-		if set["sim-speed"] || set["sim-profile"] {
-			return usagef("--sim-speed and --sim-profile apply only to --demo")
-		}
-		if f.model == "" {
-			return usagef("--launch needs --model with the Hugging Face id to serve")
-		}
-		o := launchOptions{model: f.model, image: f.launch.image, gpus: f.launch.gpus, hfCache: f.launch.hfCache, noGPU: f.launch.noGPU}
-		base, err := o.config(e, vllmArgs)
-		if err != nil {
-			return err
-		}
-		spec.Base = base
-		spec.Target = tune.TargetLaunch
-		r.Target = tune.Docker{SimSpeed: simImageSpeed(base),
-			Launcher: func(cfg vllm.LaunchConfig) session.Launcher { return o.launcher(e, cfg) }}
+		return nil, nil
 	}
-	return nil
+	if set["sim-speed"] || set["sim-profile"] {
+		return nil, usagef("--sim-speed and --sim-profile apply only to --demo")
+	}
+	if f.model == "" {
+		return nil, usagef("--launch needs --model with the Hugging Face id to serve")
+	}
+	o := launchOptions{model: f.model, image: f.launch.image, gpus: f.launch.gpus, hfCache: f.launch.hfCache, noGPU: f.launch.noGPU}
+	base, err := o.config(e, vllmArgs)
+	if err != nil {
+		return nil, err
+	}
+	spec.Base = base
+	spec.Target = tune.TargetLaunch
+	return func(cfg vllm.LaunchConfig) session.Launcher { return o.launcher(e, cfg) }, nil
 }
 
-// simImageSpeed is the --speed of RigBench's simulator image among the base
-// flags (1 for vLLM), so estimates shorten as its windows do.
-func simImageSpeed(c vllm.LaunchConfig) float64 {
-	for i, a := range c.Extra {
-		if a == "--speed" && i+1 < len(c.Extra) {
-			var s float64
-			if _, err := fmt.Sscan(c.Extra[i+1], &s); err == nil && s > 1 {
-				return s
-			}
-		}
-	}
-	return 1
-}
-
-// specRunner rebuilds a sweep's runner from its kept spec: the demo's
-// simulator settings, or launch's own launcher for the base's image, GPUs
-// and Hugging Face cache.
+// specRunner rebuilds a sweep's runner from its kept spec (tune.NewRunner):
+// the demo's simulator settings, or launch's own launcher for the base's
+// image, GPUs and Hugging Face cache.
 func specRunner(e *env, spec tune.Spec) (*tune.Runner, error) {
-	r := &tune.Runner{Spec: spec}
-	switch spec.Target {
-	case tune.TargetDemo:
-		cfg := sim.DefaultConfig()
-		if spec.SimProfile != "" {
-			p, err := sim.ProfileByName(spec.SimProfile)
-			if err != nil {
-				return nil, err
-			}
-			cfg.Profile = p
-		}
-		cfg.Speed = max(1, spec.SimSpeed)
-		r.Target = tune.Demo{Sim: cfg}
-	case tune.TargetLaunch:
-		b := spec.Base
-		o := launchOptions{model: b.Model, image: b.ImageRef(), gpus: b.GPUs, hfCache: b.HFCache, noGPU: b.GPUs == ""}
-		r.Target = tune.Docker{SimSpeed: simImageSpeed(b),
-			Launcher: func(cfg vllm.LaunchConfig) session.Launcher { return o.launcher(e, cfg) }}
-	default:
-		return nil, fmt.Errorf("sweep %s does not say where it ran (%q)", spec.ID, spec.Target)
-	}
-	return r, nil
+	b := spec.Base
+	o := launchOptions{model: b.Model, image: b.ImageRef(), gpus: b.GPUs, hfCache: b.HFCache, noGPU: b.GPUs == ""}
+	return tune.NewRunner(spec, func(cfg vllm.LaunchConfig) session.Launcher { return o.launcher(e, cfg) })
 }

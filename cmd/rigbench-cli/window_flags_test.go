@@ -26,14 +26,14 @@ func TestWindowFlags(t *testing.T) {
 		var f runFlags
 		fs := flag.NewFlagSet("run", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		f.registerWindow(fs)
+		f.register(fs)
 		if err := fs.Parse(tc.args); err != nil {
 			t.Fatal(err)
 		}
 		set := map[string]bool{}
 		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-		p := rundoc.DefaultPlan()
-		if err := f.window(&p, set); err != nil {
+		p, err := f.plan(set)
+		if err != nil {
 			t.Fatalf("%v: %v", tc.args, err)
 		}
 		if p.Window != tc.window || p.Precision != tc.precision || p.DurationS != tc.durationS {

@@ -529,8 +529,8 @@ func TestStuckAtEveryPhase(t *testing.T) {
 		stall      func(maxTokens, promptLen int) (bool, bool)
 		want       string
 	}{
-		{"options probe", false, func(int, int) (bool, bool) { return true, false }, "waiting for the server to answer a first 2-token request (given up as stuck after 1.5s)"},
-		{"prompt-length probe", true, func(m, _ int) (bool, bool) { return m == 1, false }, "measuring how the server counts prompt tokens, with short requests (each given up as stuck after 1.5s)"},
+		{"options probe", false, func(int, int) (bool, bool) { return true, false }, "waiting for the server to answer a first 2-token request (gives up as stuck after 1.5s)"},
+		{"prompt-length probe", true, func(m, _ int) (bool, bool) { return m == 1, false }, "measuring how the server counts prompt tokens, with short requests (each gives up as stuck after 1.5s)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -586,7 +586,7 @@ func TestStreamingForeverIsNotSilence(t *testing.T) {
 	if !strings.Contains(reason, "kept streaming without finishing") || strings.Contains(reason, "no token") {
 		t.Errorf("reason %q, want one saying the server kept streaming", reason)
 	}
-	if !strings.Contains(log.String(), "waiting for the first token of a 1K-token prompt (given up as stuck after 1.5s)") {
+	if !strings.Contains(log.String(), "waiting for the first token of a 1K-token prompt (gives up as stuck after 1.5s)") {
 		t.Errorf("progress lines:\n%s", log.String())
 	}
 	if held.Load() != 1 {

@@ -106,9 +106,10 @@ func (w *stuckWait) explain(res client.StreamResult, err error) error {
 	return w.stuck
 }
 
-// givesUp says, for a progress line, when the wait ends.
+// givesUp says, for a progress line, when the wait will end ("gives up
+// as stuck after 23.7s": "given up" read as if it already had).
 func (w *stuckWait) givesUp() string {
-	return "given up as stuck after " + realDuration(w.real)
+	return "gives up as stuck after " + realDuration(w.real)
 }
 
 // realDuration prints a wait in real time: to the second from a minute

@@ -18,6 +18,17 @@ import (
 // runFileKinds names what OpenRun accepts, for its error sentences.
 const runFileKinds = "a run exported as JSON, a measurements CSV (the reference format) or llm_decode_bench's benchmark_results.json"
 
+// reportKinds are the exports RigBench writes for reading, by extension,
+// which OpenRun names rather than parse as CSV.
+var reportKinds = map[string]string{
+	".md": "Markdown report", ".markdown": "Markdown report", ".html": "HTML report", ".htm": "HTML report",
+	".png": "PNG chart", ".svg": "SVG chart", ".pdf": "PDF",
+}
+
+// RunFileExtensions are the file extensions OpenRun reads, for a file
+// dialog's filter.
+var RunFileExtensions = []string{".json", ".csv"}
+
 // schemaFamily is the part of rundoc.Schema every version of a RigBench run
 // file shares ("rigbench.run/"), which tells another version's file from a
 // file that is no run at all.
@@ -64,6 +75,11 @@ func ReadRunData(data []byte, name string) (*rundoc.Run, error) {
 	head := bytes.TrimLeft(data, " \t\r\n")
 	if len(head) == 0 {
 		return nil, fmt.Errorf("the file %s is empty: export the run again; RigBench reads %s", name, runFileKinds)
+	}
+	if kind, ok := reportKinds[strings.ToLower(filepath.Ext(name))]; ok {
+		// RigBench's own exports for people to read: said so, instead of
+		// a CSV parser's complaint about their first line.
+		return nil, fmt.Errorf("the file %s is a %s, written for people to read, and holds no run to import: pick %s", name, kind, runFileKinds)
 	}
 	isJSON := head[0] == '{' || head[0] == '['
 	if !isJSON && strings.EqualFold(filepath.Ext(name), ".json") {

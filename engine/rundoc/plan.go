@@ -316,8 +316,8 @@ func (p Plan) Validate(maxModelLen int) error {
 		errs = append(errs, errors.New("the plan has decode contexts but no concurrency levels"))
 	}
 	for _, n := range p.Concurrency {
-		if n < 1 || n > 4096 {
-			errs = append(errs, fmt.Errorf("concurrency %d is out of range (1–4096)", n))
+		if n < 1 || n > MaxConcurrency {
+			errs = append(errs, fmt.Errorf("concurrency %d is out of range (1–%d)", n, MaxConcurrency))
 		}
 	}
 	for _, c := range append(append([]int(nil), p.Contexts...), p.PrefillContexts...) {

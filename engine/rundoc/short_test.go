@@ -23,3 +23,20 @@ func TestShortIDAndDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestRunTitle(t *testing.T) {
+	for _, tc := range []struct {
+		r    Run
+		want string
+	}{
+		{Run{Name: "mine", Server: Server{Model: "m"}}, "mine"},
+		{Run{Server: Server{Model: "org/m"}}, "org/m"},
+		{Run{Launch: &Launch{Model: "org/l"}}, "org/l"},
+		{Run{UUID: "0123456789abcdef"}, "run 01234567"},
+		{Run{}, "run"},
+	} {
+		if got := tc.r.Title(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.r, got, tc.want)
+		}
+	}
+}

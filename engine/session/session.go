@@ -128,6 +128,9 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		}
 		o.Hardware, doc.Hardware = &snap, &snap
 	}
+	if doc.Name == "" {
+		doc.Name = defaultRunName(o, doc, time.Now())
+	}
 
 	c, err := client.New(t.endpoint, client.WithAPIKey(t.apiKey), client.WithConcurrency(maxInt(o.Plan.Concurrency)), client.WithDial(t.dial))
 	if err != nil {

@@ -148,6 +148,11 @@ func TestDemoSweepCancelThenResume(t *testing.T) {
 		t.Fatal("the cancelled variant says nothing of why; its progress line would read \"cancelled: \"")
 	}
 	first := res.Variants[0].RunID
+	// Recalled from the history, the stopped sweep is incomplete: one
+	// variant measured, the rest not run, and nothing launched.
+	if rec, complete, err := tune.Recall(context.Background(), spec, hist.tagged); err != nil || complete || rec.Variants[0].Status != tune.Measured || rec.Variants[1].Status != tune.NotRun {
+		t.Errorf("Recall after the cancel: complete %v, err %v", complete, err)
+	}
 
 	var measured []string
 	r2 := &tune.Runner{Spec: spec, Target: demoTarget(50), Hardware: noGPU, Observers: hist.observe, History: hist.tagged,
@@ -173,6 +178,12 @@ func TestDemoSweepCancelThenResume(t *testing.T) {
 	}
 	if res.Verdict == "" {
 		t.Error("no verdict")
+	}
+	// Issue 24 item 6: once every variant is in the history, Recall gives
+	// the sweep's verdict without measuring anything.
+	rec, complete, err := tune.Recall(context.Background(), spec, hist.tagged)
+	if err != nil || !complete || rec.Verdict != res.Verdict {
+		t.Errorf("Recall of the finished sweep: complete %v, err %v, verdict %q, want %q", complete, err, rec.Verdict, res.Verdict)
 	}
 }
 

@@ -297,6 +297,22 @@ func (o Objective) FormatScore(s Score) string {
 	return strconv.FormatFloat(s.Value, 'f', 1, 64) + " tok/s"
 }
 
+// FormatScoreCI is FormatScore with the score's 95% half-width where it
+// has one ("287.7 ± 3.1 tok/s"): a figure shown without it hides whether
+// two variants differ at all.
+func (o Objective) FormatScoreCI(s Score) string {
+	v := o.FormatScore(s)
+	if !s.OK || s.CI95 <= 0 {
+		return v
+	}
+	num, unit, _ := strings.Cut(v, " ")
+	ci := strconv.FormatFloat(s.CI95, 'f', 1, 64)
+	if o.Kind == MinTTFTP90 {
+		ci = strconv.FormatFloat(s.CI95, 'f', 0, 64)
+	}
+	return strings.TrimSpace(num + " ± " + ci + " " + unit)
+}
+
 // Constraint is a limit every scored cell must meet, e.g. ttft_p90<=2s.
 type Constraint struct {
 	// Figure is one of ConstraintFigures.

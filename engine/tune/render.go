@@ -33,6 +33,7 @@ func (d *Doc) Table() (header []string, rows [][]string) {
 		header = append(header, CellLabel(k.c, k.n))
 	}
 	header = append(header, "score")
+	bars := d.Bars()
 	for i, v := range d.Variants {
 		mark := strconv.Itoa(i + 1)
 		if d.Best != nil && *d.Best == i {
@@ -49,8 +50,8 @@ func (d *Doc) Table() (header []string, rows [][]string) {
 			row = append(row, cellText(v.Cells, k.c, k.n))
 		}
 		score := "—"
-		if v.Score != nil {
-			score = d.objective().FormatScore(Score{Value: *v.Score, OK: true})
+		if bars[i].OK {
+			score = bars[i].Score
 		}
 		rows = append(rows, append(row, score))
 	}
@@ -181,61 +182,153 @@ func (d *Doc) HTML(w io.Writer) error {
 	return err
 }
 
-// Bars is the objective per variant for a chart: label, value (0 when the
-// variant has none), whether it has one, and which bar is the base.
-func (d *Doc) Bars() (labels []string, values []float64, ok []bool) {
-	for _, v := range d.Variants {
-		labels = append(labels, v.Label)
+// Bar is one variant as the sweep's chart draws it and its table scores
+// it. Bars are read from the judge's outcome (the document's Best and
+// Ties), so the bars, the table and the verdict come from one computation
+// and never disagree about who won or who tied.
+type Bar struct {
+	// Label says what the variant changes ("kv-cache-dtype fp8,
+	// max-num-seqs 64"), or BaseLabel for the base.
+	Label string
+	// Value and CI95 are the score and its 95% half-width (0: none); OK is
+	// false when the variant has no score.
+	Value, CI95 float64
+	OK          bool
+	// Base, Best and Tie mark the user's flags, the verdict's winner and
+	// the variants within the noise of it.
+	Base, Best, Tie bool
+	// Score is the score as shown, with its ± and "tie" where it ties
+	// ("287.7 ± 3.1 tok/s, a tie"), or "no figure" and why.
+	Score string
+	// Note is what the objective's cell says about its figure (requests
+	// queued, a window mostly spent waiting for first tokens), "" if
+	// nothing.
+	Note string
+}
+
+// Bars is the objective per variant, in the variants' order.
+func (d *Doc) Bars() []Bar {
+	o := d.objective()
+	ties := map[int]bool{}
+	for _, i := range d.Ties {
+		ties[i] = true
+	}
+	var out []Bar
+	for i, v := range d.Variants {
+		b := Bar{Label: BarLabel(v), Base: i == 0, Best: d.Best != nil && *d.Best == i, Tie: ties[i]}
 		if v.Score != nil {
-			values, ok = append(values, *v.Score), append(ok, true)
+			b.Value, b.CI95, b.OK = *v.Score, v.ScoreCI95, true
+			b.Score = o.FormatScoreCI(Score{Value: b.Value, CI95: b.CI95, OK: true})
+			if b.Tie {
+				b.Score += ", a tie"
+			}
 		} else {
-			values, ok = append(values, 0), append(ok, false)
+			b.Score = "no figure"
+			if v.ScoreWhy != "" {
+				b.Score += " (" + v.ScoreWhy + ")"
+			}
+		}
+		if b.OK {
+			// A variant without a score says why in its score already
+			// (the cell queued); the cell's long reason would repeat it.
+			b.Note = d.cellNote(v)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// BarLabel names a variant by what it changes, without the dashes a
+// command line needs: "kv-cache-dtype fp8, max-num-seqs 64".
+func BarLabel(v DocVariant) string {
+	if len(v.Flags) == 0 {
+		return BaseLabel
+	}
+	var parts []string
+	for _, a := range v.Flags {
+		if strings.HasPrefix(a, "--") {
+			parts = append(parts, strings.TrimPrefix(a, "--"))
+		} else if len(parts) > 0 {
+			parts[len(parts)-1] += " " + a
+		} else {
+			parts = append(parts, a)
 		}
 	}
-	return labels, values, ok
+	return termtext.Safe(strings.Join(parts, ", "))
+}
+
+// cellNote is what the objective's cell says beside its figure: why it
+// queued, or a note such as a window mostly spent waiting for first
+// tokens (the CLI's `show` prints the same reason). Objectives over many
+// cells have no one cell, and so no note.
+func (d *Doc) cellNote(v DocVariant) string {
+	o := d.objective()
+	if !o.Kind.cellObjective() {
+		return ""
+	}
+	for _, c := range v.Cells {
+		if c.Context != o.Context || c.Concurrency != o.Concurrency {
+			continue
+		}
+		switch {
+		case c.Status == rundoc.StatusQueued && c.Reason != "":
+			return "requests queued: " + termtext.Safe(c.Reason)
+		case c.Status == rundoc.StatusQueued:
+			return "requests queued"
+		case c.Status == rundoc.StatusValid:
+			return termtext.Safe(c.Reason)
+		}
+	}
+	return ""
 }
 
 // SVG draws the objective per variant as horizontal bars; the base (the
 // first variant) is outlined and labelled "base", the best is green.
 func (d *Doc) SVG(width, height int) string {
-	labels, values, ok := d.Bars()
-	o := d.objective()
+	bars, o := d.Bars(), d.objective()
 	top := 0.0
-	for _, v := range values {
-		top = max(top, v)
+	for _, x := range bars {
+		top = max(top, x.Value+x.CI95)
 	}
 	const left, right, row = 300, 110, 28
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`, width, height)
 	fmt.Fprintf(&b, `<text x="0" y="14">%s per variant</text>`, html.EscapeString(o.Describe()))
-	for i, l := range labels {
+	for i, x := range bars {
 		y := 24 + i*row
-		name := l
-		if i == 0 {
-			name = "base: " + l
+		name := x.Label
+		if x.Base {
+			name = "base: " + x.Label
 		}
-		if len([]rune(name)) > 44 {
-			name = string([]rune(name)[:43]) + "…"
+		if r := []rune(name); len(r) > 44 {
+			// Cut in the middle: variants of a grid share their first
+			// flags and differ in their last, which an end cut hid.
+			name = string(r[:20]) + "…" + string(r[len(r)-23:])
 		}
 		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`, left-6, y+16, html.EscapeString(name))
-		if !ok[i] {
-			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#888">no figure</text>`, left+4, y+16)
+		if !x.OK {
+			fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#888">%s</text>`, left+4, y+16, html.EscapeString(x.Score))
 			continue
 		}
-		wpx := 0.0
+		scale := 0.0
 		if top > 0 {
-			wpx = values[i] / top * float64(width-left-right)
+			scale = float64(width-left-right) / top
 		}
+		wpx := x.Value * scale
 		fill := "#7a9cc6"
-		if d.Best != nil && *d.Best == i {
+		if x.Best || x.Tie {
 			fill = "#4caf50"
 		}
 		stroke := ""
-		if i == 0 {
+		if x.Base {
 			stroke = ` stroke="#000" stroke-width="2"`
 		}
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="20" fill="%s"%s/>`, left, y+2, wpx, fill, stroke)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d">%s</text>`, float64(left)+wpx+4, y+16, html.EscapeString(o.FormatScore(Score{Value: values[i], OK: true})))
+		if x.CI95 > 0 {
+			// The ± as a whisker across the bar's end.
+			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#000"/>`, float64(left)+(x.Value-x.CI95)*scale, float64(left)+(x.Value+x.CI95)*scale, y+12, y+12)
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d">%s</text>`, float64(left)+(x.Value+x.CI95)*scale+4, y+16, html.EscapeString(x.Score))
 	}
 	b.WriteString("</svg>")
 	return b.String()

@@ -22,7 +22,7 @@ func (s Spec) Matches(kept Spec) error {
 	if a, b := baseText(kept), baseText(s); a != b {
 		return diff("the base flags", quote(a), quote(b))
 	}
-	if a, b := kept.Target+simText(kept), s.Target+simText(s); a != b {
+	if a, b := string(kept.Target)+simText(kept), string(s.Target)+simText(s); a != b {
 		return diff("the target", quote(a), quote(b))
 	}
 	if a, b := dimsText(kept), dimsText(s); a != b || kept.Mode != s.Mode {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
 
@@ -48,9 +49,9 @@ type Spec struct {
 	// Target is where the variants run (TargetDemo or TargetLaunch), and
 	// SimSpeed and SimProfile the demo's simulator settings: what a resume
 	// from the spec file alone needs.
-	Target     string  `json:"target,omitempty"`
-	SimSpeed   float64 `json:"sim_speed,omitempty"`
-	SimProfile string  `json:"sim_profile,omitempty"`
+	Target     session.Kind `json:"target,omitempty"`
+	SimSpeed   float64      `json:"sim_speed,omitempty"`
+	SimProfile string       `json:"sim_profile,omitempty"`
 }
 
 // Tag is the history tag of the runs of sweep id.
@@ -173,11 +174,15 @@ func FlagArgs(fvs []vllm.FlagValue) []string {
 	return out
 }
 
+// ErrNothingToVary is Validate's error for a spec without dimensions;
+// each front end adds how to give one (the CLI's --vary, the app's Add).
+var ErrNothingToVary = errors.New("nothing to vary: give at least one flag and the values to try")
+
 // Validate checks the spec before anything starts, with errors worded for
 // the user.
 func (s Spec) Validate() error {
 	if len(s.Dimensions) == 0 {
-		return errors.New("nothing to vary: give at least one flag and its values (--vary FLAG=V1,V2)")
+		return ErrNothingToVary
 	}
 	seen := map[string]bool{}
 	for _, d := range s.Dimensions {

@@ -370,3 +370,35 @@ func TestSweepTableLabelsStayOnOneLine(t *testing.T) {
 		t.Errorf("Text:\n%s", b.String())
 	}
 }
+
+// TestNewRunner: the one constructor both front ends call builds the
+// demo's simulator from the spec's profile and speed, and a Docker target
+// whose estimate shortens by the simulator image's --speed.
+func TestNewRunner(t *testing.T) {
+	spec := tune.Spec{ID: "0123abcd", Target: tune.TargetDemo, SimProfile: "tiny", SimSpeed: 20}
+	r, err := tune.NewRunner(spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := r.Target.(tune.Demo)
+	if !ok || d.Sim.Profile.Name != "tiny" || d.Speed() != 20 {
+		t.Fatalf("demo target %+v", r.Target)
+	}
+	spec = tune.Spec{ID: "0123abcd", Target: tune.TargetLaunch, Base: vllm.LaunchConfig{Model: "sim/tiny", Extra: []string{"--profile", "tiny", "--speed", "10"}}}
+	r, err = tune.NewRunner(spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Target.Speed() != 10 {
+		t.Fatalf("launch of the simulator image at --speed 10: speed %v", r.Target.Speed())
+	}
+	if tune.SimImageSpeed(vllm.LaunchConfig{Extra: []string{"--speed", "+Inf"}}) != 1 || tune.SimImageSpeed(vllm.LaunchConfig{}) != 1 {
+		t.Error("SimImageSpeed of no or a silly --speed")
+	}
+	if _, err := tune.NewRunner(tune.Spec{ID: "0123abcd", Target: "endpoint"}, nil); err == nil {
+		t.Error("a sweep on an endpoint was built")
+	}
+	if _, err := tune.NewRunner(tune.Spec{ID: "0123abcd", Target: tune.TargetDemo, SimProfile: "nope"}, nil); err == nil {
+		t.Error("an unknown profile was accepted")
+	}
+}

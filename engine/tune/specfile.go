@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/internal/safefile"
 )
@@ -23,10 +24,11 @@ import (
 // flag, and the app offers Resume after it restarts. Secrets (an API key
 // among the flags, the Hugging Face token) are left out of the file.
 
-// Target kinds of Spec.Target.
+// Target kinds of Spec.Target: the session kinds a sweep can run on (an
+// endpoint RigBench did not start cannot be relaunched per variant).
 const (
-	TargetDemo   = "demo"
-	TargetLaunch = "launch"
+	TargetDemo   = session.Demo
+	TargetLaunch = session.Launch
 )
 
 // SpecDir is the folder of spec files beside the history file at

@@ -307,20 +307,24 @@ func (r *Runner) runVariant(ctx context.Context, v Variant, progress func(rundoc
 // finished returns the sweep's complete runs in the history by variant
 // label (the newest when a variant was measured twice).
 func (r *Runner) finished(ctx context.Context, variants []Variant) (map[string]*rundoc.Run, error) {
+	return finishedRuns(ctx, r.Spec.ID, r.History, variants)
+}
+
+func finishedRuns(ctx context.Context, id string, history History, variants []Variant) (map[string]*rundoc.Run, error) {
 	out := map[string]*rundoc.Run{}
-	if r.History == nil {
+	if history == nil {
 		return out, nil
 	}
-	runs, err := r.History(ctx, Tag(r.Spec.ID))
+	runs, err := history(ctx, Tag(id))
 	if err != nil {
-		return nil, fmt.Errorf("reading sweep %s from the history: %w", r.Spec.ID, err)
+		return nil, fmt.Errorf("reading sweep %s from the history: %w", id, err)
 	}
 	want := map[string]bool{}
 	for _, v := range variants {
 		want[v.Label()] = true
 	}
 	sort.SliceStable(runs, func(i, j int) bool { return runs[i].CreatedAt.Before(runs[j].CreatedAt) })
-	prefix := "tune " + r.Spec.ID + " · "
+	prefix := "tune " + id + " · "
 	for _, run := range runs {
 		label, ok := strings.CutPrefix(run.Name, prefix)
 		if ok && want[label] && run.Status == rundoc.RunComplete {
@@ -330,11 +334,30 @@ func (r *Runner) finished(ctx context.Context, variants []Variant) (map[string]*
 	return out, nil
 }
 
-// Estimate is the expected wall time of one variant: its launch plus the
-// workload at the target's speed (bench.Estimate before any figure is
-// known), with the cells the server cannot hold left out when the target
-// can tell its facts before launching (the demo).
-func (r *Runner) Estimate() time.Duration { return r.estimate(r.Spec.Base) }
+// Recall judges a sweep from what the history holds, measuring nothing:
+// variants not found finished are NotRun, and complete is true when none
+// is. A front end reopening on its last sweep shows the verdict when the
+// sweep finished (the window may have closed during its last variant,
+// after the variant was saved) and offers Resume when it did not; the
+// CLI's --resume reads the same runs.
+func Recall(ctx context.Context, spec Spec, history History) (res *Result, complete bool, err error) {
+	variants := spec.Variants()
+	done, err := finishedRuns(ctx, spec.ID, history, variants)
+	if err != nil {
+		return nil, false, err
+	}
+	complete = true
+	var vrs []VariantResult
+	for _, v := range variants {
+		if run, ok := done[v.Label()]; ok {
+			vrs = append(vrs, VariantResult{Variant: v, Status: Measured, RunID: run.UUID, Run: run, Resumed: true})
+			continue
+		}
+		complete = false
+		vrs = append(vrs, VariantResult{Variant: v, Status: NotRun})
+	}
+	return Judge(spec, vrs), complete, nil
+}
 
 func (r *Runner) estimate(cfg vllm.LaunchConfig) time.Duration {
 	mml, kv := 0, 0

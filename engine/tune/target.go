@@ -2,6 +2,9 @@ package tune
 
 import (
 	"errors"
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -125,4 +128,46 @@ func (d Docker) StartupGuess() time.Duration {
 		return d.Startup
 	}
 	return time.Minute
+}
+
+// NewRunner builds a sweep's runner from its spec, in both front ends and
+// for a new sweep as for a resume: on the demo, the simulator of the
+// spec's profile (SimProfile, "" for the default) at its speed; on Docker,
+// sessions from launcher (the front end's own DockerLauncher with its
+// observers; nil: a plain one), with the windows of a simulator image
+// shortened by its --speed (SimImageSpeed).
+func NewRunner(spec Spec, launcher func(vllm.LaunchConfig) session.Launcher) (*Runner, error) {
+	r := &Runner{Spec: spec}
+	switch spec.Target {
+	case TargetDemo:
+		cfg := sim.DefaultConfig()
+		if spec.SimProfile != "" {
+			p, err := sim.ProfileByName(spec.SimProfile)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Profile = p
+		}
+		cfg.Speed = max(1, spec.SimSpeed)
+		r.Target = Demo{Sim: cfg}
+	case TargetLaunch:
+		r.Target = Docker{SimSpeed: SimImageSpeed(spec.Base), Launcher: launcher}
+	default:
+		return nil, fmt.Errorf("sweep %s does not say where it runs (%q): the demo or a Docker launch", spec.ID, spec.Target)
+	}
+	return r, nil
+}
+
+// SimImageSpeed is the --speed a launch of RigBench's simulator image
+// passes it (after the model, in Extra), 1 for vLLM: the factor by which
+// its windows, and so the sweep's estimate, are shorter.
+func SimImageSpeed(c vllm.LaunchConfig) float64 {
+	for i, a := range c.Extra {
+		if a == "--speed" && i+1 < len(c.Extra) {
+			if s, err := strconv.ParseFloat(c.Extra[i+1], 64); err == nil && s > 1 && !math.IsInf(s, 0) {
+				return s
+			}
+		}
+	}
+	return 1
 }

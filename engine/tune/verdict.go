@@ -122,9 +122,9 @@ func (r *Result) word() string {
 		if len(r.Ties) > 0 {
 			t := r.Variants[r.Ties[0]]
 			return fmt.Sprintf("Keep your flags: %s (%s) is within the noise of your %s for %s, a tie.",
-				"`"+t.Variant.Label()+"`", o.FormatScore(t.Score), o.FormatScore(base.Score), o.Describe())
+				"`"+t.Variant.Label()+"`", o.FormatScoreCI(t.Score), o.FormatScoreCI(base.Score), o.Describe())
 		}
-		return fmt.Sprintf("Keep your flags: no variant beats their %s for %s.", o.FormatScore(base.Score), o.Describe())
+		return fmt.Sprintf("Keep your flags: no variant beats their %s for %s.", o.FormatScoreCI(base.Score), o.Describe())
 	}
 	var s string
 	if !base.Score.OK {

@@ -200,3 +200,56 @@ func TestExplainServerGone(t *testing.T) {
 		t.Errorf("Explain = %q, %q\nwant      %q", sentence, fix, want)
 	}
 }
+
+// Issue 24 item 5: the bars and the table's scores come from the judge's
+// outcome, so they name the same winner and ties as the verdict; each
+// score carries its ±, ties read "a tie", a cell mostly spent waiting says
+// so beside its score, and the labels say what differs (item 4).
+func TestBarsFollowTheVerdict(t *testing.T) {
+	ci := func(c rundoc.Cell, h float64) rundoc.Cell { c.TotalTokSCI95 = h; return c }
+	waiting := ci(decode(16384, 8, v, 287.7, 21000), 4)
+	waiting.Reason = "TTFT 21 s is 69% of the 30 s window, so this rate is mostly waiting for first tokens"
+	res := judged(t, "total-tok-s@16Kx8", nil,
+		[]rundoc.Cell{ci(decode(16384, 8, v, 286.9, 900), 4)},
+		[]rundoc.Cell{waiting},
+		[]rundoc.Cell{ci(decode(16384, 8, v, 287.7, 900), 4)},
+		[]rundoc.Cell{ci(decode(16384, 8, v, 200, 900), 2)})
+	d := res.Document()
+	bars := d.Bars()
+	_, rows := d.Table()
+	if len(bars) != 4 || len(rows) != 4 {
+		t.Fatalf("%d bars, %d rows for 4 variants", len(bars), len(rows))
+	}
+	labels := map[string]bool{}
+	for i, b := range bars {
+		if b.Best != (i == res.Best) {
+			t.Errorf("bar %d (%s) best = %v; the verdict's winner is %d: %s", i, b.Label, b.Best, res.Best, res.Verdict)
+		}
+		tied := false
+		for _, j := range res.Ties {
+			tied = tied || j == i
+		}
+		if b.Tie != tied || strings.Contains(b.Score, "a tie") != tied {
+			t.Errorf("bar %d: tie %v (score %q), the verdict's ties %v", i, b.Tie, b.Score, res.Ties)
+		}
+		if !strings.Contains(b.Score, " ± ") {
+			t.Errorf("bar %d score %q has no ±", i, b.Score)
+		}
+		if got := rows[i][len(rows[i])-1]; got != b.Score {
+			t.Errorf("table score %q, bar %q: two computations", got, b.Score)
+		}
+		if labels[b.Label] || strings.HasPrefix(b.Label, "--") {
+			t.Errorf("bar label %q repeats or reads as a command line", b.Label)
+		}
+		labels[b.Label] = true
+	}
+	if res.Best != 0 || !bars[1].Tie || !bars[2].Tie || bars[3].Tie {
+		t.Errorf("best %d, ties %v: want the base to win over two tied variants, the 200 tok/s one not tied", res.Best, res.Ties)
+	}
+	if !strings.Contains(bars[1].Note, "mostly waiting") || bars[0].Note != "" {
+		t.Errorf("notes %q, %q: want the waiting note on the second bar only", bars[0].Note, bars[1].Note)
+	}
+	if !strings.Contains(d.SVG(720, 200), "±") {
+		t.Error("the SVG bars carry no ±")
+	}
+}

@@ -77,6 +77,11 @@ func (d *DB) Import(ctx context.Context, r *rundoc.Run) (bool, error) {
 // the cell in flight.
 func (d *DB) Recorder() Recorder { return d.db.Recorder() }
 
+// RunsTagged is store.DB.RunsTagged.
+func (d *DB) RunsTagged(ctx context.Context, tag string) ([]*rundoc.Run, error) {
+	return d.db.RunsTagged(ctx, tag)
+}
+
 // Add saves a finished run whole (used when its recorder failed part-way,
 // e.g. the disk was full for a moment), replacing what was recorded.
 func (d *DB) Add(ctx context.Context, r *rundoc.Run) error { return d.db.SaveRun(ctx, r) }

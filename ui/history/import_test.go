@@ -110,6 +110,9 @@ func TestImportMessages(t *testing.T) {
 	}
 	other := strings.Replace(string(good), rundoc.Schema, "something.else/v9", 1)
 	newer := strings.Replace(string(good), rundoc.Schema, "rigbench.run/v9", 1)
+	another := *r
+	another.UUID = "7f1c2d3e-0000-4000-8000-000000000024"
+	fresh := exported(t, &another)
 	for _, c := range []struct {
 		path      string
 		want, not []string
@@ -119,6 +122,10 @@ func TestImportMessages(t *testing.T) {
 		{file("newer.json", []byte(newer)), []string{"another version of RigBench", "update RigBench"}, nil},
 		{file("notes.json", []byte("hello")), []string{"is not a RigBench run file"}, nil},
 		{file("dup.json", good), []string{"already in the history", "dup.json"}, nil},
+		// Issue 24 item 11: a report is named as one, not parsed as CSV;
+		// an import that worked says so.
+		{file("run.md", []byte("## RigBench run\n\n| a | b |\n")), []string{"Markdown report", "holds no run to import"}, []string{"could not be read as a measurements CSV"}},
+		{file("fresh.json", fresh), []string{"Run imported", "fresh.json", "in the history now"}, nil},
 	} {
 		v.Import(c.path, nil)
 		got := dialogText(t, w, settled)

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/vllm"
 )
 
 // columns of the history table.
@@ -40,7 +41,7 @@ func cellText(e Entry, col int, selected bool) string {
 	case 4:
 		return r.Server.Model
 	case 5:
-		return FlagsText(e.Flags)
+		return vllm.FlagsText(e.Flags)
 	case 6:
 		return strings.TrimSpace(r.Server.Engine + " " + r.Server.Version)
 	case 7:

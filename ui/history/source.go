@@ -31,6 +31,23 @@ type Source interface {
 	// Add keeps a finished run that no recorder saved (or whose recorder
 	// failed), replacing any earlier copy with its UUID.
 	Add(ctx context.Context, r *rundoc.Run) error
+	// RunsTagged returns every run carrying tag, with its cells, newest
+	// first: a sweep finds its variants by tune.Tag (tune.History), as the
+	// CLI does with store.DB.RunsTagged.
+	RunsTagged(ctx context.Context, tag string) ([]*rundoc.Run, error)
+}
+
+// RunsTagged returns the runs carrying tag, newest first.
+func (m *Memory) RunsTagged(_ context.Context, tag string) ([]*rundoc.Run, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []*rundoc.Run
+	for i := len(m.runs) - 1; i >= 0; i-- {
+		if slices.Contains(m.runs[i].Tags, tag) {
+			out = append(out, m.runs[i])
+		}
+	}
+	return out, nil
 }
 
 // Recorder is an observer that writes a run into the history as it goes;

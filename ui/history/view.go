@@ -4,16 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/color"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
@@ -41,6 +45,9 @@ type View struct {
 	// OnEdited is called after a rename, tag, note or delete has been
 	// written and the list reloaded (tests wait on it).
 	OnEdited func()
+	// OnRenamed is told a run's new name once it is written and the list
+	// reloaded, so views showing the run (Results, Compare) name it anew.
+	OnRenamed func(uuid, name string)
 	// settled (tests) is called on the Fyne goroutine after an import or a
 	// load of the selected runs has shown its outcome.
 	settled func()
@@ -93,8 +100,12 @@ func New(win fyne.Window, src Source, note string) *View {
 	v.empty.Wrapping = fyne.TextWrapWord
 	v.empty.Alignment = fyne.TextAlignCenter
 	v.empty.Hide()
+	// The empty table's sentence sits under its header row, which it was
+	// painted over.
+	header := canvas.NewRectangle(color.Transparent)
+	header.SetMinSize(fyne.NewSize(1, widget.NewLabel("Date").MinSize().Height+theme.Padding()))
 	v.content = container.NewBorder(container.NewVBox(v.info, v.filter, bar), nil, nil, nil,
-		container.NewStack(v.table, container.NewVBox(v.empty)))
+		container.NewStack(v.table, container.NewBorder(header, nil, nil, nil, container.NewVBox(v.empty))))
 	return v
 }
 
@@ -350,7 +361,7 @@ func (v *View) renameDialog(r *rundoc.Run) {
 	e.SetText(displayName(r))
 	d := dialog.NewForm("Rename run", "Rename", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", e)}, func(ok bool) {
 		if ok {
-			v.edit(func(ctx context.Context) error { return v.src.Rename(ctx, r.UUID, strings.TrimSpace(e.Text)) })
+			v.RenameRun(r.UUID, e.Text)
 		}
 	}, v.win)
 	// Wide enough for a default name (model, flags, date) to show whole.
@@ -358,6 +369,17 @@ func (v *View) renameDialog(r *rundoc.Run) {
 	v.renaming = e
 	d.Show()
 	v.win.Canvas().Focus(e)
+}
+
+// RenameRun writes a run's new name (what the rename dialog's Rename
+// does), reloads the list and tells OnRenamed.
+func (v *View) RenameRun(uuid, name string) {
+	name = strings.TrimSpace(name)
+	v.editThen(func(ctx context.Context) error { return v.src.Rename(ctx, uuid, name) }, func() {
+		if v.OnRenamed != nil {
+			v.OnRenamed(uuid, name)
+		}
+	})
 }
 
 // RenameField is the open rename dialog's name field (nil before one has
@@ -426,9 +448,6 @@ func DeletePrompt(runs []*rundoc.Run) (title, msg string) {
 	return fmt.Sprintf("Delete %d runs?", len(runs)), fmt.Sprintf("Delete %d runs (%s) from the history? This cannot be undone.", len(runs), list)
 }
 
-// DeleteSelected asks to delete the ticked runs, as the Delete button does.
-func (v *View) DeleteSelected() { v.deleteSelected() }
-
 // Delete removes runs without asking (the confirmation is the caller's).
 func (v *View) Delete(runs []*rundoc.Run) {
 	// Cleared before the edit starts: its reload redraws the table, which
@@ -445,16 +464,46 @@ func (v *View) Delete(runs []*rundoc.Run) {
 }
 
 // edit runs a change off the UI goroutine, then reloads.
-func (v *View) edit(f func(ctx context.Context) error) {
+func (v *View) edit(f func(ctx context.Context) error) { v.editThen(f, nil) }
+
+// editThen is edit, calling ok (may be nil) after a successful write once
+// the list is reloaded, before OnEdited.
+func (v *View) editThen(f func(ctx context.Context) error, ok func()) {
 	go func() {
 		err := f(context.Background())
 		fyne.Do(func() {
 			if err != nil {
 				dialog.ShowError(err, v.win)
 			}
-			v.ReloadThen(v.OnEdited)
+			v.ReloadThen(func() {
+				if err == nil && ok != nil {
+					ok()
+				}
+				if v.OnEdited != nil {
+					v.OnEdited()
+				}
+			})
 		})
 	}()
+}
+
+// Current returns runs as the history now names them: a run renamed since
+// it was loaded (Results, the Run view and Compare hold copies) comes back
+// as a copy with its current name, others as they are. A run not in the
+// list (not saved) keeps its name.
+func (v *View) Current(runs []*rundoc.Run) []*rundoc.Run {
+	out := make([]*rundoc.Run, len(runs))
+	for i, r := range runs {
+		out[i] = r
+		for _, e := range v.all {
+			if r != nil && e.Run.UUID == r.UUID && e.Run.Name != r.Name {
+				c := *r
+				c.Name = e.Run.Name
+				out[i] = &c
+			}
+		}
+	}
+	return out
 }
 
 func (v *View) settle() {
@@ -482,8 +531,10 @@ func runLabel(r *rundoc.Run) string {
 }
 
 // ImportDialog asks for a file and imports it.
+// Only run files are listed (JSON exports, measurements CSVs): the others
+// a folder holds (reports, charts) cannot be imported.
 func (v *View) ImportDialog() {
-	dialog.ShowFileOpen(func(r fyne.URIReadCloser, err error) {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil || r == nil {
 			return
 		}
@@ -491,6 +542,8 @@ func (v *View) ImportDialog() {
 		r.Close()
 		v.Import(path, nil)
 	}, v.win)
+	d.SetFilter(storage.NewExtensionFileFilter(report.RunFileExtensions))
+	d.Show()
 }
 
 // Import imports a file off the UI goroutine; done (may be nil) gets the
@@ -516,6 +569,9 @@ func (v *View) Import(path string, done func(*rundoc.Run, error)) {
 					fmt.Sprintf("The run in %s (%s) is already in the history, so nothing was imported.", filepath.Base(path), runLabel(r)), v.win)
 			case err != nil:
 				dialog.ShowError(err, v.win)
+			default:
+				dialog.ShowInformation("Run imported",
+					fmt.Sprintf("%s from %s is in the history now, at the top of the list.", runLabel(r), filepath.Base(path)), v.win)
 			}
 		})
 	}()

@@ -166,3 +166,21 @@ func TestMemoryImportIsIdempotentAndMarked(t *testing.T) {
 		t.Errorf("memory list = %+v, want one imported run with best 890.6", list)
 	}
 }
+
+// Issue 24 item 9: with no match, the filter's sentence sits below the
+// table's header row instead of over the GPU, Model and Flags titles.
+func TestEmptyFilterSentenceBelowHeaders(t *testing.T) {
+	test.NewTempApp(t)
+	db, _ := savedRun(t)
+	v, _ := loadedView(t, db, fyne.NewSize(1200, 700))
+	v.SetFilter("no-such-run")
+	if v.EmptyMessage() == "" {
+		t.Fatal("no sentence for a filter that matches nothing")
+	}
+	d := fyne.CurrentApp().Driver()
+	msg, table := history.EmptyLabelForTest(v), history.TableForTest(v)
+	header := widget.NewLabel("Date").MinSize().Height
+	if top, min := d.AbsolutePositionForObject(msg).Y, d.AbsolutePositionForObject(table).Y+header; top < min {
+		t.Errorf("the sentence starts at %.0f, over the header row that ends at %.0f", top, min)
+	}
+}

@@ -15,8 +15,9 @@ import (
 )
 
 // DemoSpeeds are the demo's speed choices: 1 is the simulated card's own
-// pace (the default plan then takes about as long as on the card).
-var DemoSpeeds = []float64{1, 2, 5, 10, 30, 100}
+// pace (the default plan then takes about as long as on the card); 20 is
+// the README's examples' --sim-speed.
+var DemoSpeeds = []float64{1, 2, 5, 10, 20, 30, 100}
 
 // DemoIntro is what the Launch page says when the demo is chosen: what the
 // demo is and what to do next.
@@ -33,7 +34,11 @@ type demoPanel struct {
 	box     *fyne.Container
 	speed   *widget.Select
 	serve   *widget.Label
+	vllm    *widget.Label
 	problem *widget.Label
+	// pasteSlot holds the Launch page's paste box while the demo is
+	// chosen: a command pasted here fills the same flags.
+	pasteSlot *fyne.Container
 	// value is the chosen speed; onSpeed is called after a change.
 	value   float64
 	onSpeed func(float64)
@@ -71,6 +76,8 @@ func newDemoPanel() *demoPanel {
 	// white, and this sentence is why the figures can be trusted.
 	note.TextStyle.Italic = true
 	p.serve = mono()
+	p.vllm = mono()
+	p.pasteSlot = container.NewStack()
 	p.problem = widget.NewLabel("")
 	p.problem.Importance = widget.DangerImportance
 	p.problem.Wrapping = fyne.TextWrapWord
@@ -82,7 +89,11 @@ func newDemoPanel() *demoPanel {
 		note,
 		widget.NewLabelWithStyle("The simulated server runs as", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		p.serve,
+		widget.NewLabelWithStyle("which stands for", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		p.vllm,
 		p.problem,
+		widget.NewLabelWithStyle("Paste a command", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		p.pasteSlot,
 	)
 	return p
 }
@@ -126,7 +137,10 @@ func (p *demoPanel) refresh(c vllm.LaunchConfig) {
 		args = append(args, "--speed", strconv.FormatFloat(p.value, 'f', -1, 64))
 	}
 	p.serve.SetText(vllm.JoinArgs(args))
-	if _, err := DemoConfig(c, p.value); err != nil {
+	cfg, err := DemoConfig(c, p.value)
+	// The same flags as the `vllm serve` line a real card would run.
+	p.vllm.SetText(vllm.JoinArgs(append([]string{"vllm", "serve", session.DemoModel(cfg)}, DemoArgs(c)...)))
+	if err != nil {
 		p.problem.SetText(fmt.Sprintf("The demo cannot start with these arguments: %s.", strings.TrimSuffix(err.Error(), ".")))
 		p.problem.Show()
 	} else {

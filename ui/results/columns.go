@@ -2,8 +2,8 @@ package results
 
 import (
 	"cmp"
-
 	"strconv"
+	"strings"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
@@ -42,6 +42,17 @@ var columns = func() []column {
 	}
 	for _, f := range rundoc.MeasurementFigures {
 		col := figureColumn(f)
+		if strings.HasPrefix(f.Key, "ttft") {
+			// A TTFT quantile that falls on a request with no first token
+			// in the window is absent (METHOD.md): said, not left blank.
+			text := col.text
+			col.text = func(c rundoc.Cell) string {
+				if t := text(c); t != "" || c.NeverStarted == 0 || !c.Status.Ran() {
+					return t
+				}
+				return NoFirstToken
+			}
+		}
 		if f.Key == rundoc.FigCompleted.Key {
 			// A decode window of long answers often ends before any
 			// request does: that is 0 requests, not a missing figure.
@@ -56,6 +67,14 @@ var columns = func() []column {
 	}
 	return append(cols, column{"Reason", func(c rundoc.Cell) string { return c.Reason }, func(a, b rundoc.Cell) int { return cmp.Compare(a.Reason, b.Reason) }})
 }()
+
+// NoFirstToken stands for a TTFT figure that falls on requests that got
+// no first token within the window.
+const NoFirstToken = "> window"
+
+// TableNote explains what the measurements table leaves out, under it.
+const TableNote = "± is the 95% half-width; a figure without one had too little data to say (fewer than 5 requests, or streams that never all started). " +
+	NoFirstToken + ": the quantile falls on requests that got no first token within the window."
 
 func headerText(i, sortCol int, desc bool) string {
 	t := columns[i].title

@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
@@ -218,5 +219,38 @@ func TestResumeButton(t *testing.T) {
 		if b.Visible() {
 			t.Errorf("%s run: Resume shows (%q)", name, b.Text)
 		}
+	}
+}
+
+// Issue 24 item 8: the measurements table's columns are as wide as their
+// figures with their ± ("2199.6 ± 12.34" was "2199.6 ± …"), and a TTFT
+// quantile that falls on requests with no first token says "> window"
+// instead of a blank.
+func TestMeasurementsColumnsFitTheirFigures(t *testing.T) {
+	test.NewTempApp(t)
+	r := run()
+	r.Cells[1].TotalTokS, r.Cells[1].TotalTokSCI95 = 2199.6, 12.34
+	r.Cells[2].NeverStarted, r.Cells[2].TTFTP90Ms = 3, 0
+	v := results.New()
+	done := make(chan struct{})
+	v.SetRun(r, func() { close(done) })
+	<-done
+	rows := v.Rows()
+	for col, h := range v.Headers() {
+		for _, row := range rows {
+			need := fyne.MeasureText(row[col], theme.TextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding()
+			if got := v.ColumnWidth(col); got < need && got < 420 {
+				t.Errorf("column %s is %.0f wide, %q needs %.0f", h, got, row[col], need)
+			}
+		}
+	}
+	p90 := -1
+	for i, h := range v.Headers() {
+		if h == rundoc.FigTTFTP90.Title {
+			p90 = i
+		}
+	}
+	if got := rows[2][p90]; got != results.NoFirstToken {
+		t.Errorf("TTFT p90 of a cell whose requests never started = %q, want %q", got, results.NoFirstToken)
 	}
 }

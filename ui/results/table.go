@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -16,10 +17,11 @@ type table struct {
 	sortCol int
 	desc    bool
 	t       *widget.Table
+	widths  []float32
 }
 
 func newTable() *table {
-	tb := &table{sortCol: -1}
+	tb := &table{sortCol: -1, widths: make([]float32, len(columns))}
 	tb.t = widget.NewTable(
 		func() (int, int) { return len(tb.cells), len(columns) },
 		func() fyne.CanvasObject {
@@ -52,6 +54,7 @@ func newTable() *table {
 		case "Reason":
 			w = 260
 		}
+		tb.widths[i] = w
 		tb.t.SetColumnWidth(i, w)
 	}
 	return tb
@@ -60,7 +63,31 @@ func newTable() *table {
 func (tb *table) set(cells []rundoc.Cell) {
 	tb.cells = slices.Clone(cells)
 	tb.sort()
+	tb.fit()
 	tb.t.Refresh()
+}
+
+// maxColumnWidth caps a column: the Reason column's long sentences are
+// cut there rather than widen the table past any window.
+const maxColumnWidth = 420
+
+// fit makes each column as wide as its widest text (header with the sort
+// mark, or cell), up to maxColumnWidth: fixed widths cut "2199.6 ± 12.3"
+// to "2199.6 ± …".
+func (tb *table) fit() {
+	pad := 2*theme.InnerPadding() + theme.Padding()
+	measure := func(s string, bold bool) float32 {
+		return fyne.MeasureText(s, theme.TextSize(), fyne.TextStyle{Bold: bold}).Width + pad
+	}
+	for i, c := range columns {
+		// The header is a button: its text with room for " ▼".
+		w := measure(c.title+" ▼", true) + theme.Padding()
+		for _, cell := range tb.cells {
+			w = max(w, measure(c.text(cell), false))
+		}
+		tb.widths[i] = min(w, maxColumnWidth)
+		tb.t.SetColumnWidth(i, tb.widths[i])
+	}
 }
 
 // SortBy sorts by column i; a second call on the same column reverses.

@@ -46,6 +46,9 @@ type View struct {
 func New() *View {
 	v := &View{mx: matrix.New(), all: newTable()}
 	v.title = widget.NewLabelWithStyle("No run selected: finish a run, or pick one in History.", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	// Wrapped: a run's name may be 200 bytes, and a label as wide as its
+	// text made the window grow past the screen to show it (issue 24).
+	v.title.Wrapping = fyne.TextWrapWord
 	v.summary = widget.NewLabel("")
 	v.summary.Wrapping = fyne.TextWrapWord
 	v.badge = widget.NewLabel("SIMULATED: measured on RigBench's simulated server, not a real GPU.")
@@ -86,7 +89,7 @@ func New() *View {
 	v.tabs = container.NewAppTabs(
 		container.NewTabItem("Decode matrix", container.NewScroll(v.mx)),
 		container.NewTabItem("Prefill", v.prefill),
-		container.NewTabItem("All measurements", v.all.t),
+		container.NewTabItem("All measurements", container.NewBorder(nil, allNote(), nil, nil, v.all.t)),
 		container.NewTabItem("Charts", v.charts.Content()),
 	)
 	v.content = container.NewBorder(container.NewVBox(v.title, v.badge, v.summary, v.failure, v.server, container.NewHBox(v.resumeBtn)), nil, nil, nil,
@@ -116,6 +119,18 @@ func (v *View) Rows() [][]string {
 	}
 	return out
 }
+
+// allNote is the line under the measurements table saying what its blanks
+// and missing ± mean.
+func allNote() fyne.CanvasObject {
+	l := widget.NewLabel(TableNote)
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.LowImportance
+	return l
+}
+
+// ColumnWidth is the measurements table's column i width.
+func (v *View) ColumnWidth(i int) float32 { return v.all.widths[i] }
 
 // Headers are the measurements table's column titles.
 func (v *View) Headers() []string {
@@ -217,9 +232,6 @@ func (v *View) Empty() bool { return v.empty.Visible() }
 
 // ChartSize is the size each chart is shown at.
 func (v *View) ChartSize() fyne.Size { return v.charts.ChartSize() }
-
-// ChartsRendered is how many charts hold a drawing.
-func (v *View) ChartsRendered() int { return v.charts.Rendered() }
 
 func prefillText(c rundoc.Cell, col int) string {
 	switch col {

@@ -1,7 +1,7 @@
 package runview
 
 import (
-	"fmt"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -44,7 +44,9 @@ func newPlanForm(onChange func()) *planForm {
 	f.prompts = widget.NewSelect([]string{promptsSharedChoice, promptsUniqueChoice}, nil)
 	f.prompts.SetSelected(promptsSharedChoice)
 	f.prompts.OnChanged = func(string) { onChange() }
-	f.kvOverride.SetPlaceHolder("from the server")
+	// One short word: the field is narrow at 900 px, where "from the
+	// server" read "from the se…".
+	f.kvOverride.SetPlaceHolder("reported")
 	f.prefill.SetPlaceHolder("none")
 	for _, e := range []*widget.Entry{f.contexts, f.concurrency, f.prefill, f.seconds, f.maxOutput, f.kvOverride} {
 		e.OnChanged = func(string) { onChange() }
@@ -70,37 +72,47 @@ func (f *planForm) form() *widget.Form {
 	)
 }
 
-// plan reads the entries; the error is one sentence naming the field.
+// plan reads the entries through rundoc.PlanInput, the CLI's reader too;
+// the error is one sentence naming the field by its label. An empty
+// Contexts or Prefill box means none of that phase (the CLI's flag left
+// out means its defaults).
 func (f *planForm) plan() (rundoc.Plan, error) {
-	var p rundoc.Plan
-	var err error
-	if p.Contexts, err = rundoc.ParseTokenList(f.contexts.Text); err != nil {
-		return p, fmt.Errorf("contexts: %w", err)
-	}
-	if p.Concurrency, err = parseInts(f.concurrency.Text); err != nil {
-		return p, fmt.Errorf("concurrency: %w", err)
-	}
-	if strings.TrimSpace(f.prefill.Text) != "" {
-		if p.PrefillContexts, err = rundoc.ParseTokenList(f.prefill.Text); err != nil {
-			return p, fmt.Errorf("prefill contexts: %w", err)
+	orNone := func(s string) string {
+		if strings.TrimSpace(s) == "" {
+			return "none"
 		}
+		return s
 	}
-	if err := readWindow(&p, f.seconds.Text); err != nil {
-		return p, err
-	}
-	p.Prompts = rundoc.PromptsShared
+	in := rundoc.PlanInput{Contexts: orNone(f.contexts.Text), Concurrency: f.concurrency.Text,
+		Prefill: orNone(f.prefill.Text), Window: f.seconds.Text, MaxOutput: f.maxOutput.Text,
+		KVCapacity: f.kvOverride.Text, Prompts: rundoc.PromptsShared}
 	if f.prompts.Selected == promptsUniqueChoice {
-		p.Prompts = rundoc.PromptsUnique
+		in.Prompts = rundoc.PromptsUnique
 	}
-	if p.MaxOutput, err = rundoc.ParseTokens(f.maxOutput.Text); err != nil || p.MaxOutput <= 0 {
-		return p, fmt.Errorf("max output must be a positive token count, such as 8192")
+	if strings.TrimSpace(in.Concurrency) == "" {
+		return rundoc.Plan{}, errors.New("Concurrency is empty: give levels such as 1,2,4,8")
 	}
-	if strings.TrimSpace(f.kvOverride.Text) != "" {
-		if p.KVCapacityOverride, err = rundoc.ParseTokens(f.kvOverride.Text); err != nil || p.KVCapacityOverride <= 0 {
-			return p, fmt.Errorf("KV capacity must be a token count such as 36864, or empty to use the server's")
-		}
+	if strings.TrimSpace(in.MaxOutput) == "" {
+		return rundoc.Plan{}, errors.New("Max output is empty: give a token count such as 8192")
 	}
-	return p, nil
+	p, err := in.Plan()
+	var fe *rundoc.FieldError
+	if errors.As(err, &fe) {
+		return p, errors.New(fe.In(fieldLabel(fe.Field)))
+	}
+	return p, err
+}
+
+// fieldLabel is the form's label of a plan input, for its errors.
+func fieldLabel(f rundoc.Field) string {
+	if l, ok := map[rundoc.Field]string{
+		rundoc.FieldContexts: "Contexts", rundoc.FieldConcurrency: "Concurrency", rundoc.FieldPrefill: "Prefill contexts",
+		rundoc.FieldWindow: "Seconds per cell", rundoc.FieldMaxOutput: "Max output", rundoc.FieldPrompts: "Prompts",
+		rundoc.FieldKVCapacity: "KV capacity", rundoc.FieldPrecision: "Precision", rundoc.FieldMaxDuration: "Longest window",
+	}[f]; ok {
+		return l
+	}
+	return string(f)
 }
 
 // set fills the entries from p (used when preferences restore a plan).
@@ -124,42 +136,6 @@ func (f *planForm) set(p rundoc.Plan) {
 	} else {
 		f.kvOverride.SetText("")
 	}
-}
-
-// readWindow sets the window method from the "Seconds per cell" entry:
-// "auto" for adaptive windows (±1%, at most 30 s), or a fixed number of
-// seconds.
-func readWindow(p *rundoc.Plan, text string) error {
-	text = strings.ToLower(strings.TrimSpace(text))
-	if text == rundoc.WindowAuto {
-		p.Window, p.Precision, p.DurationS = rundoc.WindowAuto, rundoc.DefaultPrecision, rundoc.DefaultDuration.Seconds()
-		return nil
-	}
-	d, err := strconv.ParseFloat(text, 64)
-	if err != nil || !(d > 0) {
-		return fmt.Errorf("seconds per cell must be auto or a positive number, such as 30")
-	}
-	p.Window, p.DurationS = rundoc.WindowFixed, d
-	return nil
-}
-
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		n, err := strconv.Atoi(f)
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("%q is not a positive whole number", f)
-		}
-		out = append(out, n)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("give at least one level, such as 1, 2, 4")
-	}
-	return out, nil
 }
 
 func labels(xs []int) string {

@@ -2,10 +2,8 @@ package runview
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"image/color"
-	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -14,13 +12,11 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/ui/job"
 	"github.com/rigbench/rigbench/ui/matrix"
 	"github.com/rigbench/rigbench/ui/progress"
-	"github.com/rigbench/rigbench/ui/wording"
 )
 
 // RepaintInterval is how often the view applies runner events: four
@@ -197,13 +193,6 @@ func (v *View) SetUnsaved(why string) {
 // Unsaved is the warning SetUnsaved shows, "" when runs are saved.
 func (v *View) Unsaved() string { return v.unsaved.Text }
 
-// SetFacts tells the plan check the server's max_model_len and KV
-// capacity (0 = unknown), from the launch readiness or a previous run.
-func (v *View) SetFacts(f session.Facts) {
-	v.facts = f
-	v.planEdited()
-}
-
 // SetTarget names what runs will benchmark ("" hides the line), so that
 // an endpoint's URL is on screen where the run starts.
 func (v *View) SetTarget(s string) {
@@ -230,244 +219,12 @@ func (v *View) MatrixFits() bool { return v.mx.MinSize().Width <= v.mxScroll.Siz
 // MatrixRoom (tests) describes the grid's room: the scroller's width.
 func (v *View) MatrixRoom() string { return fmt.Sprintf("room %.0f", v.mxScroll.Size().Width) }
 
-// Facts are the server facts the plan check uses now.
-func (v *View) Facts() session.Facts { return v.facts }
-
-// SetSimulated shows or hides the banner saying runs use the simulator.
-func (v *View) SetSimulated(sim bool) {
-	if sim {
-		v.simulated.SetText("Demo mode: runs use RigBench's simulated server, and are labelled simulated.")
-		v.simulated.Show()
-	} else {
-		v.simulated.Hide()
-	}
-}
-
-// Plan returns the plan in the editor, or the reason it is not valid.
-func (v *View) Plan() (rundoc.Plan, error) { return v.form.plan() }
-
-// SetPlan fills the editor.
-func (v *View) SetPlan(p rundoc.Plan) { v.form.set(p) }
-
-// SetPlanText sets the editor's fields from text, as a user would type it;
-// empty strings keep a field. Tests and the screenshot tour use it.
-func (v *View) SetPlanText(contexts, concurrency, prefill, seconds, maxOutput string) {
-	for _, kv := range []struct {
-		e *widget.Entry
-		s string
-	}{{v.form.contexts, contexts}, {v.form.concurrency, concurrency}, {v.form.prefill, prefill}, {v.form.seconds, seconds}, {v.form.maxOutput, maxOutput}} {
-		if kv.s != "" {
-			kv.e.SetText(kv.s)
-		}
-	}
-}
-
 // Running reports whether a run is in progress.
 func (v *View) Running() bool { return v.job.Running() }
 
 // Done returns a channel closed when the current run's goroutine has
 // returned (an already closed one when nothing runs).
 func (v *View) Done() <-chan struct{} { return v.job.Done() }
-
-func (v *View) planEdited() {
-	if v.Running() {
-		return
-	}
-	p, err := v.form.plan()
-	if err != nil {
-		v.planErr.SetText(err.Error())
-		v.planErr.Show()
-		v.startBtn.Disable()
-		// The last valid plan's estimate would read as this one's.
-		v.estimate.SetText("")
-		v.estimate.Hide()
-		return
-	}
-	v.planErr.SetText("")
-	v.planErr.Hide()
-	v.startBtn.Enable()
-	preview := session.Predict(p, v.facts)
-	d, runnable := session.Estimate(preview, v.facts, v.prefill)
-	var est string
-	if v.facts.KVCapacity > 0 || p.KVCapacityOverride > 0 {
-		est = fmt.Sprintf("Estimated duration: about %s. %d of %d decode cells will run; the rest are predicted over capacity or too long.",
-			FormatDuration(d), runnable, len(p.Contexts)*len(p.Concurrency))
-	} else {
-		// Every cell is counted as if it fits, so this is the most it takes.
-		est = fmt.Sprintf("Estimated duration: up to about %s. The server's KV capacity and maximum length are unknown until it is contacted: cells over capacity are found at run time.", FormatDuration(d))
-	}
-	v.estimate.SetText(est)
-	v.estimate.Show()
-	v.showPreview(preview)
-	if v.OnPlanChanged != nil {
-		v.OnPlanChanged(p)
-	}
-}
-
-// showPreview draws the plan's grid with the cells that will run saying so.
-func (v *View) showPreview(preview *rundoc.Run) {
-	v.mx.SetRunning(0, 0, false)
-	v.mx.SetPendingText("will run")
-	v.mx.SetRun(preview)
-}
-
-// Start begins a run with the plan in the editor. It does nothing while a
-// run is in progress or when the plan is not valid.
-func (v *View) Start() {
-	if v.Running() || v.start == nil {
-		return
-	}
-	p, err := v.form.plan()
-	if err != nil {
-		v.planErr.SetText(err.Error())
-		v.planErr.Show()
-		return
-	}
-	v.StartPlan(p)
-}
-
-// StartPlan begins a run of p, which need not be the editor's (a resumed
-// run keeps its own plan). It does nothing while a run is in progress.
-func (v *View) StartPlan(p rundoc.Plan) {
-	if v.Running() || v.start == nil {
-		return
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	obs := &live{}
-	done := v.job.Begin(cancel)
-	v.startBtn.Disable()
-	v.cancelBtn.Enable()
-	v.setStatus("Starting…", "")
-	v.exportBtn.Hide()
-	v.total = 0
-	v.setProgress(0)
-	v.eta.SetText("")
-	v.liveTok.SetText("")
-	v.scaleNote.Show()
-	v.preview = session.Predict(p, v.facts)
-	v.mx.SetPendingText("")
-	v.mx.SetRun(v.preview)
-
-	tick := time.NewTicker(RepaintInterval)
-	painterDone := make(chan struct{})
-	go func() {
-		defer close(painterDone)
-		for {
-			select {
-			case <-done:
-				tick.Stop()
-				return
-			case <-tick.C:
-				if s, ok := obs.take(); ok {
-					fyne.Do(func() { v.apply(s) })
-				}
-			}
-		}
-	}()
-	go func() {
-		run, err := v.start(ctx, p, obs)
-		close(done)
-		// The last repaint comes before the outcome, never after it.
-		<-painterDone
-		fyne.Do(func() { v.finish(obs, run, err) })
-	}()
-}
-
-// Cancel stops the run in progress; what was measured is kept.
-func (v *View) Cancel() {
-	if v.job.Running() {
-		v.setStatus("Cancelling…", "")
-		v.cancelBtn.Disable()
-		v.job.Cancel()
-	}
-}
-
-// apply repaints from one snapshot.
-func (v *View) apply(s snapshot) {
-	if !s.started {
-		if s.message != "" {
-			v.setStatus(s.message, "")
-		}
-		return
-	}
-	v.mx.SetRunning(s.current[0], s.current[1], s.measuring)
-	v.mx.SetRun(&s.run)
-	if s.total > 0 {
-		v.total = s.total
-		v.setProgress(float64(s.index) / float64(s.total))
-		line := fmt.Sprintf("Cell %d of %d", min(s.index+1, s.total), s.total)
-		if s.message != "" {
-			line += " · " + s.message
-		}
-		v.setStatus(line, "")
-	} else if s.message != "" {
-		v.setStatus(s.message, "")
-	}
-	if s.eta > 0 {
-		v.eta.SetText("ETA " + FormatDuration(s.eta))
-	}
-	if s.measuring && s.liveTokS > 0 {
-		v.liveTok.SetText(fmt.Sprintf("%.1f tok/s now", s.liveTokS))
-	}
-	if len(s.power) > 1 {
-		v.power.set(s.power)
-		v.clock.set(s.clock)
-		v.telemetry.Show()
-	}
-}
-
-// finish shows the outcome and hands the run to OnFinished.
-func (v *View) finish(obs *live, run *rundoc.Run, err error) {
-	if s, ok := obs.take(); ok {
-		v.apply(s)
-	}
-	v.job.End()
-	v.startBtn.Enable()
-	v.cancelBtn.Disable()
-	v.eta.SetText("")
-	v.liveTok.SetText("")
-	v.scaleNote.Hide()
-	v.mx.SetRunning(0, 0, false)
-	switch {
-	case run != nil:
-		v.last = run
-		shown := run
-		if ctxs, _ := run.DecodeAxes(); len(ctxs) == 0 && v.preview != nil {
-			// Failed before the server was known (a dead port, a wrong
-			// key): the run has no plan of its own, so the grid keeps
-			// the one the user asked for.
-			r := *run
-			r.Plan = v.preview.Plan
-			r.Cells = append(append([]rundoc.Cell(nil), v.preview.Cells...), run.Cells...)
-			shown = &r
-		}
-		if run.Status == rundoc.RunComplete {
-			v.setProgress(1)
-		} else if v.total > 0 {
-			v.setProgress(float64(min(len(run.Cells), v.total)) / float64(v.total))
-		}
-		v.mx.SetPendingText("not run")
-		v.mx.SetRun(shown)
-		saved := v.Saved == nil || v.Saved(run)
-		v.setStatus(outcome(run, err, saved))
-		if !saved && measuredCells(run) > 0 && v.OnExport != nil {
-			v.exportBtn.Show()
-		}
-		if pre := run.PrefillCells(); len(pre) > 0 {
-			v.prefill = pre
-		}
-	case err != nil:
-		// Refused before it began (no URL, no server): nothing ran, so
-		// the grid goes back to the preview.
-		v.setStatus("The run could not start.", wording.Sentence(oneLine(err.Error())))
-		if v.preview != nil {
-			v.showPreview(v.preview)
-		}
-	}
-	if v.OnFinished != nil {
-		v.OnFinished(run, err)
-	}
-}
 
 // fixedWidth keeps l as wide as it is with text widest, so the bar
 // beside it does not shift as the percentage grows.
@@ -477,124 +234,4 @@ func fixedWidth(l *widget.Label, widest string) fyne.CanvasObject {
 	spacer.SetMinSize(fyne.NewSize(w, 0))
 	l.Alignment = fyne.TextAlignTrailing
 	return container.NewStack(spacer, l)
-}
-
-// setStatus sets the one-line status and the detail under it ("" hides).
-func (v *View) setStatus(line, detail string) {
-	v.status.SetText(line)
-	v.detail.SetText(detail)
-	if detail == "" {
-		v.detail.Hide()
-	} else {
-		v.detail.Show()
-	}
-}
-
-// setProgress moves the bar and its percentage.
-func (v *View) setProgress(f float64) {
-	v.progress.SetValue(f)
-	v.pct.SetText(fmt.Sprintf("%.0f%%", 100*f))
-}
-
-// measuredCells counts the cells of r that ran.
-func measuredCells(r *rundoc.Run) int {
-	n := 0
-	for _, c := range r.Cells {
-		if c.Status.Ran() {
-			n++
-		}
-	}
-	return n
-}
-
-// cells is "1 cell" or "n cells".
-func cells(n int) string {
-	if n == 1 {
-		return "1 cell"
-	}
-	return fmt.Sprintf("%d cells", n)
-}
-
-// pick is a when cond holds, else b.
-func pick(cond bool, a, b string) string {
-	if cond {
-		return a
-	}
-	return b
-}
-
-// oneLine joins the lines of a message that joins several errors (the
-// same one per request, often), each distinct line once.
-func oneLine(s string) string {
-	var out []string
-	seen := map[string]bool{}
-	for _, l := range strings.Split(s, "\n") {
-		l = strings.TrimSpace(l)
-		if l != "" && !seen[l] {
-			seen[l] = true
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, " ")
-}
-
-// outcome is the one-line summary of a finished run and the detail under
-// it: a plain sentence first, the runner's own words (which name the
-// request and the URL) second. saved says whether the run is in the
-// history; the cells of one that is not are not "kept".
-func outcome(r *rundoc.Run, err error, saved bool) (line, detail string) {
-	ran := measuredCells(r)
-	one := ran == 1
-	measured := fmt.Sprintf("the %d measured %s", ran, pick(one, "cell", "cells"))
-	kept := measured + pick(one, " is kept", " are kept")
-	if !saved {
-		kept = measured + pick(one, " was", " were") + " not saved to the history: use Export to keep " + pick(one, "it", "them")
-	}
-	why := ""
-	switch {
-	case err != nil && !errors.Is(err, context.Canceled):
-		why = wording.Sentence(oneLine(err.Error()))
-	case r.Error != "":
-		why = wording.Sentence(oneLine(r.Error))
-	}
-	switch r.Status {
-	case rundoc.RunComplete:
-		if !saved && ran > 0 {
-			return fmt.Sprintf("Run complete: %s measured, not saved to the history: use Export to keep it.", cells(ran)), ""
-		}
-		return fmt.Sprintf("Run complete: %s measured.", cells(ran)), ""
-	case rundoc.RunCancelled:
-		if ran == 0 {
-			return "Run cancelled before any cell was measured.", ""
-		}
-		return fmt.Sprintf("Run cancelled: %s.", kept), ""
-	}
-	stopped := "The run stopped"
-	var gone *bench.ServerGoneError
-	if errors.As(err, &gone) {
-		// The engine's sentence says where it died and what was kept;
-		// the advice is the app's own.
-		return fmt.Sprintf("The server stopped answering; %s.", kept),
-			wording.Sentence(oneLine(gone.Stopped()) + "; start the server again and press Resume in Results to measure the rest")
-	}
-	if errors.Is(err, bench.ErrTooManyFailures) || strings.Contains(r.Error, bench.ErrTooManyFailures.Error()) {
-		stopped = "The run stopped because cells kept failing"
-		if strings.Contains(why, "cannot reach the server") {
-			stopped = "The server stopped answering"
-		}
-		// The runner's message repeats each request's error; the last
-		// failed cell's first line says it once.
-		for i := len(r.Cells) - 1; i >= 0; i-- {
-			if c := r.Cells[i]; c.Status == rundoc.StatusFailed && c.Reason != "" {
-				why = "Last error: " + wording.Sentence(strings.SplitN(c.Reason, "\n", 2)[0])
-				break
-			}
-		}
-	} else if ran == 0 {
-		return "The run failed before measuring anything.", why
-	}
-	if ran == 0 {
-		return stopped + " before any cell was measured.", why
-	}
-	return fmt.Sprintf("%s; %s.", stopped, kept), why
 }

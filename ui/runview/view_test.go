@@ -104,3 +104,20 @@ func TestPromptPolicyField(t *testing.T) {
 		t.Errorf("restored plan prompts %q (%v), want %q", p.Prompts, err, rundoc.PromptsUnique)
 	}
 }
+
+// Issue 24 item 12: when every cell fits, the estimate says so instead of
+// "the rest are predicted over capacity" with no rest; when some do not,
+// it counts them.
+func TestEstimateWordsAllCellsFit(t *testing.T) {
+	test.NewTempApp(t)
+	v := runview.New(nil)
+	v.SetPlanText("0, 1K", "1, 2, 4", "", "10", "64")
+	v.SetFacts(session.Facts{MaxModelLen: 32768, KVCapacity: 1 << 20})
+	if e := v.Estimate(); !strings.Contains(e, "All 6 decode cells will run.") || strings.Contains(e, "the rest") {
+		t.Errorf("estimate with every cell fitting: %q", e)
+	}
+	v.SetFacts(session.Facts{MaxModelLen: 32768, KVCapacity: 2000})
+	if e := v.Estimate(); !strings.Contains(e, "of 6 decode cells will run; the rest") {
+		t.Errorf("estimate with cells over capacity: %q", e)
+	}
+}

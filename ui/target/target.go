@@ -111,9 +111,6 @@ func (c *Chooser) Set(ch Choice) {
 	c.changed()
 }
 
-// Problem returns why the endpoint cannot be used, "" when it can.
-func (c *Chooser) Problem() string { return CheckURL(c.Choice()) }
-
 // CheckURL says in one sentence what is wrong with an endpoint choice.
 func CheckURL(ch Choice) string {
 	if ch.Kind != Endpoint {

@@ -7,21 +7,15 @@
 package tuneview
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"image/color"
-	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/ui/job"
@@ -52,10 +46,11 @@ type Backend struct {
 	OnImport func()
 	// OnFinished is told when a sweep ends (the app reloads History).
 	OnFinished func(*tune.Result, error)
-	// Unfinished returns the sweep started last when it did not finish
-	// (RigBench crashed or closed during it), which Resume continues; nil
-	// when there is none.
-	Unfinished func() *tune.Spec
+	// LastSweep returns the sweep started last with this history (nil when
+	// none), judged from the variants the history holds, and whether all
+	// were found: the view reopens on it, with its verdict when complete,
+	// with Resume when RigBench crashed or closed during it.
+	LastSweep func() (spec *tune.Spec, res *tune.Result, complete bool)
 }
 
 // View is the Tune view. Its methods must be called on the Fyne goroutine.
@@ -75,7 +70,11 @@ type View struct {
 	applyBtn, exportBtn, openBtn         *widget.Button
 	table                                *widget.Table
 	chart                                *fyne.Container
-	content                              fyne.CanvasObject
+	// left holds the form and results the chart and the table: each is
+	// laid out again when what it holds changes size, or the chart was
+	// drawn over the table and the estimate over the Constraint row.
+	left, results *fyne.Container
+	content       fyne.CanvasObject
 
 	dims []tune.Dimension
 	spec *tune.Spec // the spec of the last sweep started (Resume reuses it)
@@ -100,50 +99,28 @@ func New(b Backend) *View {
 	v.buildResults()
 	v.content = v.layout()
 	v.Refresh()
-	if b.Unfinished != nil {
-		if s := b.Unfinished(); s != nil {
-			v.spec = s
-			v.resumeBtn.Enable()
-			v.status.SetText(fmt.Sprintf("Sweep %s (%s) stopped before its %d variants were measured: Resume measures the rest; those in History are kept.",
-				s.ID, dimsText(s.Dimensions), len(s.Variants())))
+	if b.LastSweep != nil {
+		if s, res, complete := b.LastSweep(); s != nil {
+			v.reopen(s, res, complete)
 		}
 	}
 	return v
 }
 
-// buildInputs makes the form's widgets: what to vary, how, the workload,
-// the objective and the constraint.
-func (v *View) buildInputs() {
-	v.unavailable = widget.NewLabel("")
-	v.unavailable.Importance = widget.WarningImportance
-	v.unavailable.Wrapping = fyne.TextWrapWord
-	v.unavailable.Hide()
-
-	v.flag = widget.NewSelect(nil, func(name string) {
-		v.values.SetText(strings.Join(displayValues(name, vllm.Suggestions(name)), ","))
-	})
-	v.flag.PlaceHolder = "flag to vary"
-	v.values = widget.NewEntry()
-	v.values.SetPlaceHolder("values, e.g. auto,fp8")
-	v.addBtn = widget.NewButtonWithIcon("Add", theme.ContentAddIcon(), func() {
-		if err := v.AddDimension(v.flag.Selected, v.values.Text); err != nil {
-			v.status.SetText(err.Error())
-		}
-	})
-	v.dimsBox = container.NewVBox()
-	v.mode = widget.NewRadioGroup([]string{gridLabel, oneLabel}, func(string) { v.edited() })
-	v.mode.SetSelected(gridLabel)
-	v.mode.Required = true
-	v.contexts = entry("1K,16K", v.edited)
-	v.concurrency = entry("8,32", v.edited)
-	v.dur = entry("30s", v.edited)
-	v.objective = entry("total-tok-s@16Kx32", v.edited)
-	v.objective.SetPlaceHolder(strings.Join(tune.ObjectiveNames, ", "))
-	v.constraint = entry("", v.edited)
-	v.constraint.SetPlaceHolder("optional, e.g. ttft_p90<=2s")
-	v.summary = widget.NewLabel("")
-	v.summary.Wrapping = fyne.TextWrapWord
-
+// reopen shows the last sweep as RigBench left it: its form, and its
+// verdict when every variant is in the history, else Resume.
+func (v *View) reopen(s *tune.Spec, res *tune.Result, complete bool) {
+	v.fill(*s)
+	v.spec = s
+	if complete && res != nil {
+		v.Show(res.Document())
+		v.status.SetText(fmt.Sprintf("Sweep %s: all %d variants are in History (tag %s). Start runs the form again as a new sweep.",
+			s.ID, len(res.Variants), tune.Tag(s.ID)))
+		return
+	}
+	v.resumeBtn.Enable()
+	v.status.SetText(fmt.Sprintf("Sweep %s (%s) stopped before its %d variants were measured: Resume measures the rest; those in History are kept.",
+		s.ID, dimsText(s.Dimensions), len(s.Variants())))
 }
 
 // buildControls makes the buttons, the progress, status and verdict.
@@ -181,30 +158,14 @@ func (v *View) buildControls() {
 	}
 }
 
-// buildResults makes the table of variants and the chart's box.
-func (v *View) buildResults() {
-	v.table = widget.NewTable(
-		func() (int, int) {
-			if len(v.rows) == 0 {
-				return 0, 0
-			}
-			return len(v.rows), len(v.rows[0])
-		},
-		func() fyne.CanvasObject { return widget.NewLabel("") },
-		func(id widget.TableCellID, o fyne.CanvasObject) {
-			l := o.(*widget.Label)
-			l.SetText(v.rows[id.Row][id.Col])
-			l.TextStyle.Bold = id.Row == 0
-		})
-	v.chart = container.NewVBox()
-
-}
-
 // layout places the form on the left and the controls and results on the
 // right.
 func (v *View) layout() fyne.CanvasObject {
 	form := widget.NewForm(
-		widget.NewFormItem("Vary", container.NewBorder(nil, nil, v.flag, v.addBtn, v.values)),
+		// The values on their own row: beside the flag's drop-down they
+		// had a few characters' room at 900 px.
+		widget.NewFormItem("Vary", container.NewBorder(nil, nil, nil, v.addBtn, v.flag)),
+		widget.NewFormItem("Values", v.values),
 		widget.NewFormItem("", v.dimsBox),
 		widget.NewFormItem("Variants", v.mode),
 		widget.NewFormItem("Contexts", v.contexts),
@@ -213,12 +174,14 @@ func (v *View) layout() fyne.CanvasObject {
 		widget.NewFormItem("Objective", v.objective),
 		widget.NewFormItem("Constraint", v.constraint),
 	)
-	left := container.NewVBox(
-		widget.NewLabelWithStyle("Tune: which launch flags make this card fastest", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		v.unavailable, form, v.summary,
-	)
+	title := widget.NewLabelWithStyle("Tune: which launch flags make this card fastest", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	title.Wrapping = fyne.TextWrapWord
+	v.left = container.NewVBox(title, v.unavailable, form, v.summary)
 	controls := container.NewVBox(
-		container.NewHBox(v.startBtn, v.stopBtn, v.resumeBtn, layout.NewSpacer(), v.applyBtn, v.exportBtn, v.openBtn),
+		// Two rows: in one, the six buttons were wider than the right
+		// pane of a 900 px window, which then scrolled sideways.
+		container.NewHBox(v.startBtn, v.stopBtn, v.resumeBtn),
+		container.NewHBox(v.applyBtn, v.exportBtn, v.openBtn),
 		v.progress, v.status, v.verdict,
 	)
 	// The table takes the width there is and at least room for a few
@@ -226,40 +189,11 @@ func (v *View) layout() fyne.CanvasObject {
 	tall := canvas.NewRectangle(color.Transparent)
 	tall.SetMinSize(fyne.NewSize(10, 240))
 	tableBox := container.NewStack(tall, v.table)
-	right := container.NewBorder(controls, nil, nil, nil,
-		container.NewVScroll(container.NewVBox(v.chart, tableBox)))
-	split := container.NewHSplit(container.NewVScroll(left), right)
+	v.results = container.NewVBox(v.chart, tableBox)
+	right := container.NewBorder(controls, nil, nil, nil, container.NewVScroll(v.results))
+	split := container.NewHSplit(container.NewVScroll(v.left), right)
 	split.Offset = 0.36
 	return split
-}
-
-// dimsText names what a sweep varies ("--kv-cache-dtype auto, fp8 × …").
-func dimsText(ds []tune.Dimension) string {
-	var parts []string
-	for _, d := range ds {
-		parts = append(parts, d.Flag+" "+strings.Join(displayValues(d.Flag, d.Values), ", "))
-	}
-	return strings.Join(parts, " × ")
-}
-
-func entry(text string, changed func()) *widget.Entry {
-	e := widget.NewEntry()
-	e.SetText(text)
-	e.OnChanged = func(string) { changed() }
-	return e
-}
-
-// displayValues shows booleans as on/off.
-func displayValues(name string, vals []string) []string {
-	f, _, ok := vllm.Lookup(name)
-	if !ok || f.Type != vllm.KindBool {
-		return vals
-	}
-	out := make([]string, len(vals))
-	for i, x := range vals {
-		out[i] = map[string]string{"true": "on", "false": "off"}[x]
-	}
-	return out
 }
 
 // Content is the view's root.
@@ -284,65 +218,6 @@ func (v *View) Refresh() {
 	}
 	v.flag.SetOptions(opts)
 	v.edited()
-}
-
-// AddDimension adds a flag and its values ("auto,fp8"; on/off for
-// switches), replacing the flag's earlier values.
-func (v *View) AddDimension(flag, values string) error {
-	if flag == "" {
-		return errors.New("pick a flag to vary first")
-	}
-	d, err := tune.ParseDimension(flag + "=" + values)
-	if err != nil {
-		return err
-	}
-	for i := range v.dims {
-		if v.dims[i].Flag == d.Flag {
-			v.dims[i] = d
-			v.showDims()
-			return nil
-		}
-	}
-	v.dims = append(v.dims, d)
-	v.showDims()
-	return nil
-}
-
-func (v *View) showDims() {
-	v.dimsBox.RemoveAll()
-	for i, d := range v.dims {
-		i := i
-		label := widget.NewLabel(d.Flag + " " + strings.Join(displayValues(d.Flag, d.Values), ", "))
-		rm := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() {
-			v.dims = append(v.dims[:i:i], v.dims[i+1:]...)
-			v.showDims()
-		})
-		v.dimsBox.Add(container.NewBorder(nil, nil, nil, rm, label))
-	}
-	v.edited()
-}
-
-// SetMode picks grid or one-at-a-time.
-func (v *View) SetMode(m tune.Mode) {
-	if m == tune.OneAtATime {
-		v.mode.SetSelected(oneLabel)
-	} else {
-		v.mode.SetSelected(gridLabel)
-	}
-}
-
-// SetWorkload sets the cells and the window ("1K,16K", "8,32", "30s").
-func (v *View) SetWorkload(contexts, concurrency, window string) {
-	v.contexts.SetText(contexts)
-	v.concurrency.SetText(concurrency)
-	v.dur.SetText(window)
-}
-
-// SetObjective sets the objective and the constraint (as the CLI takes
-// them: "total-tok-s@16Kx32", "ttft_p90<=2s" or "").
-func (v *View) SetObjective(objective, constraint string) {
-	v.objective.SetText(objective)
-	v.constraint.SetText(constraint)
 }
 
 // Summary is the line under the form: the variant count and the estimated
@@ -371,320 +246,6 @@ func (v *View) Running() bool { return v.job.Running() }
 // on screen (a closed channel when none runs).
 func (v *View) Done() <-chan struct{} { return v.job.Done() }
 
-// buildSpec reads the form into a spec; the error says what to fix.
-func (v *View) buildSpec() (tune.Spec, string, error) {
-	base, why := vllm.LaunchConfig{}, ""
-	if v.b.Base != nil {
-		base, why = v.b.Base()
-	}
-	if why != "" {
-		return tune.Spec{}, why, errors.New(why)
-	}
-	plan := rundoc.Plan{MaxOutput: 1024}
-	var err error
-	if plan.Contexts, err = rundoc.ParseTokenList(v.contexts.Text); err != nil || len(plan.Contexts) == 0 {
-		return tune.Spec{}, "", fmt.Errorf("contexts: give token counts such as 1K,16K")
-	}
-	for _, f := range strings.Split(v.concurrency.Text, ",") {
-		var n int
-		if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil || n < 1 || n > 4096 {
-			return tune.Spec{}, "", fmt.Errorf("concurrency: give whole numbers such as 8,32")
-		}
-		plan.Concurrency = append(plan.Concurrency, n)
-	}
-	if w := strings.ToLower(strings.TrimSpace(v.dur.Text)); w == rundoc.WindowAuto {
-		// As the Run view's "auto": each window stops once total tok/s is
-		// known within ±1%, after at most the default length.
-		plan.Window, plan.Precision, plan.DurationS = rundoc.WindowAuto, 0.01, rundoc.DefaultDuration.Seconds()
-	} else {
-		d, err := time.ParseDuration(w)
-		if err != nil || d < rundoc.MinDuration || d > rundoc.MaxDuration {
-			return tune.Spec{}, "", fmt.Errorf("window: auto, or a length from %s to 1h, e.g. 30s", rundoc.MinDuration)
-		}
-		plan.Window, plan.DurationS = rundoc.WindowFixed, d.Seconds()
-	}
-	spec := tune.Spec{ID: tune.NewID(), Base: base, Dimensions: append([]tune.Dimension(nil), v.dims...), Mode: tune.Grid, Plan: plan}
-	if v.mode.Selected == oneLabel {
-		spec.Mode = tune.OneAtATime
-	}
-	if spec.Objective, err = tune.ParseObjective(v.objective.Text, plan); err != nil {
-		return spec, "", err
-	}
-	if c := strings.TrimSpace(v.constraint.Text); c != "" {
-		k, err := tune.ParseConstraint(c)
-		if err != nil {
-			return spec, "", err
-		}
-		spec.Constraints = []tune.Constraint{k}
-	}
-	return spec, "", spec.Validate()
-}
-
-// edited recomputes the summary: variants and estimated wall time, or
-// what is missing.
-func (v *View) edited() {
-	if v.summary == nil || v.startBtn == nil {
-		return // still building
-	}
-	spec, why, err := v.buildSpec()
-	v.unavailable.SetText(why)
-	v.unavailable.Hidden = why == ""
-	v.unavailable.Refresh()
-	running := v.Running()
-	if err != nil {
-		if why == "" {
-			v.summary.SetText(wordErr(err))
-		} else {
-			v.summary.SetText("")
-		}
-		v.startBtn.Disable()
-		if !running && v.doc == nil && v.spec == nil {
-			v.status.SetText("Add a flag to vary and the cells to measure, then Start.")
-		}
-		return
-	}
-	n := len(spec.Variants())
-	msg := fmt.Sprintf("%d variants", n)
-	if v.b.Runner != nil {
-		if r, err := v.b.Runner(spec); err == nil {
-			msg += ", about " + fmtDur(r.EstimateSweep())
-		}
-	}
-	if v.b.Target != nil {
-		msg += ", " + v.b.Target()
-	}
-	v.summary.SetText(msg + ".")
-	if !running {
-		v.startBtn.Enable()
-		if v.doc == nil && v.spec == nil {
-			v.status.SetText("Ready: Start launches and measures each variant; every one is saved in History.")
-		}
-	}
-}
-
-func wordErr(err error) string {
-	s := err.Error()
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// Start starts a new sweep of the form's inputs.
-func (v *View) Start() {
-	spec, _, err := v.buildSpec()
-	if err != nil {
-		v.status.SetText(wordErr(err))
-		return
-	}
-	v.run(spec, false)
-}
-
-// Resume continues the last sweep: variants the history holds finished are
-// not measured again.
-func (v *View) Resume() {
-	if v.spec != nil {
-		v.run(*v.spec, true)
-	}
-}
-
-// Stop cancels the sweep; finished variants are kept.
-func (v *View) Stop() {
-	v.job.Cancel()
-}
-
-func (v *View) run(spec tune.Spec, resume bool) {
-	if v.Running() || v.b.Runner == nil {
-		return
-	}
-	r, err := v.b.Runner(spec)
-	if err != nil {
-		v.status.SetText(wordErr(err))
-		return
-	}
-	if !resume {
-		r.History = nil
-	}
-	v.spec = &spec
-	ctx, cancel := context.WithCancel(context.Background())
-	done := v.job.Begin(cancel)
-	v.startBtn.Disable()
-	v.resumeBtn.Disable()
-	v.applyBtn.Disable()
-	v.stopBtn.Enable()
-	v.verdict.SetText("")
-	v.progress.SetValue(0)
-	v.status.SetText(fmt.Sprintf("Sweep %s: starting %d variants…", spec.ID, len(spec.Variants())))
-	r.Progress = func(p tune.Progress) {
-		text, frac := progressText(p)
-		fyne.Do(func() {
-			v.status.SetText(text)
-			v.progress.SetValue(frac)
-		})
-	}
-	go func() {
-		res, err := r.Run(ctx)
-		fyne.DoAndWait(func() {
-			v.job.End()
-			cancel()
-			v.finished(res, err)
-			if v.b.OnFinished != nil {
-				v.b.OnFinished(res, err)
-			}
-			close(done)
-		})
-	}()
-}
-
-// progressText is the status line and the bar's fraction of a report:
-// variants done plus the share of the current one's cells.
-func progressText(p tune.Progress) (string, float64) {
-	done := float64(p.Variant - 1)
-	var s string
-	switch p.Stage {
-	case "launching":
-		s = fmt.Sprintf("Variant %d of %d (%s): starting the server", p.Variant, p.Variants, p.Label)
-	case "measuring":
-		s = fmt.Sprintf("Variant %d of %d (%s): cell %s (%d of %d)", p.Variant, p.Variants, p.Label, p.Cell, p.CellIndex, p.Cells)
-		if p.Cells > 0 {
-			done += float64(p.CellIndex-1) / float64(p.Cells)
-		}
-	default:
-		s = fmt.Sprintf("Variant %d of %d (%s): %s", p.Variant, p.Variants, p.Label, p.Stage)
-		done++
-	}
-	if p.ETA > 0 {
-		s += ", about " + fmtDur(p.ETA) + " left"
-	}
-	return s + ".", done / float64(max(1, p.Variants))
-}
-
-// finished shows a sweep's outcome.
-func (v *View) finished(res *tune.Result, err error) {
-	v.stopBtn.Disable()
-	v.edited()
-	if res == nil {
-		v.status.SetText("The sweep could not start: " + wordErr(err))
-		return
-	}
-	measured, pending := 0, 0
-	for _, x := range res.Variants {
-		switch x.Status {
-		case tune.Measured:
-			measured++
-		case tune.Cancelled, tune.NotRun:
-			pending++
-		}
-	}
-	switch {
-	case errors.Is(err, context.Canceled):
-		v.status.SetText(fmt.Sprintf("Stopped: %d of %d variants measured and kept in History; Resume measures the rest.", measured, len(res.Variants)))
-	case err != nil:
-		v.status.SetText(fmt.Sprintf("The sweep stopped: %s. %d variants measured; Resume measures the rest.", wordErr(err), measured))
-	default:
-		v.status.SetText(fmt.Sprintf("Sweep %s done: %d of %d variants measured, each saved in History (tag %s).", res.Spec.ID, measured, len(res.Variants), tune.Tag(res.Spec.ID)))
-	}
-	v.progress.SetValue(float64(len(res.Variants)-pending) / float64(max(1, len(res.Variants))))
-	if pending > 0 {
-		v.resumeBtn.Enable()
-	}
-	v.Show(res.Document())
-}
-
-// Show displays a sweep document: verdict, chart and table (after a sweep,
-// or one imported from an export).
-func (v *View) Show(d *tune.Doc) {
-	v.doc = d
-	// The verdict marks flags as code for Markdown; a label shows them
-	// plainly.
-	v.verdict.SetText("Verdict: " + strings.ReplaceAll(d.Verdict, "`", ""))
-	header, rows := d.Table()
-	v.rows = append([][]string{header}, rows...)
-	v.table.Refresh()
-	for c := range header {
-		w := float32(60)
-		for _, r := range v.rows {
-			w = max(w, widget.NewLabel(r[c]).MinSize().Width)
-		}
-		v.table.SetColumnWidth(c, w)
-	}
-	v.drawChart(d)
-	if _, ok := d.BestChanges(); ok {
-		v.applyBtn.Enable()
-	} else {
-		v.applyBtn.Disable()
-	}
-	v.exportBtn.Enable()
-}
-
-// Apply puts the winner's flags in the Launch form.
-func (v *View) Apply() {
-	if v.doc == nil || v.b.OnApply == nil {
-		return
-	}
-	if ch, ok := v.doc.BestChanges(); ok {
-		v.b.OnApply(ch)
-		v.status.SetText("Applied " + tune.FlagsLabel(ch) + " to the Launch form.")
-	}
-}
-
-// drawChart draws the objective per variant as bars: the base outlined
-// and labelled, the best in the success colour.
-func (v *View) drawChart(d *tune.Doc) {
-	v.chart.RemoveAll()
-	labels, values, ok := d.Bars()
-	o, _ := tune.ParseObjective(d.Objective, d.Plan)
-	v.chart.Add(widget.NewLabelWithStyle(o.Describe()+" per variant", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
-	top := 0.0
-	for _, x := range values {
-		top = max(top, x)
-	}
-	const maxBar = 320
-	for i, l := range labels {
-		name := l
-		if i == 0 {
-			name = "base: " + l
-		}
-		nameLabel := widget.NewLabel(name)
-		nameLabel.Truncation = fyne.TextTruncateEllipsis
-		var bar fyne.CanvasObject
-		text := "no figure"
-		if why := d.Variants[i].ScoreWhy; why != "" {
-			text += " (" + why + ")"
-		}
-		if ok[i] {
-			w := float32(2)
-			if top > 0 {
-				w = max(2, float32(values[i]/top*maxBar))
-			}
-			fill := theme.Color(theme.ColorNamePrimary)
-			if d.Best != nil && *d.Best == i {
-				fill = theme.Color(theme.ColorNameSuccess)
-			}
-			r := canvas.NewRectangle(fill)
-			if i == 0 {
-				r.StrokeColor, r.StrokeWidth = theme.Color(theme.ColorNameForeground), 2
-			}
-			r.SetMinSize(fyne.NewSize(w, 18))
-			bar = container.NewHBox(container.NewCenter(r))
-			text = o.FormatScore(tune.Score{Value: values[i], OK: true})
-		} else {
-			bar = canvas.NewRectangle(color.Transparent)
-		}
-		row := container.NewBorder(nil, nil, container.NewGridWrap(fyne.NewSize(260, 30), nameLabel), nil,
-			container.NewHBox(bar, widget.NewLabel(text)))
-		v.chart.Add(row)
-	}
-}
-
-// fmtDur is a short duration: "45s", "3m10s", "1h05m".
-func fmtDur(d time.Duration) string {
-	d = d.Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return d.String()
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
+// FormBox is the box of the title, the form and the estimate under it
+// (tests check their layout).
+func (v *View) FormBox() *fyne.Container { return v.left }

@@ -63,3 +63,91 @@ func TestAddDimensionRefusesBadInput(t *testing.T) {
 		t.Errorf("summary %q", s)
 	}
 }
+
+// Issue 24 items 4 and 5: after a sweep the chart sits above the table,
+// not over it; each bar's score carries its ±, a tie says so in the chart
+// and the table, a cell mostly spent waiting says so beside its score, the
+// labels say what differs (none cut alike); the form's defaults are the
+// CLI's (auto windows, the objective at the largest cell).
+func TestSweepChartShowsUncertaintyAboveTheTable(t *testing.T) {
+	test.NewTempApp(t)
+	const exported = `{"schema":"rigbench.tune/v1","sweep_id":"6ae7014c","objective":"total-tok-s@16Kx32",
+"base":{"model":"m","flags":[]},"mode":"grid","plan":{"contexts":[16384],"concurrency":[32],"prefill_contexts":null,"duration_s":30,"max_output":1024},
+"variants":[{"flags":[],"label":"your flags","status":"measured","score":286.9,"score_ci95":3.1,"cells":[{"context":16384,"concurrency":32,"status":"Valid","total_tok_s":286.9}]},
+{"flags":["--kv-cache-dtype","fp8","--max-num-seqs","64"],"label":"--kv-cache-dtype fp8 --max-num-seqs 64","status":"measured","score":287.7,"score_ci95":3.0,
+ "cells":[{"context":16384,"concurrency":32,"status":"Valid","total_tok_s":287.7,"reason":"TTFT 21 s is 69% of the 30 s window, so this rate is mostly waiting for first tokens"}]},
+{"flags":["--kv-cache-dtype","fp8","--max-num-seqs","128"],"label":"--kv-cache-dtype fp8 --max-num-seqs 128","status":"measured","score":287.7,"score_ci95":3.2,"cells":[{"context":16384,"concurrency":32,"status":"Valid","total_tok_s":287.7}]}],
+"best":0,"ties":[1,2],"verdict":"Keep your flags."}`
+	d, err := tune.ReadDoc(strings.NewReader(exported))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := tuneview.New(tuneview.Backend{OnExport: func(*tune.Doc) {}, OnImport: func() {}})
+	if s := v.Summary(); strings.Contains(s, "--vary") || !strings.Contains(s, "press Add") {
+		t.Errorf("an empty form says %q, want the app's way to add a flag, not the CLI's --vary", s)
+	}
+	if _, _, w := v.Workload(); w != "auto" {
+		t.Errorf("Window defaults to %q, the CLI's default is auto", w)
+	}
+	if o, _ := v.Objective(); o != "total-tok-s" {
+		t.Errorf("Objective defaults to %q, the CLI's default is total-tok-s", o)
+	}
+	w := test.NewWindow(v.Content())
+	w.Resize(fyne.NewSize(1280, 800))
+	v.Show(d)
+	rows := v.Chart()
+	if len(rows) != 4 {
+		t.Fatalf("chart rows %q, want a title and 3 bars", rows)
+	}
+	seen := map[string]bool{}
+	for i, r := range rows[1:] {
+		label, _, _ := strings.Cut(r, " | ")
+		if seen[label] {
+			t.Errorf("two bars are labelled %q", label)
+		}
+		seen[label] = true
+		if !strings.Contains(r, " ± ") {
+			t.Errorf("bar %d %q has no ±", i, r)
+		}
+		if i > 0 && !strings.Contains(r, "a tie") {
+			t.Errorf("bar %d %q does not read as a tie", i, r)
+		}
+	}
+	if !strings.Contains(rows[2], "mostly waiting") {
+		t.Errorf("bar %q does not carry its cell's note", rows[2])
+	}
+	if score := v.Rows()[2][len(v.Rows()[2])-1]; !strings.Contains(score, "±") || !strings.Contains(score, "a tie") {
+		t.Errorf("table score %q, want its ± and the tie", score)
+	}
+	// Item 13: at 900 px nothing needs sideways scrolling.
+	if mw := v.Content().MinSize().Width; mw > 860 {
+		t.Errorf("after a sweep the view needs %.0f units, more than a 900 px window holds beside the tab's padding", mw)
+	}
+	box := v.Results().Objects
+	chart, table := box[0], box[1]
+	if bottom := chart.Position().Y + chart.Size().Height; bottom > table.Position().Y {
+		t.Errorf("the chart ends at %.0f, below the table's top at %.0f: drawn over it", bottom, table.Position().Y)
+	}
+	if chart.Size().Height < chart.MinSize().Height {
+		t.Errorf("the chart has %.0f of the %.0f it needs", chart.Size().Height, chart.MinSize().Height)
+	}
+}
+
+// Issue 24 item 4: a second flag added grows the form, and the estimate
+// under it moves down instead of sitting on the Constraint row.
+func TestEstimateStaysBelowTheForm(t *testing.T) {
+	test.NewTempApp(t)
+	v := tuneview.New(tuneview.Backend{})
+	w := test.NewWindow(v.Content())
+	w.Resize(fyne.NewSize(1280, 800))
+	for _, d := range [][2]string{{"--kv-cache-dtype", "auto,fp8"}, {"--max-num-seqs", "64,128"}} {
+		if err := v.AddDimension(d[0], d[1]); err != nil {
+			t.Fatal(err)
+		}
+		objs := v.FormBox().Objects
+		form, summary := objs[len(objs)-2], objs[len(objs)-1]
+		if bottom := form.Position().Y + form.Size().Height; bottom > summary.Position().Y+1 {
+			t.Errorf("after adding %s the form ends at %.0f, below the estimate's top %.0f", d[0], bottom, summary.Position().Y)
+		}
+	}
+}

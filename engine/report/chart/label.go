@@ -17,30 +17,13 @@ const MaxRuns = 6
 // chart's legend to the report's tables.
 func Letter(i int) string { return string(rune('A' + i)) }
 
-// RunName is a short human name for a run: its name, else its model, else
-// the start of its UUID.
-func RunName(r *rundoc.Run) string {
-	switch {
-	case r.Name != "":
-		return r.Name
-	case Model(r) != "":
-		return Model(r)
-	case r.UUID != "":
-		return "run " + rundoc.ShortID(r.UUID)
-	}
-	return "run"
-}
+// RunName is a run's title (rundoc.Run.Title): its name, else its model,
+// else the start of its UUID.
+func RunName(r *rundoc.Run) string { return r.Title() }
 
-// Model is the model the server reported, else the one it was launched with.
-func Model(r *rundoc.Run) string {
-	if r.Server.Model != "" {
-		return r.Server.Model
-	}
-	if r.Launch != nil {
-		return r.Launch.Model
-	}
-	return ""
-}
+// Model is the model the server reported, else the one it was launched
+// with (rundoc.Run.ModelName).
+func Model(r *rundoc.Run) string { return r.ModelName() }
 
 // GPUName describes the run's GPUs (hardware.Snapshot.GPUNames), "" when
 // unknown.
@@ -135,7 +118,8 @@ var facts = []fact{
 // facts (GPU, model, engine, image, power limit, simulated) whose values
 // are not all equal, then the `vllm serve` flags that differ, each written
 // as this run has it ("--max-num-seqs=64", "--enforce-eager", "no
-// --enable-prefix-caching"). With fewer than two runs every list is empty.
+// --enable-prefix-caching"), or FlagsNotRecorded for a run without a
+// launch record. With fewer than two runs every list is empty.
 func Differences(runs []*rundoc.Run) [][]string {
 	out := make([][]string, len(runs))
 	if len(runs) < 2 {
@@ -157,9 +141,10 @@ func Differences(runs []*rundoc.Run) [][]string {
 	}
 	flags := make([]map[string]string, len(runs))
 	var names []string
+	recorded := make([]bool, len(runs))
 	for i, r := range runs {
 		if r.Launch != nil {
-			flags[i] = ParseFlags(r.Launch.Args)
+			flags[i], recorded[i] = ParseFlags(r.Launch.Args), true
 		}
 		for n := range flags[i] {
 			if !slices.Contains(names, n) {
@@ -173,6 +158,8 @@ func Differences(runs []*rundoc.Run) [][]string {
 		for i := range runs {
 			v, ok := flags[i][n]
 			switch {
+			case !recorded[i]:
+				vals[i] = "" // said once below, not as a missing flag each
 			case !ok:
 				vals[i] = "no " + n
 			case v == "":
@@ -185,11 +172,27 @@ func Differences(runs []*rundoc.Run) [][]string {
 			continue
 		}
 		for i, v := range vals {
-			out[i] = append(out[i], v)
+			if v != "" {
+				out[i] = append(out[i], v)
+			}
+		}
+	}
+	// A run without a launch record (an imported CSV, an endpoint) has
+	// flags nobody knows: "no --enable-prefix-caching" would claim it ran
+	// without them.
+	if len(names) > 0 {
+		for i := range runs {
+			if !recorded[i] {
+				out[i] = append(out[i], FlagsNotRecorded)
+			}
 		}
 	}
 	return out
 }
+
+// FlagsNotRecorded is what a comparison says of a run whose `vllm serve`
+// flags were not recorded, where the others' flags are compared.
+const FlagsNotRecorded = "flags not recorded"
 
 // ParseFlags reads a `vllm serve` argument list into flag → value, split
 // as vLLM's argparse (and the launch form) split it (vllm.SplitOptions): a

@@ -41,6 +41,26 @@ func TestDifferencesNameWhatDiffers(t *testing.T) {
 	}
 }
 
+// Issue 24 item 10: a run without a launch record (an imported CSV) is
+// "flags not recorded", not a list of flags it supposedly ran without.
+func TestDifferencesFlagsNotRecorded(t *testing.T) {
+	launched := &rundoc.Run{Server: rundoc.Server{Model: "m"}, Launch: &rundoc.Launch{Model: "m",
+		Args: []string{"--enable-prefix-caching", "--gpu-memory-utilization", "0.9"}}}
+	imported := &rundoc.Run{Server: rundoc.Server{Model: "m"}}
+	d := chart.Differences([]*rundoc.Run{imported, launched})
+	if !reflect.DeepEqual(d[0], []string{chart.FlagsNotRecorded}) {
+		t.Errorf("the imported run's differences %q, want only %q", d[0], chart.FlagsNotRecorded)
+	}
+	for _, x := range d[0] {
+		if strings.HasPrefix(x, "no --") {
+			t.Errorf("the imported run is said to run %q", x)
+		}
+	}
+	if !reflect.DeepEqual(d[1], []string{"--enable-prefix-caching", "--gpu-memory-utilization=0.9"}) {
+		t.Errorf("the launched run's differences %q", d[1])
+	}
+}
+
 func TestParseFlags(t *testing.T) {
 	got := chart.ParseFlags([]string{"--a", "1", "--b=2", "--c", "--d", "-1", "pos"})
 	want := map[string]string{"--a": "1", "--b": "2", "--c": "", "--d": "-1"}
@@ -79,4 +99,22 @@ func FuzzParseFlags(f *testing.F) {
 			t.Fatalf("Differences returned %d lists for 2 runs", len(d))
 		}
 	})
+}
+
+// Issue 24 item 14: the matrix picture of a demo run says SIMULATED where
+// a long name cannot push it out, and each cell's figure carries its ±.
+func TestMatrixChartSaysSimulatedWithCI(t *testing.T) {
+	r := &rundoc.Run{Simulated: true, Name: strings.Repeat("long name ", 20), Server: rundoc.Server{Model: "m"},
+		Cells: []rundoc.Cell{{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 2199.6, TotalTokSCI95: 12.3, TTFTMs: 81}}}
+	var b strings.Builder
+	if err := chart.Render(&b, chart.Matrix, []*rundoc.Run{r}, chart.Options{Format: chart.SVG}); err != nil {
+		t.Fatal(err)
+	}
+	svg := b.String()
+	if !strings.Contains(svg, "SIMULATED") {
+		t.Error("the matrix chart of a simulated run does not say so")
+	}
+	if !strings.Contains(svg, "2199.6 ± 12.3") {
+		t.Error("the matrix cell has no ±")
+	}
 }

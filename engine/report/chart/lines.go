@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -218,14 +219,32 @@ func drawLines(c draw.Canvas, kind Kind, runs []*rundoc.Run, th Theme) {
 
 // subtitle describes a single run; a comparison's legend does that instead.
 func subtitle(runs []*rundoc.Run) string {
+	sims := 0
+	for _, r := range runs {
+		if r.Simulated {
+			sims++
+		}
+	}
 	if len(runs) == 1 {
 		d := Describe(runs[0])
 		if runs[0].Name != "" {
 			d = runs[0].Name + " · " + d
 		}
+		if sims == 1 {
+			// First, where a long name cannot push it out of the picture:
+			// a shared chart must say it is not a real card's.
+			d = "SIMULATED · " + strings.TrimSuffix(d, " · simulated")
+		}
 		return d
 	}
-	return fmt.Sprintf("Comparison of %d runs", len(runs))
+	s := fmt.Sprintf("Comparison of %d runs", len(runs))
+	switch {
+	case sims == len(runs):
+		s += ", all simulated"
+	case sims > 0:
+		s += fmt.Sprintf(", %d simulated", sims)
+	}
+	return s
 }
 
 // newPlot returns a plot styled by the theme, with a transparent

@@ -137,9 +137,10 @@ func drawCell(c draw.Canvas, rect vg.Rectangle, cell *rundoc.Cell, max float64, 
 	c.SetColor(Ramp(t))
 	c.Fill(rect.Path())
 	fg := RampText(t)
-	// A chart cell is small: the figure alone (the title names the unit)
-	// and the TTFT, with the registry's decimals.
-	value, second := rundoc.FigTotalTokS.Text(cell), rundoc.FigTTFT.WithUnit(cell)
+	// A chart cell is small: the figure (the title names the unit) and the
+	// TTFT, with the registry's decimals.
+	// The figure with its ± (METHOD.md: every figure carries it).
+	value, second := rundoc.FigTotalTokS.TextCI(cell), rundoc.FigTTFT.WithUnit(cell)
 	if cell.Status == rundoc.StatusQueued {
 		second = "queued"
 	}

@@ -1,0 +1,224 @@
+package rundoc
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The limits of a plan's inputs, written once for every front end.
+const (
+	// MaxConcurrency is the most requests one cell may keep in flight.
+	MaxConcurrency = 4096
+	// MaxPrecision is the loosest adaptive precision (±50%).
+	MaxPrecision = 0.5
+	// MaxKVCapacity is the largest KV-capacity override, in tokens.
+	MaxKVCapacity = math.MaxInt32
+)
+
+// Field names one input of a plan, so that each front end words an error
+// in its own terms: "--concurrency" in the CLI, "Concurrency" in the app.
+type Field string
+
+// The inputs of a plan.
+const (
+	FieldContexts    Field = "contexts"
+	FieldConcurrency Field = "concurrency"
+	FieldPrefill     Field = "prefill"
+	FieldWindow      Field = "duration"
+	FieldPrecision   Field = "precision"
+	FieldMaxDuration Field = "max-duration"
+	FieldPrompts     Field = "prompts"
+	FieldMaxOutput   Field = "max-output"
+	FieldKVCapacity  Field = "kv-capacity"
+)
+
+// FieldError is a plan input that cannot be read. Msg reads after the
+// field's name, after a space ("must be a positive token count…") or
+// directly when it starts with a colon (": bad token \"x\""); Error joins
+// it to the field's plain name, and each front end to its own.
+type FieldError struct {
+	Field Field
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.In(string(e.Field)) }
+
+// In words the error for the front end's name of the field.
+func (e *FieldError) In(name string) string {
+	if strings.HasPrefix(e.Msg, ":") {
+		return name + e.Msg
+	}
+	return name + " " + e.Msg
+}
+
+// PlanInput is a plan as the user typed it, in either front end: the CLI's
+// flag values or the app's form fields, one string each. An empty field
+// takes the default (DefaultPlan); Plan reads them all by one set of rules,
+// so the same text gives the same plan, or the same FieldError, whichever
+// front end it was typed in.
+type PlanInput struct {
+	// Contexts are the decode contexts ("0,16K,max"); empty: the defaults,
+	// trimmed at run time to what the server holds (Plan.TrimContexts);
+	// "none" for a prefill-only run.
+	Contexts string
+	// Concurrency is the levels ("1,2,4"); whole numbers only.
+	Concurrency string
+	// Prefill is the prefill contexts; "none" (or 0, -) for none.
+	Prefill string
+	// Window is "auto" or a fixed length: a duration ("30s") or a number
+	// of seconds ("30", the app's "Seconds per cell").
+	Window string
+	// Precision ("1%" or "1") and MaxDuration ("30s") tune an auto window;
+	// they are refused with a fixed one.
+	Precision, MaxDuration string
+	// Prompts is the prompt policy, "shared" or "unique".
+	Prompts string
+	// MaxOutput is M in tokens ("8192", "8K").
+	MaxOutput string
+	// KVCapacity overrides the server's KV capacity in tokens; empty: the
+	// server's.
+	KVCapacity string
+}
+
+// Plan reads the input. It checks what can be checked without a server
+// (Validate with max_model_len unknown), so no rule slips past to fail once
+// the server is up; an error naming one input is a *FieldError.
+func (in PlanInput) Plan() (Plan, error) {
+	p := DefaultPlan()
+	var err error
+	switch c := strings.ToLower(strings.TrimSpace(in.Contexts)); c {
+	case "":
+		p.TrimContexts = true
+	case "none", "-":
+		p.Contexts = nil // a prefill-only run
+	default:
+		if p.Contexts, err = ParseTokenList(in.Contexts); err != nil {
+			return p, &FieldError{FieldContexts, lowerErr(err)}
+		}
+	}
+	if strings.TrimSpace(in.Concurrency) != "" {
+		if p.Concurrency, err = parseConcurrency(in.Concurrency); err != nil {
+			return p, err
+		}
+	}
+	switch pre := strings.ToLower(strings.TrimSpace(in.Prefill)); pre {
+	case "":
+	case "none", "0", "-":
+		p.PrefillContexts = nil
+	default:
+		if p.PrefillContexts, err = ParseTokenList(in.Prefill); err != nil {
+			return p, &FieldError{FieldPrefill, lowerErr(err)}
+		}
+	}
+	if err := in.window(&p); err != nil {
+		return p, err
+	}
+	if p.Prompts, err = ParsePromptPolicy(in.Prompts); err != nil {
+		return p, &FieldError{FieldPrompts, lowerErr(err)}
+	}
+	if t := strings.TrimSpace(in.MaxOutput); t != "" {
+		if p.MaxOutput, err = ParseTokens(t); err != nil || p.MaxOutput < 1 || p.MaxOutput == ContextMax {
+			return p, &FieldError{FieldMaxOutput, fmt.Sprintf("must be at least 1 token, e.g. 8192, not %s", in.MaxOutput)}
+		}
+	}
+	if t := strings.TrimSpace(in.KVCapacity); t != "" {
+		n, err := ParseTokens(t)
+		if err != nil || n < 1 || n == ContextMax || n > MaxKVCapacity {
+			return p, &FieldError{FieldKVCapacity, fmt.Sprintf("must be a positive number of tokens up to %d, e.g. 36864, or empty for the server's, not %q", MaxKVCapacity, in.KVCapacity)}
+		}
+		p.KVCapacityOverride = n
+	}
+	// "max" stands for a length not known yet: checked as 0 (Resolve
+	// would drop it, and a plan of only "max" would look empty).
+	q := p
+	q.Contexts, q.PrefillContexts = maxAsZero(p.Contexts), maxAsZero(p.PrefillContexts)
+	if err := q.Validate(0); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// window sets the plan's window method from Window, Precision and
+// MaxDuration.
+func (in PlanInput) window(p *Plan) error {
+	w := strings.ToLower(strings.TrimSpace(in.Window))
+	if w != "" && w != WindowAuto {
+		fixed, err := time.ParseDuration(w)
+		if secs, nerr := strconv.ParseFloat(w, 64); nerr == nil {
+			fixed, err = time.Duration(secs*float64(time.Second)), nil
+		}
+		if err != nil || fixed < MinDuration || fixed > MaxDuration {
+			return &FieldError{FieldWindow, fmt.Sprintf("must be auto or a length from %s to 1h, e.g. 30s, not %s: a shorter window holds no whole request, a longer one holds the run for hours per cell", MinDuration, in.Window)}
+		}
+		for _, f := range []struct {
+			field Field
+			text  string
+		}{{FieldPrecision, in.Precision}, {FieldMaxDuration, in.MaxDuration}} {
+			if strings.TrimSpace(f.text) != "" {
+				return &FieldError{f.field, fmt.Sprintf("applies only to an auto window; a fixed window of %s gives every cell that length", in.Window)}
+			}
+		}
+		p.Window, p.Precision, p.DurationS = WindowFixed, 0, fixed.Seconds()
+		return nil
+	}
+	p.Window, p.Precision, p.DurationS = WindowAuto, DefaultPrecision, DefaultDuration.Seconds()
+	if t := strings.TrimSpace(in.Precision); t != "" {
+		pct, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
+		if err != nil || !(pct > 0 && pct <= 100*MaxPrecision) {
+			return &FieldError{FieldPrecision, fmt.Sprintf("must be a percentage above 0 and at most %g, e.g. 1%%, not %q", 100*MaxPrecision, in.Precision)}
+		}
+		p.Precision = pct / 100
+	}
+	if t := strings.TrimSpace(in.MaxDuration); t != "" {
+		d, err := time.ParseDuration(t)
+		if err != nil || d < MinAutoWindow || d > MaxDuration {
+			return &FieldError{FieldMaxDuration, fmt.Sprintf("must be from %s (the shortest adaptive window) to 1h, not %q", MinAutoWindow, in.MaxDuration)}
+		}
+		p.DurationS = d.Seconds()
+	}
+	return nil
+}
+
+// parseConcurrency reads the levels: positive whole numbers only, since a
+// level is a count of requests, not of tokens (no K suffix, no max).
+func parseConcurrency(s string) ([]int, error) {
+	bad := &FieldError{FieldConcurrency, fmt.Sprintf("%q: each level must be a whole number from 1 to %d, e.g. 1,2,4,8", s, MaxConcurrency)}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 || n > MaxConcurrency {
+			return nil, bad
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, bad
+	}
+	return out, nil
+}
+
+// maxAsZero returns cs with ContextMax replaced by 0.
+func maxAsZero(cs []int) []int {
+	out := make([]int, len(cs))
+	for i, c := range cs {
+		if c != ContextMax {
+			out[i] = c
+		}
+	}
+	return out
+}
+
+// lowerErr is err's text as the tail of a sentence about a field.
+func lowerErr(err error) string {
+	s := err.Error()
+	if s != "" {
+		s = strings.ToLower(s[:1]) + s[1:]
+	}
+	return ": " + s
+}

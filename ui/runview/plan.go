@@ -1,0 +1,99 @@
+package runview
+
+// The plan side of the view: the form's plan, the server's facts and
+// the preview and estimate they give.
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
+)
+
+// SetFacts tells the plan check the server's max_model_len and KV
+// capacity (0 = unknown), from the launch readiness or a previous run.
+func (v *View) SetFacts(f session.Facts) {
+	v.facts = f
+	v.planEdited()
+}
+
+// Facts are the server facts the plan check uses now.
+func (v *View) Facts() session.Facts { return v.facts }
+
+// SetSimulated shows or hides the banner saying runs use the simulator.
+func (v *View) SetSimulated(sim bool) {
+	if sim {
+		v.simulated.SetText("Demo mode: runs use RigBench's simulated server, and are labelled simulated.")
+		v.simulated.Show()
+	} else {
+		v.simulated.Hide()
+	}
+}
+
+// Plan returns the plan in the editor, or the reason it is not valid.
+func (v *View) Plan() (rundoc.Plan, error) { return v.form.plan() }
+
+// SetPlan fills the editor.
+func (v *View) SetPlan(p rundoc.Plan) { v.form.set(p) }
+
+// SetPlanText sets the editor's fields from text, as a user would type it;
+// empty strings keep a field. Tests and the screenshot tour use it.
+func (v *View) SetPlanText(contexts, concurrency, prefill, seconds, maxOutput string) {
+	for _, kv := range []struct {
+		e *widget.Entry
+		s string
+	}{{v.form.contexts, contexts}, {v.form.concurrency, concurrency}, {v.form.prefill, prefill}, {v.form.seconds, seconds}, {v.form.maxOutput, maxOutput}} {
+		if kv.s != "" {
+			kv.e.SetText(kv.s)
+		}
+	}
+}
+
+func (v *View) planEdited() {
+	if v.Running() {
+		return
+	}
+	p, err := v.form.plan()
+	if err != nil {
+		v.planErr.SetText(err.Error())
+		v.planErr.Show()
+		v.startBtn.Disable()
+		// The last valid plan's estimate would read as this one's.
+		v.estimate.SetText("")
+		v.estimate.Hide()
+		return
+	}
+	v.planErr.SetText("")
+	v.planErr.Hide()
+	v.startBtn.Enable()
+	preview := session.Predict(p, v.facts)
+	d, runnable := session.Estimate(preview, v.facts, v.prefill)
+	var est string
+	if v.facts.KVCapacity > 0 || p.KVCapacityOverride > 0 {
+		total := len(p.Contexts) * len(p.Concurrency)
+		if runnable == total {
+			est = fmt.Sprintf("Estimated duration: about %s. All %d decode cells will run.", FormatDuration(d), total)
+		} else {
+			est = fmt.Sprintf("Estimated duration: about %s. %d of %d decode cells will run; the rest are predicted over capacity or too long.",
+				FormatDuration(d), runnable, total)
+		}
+	} else {
+		// Every cell is counted as if it fits, so this is the most it takes.
+		est = fmt.Sprintf("Estimated duration: up to about %s. The server's KV capacity and maximum length are unknown until it is contacted: cells over capacity are found at run time.", FormatDuration(d))
+	}
+	v.estimate.SetText(est)
+	v.estimate.Show()
+	v.showPreview(preview)
+	if v.OnPlanChanged != nil {
+		v.OnPlanChanged(p)
+	}
+}
+
+// showPreview draws the plan's grid with the cells that will run saying so.
+func (v *View) showPreview(preview *rundoc.Run) {
+	v.mx.SetRunning(0, 0, false)
+	v.mx.SetPendingText("will run")
+	v.mx.SetRun(preview)
+}

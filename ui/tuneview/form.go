@@ -1,0 +1,272 @@
+package tuneview
+
+// The Tune view's form: the flags to vary, the workload, the objective,
+// and the sweep they make (buildSpec), checked as the user types.
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/tune"
+	"github.com/rigbench/rigbench/engine/vllm"
+)
+
+// fill puts a sweep's inputs back in the form.
+func (v *View) fill(s tune.Spec) {
+	v.dims = append([]tune.Dimension(nil), s.Dimensions...)
+	v.SetMode(s.Mode)
+	var ctxs, conc []string
+	for _, c := range s.Plan.Contexts {
+		ctxs = append(ctxs, rundoc.ContextLabel(c))
+	}
+	for _, n := range s.Plan.Concurrency {
+		conc = append(conc, fmt.Sprint(n))
+	}
+	window := rundoc.WindowAuto
+	if s.Plan.Window != rundoc.WindowAuto {
+		window = (time.Duration(s.Plan.DurationS * float64(time.Second))).String()
+	}
+	constraint := ""
+	if len(s.Constraints) > 0 {
+		constraint = s.Constraints[0].String()
+	}
+	v.SetWorkload(strings.Join(ctxs, ","), strings.Join(conc, ","), window)
+	v.SetObjective(s.Objective.String(), constraint)
+	v.showDims()
+}
+
+// buildInputs makes the form's widgets: what to vary, how, the workload,
+// the objective and the constraint.
+func (v *View) buildInputs() {
+	v.unavailable = widget.NewLabel("")
+	v.unavailable.Importance = widget.WarningImportance
+	v.unavailable.Wrapping = fyne.TextWrapWord
+	v.unavailable.Hide()
+
+	v.flag = widget.NewSelect(nil, func(name string) {
+		v.values.SetText(strings.Join(displayValues(name, vllm.Suggestions(name)), ","))
+	})
+	v.flag.PlaceHolder = "flag to vary"
+	v.values = widget.NewEntry()
+	v.values.SetPlaceHolder("values, e.g. auto,fp8")
+	v.addBtn = widget.NewButtonWithIcon("Add", theme.ContentAddIcon(), func() {
+		if err := v.AddDimension(v.flag.Selected, v.values.Text); err != nil {
+			v.status.SetText(err.Error())
+		}
+	})
+	v.dimsBox = container.NewVBox()
+	v.mode = widget.NewRadioGroup([]string{gridLabel, oneLabel}, func(string) { v.edited() })
+	v.mode.SetSelected(gridLabel)
+	v.mode.Required = true
+	v.contexts = entry("1K,16K", v.edited)
+	v.concurrency = entry("8,32", v.edited)
+	// The CLI's defaults: windows that stop once total tok/s is known
+	// within ±1%, and the objective at the largest cell.
+	v.dur = entry(rundoc.WindowAuto, v.edited)
+	v.objective = entry("total-tok-s", v.edited)
+	v.objective.SetPlaceHolder(strings.Join(tune.ObjectiveNames, ", "))
+	v.constraint = entry("", v.edited)
+	v.constraint.SetPlaceHolder("optional, e.g. ttft_p90<=2s")
+	v.summary = widget.NewLabel("")
+	v.summary.Wrapping = fyne.TextWrapWord
+
+}
+
+// dimsText names what a sweep varies ("--kv-cache-dtype auto, fp8 × …").
+func dimsText(ds []tune.Dimension) string {
+	var parts []string
+	for _, d := range ds {
+		parts = append(parts, d.Flag+" "+strings.Join(displayValues(d.Flag, d.Values), ", "))
+	}
+	return strings.Join(parts, " × ")
+}
+
+func entry(text string, changed func()) *widget.Entry {
+	e := widget.NewEntry()
+	e.SetText(text)
+	e.OnChanged = func(string) { changed() }
+	return e
+}
+
+// displayValues shows booleans as on/off.
+func displayValues(name string, vals []string) []string {
+	f, _, ok := vllm.Lookup(name)
+	if !ok || f.Type != vllm.KindBool {
+		return vals
+	}
+	out := make([]string, len(vals))
+	for i, x := range vals {
+		out[i] = map[string]string{"true": "on", "false": "off"}[x]
+	}
+	return out
+}
+
+// AddDimension adds a flag and its values ("auto,fp8"; on/off for
+// switches), replacing the flag's earlier values.
+func (v *View) AddDimension(flag, values string) error {
+	if flag == "" {
+		return errors.New("pick a flag to vary first")
+	}
+	d, err := tune.ParseDimension(flag + "=" + values)
+	if err != nil {
+		return err
+	}
+	for i := range v.dims {
+		if v.dims[i].Flag == d.Flag {
+			v.dims[i] = d
+			v.showDims()
+			return nil
+		}
+	}
+	v.dims = append(v.dims, d)
+	v.showDims()
+	return nil
+}
+
+func (v *View) showDims() {
+	v.dimsBox.RemoveAll()
+	for i, d := range v.dims {
+		i := i
+		label := widget.NewLabel(d.Flag + " " + strings.Join(displayValues(d.Flag, d.Values), ", "))
+		rm := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() {
+			v.dims = append(v.dims[:i:i], v.dims[i+1:]...)
+			v.showDims()
+		})
+		v.dimsBox.Add(container.NewBorder(nil, nil, nil, rm, label))
+	}
+	v.edited()
+	v.left.Refresh()
+}
+
+// SetMode picks grid or one-at-a-time.
+func (v *View) SetMode(m tune.Mode) {
+	if m == tune.OneAtATime {
+		v.mode.SetSelected(oneLabel)
+	} else {
+		v.mode.SetSelected(gridLabel)
+	}
+}
+
+// SetWorkload sets the cells and the window ("1K,16K", "8,32", "30s").
+func (v *View) SetWorkload(contexts, concurrency, window string) {
+	v.contexts.SetText(contexts)
+	v.concurrency.SetText(concurrency)
+	v.dur.SetText(window)
+}
+
+// Workload is the form's cells and window, as SetWorkload takes them.
+func (v *View) Workload() (contexts, concurrency, window string) {
+	return v.contexts.Text, v.concurrency.Text, v.dur.Text
+}
+
+// Objective is the form's objective and constraint.
+func (v *View) Objective() (objective, constraint string) { return v.objective.Text, v.constraint.Text }
+
+// SetObjective sets the objective and the constraint (as the CLI takes
+// them: "total-tok-s@16Kx32", "ttft_p90<=2s" or "").
+func (v *View) SetObjective(objective, constraint string) {
+	v.objective.SetText(objective)
+	v.constraint.SetText(constraint)
+}
+
+// buildSpec reads the form into a spec; the error says what to fix.
+func (v *View) buildSpec() (tune.Spec, string, error) {
+	base, why := vllm.LaunchConfig{}, ""
+	if v.b.Base != nil {
+		base, why = v.b.Base()
+	}
+	if why != "" {
+		return tune.Spec{}, why, errors.New(why)
+	}
+	// tune.Workload is the CLI's reader of the same fields.
+	plan, err := tune.Workload(rundoc.PlanInput{Contexts: v.contexts.Text, Concurrency: v.concurrency.Text, Window: v.dur.Text})
+	var fe *rundoc.FieldError
+	if errors.As(err, &fe) {
+		label := map[rundoc.Field]string{rundoc.FieldContexts: "Contexts", rundoc.FieldConcurrency: "Concurrency", rundoc.FieldWindow: "Window"}[fe.Field]
+		if label == "" {
+			label = string(fe.Field)
+		}
+		return tune.Spec{}, "", errors.New(fe.In(label))
+	}
+	if err != nil {
+		return tune.Spec{}, "", err
+	}
+	spec := tune.Spec{ID: tune.NewID(), Base: base, Dimensions: append([]tune.Dimension(nil), v.dims...), Mode: tune.Grid, Plan: plan}
+	if v.mode.Selected == oneLabel {
+		spec.Mode = tune.OneAtATime
+	}
+	if spec.Objective, err = tune.ParseObjective(v.objective.Text, plan); err != nil {
+		return spec, "", err
+	}
+	if c := strings.TrimSpace(v.constraint.Text); c != "" {
+		k, err := tune.ParseConstraint(c)
+		if err != nil {
+			return spec, "", err
+		}
+		spec.Constraints = []tune.Constraint{k}
+	}
+	return spec, "", spec.Validate()
+}
+
+// edited recomputes the summary: variants and estimated wall time, or
+// what is missing.
+func (v *View) edited() {
+	if v.summary == nil || v.startBtn == nil {
+		return // still building
+	}
+	spec, why, err := v.buildSpec()
+	v.unavailable.SetText(why)
+	v.unavailable.Hidden = why == ""
+	v.unavailable.Refresh()
+	running := v.Running()
+	if err != nil {
+		if why == "" {
+			v.summary.SetText(wordErr(err))
+		} else {
+			v.summary.SetText("")
+		}
+		v.startBtn.Disable()
+		if !running && v.doc == nil && v.spec == nil {
+			v.status.SetText("Add a flag to vary and the cells to measure, then Start.")
+		}
+		return
+	}
+	n := len(spec.Variants())
+	msg := fmt.Sprintf("%d variants", n)
+	if v.b.Runner != nil {
+		if r, err := v.b.Runner(spec); err == nil {
+			msg += ", about " + rundoc.ShortDuration(r.EstimateSweep())
+		}
+	}
+	if v.b.Target != nil {
+		msg += ", " + v.b.Target()
+	}
+	v.summary.SetText(msg + ".")
+	if !running {
+		v.startBtn.Enable()
+		if v.doc == nil && v.spec == nil {
+			v.status.SetText("Ready: Start launches and measures each variant; every one is saved in History.")
+		}
+	}
+}
+
+func wordErr(err error) string {
+	if errors.Is(err, tune.ErrNothingToVary) {
+		// The engine's sentence, with the app's way to give a flag (the
+		// CLI adds its --vary).
+		return "Nothing to vary yet: pick a flag under Vary, give its values and press Add."
+	}
+	s := err.Error()
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
