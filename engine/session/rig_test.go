@@ -205,3 +205,22 @@ func TestSSHDroppedMidRunKeepsFinishedCells(t *testing.T) {
 		t.Errorf("%d containers remain on the rig", len(left))
 	}
 }
+
+// Without an image to run nvidia-smi in, the rig's snapshot says so (and
+// how to get one) instead of failing; the daemon's CPU, memory and OS
+// still come through.
+func TestRigHardwareWithoutAnImage(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	simImage(ctx, t) // skips (or fails under CI=true) without a daemon
+	snap, err := session.RigHardware(ctx, nil, []string{"rigbench-no-such-image:never"}, docker.WithoutGPU())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.GPUs) != 0 || !strings.Contains(snap.GPUAbsentReason, "no image to read the GPUs with is on the rig (rigbench-no-such-image:never)") {
+		t.Errorf("snapshot %+v", snap)
+	}
+	if snap.CPU.LogicalCores == 0 || snap.Memory.TotalBytes == 0 || snap.OS.Name == "" {
+		t.Errorf("the daemon's CPU, memory and OS are missing: %+v", snap)
+	}
+}
