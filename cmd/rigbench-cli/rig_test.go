@@ -183,3 +183,41 @@ func TestLaunchOnSSHRigUntilInterrupt(t *testing.T) {
 		}
 	}
 }
+
+// sshd killed mid-run: the run ends with the rig's sentence, keeps the
+// finished cell in the history, and says how to measure the rest.
+func TestRunOnSSHRigKeepsCellsWhenSSHDDies(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l := dockertest.Launcher(ctx, t)
+	t.Cleanup(func() { l.RemoveAll(context.Background()) }) // the server the run could not stop
+	s := rigtest.Start(t, rigtest.Options{})
+	e, _, errb := rigEnv(s)
+	done := make(chan int, 1)
+	go func() {
+		done <- execute(ctx, e, []string{"run", "--rig", s.URL(), "--launch", "--model", "sim/tiny", "--image", simimage.DefaultTag,
+			"--no-gpu", "--contexts", "0", "--concurrency", "1,2,4", "--prefill", "none", "--duration", "20s", "--max-output", "64",
+			"--db", filepath.Join(t.TempDir(), "h.db"), "--", "--max-model-len", "4096", "--speed", "10"})
+	}()
+	measuring := regexp.MustCompile(`\[2/3\][^\n]*measuring`)
+	for !measuring.MatchString(errb.String()) {
+		select {
+		case code := <-done:
+			t.Fatalf("the run ended before the kill with %d:\n%s", code, errb.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	s.Kill()
+	code := <-done
+	msg := errb.String()
+	t.Logf("after the kill:\n%s", msg[strings.LastIndex(msg, "[2/3]"):])
+	for _, want := range []string{"the SSH connection to " + s.User + "@" + s.Addr() + " dropped", "1 of 3 cells were measured and kept",
+		"with the same --rig and --launch flags", "--resume ", "is left running on the rig (a launch there after this RigBench exits removes it)"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the run's end does not say %q:\n%s", want, msg)
+		}
+	}
+	if code == 0 {
+		t.Errorf("exit 0 for a run whose rig dropped")
+	}
+}

@@ -96,6 +96,12 @@ func (d *DockerLauncher) Launch(ctx context.Context, log func(string)) (*Server,
 		Dial:        d.Rig.Dial(),
 		LinkLost:    linkLost(d.Rig),
 		Stop: func(ctx context.Context) error {
+			if lost := d.Rig.LostError(); lost != nil {
+				// Stopping would fail twice with the same sentence (stop,
+				// remove); say once what became of the server.
+				l.Close()
+				return fmt.Errorf("%s is left running on the rig (a launch there after this RigBench exits removes it): %w", c.Name(), lost)
+			}
 			return errors.Join(c.Stop(ctx), l.Close())
 		},
 	}, nil
