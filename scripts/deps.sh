@@ -3,6 +3,7 @@
 # they are missing, and says what it does. Usage: scripts/deps.sh build|test|screenshots
 #   build:       gcc and the OpenGL/X11 headers Fyne's cgo build needs
 #   test:        build + Chromium (the HTML report test opens reports in it)
+#                + openssh-server (the remote-rig tests start sshd on loopback)
 #   screenshots: build + Xvfb and ImageMagick (the scripted screenshot tour)
 set -euo pipefail
 want=${1:-build}
@@ -19,6 +20,7 @@ done
 case "$want" in
 test)
 	command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
+	[ -x /usr/sbin/sshd ] || need+=(openssh-server)
 	;;
 screenshots)
 	command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)

@@ -7,8 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/vllm"
 
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/hardware/probe"
@@ -18,8 +24,8 @@ import (
 func init() {
 	register(&command{
 		name:    "hw",
-		usage:   "hw [--json] [--timeout 10s]",
-		summary: "Show this machine's GPUs, CPU, RAM and OS as RigBench records them.",
+		usage:   "hw [--json] [--timeout 10s] [--rig NAME|ssh://user@host [--image IMAGE] [--no-gpu]]",
+		summary: "Show this machine's (or a rig's) GPUs, CPU, RAM and OS as RigBench records them.",
 		run:     runHW,
 	})
 }
@@ -30,6 +36,9 @@ func runHW(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("hw", e)
 	asJSON := fs.Bool("json", false, "print the snapshot as JSON")
 	timeout := fs.Duration("timeout", probe.DefaultTimeout, "how long to wait for the NVIDIA driver")
+	rigName := fs.String("rig", "", rigUsage+"; a rig's GPUs are read with nvidia-smi in a short-lived container of an image already there")
+	image := fs.String("image", vllm.DefaultImage+":"+vllm.DefaultTag, "with --rig, the image on the rig to run nvidia-smi in")
+	noGPU := fs.Bool("no-gpu", false, "with --rig, attach no GPU to that container (RigBench's simulator image answers without one)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -39,13 +48,39 @@ func runHW(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	snap := probe.Detect(ctx, probe.WithTimeout(*timeout))
+	snap, err := hwSnapshot(ctx, e, *rigName, *image, *noGPU, *timeout)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(snap)
 	}
 	return printSnapshot(e.stdout, snap)
+}
+
+// hwSnapshot is this machine's snapshot (NVML and /proc), or with --rig
+// the rig's, read through its Docker.
+func hwSnapshot(ctx context.Context, e *env, rigName, image string, noGPU bool, timeout time.Duration) (hardware.Snapshot, error) {
+	if rigName == "" {
+		if noGPU {
+			return hardware.Snapshot{}, usagef("--no-gpu applies only with --rig")
+		}
+		return probe.Detect(ctx, probe.WithTimeout(timeout)), nil
+	}
+	conn, err := connectRig(ctx, e, rigName)
+	if err != nil {
+		return hardware.Snapshot{}, err
+	}
+	if conn != nil {
+		defer conn.Close()
+	}
+	var opts []docker.Option
+	if noGPU {
+		opts = append(opts, docker.WithoutGPU())
+	}
+	return session.RigHardware(ctx, conn, []string{image}, opts...)
 }
 
 // printSnapshot writes the snapshot for people: one block per GPU, then
@@ -64,8 +99,14 @@ func printSnapshot(out io.Writer, s hardware.Snapshot) error {
 		}
 		fmt.Fprintf(w, "Driver\t%s · CUDA %s\n", orNA(s.DriverVersion), orNA(s.CUDADriverVersion))
 	}
-	fmt.Fprintf(w, "CPU\t%s · %d cores, %d threads\n", orNA(s.CPU.Model), s.CPU.PhysicalCores, s.CPU.LogicalCores)
-	fmt.Fprintf(w, "Memory\t%s total · %s available\n", gib(s.Memory.TotalBytes), gib(s.Memory.AvailableBytes))
+	// A rig read through Docker reports threads and total memory only;
+	// its zeros are unknowns, not facts.
+	fmt.Fprintf(w, "CPU\t%s · %s cores, %d threads\n", orNA(s.CPU.Model), countOrNA(s.CPU.PhysicalCores), s.CPU.LogicalCores)
+	avail := hardware.NA
+	if s.Memory.AvailableBytes > 0 {
+		avail = gib(s.Memory.AvailableBytes)
+	}
+	fmt.Fprintf(w, "Memory\t%s total · %s available\n", gib(s.Memory.TotalBytes), avail)
 	fmt.Fprintf(w, "OS\t%s\n", osLine(s.OS))
 	return w.Flush()
 }
@@ -110,6 +151,14 @@ func orNA(s string) string {
 		return hardware.NA
 	}
 	return termtext.Safe(s) // driver and /proc text, shown as text
+}
+
+// countOrNA prints a count, n/a for an unknown 0.
+func countOrNA(n int) string {
+	if n <= 0 {
+		return hardware.NA
+	}
+	return strconv.Itoa(n)
 }
 
 // gib prints bytes in GiB with one decimal, as nvidia-smi users expect.

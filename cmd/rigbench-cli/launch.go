@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 func init() {
 	register(&command{
 		name: "launch",
-		usage: "launch --model ID [--image vllm/vllm-openai:TAG] [--gpus all|0,1] [--port N] [--hf-cache DIR] " +
+		usage: "launch --model ID [--rig NAME|ssh://user@host] [--image vllm/vllm-openai:TAG] [--gpus all|0,1] [--port N] [--hf-cache DIR] " +
 			"[--no-gpu] [--print-docker] [--keep] [--timeout D] -- <vllm flags…>",
 		summary: "Start vLLM in Docker, wait until it serves the model, print its endpoint, stop it on Ctrl-C.",
 		run:     runLaunch,
@@ -29,6 +30,7 @@ func init() {
 // launchOptions are the flags of `launch`.
 type launchOptions struct {
 	model, image, gpus, hfCache string
+	rig                         string
 	port                        int
 	noGPU, printDocker, keep    bool
 	timeout                     time.Duration
@@ -36,6 +38,7 @@ type launchOptions struct {
 
 func (o *launchOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.model, "model", "", "Hugging Face id of the model to serve (required)")
+	fs.StringVar(&o.rig, "rig", "", rigUsage)
 	fs.StringVar(&o.image, "image", vllm.DefaultImage+":"+vllm.DefaultTag, "vLLM image and tag")
 	fs.StringVar(&o.gpus, "gpus", "all", "GPUs for the container: all, or indices such as 0,1")
 	fs.IntVar(&o.port, "port", 0, "host port on 127.0.0.1 (default: a free one)")
@@ -127,11 +130,23 @@ func (o launchOptions) launcher(e *env, cfg vllm.LaunchConfig) *session.DockerLa
 // launchAndWait starts the server, prints where it listens, and stops it on
 // Ctrl-C (or leaves it running with --keep).
 func launchAndWait(ctx context.Context, e *env, o launchOptions, cfg vllm.LaunchConfig) error {
-	srv, err := o.launcher(e, cfg).Launch(ctx, logPrinter(e.stderr))
+	l := o.launcher(e, cfg)
+	closeRig, err := withRig(ctx, e, o.rig, l)
+	if err != nil {
+		return err
+	}
+	defer closeRig()
+	srv, err := l.Launch(ctx, logPrinter(e.stderr))
 	if err != nil {
 		return err
 	}
 	printServer(e.stdout, srv)
+	if l.Rig.Remote() {
+		// The endpoint is the rig's loopback: this machine reaches it only
+		// through a tunnel of its own.
+		fmt.Fprintf(e.stdout, "on the rig: %s is the rig's loopback; reach it from here with ssh -L %s:127.0.0.1:%s …, or benchmark it with run --rig --launch\n",
+			srv.Endpoint, portOf(srv.Endpoint), portOf(srv.Endpoint))
+	}
 	if o.keep {
 		fmt.Fprintf(e.stdout, "kept running as %s; stop it with: docker rm -f %s\n", srv.Container, srv.Container)
 		return nil
@@ -144,6 +159,14 @@ func launchAndWait(ctx context.Context, e *env, o launchOptions, cfg vllm.Launch
 		srv.Stop(context.WithoutCancel(ctx))
 		return errors.New("the server stopped on its own: read its last log lines above")
 	}
+}
+
+// portOf is the port of an endpoint URL ("8000" of http://127.0.0.1:8000).
+func portOf(endpoint string) string {
+	if u, err := url.Parse(endpoint); err == nil {
+		return u.Port()
+	}
+	return ""
 }
 
 func printServer(w io.Writer, s *session.Server) {

@@ -180,6 +180,13 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if l, ok := opts.Launcher.(*session.DockerLauncher); ok {
+		closeRig, err := withRig(ctx, e, f.launch.rig, l)
+		if err != nil {
+			return err
+		}
+		defer closeRig()
+	}
 	opts.Resume = resume
 
 	saver, closeDB, err := f.saveFlags.recorder(ctx, e)
@@ -224,6 +231,14 @@ func (f *runFlags) checkTarget(set map[string]bool) (sim.Config, error) {
 	}
 	if modes != 1 {
 		return sim.Config{}, errors.New("choose one target: --endpoint URL, --demo or --launch")
+	}
+	if f.launch.rig != "" {
+		if !f.launch.enabled {
+			return sim.Config{}, usagef("--rig needs --launch: the run starts its server on that rig")
+		}
+		if _, err := rigSpec(f.launch.rig); err != nil {
+			return sim.Config{}, err
+		}
 	}
 	if !f.demo {
 		for _, name := range []string{"sim-profile", "sim-speed"} {

@@ -15,6 +15,7 @@ type launchFlags struct {
 	gpus    string
 	hfCache string
 	noGPU   bool
+	rig     string
 }
 
 func (l *launchFlags) register(fs *flag.FlagSet) {
@@ -22,6 +23,7 @@ func (l *launchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.image, "image", vllm.DefaultImage+":"+vllm.DefaultTag, "image to launch with --launch")
 	fs.StringVar(&l.gpus, "gpus", "all", "GPUs for --launch: all, or indices such as 0,1")
 	fs.StringVar(&l.hfCache, "hf-cache", "~/.cache/huggingface", "Hugging Face cache folder mounted with --launch")
+	fs.StringVar(&l.rig, "rig", "", rigUsage+"; with --launch")
 	fs.BoolVar(&l.noGPU, "no-gpu", false, "with --launch, request no GPU (for images such as RigBench's simulator)")
 }
 

@@ -71,6 +71,8 @@ func (f *runFlags) goneAdvice(runErr error, run *rundoc.Run, saved bool) error {
 	}
 	target := "with the same --launch flags and"
 	switch {
+	case f.launch.rig != "":
+		target = "with the same --rig and --launch flags (once the rig answers again) and"
 	case f.endpoint != "":
 		target = "with: rigbench-cli run --endpoint " + f.endpoint
 	case f.demo:

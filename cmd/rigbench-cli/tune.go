@@ -310,6 +310,11 @@ func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tun
 // base flags, the target, the demo's profile and speed) and returns how
 // each variant of a launch starts its server (nil for the demo).
 func (f *tuneFlags) target(e *env, set map[string]bool, spec *tune.Spec, vllmArgs []string) (func(vllm.LaunchConfig) session.Launcher, error) {
+	if f.launch.rig != "" {
+		// The flag comes with run's launch flags; a sweep does not keep
+		// its rig yet, so a resumed sweep would launch on the wrong one.
+		return nil, usagef("tune does not take --rig yet: sweep on this machine, or run single variants with run --rig --launch")
+	}
 	switch {
 	case f.demo && f.launch.enabled, !f.demo && !f.launch.enabled:
 		return nil, usagef("choose one target: --demo or --launch")

@@ -4,7 +4,8 @@
 // --max-model-len, --gpu-memory-utilization, --port, …) plus --profile,
 // --speed, --seed, --startup-delay and the --fault-* flags, prints vLLM-like
 // logs to stdout, and exits like vLLM: 2 for a bad command line, 1 when the
-// engine fails to start or dies, 0 after SIGTERM.
+// engine fails to start or dies, 0 after SIGTERM. Run as nvidia-smi (the
+// simulator image links it so) it answers GPU queries from its profile.
 package main
 
 import (
@@ -13,12 +14,18 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/rigbench/rigbench/engine/sim"
 )
 
 func main() {
+	// Linked as nvidia-smi in the simulator image, the binary is the
+	// stand-in nvidia-smi that hardware detection on a rig runs.
+	if filepath.Base(os.Args[0]) == sim.NvidiaSMIName {
+		os.Exit(sim.NvidiaSMI(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+	}
 	os.Exit(run(os.Args[1:]))
 }
 

@@ -95,3 +95,17 @@ func TestServesAndStopsOnSIGTERM(t *testing.T) {
 		t.Fatal("did not stop on SIGTERM")
 	}
 }
+
+// Run under the name nvidia-smi (the simulator image links it so), the
+// binary is the stand-in nvidia-smi rather than the server.
+func TestRunAsNvidiaSMI(t *testing.T) {
+	bin := buildSim(t)
+	smi := filepath.Join(filepath.Dir(bin), "nvidia-smi")
+	if err := os.Rename(bin, smi); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(smi, "--query-gpu=name", "--format=csv,noheader").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "NVIDIA GeForce RTX 3060" {
+		t.Fatalf("nvidia-smi answered %q, %v", out, err)
+	}
+}

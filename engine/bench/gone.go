@@ -38,6 +38,16 @@ func (e *ExitedError) Error() string {
 	return "its container exited (" + e.Report + ")"
 }
 
+// LinkLostError is a server on a remote rig whose connection dropped
+// during the run: the server may still run there, but the run cannot
+// reach it. Err is the rig's sentence (engine/rig).
+type LinkLostError struct{ Err error }
+
+func (e *LinkLostError) Error() string { return e.Err.Error() }
+
+// Unwrap exposes the rig's error.
+func (e *LinkLostError) Unwrap() error { return e.Err }
+
 // ServerGoneError ends a run whose server stopped answering: where it
 // died, what the run kept, and (for a launched server) why the container
 // exited.
@@ -64,8 +74,13 @@ func (e *ServerGoneError) Stopped() string {
 		where = fmt.Sprintf("during cell %s (%s)", e.Cell, e.Where)
 	}
 	msg := fmt.Sprintf("the server at %s stopped answering %s", e.URL, where)
-	var ex *ExitedError
-	if errors.As(e.Err, &ex) {
+	var (
+		ex *ExitedError
+		ll *LinkLostError
+	)
+	if errors.As(e.Err, &ll) {
+		msg += ": " + ll.Error()
+	} else if errors.As(e.Err, &ex) {
 		msg += ": " + ex.Error()
 	}
 	return msg + fmt.Sprintf("; %d of %d cells were measured and kept", e.Kept, e.Total)
@@ -87,6 +102,9 @@ func (r *Runner) serverGone(ctx context.Context) error {
 	if err := r.Client.Probe(ctx); errors.As(err, &g) {
 		if ex := r.exited(exitWait); ex != nil {
 			return ex
+		}
+		if ll := r.linkLost(); ll != nil {
+			return ll
 		}
 		return g
 	}
@@ -113,11 +131,26 @@ func (r *Runner) exited(wait time.Duration) error {
 			return nil
 		}
 	}
+	if ll := r.linkLost(); ll != nil {
+		return ll // the tunnel's end closed the log stream: the container may well run
+	}
 	report := ""
 	if r.ExitReport != nil {
 		report = r.ExitReport()
 	}
 	return &ExitedError{Report: report}
+}
+
+// linkLost is a *LinkLostError when the rig's connection dropped, nil
+// while it is up or when the server is not behind one.
+func (r *Runner) linkLost() error {
+	if r.LinkLost == nil {
+		return nil
+	}
+	if err := r.LinkLost(); err != nil {
+		return &LinkLostError{Err: err}
+	}
+	return nil
 }
 
 // connectionFailure reports whether a request error says the connection

@@ -61,6 +61,13 @@ type Runner struct {
 	// code and what the start-up failure recognisers make of its last log
 	// lines ("exit code 137; the GPU ran out of memory …").
 	ExitReport func() string
+	// LinkLost, when set, says whether the connection to the server's rig
+	// (an SSH tunnel, engine/rig) ended: nil while it is up, the sentence
+	// saying so when it dropped. It is asked only when Exited closes or a
+	// probe finds the server gone, since a dropped tunnel ends the
+	// container's log stream and every request alike; the run then ends
+	// as for a server that is gone, with that sentence as the evidence.
+	LinkLost func() error
 	// Kept are cells of an earlier attempt at this run (Resume): a cell of
 	// the plan with a kept result (KeepOnResume) is not measured again but
 	// kept as it is, in its place.

@@ -26,6 +26,8 @@ type Client struct {
 	// afterFunc runs f after d and returns a function that stops it (a
 	// seam for tests; time.AfterFunc otherwise).
 	afterFunc func(d time.Duration, f func()) (stop func() bool)
+	// dial opens the client's connections (nil: this machine's network).
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // withAfterFunc replaces the timer of FinishGrace (tests).
@@ -90,6 +92,14 @@ func WithConcurrency(n int) Option {
 	return func(c *Client) { c.http = &http.Client{Transport: newTransport(n)} }
 }
 
+// WithDial opens every connection with dial instead of this machine's
+// network: a server on a remote rig is reached through the rig's SSH
+// connection (engine/rig), its URL naming the rig's loopback. Nil keeps
+// the default.
+func WithDial(dial func(ctx context.Context, network, addr string) (net.Conn, error)) Option {
+	return func(c *Client) { c.dial = dial }
+}
+
 // DefaultConcurrency is the pool size when WithConcurrency is not given.
 const DefaultConcurrency = 128
 
@@ -123,6 +133,9 @@ func New(endpoint string, opts ...Option) (*Client, error) {
 	WithConcurrency(DefaultConcurrency)(c)
 	for _, o := range opts {
 		o(c)
+	}
+	if tr, ok := c.http.Transport.(*http.Transport); ok && c.dial != nil {
+		tr.DialContext = c.dial
 	}
 	return c, nil
 }

@@ -51,6 +51,9 @@ func (c *Client) Probe(ctx context.Context) error {
 	}
 	tr := newTransport(1)
 	tr.DisableKeepAlives = true
+	if c.dial != nil {
+		tr.DialContext = c.dial
+	}
 	defer tr.CloseIdleConnections()
 	resp, err := (&http.Client{Transport: tr}).Do(req)
 	if err == nil {

@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"github.com/docker/docker/client"
+
+	"github.com/rigbench/rigbench/engine/rig"
 )
 
 // Error is a Docker problem explained for the user: what happened and what
@@ -53,6 +55,13 @@ func classify(err error) error {
 	var de *Error
 	if errors.As(err, &de) {
 		return err
+	}
+	var re *rig.Error
+	if errors.As(err, &re) {
+		// The rig's sentence (a dropped tunnel, no Docker on the rig) is
+		// about that machine; "Docker is not running" would send the user
+		// to this one.
+		return re
 	}
 	msg := err.Error()
 	switch {

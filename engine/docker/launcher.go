@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net"
 	"net/http"
 	"os"
 	"time"
@@ -56,6 +57,7 @@ type Launcher struct {
 	getenv       func(string) string
 	host         string
 	owner        string
+	dockerDial   func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Option configures a Launcher.
@@ -68,6 +70,20 @@ func WithAPI(api API) Option { return func(l *Launcher) { l.api = api } }
 // WithHost connects to the daemon at host ("unix:///var/run/docker.sock")
 // instead of DOCKER_HOST or the default.
 func WithHost(host string) Option { return func(l *Launcher) { l.host = host } }
+
+// WithDialer reaches the daemon at host through dockerDial and the served
+// port through serverDial instead of this machine's sockets: a remote rig
+// hands in its SSH connection's dialers (engine/rig), so the Docker API
+// and the readiness checks travel through one tunnel. A nil dialer keeps
+// the default.
+func WithDialer(host string, dockerDial, serverDial func(ctx context.Context, network, addr string) (net.Conn, error)) Option {
+	return func(l *Launcher) {
+		l.host, l.dockerDial = host, dockerDial
+		if serverDial != nil {
+			l.httpClient = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil, DialContext: serverDial}}
+		}
+	}
+}
 
 // WithoutGPU leaves out the GPU device request, for the simulator image on
 // machines without the NVIDIA container toolkit.
@@ -120,8 +136,16 @@ func New(ctx context.Context, opts ...Option) (*Launcher, error) {
 	}
 	if l.api == nil {
 		copts := []client.Opt{client.FromEnv, client.WithAPIVersionNegotiation()}
+		if l.dockerDial != nil {
+			// A tunnelled daemon: DOCKER_HOST and its TLS settings name
+			// this machine's daemon, not the rig's.
+			copts = []client.Opt{client.WithAPIVersionNegotiation()}
+		}
 		if l.host != "" {
 			copts = append(copts, client.WithHost(l.host))
+		}
+		if l.dockerDial != nil {
+			copts = append(copts, client.WithDialContext(l.dockerDial)) // after WithHost, which sets its own
 		}
 		c, err := client.NewClientWithOpts(copts...)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
 
@@ -226,5 +227,16 @@ func TestExitCause(t *testing.T) {
 	early := append(oom[1:2:2], lines(strings.Split(strings.Repeat("INFO serving\n", exitReportLines), "\n")[:exitReportLines]...)...)
 	if got := exitCause(early); got != "" {
 		t.Errorf("an out-of-memory line %d lines before the end: %q, want nothing", exitReportLines, got)
+	}
+}
+
+// A rig's own sentence (engine/rig) comes through classify unchanged: a
+// dropped tunnel or a rig without Docker is not this machine's Docker
+// "not running".
+func TestClassifyKeepsTheRigsSentence(t *testing.T) {
+	re := &rig.Error{Rig: "ssh://me@box", Message: "Docker does not answer on the rig at /var/run/docker.sock"}
+	wrapped := fmt.Errorf("error during connect: %w", re)
+	if got := classify(wrapped); got != re {
+		t.Fatalf("classify(%v) = %v, want the rig's error", wrapped, got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
 
@@ -29,6 +30,11 @@ type DockerLauncher struct {
 	KeepLeftovers bool
 	// Pull receives image pull progress (nil: none).
 	Pull func(docker.PullProgress)
+	// Rig is where the server runs (nil: the local daemon). On a remote
+	// rig the Docker API, the readiness checks and the benchmark's
+	// requests all go through its one SSH connection, and the port is
+	// published on the rig's 127.0.0.1 only. The caller closes it.
+	Rig *rig.Conn
 }
 
 var _ Launcher = (*DockerLauncher)(nil)
@@ -42,7 +48,7 @@ func (d *DockerLauncher) Launch(ctx context.Context, log func(string)) (*Server,
 	if log == nil {
 		log = func(string) {}
 	}
-	l, err := docker.New(ctx, d.Options...)
+	l, err := docker.New(ctx, append(RigOptions(d.Rig), d.Options...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +93,15 @@ func (d *DockerLauncher) Launch(ctx context.Context, log func(string)) (*Server,
 		Container:   c.Name(),
 		Exited:      c.Exited(),
 		ExitReport:  func() string { return c.ExitReport(ctx) },
+		Dial:        d.Rig.Dial(),
+		LinkLost:    linkLost(d.Rig),
 		Stop: func(ctx context.Context) error {
+			if lost := d.Rig.LostError(); lost != nil {
+				// Stopping would fail twice with the same sentence (stop,
+				// remove); say once what became of the server.
+				l.Close()
+				return fmt.Errorf("%s is left running on the rig (a launch there after this RigBench exits removes it): %w", c.Name(), lost)
+			}
 			return errors.Join(c.Stop(ctx), l.Close())
 		},
 	}, nil

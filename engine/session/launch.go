@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"net"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
@@ -43,6 +44,13 @@ type Server struct {
 	// ExitReport says, once Exited is closed, why the server ended (exit
 	// code, the recognised failure in its last log lines); nil: nothing.
 	ExitReport func() string
+	// Dial opens connections to Endpoint (nil: this machine's network);
+	// a server on a remote rig is reached through the rig's SSH
+	// connection.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// LinkLost says, for a server behind a tunnel, whether the tunnel
+	// dropped (bench.Runner.LinkLost); nil: no tunnel.
+	LinkLost func() error
 	// Stop stops and removes the server.
 	Stop func(ctx context.Context) error
 }

@@ -105,7 +105,8 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		// refuses a server whose model is not the one the run measured.
 		doc, kept, o.Plan, o.Hardware = &d, o.Resume.Cells, o.Resume.Plan, o.Resume.Hardware
 	}
-	if o.Hardware == nil && o.Resume == nil {
+	remote := remoteRig(o)
+	if o.Hardware == nil && o.Resume == nil && remote == nil {
 		snap := DetectHardware(ctx)
 		o.Hardware = &snap
 	}
@@ -118,18 +119,29 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		return doc, err
 	}
 	defer t.stop()
+	if remote != nil && o.Hardware == nil && o.Resume == nil {
+		// Read after the launch, with the image just started: it is on
+		// the rig now, and nvidia-smi runs in it.
+		snap, err := RigHardware(ctx, remote.Rig, []string{remote.Config.ImageRef()}, remote.Options...)
+		if err != nil {
+			snap.GPUAbsentReason = "reading the rig's hardware failed: " + err.Error()
+		}
+		o.Hardware, doc.Hardware = &snap, &snap
+	}
 	if doc.Name == "" {
 		doc.Name = defaultRunName(o, doc, time.Now())
 	}
 
-	c, err := client.New(t.endpoint, client.WithAPIKey(t.apiKey), client.WithConcurrency(maxInt(o.Plan.Concurrency)))
+	c, err := client.New(t.endpoint, client.WithAPIKey(t.apiKey), client.WithConcurrency(maxInt(o.Plan.Concurrency)), client.WithDial(t.dial))
 	if err != nil {
 		return doc, err
 	}
 	defer c.CloseIdle()
 
 	tel := o.Telemetry
-	if tel == nil && !o.NoTelemetry && o.Hardware != nil && len(o.Hardware.GPUs) > 0 {
+	if remote != nil && tel == nil && !o.NoTelemetry {
+		o.Log("GPU telemetry is off: RigBench does not read it on a remote rig yet")
+	} else if tel == nil && !o.NoTelemetry && o.Hardware != nil && len(o.Hardware.GPUs) > 0 {
 		s := probe.NewSampler()
 		if err := s.Start(ctx); err == nil {
 			defer s.Stop()
@@ -159,6 +171,7 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		Kept:              kept,
 		Exited:            t.exited,
 		ExitReport:        t.exitReport,
+		LinkLost:          t.linkLost,
 	}
 	run, err := r.Run(ctx)
 	if guard != nil && guard.err != nil {
@@ -200,6 +213,8 @@ type target struct {
 	kvFromLog        int
 	exited           <-chan struct{}
 	exitReport       func() string
+	dial             func(ctx context.Context, network, addr string) (net.Conn, error)
+	linkLost         func() error
 	stop             func()
 }
 
@@ -238,6 +253,7 @@ func startTarget(ctx context.Context, o *Options, doc *rundoc.Run) (target, erro
 		}
 		t.endpoint, t.apiKey, t.kvFromLog = srv.Endpoint, srv.APIKey, srv.KVCapacity
 		t.exited, t.exitReport = srv.Exited, srv.ExitReport
+		t.dial, t.linkLost = srv.Dial, srv.LinkLost
 		doc.Launch = srv.Record
 		doc.Simulated = srv.Simulated
 	default:
@@ -254,6 +270,16 @@ func slotsOf(o Options, doc *rundoc.Run) int {
 		return demoSlots(o.Sim)
 	}
 	return launchSlots(doc.Launch)
+}
+
+// remoteRig is the Docker launcher of a session whose server runs on a
+// remote rig, nil otherwise: its hardware is read through the rig, and
+// this machine's GPUs are neither recorded nor sampled for it.
+func remoteRig(o Options) *DockerLauncher {
+	if d, ok := o.Launcher.(*DockerLauncher); ok && o.Kind == Launch && d.Rig.Remote() {
+		return d
+	}
+	return nil
 }
 
 func maxInt(xs []int) int {

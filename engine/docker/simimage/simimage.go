@@ -35,6 +35,7 @@ type Builder interface {
 
 const dockerfile = `FROM scratch
 COPY rigbench-sim /rigbench-sim
+COPY rigbench-sim /usr/bin/nvidia-smi
 ENTRYPOINT ["/rigbench-sim"]
 `
 

@@ -1,0 +1,518 @@
+package rig
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
+	"golang.org/x/crypto/ssh/knownhosts"
+)
+
+// DockerSocket is where a rig's Docker daemon listens; the SSH connection
+// forwards to it as `docker -H ssh://…` does.
+const DockerSocket = "/var/run/docker.sock"
+
+// DialTimeout bounds reaching a rig and its SSH handshake: an asleep or
+// unplugged rig is reported rather than hanging a front end.
+const DialTimeout = 15 * time.Second
+
+// Options change how a rig is reached; the zero value reads the real
+// environment.
+type Options struct {
+	// Getenv reads HOME and SSH_AUTH_SOCK (nil: os.Getenv). Tests point
+	// HOME at a temporary folder, so the real user's files are never read.
+	Getenv func(string) string
+}
+
+func (o Options) getenv(k string) string {
+	if o.Getenv == nil {
+		return os.Getenv(k)
+	}
+	return o.Getenv(k)
+}
+
+// home is $HOME as the options see it: the SSH settings are read from
+// $HOME/.ssh (the system ssh binary reads the password database instead,
+// which is why RigBench does not run it).
+func (o Options) home() string {
+	if h := o.getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// Error is a rig that cannot be reached, in one sentence with what to do.
+type Error struct {
+	// Rig is the rig's name as the user gave it.
+	Rig string
+	// Message is the sentence, fix included.
+	Message string
+	// Err is the cause, when there is one.
+	Err error
+}
+
+func (e *Error) Error() string { return "rig " + e.Rig + ": " + e.Message }
+
+// Unwrap exposes the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// HostKeyError is a host key RigBench refused: unknown (not in
+// known_hosts) or changed (known_hosts holds another key for the host).
+type HostKeyError struct {
+	// Host is the host as known_hosts names it ("[127.0.0.1]:2222").
+	Host string
+	// Fingerprint is the key's SHA256 fingerprint ("SHA256:…").
+	Fingerprint string
+	// KeyType is the key's algorithm ("ssh-ed25519").
+	KeyType string
+	// Changed is true when known_hosts holds another key for the host.
+	Changed bool
+	// File and Line locate the known key that differs (Changed only).
+	File string
+	Line int
+	// accept is the command that adds the key to known_hosts.
+	accept string
+}
+
+func (e *HostKeyError) Error() string {
+	if e.Changed {
+		return fmt.Sprintf("the host key of %s changed (it now shows %s %s, %s line %d holds another): if the rig was reinstalled, remove the old key with `ssh-keygen -R '%s'` and accept the new one with `%s`; otherwise do not connect, someone may be in between",
+			e.Host, e.KeyType, e.Fingerprint, e.File, e.Line, e.Host, e.accept)
+	}
+	return fmt.Sprintf("the host key of %s (%s %s) is not in your known_hosts: compare the fingerprint with `ssh-keygen -lf /etc/ssh/ssh_host_%s_key.pub` on the rig, then accept it with `%s` or by connecting once with ssh",
+		e.Host, e.KeyType, e.Fingerprint, hostKeyFile(e.KeyType), e.accept)
+}
+
+// hostKeyFile is the part of sshd's host key file name for a key type
+// (/etc/ssh/ssh_host_ed25519_key.pub).
+func hostKeyFile(keyType string) string {
+	switch {
+	case strings.HasPrefix(keyType, "ecdsa"):
+		return "ecdsa"
+	case keyType == ssh.KeyAlgoRSA:
+		return "rsa"
+	}
+	return "ed25519"
+}
+
+// sshTarget is an SSH rig with ~/.ssh/config applied.
+type sshTarget struct {
+	user, host string
+	port       int
+	identities []string
+	knownHosts []string
+	agentOff   bool
+}
+
+// resolve applies $HOME/.ssh/config to the spec: the alias's HostName,
+// User, Port and IdentityFile, as `ssh` would.
+func resolve(s Spec, o Options) sshTarget {
+	home := o.home()
+	var hc hostConfig
+	if f, err := os.Open(filepath.Join(home, ".ssh", "config")); err == nil {
+		hc = parseSSHConfig(f, s.Host)
+		f.Close()
+	}
+	t := sshTarget{user: s.User, host: s.Host, port: s.Port}
+	if hc.HostName != "" {
+		t.host = strings.ReplaceAll(hc.HostName, "%h", s.Host)
+	}
+	if t.user == "" {
+		t.user = hc.User
+	}
+	if t.user == "" {
+		t.user = o.getenv("USER")
+	}
+	if t.port == 0 {
+		t.port = hc.Port
+	}
+	if t.port == 0 {
+		t.port = 22
+	}
+	expand := func(p string) string {
+		p = strings.ReplaceAll(p, "%d", home)
+		p = strings.ReplaceAll(p, "%u", t.user)
+		p = strings.ReplaceAll(p, "%h", t.host)
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			p = filepath.Join(home, p[1:])
+		}
+		return p
+	}
+	for _, f := range hc.IdentityFiles {
+		t.identities = append(t.identities, expand(f))
+	}
+	if len(t.identities) == 0 {
+		for _, n := range []string{"id_ed25519", "id_ecdsa", "id_rsa"} {
+			t.identities = append(t.identities, filepath.Join(home, ".ssh", n))
+		}
+	}
+	for _, f := range hc.UserKnownHostsFile {
+		if f != "none" {
+			t.knownHosts = append(t.knownHosts, expand(f))
+		}
+	}
+	if hc.UserKnownHostsFile == nil {
+		t.knownHosts = []string{filepath.Join(home, ".ssh", "known_hosts")}
+	}
+	t.agentOff = hc.IdentityAgent == "none"
+	return t
+}
+
+// Conn is a connection to a rig. For the local daemon it holds nothing
+// (its dialers are nil: use the defaults); for an SSH rig it is one SSH
+// connection that carries the Docker API and the served port.
+type Conn struct {
+	spec Spec
+	// dockerHost is the Docker host URL the Docker client gets
+	// ("unix:///var/run/docker.sock" for an SSH rig, a context's host, ""
+	// for the environment's).
+	dockerHost string
+	ssh        *ssh.Client
+	addr       string // user@host:port, for sentences
+	user       string
+	socket     string // the rig's Docker socket (DockerSocket; tests change it)
+	done       chan struct{}
+	closing    sync.Once
+	closed     bool
+	mu         sync.Mutex
+	waitErr    error
+}
+
+// Spec is the rig this connection reaches.
+func (c *Conn) Spec() Spec { return c.spec }
+
+// Remote reports whether traffic goes through an SSH connection.
+func (c *Conn) Remote() bool { return c != nil && c.ssh != nil }
+
+// DockerHost is the host URL to give the Docker client, "" for the
+// environment's (DOCKER_HOST or the default socket).
+func (c *Conn) DockerHost() string {
+	if c == nil {
+		return ""
+	}
+	return c.dockerHost
+}
+
+// DialDocker opens a stream to the rig's Docker socket through the SSH
+// connection; nil for a rig reached without SSH (the Docker client then
+// dials its host itself).
+func (c *Conn) DialDocker() func(ctx context.Context, network, addr string) (net.Conn, error) {
+	if !c.Remote() {
+		return nil
+	}
+	return func(ctx context.Context, _, _ string) (net.Conn, error) {
+		conn, err := c.ssh.DialContext(ctx, "unix", c.socket)
+		if err != nil {
+			if lost := c.LostError(); lost != nil {
+				return nil, lost
+			}
+			return nil, &Error{Rig: c.spec.Name, Err: err, Message: fmt.Sprintf(
+				"Docker does not answer on the rig at %s (%v): install Docker Engine there and start it (`sudo systemctl start docker`), and let %s use it (`sudo usermod -aG docker %s`)",
+				c.socket, err, c.user, c.user)}
+		}
+		return conn, nil
+	}
+}
+
+// Dial opens a TCP connection as seen from the rig: "127.0.0.1:8000" is the
+// rig's loopback, so a server published on the rig's 127.0.0.1 only is
+// reached without opening a port. Nil for a rig reached without SSH
+// (dial directly).
+func (c *Conn) Dial() func(ctx context.Context, network, addr string) (net.Conn, error) {
+	if !c.Remote() {
+		return nil
+	}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := c.ssh.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			// A dial error, as from this machine's network, so callers
+			// that tell "refused" from "answered wrongly" (client.Probe)
+			// read a dead tunnel as a server that cannot be reached.
+			return nil, &net.OpError{Op: "dial", Net: network, Err: c.explain(err)}
+		}
+		return conn, nil
+	}
+}
+
+// Lost is closed when the SSH connection ends on its own (nil for a rig
+// reached without SSH: never).
+func (c *Conn) Lost() <-chan struct{} {
+	if !c.Remote() {
+		return nil
+	}
+	return c.done
+}
+
+// LostError is why the SSH connection ended, in one sentence; nil while
+// it is up or after Close.
+func (c *Conn) LostError() error {
+	if !c.Remote() {
+		return nil
+	}
+	select {
+	case <-c.done:
+	default:
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	cause := "the connection closed"
+	if c.waitErr != nil && !errors.Is(c.waitErr, net.ErrClosed) {
+		cause = c.waitErr.Error()
+	}
+	return &Error{Rig: c.spec.Name, Message: fmt.Sprintf("the SSH connection to %s dropped (%s): check that the rig is awake and on the network", c.addr, cause)}
+}
+
+// explain turns a dial error after the connection dropped into the
+// sentence that says so.
+func (c *Conn) explain(err error) error {
+	if lost := c.LostError(); lost != nil {
+		return lost
+	}
+	return err
+}
+
+// Close ends the connection; for the local daemon it does nothing.
+func (c *Conn) Close() error {
+	if !c.Remote() {
+		return nil
+	}
+	var err error
+	c.closing.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		c.mu.Unlock()
+		err = c.ssh.Close()
+	})
+	return err
+}
+
+// dialSSH connects to an SSH rig with the user's keys and agent, after
+// checking its host key against known_hosts.
+func dialSSH(ctx context.Context, s Spec, o Options) (*Conn, error) {
+	t := resolve(s, o)
+	addr := hostPort(t.host, t.port)
+	who := t.user + "@" + addr
+	copyID := fmt.Sprintf("ssh-copy-id -p %d %s@%s", t.port, t.user, t.host)
+	fail := func(msg string, err error) error { return &Error{Rig: s.Name, Message: msg, Err: err} }
+
+	check, algos, err := hostKeyCheck(t, addr)
+	if err != nil {
+		return nil, fail(err.Error(), err)
+	}
+	auths, agentConn, notes := authMethods(t, o)
+	if agentConn != nil {
+		defer agentConn.Close()
+	}
+	if len(auths) == 0 {
+		return nil, fail(fmt.Sprintf("no SSH key to offer %s: create one with `ssh-keygen -t ed25519`, put it on the rig with `%s`, or start ssh-agent%s", who, copyID, notesText(notes)), nil)
+	}
+	cfg := &ssh.ClientConfig{
+		User:              t.user,
+		Auth:              auths,
+		HostKeyCallback:   check,
+		HostKeyAlgorithms: algos,
+		Timeout:           DialTimeout,
+	}
+	dctx, cancel := context.WithTimeout(ctx, DialTimeout)
+	defer cancel()
+	raw, err := (&net.Dialer{KeepAlive: 15 * time.Second}).DialContext(dctx, "tcp", addr)
+	if err != nil {
+		return nil, fail(fmt.Sprintf("cannot reach %s (%v): check that the rig is awake, that sshd runs on it and that the address and port are right", addr, unwrapOp(err)), err)
+	}
+	stop := context.AfterFunc(dctx, func() { raw.Close() }) // a handshake the rig never finishes
+	sc, chans, reqs, err := ssh.NewClientConn(raw, addr, cfg)
+	stop()
+	if err != nil {
+		raw.Close()
+		var hk *HostKeyError
+		if errors.As(err, &hk) {
+			return nil, fail(hk.Error(), hk)
+		}
+		if strings.Contains(err.Error(), "unable to authenticate") {
+			return nil, fail(fmt.Sprintf("%s refused every key RigBench offered: put your public key on the rig with `%s` (RigBench never asks for a password)%s", who, copyID, notesText(notes)), err)
+		}
+		return nil, fail(fmt.Sprintf("the SSH handshake with %s failed (%v)", addr, err), err)
+	}
+	c := &Conn{spec: s, dockerHost: "unix://" + DockerSocket, ssh: ssh.NewClient(sc, chans, reqs), addr: who,
+		user: t.user, socket: DockerSocket, done: make(chan struct{})}
+	go func() {
+		err := c.ssh.Wait()
+		c.mu.Lock()
+		c.waitErr = err
+		c.mu.Unlock()
+		close(c.done)
+	}()
+	go c.keepAlive()
+	return c, nil
+}
+
+// keepAliveEvery is how often an idle SSH connection is checked, so a rig
+// that vanished (unplugged, asleep) ends the connection within about
+// three intervals even when no packet is in flight.
+const keepAliveEvery = 10 * time.Second
+
+func (c *Conn) keepAlive() {
+	t := time.NewTicker(keepAliveEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-t.C:
+			res := make(chan error, 1)
+			go func() { _, _, err := c.ssh.SendRequest("keepalive@openssh.com", true, nil); res <- err }()
+			select {
+			case err := <-res:
+				if err != nil {
+					c.ssh.Close()
+				}
+			case <-time.After(3 * keepAliveEvery):
+				c.ssh.Close()
+			case <-c.done:
+				return
+			}
+		}
+	}
+}
+
+func unwrapOp(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err
+	}
+	return err
+}
+
+func notesText(notes []string) string {
+	if len(notes) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(notes, "; ") + ")"
+}
+
+// authMethods offers the agent's keys (SSH_AUTH_SOCK) and then the
+// identity files. Passphrase-protected files are skipped with a note,
+// since RigBench asks for no passphrase; the agent is the way to use them.
+// The agent is never forwarded.
+func authMethods(t sshTarget, o Options) ([]ssh.AuthMethod, net.Conn, []string) {
+	var (
+		signers []ssh.Signer
+		notes   []string
+		ac      net.Conn
+	)
+	if sock := o.getenv("SSH_AUTH_SOCK"); sock != "" && !t.agentOff {
+		if conn, err := net.Dial("unix", sock); err == nil {
+			ac = conn
+			if ss, err := agent.NewClient(conn).Signers(); err == nil {
+				signers = append(signers, ss...)
+			}
+		}
+	}
+	for _, f := range t.identities {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		sg, err := ssh.ParsePrivateKey(b)
+		var pp *ssh.PassphraseMissingError
+		switch {
+		case errors.As(err, &pp):
+			notes = append(notes, fmt.Sprintf("%s is passphrase-protected: add it to the agent with `ssh-add %s`", f, f))
+		case err != nil:
+			notes = append(notes, fmt.Sprintf("%s is not a key RigBench can read (%v)", f, err))
+		default:
+			signers = append(signers, sg)
+		}
+	}
+	if len(signers) == 0 {
+		return nil, ac, notes
+	}
+	return []ssh.AuthMethod{ssh.PublicKeys(signers...)}, ac, notes
+}
+
+// hostKeyCheck builds the host key check from the known_hosts files (a
+// missing file knows no host) and the host key algorithms to ask for: those
+// of the keys known for the host, so a rig with an ed25519 and an RSA key
+// is asked for the one known_hosts holds rather than reported as changed.
+func hostKeyCheck(t sshTarget, addr string) (ssh.HostKeyCallback, []string, error) {
+	var files []string
+	for _, f := range t.knownHosts {
+		if _, err := os.Stat(f); err == nil {
+			files = append(files, f)
+		}
+	}
+	accept := fmt.Sprintf("ssh-keyscan -p %d %s >> ~/.ssh/known_hosts", t.port, t.host)
+	if len(files) == 0 {
+		return func(host string, _ net.Addr, key ssh.PublicKey) error {
+			return &HostKeyError{Host: knownhosts.Normalize(host), Fingerprint: ssh.FingerprintSHA256(key), KeyType: key.Type(), accept: accept}
+		}, nil, nil
+	}
+	cb, err := knownhosts.New(files...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %w", strings.Join(files, ", "), err)
+	}
+	check := func(host string, remote net.Addr, key ssh.PublicKey) error {
+		err := cb(host, remote, key)
+		var ke *knownhosts.KeyError
+		if !errors.As(err, &ke) {
+			return err
+		}
+		e := &HostKeyError{Host: knownhosts.Normalize(host), Fingerprint: ssh.FingerprintSHA256(key), KeyType: key.Type(), accept: accept}
+		if len(ke.Want) > 0 {
+			e.Changed, e.File, e.Line = true, ke.Want[0].Filename, ke.Want[0].Line
+		}
+		return e
+	}
+	return check, knownAlgorithms(cb, addr), nil
+}
+
+// knownAlgorithms asks the known_hosts check which keys it holds for addr
+// (a key it cannot hold comes back with the list) and returns their
+// algorithms, nil when none is known (the library's defaults).
+func knownAlgorithms(cb ssh.HostKeyCallback, addr string) []string {
+	err := cb(addr, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}, probeKey{})
+	var ke *knownhosts.KeyError
+	if !errors.As(err, &ke) {
+		return nil
+	}
+	var algos []string
+	seen := map[string]bool{}
+	for _, k := range ke.Want {
+		for _, a := range algorithmsFor(k.Key.Type()) {
+			if !seen[a] {
+				seen[a] = true
+				algos = append(algos, a)
+			}
+		}
+	}
+	return algos
+}
+
+// algorithmsFor lists the signature algorithms of a key type: an RSA key
+// signs with SHA-2 (and SHA-1 on old servers).
+func algorithmsFor(keyType string) []string {
+	if keyType == ssh.KeyAlgoRSA {
+		return []string{ssh.KeyAlgoRSASHA512, ssh.KeyAlgoRSASHA256, ssh.KeyAlgoRSA}
+	}
+	return []string{keyType}
+}
+
+// probeKey is a key no known_hosts line holds, for knownAlgorithms.
+type probeKey struct{}
+
+func (probeKey) Type() string                        { return "rigbench-probe" }
+func (probeKey) Marshal() []byte                     { return []byte("rigbench-probe") }
+func (probeKey) Verify([]byte, *ssh.Signature) error { return errors.New("probe key") }
