@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -67,7 +68,12 @@ func (c *Client) Probe(ctx context.Context) error {
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED) || isDialError(err) && pctx.Err() == nil:
 		return &GoneError{URL: c.base.String(), Refused: true, Err: err}
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET):
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || strings.Contains(err.Error(), "server closed idle connection"):
+		// EPIPE and net/http's "server closed idle connection" (its
+		// word for a close before any response byte, on a fresh
+		// connection too) are the same evidence as EOF: a loaded
+		// machine lets the close win the race with the write.
 		return &GoneError{URL: c.base.String(), Err: err}
 	}
 	return nil
