@@ -31,6 +31,13 @@ import (
 // runDemo runs a small plan on the demo and returns the finished run.
 func runDemo(t *testing.T, u *ui.UI) *rundoc.Run {
 	t.Helper()
+	return runWith(t, u, u.Run.Start)
+}
+
+// runWith calls start on the Fyne goroutine (a Start, a Resume) and
+// returns the run it began once it has finished.
+func runWith(t *testing.T, u *ui.UI, start func()) *rundoc.Run {
+	t.Helper()
 	var finished *rundoc.Run
 	var runErr error
 	ended := make(chan struct{})
@@ -42,12 +49,12 @@ func runDemo(t *testing.T, u *ui.UI) *rundoc.Run {
 			finished, runErr = r, err
 			close(ended)
 		}
-		u.Run.Start()
+		start()
 	})
 	select {
 	case <-ended:
 	case <-time.After(90 * time.Second):
-		t.Fatal("the demo run did not finish in 90 s")
+		t.Fatal("the run did not finish in 90 s")
 	}
 	if runErr != nil {
 		t.Fatalf("demo run: %v", runErr)

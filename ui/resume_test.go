@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -22,32 +21,7 @@ import (
 // complete.
 func TestResumeFromResults(t *testing.T) {
 	u, _ := newUI(t)
-	runOnce := func(start func()) *rundoc.Run {
-		t.Helper()
-		var finished *rundoc.Run
-		var runErr error
-		ended := make(chan struct{})
-		fyne.DoAndWait(func() {
-			prev := u.Run.OnFinished
-			u.Run.OnFinished = func(r *rundoc.Run, err error) {
-				prev(r, err)
-				u.Run.OnFinished = prev
-				finished, runErr = r, err
-				close(ended)
-			}
-			start()
-		})
-		select {
-		case <-ended:
-		case <-time.After(90 * time.Second):
-			t.Fatal("the run did not finish in 90 s")
-		}
-		if runErr != nil {
-			t.Fatalf("run: %v", runErr)
-		}
-		return finished
-	}
-	first := runOnce(func() {
+	first := runWith(t, u, func() {
 		u.Run.SetPlanText("0", "1, 2", "512", "10", "64")
 		u.Run.Start()
 	})
@@ -86,7 +60,7 @@ func TestResumeFromResults(t *testing.T) {
 	if !shown {
 		t.Fatal("Results shows no Resume for a run with a Failed cell")
 	}
-	resumed := runOnce(func() { test.Tap(u.Results.ResumeButton()) })
+	resumed := runWith(t, u, func() { test.Tap(u.Results.ResumeButton()) })
 	if resumed.UUID != first.UUID {
 		t.Fatalf("the resume made run %s, want %s continued", resumed.UUID, first.UUID)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -63,16 +62,7 @@ func TestRunResumeFillsInTheMissingCells(t *testing.T) {
 		if code, _, stderr := runCLI(t, "export", id, "--db", db, "-o", path); code != 0 {
 			t.Fatalf("export: %s", stderr)
 		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		run, err := rundoc.ReadRun(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return run
+		return readRunFile(t, path)
 	}
 	before := export("before.json")
 	kept := map[string]string{}

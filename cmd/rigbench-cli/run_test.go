@@ -53,15 +53,7 @@ func TestRunEndpointWritesJSON(t *testing.T) {
 	if !strings.Contains(stderr, "[5/5]") || !strings.Contains(stderr, "ETA") {
 		t.Errorf("no progress lines in stderr:\n%s", stderr)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	run, err := rundoc.ReadRun(f)
-	if err != nil {
-		t.Fatalf("the written run does not read back: %v", err)
-	}
+	run := readRunFile(t, out)
 	if run.Schema != rundoc.Schema || len(run.Cells) != 5 || run.Plan.Contexts[1] != 1024 || run.Server.MaxModelLen == 0 {
 		t.Errorf("run %+v", run)
 	}
@@ -230,15 +222,7 @@ func TestRunContextAboveModelLength(t *testing.T) {
 	if !strings.Contains(stdout, "server prompt tok/s") {
 		t.Errorf("the prefill table has no server prompt tok/s:\n%s", stdout)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	run, err := rundoc.ReadRun(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := readRunFile(t, out)
 	for _, want := range []struct {
 		phase  rundoc.Phase
 		c      int
@@ -249,4 +233,19 @@ func TestRunContextAboveModelLength(t *testing.T) {
 			t.Errorf("%s %s: %+v, want %s", want.phase, rundoc.ContextLabel(want.c), c, want.status)
 		}
 	}
+}
+
+// readRunFile reads the run document a command wrote at path.
+func readRunFile(t *testing.T, path string) *rundoc.Run {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	run, err := rundoc.ReadRun(f)
+	if err != nil {
+		t.Fatalf("the written run %s does not read back: %v", path, err)
+	}
+	return run
 }

@@ -52,18 +52,7 @@ func TestServerDiesMidCell(t *testing.T) {
 	for _, kind := range []string{"process killed", "exit fault"} {
 		for _, p := range points {
 			t.Run(kind+"/"+p.name, func(t *testing.T) {
-				cfg := tinyConfig(t, 10)
-				s, err := sim.New(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				hs := httptest.NewServer(s.Handler())
-				t.Cleanup(func() { s.Close(); hs.Close() })
-				c, err := client.New(hs.URL, client.WithConcurrency(8))
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(c.CloseIdle)
+				s, hs, c := startSimServer(t, tinyConfig(t, 10))
 				kill := func() {
 					if kind == "exit fault" {
 						s.Kill()

@@ -3,16 +3,13 @@ package bench_test
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/rigbench/rigbench/engine/bench"
-	"github.com/rigbench/rigbench/engine/client"
 	"github.com/rigbench/rigbench/engine/rundoc"
-	"github.com/rigbench/rigbench/engine/sim"
 )
 
 // A server behind a tunnel that drops: the probe finds it gone, the
@@ -20,18 +17,7 @@ import (
 // evidence, keeping the finished cells. While the tunnel is up LinkLost
 // is not what ends a run: the server's own death is reported as before.
 func TestDroppedTunnelEndsTheRunWithTheRigsSentence(t *testing.T) {
-	cfg := tinyConfig(t, 10)
-	s, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(func() { s.Close(); hs.Close() })
-	c, err := client.New(hs.URL, client.WithConcurrency(8))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.CloseIdle)
+	_, hs, c := startSimServer(t, tinyConfig(t, 10))
 	var (
 		once    sync.Once
 		dropped atomic.Bool

@@ -206,14 +206,9 @@ func TestLlamaCellFigures(t *testing.T) {
 	if four.Status != rundoc.StatusValid || four.AvgActive < 0.95*4 {
 		t.Errorf("0×4 on 4 slots: %s, avg_active %.2f; want Valid, about 4", four.Status, four.AvgActive)
 	}
-	// What the design guarantees is that the avg_active rule can fire on
-	// 8 streams over 4 slots (from the send it read 8.0, above the rule's
-	// 0.95 × N): about 4 on a quiet machine, 4.5 once under stress-ng,
-	// where the waiting gauge's samples catch restarts between answers.
-	if eight.Status != rundoc.StatusQueued || eight.AvgActive >= 0.95*8 || eight.AvgActive < 4 {
-		t.Errorf("0×8 on 4 slots: %s, avg_active %.2f; want Requests queued, from 4 (the slots) to below 7.6 (from the send it read 8)", eight.Status, eight.AvgActive)
+	if eight.Status != rundoc.StatusQueued || eight.AvgActive > 4.2 {
+		t.Errorf("0×8 on 4 slots: %s, avg_active %.2f; want Requests queued, about 4 (from the send it read 8)", eight.Status, eight.AvgActive)
 	}
-	t.Logf("0×8 on 4 slots: avg_active %.2f", eight.AvgActive)
 	for _, cell := range []*rundoc.Cell{four, eight} {
 		if cell.CheckedOutputTokens == 0 || cell.ServerTokenDiffPct == nil {
 			t.Errorf("0×%d: checked %d tokens, diff %v; want the difference written", cell.Concurrency, cell.CheckedOutputTokens, cell.ServerTokenDiffPct)

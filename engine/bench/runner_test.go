@@ -19,6 +19,14 @@ import (
 // startSim serves a simulator on 127.0.0.1 for one test.
 func startSim(t *testing.T, cfg sim.Config) (*sim.Server, *client.Client) {
 	t.Helper()
+	s, _, c := startSimServer(t, cfg)
+	return s, c
+}
+
+// startSimServer is startSim with the HTTP server too, for tests that cut
+// its connections as a dying process would.
+func startSimServer(t *testing.T, cfg sim.Config) (*sim.Server, *httptest.Server, *client.Client) {
+	t.Helper()
 	s, err := sim.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +38,7 @@ func startSim(t *testing.T, cfg sim.Config) (*sim.Server, *client.Client) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.CloseIdle)
-	return s, c
+	return s, hs, c
 }
 
 func tinyConfig(t *testing.T, speed float64) sim.Config {
