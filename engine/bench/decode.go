@@ -37,7 +37,7 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 	for i, d := range docs {
 		p, err := r.prompts.Prompt(ctx, cell.Context, d.doc)
 		if err != nil {
-			cell.Status, cell.Reason = failure(err)
+			r.fail(cell, err)
 			return
 		}
 		prompts[i] = p
@@ -54,7 +54,7 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 			Message: warmUpMessage(docs, cell.Context, w.givesUp())})
 	})
 	if err != nil {
-		cell.Status, cell.Reason = failure(err)
+		r.fail(cell, err)
 		if cell.Status == rundoc.StatusFailed {
 			cell.Reason = "warm-up failed: " + cell.Reason
 		}
@@ -390,6 +390,9 @@ func (w *window) close(reqs []request, measured time.Duration, samples []rundoc.
 	derive(w.cell, t, max(d, 1e-9))
 	deriveServer(w.cell, w.run.Server, samples, gpu, d)
 	classify(w.cell, t, cancelled, d)
+	if w.cell.Status == rundoc.StatusFailed && len(t.errs) > 0 {
+		w.runner.cellErr = t.errs[0]
+	}
 	classifySlots(w.cell, ServerLimits(w.run.Server))
 	w.classifyRamp()
 	reported := []int{w.cell.PromptTokens} // the warm-up's
