@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"github.com/rigbench/rigbench/engine/rundoc"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
 
 	"github.com/rigbench/rigbench/engine/client"
 	"github.com/rigbench/rigbench/hardware"
