@@ -10,9 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/rundoc"
-
 	"github.com/rigbench/rigbench/engine/client"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 )
 
