@@ -39,7 +39,7 @@ func (l *Launcher) Start(ctx context.Context, cfg vllm.LaunchConfig, obs func(Lo
 			Hint: "pull it first (RigBench does so before starting), or check the tag"}
 	}
 	port := cfg.Port
-	if port == 0 {
+	if port == 0 && l.portsHere() {
 		p, err := FreePort()
 		if err != nil {
 			return nil, fmt.Errorf("finding a free port: %w", err)
@@ -64,6 +64,12 @@ func (l *Launcher) Start(ctx context.Context, cfg vllm.LaunchConfig, obs func(Lo
 	if err := l.api.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
 		c.Stop(ctx)
 		return nil, fmt.Errorf("starting the container: %w", classify(err))
+	}
+	if port == 0 {
+		if c.port, err = l.publishedPort(ctx, created.ID); err != nil {
+			c.Stop(ctx)
+			return nil, err
+		}
 	}
 	c.followLogs(obs)
 	if err := c.waitReady(ctx); err != nil {
@@ -108,7 +114,10 @@ func (l *Launcher) containerSpec(cfg vllm.LaunchConfig, port int, apiKey, token 
 		}
 		env = append(env, e)
 	}
-	labels := map[string]string{LabelModel: cfg.Model, LabelPort: strconv.Itoa(port)}
+	labels := map[string]string{LabelModel: cfg.Model}
+	if port > 0 {
+		labels[LabelPort] = strconv.Itoa(port)
+	}
 	if l.owner != "" {
 		labels[LabelOwner] = l.owner
 	}
@@ -124,7 +133,7 @@ func (l *Launcher) containerSpec(cfg vllm.LaunchConfig, port int, apiKey, token 
 	}
 	hcfg := &container.HostConfig{
 		IpcMode:      container.IPCModeHost,
-		PortBindings: nat.PortMap{cport: {{HostIP: "127.0.0.1", HostPort: strconv.Itoa(port)}}},
+		PortBindings: nat.PortMap{cport: {{HostIP: "127.0.0.1", HostPort: hostPort(port)}}},
 	}
 	if cfg.HFCache != "" {
 		src, err := expandHome(cfg.HFCache)
@@ -167,6 +176,44 @@ func expandHome(p string) (string, error) {
 		return "", errors.New("the Hugging Face cache folder must be a full path, such as /home/you/.cache/huggingface")
 	}
 	return p, nil
+}
+
+// portsHere reports whether the daemon's loopback is this machine's, so a
+// port free here is free there (FreePort). On a remote rig (an SSH dialer,
+// a tcp:// or ssh:// host) a port free here says nothing about the rig:
+// Docker picks one on the rig's loopback instead (publishedPort).
+func (l *Launcher) portsHere() bool {
+	host := l.host
+	if host == "" && l.getenv != nil {
+		host = l.getenv("DOCKER_HOST")
+	}
+	return l.dockerDial == nil && (host == "" || strings.HasPrefix(host, "unix://"))
+}
+
+// hostPort is a port binding's host side: "" lets Docker choose a free one.
+func hostPort(port int) string {
+	if port == 0 {
+		return ""
+	}
+	return strconv.Itoa(port)
+}
+
+// publishedPort reads the loopback port Docker chose for the server of
+// container id (a binding with no host port).
+func (l *Launcher) publishedPort(ctx context.Context, id string) (int, error) {
+	info, err := l.api.ContainerInspect(ctx, id)
+	if err != nil {
+		return 0, fmt.Errorf("reading the port Docker chose for the server: %w", classify(err))
+	}
+	if info.NetworkSettings != nil {
+		cport := nat.Port(strconv.Itoa(vllm.ContainerPort) + "/tcp")
+		for _, b := range info.NetworkSettings.Ports[cport] {
+			if p, err := strconv.Atoi(b.HostPort); err == nil && p > 0 && (b.HostIP == "127.0.0.1" || b.HostIP == "") {
+				return p, nil
+			}
+		}
+	}
+	return 0, errors.New("docker published no loopback port for the server; set a port in the launch settings")
 }
 
 // FreePort asks the kernel for a free loopback port. Another process could
