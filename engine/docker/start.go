@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -136,7 +137,7 @@ func (l *Launcher) containerSpec(cfg vllm.LaunchConfig, port int, apiKey, token 
 		PortBindings: nat.PortMap{cport: {{HostIP: "127.0.0.1", HostPort: hostPort(port)}}},
 	}
 	if cfg.HFCache != "" {
-		src, err := expandHome(cfg.HFCache)
+		src, err := l.expandHome(cfg.HFCache)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -163,14 +164,23 @@ func gpuRequest(gpus string) container.DeviceRequest {
 	return r
 }
 
-// expandHome turns "~/x" into an absolute path: docker binds need one.
-func expandHome(p string) (string, error) {
+// expandHome turns "~/x" into an absolute path: docker binds need one, on
+// the daemon's machine. That is this machine's home for a local daemon,
+// the rig user's on a remote rig (WithHome); a remote rig whose home is
+// not known gets a sentence rather than this machine's folder.
+func (l *Launcher) expandHome(p string) (string, error) {
 	if rest, ok := strings.CutPrefix(p, "~/"); ok || p == "~" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("finding your home folder for %s: %w", p, err)
+		home := l.home
+		if home == "" && !l.portsHere() {
+			return "", fmt.Errorf("%s is in your home folder on this machine, which the rig does not share: give the Hugging Face cache as a full path on the rig, such as /home/you/.cache/huggingface", p)
 		}
-		return filepath.Join(home, rest), nil
+		if home == "" {
+			var err error
+			if home, err = os.UserHomeDir(); err != nil {
+				return "", fmt.Errorf("finding your home folder for %s: %w", p, err)
+			}
+		}
+		return path.Join(home, rest), nil
 	}
 	if !filepath.IsAbs(p) {
 		return "", errors.New("the Hugging Face cache folder must be a full path, such as /home/you/.cache/huggingface")

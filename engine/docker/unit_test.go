@@ -240,3 +240,31 @@ func TestClassifyKeepsTheRigsSentence(t *testing.T) {
 		t.Fatalf("classify(%v) = %v, want the rig's error", wrapped, got)
 	}
 }
+
+// "~" in the Hugging Face cache names a folder on the daemon's machine:
+// this one's home for the local daemon, the rig user's on an SSH rig, and
+// a sentence (not this machine's folder) when the rig's home is unknown.
+func TestHomeIsTheDaemonsMachines(t *testing.T) {
+	dial := func(context.Context, string, string) (net.Conn, error) { return nil, errors.New("unused") }
+	mine, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home folder here")
+	}
+	for _, tc := range []struct {
+		name string
+		l    *Launcher
+		want string
+	}{
+		{"local", &Launcher{getenv: func(string) string { return "" }}, mine + "/.cache/huggingface"},
+		{"rig", &Launcher{dockerDial: dial, home: "/home/rig"}, "/home/rig/.cache/huggingface"},
+		{"rig, home unknown", &Launcher{dockerDial: dial}, ""},
+	} {
+		got, err := tc.l.expandHome("~/.cache/huggingface")
+		if got != tc.want || (tc.want == "") != (err != nil) {
+			t.Errorf("%s: %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+		if tc.want == "" && (err == nil || !strings.Contains(err.Error(), "full path on the rig")) {
+			t.Errorf("%s: error %v does not say to give a path on the rig", tc.name, err)
+		}
+	}
+}

@@ -48,7 +48,7 @@ func (d *DockerLauncher) Launch(ctx context.Context, log func(string)) (*Server,
 	if log == nil {
 		log = func(string) {}
 	}
-	l, err := docker.New(ctx, append(RigOptions(d.Rig), d.Options...)...)
+	l, err := docker.New(ctx, append(RigOptions(ctx, d.Rig), d.Options...)...)
 	if err != nil {
 		return nil, err
 	}

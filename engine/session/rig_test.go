@@ -201,7 +201,7 @@ func TestSSHDroppedMidRunKeepsFinishedCells(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn2.Close()
-	again, err := docker.New(ctx, append(session.RigOptions(conn2), label)...)
+	again, err := docker.New(ctx, append(session.RigOptions(ctx, conn2), label)...)
 	if err != nil {
 		t.Fatal(err)
 	}
