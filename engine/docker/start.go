@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -127,11 +126,26 @@ func (l *Launcher) containerSpec(cfg vllm.LaunchConfig, port int, apiKey, token 
 		PortBindings: nat.PortMap{cport: {{HostIP: "127.0.0.1", HostPort: strconv.Itoa(port)}}},
 	}
 	if cfg.HFCache != "" {
-		src, err := expandHome(cfg.HFCache)
+		src, err := expandHome(cfg.HFCache, "the Hugging Face cache folder", "/home/you/.cache/huggingface")
 		if err != nil {
 			return nil, nil, err
 		}
 		hcfg.Binds = append(hcfg.Binds, src+":"+vllm.ContainerHFCache)
+	}
+	if cfg.CompileCache != "" {
+		src, err := expandHome(cfg.CompileCache, "vLLM's compile cache folder", "/home/you/.local/share/rigbench/compile-cache")
+		if err != nil {
+			return nil, nil, err
+		}
+		// On this machine's daemon the folder is made as the user: the
+		// daemon would make a missing one owned by root. A rig's daemon
+		// makes it there.
+		if l.dockerDial == nil {
+			if err := os.MkdirAll(src, 0o755); err != nil {
+				return nil, nil, fmt.Errorf("cannot create the compile cache folder %s: %w", src, err)
+			}
+		}
+		hcfg.Binds = append(hcfg.Binds, src+":"+vllm.ContainerCompileCache)
 	}
 	hcfg.Binds = append(hcfg.Binds, cfg.Volumes...)
 	if !l.noGPU && cfg.GPUs != "" {
@@ -155,7 +169,8 @@ func gpuRequest(gpus string) container.DeviceRequest {
 }
 
 // expandHome turns "~/x" into an absolute path: docker binds need one.
-func expandHome(p string) (string, error) {
+// what and example word the error of a relative path.
+func expandHome(p, what, example string) (string, error) {
 	if rest, ok := strings.CutPrefix(p, "~/"); ok || p == "~" {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -164,7 +179,7 @@ func expandHome(p string) (string, error) {
 		return filepath.Join(home, rest), nil
 	}
 	if !filepath.IsAbs(p) {
-		return "", errors.New("the Hugging Face cache folder must be a full path, such as /home/you/.cache/huggingface")
+		return "", fmt.Errorf("%s must be a full path, such as %s", what, example)
 	}
 	return p, nil
 }
