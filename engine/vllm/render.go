@@ -196,5 +196,6 @@ func (c LaunchConfig) Record() rundoc.Launch {
 		ServeCommand:  c.ServeCommand(),
 		DockerCommand: c.DockerCommand(true),
 		GPUs:          c.GPUs,
+		CompileCache:  c.CompileCache,
 	}
 }
