@@ -60,13 +60,29 @@ func openCompileCache(cfg Config) (boot, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return b, fmt.Errorf("cannot read the compile cache %s: %w", b.dir, err)
 	}
-	if err := os.MkdirAll(b.dir, 0o755); err != nil {
+	if err := mkdirShared(cfg.CompileCache, b.dir); err != nil {
 		return b, fmt.Errorf("cannot create the compile cache folder %s: %w", b.dir, err)
 	}
-	if err := os.WriteFile(marker, []byte(compileKey(cfg)+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(marker, []byte(compileKey(cfg)+"\n"), 0o666); err != nil {
 		return b, fmt.Errorf("cannot write the compile cache %s: %w", marker, err)
 	}
 	return b, nil
+}
+
+// mkdirShared makes dir and the folders between root and it writable by
+// anyone: in the image the simulator runs as root while the mounted folder
+// is the user's, who could otherwise not remove what it wrote there (a
+// test's temporary folder included).
+func mkdirShared(root, dir string) error {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	for d := dir; len(d) > len(root); d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o777); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // compileKey is the configuration's folder name in the compile cache: a
