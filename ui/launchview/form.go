@@ -28,14 +28,14 @@ type Form struct {
 	extra            *widget.Entry
 	// compileCache is the folder mounted as vLLM's compile cache; empty
 	// mounts none (the CLI's --compile-cache off).
-	compileCache *widget.Entry
-	rows             []*flagRow
-	byName           map[string]*flagRow
-	general          *widget.Label
-	serve, docker    *widget.Label
-	groups           *widget.Accordion
-	findings         []vllm.FieldError
-	onChanged        func(vllm.LaunchConfig)
+	compileCache  *widget.Entry
+	rows          []*flagRow
+	byName        map[string]*flagRow
+	general       *widget.Label
+	serve, docker *widget.Label
+	groups        *widget.Accordion
+	findings      []vllm.FieldError
+	onChanged     func(vllm.LaunchConfig)
 	// demo hides the findings about the launch's own fields (model,
 	// image, GPUs, token), which the demo does not use.
 	demo bool
