@@ -185,7 +185,12 @@ func progressPrinter(w io.Writer) func(tune.Progress) {
 				msg += " (" + p.Result.Fix + ")"
 			}
 		case "done":
-			msg = fmt.Sprintf("variant %d of %d: %s: measured in %s (server ready after %.1f s)", p.Variant, p.Variants, p.Label, rundoc.ShortDuration(time.Duration(p.Result.WallS*float64(time.Second))), p.Result.LoadS)
+			ready := fmt.Sprintf("%.1f s", p.Result.LoadS)
+			if r := p.Result.Run; r != nil && r.Launch != nil && r.Launch.Startup != nil {
+				ready = r.Launch.Startup.Text()
+			}
+			msg = fmt.Sprintf("variant %d of %d: %s: measured in %s (server ready after %s)", p.Variant, p.Variants, p.Label,
+				rundoc.ShortDuration(time.Duration(p.Result.WallS*float64(time.Second))), ready)
 		}
 		if p.Stage == "measuring" && strings.HasPrefix(last, msg[:strings.Index(msg, "sweep ETA")]) {
 			return

@@ -200,6 +200,11 @@ func TestDockerSweepCompileCache(t *testing.T) {
 		if len(out) != 2 {
 			t.Fatalf("%d variants", len(out))
 		}
+		// The sweep's table (CLI, Markdown, HTML, the app) shows each start.
+		header, rows := res.Document().Table()
+		if header[4] != "start-up" || rows[1][4] != out[1].Text() || strings.Contains(rows[1][4], "cached") != (cache != "") {
+			t.Errorf("table %q: second row %q, want %q", header, rows[1], out[1].Text())
+		}
 		return out
 	}
 	with := sweep(t.TempDir())

@@ -64,7 +64,11 @@ type DocVariant struct {
 	// KVCapacityTokens is the server's reported KV cache size.
 	KVCapacityTokens int       `json:"kv_capacity_tokens,omitempty"`
 	LoadS            float64   `json:"load_s,omitempty"`
-	Cells            []DocCell `json:"cells"`
+	// Startup is the server's start as its run records it (launch.startup:
+	// load_s and vLLM's weights / compile / graph capture split); absent
+	// for the demo, which launches nothing.
+	Startup *rundoc.Startup `json:"startup,omitempty"`
+	Cells   []DocCell       `json:"cells"`
 }
 
 // DocCell is a decode cell's headline figures.
@@ -110,6 +114,9 @@ func (r *Result) Document() *Doc {
 		}
 		if v.Run != nil {
 			dv.KVCapacityTokens = v.Run.Server.KVCapacityTokens
+			if v.Run.Launch != nil {
+				dv.Startup = v.Run.Launch.Startup
+			}
 			for _, c := range v.Run.Cells {
 				if c.Phase != rundoc.PhaseDecode {
 					continue

@@ -12,8 +12,9 @@ import (
 )
 
 // Table is the sweep as rows of text: a header and one row per variant
-// (index, flags, status, KV capacity, each decode cell's total tok/s or
-// status, the score). The CLI, Markdown, HTML and the app's table all read
+// (index, flags, status, KV capacity, the server's start-up time with
+// vLLM's split of it, each decode cell's total tok/s or status, the
+// score). The CLI, Markdown, HTML and the app's table all read
 // it, so they show the same figures.
 func (d *Doc) Table() (header []string, rows [][]string) {
 	type key struct{ c, n int }
@@ -28,7 +29,7 @@ func (d *Doc) Table() (header []string, rows [][]string) {
 			}
 		}
 	}
-	header = []string{"#", "flags", "status", "KV cache"}
+	header = []string{"#", "flags", "status", "KV cache", "start-up"}
 	for _, k := range cells {
 		header = append(header, CellLabel(k.c, k.n))
 	}
@@ -45,7 +46,11 @@ func (d *Doc) Table() (header []string, rows [][]string) {
 		}
 		// A label read from a document may hold a newline or a control
 		// character: escaped, it stays on its row in every rendering.
-		row := []string{mark, termtext.Safe(v.Label), termtext.Safe(string(v.Status)), kv}
+		start := "—"
+		if v.Startup != nil {
+			start = v.Startup.Text()
+		}
+		row := []string{mark, termtext.Safe(v.Label), termtext.Safe(string(v.Status)), kv, start}
 		for _, k := range cells {
 			row = append(row, cellText(v.Cells, k.c, k.n))
 		}
