@@ -62,8 +62,8 @@ type DocVariant struct {
 	Error     string  `json:"error,omitempty"`
 	Fix       string  `json:"fix,omitempty"`
 	// KVCapacityTokens is the server's reported KV cache size.
-	KVCapacityTokens int       `json:"kv_capacity_tokens,omitempty"`
-	LoadS            float64   `json:"load_s,omitempty"`
+	KVCapacityTokens int     `json:"kv_capacity_tokens,omitempty"`
+	LoadS            float64 `json:"load_s,omitempty"`
 	// Startup is the server's start as its run records it (launch.startup:
 	// load_s and vLLM's weights / compile / graph capture split); absent
 	// for the demo, which launches nothing.
