@@ -36,14 +36,15 @@ const (
 // Kinds lists every chart in the order reports show them.
 func Kinds() []Kind { return []Kind{Matrix, DecodeTotal, PerRequest, TTFT, Prefill, Energy} }
 
-// ParseKind reads a chart name as written by Kind's constants.
+// ParseKind reads a chart name as written by Kind's constants (Pareto
+// included).
 func ParseKind(s string) (Kind, error) {
-	for _, k := range Kinds() {
+	for _, k := range append(Kinds(), Pareto) {
 		if string(k) == s {
 			return k, nil
 		}
 	}
-	return "", fmt.Errorf("unknown chart %q: use one of matrix, decode, per-request, ttft, prefill, energy", s)
+	return "", fmt.Errorf("unknown chart %q: use one of matrix, decode, per-request, ttft, prefill, energy, pareto", s)
 }
 
 // Format is the output encoding.
@@ -159,8 +160,12 @@ func check(kind Kind, runs []*rundoc.Run, opts Options) error {
 func draw1(c draw.Canvas, kind Kind, runs []*rundoc.Run, th Theme) {
 	c.SetColor(th.Background)
 	c.Fill(c.Rectangle.Path())
-	if kind == Matrix {
+	switch kind {
+	case Matrix:
 		drawMatrix(c, runs, th)
+		return
+	case Pareto:
+		drawParetoRuns(c, runs, th)
 		return
 	}
 	drawLines(c, kind, runs, th)
