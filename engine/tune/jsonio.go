@@ -81,8 +81,10 @@ type DocCell struct {
 	TTFTP90Ms      float64       `json:"ttft_p90_ms,omitempty"`
 	TBTP90Ms       float64       `json:"tbt_p90_ms,omitempty"`
 	JPerToken      float64       `json:"energy_j_per_token,omitempty"`
-	// TotalTokSCI95 is total tok/s's 95% half-width (0: none).
-	TotalTokSCI95 float64 `json:"total_tok_s_ci95,omitempty"`
+	// TotalTokSCI95 and PerRequestTokSCI95 are the 95% half-widths of
+	// total and per-request tok/s (0: none).
+	TotalTokSCI95      float64 `json:"total_tok_s_ci95,omitempty"`
+	PerRequestTokSCI95 float64 `json:"per_request_tok_s_ci95,omitempty"`
 	// Reason is the cell's reason or notes: why it queued, or that its
 	// window was mostly spent waiting for first tokens.
 	Reason string `json:"reason,omitempty"`
@@ -123,7 +125,7 @@ func (r *Result) Document() *Doc {
 				}
 				dv.Cells = append(dv.Cells, DocCell{Context: c.Context, Concurrency: c.Concurrency, Status: c.Status,
 					TotalTokS: c.TotalTokS, PerRequestTokS: c.PerRequestTokS, TTFTP90Ms: c.TTFTP90Ms,
-					TBTP90Ms: c.TBTP90Ms, JPerToken: c.EnergyJPerToken, TotalTokSCI95: c.TotalTokSCI95, Reason: c.Reason})
+					TBTP90Ms: c.TBTP90Ms, JPerToken: c.EnergyJPerToken, TotalTokSCI95: c.TotalTokSCI95, PerRequestTokSCI95: c.PerRequestTokSCI95, Reason: c.Reason})
 			}
 		}
 		d.Variants = append(d.Variants, dv)

@@ -3,8 +3,10 @@ package chart
 import (
 	"cmp"
 	"fmt"
+	"html"
 	"io"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 
@@ -97,6 +99,13 @@ func ParetoContext(runs []*rundoc.Run) (int, bool) {
 			}
 		}
 	}
+	return BusiestContext(count)
+}
+
+// BusiestContext is the context with the most points, given the points per
+// context (the shortest among equals), and whether any has one: the rule
+// both the comparison's and the sweep's trade-off charts pick theirs by.
+func BusiestContext(count map[int]int) (int, bool) {
 	best, n := 0, 0
 	for _, ctx := range slices.Sorted(maps.Keys(count)) {
 		if count[ctx] > n {
@@ -292,6 +301,19 @@ func (pp *paretoPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 			c.FillText(label, vg.Point{X: x + 5, Y: y + 3}, "N="+strconv.Itoa(q.Concurrency))
 		}
 	}
+}
+
+// svgHead matches what vgsvg writes before the drawing: the XML prolog, a
+// comment and the fixed-size <svg …> tag, which Inline replaces with a tag
+// that scales to the page width.
+var svgHead = regexp.MustCompile(`(?s)\A.*?<svg width="[^"]*" height="[^"]*" viewBox="([^"]*)"`)
+
+// Inline makes an SVG chart fit for an HTML page (the run reports' and the
+// sweep's): no prolog, a tag that scales to the page's width, and label
+// as its accessible name (HTML-escaped here; the chart's own text is
+// escaped by vgsvg).
+func Inline(svg []byte, label string) string {
+	return string(svgHead.ReplaceAll(svg, []byte(`<svg class="chart" role="img" aria-label="`+html.EscapeString(label)+`" viewBox="$1"`)))
 }
 
 // FrontierText words the frontier for text reports: "1K×1 (A: base)
