@@ -134,7 +134,7 @@ func buildPage(runs []*rundoc.Run, opts HTMLOptions) (*page, error) {
 			Figures: rundoc.Used(rundoc.MeasurementFigures, r.Cells),
 		})
 	}
-	for _, k := range chart.Kinds() {
+	for _, k := range chart.KindsFor(len(runs)) {
 		if k == chart.Energy && !hasEnergy(runs) {
 			continue // the issue: energy only where telemetry exists
 		}
@@ -161,6 +161,7 @@ var chartTitles = map[chart.Kind]string{
 	chart.TTFT:        "Time to first token",
 	chart.Prefill:     "Prefill speed",
 	chart.Energy:      "Energy per token",
+	chart.Pareto:      "Trade-off: total against per-request tok/s",
 }
 
 func hasEnergy(runs []*rundoc.Run) bool {

@@ -36,6 +36,15 @@ const (
 // Kinds lists every chart in the order reports show them.
 func Kinds() []Kind { return []Kind{Matrix, DecodeTotal, PerRequest, TTFT, Prefill, Energy} }
 
+// KindsFor lists the charts of a page of runs (1 run, or a comparison):
+// Kinds, and for a comparison the trade-off chart (Pareto) last.
+func KindsFor(runs int) []Kind {
+	if runs > 1 {
+		return append(Kinds(), Pareto)
+	}
+	return Kinds()
+}
+
 // ParseKind reads a chart name as written by Kind's constants (Pareto
 // included).
 func ParseKind(s string) (Kind, error) {

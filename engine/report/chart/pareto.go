@@ -42,7 +42,10 @@ type ParetoPoint struct {
 
 // ParetoSeries is one run or variant: its legend label and its points.
 type ParetoSeries struct {
-	Label  string
+	Label string
+	// Short names the series in FrontierText (a run's letter, beside a
+	// list that describes the runs); Label when empty.
+	Short  string
 	Points []ParetoPoint
 }
 
@@ -126,7 +129,7 @@ func ParetoOf(runs []*rundoc.Run, context int) []ParetoSeries {
 	labels := RunLabels(runs)
 	out := make([]ParetoSeries, len(runs))
 	for i, r := range runs {
-		out[i].Label = labels[i]
+		out[i].Label, out[i].Short = labels[i], Letter(i)
 		_, conc := r.DecodeAxes()
 		index := r.Index()
 		for _, n := range conc {
@@ -316,14 +319,16 @@ func Inline(svg []byte, label string) string {
 	return string(svgHead.ReplaceAll(svg, []byte(`<svg class="chart" role="img" aria-label="`+html.EscapeString(label)+`" viewBox="$1"`)))
 }
 
-// FrontierText words the frontier for text reports: "1K×1 (A: base)
-// 61.2 tok/s per request, 61.2 total · …", best per-request first.
+// FrontierText words the frontier for text reports, one line per point,
+// best per-request first: "1K×1 (B): 61.2 tok/s per request, 61.2 total".
 func FrontierText(series []ParetoSeries, context int) []string {
 	var out []string
 	for _, r := range Frontier(series) {
-		p := series[r.S].Points[r.P]
+		s := series[r.S]
+		name := cmp.Or(s.Short, s.Label)
+		p := s.Points[r.P]
 		out = append(out, fmt.Sprintf("%s×%d (%s): %.1f tok/s per request, %.1f total", rundoc.ContextLabel(context), p.Concurrency,
-			series[r.S].Label, p.PerRequest, p.Total))
+			name, p.PerRequest, p.Total))
 	}
 	return out
 }
