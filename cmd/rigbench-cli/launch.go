@@ -207,6 +207,9 @@ func printServer(w io.Writer, s *session.Server) {
 	if s.KVCapacity > 0 {
 		fmt.Fprintf(w, "KV cache: %d tokens\n", s.KVCapacity)
 	}
+	if s.Record != nil && s.Record.Startup != nil {
+		fmt.Fprintf(w, "start-up: %s\n", s.Record.Startup.Text())
+	}
 }
 
 // logPrinter prints container and session log lines on w. A line a

@@ -107,11 +107,12 @@ func TestLaunchSimulatorUntilInterrupt(t *testing.T) {
 	l := dockertest.Launcher(ctx, t)
 	instance := "cli-test-" + uuid.NewString()
 	e, out, errb := launchEnv(map[string]string{"RIGBENCH_INSTANCE": instance})
+	cache := t.TempDir()
 	runCtx, interrupt := context.WithCancel(ctx)
 	done := make(chan int)
 	go func() {
 		done <- execute(runCtx, e, []string{"launch", "--model", "sim/tiny", "--image", simimage.DefaultTag,
-			"--no-gpu", "--timeout", "2m", "--", "--max-model-len", "4096", "--speed", "50"})
+			"--no-gpu", "--timeout", "2m", "--compile-cache", cache, "--", "--max-model-len", "4096", "--speed", "50"})
 	}()
 	endpoint := regexp.MustCompile(`endpoint: (http://127\.0\.0\.1:\d+)`)
 	var url string
@@ -134,6 +135,11 @@ func TestLaunchSimulatorUntilInterrupt(t *testing.T) {
 	interrupt()
 	if code := <-done; code != 0 {
 		t.Errorf("exit %d after Ctrl-C\nstderr %s", code, errb.String())
+	}
+	// The start's time and vLLM's split of it, from the first start with
+	// an empty compile cache folder.
+	if !regexp.MustCompile(`start-up: \d+\.\d s \(weights 38\.4 s, compile 41\.2 s, graphs 14\.0 s\)`).MatchString(out.String()) {
+		t.Errorf("stdout lacks the start-up split:\n%s", out.String())
 	}
 	left, err := l.API().ContainerList(ctx, container.ListOptions{All: true})
 	if err != nil {
