@@ -131,6 +131,12 @@ func Render(w io.Writer, kind Kind, runs []*rundoc.Run, opts Options) error {
 	if err := check(kind, runs, opts); err != nil {
 		return err
 	}
+	return paint(w, opts, func(c draw.Canvas, th Theme) { draw1(c, kind, runs, th) })
+}
+
+// paint makes the canvas opts ask for (PNG or SVG at their size), lets
+// drawing fill it in the theme's colours and writes it to w.
+func paint(w io.Writer, opts Options, drawing func(draw.Canvas, Theme)) error {
 	width, height := vg.Length(opts.Width)*pxToPt, vg.Length(opts.Height)*pxToPt
 	var out io.WriterTo
 	var canvas vg.CanvasSizer
@@ -142,7 +148,7 @@ func Render(w io.Writer, kind Kind, runs []*rundoc.Run, opts Options) error {
 		c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(int(96*opts.Scale+0.5)))
 		canvas, out = c, vgimg.PngCanvas{Canvas: c}
 	}
-	draw1(draw.New(canvas), kind, runs, ThemeFor(opts.Dark))
+	drawing(draw.New(canvas), ThemeFor(opts.Dark))
 	_, err := out.WriteTo(w)
 	return err
 }

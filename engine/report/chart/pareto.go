@@ -14,8 +14,6 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
@@ -150,24 +148,11 @@ func RenderPareto(w io.Writer, title, subtitle string, series []ParetoSeries, op
 	if err := opts.check(); err != nil {
 		return err
 	}
-	width, height := vg.Length(opts.Width)*pxToPt, vg.Length(opts.Height)*pxToPt
-	var out io.WriterTo
-	var canvas vg.CanvasSizer
-	switch opts.Format {
-	case SVG:
-		c := vgsvg.NewWith(vgsvg.UseWH(width, height))
-		canvas, out = c, c
-	default:
-		c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(int(96*opts.Scale+0.5)))
-		canvas, out = c, vgimg.PngCanvas{Canvas: c}
-	}
-	th := ThemeFor(opts.Dark)
-	c := draw.New(canvas)
-	c.SetColor(th.Background)
-	c.Fill(c.Rectangle.Path())
-	drawPareto(c, title, subtitle, series, th)
-	_, err := out.WriteTo(w)
-	return err
+	return paint(w, opts, func(c draw.Canvas, th Theme) {
+		c.SetColor(th.Background)
+		c.Fill(c.Rectangle.Path())
+		drawPareto(c, title, subtitle, series, th)
+	})
 }
 
 // paretoTitle is the chart's title at a context.
