@@ -168,7 +168,9 @@ func (v *View) addPareto(d *tune.Doc) {
 	}
 	img := canvas.NewImageFromReader(bytes.NewReader(png), "tune-pareto.png")
 	img.FillMode = canvas.ImageFillContain
-	img.SetMinSize(fyne.NewSize(480, 480*chartview.Height/chartview.Width))
+	// At least 480 wide (a 900 px window has no more beside the form); up
+	// to 400 high, so a wide window shows it larger, its aspect kept.
+	img.SetMinSize(fyne.NewSize(480, 400))
 	front := widget.NewLabel("Pareto frontier: " + strings.Join(d.FrontierText(), "; "))
 	front.Wrapping = fyne.TextWrapWord
 	v.chart.Add(container.NewVBox(widget.NewLabelWithStyle("Trade-off across variants", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), img, front))
