@@ -137,11 +137,26 @@ func (l *Launcher) containerSpec(cfg vllm.LaunchConfig, port int, apiKey, token 
 		PortBindings: nat.PortMap{cport: {{HostIP: "127.0.0.1", HostPort: hostPort(port)}}},
 	}
 	if cfg.HFCache != "" {
-		src, err := l.expandHome(cfg.HFCache)
+		src, err := l.expandHome(cfg.HFCache, "the Hugging Face cache folder", "/home/you/.cache/huggingface")
 		if err != nil {
 			return nil, nil, err
 		}
 		hcfg.Binds = append(hcfg.Binds, src+":"+vllm.ContainerHFCache)
+	}
+	if cfg.CompileCache != "" {
+		src, err := l.expandHome(cfg.CompileCache, "vLLM's compile cache folder", "/home/you/.local/share/rigbench/compile-cache")
+		if err != nil {
+			return nil, nil, err
+		}
+		// On this machine's daemon the folder is made as the user: the
+		// daemon would make a missing one owned by root. A rig's daemon
+		// makes it there.
+		if l.dockerDial == nil {
+			if err := os.MkdirAll(src, 0o755); err != nil {
+				return nil, nil, fmt.Errorf("cannot create the compile cache folder %s: %w", src, err)
+			}
+		}
+		hcfg.Binds = append(hcfg.Binds, src+":"+vllm.ContainerCompileCache)
 	}
 	hcfg.Binds = append(hcfg.Binds, cfg.Volumes...)
 	if !l.noGPU && cfg.GPUs != "" {
@@ -167,12 +182,13 @@ func gpuRequest(gpus string) container.DeviceRequest {
 // expandHome turns "~/x" into an absolute path: docker binds need one, on
 // the daemon's machine. That is this machine's home for a local daemon,
 // the rig user's on a remote rig (WithHome); a remote rig whose home is
-// not known gets a sentence rather than this machine's folder.
-func (l *Launcher) expandHome(p string) (string, error) {
+// not known gets a sentence rather than this machine's folder. what and
+// example word the errors.
+func (l *Launcher) expandHome(p, what, example string) (string, error) {
 	if rest, ok := strings.CutPrefix(p, "~/"); ok || p == "~" {
 		home := l.home
 		if home == "" && !l.portsHere() {
-			return "", fmt.Errorf("%s is in your home folder on this machine, which the rig does not share: give the Hugging Face cache as a full path on the rig, such as /home/you/.cache/huggingface", p)
+			return "", fmt.Errorf("%s is in your home folder on this machine, which the rig does not share: give %s as a full path on the rig, such as %s", p, what, example)
 		}
 		if home == "" {
 			var err error
@@ -183,7 +199,7 @@ func (l *Launcher) expandHome(p string) (string, error) {
 		return path.Join(home, rest), nil
 	}
 	if !filepath.IsAbs(p) {
-		return "", errors.New("the Hugging Face cache folder must be a full path, such as /home/you/.cache/huggingface")
+		return "", fmt.Errorf("%s must be a full path, such as %s", what, example)
 	}
 	return p, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -104,7 +105,7 @@ func TestContainerSpec(t *testing.T) {
 		return map[string]string{"HF_TOKEN": "hf_env", "VLLM_X": "1"}[k]
 	}}
 	cfg := vllm.LaunchConfig{Image: "vllm/vllm-openai", Tag: "v0.11.0", Model: "m", GPUs: "0,1",
-		HFCache: "/cache", TokenSource: vllm.TokenEnv, Env: []string{"VLLM_X", "UNSET_VAR", "A=b"},
+		HFCache: "/cache", CompileCache: filepath.Join(t.TempDir(), "compile"), TokenSource: vllm.TokenEnv, Env: []string{"VLLM_X", "UNSET_VAR", "A=b"},
 		Flags: []vllm.FlagValue{{Name: "--port", Value: "9"}, {Name: "--max-model-len", Value: "4096"}}}
 	c, h, err := l.containerSpec(cfg, 12345, "rb-key", cfg.Token(l.getenv))
 	if err != nil {
@@ -120,8 +121,11 @@ func TestContainerSpec(t *testing.T) {
 	if c.Labels[LabelManaged] != "true" || c.Image != "vllm/vllm-openai:v0.11.0" {
 		t.Errorf("config = %+v", c)
 	}
-	if h.IpcMode != "host" || !slices.Equal(h.Binds, []string{"/cache:/root/.cache/huggingface"}) {
+	if h.IpcMode != "host" || !slices.Equal(h.Binds, []string{"/cache:/root/.cache/huggingface", cfg.CompileCache + ":/root/.cache/vllm"}) {
 		t.Errorf("host config = %+v", h)
+	}
+	if fi, err := os.Stat(cfg.CompileCache); err != nil || !fi.IsDir() {
+		t.Errorf("the compile cache folder was not made as the user: %v", err)
 	}
 	b := h.PortBindings["8000/tcp"]
 	if len(b) != 1 || b[0].HostIP != "127.0.0.1" || b[0].HostPort != "12345" {
@@ -259,7 +263,7 @@ func TestHomeIsTheDaemonsMachines(t *testing.T) {
 		{"rig", &Launcher{dockerDial: dial, home: "/home/rig"}, "/home/rig/.cache/huggingface"},
 		{"rig, home unknown", &Launcher{dockerDial: dial}, ""},
 	} {
-		got, err := tc.l.expandHome("~/.cache/huggingface")
+		got, err := tc.l.expandHome("~/.cache/huggingface", "the Hugging Face cache folder", "/home/you/.cache/huggingface")
 		if got != tc.want || (tc.want == "") != (err != nil) {
 			t.Errorf("%s: %q, %v; want %q", tc.name, got, err, tc.want)
 		}
