@@ -180,8 +180,11 @@ func busyError(m Managed, what string) *Error {
 		return e
 	}
 	who := "another RigBench"
-	if m.OwnerOK && m.State == OwnerAlive {
+	if me, err := Self(); m.OwnerOK && m.State == OwnerAlive {
 		who += " (process " + strconv.Itoa(m.Owner.PID) + ")"
+	} else if m.OwnerOK && (err != nil || m.Owner.Host != me.Host) {
+		// A rig two desktops share: the owner runs on the other one.
+		who += " on " + m.Owner.Host
 	}
 	e.Message = who + " is using " + what + " with container " + name
 	if strings.HasPrefix(what, "port") {

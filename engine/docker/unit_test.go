@@ -272,3 +272,19 @@ func TestHomeIsTheDaemonsMachines(t *testing.T) {
 		}
 	}
 }
+
+// A GPU held by a RigBench on another desktop (a rig both reach) is
+// refused naming that desktop, since its process number means nothing
+// here.
+func TestBusyOnASharedRigNamesTheOtherDesktop(t *testing.T) {
+	o, ok := ParseOwner("other-desktop/boot-1/4242/99")
+	if !ok {
+		t.Fatal("owner label did not parse")
+	}
+	m := Managed{OwnerOK: true, Owner: o, State: o.State(), GPUs: "all"}
+	m.Names = []string{"/rigbench-1a2b3c4d5e"}
+	e := busyError(m, "GPU 0")
+	if !strings.Contains(e.Message, "another RigBench on other-desktop is using GPU 0") || strings.Contains(e.Message, "4242") {
+		t.Errorf("message %q", e.Message)
+	}
+}
