@@ -46,6 +46,7 @@ type nvmlDevice interface {
 	GetUtilizationRates() (nvml.Utilization, nvml.Return)
 	GetCurrentClocksEventReasons() (uint64, nvml.Return)
 	GetCurrentClocksThrottleReasons() (uint64, nvml.Return)
+	GetTotalEnergyConsumption() (uint64, nvml.Return)
 }
 
 var _ nvmlDevice = nvml.Device(nil)
