@@ -206,7 +206,9 @@ func (s *Sampler) record(readings []hardware.GPUSample, at time.Time, windows ma
 }
 
 // funcReaders reads telemetry through WithReadings' function.
-type funcReaders struct{ fn func() ([]hardware.GPUSample, error) }
+type funcReaders struct {
+	fn func() ([]hardware.GPUSample, error)
+}
 
 // openReadings takes the first reading, so a source that cannot be read
 // fails Start as NVML does.
