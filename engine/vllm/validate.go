@@ -238,10 +238,7 @@ func (c LaunchConfig) crossChecks() []FieldError {
 			Message: fmt.Sprintf("Without chunked prefill, --max-num-batched-tokens (%d) must be at least --max-model-len (%d): raise it or turn chunked prefill on.", batched, mml)})
 	}
 	if tp, ok := c.intFlag("--tensor-parallel-size"); ok && tp > 1 && c.GPUs != "all" && c.GPUs != "" {
-		n := len(strings.Split(c.GPUs, ","))
-		if cnt, isCount := strings.CutPrefix(c.GPUs, "count="); isCount {
-			n, _ = strconv.Atoi(cnt)
-		}
+		n := c.PickedGPUs()
 		if int64(n) < tp {
 			out = append(out, FieldError{Field: "--tensor-parallel-size", Severity: SeverityError,
 				Message: fmt.Sprintf("--tensor-parallel-size %d needs %d GPUs, but the launch gives the container %d: choose more GPUs or lower it.", tp, tp, n)})
