@@ -53,8 +53,11 @@ type Profile struct {
 	// the upper bound of --max-model-len.
 	ModelMaxLen int
 
-	// GPUMemoryGiB is the card's total memory.
+	// GPUMemoryGiB is one card's total memory.
 	GPUMemoryGiB float64
+	// GPUs is how many such cards the rig has (0 reads as 1); the stand-in
+	// nvidia-smi lists each.
+	GPUs int
 	// WeightsGiB, ActivationGiB and OtherGiB are what the model weights, the
 	// profiled activation peak and the rest (CUDA graphs, non-torch memory)
 	// take out of gpu_memory_utilization × GPUMemoryGiB; the remainder is KV.
@@ -259,6 +262,9 @@ func ProfileByName(name string) (Profile, error) {
 	}
 	return f(), nil
 }
+
+// Cards is how many GPUs the profile's rig has, at least 1.
+func (p *Profile) Cards() int { return max(p.GPUs, 1) }
 
 // apiCost is the API server's time for one request with a prompt of n
 // tokens (the formula is at APILogS).
