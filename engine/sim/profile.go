@@ -58,6 +58,9 @@ type Profile struct {
 	// GPUs is how many such cards the rig has (0 reads as 1); the stand-in
 	// nvidia-smi lists each.
 	GPUs int
+	// Link is how the cards reach each other (LinkPCIe when empty): the
+	// cost of tensor parallelism's all-reduces (parallel.go).
+	Link Link
 	// WeightsGiB, ActivationGiB and OtherGiB are what the model weights, the
 	// profiled activation peak and the rest (CUDA graphs, non-torch memory)
 	// take out of gpu_memory_utilization × GPUMemoryGiB; the remainder is KV.
@@ -223,9 +226,11 @@ func tinyProfile() Profile {
 }
 
 var profiles = map[string]func() Profile{
-	"rtx3060-12gb": DefaultProfile,
-	"h100-80gb":    h100Profile,
-	"tiny":         tinyProfile,
+	"rtx3060-12gb":    DefaultProfile,
+	"rtx3060-12gb-x2": dualRTX3060Profile,
+	"h100-80gb":       h100Profile,
+	"h100-80gb-x2":    dualH100Profile,
+	"tiny":            tinyProfile,
 }
 
 // ProfileNames lists the built-in profiles, sorted.
