@@ -47,6 +47,8 @@ type nvmlDevice interface {
 	GetCurrentClocksEventReasons() (uint64, nvml.Return)
 	GetCurrentClocksThrottleReasons() (uint64, nvml.Return)
 	GetTotalEnergyConsumption() (uint64, nvml.Return)
+	GetTopologyCommonAncestor(nvml.Device) (nvml.GpuTopologyLevel, nvml.Return)
+	GetP2PStatus(nvml.Device, nvml.GpuP2PCapsIndex) (nvml.GpuP2PStatus, nvml.Return)
 }
 
 var _ nvmlDevice = nvml.Device(nil)
