@@ -172,15 +172,22 @@ func SortLinks(links []GPULink) {
 
 // LinkText is one link in words: "GPU 0 ↔ GPU 1: NVLink ×4 (NV4), P2P ok".
 func LinkText(l GPULink) string {
-	s := fmt.Sprintf("GPU %d ↔ GPU %d: %s", l.A, l.B, l.Path)
+	s := fmt.Sprintf("GPU %d ↔ GPU %d: %s", l.A, l.B, PathText(l))
+	if l.P2P != "" {
+		s += ", P2P " + l.P2P
+	}
+	return s
+}
+
+// PathText is a link's path in words: "NVLink ×4 (NV4)", "PCIe host
+// bridge (PHB)".
+func PathText(l GPULink) string {
+	s := l.Path
 	if l.NVLinks > 0 {
 		s += fmt.Sprintf(" ×%d", l.NVLinks)
 	}
 	if l.Code != "" {
 		s += " (" + l.Code + ")"
-	}
-	if l.P2P != "" {
-		s += ", P2P " + l.P2P
 	}
 	return s
 }

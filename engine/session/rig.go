@@ -105,7 +105,31 @@ func RigHardware(ctx context.Context, conn *rig.Conn, images []string, opts ...d
 		return snap, nil
 	}
 	snap.GPUs, snap.DriverVersion = gpus, driver
+	if len(gpus) > 1 {
+		snap.Topology = rigTopology(ctx, l, image)
+	}
 	return snap, nil
+}
+
+// rigTopology reads how a rig's GPUs are linked with `nvidia-smi topo -m`
+// and whether they reach each other peer to peer with `nvidia-smi topo
+// -p2p r`, each in a short-lived container of image. What cannot be read
+// is left out: the links are a detail of the snapshot, never a reason to
+// refuse a rig.
+func rigTopology(ctx context.Context, l *docker.Launcher, image string) []hardware.GPULink {
+	topo, err := l.RunOnce(ctx, image, hardware.NvidiaSMITopoArgs())
+	if err != nil {
+		return nil
+	}
+	p2p, err := l.RunOnce(ctx, image, hardware.NvidiaSMIP2PArgs())
+	if err != nil {
+		p2p = ""
+	}
+	links, err := hardware.ParseNvidiaSMITopo(topo, p2p)
+	if err != nil {
+		return nil
+	}
+	return links
 }
 
 // nvidiaSMIBadArgument is nvidia-smi's exit code for a query it cannot

@@ -54,6 +54,9 @@ func NvidiaSMI(args []string, getenv func(string) string, stdout, stderr io.Writ
 
 // nvidiaSMIFor is NvidiaSMI for profile p.
 func nvidiaSMIFor(p Profile, args []string, stdout, stderr io.Writer) int {
+	if len(args) >= 2 && args[0] == "topo" {
+		return smiTopo(p, args[1:], stdout, stderr)
+	}
 	var query []string
 	header, units := true, true
 	formatted := false
@@ -201,4 +204,62 @@ func smiUUID(p Profile, i int) string {
 		h = (h ^ uint32(b)) * 16777619
 	}
 	return fmt.Sprintf("GPU-5151%04x-0000-0000-%04x-%012x", h>>16, i, h)
+}
+
+// smiTopo answers `nvidia-smi topo -m` and `topo -p2p r` for the
+// profile's cards, in nvidia-smi's layout: the link matrix (NV4 between
+// NVLinked cards, PHB through the PCIe host bridge) and the peer-to-peer
+// read matrix (OK over NVLink; GeForce cards over PCIe have P2P turned
+// off by the driver, which nvidia-smi reports as NS).
+func smiTopo(p Profile, args []string, stdout, stderr io.Writer) int {
+	n := p.Cards()
+	var cell string
+	var legend []string
+	switch {
+	case len(args) == 1 && args[0] == "-m":
+		cell = "PHB"
+		if p.Link == LinkNVLink {
+			cell = "NV4"
+		}
+		legend = []string{"X    = Self", "PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)",
+			"NV#  = Connection traversing a bonded set of # NVLinks"}
+	case len(args) == 2 && args[0] == "-p2p" && args[1] == "r":
+		cell = "NS"
+		if p.Link == LinkNVLink {
+			cell = "OK"
+		}
+		legend = []string{"X    = Self", "OK   = Status Ok", "NS   = Not supported"}
+	default:
+		fmt.Fprintf(stderr, "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n")
+		return 2
+	}
+	var b strings.Builder
+	b.WriteString("\t")
+	for j := range n {
+		fmt.Fprintf(&b, "GPU%d\t", j)
+	}
+	if args[0] == "-m" {
+		b.WriteString("CPU Affinity\tNUMA Affinity\tGPU NUMA ID")
+	}
+	b.WriteString("\n")
+	for i := range n {
+		fmt.Fprintf(&b, "GPU%d\t", i)
+		for j := range n {
+			if i == j {
+				b.WriteString(" X \t")
+			} else {
+				b.WriteString(cell + "\t")
+			}
+		}
+		if args[0] == "-m" {
+			b.WriteString("0-15\t0\t\tN/A")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nLegend:\n\n")
+	for _, l := range legend {
+		b.WriteString("  " + l + "\n")
+	}
+	fmt.Fprint(stdout, b.String())
+	return 0
 }

@@ -85,3 +85,23 @@ func TestStandInNvidiaSMIListsEveryCardOfTheProfile(t *testing.T) {
 		t.Fatalf("read %+v, %v: want two cards with their own index and UUID", gpus, err)
 	}
 }
+
+// The stand-in's topology matrices read back as the profile's link.
+func TestStandInNvidiaSMITopology(t *testing.T) {
+	for _, c := range []struct {
+		p         Profile
+		path, p2p string
+	}{
+		{dualRTX3060Profile(), hardware.PathHostBridge, "not supported"},
+		{dualH100Profile(), hardware.PathNVLink, hardware.P2POK},
+	} {
+		var topo, p2p, errb bytes.Buffer
+		if nvidiaSMIFor(c.p, hardware.NvidiaSMITopoArgs()[1:], &topo, &errb) != 0 || nvidiaSMIFor(c.p, hardware.NvidiaSMIP2PArgs()[1:], &p2p, &errb) != 0 {
+			t.Fatal(errb.String())
+		}
+		links, err := hardware.ParseNvidiaSMITopo(topo.String(), p2p.String())
+		if err != nil || len(links) != 1 || links[0].Path != c.path || links[0].P2P != c.p2p {
+			t.Errorf("%s: %+v, %v; want %s with P2P %s\n%s", c.p.Name, links, err, c.path, c.p2p, topo.String())
+		}
+	}
+}
