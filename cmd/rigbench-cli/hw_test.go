@@ -125,7 +125,7 @@ func TestPrintSnapshotNA(t *testing.T) {
 
 func TestPrintSnapshotShowsTheLinksBetweenGPUs(t *testing.T) {
 	snap := hardware.Snapshot{
-		GPUs: []hardware.GPU{{Index: 0, Name: "NVIDIA GeForce RTX 3090"}, {Index: 1, Name: "NVIDIA GeForce RTX 3090"}},
+		GPUs:     []hardware.GPU{{Index: 0, Name: "NVIDIA GeForce RTX 3090"}, {Index: 1, Name: "NVIDIA GeForce RTX 3090"}},
 		Topology: []hardware.GPULink{{A: 0, B: 1, Path: hardware.PathNVLink, Code: "NV4", NVLinks: 4, P2P: hardware.P2POK}},
 	}
 	var b bytes.Buffer
