@@ -51,3 +51,38 @@ func TestPickedGPUs(t *testing.T) {
 		}
 	}
 }
+
+func TestWorldSizeAgainstThePick(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		gpus, tp, pp string
+		want         int
+		field        string // the refused flag, "" when it fits
+	}{
+		{"0,1", "", "", 2, ""},
+		{"0,1", "", "2", 2, ""},
+		{"0,1", "2", "2", 4, "--pipeline-parallel-size"},
+		{"0", "2", "", 2, "--tensor-parallel-size"},
+		{"all", "4", "", 4, ""}, // the rig's count is not known here
+	} {
+		cfg := vllm.LaunchConfig{Model: "m", GPUs: c.gpus}
+		if c.tp != "" {
+			cfg.Set("--tensor-parallel-size", c.tp)
+		}
+		if c.pp != "" {
+			cfg.Set("--pipeline-parallel-size", c.pp)
+		}
+		if got := cfg.WorldSize(); got != c.want {
+			t.Errorf("%+v: world size %d, want %d", c, got, c.want)
+		}
+		var field string
+		for _, e := range vllm.Errors(cfg.Validate()) {
+			if strings.Contains(e.Message, "needs") {
+				field = e.Field
+			}
+		}
+		if field != c.field {
+			t.Errorf("%+v: refused on %q, want %q", c, field, c.field)
+		}
+	}
+}
