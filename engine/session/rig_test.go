@@ -248,3 +248,22 @@ func TestRigHardwareWithoutAnImage(t *testing.T) {
 		t.Errorf("the daemon's CPU, memory and OS are missing: %+v", snap)
 	}
 }
+
+// A two-card rig read through SSH: both GPUs, and the link between them
+// from the stand-in's `nvidia-smi topo -m` and `topo -p2p r`.
+func TestRigHardwareReadsTheTopologyOfTwoGPUs(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s, conn, _, label := sshRig(ctx, t)
+	snap, err := session.RigHardware(ctx, conn, []string{simimage.DefaultTag}, docker.WithoutGPU(), label,
+		docker.WithOneShotEnv(sim.ProfileEnv+"=h100-80gb-x2"))
+	if err != nil {
+		t.Fatalf("%v\nsshd:\n%s", err, s.Log())
+	}
+	if len(snap.GPUs) != 2 || len(snap.Topology) != 1 {
+		t.Fatalf("GPUs %+v, topology %+v: want two cards and one link (%s)", snap.GPUs, snap.Topology, snap.GPUAbsentReason)
+	}
+	if l := snap.Topology[0]; l.A != 0 || l.B != 1 || l.Path != hardware.PathNVLink || l.NVLinks != 4 || l.P2P != hardware.P2POK {
+		t.Errorf("link %+v, want the profile's NVLink with P2P", l)
+	}
+}
