@@ -20,7 +20,8 @@ func topologyCard(links []hardware.GPULink) fyne.CanvasObject {
 		if l.P2P != "" {
 			p2p = "peer-to-peer: " + l.P2P
 		}
-		form.Append(fmt.Sprintf("GPU %d ↔ GPU %d", l.A, l.B), widget.NewLabel(hardware.PathText(l)+" · "+p2p))
+		// Named in words: the app's font draws "↔" as an emoji.
+		form.Append(fmt.Sprintf("GPUs %d and %d", l.A, l.B), widget.NewLabel(hardware.PathText(l)+" · "+p2p))
 	}
 	return widget.NewCard("Links between GPUs", "", form)
 }
