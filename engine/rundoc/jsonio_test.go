@@ -47,6 +47,7 @@ func jsonioFullRun() *rundoc.Run {
 			CPU:               hardware.CPU{Model: "AMD Ryzen 7 5800X", PhysicalCores: 8, LogicalCores: 16},
 			Memory:            hardware.Memory{TotalBytes: 64 << 30, AvailableBytes: 50 << 30},
 			OS:                hardware.OS{Name: "Ubuntu 24.04", Version: "24.04", Kernel: "6.8.0", Arch: "amd64"},
+			Topology:          []hardware.GPULink{{A: 0, B: 1, Path: hardware.PathNVLink, Code: "NV4", NVLinks: 4, P2P: hardware.P2POK}},
 		},
 		Launch: &rundoc.Launch{
 			Image: "vllm/vllm-openai:v0.11.0", Model: "org/model", Args: []string{"--max-model-len", "32768"},
@@ -104,7 +105,7 @@ func TestJSONIOFixtureIsComplete(t *testing.T) {
 	// Cells[0] is a prefill cell, whose decode figures stay zero; Cells[1]
 	// sets every cell field.
 	allowed := map[string]bool{"run.Hardware.GPUs[0].Index": true, "run.Plan.Contexts[0]": true,
-		"run.Cells[1].Context": true, "run.Cells[1].GPUSamples[0].GPU": true, "run.Cells[1].GPUStats.PerGPU[0].GPU": true}
+		"run.Cells[1].Context": true, "run.Cells[1].GPUSamples[0].GPU": true, "run.Cells[1].GPUStats.PerGPU[0].GPU": true, "run.Hardware.Topology[0].A": true}
 	for _, z := range zero {
 		if !allowed[z] && !strings.HasPrefix(z, "run.Cells[0].") {
 			t.Errorf("the fixture leaves %s zero; set it so the round trip covers it", z)
