@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -135,4 +136,140 @@ func gpuFromSMI(rec []string) (GPU, string, error) {
 	miss(FieldMemoryBusWidth)
 	miss(FieldMemoryBandwidth)
 	return g, driver, nil
+}
+
+// NvidiaSMITelemetryFields are the nvidia-smi --query-gpu fields one
+// telemetry reading of a rig's GPUs is taken with, in the order
+// ParseNvidiaSMISamples reads them: the same quantities the NVML sampler
+// reads (GPUSample), so a remote rig's cells carry the samples a local
+// one's do. clocks_throttle_reasons.active is the clocks-event mask
+// (nvidia-smi prints it in hex, "0x0000000000000004"), the name every
+// driver since R450 answers to (R535 added clocks_event_reasons.active
+// and kept the old one).
+var NvidiaSMITelemetryFields = []string{
+	"index", "power.draw", "clocks.sm", "clocks.mem", "temperature.gpu",
+	"utilization.gpu", "utilization.memory", "memory.used", "clocks_throttle_reasons.active",
+}
+
+// NvidiaSMIEnergyField is the card's energy counter as nvidia-smi names
+// it: millijoules since the driver was loaded, NVML's
+// nvmlDeviceGetTotalEnergyConsumption. Not every nvidia-smi knows the
+// field (it then refuses the whole query, exit code 2), and cards before
+// Volta have no counter ("[N/A]"), so a reading asks for it only while it
+// is answered.
+const NvidiaSMIEnergyField = "energy.consumed"
+
+// NvidiaSMITelemetryArgs is the nvidia-smi command line of one telemetry
+// reading of every GPU, one CSV line each, without units; withEnergy adds
+// NvidiaSMIEnergyField at the end.
+func NvidiaSMITelemetryArgs(withEnergy bool) []string {
+	fields := NvidiaSMITelemetryFields
+	if withEnergy {
+		fields = append(slices.Clone(fields), NvidiaSMIEnergyField)
+	}
+	return []string{"nvidia-smi", "--query-gpu=" + strings.Join(fields, ","), "--format=csv,noheader,nounits"}
+}
+
+// ParseNvidiaSMISamples reads the output of NvidiaSMITelemetryArgs (with
+// the same withEnergy) into one sample per GPU, T left 0, as the NVML
+// sampler's read does. A value nvidia-smi does not have ("[N/A]") stays
+// 0, as an NVML reading the card does not report does (0 W gives no
+// energy figure); EnergyJ stays 0 without a counter. nvidia-smi prints
+// MiB, W, MHz, °C and percent; the energy counter in mJ. The output is
+// outside input: a malformed line is an error, never a panic.
+func ParseNvidiaSMISamples(out string, withEnergy bool) ([]GPUSample, error) {
+	want := len(NvidiaSMITelemetryFields)
+	if withEnergy {
+		want++
+	}
+	r := csv.NewReader(strings.NewReader(out))
+	r.TrimLeadingSpace = true
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("reading nvidia-smi's output: %w", err)
+	}
+	var samples []GPUSample
+	for n, rec := range recs {
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		if len(rec) != want {
+			return nil, fmt.Errorf("nvidia-smi's line %d has %d fields, not the %d asked for", n+1, len(rec), want)
+		}
+		s, err := sampleFromSMI(rec)
+		if err != nil {
+			return nil, fmt.Errorf("nvidia-smi's line %d: %w", n+1, err)
+		}
+		samples = append(samples, s)
+	}
+	if len(samples) == 0 {
+		return nil, errors.New("nvidia-smi listed no GPU")
+	}
+	return samples, nil
+}
+
+// sampleFromSMI reads one record in NvidiaSMITelemetryFields order, with
+// the energy counter after them when the record has it.
+func sampleFromSMI(rec []string) (GPUSample, error) {
+	var s GPUSample
+	v := func(i int) (string, bool) {
+		t := strings.TrimSpace(rec[i])
+		if t == "" || strings.HasPrefix(t, "[") {
+			return "", false
+		}
+		return t, true
+	}
+	idx, ok := v(0)
+	n, err := strconv.Atoi(idx)
+	if !ok || err != nil || n < 0 {
+		return GPUSample{}, fmt.Errorf("index %q is not a GPU number", rec[0])
+	}
+	s.GPU = n
+	field := func(i int) string {
+		if i < len(NvidiaSMITelemetryFields) {
+			return NvidiaSMITelemetryFields[i]
+		}
+		return NvidiaSMIEnergyField
+	}
+	num := func(i int, set func(float64)) error {
+		t, ok := v(i)
+		if !ok {
+			return nil
+		}
+		f, err := strconv.ParseFloat(t, 64)
+		if err != nil || f < 0 || f > 1e15 {
+			return fmt.Errorf("%s %q is not a number", field(i), t)
+		}
+		set(f)
+		return nil
+	}
+	const mib = 1 << 20
+	sets := []func(float64){
+		1: func(x float64) { s.PowerW = x },
+		2: func(x float64) { s.SMClockMHz = x },
+		3: func(x float64) { s.MemClockMHz = x },
+		4: func(x float64) { s.TempC = x },
+		5: func(x float64) { s.UtilGPU = x },
+		6: func(x float64) { s.UtilMem = x },
+		7: func(x float64) { s.VRAMUsedBytes = uint64(x) * mib },
+	}
+	for i := 1; i < len(sets); i++ {
+		if err := num(i, sets[i]); err != nil {
+			return GPUSample{}, err
+		}
+	}
+	if t, ok := v(8); ok {
+		mask, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(t), "0x"), 16, 64)
+		if err != nil {
+			return GPUSample{}, fmt.Errorf("%s %q is not a hex mask", field(8), t)
+		}
+		s.Throttle = ThrottleReasons(mask)
+	}
+	if len(rec) > len(NvidiaSMITelemetryFields) {
+		if err := num(len(NvidiaSMITelemetryFields), func(x float64) { s.EnergyJ = x / 1000 }); err != nil {
+			return GPUSample{}, err
+		}
+	}
+	return s, nil
 }

@@ -60,3 +60,69 @@ func FuzzParseNvidiaSMI(f *testing.F) {
 		}
 	})
 }
+
+func TestParseNvidiaSMISamplesReadsTelemetry(t *testing.T) {
+	out := "0, 231.45, 1875, 9501, 71, 98, 64, 22111, 0x0000000000000004, 123456789\n" +
+		"1, [N/A], 1500, 9501, 65, 97, 60, 22000, 0x0000000000000060, [N/A]\n"
+	s, err := ParseNvidiaSMISamples(out, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s) != 2 {
+		t.Fatalf("%d samples, want 2", len(s))
+	}
+	a := s[0]
+	if a.GPU != 0 || a.PowerW != 231.45 || a.SMClockMHz != 1875 || a.MemClockMHz != 9501 || a.TempC != 71 ||
+		a.UtilGPU != 98 || a.UtilMem != 64 || a.VRAMUsedBytes != 22111<<20 || a.EnergyJ != 123456.789 {
+		t.Errorf("GPU 0 read as %+v", a)
+	}
+	if len(a.Throttle) != 1 || a.Throttle[0] != ThrottlePowerCap {
+		t.Errorf("GPU 0 throttle %v, want power cap", a.Throttle)
+	}
+	b := s[1]
+	if b.GPU != 1 || b.PowerW != 0 || b.EnergyJ != 0 || len(b.Throttle) != 1 || b.Throttle[0] != ThrottleThermal {
+		t.Errorf("GPU 1 read as %+v: no power, no counter, thermal", b)
+	}
+	if _, err := ParseNvidiaSMISamples(out, false); err == nil {
+		t.Error("a line with the energy field was accepted as one without")
+	}
+	short := "0, 100, 1, 1, 1, 1, 1, 1, 0x0\n"
+	if s, err := ParseNvidiaSMISamples(short, false); err != nil || s[0].PowerW != 100 || s[0].Throttle != nil {
+		t.Errorf("without energy: %+v, %v", s, err)
+	}
+	args := NvidiaSMITelemetryArgs(true)
+	if !strings.HasSuffix(args[1], ","+NvidiaSMIEnergyField) || strings.Contains(NvidiaSMITelemetryArgs(false)[1], NvidiaSMIEnergyField) {
+		t.Errorf("args %q", args)
+	}
+}
+
+func TestParseNvidiaSMISamplesRefusesMalformedLines(t *testing.T) {
+	for _, out := range []string{
+		"",
+		"0, 1, 2\n",
+		"-1, 100, 1, 1, 1, 1, 1, 1, 0x0\n",
+		"0, hot, 1, 1, 1, 1, 1, 1, 0x0\n",
+		"0, 100, 1, 1, 1, 1, 1, 1, 0xZZ\n",
+		"0, 100, 1, 1, 1, 1, 1, -5, 0x0\n",
+	} {
+		if _, err := ParseNvidiaSMISamples(out, false); err == nil {
+			t.Errorf("ParseNvidiaSMISamples(%q) accepted it", out)
+		}
+	}
+}
+
+func FuzzParseNvidiaSMISamples(f *testing.F) {
+	f.Add("0, 231.45, 1875, 9501, 71, 98, 64, 22111, 0x0000000000000004, 123456789\n", true)
+	f.Add("0, [N/A], 1, 1, 1, 1, 1, 1, [Not Supported]\n", false)
+	f.Fuzz(func(t *testing.T, out string, energy bool) {
+		s, err := ParseNvidiaSMISamples(out, energy)
+		if err == nil && len(s) == 0 {
+			t.Fatal("no error and no sample")
+		}
+		for _, x := range s {
+			if x.GPU < 0 || x.PowerW < 0 || x.EnergyJ < 0 || x.T != 0 {
+				t.Fatalf("sample %+v out of range", x)
+			}
+		}
+	})
+}

@@ -17,6 +17,10 @@ type Snapshot struct {
 	CPU               CPU    `json:"cpu"`
 	Memory            Memory `json:"memory"`
 	OS                OS     `json:"os"`
+	// Topology is how each pair of GPUs is linked (NVML locally, nvidia-smi
+	// topo on a remote rig); empty with fewer than two GPUs or when it
+	// could not be read.
+	Topology []GPULink `json:"topology,omitempty"`
 }
 
 // GPU describes one card. Fields the card does not report (NVML answers

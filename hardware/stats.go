@@ -1,6 +1,9 @@
 package hardware
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Summarize reduces a window's samples to means and maxima; nil when there
 // are no samples.
@@ -56,7 +59,74 @@ func Summarize(samples []GPUSample) *GPUStats {
 	st.TempMeanC = tempSum / n
 	st.UtilGPUMean = utilGPUSum / n
 	st.UtilMemMean = utilMemSum / n
+	energy(st, samples)
 	return st
+}
+
+// energy fills st's energy source, the mean draw it counts from, and the
+// per-GPU split. A GPU's counter counts when it has two readings at
+// different times that do not run backwards (a driver reload resets it):
+//
+//	W = (E_last − E_first) J / (T_last − T_first) s
+//
+// The machine's figure uses the counters only when every GPU has one, so
+// a sum never mixes counted and sampled cards.
+func energy(st *GPUStats, samples []GPUSample) {
+	type acc struct {
+		n                  int
+		powerSum, powerMax float64
+		tempMax            float64
+		first, last        GPUSample
+		counted            bool
+	}
+	per := map[int]*acc{}
+	var order []int
+	for _, s := range samples {
+		a := per[s.GPU]
+		if a == nil {
+			a = &acc{first: s}
+			per[s.GPU] = a
+			order = append(order, s.GPU)
+		}
+		a.n++
+		a.powerSum += s.PowerW
+		a.powerMax = math.Max(a.powerMax, s.PowerW)
+		a.tempMax = math.Max(a.tempMax, s.TempC)
+		if s.T < a.first.T {
+			a.first = s
+		}
+		if s.T >= a.last.T || a.n == 1 {
+			a.last = s
+		}
+	}
+	slices.Sort(order)
+	counted, sum := true, 0.0
+	var shares []GPUPower
+	for _, g := range order {
+		a := per[g]
+		p := GPUPower{GPU: g, PowerMeanW: a.powerSum / float64(a.n), PowerMaxW: a.powerMax, TempMaxC: a.tempMax}
+		dt, de := a.last.T-a.first.T, a.last.EnergyJ-a.first.EnergyJ
+		if w := de / dt; a.first.EnergyJ > 0 && dt > 0 && de >= 0 && !math.IsInf(w, 0) && !math.IsNaN(w) {
+			p.EnergyMeanW = w
+		} else {
+			counted = false
+			p.EnergyMeanW = p.PowerMeanW
+		}
+		sum += p.EnergyMeanW
+		shares = append(shares, p)
+	}
+	switch {
+	case counted && len(shares) > 0:
+		st.EnergyMeanW, st.EnergySource = sum, EnergyFromCounter
+	case st.PowerMeanW > 0:
+		st.EnergyMeanW, st.EnergySource = st.PowerMeanW, EnergyFromPower
+		for i := range shares {
+			shares[i].EnergyMeanW = shares[i].PowerMeanW
+		}
+	}
+	if len(shares) > 1 {
+		st.PerGPU = shares
+	}
 }
 
 // EnergyPerToken is the energy one output token cost, in joules:

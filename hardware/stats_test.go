@@ -121,3 +121,47 @@ func FuzzSummarize(f *testing.F) {
 		}
 	})
 }
+
+func TestSummarizeCountsEnergyFromTheCounterPerGPU(t *testing.T) {
+	// Two cards, three ticks 1 s apart: card 0's counter gains 600 J over
+	// 2 s (300 W), card 1's 400 J (200 W); the point power readings say
+	// otherwise, and the counter wins.
+	s := []hardware.GPUSample{
+		{T: 0, GPU: 0, PowerW: 250, EnergyJ: 1000}, {T: 0, GPU: 1, PowerW: 150, EnergyJ: 5000},
+		{T: 1, GPU: 0, PowerW: 350, EnergyJ: 1300}, {T: 1, GPU: 1, PowerW: 250, EnergyJ: 5200},
+		{T: 2, GPU: 0, PowerW: 290, EnergyJ: 1600}, {T: 2, GPU: 1, PowerW: 190, EnergyJ: 5400},
+	}
+	st := hardware.Summarize(s)
+	if st.EnergySource != hardware.EnergyFromCounter || !near(st.EnergyMeanW, 500) {
+		t.Fatalf("energy %v W from %q, want 500 W from the counter", st.EnergyMeanW, st.EnergySource)
+	}
+	if len(st.PerGPU) != 2 || st.PerGPU[0].GPU != 0 || !near(st.PerGPU[0].EnergyMeanW, 300) || !near(st.PerGPU[1].EnergyMeanW, 200) ||
+		!near(st.PerGPU[0].PowerMeanW, 890.0/3) || st.PerGPU[1].PowerMaxW != 250 {
+		t.Errorf("per GPU %+v", st.PerGPU)
+	}
+}
+
+func TestSummarizeFallsBackToPowerWithoutEveryCounter(t *testing.T) {
+	s := []hardware.GPUSample{
+		{T: 0, GPU: 0, PowerW: 300, EnergyJ: 1000}, {T: 0, GPU: 1, PowerW: 100},
+		{T: 1, GPU: 0, PowerW: 200, EnergyJ: 1300}, {T: 1, GPU: 1, PowerW: 200},
+	}
+	st := hardware.Summarize(s)
+	if st.EnergySource != hardware.EnergyFromPower || !near(st.EnergyMeanW, st.PowerMeanW) || !near(st.EnergyMeanW, 400) {
+		t.Fatalf("energy %v W from %q, want the 400 W of the power samples", st.EnergyMeanW, st.EnergySource)
+	}
+	if !near(st.PerGPU[0].EnergyMeanW, 250) || !near(st.PerGPU[1].EnergyMeanW, 150) {
+		t.Errorf("per GPU %+v: each from its power samples", st.PerGPU)
+	}
+	one := hardware.Summarize([]hardware.GPUSample{{T: 0, PowerW: 100, EnergyJ: 10}})
+	if one.EnergySource != hardware.EnergyFromPower || one.PerGPU != nil {
+		t.Errorf("one reading: %+v, want power samples and no split", one)
+	}
+	reset := hardware.Summarize([]hardware.GPUSample{{T: 0, PowerW: 100, EnergyJ: 900}, {T: 1, PowerW: 100, EnergyJ: 5}})
+	if reset.EnergySource != hardware.EnergyFromPower {
+		t.Errorf("a counter that ran backwards (driver reload) counted: %+v", reset)
+	}
+	if none := hardware.Summarize([]hardware.GPUSample{{T: 0}}); none.EnergySource != "" {
+		t.Errorf("no power at all has a source %q", none.EnergySource)
+	}
+}

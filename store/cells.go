@@ -36,7 +36,7 @@ INSERT INTO server_samples (cell_id, seq, t, running, waiting, kv_usage, prefix_
 	}
 	if w.gpu, err = tx.PrepareContext(ctx, `
 INSERT INTO gpu_samples (cell_id, seq, t, gpu, power_w, sm_clock_mhz, mem_clock_mhz, temp_c, util_gpu,
-	util_mem, vram_used_bytes, throttle) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+	util_mem, vram_used_bytes, throttle, energy_j) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
 		w.close()
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (w *cellWriter) insert(ctx context.Context, runID int64, seq int, c *rundoc
 			return err
 		}
 		if _, err := w.gpu.ExecContext(ctx, id, i, s.T, s.GPU, s.PowerW, s.SMClockMHz, s.MemClockMHz,
-			s.TempC, s.UtilGPU, s.UtilMem, int64(s.VRAMUsedBytes), throttle); err != nil {
+			s.TempC, s.UtilGPU, s.UtilMem, int64(s.VRAMUsedBytes), throttle, s.EnergyJ); err != nil {
 			return err
 		}
 	}

@@ -233,7 +233,7 @@ WHERE c.run_id = ? ORDER BY s.cell_id, s.seq`, runID)
 func loadGPUSamples(ctx context.Context, tx *sql.Tx, runID int64, r *rundoc.Run, cellIDs map[int64]int) error {
 	rows, err := tx.QueryContext(ctx, `
 SELECT s.cell_id, s.t, s.gpu, s.power_w, s.sm_clock_mhz, s.mem_clock_mhz, s.temp_c, s.util_gpu,
-	s.util_mem, s.vram_used_bytes, s.throttle
+	s.util_mem, s.vram_used_bytes, s.throttle, s.energy_j
 FROM gpu_samples s JOIN cells c ON c.id = s.cell_id
 WHERE c.run_id = ? ORDER BY s.cell_id, s.seq`, runID)
 	if err != nil {
@@ -245,7 +245,7 @@ WHERE c.run_id = ? ORDER BY s.cell_id, s.seq`, runID)
 		var s hardware.GPUSample
 		var throttle sql.NullString
 		if err := rows.Scan(&id, &s.T, &s.GPU, &s.PowerW, &s.SMClockMHz, &s.MemClockMHz, &s.TempC,
-			&s.UtilGPU, &s.UtilMem, &vram, &throttle); err != nil {
+			&s.UtilGPU, &s.UtilMem, &vram, &throttle, &s.EnergyJ); err != nil {
 			return err
 		}
 		s.VRAMUsedBytes = uint64(vram)

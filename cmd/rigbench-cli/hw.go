@@ -99,6 +99,9 @@ func printSnapshot(out io.Writer, s hardware.Snapshot) error {
 		}
 		fmt.Fprintf(w, "Driver\t%s · CUDA %s\n", orNA(s.DriverVersion), orNA(s.CUDADriverVersion))
 	}
+	for _, l := range s.Topology {
+		fmt.Fprintf(w, "Link\t%s\n", hardware.LinkText(l))
+	}
 	// A rig read through Docker reports threads and total memory only;
 	// its zeros are unknowns, not facts.
 	fmt.Fprintf(w, "CPU\t%s · %s cores, %d threads\n", orNA(s.CPU.Model), countOrNA(s.CPU.PhysicalCores), s.CPU.LogicalCores)

@@ -122,3 +122,17 @@ func TestPrintSnapshotNA(t *testing.T) {
 		t.Errorf("an unsupported power limit printed as 0 W:\n%s", out)
 	}
 }
+
+func TestPrintSnapshotShowsTheLinksBetweenGPUs(t *testing.T) {
+	snap := hardware.Snapshot{
+		GPUs:     []hardware.GPU{{Index: 0, Name: "NVIDIA GeForce RTX 3090"}, {Index: 1, Name: "NVIDIA GeForce RTX 3090"}},
+		Topology: []hardware.GPULink{{A: 0, B: 1, Path: hardware.PathNVLink, Code: "NV4", NVLinks: 4, P2P: hardware.P2POK}},
+	}
+	var b bytes.Buffer
+	if err := printSnapshot(&b, snap); err != nil {
+		t.Fatal(err)
+	}
+	if want := "GPU 0 ↔ GPU 1: NVLink ×4 (NV4), P2P ok"; !strings.Contains(b.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, b.String())
+	}
+}

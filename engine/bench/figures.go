@@ -294,8 +294,13 @@ func deriveServer(c *rundoc.Cell, s rundoc.Server, samples []rundoc.ServerSample
 	if len(gpu) > 0 {
 		c.GPUSamples = gpu
 		c.GPUStats = hardware.Summarize(gpu)
-		if c.GPUStats != nil {
-			c.EnergyJPerToken = round(hardware.EnergyPerToken(c.GPUStats.PowerMeanW, d, c.OutputTokens), 4)
+		if st := c.GPUStats; st != nil {
+			// The energy counter's draw where every GPU has one, else the
+			// sampled power (hardware.Summarize): J = W × window s.
+			c.EnergyJPerToken = round(hardware.EnergyPerToken(st.EnergyMeanW, d, c.OutputTokens), 4)
+			for i := range st.PerGPU {
+				st.PerGPU[i].EnergyJPerToken = round(hardware.EnergyPerToken(st.PerGPU[i].EnergyMeanW, d, c.OutputTokens), 4)
+			}
 		}
 	}
 }

@@ -68,4 +68,13 @@ func (f *fakeAPI) ContainerList(context.Context, container.ListOptions) ([]conta
 	defer f.mu.Unlock()
 	return slices.Clone(f.list), nil
 }
+func (f *fakeAPI) ContainerExecCreate(context.Context, string, container.ExecOptions) (container.ExecCreateResponse, error) {
+	return container.ExecCreateResponse{}, errors.New("not used")
+}
+func (f *fakeAPI) ContainerExecAttach(context.Context, string, container.ExecAttachOptions) (types.HijackedResponse, error) {
+	return types.HijackedResponse{}, errors.New("not used")
+}
+func (f *fakeAPI) ContainerExecInspect(context.Context, string) (container.ExecInspect, error) {
+	return container.ExecInspect{}, errors.New("not used")
+}
 func (f *fakeAPI) Close() error { return nil }

@@ -59,6 +59,7 @@ type Launcher struct {
 	owner        string
 	dockerDial   func(ctx context.Context, network, addr string) (net.Conn, error)
 	home         string
+	oneShotEnv   []string
 }
 
 // Option configures a Launcher.
@@ -94,6 +95,14 @@ func WithHome(home string) Option { return func(l *Launcher) { l.home = home } }
 // WithoutGPU leaves out the GPU device request, for the simulator image on
 // machines without the NVIDIA container toolkit.
 func WithoutGPU() Option { return func(l *Launcher) { l.noGPU = true } }
+
+// WithOneShotEnv sets environment variables ("NAME=value") of the
+// short-lived containers RunOnce starts: the simulator image's stand-in
+// nvidia-smi reads its profile from RIGBENCH_SIM_PROFILE, so a demo or a
+// test can show a rig of another card, or of two.
+func WithOneShotEnv(env ...string) Option {
+	return func(l *Launcher) { l.oneShotEnv = append(l.oneShotEnv, env...) }
+}
 
 // WithReadyTimeout sets how long Start waits for the server to be ready.
 func WithReadyTimeout(d time.Duration) Option { return func(l *Launcher) { l.readyTimeout = d } }

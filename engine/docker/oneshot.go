@@ -36,7 +36,7 @@ func (l *Launcher) RunOnce(ctx context.Context, image string, cmd []string) (str
 	if l.owner != "" {
 		labels[LabelOwner] = l.owner
 	}
-	ccfg := &container.Config{Image: image, Entrypoint: cmd[:1], Cmd: cmd[1:], Labels: labels}
+	ccfg := &container.Config{Image: image, Entrypoint: cmd[:1], Cmd: cmd[1:], Labels: labels, Env: l.oneShotEnv}
 	hcfg := &container.HostConfig{}
 	if !l.noGPU {
 		hcfg.DeviceRequests = []container.DeviceRequest{gpuRequest("all")}

@@ -111,7 +111,8 @@ func TestContainerSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"--model", "m", "--max-model-len", "4096", "--host", "0.0.0.0", "--port", "8000", "--api-key", "rb-key"}
+	// GPUs 0,1 without parallelism set: vLLM is told to use both.
+	want := []string{"--model", "m", "--max-model-len", "4096", "--tensor-parallel-size", "2", "--host", "0.0.0.0", "--port", "8000", "--api-key", "rb-key"}
 	if !slices.Equal(c.Cmd, want) {
 		t.Errorf("Cmd = %q, want %q", c.Cmd, want)
 	}

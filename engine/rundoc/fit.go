@@ -129,7 +129,7 @@ func fitCell(c *Cell) {
 	}
 	for j := range c.GPUSamples {
 		s := &c.GPUSamples[j]
-		for _, f := range []*float64{&s.T, &s.PowerW, &s.SMClockMHz, &s.MemClockMHz, &s.TempC, &s.UtilGPU, &s.UtilMem} {
+		for _, f := range []*float64{&s.T, &s.PowerW, &s.SMClockMHz, &s.MemClockMHz, &s.TempC, &s.UtilGPU, &s.UtilMem, &s.EnergyJ} {
 			fitNum(f)
 		}
 	}
@@ -139,8 +139,14 @@ func fitCell(c *Cell) {
 		}
 	}
 	if s := c.GPUStats; s != nil {
-		for _, f := range []*float64{&s.PowerMeanW, &s.PowerMaxW, &s.SMClockMeanMHz, &s.SMClockMaxMHz, &s.MemClockMeanMHz, &s.TempMeanC, &s.TempMaxC, &s.UtilGPUMean, &s.UtilMemMean} {
+		for _, f := range []*float64{&s.PowerMeanW, &s.PowerMaxW, &s.SMClockMeanMHz, &s.SMClockMaxMHz, &s.MemClockMeanMHz, &s.TempMeanC, &s.TempMaxC, &s.UtilGPUMean, &s.UtilMemMean, &s.EnergyMeanW} {
 			fitNum(f)
+		}
+		for j := range s.PerGPU {
+			p := &s.PerGPU[j]
+			for _, f := range []*float64{&p.PowerMeanW, &p.PowerMaxW, &p.TempMaxC, &p.EnergyMeanW, &p.EnergyJPerToken} {
+				fitNum(f)
+			}
 		}
 	}
 }

@@ -404,7 +404,7 @@ func (v *validator) cell(i int, c *Cell) {
 		}
 	}
 	for j, s := range c.GPUSamples {
-		for _, f := range []float64{s.T, float64(s.GPU), s.PowerW, s.SMClockMHz, s.MemClockMHz, s.TempC, s.UtilGPU, s.UtilMem} {
+		for _, f := range []float64{s.T, float64(s.GPU), s.PowerW, s.SMClockMHz, s.MemClockMHz, s.TempC, s.UtilGPU, s.UtilMem, s.EnergyJ} {
 			v.num(fmt.Sprintf("%s: gpu_samples[%d]", where, j), f)
 		}
 	}
@@ -414,8 +414,13 @@ func (v *validator) cell(i int, c *Cell) {
 		}
 	}
 	if s := c.GPUStats; s != nil {
-		for _, f := range []float64{float64(s.Samples), s.PowerMeanW, s.PowerMaxW, s.SMClockMeanMHz, s.SMClockMaxMHz, s.MemClockMeanMHz, s.TempMeanC, s.TempMaxC, s.UtilGPUMean, s.UtilMemMean} {
+		for _, f := range []float64{float64(s.Samples), s.PowerMeanW, s.PowerMaxW, s.SMClockMeanMHz, s.SMClockMaxMHz, s.MemClockMeanMHz, s.TempMeanC, s.TempMaxC, s.UtilGPUMean, s.UtilMemMean, s.EnergyMeanW} {
 			v.num(where+": gpu_stats", f)
+		}
+		for j, p := range s.PerGPU {
+			for _, f := range []float64{float64(p.GPU), p.PowerMeanW, p.PowerMaxW, p.TempMaxC, p.EnergyMeanW, p.EnergyJPerToken} {
+				v.num(fmt.Sprintf("%s: gpu_stats.per_gpu[%d]", where, j), f)
+			}
 		}
 	}
 }

@@ -47,6 +47,7 @@ func jsonioFullRun() *rundoc.Run {
 			CPU:               hardware.CPU{Model: "AMD Ryzen 7 5800X", PhysicalCores: 8, LogicalCores: 16},
 			Memory:            hardware.Memory{TotalBytes: 64 << 30, AvailableBytes: 50 << 30},
 			OS:                hardware.OS{Name: "Ubuntu 24.04", Version: "24.04", Kernel: "6.8.0", Arch: "amd64"},
+			Topology:          []hardware.GPULink{{A: 0, B: 1, Path: hardware.PathNVLink, Code: "NV4", NVLinks: 4, P2P: hardware.P2POK}},
 		},
 		Launch: &rundoc.Launch{
 			Image: "vllm/vllm-openai:v0.11.0", Model: "org/model", Args: []string{"--max-model-len", "32768"},
@@ -72,13 +73,16 @@ func jsonioFullRun() *rundoc.Run {
 					KVUsageMax: 0.15, PrefixHitRate: 0.99, Preemptions: 2},
 				GPUStats: &hardware.GPUStats{Samples: 30, PowerMeanW: 160.5, PowerMaxW: 171, SMClockMeanMHz: 1800,
 					SMClockMaxMHz: 1852, MemClockMeanMHz: 7500, TempMeanC: 65, TempMaxC: 70, UtilGPUMean: 98,
-					UtilMemMean: 80, VRAMUsedMax: 11 << 30, Throttled: []string{"power cap"}},
+					UtilMemMean: 80, VRAMUsedMax: 11 << 30, Throttled: []string{"power cap"},
+					EnergyMeanW: 158.2, EnergySource: hardware.EnergyFromCounter,
+					PerGPU: []hardware.GPUPower{{GPU: 0, PowerMeanW: 90, PowerMaxW: 95, TempMaxC: 70, EnergyMeanW: 89, EnergyJPerToken: 0.95},
+						{GPU: 1, PowerMeanW: 70.5, PowerMaxW: 76, TempMaxC: 66, EnergyMeanW: 69.2, EnergyJPerToken: 0.75}}},
 				EnergyJPerToken: 1.7,
 				ServerSamples: []rundoc.ServerSample{{T: -0.004, Running: 1, Waiting: 1, KVUsage: rundoc.Reported(0.05, true), PrefixCacheQueries: rundoc.Reported(4, true),
 					PrefixCacheHits: rundoc.Reported(3, true), Preemptions: rundoc.Reported(1, true)}, {T: 1, Running: 2, Waiting: 1, KVUsage: rundoc.Reported(0.1, true),
 					PrefixCacheQueries: rundoc.Reported(10, true), PrefixCacheHits: rundoc.Reported(9, true), Preemptions: rundoc.Reported(1, true)}},
 				GPUSamples: []hardware.GPUSample{{T: 1, GPU: 0, PowerW: 160, SMClockMHz: 1800, MemClockMHz: 7500, TempC: 65,
-					UtilGPU: 98, UtilMem: 80, VRAMUsedBytes: 11 << 30, Throttle: []string{"power cap"}}},
+					UtilGPU: 98, UtilMem: 80, VRAMUsedBytes: 11 << 30, Throttle: []string{"power cap"}, EnergyJ: 123456.789}},
 				StartedAt: start.Add(time.Minute), WindowStart: start.Add(time.Minute + 2*time.Second),
 				PromptTokS: 5000, PromptTokens: 12,
 				CellChecks: rundoc.CellChecks{RetriedRequests: 2, NeverStarted: 1, EndedByLength: 1, IdleWaitS: 0.25,
@@ -102,7 +106,7 @@ func TestJSONIOFixtureIsComplete(t *testing.T) {
 	// Cells[0] is a prefill cell, whose decode figures stay zero; Cells[1]
 	// sets every cell field.
 	allowed := map[string]bool{"run.Hardware.GPUs[0].Index": true, "run.Plan.Contexts[0]": true,
-		"run.Cells[1].Context": true, "run.Cells[1].GPUSamples[0].GPU": true}
+		"run.Cells[1].Context": true, "run.Cells[1].GPUSamples[0].GPU": true, "run.Cells[1].GPUStats.PerGPU[0].GPU": true, "run.Hardware.Topology[0].A": true}
 	for _, z := range zero {
 		if !allowed[z] && !strings.HasPrefix(z, "run.Cells[0].") {
 			t.Errorf("the fixture leaves %s zero; set it so the round trip covers it", z)

@@ -100,6 +100,7 @@ func (d *DockerLauncher) Launch(ctx context.Context, log func(string)) (*Server,
 		ExitReport:  func() string { return c.ExitReport(ctx) },
 		Dial:        d.Rig.Dial(),
 		LinkLost:    linkLost(d.Rig),
+		Exec:        c.Exec,
 		Stop: func(ctx context.Context) error {
 			if lost := d.Rig.LostError(); lost != nil {
 				// Stopping would fail twice with the same sentence (stop,

@@ -51,6 +51,10 @@ type Server struct {
 	// LinkLost says, for a server behind a tunnel, whether the tunnel
 	// dropped (bench.Runner.LinkLost); nil: no tunnel.
 	LinkLost func() error
+	// Exec runs a command in the server's container and returns its
+	// standard output (nil: no container to run it in). A run on a remote
+	// rig reads the GPUs' telemetry with it.
+	Exec func(ctx context.Context, cmd []string) (string, error)
 	// Stop stops and removes the server.
 	Stop func(ctx context.Context) error
 }

@@ -2,13 +2,16 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/hardware/probe"
 )
 
 // RigOptions are the engine/docker options that reach conn's daemon and
@@ -110,5 +113,81 @@ func RigHardware(ctx context.Context, conn *rig.Conn, images []string, opts ...d
 		return snap, nil
 	}
 	snap.GPUs, snap.DriverVersion = gpus, driver
+	if len(gpus) > 1 {
+		snap.Topology = rigTopology(ctx, l, image)
+	}
 	return snap, nil
+}
+
+// rigTopology reads how a rig's GPUs are linked with `nvidia-smi topo -m`
+// and whether they reach each other peer to peer with `nvidia-smi topo
+// -p2p r`, each in a short-lived container of image. What cannot be read
+// is left out: the links are a detail of the snapshot, never a reason to
+// refuse a rig.
+func rigTopology(ctx context.Context, l *docker.Launcher, image string) []hardware.GPULink {
+	topo, err := l.RunOnce(ctx, image, hardware.NvidiaSMITopoArgs())
+	if err != nil {
+		return nil
+	}
+	p2p, err := l.RunOnce(ctx, image, hardware.NvidiaSMIP2PArgs())
+	if err != nil {
+		p2p = ""
+	}
+	links, err := hardware.ParseNvidiaSMITopo(topo, p2p)
+	if err != nil {
+		return nil
+	}
+	return links
+}
+
+// nvidiaSMIBadArgument is nvidia-smi's exit code for a query it cannot
+// answer, an unknown field among them.
+const nvidiaSMIBadArgument = 2
+
+// startRigTelemetry starts a sampler of a remote rig's GPUs: each tick
+// runs `nvidia-smi --query-gpu=… --format=csv,noheader,nounits`
+// (hardware.NvidiaSMITelemetryArgs) in the serving container through the
+// rig's Docker, over its one SSH connection, and reads the same samples
+// the NVML sampler gives locally. The card's energy counter
+// (energy.consumed) is asked for while nvidia-smi answers it; one that
+// refuses the field (older drivers exit with code 2) is asked without it
+// from then on, and the cells' energy then comes from the power samples
+// (hardware.GPUStats.EnergySource says which). Once the connection has
+// dropped a tick reads nothing at once, so a lost rig never holds up the
+// run's end. It fails, with the reason, when the first reading does.
+func startRigTelemetry(ctx context.Context, conn *rig.Conn, exec func(context.Context, []string) (string, error), log func(string)) (*probe.Sampler, error) {
+	if exec == nil {
+		return nil, errors.New("the server runs in no container RigBench can read the GPUs in")
+	}
+	var noEnergy atomic.Bool // read on the sampler's goroutine and here
+	read := func() ([]hardware.GPUSample, error) {
+		select {
+		case <-conn.Lost():
+			return nil, conn.LostError()
+		default:
+		}
+		for {
+			withEnergy := !noEnergy.Load()
+			out, err := exec(ctx, hardware.NvidiaSMITelemetryArgs(withEnergy))
+			var ee *docker.ExecError
+			if withEnergy && errors.As(err, &ee) && ee.Code == nvidiaSMIBadArgument {
+				noEnergy.Store(true) // this nvidia-smi does not know energy.consumed
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			return hardware.ParseNvidiaSMISamples(out, withEnergy)
+		}
+	}
+	s := probe.NewSampler(probe.WithReadings(read))
+	if err := s.Start(ctx); err != nil {
+		return nil, fmt.Errorf("reading the rig's GPUs with nvidia-smi in the server's container failed: %w", err)
+	}
+	if !noEnergy.Load() {
+		log("GPU telemetry: nvidia-smi in the server's container on the rig, energy from the cards' counters where they have one")
+	} else {
+		log("GPU telemetry: nvidia-smi in the server's container on the rig; its nvidia-smi has no energy counter, so energy comes from the power samples")
+	}
+	return s, nil
 }

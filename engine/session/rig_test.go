@@ -20,6 +20,7 @@ import (
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/hardware"
 )
 
 // sshRig starts sshd on loopback and connects to it as a remote rig whose
@@ -70,7 +71,10 @@ func TestLaunchOnSSHRig(t *testing.T) {
 		mu   sync.Mutex // the container's log and the session log from two goroutines
 		logs bytes.Buffer
 	)
-	run, err := session.Run(ctx, session.Options{Kind: session.Launch, Launcher: launcher, Plan: tinyPlan,
+	// Windows of 2.5 s real (25 s at speed 10): the 1 s telemetry ticks
+	// read the card's energy counter at least twice in each.
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 4}, PrefillContexts: []int{1024}, DurationS: 25, MaxOutput: 128}
+	run, err := session.Run(ctx, session.Options{Kind: session.Launch, Launcher: launcher, Plan: plan,
 		Observers: []rundoc.Observer{check}, Log: func(s string) { mu.Lock(); logs.WriteString(s + "\n"); mu.Unlock() }})
 	mu.Lock()
 	defer mu.Unlock()
@@ -86,8 +90,28 @@ func TestLaunchOnSSHRig(t *testing.T) {
 			ran++
 		}
 	}
-	if len(run.Cells) != 5 || ran == 0 {
+	if len(run.Cells) != 3 || ran == 0 {
 		t.Errorf("%d cells, %d ran", len(run.Cells), ran)
+	}
+	// Telemetry through the stand-in nvidia-smi in the serving container:
+	// every decode cell that ran has samples and an energy figure from
+	// the card's counter.
+	decode := 0
+	for _, c := range run.Cells {
+		if c.Phase != rundoc.PhaseDecode || !c.Status.Ran() {
+			continue
+		}
+		decode++
+		if len(c.GPUSamples) == 0 || c.GPUSamples[0].PowerW <= 0 || c.GPUSamples[0].EnergyJ <= 0 {
+			t.Errorf("decode cell %d×%d has samples %+v, want the rig's GPU read", c.Context, c.Concurrency, c.GPUSamples)
+			continue
+		}
+		if c.GPUStats == nil || c.GPUStats.EnergySource != hardware.EnergyFromCounter || c.EnergyJPerToken <= 0 {
+			t.Errorf("decode cell %d×%d: stats %+v, %v J/token, want energy from the counter", c.Context, c.Concurrency, c.GPUStats, c.EnergyJPerToken)
+		}
+	}
+	if decode == 0 || !strings.Contains(logs.String(), "GPU telemetry: nvidia-smi in the server's container") {
+		t.Errorf("%d decode cells ran; the log does not say where telemetry comes from:\n%s", decode, logs.String())
 	}
 	gpuName := sim.DefaultProfile().GPUName
 	if run.Hardware == nil || len(run.Hardware.GPUs) != 1 || run.Hardware.GPUs[0].Name != gpuName {
@@ -230,5 +254,24 @@ func TestRigHardwareWithoutAnImage(t *testing.T) {
 	}
 	if snap.CPU.LogicalCores == 0 || snap.Memory.TotalBytes == 0 || snap.OS.Name == "" {
 		t.Errorf("the daemon's CPU, memory and OS are missing: %+v", snap)
+	}
+}
+
+// A two-card rig read through SSH: both GPUs, and the link between them
+// from the stand-in's `nvidia-smi topo -m` and `topo -p2p r`.
+func TestRigHardwareReadsTheTopologyOfTwoGPUs(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s, conn, _, label := sshRig(ctx, t)
+	snap, err := session.RigHardware(ctx, conn, []string{simimage.DefaultTag}, docker.WithoutGPU(), label,
+		docker.WithOneShotEnv(sim.ProfileEnv+"=h100-80gb-x2"))
+	if err != nil {
+		t.Fatalf("%v\nsshd:\n%s", err, s.Log())
+	}
+	if len(snap.GPUs) != 2 || len(snap.Topology) != 1 {
+		t.Fatalf("GPUs %+v, topology %+v: want two cards and one link (%s)", snap.GPUs, snap.Topology, snap.GPUAbsentReason)
+	}
+	if l := snap.Topology[0]; l.A != 0 || l.B != 1 || l.Path != hardware.PathNVLink || l.NVLinks != 4 || l.P2P != hardware.P2POK {
+		t.Errorf("link %+v, want the profile's NVLink with P2P", l)
 	}
 }

@@ -140,7 +140,12 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 
 	tel := o.Telemetry
 	if remote != nil && tel == nil && !o.NoTelemetry {
-		o.Log("GPU telemetry is off: RigBench does not read it on a remote rig yet")
+		if s, err := startRigTelemetry(ctx, remote.Rig, t.exec, o.Log); err == nil {
+			defer s.Stop()
+			tel = s
+		} else {
+			o.Log("GPU telemetry is off: " + err.Error())
+		}
 	} else if tel == nil && !o.NoTelemetry && o.Hardware != nil && len(o.Hardware.GPUs) > 0 {
 		s := probe.NewSampler()
 		if err := s.Start(ctx); err == nil {
@@ -215,6 +220,7 @@ type target struct {
 	exitReport       func() string
 	dial             func(ctx context.Context, network, addr string) (net.Conn, error)
 	linkLost         func() error
+	exec             func(ctx context.Context, cmd []string) (string, error)
 	stop             func()
 }
 
@@ -253,7 +259,7 @@ func startTarget(ctx context.Context, o *Options, doc *rundoc.Run) (target, erro
 		}
 		t.endpoint, t.apiKey, t.kvFromLog = srv.Endpoint, srv.APIKey, srv.KVCapacity
 		t.exited, t.exitReport = srv.Exited, srv.ExitReport
-		t.dial, t.linkLost = srv.Dial, srv.LinkLost
+		t.dial, t.linkLost, t.exec = srv.Dial, srv.LinkLost, srv.Exec
 		doc.Launch = srv.Record
 		doc.Simulated = srv.Simulated
 	default:

@@ -57,6 +57,10 @@ var simFlags = map[string]simFlag{
 	"--served-model-name":      {flagValue, func(c *Config, v string) error { c.Model = v; return nil }},
 	"--max-model-len":          {flagValue, intFlag("--max-model-len", true, func(c *Config, n int) { c.MaxModelLen = n })},
 	"--max-num-seqs":           {flagValue, intFlag("--max-num-seqs", false, func(c *Config, n int) { c.MaxNumSeqs = n })},
+	"--tensor-parallel-size":   {flagValue, intFlag("--tensor-parallel-size", false, func(c *Config, n int) { c.TensorParallelSize = n })},
+	"-tp":                      {flagValue, intFlag("--tensor-parallel-size", false, func(c *Config, n int) { c.TensorParallelSize = n })},
+	"--pipeline-parallel-size": {flagValue, intFlag("--pipeline-parallel-size", false, func(c *Config, n int) { c.PipelineParallelSize = n })},
+	"-pp":                      {flagValue, intFlag("--pipeline-parallel-size", false, func(c *Config, n int) { c.PipelineParallelSize = n })},
 	"--max-num-batched-tokens": {flagValue, intFlag("--max-num-batched-tokens", true, func(c *Config, n int) { c.MaxNumBatchedTokens = n })},
 	"--gpu-memory-utilization": {flagValue, floatFlag("--gpu-memory-utilization", func(c *Config, f float64) { c.GPUMemoryUtilization = f })},
 	"--kv-cache-dtype": {flagValue, func(c *Config, v string) error {
@@ -130,7 +134,7 @@ var simFlags = map[string]simFlag{
 // ignoredValueFlags and ignoredBoolFlags are real vLLM flags the simulator
 // accepts and does not model, so a command line written for vLLM starts.
 var ignoredValueFlags = []string{
-	"--dtype", "--quantization", "--tensor-parallel-size", "--pipeline-parallel-size",
+	"--dtype", "--quantization",
 	"--data-parallel-size", "--tokenizer", "--revision", "--download-dir", "--load-format",
 	"--swap-space", "--cpu-offload-gb", "--block-size", "--attention-backend",
 	"--compilation-config", "--speculative-config", "--limit-mm-per-prompt", "--chat-template",

@@ -24,6 +24,10 @@ type Config struct {
 	GPUMemoryUtilization float64
 	// KVCacheDtype is --kv-cache-dtype ("auto", "fp8", …).
 	KVCacheDtype string
+	// TensorParallelSize and PipelineParallelSize are vLLM's
+	// --tensor-parallel-size and --pipeline-parallel-size (0 reads as 1):
+	// their product of the profile's cards serve (parallel.go).
+	TensorParallelSize, PipelineParallelSize int
 	// EnablePrefixCaching is --enable-prefix-caching (on by default in
 	// vLLM V1; ParseArgs sets it unless --no-enable-prefix-caching).
 	EnablePrefixCaching bool

@@ -53,8 +53,14 @@ type Profile struct {
 	// the upper bound of --max-model-len.
 	ModelMaxLen int
 
-	// GPUMemoryGiB is the card's total memory.
+	// GPUMemoryGiB is one card's total memory.
 	GPUMemoryGiB float64
+	// GPUs is how many such cards the rig has (0 reads as 1); the stand-in
+	// nvidia-smi lists each.
+	GPUs int
+	// Link is how the cards reach each other (LinkPCIe when empty): the
+	// cost of tensor parallelism's all-reduces (parallel.go).
+	Link Link
 	// WeightsGiB, ActivationGiB and OtherGiB are what the model weights, the
 	// profiled activation peak and the rest (CUDA graphs, non-torch memory)
 	// take out of gpu_memory_utilization × GPUMemoryGiB; the remainder is KV.
@@ -233,9 +239,11 @@ func tinyProfile() Profile {
 }
 
 var profiles = map[string]func() Profile{
-	"rtx3060-12gb": DefaultProfile,
-	"h100-80gb":    h100Profile,
-	"tiny":         tinyProfile,
+	"rtx3060-12gb":    DefaultProfile,
+	"rtx3060-12gb-x2": dualRTX3060Profile,
+	"h100-80gb":       h100Profile,
+	"h100-80gb-x2":    dualH100Profile,
+	"tiny":            tinyProfile,
 }
 
 // ProfileNames lists the built-in profiles, sorted.
@@ -272,6 +280,9 @@ func ProfileByName(name string) (Profile, error) {
 	}
 	return f(), nil
 }
+
+// Cards is how many GPUs the profile's rig has, at least 1.
+func (p *Profile) Cards() int { return max(p.GPUs, 1) }
 
 // apiCost is the API server's time for one request with a prompt of n
 // tokens (the formula is at APILogS).

@@ -139,6 +139,12 @@ func size(cfg Config) (Config, kvSizing, error) {
 	if err := applyPersonality(&cfg); err != nil {
 		return cfg, kvSizing{}, err
 	}
+	tp, pp := parallelSize(cfg)
+	p, err := parallelProfile(p, tp, pp)
+	if err != nil {
+		return cfg, kvSizing{}, err
+	}
+	cfg.Profile = p
 	kv, err := sizeKV(p, cfg.GPUMemoryUtilization, cfg.KVCacheDtype)
 	if err != nil {
 		return cfg, kv, err

@@ -108,11 +108,27 @@ func (s *Server) WriteStartupLog(w io.Writer) {
 	}
 	info("api_server.py:1900", "vLLM API server version %s", p.VLLMVersion+"-sim")
 	info("utils.py:328", "non-default args: {'model': '%s', 'max_model_len': %d, 'max_num_seqs': %d, 'max_num_batched_tokens': %d, "+
-		"'gpu_memory_utilization': %s, 'kv_cache_dtype': '%s', 'enable_prefix_caching': %s}",
-		s.model, s.maxModelLen, c.MaxNumSeqs, c.MaxNumBatchedTokens, fmtFloat(c.GPUMemoryUtilization), c.KVCacheDtype, pyBool(c.EnablePrefixCaching))
+		"'gpu_memory_utilization': %s, 'kv_cache_dtype': '%s', 'enable_prefix_caching': %s%s}",
+		s.model, s.maxModelLen, c.MaxNumSeqs, c.MaxNumBatchedTokens, fmtFloat(c.GPUMemoryUtilization), c.KVCacheDtype, pyBool(c.EnablePrefixCaching), parallelArgs(c))
 	info("model.py:547", "Resolved architecture: SimulatedForCausalLM (RigBench simulator, profile %s)", p.Name)
-	info("gpu_model_runner.py:2602", "Starting to load model %s on %s...", s.model, p.GPUName)
-	info("gpu_model_runner.py:2634", "Model loading took %.4f GiB and %.6f seconds", p.WeightsGiB, p.LoadSeconds)
+	tp, pp := parallelSize(c)
+	n := tp * pp
+	if n == 1 {
+		info("gpu_model_runner.py:2602", "Starting to load model %s on %s...", s.model, p.GPUName)
+		info("gpu_model_runner.py:2634", "Model loading took %.4f GiB and %.6f seconds", p.WeightsGiB, p.LoadSeconds)
+	} else {
+		// vLLM's multiprocess executor: one worker per card, each logging
+		// its own share (weights and KV memory split n ways).
+		info("multiproc_executor.py:720", "Creating %d workers for world size %d (tensor parallel %d, pipeline parallel %d)", n, n, tp, pp)
+		for r := range n {
+			fmt.Fprintf(w, "(Worker_TP%d pid=%d) INFO %s [parallel_state.py:1165] rank %d in world size %d is assigned as DP rank 0, PP rank %d, TP rank %d, EP rank %d\n",
+				r%tp, 100+r, ts(), r, n, r/tp, r%tp, r%tp)
+		}
+		for r := range n {
+			fmt.Fprintf(w, "(Worker_TP%d pid=%d) INFO %s [gpu_model_runner.py:2634] Model loading took %.4f GiB and %.6f seconds\n",
+				r%tp, 100+r, ts(), p.WeightsGiB/float64(n), p.LoadSeconds)
+		}
+	}
 	b := s.boot
 	if b.dir != "" {
 		info("backends.py:548", "Using cache directory: %s for vLLM's torch.compile", b.dir)
@@ -121,7 +137,14 @@ func (s *Server) WriteStartupLog(w io.Writer) {
 		info("backends.py:215", "Directly load the compiled graph(s) for shape None from the cache, took %.3f s", b.compileS)
 	}
 	info("monitor.py:34", "torch.compile takes %.2f s in total", b.compileS)
-	info("gpu_worker.py:298", "Available KV cache memory: %.2f GiB", s.kv.availableBytes/giB)
+	if n == 1 {
+		info("gpu_worker.py:298", "Available KV cache memory: %.2f GiB", s.kv.availableBytes/giB)
+	} else {
+		for r := range n {
+			fmt.Fprintf(w, "(Worker_TP%d pid=%d) INFO %s [gpu_worker.py:298] Available KV cache memory: %.2f GiB\n",
+				r%tp, 100+r, ts(), s.kv.availableBytes/giB/float64(n))
+		}
+	}
 	info("kv_cache_utils.py:1087", "GPU KV cache size: %s tokens", commas(s.kv.tokens))
 	info("kv_cache_utils.py:1091", "Maximum concurrency for %s tokens per request: %.2fx",
 		commas(s.maxModelLen), float64(s.kv.tokens)/float64(s.maxModelLen))
@@ -149,4 +172,16 @@ func commas(n int) string {
 		out = append(out, s[i])
 	}
 	return string(out)
+}
+
+// parallelArgs is the parallel sizes among vLLM's non-default args.
+func parallelArgs(c Config) string {
+	out := ""
+	if c.TensorParallelSize > 1 {
+		out += fmt.Sprintf(", 'tensor_parallel_size': %d", c.TensorParallelSize)
+	}
+	if c.PipelineParallelSize > 1 {
+		out += fmt.Sprintf(", 'pipeline_parallel_size': %d", c.PipelineParallelSize)
+	}
+	return out
 }

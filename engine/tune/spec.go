@@ -11,6 +11,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
 
@@ -219,7 +220,34 @@ func (s Spec) Validate() error {
 	if len(s.Plan.Contexts) == 0 || len(s.Plan.Concurrency) == 0 {
 		return errors.New("the workload has no cells: give contexts and concurrency levels")
 	}
+	if err := s.checkGPUs(); err != nil {
+		return err
+	}
 	return s.Objective.check(s.Plan)
+}
+
+// checkGPUs refuses a sweep whose variants need more GPUs than the launch
+// picks (--tensor-parallel-size × --pipeline-parallel-size,
+// vllm.LaunchConfig.WorldSize): such a variant would fail at its launch,
+// after the ones before it ran. With "all" GPUs the count is the rig's,
+// unknown here, and vLLM says so at the launch. A demo sweep has its
+// simulator profile's cards.
+func (s Spec) checkGPUs() error {
+	n := s.Base.PickedGPUs()
+	if s.Target == TargetDemo {
+		if p, err := sim.ProfileByName(s.SimProfile); err == nil {
+			n = p.Cards()
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	for _, v := range s.Variants() {
+		if w := v.Config.WorldSize(); w > n {
+			return fmt.Errorf("the variant %s needs %d GPUs (tensor × pipeline parallel size), but the launch gives the container %d: pick more GPUs or try smaller sizes", v.Label(), w, n)
+		}
+	}
+	return nil
 }
 
 // MaxVariants is the most variants a sweep may have. Each variant launches

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
@@ -421,5 +422,44 @@ func TestSweepEstimateHonoursTheKVOverride(t *testing.T) {
 	}
 	if short := r.EstimateSweep(); !(short < whole) {
 		t.Errorf("estimate with 16K×16 over the KV override %v, without %v: want it shorter", short, whole)
+	}
+}
+
+// Tensor and pipeline parallel sizes are varied where the GPUs allow:
+// a variant needing more GPUs than the launch picks (or the demo's
+// profile has) is refused before anything starts, naming it.
+func TestSpecVariesParallelismWithinTheGPUs(t *testing.T) {
+	plan := rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{4}, DurationS: 30, MaxOutput: 64}
+	o, _ := tune.ParseObjective("total-tok-s", plan)
+	for _, c := range []struct {
+		name    string
+		target  session.Kind
+		gpus    string
+		profile string
+		vary    []string
+		refused string // "" = accepted
+	}{
+		{"two picked, TP 1 and 2", tune.TargetLaunch, "0,1", "", []string{"tensor-parallel-size=1,2"}, ""},
+		{"two picked, TP 4", tune.TargetLaunch, "0,1", "", []string{"tensor-parallel-size=2,4"}, "--tensor-parallel-size 4"},
+		{"two picked, TP × PP", tune.TargetLaunch, "0,1", "", []string{"tensor-parallel-size=1,2", "pipeline-parallel-size=1,2"},
+			"--tensor-parallel-size 2 --pipeline-parallel-size 2"},
+		{"all: the rig's count", tune.TargetLaunch, "all", "", []string{"tensor-parallel-size=2,8"}, ""},
+		{"demo on two cards", tune.TargetDemo, "", "rtx3060-12gb-x2", []string{"tensor-parallel-size=1,2", "pipeline-parallel-size=1,2"},
+			"--tensor-parallel-size 2 --pipeline-parallel-size 2"},
+		{"demo on one card", tune.TargetDemo, "", "rtx3060-12gb", []string{"tensor-parallel-size=1,2"}, "--tensor-parallel-size 2"},
+	} {
+		var dims []tune.Dimension
+		for _, v := range c.vary {
+			dims = append(dims, dim(t, v))
+		}
+		spec := tune.Spec{ID: tune.NewID(), Base: vllm.LaunchConfig{Model: "m", GPUs: c.gpus}, Mode: tune.Grid, Plan: plan, Objective: o,
+			Target: c.target, SimProfile: c.profile, Dimensions: dims}
+		err := spec.Validate()
+		switch {
+		case c.refused == "" && err != nil:
+			t.Errorf("%s: refused: %v", c.name, err)
+		case c.refused != "" && (err == nil || !strings.Contains(err.Error(), c.refused) || !strings.Contains(err.Error(), "GPUs")):
+			t.Errorf("%s: %v, want a refusal naming %q", c.name, err, c.refused)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package vllm
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -83,6 +84,30 @@ type LaunchConfig struct {
 	// HFToken is the typed token of TokenInline. It never leaves memory:
 	// JSON skips it and every redacted rendering hides it.
 	HFToken string `json:"-"`
+}
+
+// PickedGPUs is how many GPUs the launch names: the length of a device
+// list ("0,1" is 2), N of "count=N"; 0 for "all" (the rig's count, not
+// known from the configuration) and for no GPU request.
+func (c LaunchConfig) PickedGPUs() int {
+	g := strings.TrimSpace(c.GPUs)
+	switch {
+	case g == "" || g == "all":
+		return 0
+	case strings.HasPrefix(g, "count="):
+		n, err := strconv.Atoi(strings.TrimPrefix(g, "count="))
+		if err != nil || n < 0 {
+			return 0
+		}
+		return n
+	}
+	n := 0
+	for _, id := range strings.Split(g, ",") {
+		if strings.TrimSpace(id) != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // ImageRef is the full image reference, with defaults filled in.

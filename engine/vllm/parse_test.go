@@ -127,7 +127,8 @@ func TestRenderCommands(t *testing.T) {
 	wantDocker := `docker run --rm --gpus '"device=0,1"' --ipc=host -p 127.0.0.1:8000:8000 ` +
 		`-v /home/me/.cache/huggingface:/root/.cache/huggingface -v /home/me/.local/share/rigbench/compile-cache:/root/.cache/vllm ` +
 		`-e HF_TOKEN -e HUGGING_FACE_HUB_TOKEN vllm/vllm-openai:v0.11.0 --model Qwen/Qwen3-8B --max-model-len 16384 --no-enable-prefix-caching ` +
-		`--api-key '<redacted>' --speculative-config '{"method":"ngram"}' --hf-token '<redacted>'`
+		`--api-key '<redacted>' --speculative-config '{"method":"ngram"}' --tensor-parallel-size 2 --hf-token '<redacted>'`
+	// Two GPUs picked and no parallelism set: tensor parallelism over both.
 	if got := c.DockerCommand(true); got != wantDocker {
 		t.Errorf("DockerCommand(true)\n got %s\nwant %s", got, wantDocker)
 	}
@@ -138,7 +139,7 @@ func TestRenderCommands(t *testing.T) {
 		}
 	}
 	wantServe := `vllm serve Qwen/Qwen3-8B --max-model-len 16384 --no-enable-prefix-caching --api-key '<redacted>' ` +
-		`--speculative-config '{"method":"ngram"}' --hf-token '<redacted>'`
+		`--speculative-config '{"method":"ngram"}' --tensor-parallel-size 2 --hf-token '<redacted>'`
 	if got := c.ServeCommand(); got != wantServe {
 		t.Errorf("ServeCommand\n got %s\nwant %s", got, wantServe)
 	}

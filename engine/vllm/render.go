@@ -33,7 +33,31 @@ func (c LaunchConfig) flagArgs(redact, skipManaged bool) []string {
 		}
 		out = append(out, optionArgs(fv.Name, v)...)
 	}
-	return out
+	return append(out, c.parallelArgs()...)
+}
+
+// parallelArgs is `--tensor-parallel-size N` when the launch picks N > 1
+// GPUs and sets neither tensor nor pipeline parallelism (in Flags or
+// Extra): vLLM would otherwise serve from the first GPU and leave the
+// others idle. Every rendering (the container's arguments, the recorded
+// and shown commands) carries it, so what the user sees is what runs.
+func (c LaunchConfig) parallelArgs() []string {
+	n := c.PickedGPUs()
+	if n < 2 {
+		return nil
+	}
+	for _, name := range []string{"--tensor-parallel-size", "--pipeline-parallel-size"} {
+		if _, ok := c.Get(name); ok {
+			return nil
+		}
+	}
+	for _, a := range c.Extra {
+		name, _, _ := strings.Cut(a, "=")
+		if f, _, ok := Lookup(name); ok && (f.Name == "--tensor-parallel-size" || f.Name == "--pipeline-parallel-size") {
+			return nil
+		}
+	}
+	return []string{"--tensor-parallel-size", strconv.Itoa(n)}
 }
 
 // optionArgs renders an option and its value as two words, or as one

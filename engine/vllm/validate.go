@@ -237,17 +237,36 @@ func (c LaunchConfig) crossChecks() []FieldError {
 		out = append(out, FieldError{Field: "--max-num-batched-tokens", Severity: SeverityError,
 			Message: fmt.Sprintf("Without chunked prefill, --max-num-batched-tokens (%d) must be at least --max-model-len (%d): raise it or turn chunked prefill on.", batched, mml)})
 	}
-	if tp, ok := c.intFlag("--tensor-parallel-size"); ok && tp > 1 && c.GPUs != "all" && c.GPUs != "" {
-		n := len(strings.Split(c.GPUs, ","))
-		if cnt, isCount := strings.CutPrefix(c.GPUs, "count="); isCount {
-			n, _ = strconv.Atoi(cnt)
-		}
-		if int64(n) < tp {
+	if n, w := c.PickedGPUs(), c.WorldSize(); n > 0 && w > n {
+		tp, _ := c.intFlag("--tensor-parallel-size")
+		pp, _ := c.intFlag("--pipeline-parallel-size")
+		if pp <= 1 {
 			out = append(out, FieldError{Field: "--tensor-parallel-size", Severity: SeverityError,
-				Message: fmt.Sprintf("--tensor-parallel-size %d needs %d GPUs, but the launch gives the container %d: choose more GPUs or lower it.", tp, tp, n)})
+				Message: fmt.Sprintf("--tensor-parallel-size %d needs %d GPUs, but the launch gives the container %d: choose more GPUs or lower it.", tp, w, n)})
+		} else {
+			out = append(out, FieldError{Field: "--pipeline-parallel-size", Severity: SeverityError,
+				Message: fmt.Sprintf("--tensor-parallel-size %d × --pipeline-parallel-size %d needs %d GPUs, but the launch gives the container %d: choose more GPUs or lower them.", max(tp, 1), pp, w, n)})
 		}
 	}
 	return out
+}
+
+// WorldSize is how many GPUs the launch's vLLM uses: --tensor-parallel-size
+// × --pipeline-parallel-size, the tensor size being the pick's count when
+// neither is set (parallelArgs), 1 when unset otherwise.
+func (c LaunchConfig) WorldSize() int {
+	if a := c.parallelArgs(); a != nil {
+		return c.PickedGPUs()
+	}
+	tp, ok := c.intFlag("--tensor-parallel-size")
+	if !ok || tp < 1 {
+		tp = 1
+	}
+	pp, ok := c.intFlag("--pipeline-parallel-size")
+	if !ok || pp < 1 {
+		pp = 1
+	}
+	return int(min(tp, 1<<10) * min(pp, 1<<10)) // the catalog allows 16 each
 }
 
 func (c LaunchConfig) intFlag(name string) (int64, bool) {

@@ -14,6 +14,8 @@ type gpuResult struct {
 	cudaDriverVersion string
 	// reason says why gpus is empty or partial ("" when all is well).
 	reason string
+	// topology links every pair of gpus.
+	topology []hardware.GPULink
 }
 
 // Detect takes a snapshot of the machine. It never fails: a missing driver,
@@ -43,6 +45,7 @@ func Detect(ctx context.Context, opts ...Option) hardware.Snapshot {
 		r.reason = "GPU detection was cancelled; detect again to see the GPUs"
 	}
 	snap.GPUs = r.gpus
+	snap.Topology = r.topology
 	if snap.GPUs == nil {
 		snap.GPUs = []hardware.GPU{} // JSON [] rather than null
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh100"
 
 	"github.com/rigbench/rigbench/hardware"
@@ -220,5 +221,50 @@ func TestDetectSystem(t *testing.T) {
 	}
 	if snap.OS.Name == "" || snap.OS.Kernel == "" || snap.OS.Arch == "" {
 		t.Errorf("OS = %+v, want name, kernel and arch", snap.OS)
+	}
+}
+
+// linkedPair is two consumer cards whose NVML answers the topology
+// queries: linked over NVLink when nvlink is set, else through the PCIe
+// host bridge with peer-to-peer refused by the chipset.
+func linkedPair(nvlink bool) (*mock.Device, *mock.Device) {
+	a, b := consumerCard(), consumerCard()
+	for _, d := range []*mock.Device{a, b} {
+		d.GetTopologyCommonAncestorFunc = func(nvml.Device) (nvml.GpuTopologyLevel, nvml.Return) {
+			return nvml.TOPOLOGY_HOSTBRIDGE, nvml.SUCCESS
+		}
+		d.GetP2PStatusFunc = func(_ nvml.Device, idx nvml.GpuP2PCapsIndex) (nvml.GpuP2PStatus, nvml.Return) {
+			switch {
+			case nvlink:
+				return nvml.P2P_STATUS_OK, nvml.SUCCESS
+			case idx == nvml.P2P_CAPS_INDEX_READ:
+				return nvml.P2P_STATUS_CHIPSET_NOT_SUPPORTED, nvml.SUCCESS
+			}
+			return nvml.P2P_STATUS_NOT_SUPPORTED, nvml.SUCCESS
+		}
+	}
+	return a, b
+}
+
+func TestDetectTopologyOfTwoGPUs(t *testing.T) {
+	t.Parallel()
+	a, b := linkedPair(false)
+	snap := probe.Detect(context.Background(), probe.WithNVML(newMachine([]nvml.Device{a, b})))
+	if len(snap.GPUs) != 2 || len(snap.Topology) != 1 {
+		t.Fatalf("GPUs %d, topology %+v: want one link between two GPUs", len(snap.GPUs), snap.Topology)
+	}
+	want := hardware.GPULink{A: 0, B: 1, Path: hardware.PathHostBridge, Code: "PHB", P2P: "not supported by the chipset"}
+	if snap.Topology[0] != want {
+		t.Errorf("link %+v, want %+v", snap.Topology[0], want)
+	}
+	a, b = linkedPair(true)
+	snap = probe.Detect(context.Background(), probe.WithNVML(newMachine([]nvml.Device{a, b})))
+	if len(snap.Topology) != 1 || snap.Topology[0].Path != hardware.PathNVLink || snap.Topology[0].P2P != hardware.P2POK {
+		t.Errorf("NVLinked pair read as %+v", snap.Topology)
+	}
+	// A mock that models no topology query: no link rather than a guess.
+	snap = probe.Detect(context.Background(), probe.WithNVML(newMachine([]nvml.Device{consumerCard(), consumerCard()})))
+	if len(snap.GPUs) != 2 || snap.Topology != nil {
+		t.Errorf("unmodelled topology read as %+v", snap.Topology)
 	}
 }

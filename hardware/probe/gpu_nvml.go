@@ -37,14 +37,17 @@ func detectGPUs(o options) gpuResult {
 	}
 	var lost []string
 	busWidthOK := hasSymbol(lib, "nvmlDeviceGetMemoryBusWidth")
+	devs := map[int]nvml.Device{}
 	for i := range n {
 		dev, ret := lib.DeviceGetHandleByIndex(i)
 		if ret != nvml.SUCCESS || dev == nil {
 			lost = append(lost, fmt.Sprintf("GPU %d (%s)", i, ret.Error()))
 			continue
 		}
+		devs[i] = dev
 		r.gpus = append(r.gpus, readGPU(i, dev, busWidthOK))
 	}
+	r.topology = readTopology(r.gpus, devs)
 	if len(lost) > 0 {
 		r.reason = "could not read " + strings.Join(lost, ", ") + "; check that nvidia-smi lists every card"
 	}
@@ -162,3 +165,59 @@ func readMemoryBus(g *hardware.GPU, dev nvmlDevice, busWidthOK bool, miss func(.
 }
 
 func milliwatts(mw uint32) float64 { return float64(mw) / 1000 }
+
+// nvmlLevels maps NVML's topology levels to paths (nvidia-smi topo -m
+// prints the same levels as PIX, PXB, PHB, NODE and SYS).
+var nvmlLevels = map[nvml.GpuTopologyLevel][2]string{
+	nvml.TOPOLOGY_INTERNAL:   {hardware.PathSameBoard, ""},
+	nvml.TOPOLOGY_SINGLE:     {hardware.PathPCIeSwitch, "PIX"},
+	nvml.TOPOLOGY_MULTIPLE:   {hardware.PathPCIeSwitches, "PXB"},
+	nvml.TOPOLOGY_HOSTBRIDGE: {hardware.PathHostBridge, "PHB"},
+	nvml.TOPOLOGY_NODE:       {hardware.PathNUMANode, "NODE"},
+	nvml.TOPOLOGY_SYSTEM:     {hardware.PathSystem, "SYS"},
+}
+
+// nvmlP2P maps NVML's P2P statuses to words (nvidia-smi topo -p2p's).
+var nvmlP2P = map[nvml.GpuP2PStatus]string{
+	nvml.P2P_STATUS_OK:                         "OK",
+	nvml.P2P_STATUS_CHIPSET_NOT_SUPPORTED:      "CNS",
+	nvml.P2P_STATUS_GPU_NOT_SUPPORTED:          "GNS",
+	nvml.P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED: "TNS",
+	nvml.P2P_STATUS_NOT_SUPPORTED:              "NS",
+	nvml.P2P_STATUS_DISABLED_BY_REGKEY:         "NS",
+	nvml.P2P_STATUS_UNKNOWN:                    "U",
+}
+
+// readTopology links every pair of the GPUs read: an NVLink when the
+// pair's NVLink P2P status is OK (NVML's common-ancestor level says only
+// where their PCIe paths meet), else the PCIe level; P2P is the pair's
+// peer-to-peer read status. A pair whose level NVML does not answer
+// (ERROR_NOT_SUPPORTED under WSL, a mock) is left out.
+func readTopology(gpus []hardware.GPU, devs map[int]nvml.Device) []hardware.GPULink {
+	var links []hardware.GPULink
+	for i, a := range gpus {
+		for _, b := range gpus[i+1:] {
+			da, db := devs[a.Index], devs[b.Index]
+			if da == nil || db == nil {
+				continue
+			}
+			l := hardware.GPULink{A: a.Index, B: b.Index}
+			if st, ok := get(func() (nvml.GpuP2PStatus, nvml.Return) { return da.GetP2PStatus(db, nvml.P2P_CAPS_INDEX_NVLINK) }); ok && st == nvml.P2P_STATUS_OK {
+				l.Path = hardware.PathNVLink // NVML does not name the link count as nvidia-smi does
+			} else if lv, ok := get(func() (nvml.GpuTopologyLevel, nvml.Return) { return da.GetTopologyCommonAncestor(db) }); ok {
+				p, known := nvmlLevels[lv]
+				if !known {
+					p = [2]string{hardware.PathUnknown, ""}
+				}
+				l.Path, l.Code = p[0], p[1]
+			} else {
+				continue
+			}
+			if st, ok := get(func() (nvml.GpuP2PStatus, nvml.Return) { return da.GetP2PStatus(db, nvml.P2P_CAPS_INDEX_READ) }); ok {
+				l.P2P = hardware.P2PText(nvmlP2P[st])
+			}
+			links = append(links, l)
+		}
+	}
+	return links
+}

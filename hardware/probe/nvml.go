@@ -46,6 +46,9 @@ type nvmlDevice interface {
 	GetUtilizationRates() (nvml.Utilization, nvml.Return)
 	GetCurrentClocksEventReasons() (uint64, nvml.Return)
 	GetCurrentClocksThrottleReasons() (uint64, nvml.Return)
+	GetTotalEnergyConsumption() (uint64, nvml.Return)
+	GetTopologyCommonAncestor(nvml.Device) (nvml.GpuTopologyLevel, nvml.Return)
+	GetP2PStatus(nvml.Device, nvml.GpuP2PCapsIndex) (nvml.GpuP2PStatus, nvml.Return)
 }
 
 var _ nvmlDevice = nvml.Device(nil)

@@ -1,6 +1,10 @@
 package probe
 
-import "time"
+import (
+	"time"
+
+	"github.com/rigbench/rigbench/hardware"
+)
 
 // Default settings of Detect and NewSampler.
 const (
@@ -27,6 +31,8 @@ type options struct {
 	// the system's libnvidia-ml. It is typed any so that this file builds
 	// everywhere; WithNVML (Linux, cgo) is the only way to set it.
 	lib any
+	// read replaces NVML as the sampler's source (WithReadings).
+	read func() ([]hardware.GPUSample, error)
 }
 
 func newOptions(opts []Option) options {
@@ -64,6 +70,21 @@ func WithClock(c Clock) Option {
 	return func(o *options) {
 		if c != nil {
 			o.clock = c
+		}
+	}
+}
+
+// WithReadings makes the sampler take its readings from read instead of
+// NVML: a GPU RigBench cannot open here, such as a remote rig's, read
+// with nvidia-smi in its serving container. read returns one sample per
+// GPU, T left 0 (the sampler stamps it). Start takes one reading and
+// fails with its error, so a rig whose GPUs cannot be read runs without
+// telemetry and says why; a later failed reading only costs that tick.
+// A nil read keeps NVML.
+func WithReadings(read func() ([]hardware.GPUSample, error)) Option {
+	return func(o *options) {
+		if read != nil {
+			o.read = read
 		}
 	}
 }

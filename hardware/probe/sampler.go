@@ -85,8 +85,12 @@ func (s *Sampler) openWithTimeout(ctx context.Context) (gpuReaders, error) {
 		err error
 	}
 	ch := make(chan result, 1)
+	open := openDevices
+	if s.o.read != nil {
+		open = openReadings
+	}
 	go func() {
-		r, err := openDevices(s.o)
+		r, err := open(s.o)
 		ch <- result{r, err}
 	}()
 	timer := time.NewTimer(s.o.timeout)
@@ -200,3 +204,31 @@ func (s *Sampler) record(readings []hardware.GPUSample, at time.Time, windows ma
 		}
 	}
 }
+
+// funcReaders reads telemetry through WithReadings' function.
+type funcReaders struct {
+	fn func() ([]hardware.GPUSample, error)
+}
+
+// openReadings takes the first reading, so a source that cannot be read
+// fails Start as NVML does.
+func openReadings(o options) (gpuReaders, error) {
+	s, err := o.read()
+	if err != nil {
+		return nil, fmt.Errorf("cannot sample the GPU: %w", err)
+	}
+	if len(s) == 0 {
+		return nil, errors.New("cannot sample the GPU: no GPU was read")
+	}
+	return funcReaders{o.read}, nil
+}
+
+func (f funcReaders) read() []hardware.GPUSample {
+	s, err := f.fn()
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+func (funcReaders) close() {}

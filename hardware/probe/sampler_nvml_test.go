@@ -221,3 +221,52 @@ func TestSamplerStartFailures(t *testing.T) {
 		}
 	}
 }
+
+// energyCounter makes d's n-th energy reading start + n × joules, in the
+// mJ NVML reports.
+func energyCounter(d *mock.Device, start, joules uint64) {
+	var reads atomic.Int32
+	d.GetTotalEnergyConsumptionFunc = func() (uint64, nvml.Return) {
+		n := uint64(reads.Add(1) - 1)
+		return (start + n*joules) * 1000, nvml.SUCCESS
+	}
+}
+
+func TestSamplerTwoGPUsEnergyPerGPUFromTheCounter(t *testing.T) {
+	t.Parallel()
+	gpu0, _ := telemetryCard(300, 0)
+	gpu1, _ := telemetryCard(200, 0)
+	energyCounter(gpu0, 50_000, 280) // 280 J a tick of 1 s: 280 W
+	energyCounter(gpu1, 90_000, 190)
+	s, clock := startSampler(t, newMachine([]nvml.Device{gpu0, gpu1}))
+	stop := s.StartWindow()
+	clock.Tick()
+	clock.Tick()
+	clock.Tick()
+	samples := stop()
+	if len(samples) != 6 || samples[0].EnergyJ != 50_000 || samples[5].EnergyJ != 90_380 {
+		t.Fatalf("samples %+v, want the counters in J", samples)
+	}
+	st := hardware.Summarize(samples)
+	if st.EnergySource != hardware.EnergyFromCounter || math.Abs(st.EnergyMeanW-470) > 1e-9 {
+		t.Fatalf("energy %v W from %q, want 280 + 190 W from the counters", st.EnergyMeanW, st.EnergySource)
+	}
+	if len(st.PerGPU) != 2 || st.PerGPU[0].GPU != 0 || st.PerGPU[1].GPU != 1 ||
+		math.Abs(st.PerGPU[0].EnergyMeanW-280) > 1e-9 || math.Abs(st.PerGPU[1].EnergyMeanW-190) > 1e-9 ||
+		st.PerGPU[0].PowerMeanW != 310 || st.PerGPU[1].PowerMeanW != 210 {
+		t.Errorf("per GPU %+v, want 280 W and 190 W counted, 310 W and 210 W sampled", st.PerGPU)
+	}
+}
+
+func TestSamplerWithoutCounterCountsPower(t *testing.T) {
+	t.Parallel()
+	card, _ := telemetryCard(150, 0) // the mock has no energy counter
+	s, clock := startSampler(t, newMachine([]nvml.Device{card}))
+	stop := s.StartWindow()
+	clock.Tick()
+	clock.Tick()
+	st := hardware.Summarize(stop())
+	if st.EnergySource != hardware.EnergyFromPower || st.EnergyMeanW != 155 || st.PerGPU != nil {
+		t.Errorf("summary %+v, want 155 W from the power samples, one GPU", *st)
+	}
+}

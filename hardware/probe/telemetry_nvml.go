@@ -81,5 +81,11 @@ func (r *nvmlReaders) readOne(index int, d nvmlDevice) hardware.GPUSample {
 	if mask, ok := get(reasons); ok {
 		s.Throttle = hardware.ThrottleReasons(mask)
 	}
+	// The energy counter (Volta and later) is in mJ since the driver was
+	// loaded; cards without one answer ERROR_NOT_SUPPORTED and the window
+	// counts its energy from the power samples (hardware.Summarize).
+	if mj, ok := get(d.GetTotalEnergyConsumption); ok {
+		s.EnergyJ = float64(mj) / 1000
+	}
 	return s
 }

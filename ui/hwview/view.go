@@ -81,6 +81,9 @@ func (v *View) Set(s hardware.Snapshot, d Docker) {
 	for _, g := range s.GPUs {
 		objs = append(objs, gpuCard(g, s))
 	}
+	if len(s.Topology) > 0 {
+		objs = append(objs, topologyCard(s.Topology))
+	}
 	objs = append(objs, hostCard(s), dockerCard(d))
 	v.box.Objects = objs
 	v.box.Refresh()

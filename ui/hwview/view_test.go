@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/hwview"
@@ -22,5 +23,30 @@ func TestTopLineWithoutGPU(t *testing.T) {
 	v.Set(hardware.Snapshot{GPUs: []hardware.GPU{{Name: "NVIDIA GeForce RTX 3060"}}, DriverVersion: "550.1"}, hwview.Docker{Checked: true})
 	if got := v.Summary.Text; !strings.Contains(got, "RTX 3060") {
 		t.Errorf("top line %q lacks the card", got)
+	}
+}
+
+// Two GPUs with a link between them get a card that names the path and
+// the peer-to-peer status.
+func TestTopologyCard(t *testing.T) {
+	test.NewTempApp(t)
+	v := hwview.New()
+	v.Set(hardware.Snapshot{
+		GPUs:     []hardware.GPU{{Index: 0, Name: "NVIDIA GeForce RTX 3060"}, {Index: 1, Name: "NVIDIA GeForce RTX 3060"}},
+		Topology: []hardware.GPULink{{A: 0, B: 1, Path: hardware.PathHostBridge, Code: "PHB", P2P: "not supported"}},
+	}, hwview.Docker{Checked: true})
+	var texts []string
+	card := false
+	for _, o := range test.LaidOutObjects(v.Content()) {
+		if l, ok := o.(*widget.Label); ok {
+			texts = append(texts, l.Text)
+		}
+		if c, ok := o.(*widget.Card); ok && c.Title == "Links between GPUs" {
+			card = true
+		}
+	}
+	all := strings.Join(texts, "\n")
+	if !card || !strings.Contains(all, "PCIe host bridge (PHB) · peer-to-peer: not supported") {
+		t.Errorf("the view lacks the link:\n%s", all)
 	}
 }
