@@ -187,7 +187,7 @@ var CSVFigures = []Figure{FigRate, FigPerRequestTokS, FigTTFT, FigTBT, FigAvgAct
 // measurements (the app's Results table, the Markdown and HTML reports), in
 // order; Optional ones appear only when some cell has them.
 var MeasurementFigures = []Figure{FigRate, FigPerRequestTokS, FigTTFT, FigTTFTP90, FigTTFTP99, FigTBT, FigTBTP90,
-	FigTBTP99, FigAvgActive, FigCompleted, FigOutputTokens, FigMeasuredS, FigKVUsageMax, FigPowerW, FigEnergy,
+	FigTBTP99, FigAvgActive, FigCompleted, FigOutputTokens, FigMeasuredS, FigRoofline, FigKVUsageMax, FigPowerW, FigEnergy,
 	FigRetried, FigNeverStarted, FigServerOutputTokens, FigServerTokenDiff, FigServerDecodeTokS, FigServerPromptTokS}
 
 // Used returns the figures of fs that some cell of cells has, keeping every

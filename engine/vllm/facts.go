@@ -21,6 +21,10 @@ const (
 	FactMaxConcurrency FactKind = "max_concurrency"
 	// FactKVCacheMemory: "Available KV cache memory: X GiB".
 	FactKVCacheMemory FactKind = "kv_cache_memory"
+	// FactWeightsMemory: "Model loading took X GiB and Y seconds" (GiB):
+	// the memory the weights take on the card, the bytes every decode step
+	// reads (METHOD.md: Roofline).
+	FactWeightsMemory FactKind = "weights_memory"
 	// FactVersion: the vLLM version the server reports.
 	FactVersion FactKind = "version"
 	// FactReadyHint: the HTTP server is up ("Application startup complete.").
@@ -39,7 +43,8 @@ type Fact struct {
 	// MaxConcurrency requests of ConcurrencyTokens tokens fit at once.
 	MaxConcurrency    float64 `json:"max_concurrency,omitempty"`
 	ConcurrencyTokens int     `json:"concurrency_tokens,omitempty"`
-	// GiB is the KV cache memory.
+	// GiB is the KV cache memory (FactKVCacheMemory) or the weights'
+	// (FactWeightsMemory).
 	GiB     float64 `json:"gib,omitempty"`
 	Version string  `json:"version,omitempty"`
 }
@@ -56,6 +61,7 @@ var (
 	reConcurrency = regexp.MustCompile(`(?i)Maximum concurrency for\s*` + num + `\s*tokens per request:\s*` + dec + `\s*x`)
 	reBlocks      = regexp.MustCompile(`(?i)#\s*(?:GPU|CUDA)\s*blocks:\s*` + num + `(?:,\s*#\s*CPU\s*blocks:\s*` + num + `)?`)
 	reKVMemory    = regexp.MustCompile(`(?i)Available KV cache memory:\s*` + dec + `\s*(GiB|MiB|GB)`)
+	reWeights     = regexp.MustCompile(`(?i)Model loading took\s*` + dec + `\s*(GiB|MiB|GB)`)
 	reVersion     = regexp.MustCompile(`(?i)(?:vLLM API server version|Initializing (?:a V1 )?(?:an )?LLM engine \(v)\s*v?(\d+\.\d+\.\d+[\w.+-]*)`)
 	reReady       = regexp.MustCompile(`Application startup complete|Uvicorn running on|Starting vLLM API server`)
 )
@@ -67,7 +73,7 @@ func recognizeFact(line string) Fact {
 	// regular expressions cost microseconds each.
 	if !strings.Contains(line, "KV cache") && !strings.Contains(line, "oncurrency") && !strings.Contains(line, "blocks") &&
 		!strings.Contains(line, "vLLM") && !strings.Contains(line, "LLM engine") && !strings.Contains(line, "Uvicorn") &&
-		!strings.Contains(line, "startup complete") {
+		!strings.Contains(line, "startup complete") && !strings.Contains(line, "Model loading") {
 		return Fact{}
 	}
 	if m := reKVTokens.FindStringSubmatch(line); m != nil {
@@ -84,14 +90,10 @@ func recognizeFact(line string) Fact {
 		return Fact{Kind: FactKVCacheBlocks, GPUBlocks: atoi(m[1]), CPUBlocks: atoi(m[2])}
 	}
 	if m := reKVMemory.FindStringSubmatch(line); m != nil {
-		gib := atof(m[1])
-		switch m[2] {
-		case "MiB":
-			gib /= 1024
-		case "GB":
-			gib = gib * 1e9 / (1 << 30)
-		}
-		return Fact{Kind: FactKVCacheMemory, GiB: gib}
+		return Fact{Kind: FactKVCacheMemory, GiB: toGiB(m[1], m[2])}
+	}
+	if m := reWeights.FindStringSubmatch(line); m != nil {
+		return Fact{Kind: FactWeightsMemory, GiB: toGiB(m[1], m[2])}
 	}
 	if m := reVersion.FindStringSubmatch(line); m != nil {
 		return Fact{Kind: FactVersion, Version: strings.TrimRight(m[1], ".)")}
@@ -100,6 +102,18 @@ func recognizeFact(line string) Fact {
 		return Fact{Kind: FactReadyHint}
 	}
 	return Fact{}
+}
+
+// toGiB converts a logged memory size in unit (GiB, MiB or GB) to GiB.
+func toGiB(number, unit string) float64 {
+	gib := atof(number)
+	switch unit {
+	case "MiB":
+		gib /= 1024
+	case "GB":
+		gib = gib * 1e9 / (1 << 30)
+	}
+	return gib
 }
 
 func atoi(s string) int {

@@ -20,6 +20,9 @@ type FactsSnapshot struct {
 	KVCacheTokens int     `json:"kv_cache_tokens,omitempty"`
 	GPUBlocks     int     `json:"gpu_blocks,omitempty"`
 	KVCacheGiB    float64 `json:"kv_cache_gib,omitempty"`
+	// WeightsGiB is what the model's weights take on the card ("Model
+	// loading took X GiB"), 0 when the log has not said.
+	WeightsGiB float64 `json:"weights_gib,omitempty"`
 	// MaxConcurrency requests of ConcurrencyTokens tokens fit at once.
 	MaxConcurrency    float64 `json:"max_concurrency,omitempty"`
 	ConcurrencyTokens int     `json:"concurrency_tokens,omitempty"`
@@ -66,6 +69,8 @@ func (s *StartupFacts) Observe(line string) *StartupError {
 		s.s.MaxConcurrency, s.s.ConcurrencyTokens = f.MaxConcurrency, f.ConcurrencyTokens
 	case FactKVCacheMemory:
 		s.s.KVCacheGiB = f.GiB
+	case FactWeightsMemory:
+		s.s.WeightsGiB = f.GiB
 	case FactVersion:
 		s.s.Version = f.Version
 	case FactReadyHint:

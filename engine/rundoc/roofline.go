@@ -1,0 +1,64 @@
+package rundoc
+
+// Roofline holds what a decode cell's share of the memory-bandwidth
+// roofline is computed from (METHOD.md: Roofline): the bytes every decode
+// step reads (the weights, and KV bytes per context token) and the card's
+// peak bandwidth, each with where it came from. It is recorded with the
+// server (ServerFacts) so a re-imported run, or one read back from the
+// history, keeps what its figure rests on.
+type Roofline struct {
+	// WeightsGiB is what the model's weights take on the card: vLLM's
+	// "Model loading took X GiB" (RooflineLog), the user's --weights-gib
+	// (RooflineUser) or the simulator's profile (RooflineProfile).
+	WeightsGiB    float64 `json:"weights_gib,omitempty"`
+	WeightsSource string  `json:"weights_source,omitempty"`
+	// KVBytesPerToken is the KV cache one context token takes: "Available
+	// KV cache memory" ÷ "GPU KV cache size" tokens of the start-up log.
+	// 0 when unknown: the KV reads are then left out of the figure.
+	KVBytesPerToken float64 `json:"kv_bytes_per_token,omitempty"`
+	KVBytesSource   string  `json:"kv_bytes_source,omitempty"`
+	// PeakBandwidthGBs is the peak memory bandwidth of the cards serving
+	// the model, in GB/s: the hardware snapshot's (RooflineHardware) times
+	// the tensor-parallel size, or the simulated card's (RooflineProfile).
+	PeakBandwidthGBs float64 `json:"peak_bandwidth_gbs,omitempty"`
+	BandwidthSource  string  `json:"bandwidth_source,omitempty"`
+	// Unknown says, when the figure cannot be computed, which input is
+	// missing and why ("" when every cell has the figure it can have).
+	Unknown string `json:"unknown,omitempty"`
+}
+
+// Sources of the Roofline inputs.
+const (
+	RooflineLog      = "log"
+	RooflineUser     = "user"
+	RooflineProfile  = "profile"
+	RooflineHardware = "hardware"
+)
+
+// Complete reports whether the figure can be computed: weights and peak
+// bandwidth known (KV bytes per token may be missing).
+func (r *Roofline) Complete() bool {
+	return r != nil && r.WeightsGiB > 0 && r.PeakBandwidthGBs > 0
+}
+
+// FigRoofline is a decode cell's achieved memory bandwidth as a share of
+// the card's peak (METHOD.md: Roofline), the "MBU" of inference write-ups.
+var FigRoofline = Figure{Key: "roofline_pct", Label: "% of bandwidth", Title: "Roofline %", Unit: "%", Decimals: 0, Better: Higher,
+	Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return c.RooflinePct }}
+
+func (v *validator) roofline(r *Roofline) {
+	if r == nil {
+		return
+	}
+	v.num("server.roofline.weights_gib", r.WeightsGiB)
+	v.num("server.roofline.kv_bytes_per_token", r.KVBytesPerToken)
+	v.num("server.roofline.peak_bandwidth_gbs", r.PeakBandwidthGBs)
+	for _, f := range []struct{ name, s string }{{"weights_source", r.WeightsSource}, {"kv_bytes_source", r.KVBytesSource}, {"bandwidth_source", r.BandwidthSource}} {
+		switch f.s {
+		case "", RooflineLog, RooflineUser, RooflineProfile, RooflineHardware:
+		default:
+			v.fail("server.roofline.%s %q is not one of log, user, profile, hardware", f.name, f.s)
+		}
+	}
+	v.text("server.roofline.unknown", r.Unknown, MaxTextLen)
+}
