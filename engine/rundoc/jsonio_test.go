@@ -59,7 +59,7 @@ func jsonioFullRun() *rundoc.Run {
 			ServerFacts: rundoc.ServerFacts{Personality: "vllm", Slots: 4, KVUnified: true, NotReported: []string{rundoc.NotReportedDecodeTime},
 				Roofline: &rundoc.Roofline{WeightsGiB: 4.61, WeightsSource: rundoc.RooflineLog, KVBytesPerToken: 8192,
 					KVBytesSource: rundoc.RooflineLog, PeakBandwidthGBs: 360.048, BandwidthSource: rundoc.RooflineHardware,
-					Unknown: "none"}},
+					Missing: []string{rundoc.RooflineMissingWeights}}},
 		},
 		Cells: []rundoc.Cell{
 			{Phase: rundoc.PhasePrefill, Context: 8192, Concurrency: 1, Status: rundoc.StatusValid,

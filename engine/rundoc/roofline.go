@@ -22,10 +22,22 @@ type Roofline struct {
 	// the tensor-parallel size, or the simulated card's (RooflineProfile).
 	PeakBandwidthGBs float64 `json:"peak_bandwidth_gbs,omitempty"`
 	BandwidthSource  string  `json:"bandwidth_source,omitempty"`
-	// Unknown says, when the figure cannot be computed, which input is
-	// missing and why ("" when every cell has the figure it can have).
-	Unknown string `json:"unknown,omitempty"`
+	// Missing names the inputs the figure lacks (RooflineMissing…), so
+	// every output can say why a run has no roofline figure; empty when
+	// it has every input it needs.
+	Missing []string `json:"missing,omitempty"`
 }
+
+// Inputs Roofline.Missing names.
+const (
+	// RooflineMissingWeights: the model's size in memory is not known (no
+	// start-up log was read, and the user gave none).
+	RooflineMissingWeights = "weights"
+	// RooflineMissingBandwidth: the card's peak memory bandwidth is not
+	// known (no GPU in the snapshot, or it reports no bus width or
+	// memory clock).
+	RooflineMissingBandwidth = "peak_bandwidth"
+)
 
 // Sources of the Roofline inputs.
 const (
@@ -60,5 +72,12 @@ func (v *validator) roofline(r *Roofline) {
 			v.fail("server.roofline.%s %q is not one of log, user, profile, hardware", f.name, f.s)
 		}
 	}
-	v.text("server.roofline.unknown", r.Unknown, MaxTextLen)
+	v.count("server.roofline.missing", len(r.Missing), MaxTags)
+	for _, m := range r.Missing {
+		switch m {
+		case RooflineMissingWeights, RooflineMissingBandwidth:
+		default:
+			v.fail("server.roofline.missing %q is not one of weights, peak_bandwidth", m)
+		}
+	}
 }
