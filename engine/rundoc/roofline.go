@@ -1,5 +1,10 @@
 package rundoc
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Roofline holds what a decode cell's share of the memory-bandwidth
 // roofline is computed from (METHOD.md: Roofline): the bytes every decode
 // step reads (the weights, and KV bytes per context token) and the card's
@@ -51,6 +56,40 @@ const (
 // bandwidth known (KV bytes per token may be missing).
 func (r *Roofline) Complete() bool {
 	return r != nil && r.WeightsGiB > 0 && r.PeakBandwidthGBs > 0
+}
+
+// Why says in a sentence fragment why a run has no roofline figure ("the
+// model's size in memory is not known"), "" when nothing is missing; each
+// front end adds how its user gives what is missing.
+func (r *Roofline) Why() string {
+	if r == nil {
+		return "the run was measured before RigBench recorded what the figure rests on"
+	}
+	var parts []string
+	for _, m := range r.Missing {
+		switch m {
+		case RooflineMissingWeights:
+			parts = append(parts, "the model's size in memory is not known (RigBench read no start-up log of this server)")
+		case RooflineMissingBandwidth:
+			parts = append(parts, "the card's peak memory bandwidth is not known (no GPU reported its bus width and memory clock)")
+		}
+	}
+	return strings.Join(parts, ", and ")
+}
+
+// Basis names, for a line under a table of the figure, what it rests on:
+// "weights 4.61 GiB, KV 8192 B/token, peak 360 GB/s".
+func (r *Roofline) Basis() string {
+	if r == nil {
+		return ""
+	}
+	s := fmt.Sprintf("weights %.2f GiB", r.WeightsGiB)
+	if r.KVBytesPerToken > 0 {
+		s += fmt.Sprintf(", KV %.0f B/token", r.KVBytesPerToken)
+	} else {
+		s += ", KV reads not counted"
+	}
+	return s + fmt.Sprintf(", peak %.0f GB/s", r.PeakBandwidthGBs)
 }
 
 // FigRoofline is a decode cell's achieved memory bandwidth as a share of
