@@ -216,6 +216,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	if run != nil && len(run.Cells) > 0 {
 		printResults(e.stdout, run)
+		printDiagnosis(e.stdout, run)
 	}
 	runErr = f.goneAdvice(runErr, run, saver != nil && saver.Saved())
 	return f.finish(e, run, runErr, saver, closeDB)

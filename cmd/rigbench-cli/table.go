@@ -95,8 +95,8 @@ func printRoofline(w io.Writer, run *rundoc.Run, contexts, conc []int) {
 	f := rundoc.FigRoofline
 	if len(rundoc.Used([]rundoc.Figure{f}, run.Cells)) == 0 {
 		why := run.Server.Roofline.Why()
-		if why == "" {
-			return // every input known, and no cell ran
+		if run.Server.Roofline == nil || why == "" {
+			return // a run from before the figure, or no cell ran
 		}
 		if r := run.Server.Roofline; r != nil && slices.Contains(r.Missing, rundoc.RooflineMissingWeights) && run.Launch == nil && !run.Simulated {
 			why += "; give --weights-gib"
@@ -104,7 +104,11 @@ func printRoofline(w io.Writer, run *rundoc.Run, contexts, conc []int) {
 		fmt.Fprintf(w, "\n%s: not known: %s\n", f.Title, termtext.Safe(why))
 		return
 	}
-	fmt.Fprintf(w, "\nDecode: %s of the peak memory bandwidth (%s)\n", f.Unit, run.Server.Roofline.Basis())
+	basis := run.Server.Roofline.Basis()
+	if basis != "" {
+		basis = " (" + basis + ")"
+	}
+	fmt.Fprintf(w, "\nDecode: %s of the peak memory bandwidth%s\n", f.Unit, basis)
 	fmt.Fprint(w, padRight("context \\ N", 12))
 	for _, n := range conc {
 		fmt.Fprint(w, padRight(fmt.Sprint(n), 8))
