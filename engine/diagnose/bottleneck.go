@@ -51,6 +51,9 @@ type Bottleneck struct {
 	// Evidence is what the run recorded that shows the limit, as a
 	// phrase: "waiting 8, running 16 = --max-num-seqs".
 	Evidence string
+	// Cells, when set, are the cells ("16K×32") a grouped bottleneck of
+	// Run stands for; Context and Concurrency are then the first's.
+	Cells []string
 }
 
 // Title is the limit's name as every output prints it.
@@ -73,6 +76,9 @@ func (k Kind) Title() string {
 // Text is the bottleneck as a line: "16K×32: queue-bound (waiting 16,
 // running 16 = --max-num-seqs)".
 func (b Bottleneck) Text() string {
+	if len(b.Cells) > 0 {
+		return fmt.Sprintf("%s: %s (%s)", strings.Join(b.Cells, ", "), b.Kind.Title(), b.Evidence)
+	}
 	return fmt.Sprintf("%s×%d: %s (%s)", rundoc.ContextLabel(b.Context), b.Concurrency, b.Kind.Title(), b.Evidence)
 }
 
@@ -107,16 +113,41 @@ func Cell(run *rundoc.Run, c *rundoc.Cell) []Bottleneck {
 	return out
 }
 
-// Run returns the first (most binding) limit of every decode cell that has
-// one, in the run's cell order.
+// Run returns the first (most binding) limit of every decode cell that ran
+// and has one, in the run's cell order, and then one line for the cells
+// that did not run because they were over capacity (the matrix shows each;
+// the line says what they need).
 func Run(run *rundoc.Run) []Bottleneck {
 	var out []Bottleneck
+	var over *Bottleneck
 	for i := range run.Cells {
-		if b := Cell(run, &run.Cells[i]); len(b) > 0 {
+		c := &run.Cells[i]
+		b := Cell(run, c)
+		switch {
+		case len(b) == 0:
+		case c.Status.Ran():
 			out = append(out, b[0])
+		case b[0].Kind == Capacity && over == nil:
+			over = &b[0]
+			over.Cells = []string{cellLabel(c)}
+			if k := run.Server.KVCapacityTokens; k > 0 {
+				over.Evidence = fmt.Sprintf("over capacity: the KV cache holds %s tokens", tokensText(k))
+			} else {
+				over.Evidence = "over capacity"
+			}
+		case b[0].Kind == Capacity:
+			over.Cells = append(over.Cells, cellLabel(c))
 		}
 	}
+	if over != nil {
+		out = append(out, *over)
+	}
 	return out
+}
+
+// cellLabel is "16K×32".
+func cellLabel(c *rundoc.Cell) string {
+	return rundoc.ContextLabel(c.Context) + "×" + fmt.Sprint(c.Concurrency)
 }
 
 // capacityEvidence is why c's KV cache did not hold its requests, "" when
@@ -124,12 +155,16 @@ func Run(run *rundoc.Run) []Bottleneck {
 func capacityEvidence(run *rundoc.Run, c *rundoc.Cell) string {
 	if c.Status == rundoc.StatusOverCapacity {
 		k := run.Server.KVCapacityTokens
-		if k > 0 && run.Plan.MaxOutput > 0 {
-			need := running(run, c) * (c.Context + run.Plan.MaxOutput)
-			return fmt.Sprintf("needs %s tokens of KV cache (%d × (%s + %d)), the cache holds %s",
-				tokensText(need), running(run, c), rundoc.ContextLabel(c.Context), run.Plan.MaxOutput, tokensText(k))
+		switch {
+		case k > 0 && run.Plan.MaxOutput > 0:
+			n := running(run, c)
+			return fmt.Sprintf("needs %d × (%s + %d) = %s tokens of KV cache, the cache holds %s",
+				n, rundoc.ContextLabel(c.Context), run.Plan.MaxOutput, tokensText(n*(c.Context+run.Plan.MaxOutput)), tokensText(k))
+		case strings.TrimSpace(c.Reason) != "":
+			return strings.TrimSpace(c.Reason)
+		default:
+			return "the run found it " + string(rundoc.StatusOverCapacity)
 		}
-		return "over capacity: " + strings.TrimSpace(c.Reason)
 	}
 	s := c.ServerStats
 	if s == nil || !c.Status.Ran() {

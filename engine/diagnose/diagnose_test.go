@@ -76,7 +76,7 @@ func TestOverCapacityAdvisesKVDtype(t *testing.T) {
 		t.Fatalf("1K×4 on 3,264 tokens: %+v, want Over capacity", c)
 	}
 	b := diagnose.Cell(run, c)
-	if len(b) == 0 || b[0].Kind != diagnose.Capacity || !strings.Contains(b[0].Evidence, "needs 4352 tokens") {
+	if len(b) == 0 || b[0].Kind != diagnose.Capacity || b[0].Evidence != "needs 4 × (1K + 64) = 4352 tokens of KV cache, the cache holds 3264" {
 		t.Fatalf("bottlenecks %+v, want capacity-bound needing 4 × 1088 tokens", b)
 	}
 	advice := diagnose.Advise(run)
