@@ -32,9 +32,18 @@ func TestRunPrintsAdviceAndAdviseReadsHistory(t *testing.T) {
 	if id == nil {
 		t.Fatalf("no run id in stderr:\n%s", stderr)
 	}
-	code, out, errs := runCLI(t, "advise", strings.TrimRight(id[1], ".,;"), "--db", db)
+	runID := strings.TrimRight(id[1], ".,;")
+	code, out, errs := runCLI(t, "advise", runID, "--db", db)
 	if code != 0 || !strings.Contains(out, "--max-num-seqs 4: 0×4 would stop queueing") || !strings.Contains(out, "0×4: queue-bound") {
 		t.Errorf("advise: exit %d\n%s\n%s", code, out, errs)
+	}
+	// The loop closes: a sweep of the advice checks its prediction.
+	code, out, errs = runCLI(t, "tune", "--from-advice", runID, "--db", db, "--sim-speed", "20", "--no-telemetry")
+	if want := "Predicted: 0×4 runs without queueing — measured: runs without queueing"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("tune --from-advice: exit %d, want %q in\n%s\n%s", code, want, out, errs)
+	}
+	if code, _, errs = runCLI(t, "tune", "--from-advice", runID, "--db", db, "--vary", "max-num-seqs=8"); code != 2 || !strings.Contains(errs, "--vary belongs to a sweep of your own") {
+		t.Errorf("tune --from-advice --vary: exit %d, %q", code, errs)
 	}
 }
 

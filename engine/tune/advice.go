@@ -8,6 +8,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/diagnose"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
 
@@ -50,7 +51,7 @@ var ErrNoAdvisedFlag = errors.New("the advice names no launch flag to try, so th
 func FromAdvice(run *rundoc.Run, advice []diagnose.Advice) (Spec, error) {
 	spec := Spec{ID: NewID(), Mode: OneAtATime, Target: TargetLaunch}
 	if run.Simulated && (run.Launch == nil || run.Launch.Image == "") {
-		spec.Target, spec.SimSpeed = TargetDemo, run.Plan.SimSpeed
+		spec.Target, spec.SimSpeed, spec.SimProfile = TargetDemo, run.Plan.SimSpeed, demoProfile(run.Server.Model)
 	}
 	if run.Launch != nil {
 		cfg, err := vllm.ParseArgs(run.Launch.Args)
@@ -92,6 +93,17 @@ func FromAdvice(run *rundoc.Run, advice []diagnose.Advice) (Spec, error) {
 	e := spec.Expect[0]
 	spec.Objective = Objective{Kind: MaxTotalTokS, Context: e.Context, Concurrency: e.Concurrency}
 	return spec, spec.Validate()
+}
+
+// demoProfile is the simulator profile that serves model (a demo run
+// records the model, not the profile), "" for the default.
+func demoProfile(model string) string {
+	for _, n := range sim.ProfileNames() {
+		if p, err := sim.ProfileByName(n); err == nil && p.Model == model && p.Name != sim.DefaultProfile().Name {
+			return n
+		}
+	}
+	return ""
 }
 
 // check compares each expectation of the spec with the cell its variant
