@@ -61,7 +61,7 @@ func DiagnosisText(r *rundoc.Run) string {
 	if basis := r.Server.Roofline.Basis(); basis != "" && r.Server.Roofline.Complete() {
 		b.WriteString(rundoc.FigRoofline.Title + " rests on " + basis + ".\n")
 	} else if why := r.Server.Roofline.Why(); r.Server.Roofline != nil && why != "" {
-		b.WriteString(rundoc.FigRoofline.Title + " is not known: " + why + "; for a server RigBench did not start, give its Model size in the Run tab's endpoint.\n")
+		b.WriteString(rundoc.FigRoofline.Title + " is not known: " + why + "; for a server RigBench did not start, give its Model size (GiB) with the Existing endpoint target.\n")
 	}
 	limits, advice := diagnose.Run(r), diagnose.Advise(r)
 	if len(limits) > 0 {

@@ -71,7 +71,7 @@ type Chooser struct {
 // NewChooser builds the chooser with kind preselected.
 func NewChooser(kind Kind) *Chooser {
 	c := &Chooser{url: widget.NewEntry(), key: widget.NewPasswordEntry(), weights: widget.NewEntry(), problem: widget.NewLabel("")}
-	c.weights.SetPlaceHolder("optional: GiB, as vLLM's \"Model loading took X GiB\"")
+	c.weights.SetPlaceHolder("optional, as vLLM logs it: \"Model loading took X GiB\"")
 	c.weights.OnChanged = func(string) { c.changed() }
 	c.url.SetPlaceHolder("http://127.0.0.1:8000")
 	c.key.SetPlaceHolder("API key (optional, not saved)")
@@ -87,7 +87,7 @@ func NewChooser(kind Kind) *Chooser {
 	c.url.OnChanged = func(string) { c.changed() }
 	c.key.OnChanged = func(string) { c.changed() }
 	c.epBox = container.NewVBox(widget.NewForm(widget.NewFormItem("URL", c.url), widget.NewFormItem("API key", c.key),
-		widget.NewFormItem("Model size", c.weights)), c.problem)
+		widget.NewFormItem("Model size (GiB)", c.weights)), c.problem)
 	c.box = container.NewVBox(c.radio, c.epBox)
 	c.Set(Choice{Kind: kind})
 	return c

@@ -52,8 +52,10 @@ func (v *View) fill(s tune.Spec) {
 func (v *View) Prefill(s tune.Spec) {
 	v.advised = &s
 	v.fill(s)
-	v.status.SetText("Filled in from the run's advice: Start measures each advised flag on its own and checks RigBench's predictions.")
 	v.edited()
+	if !v.startBtn.Disabled() {
+		v.status.SetText("Filled in from the run's advice: Start measures each advised flag on its own, from the run's flags, and checks RigBench's predictions.")
+	}
 }
 
 // advisedParts are the base flags and predictions of the prefilled advice

@@ -177,6 +177,9 @@ func TestPrefillKeepsTheAdvice(t *testing.T) {
 	if len(built) == 0 {
 		t.Fatalf("the form built no sweep; status %q, summary %q", v.Status(), v.Summary())
 	}
+	if !strings.Contains(v.Status(), "from the run's advice") {
+		t.Errorf("status %q does not say the form holds the advice", v.Status())
+	}
 	s := built[len(built)-1]
 	if got, _ := s.Base.Get("--max-num-seqs"); got != "2" || s.Mode != tune.OneAtATime || len(s.Expect) != 1 || len(s.Variants()) != 2 {
 		t.Errorf("sweep from the form: base --max-num-seqs %q, mode %s, %d expectations, %d variants", got, s.Mode, len(s.Expect), len(s.Variants()))
