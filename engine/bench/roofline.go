@@ -1,6 +1,10 @@
 package bench
 
-import "github.com/rigbench/rigbench/engine/rundoc"
+import (
+	"slices"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
+)
 
 // bytesPerGiB and bytesPerGB turn the roofline's inputs into bytes: vLLM
 // logs memory in GiB, bandwidth is quoted in GB/s (10⁹ bytes).
@@ -39,4 +43,21 @@ func RooflinePct(r *rundoc.Roofline, plan rundoc.Plan, c *rundoc.Cell) float64 {
 	meanLen := float64(c.Context) + float64(plan.MaxOutput)/2
 	bytes := r.WeightsGiB*bytesPerGiB + running*meanLen*r.KVBytesPerToken
 	return 100 * steps * bytes / (r.PeakBandwidthGBs * bytesPerGB)
+}
+
+// roofline is the run's Roofline, with the weights from CachedWeightsGiB
+// for model when the start-up told none.
+func (r *Runner) roofline(model string) *rundoc.Roofline {
+	rl := r.Roofline
+	if rl == nil || rl.WeightsGiB > 0 || r.CachedWeightsGiB == nil {
+		return rl
+	}
+	gib := r.CachedWeightsGiB(model)
+	if gib <= 0 {
+		return rl
+	}
+	c := *rl
+	c.WeightsGiB, c.WeightsSource = gib, rundoc.RooflineHFCache
+	c.Missing = slices.DeleteFunc(slices.Clone(c.Missing), func(m string) bool { return m == rundoc.RooflineMissingWeights })
+	return &c
 }

@@ -14,7 +14,8 @@ import (
 type Roofline struct {
 	// WeightsGiB is what the model's weights take on the card: vLLM's
 	// "Model loading took X GiB" (RooflineLog), the user's --weights-gib
-	// (RooflineUser) or the simulator's profile (RooflineProfile).
+	// (RooflineUser), the model's files in the Hugging Face cache
+	// (RooflineHFCache) or the simulator's profile (RooflineProfile).
 	WeightsGiB    float64 `json:"weights_gib,omitempty"`
 	WeightsSource string  `json:"weights_source,omitempty"`
 	// KVBytesPerToken is the KV cache one context token takes: "Available
@@ -50,6 +51,9 @@ const (
 	RooflineUser     = "user"
 	RooflineProfile  = "profile"
 	RooflineHardware = "hardware"
+	// RooflineHFCache: the model's *.safetensors in this machine's
+	// Hugging Face cache (an endpoint whose log RigBench never read).
+	RooflineHFCache = "hf_cache"
 )
 
 // Complete reports whether the figure can be computed: weights and peak
@@ -69,7 +73,7 @@ func (r *Roofline) Why() string {
 	for _, m := range r.Missing {
 		switch m {
 		case RooflineMissingWeights:
-			parts = append(parts, "the model's size in memory is not known (RigBench read no start-up log of this server)")
+			parts = append(parts, "the model's size in memory is not known (RigBench read no start-up log of this server, and this machine's Hugging Face cache does not hold the model)")
 		case RooflineMissingBandwidth:
 			parts = append(parts, "the card's peak memory bandwidth is not known (no GPU reported its bus width and memory clock)")
 		}
@@ -106,9 +110,9 @@ func (v *validator) roofline(r *Roofline) {
 	v.num("server.roofline.peak_bandwidth_gbs", r.PeakBandwidthGBs)
 	for _, f := range []struct{ name, s string }{{"weights_source", r.WeightsSource}, {"kv_bytes_source", r.KVBytesSource}, {"bandwidth_source", r.BandwidthSource}} {
 		switch f.s {
-		case "", RooflineLog, RooflineUser, RooflineProfile, RooflineHardware:
+		case "", RooflineLog, RooflineUser, RooflineProfile, RooflineHardware, RooflineHFCache:
 		default:
-			v.fail("server.roofline.%s %q is not one of log, user, profile, hardware", f.name, f.s)
+			v.fail("server.roofline.%s %q is not one of log, user, profile, hardware, hf_cache", f.name, f.s)
 		}
 	}
 	v.count("server.roofline.missing", len(r.Missing), MaxTags)

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"os"
 	"strconv"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -63,4 +64,14 @@ func runRoofline(o Options, doc *rundoc.Run, t target) *rundoc.Roofline {
 		return Roofline(t.startup, 0, o.Sim.Profile.PeakBandwidthGBs, rundoc.RooflineProfile)
 	}
 	return Roofline(t.startup, o.WeightsGiB, HardwarePeakGBs(doc.Hardware, doc.Launch), rundoc.RooflineHardware)
+}
+
+// cachedWeights reads an endpoint's model size from this machine's Hugging
+// Face cache when the user gave none (nil otherwise): an endpoint on a
+// remote machine will mostly not be found, and then stays unknown.
+func cachedWeights(o Options) func(model string) float64 {
+	if o.Kind != Endpoint && o.Kind != "" || o.WeightsGiB > 0 {
+		return nil
+	}
+	return func(model string) float64 { return HFCacheWeightsGiB(model, os.Getenv) }
 }

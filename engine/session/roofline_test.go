@@ -3,6 +3,9 @@ package session_test
 import (
 	"context"
 	"math"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -67,5 +70,56 @@ func TestRooflineInputs(t *testing.T) {
 	}
 	if got := session.HardwarePeakGBs(h, nil); got != 936 {
 		t.Errorf("one GPU: %v GB/s, want 936", got)
+	}
+}
+
+// TestHFCacheWeights: an endpoint's model found in the Hugging Face cache
+// gives the roofline its weights (the newest snapshot's safetensors), and
+// a run against the endpoint records them with the source hf_cache.
+func TestHFCacheWeights(t *testing.T) {
+	hub := t.TempDir()
+	snap := filepath.Join(hub, "models--rigbench--tiny", "snapshots", "abc123")
+	if err := os.MkdirAll(snap, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, size := range map[string]int64{"model-00001-of-00002.safetensors": 3 << 28, "model-00002-of-00002.safetensors": 1 << 28, "config.json": 1 << 20} {
+		f, err := os.Create(filepath.Join(snap, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(size); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	env := func(k string) string { return map[string]string{"HF_HUB_CACHE": hub}[k] }
+	if got := session.HFCacheWeightsGiB("rigbench/tiny", env); got != 1 {
+		t.Errorf("cached weights %v GiB, want 1 (the two safetensors files, not the config)", got)
+	}
+	for _, m := range []string{"rigbench/other", "../x", "/models/tiny", ""} {
+		if got := session.HFCacheWeightsGiB(m, env); got != 0 {
+			t.Errorf("%q: %v GiB, want 0", m, got)
+		}
+	}
+
+	cfg := sim.DefaultConfig()
+	p, _ := sim.ProfileByName("tiny")
+	cfg.Profile, cfg.Speed = p, 10
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	t.Setenv("HF_HUB_CACHE", hub)
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 2, MaxOutput: 32}
+	run, err := session.Run(context.Background(), session.Options{Kind: session.Endpoint, Endpoint: hs.URL, Plan: plan, Hardware: noGPU, NoTelemetry: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run.Server.Roofline
+	if r == nil || r.WeightsGiB != 1 || r.WeightsSource != rundoc.RooflineHFCache || len(r.Missing) != 1 || r.Missing[0] != rundoc.RooflineMissingBandwidth {
+		t.Errorf("endpoint's roofline %+v, want 1 GiB from the cache and only the bandwidth missing (no GPU)", r)
 	}
 }

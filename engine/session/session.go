@@ -174,6 +174,7 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		Telemetry:         tel,
 		KVCapacityFromLog: t.startup.KVCacheTokens,
 		Roofline:          runRoofline(o, doc, t),
+		CachedWeightsGiB:  cachedWeights(o),
 		SlotsFromLaunch:   slotsOf(o, doc),
 		Doc:               doc,
 		Kept:              kept,
