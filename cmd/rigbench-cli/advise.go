@@ -17,14 +17,7 @@ func init() {
 }
 
 func runAdvise(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("advise", e)
-	var h historyFlags
-	h.register(fs)
-	rest, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	db, r, err := h.oneRun(ctx, e, rest)
+	db, r, err := runArg(ctx, e, "advise", args)
 	if err != nil {
 		return err
 	}
