@@ -119,7 +119,9 @@ func cellsWith(run *rundoc.Run, k Kind) []*rundoc.Cell {
 // largest concurrency that queued becomes --max-num-seqs, and each queued
 // cell whose requests then fit the KV cache (bench.Predict with the new
 // slots) is predicted to stop queueing. Only where the server's slots are
-// known (a launch's or the demo's --max-num-seqs).
+// known (a launch's or the demo's --max-num-seqs), and not past the
+// launch's own --max-num-batched-tokens, which vLLM requires to be at
+// least --max-num-seqs.
 func maxNumSeqs(run *rundoc.Run) (Advice, bool) {
 	l := bench.ServerLimits(run.Server)
 	if l.Slots == 0 || run.Server.Personality == "llama-server" {
@@ -132,6 +134,13 @@ func maxNumSeqs(run *rundoc.Run) (Advice, bool) {
 	}
 	if want <= l.Slots {
 		return Advice{}, false
+	}
+	// vLLM refuses --max-num-seqs above --max-num-batched-tokens: a
+	// launch that set the budget lower than want could not start.
+	if v, _ := launchValue(run, "--max-num-batched-tokens", ""); v != "" {
+		if budget, err := strconv.Atoi(v); err == nil && budget < want {
+			return Advice{}, false
+		}
 	}
 	l.Slots = want
 	a := Advice{Moves: Queue, Flag: "--max-num-seqs", Value: strconv.Itoa(want)}
