@@ -108,7 +108,7 @@ func TestNoAdviceWithoutEvidence(t *testing.T) {
 	}
 	queued := &rundoc.Run{Simulated: true, Plan: rundoc.Plan{MaxOutput: 64}, Server: rundoc.Server{KVCapacityTokens: 3264, ServerFacts: rundoc.ServerFacts{Slots: 2}},
 		Launch: &rundoc.Launch{Args: []string{"--max-num-seqs", "2", "--max-num-batched-tokens", "2"}},
-		Cells: []rundoc.Cell{{Phase: rundoc.PhaseDecode, Concurrency: 4, Status: rundoc.StatusQueued, TotalTokS: 100, MeasuredS: 5}}}
+		Cells:  []rundoc.Cell{{Phase: rundoc.PhaseDecode, Concurrency: 4, Status: rundoc.StatusQueued, TotalTokS: 100, MeasuredS: 5}}}
 	if a := diagnose.Advise(queued); len(a) != 0 {
 		t.Errorf("--max-num-batched-tokens 2 forbids --max-num-seqs 4: advice %+v, want none", a)
 	}
