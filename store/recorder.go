@@ -154,6 +154,11 @@ func (e *SaveError) Unwrap() error { return e.Err }
 func (r *Recorder) Err() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.errLocked()
+}
+
+// errLocked is Err with r.mu held.
+func (r *Recorder) errLocked() error {
 	if !r.behind {
 		return nil
 	}
@@ -162,6 +167,32 @@ func (r *Recorder) Err() error {
 		e.Kept = len(r.saved)
 	}
 	return e
+}
+
+// Settle makes sure a finished run is in the history whole, for both front
+// ends. The recorder wrote it cell by cell; when one of those writes failed
+// (a moment of full disk, a busy history) and no later write caught up, the
+// whole run is saved again now, in one transaction (SaveRun). A run that
+// ended before it started, with no cells and no row, is left out, as the
+// recorder leaves it out. It returns what Err returns afterwards: nil when
+// everything the run produced is stored, else a *SaveError saying what the
+// history kept.
+func (r *Recorder) Settle(ctx context.Context, run *rundoc.Run) error {
+	if r.Err() == nil || run == nil || run.UUID == "" || (len(run.Cells) == 0 && !r.Saved()) {
+		return r.Err()
+	}
+	id, err := r.db.saveRun(ctx, run)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		r.err = err
+		return r.errLocked()
+	}
+	r.runID, r.behind, r.finished, r.total = id, false, true, len(run.Cells)
+	for i := range run.Cells {
+		r.saved[keyOf(&run.Cells[i])] = true
+	}
+	return nil
 }
 
 // caughtUp records that a write stored cells, and that nothing is missing

@@ -139,6 +139,49 @@ func TestRecorderSaysWhatWasKept(t *testing.T) {
 	}
 }
 
+// TestSettleSavesWhatTheRecorderMissed: a cell write that failed on a full
+// disk is made good at the run's end once space is back (both front ends
+// call Settle); while the disk is still full Settle says what was kept.
+func TestSettleSavesWhatTheRecorderMissed(t *testing.T) {
+	t.Parallel()
+	db := openTemp(t)
+	db.sql.SetMaxOpenConns(1)
+	full := fullRun(t, 44)
+	run := *full
+	run.Status, run.Cells = rundoc.RunRunning, nil
+	rec := db.Recorder()
+	rec.Observe(rundoc.Event{Kind: rundoc.EventRunStarted, Run: &run})
+	var pages int
+	if err := db.sql.QueryRow("PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.sql.Exec(fmt.Sprintf("PRAGMA max_page_count = %d", pages)); err != nil {
+		t.Fatal(err)
+	}
+	big := full.Cells[0]
+	big.Reason = strings.Repeat("x", 12<<10)
+	run.Cells = append(run.Cells, big)
+	rec.Observe(rundoc.Event{Kind: rundoc.EventCellDone, Run: &run, Cell: &run.Cells[0]})
+	done := run
+	done.Status = rundoc.RunComplete
+	rec.Observe(rundoc.Event{Kind: rundoc.EventRunDone, Run: &done})
+	ctx := context.Background()
+	var se *SaveError
+	if err := rec.Settle(ctx, &done); !errors.As(err, &se) || se.Kept != 0 || !errors.Is(err, ErrFull) {
+		t.Fatalf("Settle on a full disk = %v, want what was kept (no cell)", err)
+	}
+	if _, err := db.sql.Exec("PRAGMA max_page_count = 1073741823"); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Settle(ctx, &done); err != nil || rec.Err() != nil || !rec.Saved() {
+		t.Fatalf("Settle with space again = %v (Err %v, saved %v)", err, rec.Err(), rec.Saved())
+	}
+	got, err := db.Get(ctx, done.UUID)
+	if err != nil || len(got.Cells) != 1 || got.Cells[0].Reason != big.Reason || got.Status != rundoc.RunComplete {
+		t.Fatalf("history holds %+v (%v), want the whole finished run", got, err)
+	}
+}
+
 // TestOpenWaitsOutABusyHistory: opening a history another process holds
 // for longer than the busy timeout (5 s) waits for it, instead of failing
 // a run before it starts (issue 12 #9).

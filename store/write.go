@@ -16,11 +16,19 @@ import (
 // SaveRun stores the whole run, replacing any run with the same UUID and
 // all its cells, in one transaction. Name, tags and notes are taken from r.
 func (s *DB) SaveRun(ctx context.Context, r *rundoc.Run) error {
+	_, err := s.saveRun(ctx, r)
+	return err
+}
+
+// saveRun is SaveRun, returning the run's row id.
+func (s *DB) saveRun(ctx context.Context, r *rundoc.Run) (int64, error) {
 	if r == nil || r.UUID == "" {
-		return errors.New("the run has no UUID; it cannot be saved")
+		return 0, errors.New("the run has no UUID; it cannot be saved")
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
-		id, err := upsertRun(ctx, tx, r, runExtras{})
+	var id int64
+	return id, s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		id, err = upsertRun(ctx, tx, r, runExtras{})
 		if err != nil {
 			return err
 		}

@@ -95,25 +95,27 @@ func (u *UI) resume(r *rundoc.Run) {
 	u.Run.StartPlan(r.Plan)
 }
 
-// keep makes sure a finished run is in the history: the recorder wrote it
-// cell by cell; when there is none (the session-only list) or one of its
-// writes failed (a moment of full disk), the whole run is saved now. A run
-// that still cannot be saved is said above the history table.
+// keep makes sure a finished run is in the history: the recorder settles
+// it (store.Recorder.Settle, the CLI's rule: a write that failed on the way
+// is made good by saving the whole run); the session-only list, which has
+// no recorder, adds a run that measured something. A run that still cannot
+// be saved is said above the history table.
 func (u *UI) keep(src history.Source, rec history.Recorder, run *rundoc.Run) {
 	if run == nil || run.UUID == "" {
 		return
 	}
-	// A run that ended before it started measured nothing: the real
-	// history keeps no row for it (store.Recorder), and nor does this.
-	if len(run.Cells) == 0 && (rec == nil || !rec.Saved()) {
-		return
-	}
-	if rec != nil && rec.Err() == nil {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := src.Add(ctx, run); err != nil {
+	var err error
+	switch {
+	case rec != nil:
+		err = rec.Settle(ctx, run)
+	case len(run.Cells) > 0:
+		// A run that ended before it started measured nothing: the real
+		// history keeps no row for it (store.Recorder), and nor does this.
+		err = src.Add(ctx, run)
+	}
+	if err != nil {
 		u.mu.Lock()
 		u.notSaved[run.UUID] = true
 		u.mu.Unlock()

@@ -208,7 +208,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	prog.finish()
 	var nothing *session.NothingRunsError
 	if errors.As(runErr, &nothing) {
-		closeDB() // nothing was recorded
+		closeDB(nil) // nothing was recorded
 		return planError(nothing)
 	}
 	if f.endpoint != "" && errors.Is(runErr, client.ErrUnauthorized) {
@@ -435,14 +435,14 @@ func demoFlags(base sim.Config, vllmArgs []string, keepProfile bool) (sim.Config
 // document that cannot be written must not cost the history, so its error
 // is reported after the history is closed and its save confirmed, and the
 // run stays there to export.
-func (f *runFlags) finish(e *env, run *rundoc.Run, runErr error, saver *store.Recorder, closeDB func() error) error {
+func (f *runFlags) finish(e *env, run *rundoc.Run, runErr error, saver *store.Recorder, closeDB func(*rundoc.Run) error) error {
 	var jsonErr error
 	if f.jsonPath != "" && run != nil && run.Plan.MaxOutput > 0 {
 		if jsonErr = writeRunFile(&f.kept, f.jsonPath, run); jsonErr == nil {
 			fmt.Fprintf(e.stderr, "wrote %s\n", f.jsonPath)
 		}
 	}
-	saveErr := closeDB()
+	saveErr := closeDB(run)
 	if saveErr != nil {
 		// Say exactly what the history kept (store.SaveError) and where
 		// the rest is, never that nothing was lost (issue 12).

@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"time"
 
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/internal/safefile"
 	"github.com/rigbench/rigbench/store"
 )
@@ -32,18 +34,22 @@ func (s *saveFlags) register(fs *flag.FlagSet) {
 
 // recorder opens the history and returns its recorder, which writes each
 // finished cell in its own transaction, so a crash loses nothing measured.
-// close reports a write that failed (a full disk) after the run.
-func (s *saveFlags) recorder(ctx context.Context, e *env) (rec *store.Recorder, close func() error, err error) {
+// close settles the run (store.Recorder.Settle: a write that failed on the
+// way, a moment of full disk, is made good by saving the whole run) and
+// reports what the history still lacks.
+func (s *saveFlags) recorder(ctx context.Context, e *env) (rec *store.Recorder, close func(run *rundoc.Run) error, err error) {
 	if s.noSave {
-		return nil, func() error { return nil }, nil
+		return nil, func(*rundoc.Run) error { return nil }, nil
 	}
 	db, err := s.open(ctx, e)
 	if err != nil {
 		return nil, nil, err
 	}
 	rec = db.Recorder()
-	return rec, func() error {
-		werr := rec.Err()
+	return rec, func(run *rundoc.Run) error {
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		werr := rec.Settle(sctx, run)
 		db.Close()
 		if werr != nil {
 			return fmt.Errorf("could not save this run completely: %w", werr)

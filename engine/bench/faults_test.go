@@ -180,6 +180,26 @@ func TestBrokenStreamsFailTheCell(t *testing.T) {
 	}
 }
 
+// TestFailingCellsStopTheRunTyped: MaxFailedInARow failed cells stop the
+// run with a *FailuresError that says how many, the last reason, and that
+// the server answered (HTTP 500s are not "unreachable"), so a front end
+// words the stop from its fields, not its text.
+func TestFailingCellsStopTheRunTyped(t *testing.T) {
+	cfg := tinyConfig(t, 10)
+	cfg.Faults = sim.Faults{ErrorRate: 1}
+	_, c := startSim(t, cfg)
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 2, 4, 8}, DurationS: 5, MaxOutput: 64}
+	r := &bench.Runner{Client: c, Plan: plan, MaxFailedInARow: 2}
+	run, err := r.Run(context.Background())
+	var fe *bench.FailuresError
+	if !errors.As(err, &fe) || !errors.Is(err, bench.ErrTooManyFailures) {
+		t.Fatalf("run error %T %v, want a *FailuresError matching ErrTooManyFailures", err, err)
+	}
+	if fe.Count != 2 || fe.Unreachable || fe.Last != run.Cells[len(run.Cells)-1].Reason || len(run.Cells) != 2 {
+		t.Errorf("error %+v after %d cells (last reason %q)", fe, len(run.Cells), run.Cells[len(run.Cells)-1].Reason)
+	}
+}
+
 func TestBadInputIsRejectedBeforeSending(t *testing.T) {
 	var requests int
 	var mu sync.Mutex

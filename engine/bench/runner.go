@@ -84,6 +84,9 @@ type Runner struct {
 
 	// gone is set once the server is known to be gone (gone.go).
 	gone *goneMark
+	// cellErr is the error that failed the cell being measured, nil when
+	// none did (FailuresError.Unreachable reads it).
+	cellErr error
 	// was is the document's server before this attempt (a resume's).
 	was rundoc.Server
 
@@ -110,7 +113,29 @@ type Runner struct {
 }
 
 // ErrTooManyFailures is returned when MaxFailedInARow cells failed in a row.
+// The error returned is a *FailuresError, which matches it with errors.Is.
 var ErrTooManyFailures = errors.New("cells failed in a row")
+
+// FailuresError is why a run stopped after MaxFailedInARow cells failed in a
+// row: how many, the last cell's reason, and whether that cell's failure was
+// that nothing answered at the endpoint (a *client.UnreachableError), so a
+// front end can say "the server stopped answering" without reading the text.
+type FailuresError struct {
+	// Count is the number of cells that failed in a row.
+	Count int
+	// Last is the last failed cell's reason.
+	Last string
+	// Unreachable says the last cell failed because the server could not
+	// be reached.
+	Unreachable bool
+}
+
+func (e *FailuresError) Error() string {
+	return fmt.Sprintf("%d %v (last: %s); stopping: is the server still running?", e.Count, ErrTooManyFailures, e.Last)
+}
+
+// Is makes errors.Is(err, ErrTooManyFailures) hold.
+func (e *FailuresError) Is(target error) bool { return target == ErrTooManyFailures }
 
 // Run measures the plan and returns the run document. The document is
 // returned even with an error, holding every cell finished so far, with
@@ -272,7 +297,8 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 		if cell.Status == rundoc.StatusFailed {
 			failedInARow++
 			if failedInARow >= r.MaxFailedInARow {
-				return fmt.Errorf("%d %w (last: %s); stopping: is the server still running?", failedInARow, ErrTooManyFailures, cell.Reason)
+				var unreachable *client.UnreachableError
+				return &FailuresError{Count: failedInARow, Last: cell.Reason, Unreachable: errors.As(r.cellErr, &unreachable)}
 			}
 		} else {
 			failedInARow = 0
@@ -382,6 +408,7 @@ const notRunReason = "not run: "
 func (r *Runner) runCell(ctx context.Context, run *rundoc.Run, specs []cellSpec, i int, overCapacityAt map[int]int) rundoc.Cell {
 	s := specs[i]
 	cell := rundoc.Cell{Phase: s.phase, Context: s.context, Concurrency: s.n, StartedAt: r.Now().UTC().Truncate(time.Millisecond)}
+	r.cellErr = nil
 	r.cellETA, r.restETA, r.cellStart = r.eta(run, specs, i), r.eta(run, specs, i+1), r.Now()
 	r.emit(rundoc.Event{Kind: rundoc.EventCellStarted, Run: run, Cell: &cell, Index: i, Total: len(specs), ETA: r.cellETA})
 	switch {
@@ -608,7 +635,7 @@ func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell
 	for len(rates) < most {
 		ttft, err := r.prefillOnce(ctx, run, cell, index, total)
 		if err != nil {
-			cell.Status, cell.Reason = failure(err)
+			r.fail(cell, err)
 			return
 		}
 		rates, ttfts = append(rates, float64(cell.PromptTokens)/ttft), append(ttfts, ttft)
@@ -671,6 +698,13 @@ func (r *Runner) prefillOnce(ctx context.Context, run *rundoc.Run, cell *rundoc.
 }
 
 // failure maps a request error to a cell status and reason.
+// fail sets a cell's status and reason from the error that ended it, and
+// keeps the error for the run's stop (FailuresError.Unreachable).
+func (r *Runner) fail(cell *rundoc.Cell, err error) {
+	cell.Status, cell.Reason = failure(err)
+	r.cellErr = err
+}
+
 func failure(err error) (rundoc.Status, string) {
 	var (
 		tl *client.PromptTooLongError

@@ -21,12 +21,19 @@ const (
 	FactMaxConcurrency FactKind = "max_concurrency"
 	// FactKVCacheMemory: "Available KV cache memory: X GiB".
 	FactKVCacheMemory FactKind = "kv_cache_memory"
-	// FactWeightsMemory: "Model loading took X GiB and Y seconds" (GiB):
-	// the memory the weights take on the card, the bytes every decode step
-	// reads (METHOD.md: Roofline).
-	FactWeightsMemory FactKind = "weights_memory"
 	// FactVersion: the vLLM version the server reports.
 	FactVersion FactKind = "version"
+	// FactModelLoading: "Model loading took X GiB and Y seconds" (GiB and
+	// Seconds): the weights' size and load time. Older wording "Loading
+	// weights took Y seconds" fills Seconds only.
+	FactModelLoading FactKind = "model_loading"
+	// FactCompile: "torch.compile takes X s in total" (Seconds).
+	FactCompile FactKind = "compile"
+	// FactCompileCacheHit: "Directly load the compiled graph(s) … from the
+	// cache, took X s": the compile cache held this configuration.
+	FactCompileCacheHit FactKind = "compile_cache_hit"
+	// FactGraphCapture: "Graph capturing finished in X secs" (Seconds).
+	FactGraphCapture FactKind = "graph_capture"
 	// FactReadyHint: the HTTP server is up ("Application startup complete.").
 	// Only a hint: readiness is /health answering 200.
 	FactReadyHint FactKind = "ready_hint"
@@ -43,10 +50,11 @@ type Fact struct {
 	// MaxConcurrency requests of ConcurrencyTokens tokens fit at once.
 	MaxConcurrency    float64 `json:"max_concurrency,omitempty"`
 	ConcurrencyTokens int     `json:"concurrency_tokens,omitempty"`
-	// GiB is the KV cache memory (FactKVCacheMemory) or the weights'
-	// (FactWeightsMemory).
+	// GiB is the KV cache memory.
 	GiB     float64 `json:"gib,omitempty"`
 	Version string  `json:"version,omitempty"`
+	// Seconds is the duration a load, compile or capture line gives.
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // Number patterns: vLLM prints counts with or without thousands separators
@@ -61,8 +69,12 @@ var (
 	reConcurrency = regexp.MustCompile(`(?i)Maximum concurrency for\s*` + num + `\s*tokens per request:\s*` + dec + `\s*x`)
 	reBlocks      = regexp.MustCompile(`(?i)#\s*(?:GPU|CUDA)\s*blocks:\s*` + num + `(?:,\s*#\s*CPU\s*blocks:\s*` + num + `)?`)
 	reKVMemory    = regexp.MustCompile(`(?i)Available KV cache memory:\s*` + dec + `\s*(GiB|MiB|GB)`)
-	reWeights     = regexp.MustCompile(`(?i)Model loading took\s*` + dec + `\s*(GiB|MiB|GB)`)
 	reVersion     = regexp.MustCompile(`(?i)(?:vLLM API server version|Initializing (?:a V1 )?(?:an )?LLM engine \(v)\s*v?(\d+\.\d+\.\d+[\w.+-]*)`)
+	reModelLoad   = regexp.MustCompile(`(?i)Model loading took\s*` + dec + `\s*(GiB|GB)(?:\s*memory)?\s*and\s*` + dec + `\s*s`)
+	reWeightsLoad = regexp.MustCompile(`(?i)Loading weights took\s*` + dec + `\s*s`)
+	reCompile     = regexp.MustCompile(`(?i)torch\.compile takes\s*` + dec + `\s*s`)
+	reCompileHit  = regexp.MustCompile(`(?i)Directly load the compiled graph.*from the cache`)
+	reGraphs      = regexp.MustCompile(`(?i)Graph capturing finished in\s*` + dec + `\s*s`)
 	reReady       = regexp.MustCompile(`Application startup complete|Uvicorn running on|Starting vLLM API server`)
 )
 
@@ -73,7 +85,8 @@ func recognizeFact(line string) Fact {
 	// regular expressions cost microseconds each.
 	if !strings.Contains(line, "KV cache") && !strings.Contains(line, "oncurrency") && !strings.Contains(line, "blocks") &&
 		!strings.Contains(line, "vLLM") && !strings.Contains(line, "LLM engine") && !strings.Contains(line, "Uvicorn") &&
-		!strings.Contains(line, "startup complete") && !strings.Contains(line, "Model loading") {
+		!strings.Contains(line, "startup complete") && !strings.Contains(line, " took ") && !strings.Contains(line, " takes ") &&
+		!strings.Contains(line, "finished in") {
 		return Fact{}
 	}
 	if m := reKVTokens.FindStringSubmatch(line); m != nil {
@@ -90,10 +103,33 @@ func recognizeFact(line string) Fact {
 		return Fact{Kind: FactKVCacheBlocks, GPUBlocks: atoi(m[1]), CPUBlocks: atoi(m[2])}
 	}
 	if m := reKVMemory.FindStringSubmatch(line); m != nil {
-		return Fact{Kind: FactKVCacheMemory, GiB: toGiB(m[1], m[2])}
+		gib := atof(m[1])
+		switch m[2] {
+		case "MiB":
+			gib /= 1024
+		case "GB":
+			gib = gib * 1e9 / (1 << 30)
+		}
+		return Fact{Kind: FactKVCacheMemory, GiB: gib}
 	}
-	if m := reWeights.FindStringSubmatch(line); m != nil {
-		return Fact{Kind: FactWeightsMemory, GiB: toGiB(m[1], m[2])}
+	if m := reModelLoad.FindStringSubmatch(line); m != nil {
+		gib := atof(m[1])
+		if strings.EqualFold(m[2], "GB") {
+			gib = gib * 1e9 / (1 << 30)
+		}
+		return Fact{Kind: FactModelLoading, GiB: gib, Seconds: atof(m[3])}
+	}
+	if m := reWeightsLoad.FindStringSubmatch(line); m != nil {
+		return Fact{Kind: FactModelLoading, Seconds: atof(m[1])}
+	}
+	if m := reCompile.FindStringSubmatch(line); m != nil {
+		return Fact{Kind: FactCompile, Seconds: atof(m[1])}
+	}
+	if reCompileHit.MatchString(line) {
+		return Fact{Kind: FactCompileCacheHit}
+	}
+	if m := reGraphs.FindStringSubmatch(line); m != nil {
+		return Fact{Kind: FactGraphCapture, Seconds: atof(m[1])}
 	}
 	if m := reVersion.FindStringSubmatch(line); m != nil {
 		return Fact{Kind: FactVersion, Version: strings.TrimRight(m[1], ".)")}
@@ -102,18 +138,6 @@ func recognizeFact(line string) Fact {
 		return Fact{Kind: FactReadyHint}
 	}
 	return Fact{}
-}
-
-// toGiB converts a logged memory size in unit (GiB, MiB or GB) to GiB.
-func toGiB(number, unit string) float64 {
-	gib := atof(number)
-	switch unit {
-	case "MiB":
-		gib /= 1024
-	case "GB":
-		gib = gib * 1e9 / (1 << 30)
-	}
-	return gib
 }
 
 func atoi(s string) int {

@@ -57,6 +57,10 @@ type Recorder interface {
 	Err() error
 	// Saved reports whether the run has a row in the history.
 	Saved() bool
+	// Settle saves the finished run whole when a write failed on the way
+	// (store.Recorder.Settle, which the CLI calls too) and returns what
+	// Err returns then.
+	Settle(ctx context.Context, run *rundoc.Run) error
 }
 
 // Memory is a Source that keeps this session's runs in memory, for when

@@ -95,9 +95,10 @@ func outcome(r *rundoc.Run, err error, saved bool) (line, detail string) {
 		return fmt.Sprintf("The server stopped answering; %s.", kept),
 			wording.Sentence(oneLine(gone.Stopped()) + "; start the server again and press Resume in Results to measure the rest")
 	}
-	if errors.Is(err, bench.ErrTooManyFailures) || strings.Contains(r.Error, bench.ErrTooManyFailures.Error()) {
+	var failures *bench.FailuresError
+	if errors.As(err, &failures) {
 		stopped = "The run stopped because cells kept failing"
-		if strings.Contains(why, "cannot reach the server") {
+		if failures.Unreachable {
 			stopped = "The server stopped answering"
 		}
 		// The runner's message repeats each request's error; the last

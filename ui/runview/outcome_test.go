@@ -3,7 +3,6 @@ package runview_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -75,7 +74,7 @@ func TestStoppedRunKeepsGridAndProgress(t *testing.T) {
 		{Kind: rundoc.EventCellDone, Cell: &failed, Index: 1, Total: 4},
 		{Kind: rundoc.EventRunDone, Run: doc, Index: 2, Total: 2},
 	}
-	err := fmt.Errorf("2 %w (last: count prompt tokens: cannot reach the server at http://127.0.0.1:18000: check that it is running and the URL is right); stopping: is the server still running?", bench.ErrTooManyFailures)
+	err := &bench.FailuresError{Count: 2, Last: failed.Reason, Unreachable: true}
 	runWith(t, v, f, events, doc, err)
 	if p := v.Progress(); p != 0.5 {
 		t.Errorf("progress after 2 of 4 cells = %v, want 0.5", p)
@@ -90,6 +89,23 @@ func TestStoppedRunKeepsGridAndProgress(t *testing.T) {
 	}
 	if d := v.Detail(); d != "Last error: Warm-up failed: cannot reach the server at http://127.0.0.1:18000: check that it is running and the URL is right." {
 		t.Errorf("detail = %q, want the last failed cell's reason once", d)
+	}
+}
+
+// Cells that kept failing while the server answered (HTTP 500s) read as
+// such, even when a reason's text mentions an unreachable server: the
+// outcome follows the engine's typed error, not its words.
+func TestCellsKeptFailingReadFromTheTypedError(t *testing.T) {
+	v, f := newView(t)
+	v.SetPlanText("0, 1K", "1, 2", "", "10", "64")
+	cell := measured(0, 1)
+	failed := rundoc.Cell{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 2, Status: rundoc.StatusFailed,
+		Reason: "1 of 2 requests failed: the server answered HTTP 500 (it said: cannot reach the server at the backend)"}
+	doc := &rundoc.Run{Plan: plan22(), Status: rundoc.RunFailed, Cells: []rundoc.Cell{cell, failed}}
+	runWith(t, v, f, []rundoc.Event{{Kind: rundoc.EventRunDone, Run: doc, Index: 2, Total: 2}}, doc,
+		&bench.FailuresError{Count: 2, Last: failed.Reason})
+	if s := v.Status(); s != "The run stopped because cells kept failing; the 1 measured cell is kept." {
+		t.Errorf("status = %q", s)
 	}
 }
 
