@@ -31,6 +31,9 @@ func fullRun(t testing.TB, seed int) *rundoc.Run {
 	r.Origin = rundoc.OriginMeasured
 	r.Server.KVCapacitySource = rundoc.KVSourceMetrics
 	r.Server.Personality = "llama-server"
+	r.Server.Roofline.WeightsSource, r.Server.Roofline.KVBytesSource = rundoc.RooflineLog, rundoc.RooflineLog
+	r.Server.Roofline.BandwidthSource = rundoc.RooflineHardware
+	r.Server.Roofline.Missing = []string{rundoc.RooflineMissingWeights, rundoc.RooflineMissingBandwidth}
 	r.FinishedAt = r.CreatedAt.Add(time.Hour)
 	phases := []rundoc.Phase{rundoc.PhasePrefill, rundoc.PhaseDecode}
 	for i := range r.Cells {

@@ -150,7 +150,8 @@ SELECT id, phase, context, concurrency, status, reason, prompt_tok_s, prompt_tok
 	per_request_tok_s, ttft_ms, tbt_ms, ttft_p90_ms, ttft_p99_ms, tbt_p90_ms, tbt_p99_ms, avg_active,
 	completed_requests, output_tokens, measured_s, token_count_source, chunk_tokens, token_count_mismatch,
 	server_stats, gpu_stats, energy_j_per_token, started_at, window_start,
-	prompt_tok_s_ci95, total_tok_s_ci95, per_request_tok_s_ci95, ttft_ms_ci95, tbt_ms_ci95, checks, window
+	prompt_tok_s_ci95, total_tok_s_ci95, per_request_tok_s_ci95, ttft_ms_ci95, tbt_ms_ci95, checks, window,
+	roofline_pct
 FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, err
@@ -172,7 +173,7 @@ FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 			&c.TBTP90Ms, &c.TBTP99Ms, &c.AvgActive, &c.CompletedRequests, &c.OutputTokens, &c.MeasuredS,
 			&c.TokenCountSource, &c.ChunkTokens, &mismatch, &srv, &gpu, &c.EnergyJPerToken, &started,
 			&windowS, &c.PromptTokSCI95, &c.TotalTokSCI95, &c.PerRequestTokSCI95, &c.TTFTMsCI95,
-			&c.TBTMsCI95, &checks, &window); err != nil {
+			&c.TBTMsCI95, &checks, &window, &c.RooflinePct); err != nil {
 			return nil, err
 		}
 		c.Phase, c.Status, c.TokenCountMismatch = rundoc.Phase(phase), rundoc.Status(status), mismatch != 0

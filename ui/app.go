@@ -16,6 +16,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/compare"
@@ -166,6 +167,7 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.Compare = compare.New()
 	u.Compare.OnExport = u.exportRuns
 	u.Tune = tuneview.New(u.tuneBackend())
+	u.Results.OnTune = func(s tune.Spec) { u.Tune.Prefill(s); u.SelectTab(TabTune) }
 
 	prevTarget := u.Target.OnChanged
 	u.Target.OnChanged = func(ch target.Choice) {

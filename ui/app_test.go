@@ -228,8 +228,9 @@ func TestCompareTwoRuns(t *testing.T) {
 		t.Fatal("the comparison charts were not drawn in 60 s")
 	}
 	fyne.DoAndWait(func() {
-		if n := u.Compare.ChartsRendered(); n != 4 {
-			t.Errorf("%d comparison charts drawn, want 4", n)
+		// Decode, per-request, TTFT, prefill and the trade-off (Pareto).
+		if n := u.Compare.ChartsRendered(); n != 5 {
+			t.Errorf("%d comparison charts drawn, want 5", n)
 		}
 		rows := u.Compare.Rows()
 		if len(rows) < 2 || len(rows[0]) != 3 {

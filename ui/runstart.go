@@ -66,7 +66,7 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 		if p := target.CheckURL(ch); p != "" {
 			return nil, errors.New(p)
 		}
-		o.Kind, o.Endpoint, o.APIKey = session.Endpoint, ch.URL, ch.APIKey
+		o.Kind, o.Endpoint, o.APIKey, o.WeightsGiB = session.Endpoint, ch.URL, ch.APIKey, ch.WeightsGiB
 	case target.Launch:
 		if srv == nil {
 			return nil, errors.New("start the server in the Launch tab first, or choose an existing endpoint or the demo")

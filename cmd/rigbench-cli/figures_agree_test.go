@@ -23,7 +23,7 @@ func oneCellRun() *rundoc.Run {
 		Phase: rundoc.PhaseDecode, Context: 16384, Concurrency: 8, Status: rundoc.StatusValid,
 		TotalTokS: 213.2871, PerRequestTokS: 26.6123, TTFTMs: 6197.64, TTFTP90Ms: 7012.51, TTFTP99Ms: 7200.49,
 		TBTMs: 31.4567, TBTP90Ms: 35.0501, TBTP99Ms: 40.2349, AvgActive: 7.98765, CompletedRequests: 3,
-		OutputTokens: 6401, MeasuredS: 30.0004, EnergyJPerToken: 0.81234,
+		OutputTokens: 6401, MeasuredS: 30.0004, EnergyJPerToken: 0.81234, RooflinePct: 63.4567,
 		GPUStats: &hardware.GPUStats{PowerMeanW: 173.26}, ServerStats: &rundoc.ServerStats{Samples: 30, KVUsageMax: 0.4237},
 		CellChecks: rundoc.CellChecks{RetriedRequests: 2, NeverStarted: 1, ServerOutputTokens: 6412, CheckedOutputTokens: 6401,
 			ServerTokenDiffPct: rundoc.Reported(0.1718, true), ServerDecodeTokS: 27.4321},
@@ -97,6 +97,9 @@ func TestOneCellReadsTheSameEverywhere(t *testing.T) {
 		if !strings.Contains("|"+appRow+"|", "|"+want+"|") {
 			t.Errorf("%s: app row %q lacks %q", f.Key, appRow, want)
 		}
+	}
+	if want := rundoc.FigRoofline.WithUnit(c); !strings.Contains(cli.String(), want) {
+		t.Errorf("CLI lacks the roofline figure %q:\n%s", want, cli.String())
 	}
 	line := rundoc.MatrixText(c)
 	if line != "213.3 · 6198 ms" {

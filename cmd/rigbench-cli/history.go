@@ -170,14 +170,7 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 }
 
 func runShow(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("show", e)
-	var h historyFlags
-	h.register(fs)
-	rest, err := parseArgs(fs, args)
-	if err != nil {
-		return err
-	}
-	db, r, err := h.oneRun(ctx, e, rest)
+	db, r, err := runArg(ctx, e, "show", args)
 	if err != nil {
 		return err
 	}
@@ -367,6 +360,19 @@ func startedText(r *rundoc.Run) string {
 		return "started: unknown (imported " + r.CreatedAt.Local().Format("2006-01-02 15:04") + ")"
 	}
 	return "started " + r.CreatedAt.Local().Format("2006-01-02 15:04")
+}
+
+// runArg parses the arguments of a command that takes one run ID and
+// --db (show, advise) and reads that run. The caller closes db.
+func runArg(ctx context.Context, e *env, name string, args []string) (*store.DB, *rundoc.Run, error) {
+	fs := newFlagSet(name, e)
+	var h historyFlags
+	h.register(fs)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	return h.oneRun(ctx, e, rest)
 }
 
 // oneRun opens the history and reads the one run the arguments name (an ID

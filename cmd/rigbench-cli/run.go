@@ -28,7 +28,7 @@ func init() {
 		name: "run",
 		usage: "run (--endpoint URL | --demo | --launch --model ID) [--api-key K] [--model NAME] " +
 			"[--contexts 0,16K,32K,64K,128K,max] [--concurrency 1,2,4,…,128] [--prefill 8K,…,128K|none] " +
-			"[--duration auto|30s] [--precision 1%] [--max-duration 30s] [--prompts shared|unique] [--max-output 8192] [--kv-capacity TOKENS] [--json FILE] [--name NAME] " +
+			"[--duration auto|30s] [--precision 1%] [--max-duration 30s] [--prompts shared|unique] [--max-output 8192] [--kv-capacity TOKENS] [--weights-gib GIB] [--json FILE] [--name NAME] " +
 			"[--no-save] [--db FILE] [--resume ID] [-- vLLM flags…]",
 		summary: "Run the prefill and sustained-decode matrix against a server and print the results.",
 		run:     runRun,
@@ -44,6 +44,7 @@ type runFlags struct {
 	prompts                        string
 	maxDuration                    time.Duration
 	maxOutput, kvCapacity          int
+	weightsGiB                     float64
 	jsonPath, name, tags, notes    string
 	demo                           bool
 	simProfile                     string
@@ -61,7 +62,7 @@ func (f *runFlags) options(e *env, plan rundoc.Plan, simCfg sim.Config, demoLaun
 		Tags: splitList(f.tags)}
 	switch {
 	case f.endpoint != "":
-		opts.Kind, opts.Endpoint, opts.APIKey = session.Endpoint, f.endpoint, f.apiKey
+		opts.Kind, opts.Endpoint, opts.APIKey, opts.WeightsGiB = session.Endpoint, f.endpoint, f.apiKey, f.weightsGiB
 	case f.demo:
 		opts.Kind, opts.Sim, opts.SimLaunch = session.Demo, simCfg, demoLaunch
 		opts.Model = ""
@@ -113,6 +114,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	f.registerWindow(fs)
 	fs.IntVar(&f.maxOutput, "max-output", rundoc.DefaultMaxOutput, "max_tokens of every decode request")
 	fs.IntVar(&f.kvCapacity, "kv-capacity", 0, "KV cache capacity in tokens to plan with, for a server that reports none; it replaces a reported one (the run records the source as user)")
+	fs.Float64Var(&f.weightsGiB, "weights-gib", 0, "with --endpoint, the model's size in GiB on the card (vLLM logs it as \"Model loading took X GiB\"), so decode cells get their % of the bandwidth roofline")
 	fs.StringVar(&f.jsonPath, "json", "", "write the run document (rigbench.run/v1) to this file")
 	fs.StringVar(&f.name, "name", "", "name of the run in the history (default: the model, up to three flags that differ from vLLM's defaults and the start time, as the app names runs)")
 	fs.StringVar(&f.tags, "tags", "", "comma-separated tags")
@@ -214,6 +216,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	}
 	if run != nil && len(run.Cells) > 0 {
 		printResults(e.stdout, run)
+		printDiagnosis(e.stdout, run)
 	}
 	runErr = f.goneAdvice(runErr, run, saver != nil && saver.Saved())
 	return f.finish(e, run, runErr, saver, closeDB)
@@ -231,6 +234,14 @@ func (f *runFlags) checkTarget(set map[string]bool) (sim.Config, error) {
 	}
 	if modes != 1 {
 		return sim.Config{}, errors.New("choose one target: --endpoint URL, --demo or --launch")
+	}
+	if set["weights-gib"] {
+		if f.endpoint == "" {
+			return sim.Config{}, errors.New("--weights-gib applies only to --endpoint: RigBench reads the size from the start-up log of a server it starts")
+		}
+		if !(f.weightsGiB > 0 && f.weightsGiB < 1e6) {
+			return sim.Config{}, fmt.Errorf("--weights-gib %g: give the model's size on the card in GiB, more than 0", f.weightsGiB)
+		}
 	}
 	if f.launch.rig != "" {
 		if !f.launch.enabled {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -55,6 +56,7 @@ func printResults(w io.Writer, run *rundoc.Run) {
 		if queued {
 			fmt.Fprintln(w, rundoc.QueuedNote)
 		}
+		printRoofline(w, run, contexts, conc)
 		// Cells whose window was mostly spent waiting for first tokens say
 		// so in their reason; a table of figures alone would hide it.
 		for _, c := range run.Cells {
@@ -83,6 +85,41 @@ func printResults(w io.Writer, run *rundoc.Run) {
 			fmt.Fprintf(w, "%-10s %-14s%s %-12s %s\n", rundoc.ContextLabel(c.Context), orDash(rundoc.FigPromptTokS.TextCI(&c)),
 				col(&c), orDash(rundoc.FigTTFT.Text(&c)), c.Status)
 		}
+	}
+}
+
+// printRoofline prints each decode cell's share of the bandwidth roofline
+// (rundoc.FigRoofline) as a matrix like the one above, or why the run has
+// none, with the flag that gives what is missing.
+func printRoofline(w io.Writer, run *rundoc.Run, contexts, conc []int) {
+	f := rundoc.FigRoofline
+	if len(rundoc.Used([]rundoc.Figure{f}, run.Cells)) == 0 {
+		why := run.Server.Roofline.Why()
+		if run.Server.Roofline == nil || why == "" {
+			return // a run from before the figure, or no cell ran
+		}
+		if r := run.Server.Roofline; r != nil && slices.Contains(r.Missing, rundoc.RooflineMissingWeights) && run.Launch == nil && !run.Simulated {
+			why += "; give --weights-gib"
+		}
+		fmt.Fprintf(w, "\n%s: not known: %s\n", f.Title, termtext.Safe(why))
+		return
+	}
+	basis := run.Server.Roofline.Basis()
+	if basis != "" {
+		basis = " (" + basis + ")"
+	}
+	fmt.Fprintf(w, "\nDecode: %s of the peak memory bandwidth%s\n", f.Unit, basis)
+	fmt.Fprint(w, padRight("context \\ N", 12))
+	for _, n := range conc {
+		fmt.Fprint(w, padRight(fmt.Sprint(n), 8))
+	}
+	fmt.Fprintln(w)
+	for _, c := range contexts {
+		fmt.Fprint(w, padRight(rundoc.ContextLabel(c), 12))
+		for _, n := range conc {
+			fmt.Fprint(w, padRight(orDash(f.WithUnit(run.Find(rundoc.PhaseDecode, c, n))), 8))
+		}
+		fmt.Fprintln(w)
 	}
 }
 

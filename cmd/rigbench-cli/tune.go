@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rigbench/rigbench/engine/diagnose"
+
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
@@ -21,7 +23,8 @@ func init() {
 		name: "tune",
 		usage: "tune (--demo [--sim-speed S] | --launch --model ID [--image …] [--gpus …]) --vary FLAG=V1,V2 [--vary …] " +
 			"[--grid|--one-at-a-time] --contexts 16K,64K --concurrency 1,8 --objective NAME[@CTXxN] [--constraint ttft_p90<=2s] " +
-			"[--duration auto|30s] [--precision 1%] [--max-duration 30s] [--json FILE] [--no-save] [--resume ID] [-- base vLLM flags…]",
+			"[--duration auto|30s] [--precision 1%] [--max-duration 30s] [--json FILE] [--no-save] [--resume ID] [-- base vLLM flags…] " +
+			"| tune --from-advice RUN [--json FILE]",
 		summary: "Sweep vLLM launch flags, measure each variant, and say which flags make the card fastest.",
 		run:     runTune,
 		cleanup: "keeping the finished variants and stopping a launched server",
@@ -40,6 +43,7 @@ type tuneFlags struct {
 	vary, constraints listFlag
 	grid, oneAtATime  bool
 	objective, resume string
+	fromAdvice        string
 }
 
 func runTune(ctx context.Context, e *env, args []string) error {
@@ -48,7 +52,13 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	if err != nil || set == nil {
 		return err // nil after --help
 	}
-	r, fromFile, err := f.prepare(e, set, vllmArgs)
+	var r *tune.Runner
+	fromFile := false
+	if f.fromAdvice != "" {
+		r, err = f.adviceRunner(ctx, e, set, vllmArgs)
+	} else {
+		r, fromFile, err = f.prepare(e, set, vllmArgs)
+	}
 	if err != nil {
 		return err
 	}
@@ -97,6 +107,7 @@ func (f *tuneFlags) parse(e *env, args []string) (set map[string]bool, rest []st
 	fs.BoolVar(&f.oneAtATime, "one-at-a-time", false, "change one flag at a time from the base flags")
 	fs.StringVar(&f.objective, "objective", "total-tok-s", "what fastest means: "+strings.Join(tune.ObjectiveNames, ", "))
 	fs.Var(&f.constraints, "constraint", "a limit every scored cell must meet, e.g. ttft_p90<=2s (repeatable)")
+	fs.StringVar(&f.fromAdvice, "from-advice", "", "sweep the flags `rigbench-cli advise RUN` advises, one at a time from that run's flags and on the cells it predicts, and check each prediction")
 	fs.StringVar(&f.resume, "resume", "", "continue sweep ID (alone, or with the sweep's flags repeated): variants already in the history are not measured again")
 	f.launch.register(fs)
 	f.saveFlags.register(fs)
@@ -134,6 +145,41 @@ func (f *tuneFlags) prepare(e *env, set map[string]bool, vllmArgs []string) (r *
 		return nil, fromFile, usagef("--resume finds the finished variants in the history: drop --no-save")
 	}
 	return r, fromFile, nil
+}
+
+// adviceRunner builds the sweep of a run's advice (tune.FromAdvice): the
+// run is read from the history, its flags are the base and its target the
+// sweep's; the other workload and target flags belong to a sweep of the
+// user's own.
+func (f *tuneFlags) adviceRunner(ctx context.Context, e *env, set map[string]bool, vllmArgs []string) (*tune.Runner, error) {
+	for _, name := range []string{"vary", "contexts", "concurrency", "objective", "constraint", "grid", "one-at-a-time", "demo", "launch", "model", "resume", "no-save", "sim-profile"} {
+		if set[name] {
+			return nil, usagef("--from-advice sweeps what the run's advice names, on its cells, from its flags; --%s belongs to a sweep of your own", name)
+		}
+	}
+	if len(vllmArgs) > 0 {
+		return nil, usagef("--from-advice takes the run's own flags as the base: drop the vLLM flags after --")
+	}
+	h := historyFlags{db: f.db}
+	db, run, err := h.oneRun(ctx, e, []string{f.fromAdvice})
+	if err != nil {
+		return nil, err
+	}
+	db.Close()
+	spec, err := tune.FromAdvice(run, diagnose.Advise(run))
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", rundoc.ShortID(run.UUID), err)
+	}
+	if set["sim-speed"] {
+		spec.SimSpeed = f.simSpeed
+	}
+	f.saveFlags.keep(e)
+	if f.jsonPath != "" {
+		if err := checkWritable(f.jsonPath, &f.kept); err != nil {
+			return nil, usagef("%v", err)
+		}
+	}
+	return specRunner(e, spec)
 }
 
 // withHistory saves each variant's run in db and, for --resume, finds the

@@ -37,6 +37,15 @@ type Runner struct {
 	// launch flags (vLLM's --max-num-seqs), 0 when unknown; a server that
 	// says it itself (llama-server's total_slots) is believed first.
 	SlotsFromLaunch int
+	// Roofline is what the start-up told of the bytes each decode step
+	// reads and the card's peak bandwidth (nil: unknown); it is recorded
+	// with the server, and each decode cell gets its RooflinePct from it.
+	Roofline *rundoc.Roofline
+	// CachedWeightsGiB, when set, is asked for the served model's size
+	// (GiB) when Roofline lacks the weights, once the model is known; 0
+	// means not found (session.HFCacheWeightsGiB reads the Hugging Face
+	// cache).
+	CachedWeightsGiB func(model string) float64
 	// Doc is the document to fill: the caller may preset UUID, Name,
 	// Hardware, Launch, Simulated. Nil: a fresh document.
 	Doc *rundoc.Run
@@ -309,6 +318,7 @@ func (r *Runner) prepare(ctx context.Context, run *rundoc.Run) (rundoc.Plan, err
 	if srv.Slots == 0 && r.SlotsFromLaunch > 0 && r.SlotsFromLaunch <= rundoc.MaxConcurrency {
 		srv.Slots = r.SlotsFromLaunch
 	}
+	srv.Roofline = r.roofline(srv.Model)
 	run.Server = srv
 	if err := r.checkResume(srv); err != nil {
 		return rundoc.Plan{}, err
@@ -411,6 +421,7 @@ func (r *Runner) runCell(ctx context.Context, run *rundoc.Run, specs []cellSpec,
 			break
 		}
 		r.decode(ctx, run, &cell, i, len(specs))
+		cell.RooflinePct = RooflinePct(run.Server.Roofline, run.Plan, &cell)
 		noteOverCapacity(overCapacityAt, &cell)
 	}
 	r.checkCellGone(ctx, &cell, cellMoment(&cell))

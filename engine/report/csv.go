@@ -29,7 +29,8 @@ func csvColumns() []string {
 
 // SimulatedColumn is the column a simulated run's CSV adds after
 // CSVColumns (and the half-widths of rundoc.CIFigures a run with
-// uncertainty adds, each "<figure>_ci95"), saying "yes" on every row: simulated runs are labelled as
+// uncertainty adds, each "<figure>_ci95", and rundoc.CSVExtraFigures where
+// cells have them), saying "yes" on every row: simulated runs are labelled as
 // such everywhere, and a file keeps its label through a spreadsheet (a
 // row copied out still says it) and back through ReadReferenceCSV. A
 // measured run's CSV leaves the column out, so it keeps exactly the
@@ -43,7 +44,7 @@ const SimulatedColumn = "simulated"
 // registry (rundoc.Figure), which follows the reference files.
 func WriteCSV(w io.Writer, r *rundoc.Run) error {
 	cw := csv.NewWriter(w)
-	ci := rundoc.Used(rundoc.CIFigures, r.Cells)
+	ci := rundoc.Used(slices.Concat(rundoc.CIFigures, rundoc.CSVExtraFigures), r.Cells)
 	header := slices.Clip(CSVColumns)
 	for _, f := range ci {
 		header = append(header, f.Key)

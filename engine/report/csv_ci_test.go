@@ -45,3 +45,27 @@ func TestCSVKeepsUncertainty(t *testing.T) {
 		t.Errorf("a run without ±: header %q, want the reference columns", header)
 	}
 }
+
+// TestCSVKeepsRoofline: a run whose decode cells have their share of the
+// bandwidth roofline writes it as the roofline_pct column, with the
+// registry's decimals, and reading the CSV back keeps it.
+func TestCSVKeepsRoofline(t *testing.T) {
+	r := &rundoc.Run{Cells: []rundoc.Cell{
+		{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 47.6, MeasuredS: 20, RooflinePct: 65.5},
+	}}
+	var b bytes.Buffer
+	if err := report.WriteCSV(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if !strings.HasSuffix(lines[0], ","+rundoc.FigRoofline.Key) || !strings.HasSuffix(lines[1], ",66") {
+		t.Errorf("CSV:\n%s", b.String())
+	}
+	back, err := report.ReadReferenceCSV(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := back.Find(rundoc.PhaseDecode, 0, 1); c == nil || c.RooflinePct != 66 {
+		t.Errorf("read back: %+v", c)
+	}
+}

@@ -71,6 +71,8 @@ type page struct {
 	Letters   []string
 	// QueuedNote explains the matrix's star.
 	QueuedNote string
+	// Diagnosed is true when some run has a bottleneck or advice.
+	Diagnosed bool
 	// TTFT and PromptTokS head the prefill table.
 	TTFT, PromptTokS rundoc.Figure
 }
@@ -85,6 +87,8 @@ type pageRun struct {
 	Cells         []rundoc.Cell
 	// Figures are the measurement columns this run's cells have.
 	Figures []rundoc.Figure
+	// Bottlenecks and Advice are the run's diagnosis (diagnosis.go).
+	Bottlenecks, Advice []string
 }
 
 type pageChart struct {
@@ -133,6 +137,9 @@ func buildPage(runs []*rundoc.Run, opts HTMLOptions) (*page, error) {
 			Cells:   SortedCells(r),
 			Figures: rundoc.Used(rundoc.MeasurementFigures, r.Cells),
 		})
+		pr := &p.Runs[len(p.Runs)-1]
+		pr.Bottlenecks, pr.Advice = diagnosisLines(r)
+		p.Diagnosed = p.Diagnosed || len(pr.Bottlenecks) > 0 || len(pr.Advice) > 0
 	}
 	for _, k := range chart.KindsFor(len(runs)) {
 		if k == chart.Energy && !hasEnergy(runs) {

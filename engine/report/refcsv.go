@@ -233,6 +233,7 @@ func parseReferenceRow(rec []string, col map[string]int) (rundoc.Cell, error) {
 	c.PerRequestTokSCI95 = p.float("per_request_tok_s_ci95")
 	c.TTFTMsCI95 = p.float("ttft_ms_ci95")
 	c.TBTMsCI95 = p.float("tbt_ms_ci95")
+	c.RooflinePct = p.float(rundoc.FigRoofline.Key) // rundoc.CSVExtraFigures
 	if p.err != nil {
 		return c, p.err
 	}

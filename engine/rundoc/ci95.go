@@ -103,3 +103,7 @@ func ciFigure(f Figure) Figure {
 // CSVFigures when some cell has them (a run measured before RigBench
 // reported uncertainty, or a reference CSV, keeps the reference columns).
 var CIFigures = []Figure{ciFigure(FigRate), ciFigure(FigPerRequestTokS), ciFigure(FigTTFT), ciFigure(FigTBT)}
+
+// CSVExtraFigures are RigBench's own figure columns a measurements CSV adds
+// after CIFigures when some cell has them, and reads back on import.
+var CSVExtraFigures = []Figure{FigRoofline}

@@ -187,7 +187,7 @@ var CSVFigures = []Figure{FigRate, FigPerRequestTokS, FigTTFT, FigTBT, FigAvgAct
 // measurements (the app's Results table, the Markdown and HTML reports), in
 // order; Optional ones appear only when some cell has them.
 var MeasurementFigures = []Figure{FigRate, FigPerRequestTokS, FigTTFT, FigTTFTP90, FigTTFTP99, FigTBT, FigTBTP90,
-	FigTBTP99, FigAvgActive, FigCompleted, FigOutputTokens, FigMeasuredS, FigKVUsageMax, FigPowerW, FigEnergy,
+	FigTBTP99, FigAvgActive, FigCompleted, FigOutputTokens, FigMeasuredS, FigRoofline, FigKVUsageMax, FigPowerW, FigEnergy,
 	FigRetried, FigNeverStarted, FigServerOutputTokens, FigServerTokenDiff, FigServerDecodeTokS, FigServerPromptTokS}
 
 // Used returns the figures of fs that some cell of cells has, keeping every
@@ -208,7 +208,7 @@ func Used(fs []Figure, cells []Cell) []Figure {
 
 // CompareFigures are the figures a comparison of runs puts side by side,
 // each with its change in percent.
-var CompareFigures = []Figure{FigTotalTokS, FigPerRequestTokS, FigTTFT, FigPromptTokS}
+var CompareFigures = []Figure{FigTotalTokS, FigPerRequestTokS, FigTTFT, FigPromptTokS, FigRoofline}
 
 // MatrixLines is a decode cell as the graphical matrices (the app's, the
 // HTML report's) show it, on two self-describing lines: "890.6 tok/s" and

@@ -379,7 +379,7 @@ func (v *validator) cell(i int, c *Cell) {
 		{"prompt_tok_s", c.PromptTokS}, {"total_tok_s", c.TotalTokS}, {"per_request_tok_s", c.PerRequestTokS},
 		{"ttft_ms", c.TTFTMs}, {"tbt_ms", c.TBTMs}, {"ttft_p90_ms", c.TTFTP90Ms}, {"ttft_p99_ms", c.TTFTP99Ms},
 		{"tbt_p90_ms", c.TBTP90Ms}, {"tbt_p99_ms", c.TBTP99Ms}, {"avg_active", c.AvgActive},
-		{"measured_s", c.MeasuredS}, {"energy_j_per_token", c.EnergyJPerToken},
+		{"measured_s", c.MeasuredS}, {"energy_j_per_token", c.EnergyJPerToken}, {"roofline_pct", c.RooflinePct},
 	} {
 		v.num(where+": "+f.name, f.v)
 	}

@@ -58,7 +58,10 @@ func jsonioFullRun() *rundoc.Run {
 		Server: rundoc.Server{
 			Model: "org/model", Engine: "vllm", Version: "0.11.0", MaxModelLen: 32768,
 			KVCapacityTokens: 120000, KVCapacitySource: rundoc.KVSourceMetrics, HasMetrics: true, HasTokenize: true,
-			ServerFacts: rundoc.ServerFacts{Personality: "vllm", Slots: 4, KVUnified: true, NotReported: []string{rundoc.NotReportedDecodeTime}},
+			ServerFacts: rundoc.ServerFacts{Personality: "vllm", Slots: 4, KVUnified: true, NotReported: []string{rundoc.NotReportedDecodeTime},
+				Roofline: &rundoc.Roofline{WeightsGiB: 4.61, WeightsSource: rundoc.RooflineLog, KVBytesPerToken: 8192,
+					KVBytesSource: rundoc.RooflineLog, PeakBandwidthGBs: 360.048, BandwidthSource: rundoc.RooflineHardware,
+					Missing: []string{rundoc.RooflineMissingWeights}}},
 		},
 		Cells: []rundoc.Cell{
 			{Phase: rundoc.PhasePrefill, Context: 8192, Concurrency: 1, Status: rundoc.StatusValid,
@@ -77,7 +80,7 @@ func jsonioFullRun() *rundoc.Run {
 					EnergyMeanW: 158.2, EnergySource: hardware.EnergyFromCounter,
 					PerGPU: []hardware.GPUPower{{GPU: 0, PowerMeanW: 90, PowerMaxW: 95, TempMaxC: 70, EnergyMeanW: 89, EnergyJPerToken: 0.95},
 						{GPU: 1, PowerMeanW: 70.5, PowerMaxW: 76, TempMaxC: 66, EnergyMeanW: 69.2, EnergyJPerToken: 0.75}}},
-				EnergyJPerToken: 1.7,
+				EnergyJPerToken: 1.7, RooflinePct: 63.5,
 				ServerSamples: []rundoc.ServerSample{{T: -0.004, Running: 1, Waiting: 1, KVUsage: rundoc.Reported(0.05, true), PrefixCacheQueries: rundoc.Reported(4, true),
 					PrefixCacheHits: rundoc.Reported(3, true), Preemptions: rundoc.Reported(1, true)}, {T: 1, Running: 2, Waiting: 1, KVUsage: rundoc.Reported(0.1, true),
 					PrefixCacheQueries: rundoc.Reported(10, true), PrefixCacheHits: rundoc.Reported(9, true), Preemptions: rundoc.Reported(1, true)}},

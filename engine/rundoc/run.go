@@ -256,6 +256,10 @@ type Cell struct {
 	// discrepancy, while fewer is multi-token chunks.
 	ChunkTokens        int  `json:"chunk_tokens,omitempty"`
 	TokenCountMismatch bool `json:"token_count_mismatch,omitempty"`
+	// RooflinePct is a decode cell's achieved memory bandwidth in percent
+	// of the card's peak (METHOD.md: Roofline); 0 (absent) when an input
+	// is unknown (Server.Roofline says which).
+	RooflinePct float64 `json:"roofline_pct,omitempty"`
 	CellChecks
 	CellWindow
 

@@ -19,6 +19,9 @@ type ServerFacts struct {
 	// NotReported names the figures this server does not expose (NotReported…
 	// constants); they are absent from the cells, never 0.
 	NotReported []string `json:"not_reported,omitempty"`
+	// Roofline is what the cells' share of the bandwidth roofline rests
+	// on; nil in runs from before it was recorded.
+	Roofline *Roofline `json:"roofline,omitempty"`
 }
 
 // Figures a server may not report (ServerFacts.NotReported).
@@ -143,6 +146,7 @@ func (v *validator) serverFacts(f ServerFacts) {
 	for _, n := range f.NotReported {
 		v.text("server.not_reported", n, MaxNameLen)
 	}
+	v.roofline(f.Roofline)
 }
 
 // checks checks a cell's CellChecks on import (ValidateRun): counts and

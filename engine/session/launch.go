@@ -29,6 +29,10 @@ type Server struct {
 	// KVCapacity is the KV cache capacity in tokens read from the start-up
 	// log (0 when unknown).
 	KVCapacity int
+	// KVCacheGiB and WeightsGiB are the KV cache's and the weights' memory
+	// from the same log ("Available KV cache memory", "Model loading
+	// took"), 0 when it did not say: the roofline figure's inputs.
+	KVCacheGiB, WeightsGiB float64
 	// MaxModelLen is --max-model-len of the launch, 0 when vLLM chose it.
 	MaxModelLen int
 	// Record is the launch configuration without secrets.

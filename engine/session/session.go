@@ -1,18 +1,21 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/client"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
+	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/hardware/probe"
 )
@@ -45,6 +48,10 @@ type Options struct {
 	SimLaunch *rundoc.Launch
 	// Launcher starts the container (Kind Launch); see launch.go.
 	Launcher Launcher
+	// WeightsGiB is the model's size in memory as the user gives it
+	// (0: unknown), for an endpoint RigBench did not start; it replaces
+	// the start-up log's in the roofline figure (METHOD.md: Roofline).
+	WeightsGiB float64
 	// Model to benchmark ("" = the server's first).
 	Model string
 	// Plan to run.
@@ -170,7 +177,9 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		Plan:              o.Plan,
 		Observer:          obs,
 		Telemetry:         tel,
-		KVCapacityFromLog: t.kvFromLog,
+		KVCapacityFromLog: t.startup.KVCacheTokens,
+		Roofline:          runRoofline(o, doc, t),
+		CachedWeightsGiB:  cachedWeights(o),
 		SlotsFromLaunch:   slotsOf(o, doc),
 		Doc:               doc,
 		Kept:              kept,
@@ -215,13 +224,15 @@ func (g *planGuard) Observe(e rundoc.Event) {
 // how to learn that it exited (a launched container) and how to stop it.
 type target struct {
 	endpoint, apiKey string
-	kvFromLog        int
-	exited           <-chan struct{}
-	exitReport       func() string
-	dial             func(ctx context.Context, network, addr string) (net.Conn, error)
-	linkLost         func() error
-	exec             func(ctx context.Context, cmd []string) (string, error)
-	stop             func()
+	// startup is what the server's start-up log told (the simulator's,
+	// or the launched container's); empty for an endpoint.
+	startup    vllm.FactsSnapshot
+	exited     <-chan struct{}
+	exitReport func() string
+	dial       func(ctx context.Context, network, addr string) (net.Conn, error)
+	linkLost   func() error
+	exec       func(ctx context.Context, cmd []string) (string, error)
+	stop       func()
 }
 
 // startTarget starts what o benchmarks (nothing for an endpoint, the
@@ -235,11 +246,11 @@ func startTarget(ctx context.Context, o *Options, doc *rundoc.Run) (target, erro
 		if reflect.ValueOf(o.Sim).IsZero() {
 			o.Sim = sim.DefaultConfig()
 		}
-		stop, endpoint, err := startSim(o.Sim, o.Log)
+		stop, endpoint, startup, err := startSim(o.Sim, o.Log)
 		if err != nil {
 			return target{}, err
 		}
-		t.stop, t.endpoint, t.apiKey = stop, endpoint, o.Sim.APIKey
+		t.stop, t.endpoint, t.apiKey, t.startup = stop, endpoint, o.Sim.APIKey, startup
 		doc.Simulated = true
 		doc.Launch = o.SimLaunch
 	case Launch:
@@ -257,7 +268,8 @@ func startTarget(ctx context.Context, o *Options, doc *rundoc.Run) (target, erro
 				o.Log("stopping the server: " + err.Error())
 			}
 		}
-		t.endpoint, t.apiKey, t.kvFromLog = srv.Endpoint, srv.APIKey, srv.KVCapacity
+		t.endpoint, t.apiKey = srv.Endpoint, srv.APIKey
+		t.startup = vllm.FactsSnapshot{KVCacheTokens: srv.KVCapacity, KVCacheGiB: srv.KVCacheGiB, WeightsGiB: srv.WeightsGiB}
 		t.exited, t.exitReport = srv.Exited, srv.ExitReport
 		t.dial, t.linkLost, t.exec = srv.Dial, srv.LinkLost, srv.Exec
 		doc.Launch = srv.Record
@@ -296,16 +308,23 @@ func maxInt(xs []int) int {
 	return m
 }
 
-// startSim serves the simulator on a free 127.0.0.1 port.
-func startSim(cfg sim.Config, log func(string)) (stop func(), url string, err error) {
+// startSim serves the simulator on a free 127.0.0.1 port and returns what
+// its start-up log tells, read by the recognisers that read vLLM's.
+func startSim(cfg sim.Config, log func(string)) (stop func(), url string, startup vllm.FactsSnapshot, err error) {
 	s, err := sim.New(cfg)
 	if err != nil {
-		return nil, "", err
+		return nil, "", startup, err
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		s.Close()
-		return nil, "", fmt.Errorf("start the simulator: %w", err)
+		return nil, "", startup, fmt.Errorf("start the simulator: %w", err)
+	}
+	var startLog bytes.Buffer
+	s.WriteStartupLog(&startLog)
+	facts := vllm.NewStartupFacts(cfg.Profile.BlockSize)
+	for _, line := range strings.Split(startLog.String(), "\n") {
+		facts.Observe(line)
 	}
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(l)
@@ -317,5 +336,5 @@ func startSim(cfg sim.Config, log func(string)) (stop func(), url string, err er
 		hs.Shutdown(ctx)
 		hs.Close()
 	}
-	return stop, "http://" + l.Addr().String(), nil
+	return stop, "http://" + l.Addr().String(), facts.Snapshot(), nil
 }

@@ -4,35 +4,18 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/rigbench/rigbench/engine/vllm"
 )
 
-// kvCacheDtypes are the --kv-cache-dtype choices vLLM accepts, with the
-// bytes per element relative to 16-bit: "auto" keeps the model's dtype.
-var kvCacheDtypes = []struct {
-	name  string
-	ratio float64
-}{
-	{"auto", 1}, {"float16", 1}, {"bfloat16", 1},
-	{"fp8", 0.5}, {"fp8_e4m3", 0.5}, {"fp8_e5m2", 0.5}, {"fp8_inc", 0.5},
-	{"fp8_ds_mla", 0.5}, {"int8_per_token_head", 0.5}, {"fp8_per_token_head", 0.5},
-	{"int4_per_token_head", 0.25}, {"nvfp4", 0.25},
-}
-
-// kvDtypeRatio returns the size of a cache element relative to 16-bit, or
-// false for a dtype vLLM does not know.
-func kvDtypeRatio(dtype string) (float64, bool) {
-	for _, d := range kvCacheDtypes {
-		if d.name == dtype {
-			return d.ratio, true
-		}
-	}
-	return 0, false
-}
+// kvDtypeRatio is vllm.KVDtypeRatio: the simulator sizes its cache by
+// the table the advice predicts with.
+var kvDtypeRatio = vllm.KVDtypeRatio
 
 func kvDtypeChoices() string {
-	q := make([]string, len(kvCacheDtypes))
-	for i, d := range kvCacheDtypes {
-		q[i] = "'" + d.name + "'"
+	q := make([]string, len(vllm.KVCacheDtypes))
+	for i, d := range vllm.KVCacheDtypes {
+		q[i] = "'" + d.Name + "'"
 	}
 	return strings.Join(q, ", ")
 }

@@ -61,6 +61,11 @@ type Profile struct {
 	// Link is how the cards reach each other (LinkPCIe when empty): the
 	// cost of tensor parallelism's all-reduces (parallel.go).
 	Link Link
+	// PeakBandwidthGBs is the card's peak memory bandwidth in GB/s, as
+	// hardware.PeakBandwidthGBs derives it from the bus width and memory
+	// clock (the data sheet's figure): the roofline a decode cell's
+	// RooflinePct is measured against.
+	PeakBandwidthGBs float64
 	// WeightsGiB, ActivationGiB and OtherGiB are what the model weights, the
 	// profiled activation peak and the rest (CUDA graphs, non-torch memory)
 	// take out of gpu_memory_utilization × GPUMemoryGiB; the remainder is KV.
@@ -138,6 +143,23 @@ type Profile struct {
 	NaturalMinTokens, NaturalMaxTokens int
 }
 
+// BandwidthFraction is the share of the card's peak bandwidth that one
+// stream decoding at context 0 reaches by this profile's time model: such a
+// step reads every weight once (the KV of a near-empty context is
+// negligible) and lasts StepBaseS + DecodePerSeqS (B = 1, a(0) = 0), so
+//
+//	fraction = WeightsGiB × 2³⁰ B ÷ (StepBaseS + DecodePerSeqS) ÷ peak B/s
+//
+// (RTX 3060: 4.95 GB ÷ 20.2 ms ÷ 360 GB/s = 0.68). It is what RigBench's
+// roofline figure of a 0×1 cell should read on the simulator, less the
+// little a window loses between requests. 0 when the profile has no peak.
+func (p Profile) BandwidthFraction() float64 {
+	if p.PeakBandwidthGBs <= 0 {
+		return 0
+	}
+	return p.WeightsGiB * giB / (p.StepBaseS + p.DecodePerSeqS) / (p.PeakBandwidthGBs * 1e9)
+}
+
 // giB is one gibibyte in bytes.
 const giB = 1 << 30
 
@@ -154,6 +176,7 @@ func DefaultProfile() Profile {
 		Model:                       "agents/a1-4b-fp8",
 		ModelMaxLen:                 262144,
 		GPUMemoryGiB:                12,
+		PeakBandwidthGBs:            360.048, // 192-bit bus, 7501 MHz (smiCard)
 		WeightsGiB:                  4.61,
 		ActivationGiB:               2.10,
 		OtherGiB:                    0.7968,
@@ -191,6 +214,7 @@ func h100Profile() Profile {
 	p.Model = "meta-llama/Llama-3.1-8B-Instruct"
 	p.ModelMaxLen = 131072
 	p.GPUMemoryGiB = 79.19
+	p.PeakBandwidthGBs = 3352.32 // HBM3, 5120-bit bus, 2619 MHz
 	p.WeightsGiB, p.ActivationGiB, p.OtherGiB = 14.99, 4.2, 1.1
 	p.KVBytesPerToken = 131072
 	p.DefaultMaxNumSeqs = 1024
@@ -220,6 +244,7 @@ func tinyProfile() Profile {
 	p.Model = "rigbench/tiny"
 	p.ModelMaxLen = 2048
 	p.GPUMemoryGiB = 1
+	p.PeakBandwidthGBs = 100
 	// 0.9 × 1 GiB − 0.8 GiB = 0.1 GiB of KV at 32 KiB per token: 3,264 tokens.
 	p.WeightsGiB, p.ActivationGiB, p.OtherGiB = 0.5, 0.2, 0.1
 	p.KVBytesPerToken = 1 << 15

@@ -53,6 +53,10 @@ type Spec struct {
 	Target     session.Kind `json:"target,omitempty"`
 	SimSpeed   float64      `json:"sim_speed,omitempty"`
 	SimProfile string       `json:"sim_profile,omitempty"`
+	// Expect are the predictions of the advice the sweep was built from
+	// (FromAdvice), which the verdict checks; none for a sweep of the
+	// user's own.
+	Expect []Expectation `json:"expect,omitempty"`
 }
 
 // Tag is the history tag of the runs of sweep id.

@@ -26,8 +26,11 @@ type Result struct {
 	Best int
 	// Ties are the other variants within the noise of Best.
 	Ties []int
-	// Verdict is the answer in one or two sentences.
+	// Verdict is the answer in one or two sentences, and then whether
+	// each of Checks held.
 	Verdict string
+	// Checks are the spec's expectations against what was measured.
+	Checks []Check
 }
 
 // Tie reports whether two scores are within the noise of each other. When
@@ -61,7 +64,23 @@ func Judge(spec Spec, variants []VariantResult) *Result {
 		}
 	}
 	r.judge()
+	r.Checks = r.check()
+	if len(r.Checks) > 0 {
+		var ts []string
+		for _, c := range r.Checks {
+			ts = append(ts, c.Text())
+		}
+		r.Verdict += " " + upperFirst(strings.Join(ts, "; ")) + "."
+	}
 	return r
+}
+
+// upperFirst capitalises a sentence's first letter.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // judge picks the best variant and words the verdict. The base wins ties:

@@ -13,6 +13,7 @@ import (
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/ui/chartview"
 	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/matrix"
@@ -40,11 +41,17 @@ type View struct {
 	// stay as they were. The Resume button shows only with it.
 	OnResume  func(*rundoc.Run)
 	resumeBtn *widget.Button
+	// OnTune, when set, opens the Tune view with a sweep of the advice's
+	// flags (tune.FromAdvice); the Diagnosis tab's "Tune this" shows only
+	// with it.
+	OnTune    func(tune.Spec)
+	diagnosis *diagnosisPane
 }
 
 // New returns an empty Results view.
 func New() *View {
 	v := &View{mx: matrix.New(), all: newTable()}
+	v.diagnosis = newDiagnosisPane(func() func(tune.Spec) { return v.OnTune })
 	v.title = widget.NewLabelWithStyle("No run selected: finish a run, or pick one in History.", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	// Wrapped: a run's name may be 200 bytes, and a label as wide as its
 	// text made the window grow past the screen to show it (issue 24).
@@ -91,6 +98,7 @@ func New() *View {
 		container.NewTabItem("Prefill", v.prefill),
 		container.NewTabItem("All measurements", container.NewBorder(nil, allNote(), nil, nil, v.all.t)),
 		container.NewTabItem("Charts", v.charts.Content()),
+		container.NewTabItem("Diagnosis", v.diagnosis.content),
 	)
 	v.content = container.NewBorder(container.NewVBox(v.title, v.badge, v.summary, v.failure, v.server, container.NewHBox(v.resumeBtn)), nil, nil, nil,
 		container.NewStack(v.tabs, container.NewVBox(v.empty)))
@@ -106,7 +114,14 @@ func (v *View) Run() *rundoc.Run { return v.run }
 // Matrix is the decode matrix of the run shown.
 func (v *View) Matrix() *matrix.Matrix { return v.mx }
 
-// Tabs are the view's inner tabs (matrix, prefill, all, charts).
+// Diagnosis is the Diagnosis tab's text ("" when no run is shown).
+func (v *View) Diagnosis() string { return v.diagnosis.text.Text }
+
+// TuneButton is the Diagnosis tab's "Tune this" (hidden when the run's
+// advice names no flag to sweep, or OnTune is not set).
+func (v *View) TuneButton() *widget.Button { return v.diagnosis.tuneBtn }
+
+// Tabs are the view's inner tabs (matrix, prefill, all, charts, diagnosis).
 func (v *View) Tabs() *container.AppTabs { return v.tabs }
 
 // Rows returns the measurements table as text, in its current order.
@@ -160,6 +175,7 @@ func (v *View) SetRun(r *rundoc.Run, chartsDone func()) {
 		v.pcells = nil
 		v.prefill.Refresh()
 		v.all.set(nil)
+		v.diagnosis.set(nil, false)
 		v.charts.Set(nil, chartsDone)
 		return
 	}
@@ -187,6 +203,7 @@ func (v *View) SetRun(r *rundoc.Run, chartsDone func()) {
 	// The order CSV and Markdown list cells in, whatever order they ran in
 	// (adaptive runs put each prefill cell before its context's decode row).
 	v.all.set(report.SortedCells(r))
+	v.diagnosis.set(r, v.OnTune != nil && r.Status != rundoc.RunRunning)
 	v.charts.Set([]*rundoc.Run{r}, chartsDone)
 }
 

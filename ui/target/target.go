@@ -6,6 +6,7 @@ package target
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -40,6 +41,9 @@ type Choice struct {
 	Kind   Kind
 	URL    string
 	APIKey string
+	// WeightsGiB is the endpoint's model size on the card as the user
+	// gives it (0: not given), for the roofline figure (session.Options).
+	WeightsGiB float64
 }
 
 // Default is the target to preselect: the demo when the machine cannot
@@ -56,6 +60,7 @@ type Chooser struct {
 	radio   *widget.RadioGroup
 	url     *widget.Entry
 	key     *widget.Entry
+	weights *widget.Entry
 	problem *widget.Label
 	box     *fyne.Container
 	epBox   *fyne.Container
@@ -65,7 +70,9 @@ type Chooser struct {
 
 // NewChooser builds the chooser with kind preselected.
 func NewChooser(kind Kind) *Chooser {
-	c := &Chooser{url: widget.NewEntry(), key: widget.NewPasswordEntry(), problem: widget.NewLabel("")}
+	c := &Chooser{url: widget.NewEntry(), key: widget.NewPasswordEntry(), weights: widget.NewEntry(), problem: widget.NewLabel("")}
+	c.weights.SetPlaceHolder("optional, as vLLM logs it: \"Model loading took X GiB\"")
+	c.weights.OnChanged = func(string) { c.changed() }
 	c.url.SetPlaceHolder("http://127.0.0.1:8000")
 	c.key.SetPlaceHolder("API key (optional, not saved)")
 	c.problem.Importance = widget.DangerImportance
@@ -79,7 +86,8 @@ func NewChooser(kind Kind) *Chooser {
 	c.radio.Required = true
 	c.url.OnChanged = func(string) { c.changed() }
 	c.key.OnChanged = func(string) { c.changed() }
-	c.epBox = container.NewVBox(widget.NewForm(widget.NewFormItem("URL", c.url), widget.NewFormItem("API key", c.key)), c.problem)
+	c.epBox = container.NewVBox(widget.NewForm(widget.NewFormItem("URL", c.url), widget.NewFormItem("API key", c.key),
+		widget.NewFormItem("Model size (GiB)", c.weights)), c.problem)
 	c.box = container.NewVBox(c.radio, c.epBox)
 	c.Set(Choice{Kind: kind})
 	return c
@@ -96,16 +104,36 @@ func (c *Chooser) Choice() Choice {
 			k = kk
 		}
 	}
-	return Choice{Kind: k, URL: strings.TrimSpace(c.url.Text), APIKey: c.key.Text}
+	gib, _ := strconv.ParseFloat(strings.TrimSpace(c.weights.Text), 64)
+	if !(gib > 0 && gib < 1e6) {
+		gib = 0
+	}
+	return Choice{Kind: k, URL: strings.TrimSpace(c.url.Text), APIKey: c.key.Text, WeightsGiB: gib}
 }
 
-// Set selects a choice (the API key only when given).
+// WeightsProblem says what is wrong with the Model size field ("" when it
+// is empty or a size in GiB).
+func (c *Chooser) WeightsProblem() string {
+	t := strings.TrimSpace(c.weights.Text)
+	if t == "" {
+		return ""
+	}
+	if gib, err := strconv.ParseFloat(t, 64); err != nil || !(gib > 0 && gib < 1e6) {
+		return "Model size is the model's memory on the card in GiB, such as 4.6; leave it empty when not known."
+	}
+	return ""
+}
+
+// Set selects a choice (the API key and model size only when given).
 func (c *Chooser) Set(ch Choice) {
 	if ch.URL != "" {
 		c.url.SetText(ch.URL)
 	}
 	if ch.APIKey != "" {
 		c.key.SetText(ch.APIKey)
+	}
+	if ch.WeightsGiB > 0 {
+		c.weights.SetText(strconv.FormatFloat(ch.WeightsGiB, 'f', -1, 64))
 	}
 	c.radio.SetSelected(labels[ch.Kind])
 	c.changed()
@@ -131,6 +159,9 @@ func (c *Chooser) changed() {
 	if ch.Kind == Endpoint {
 		c.epBox.Show()
 		if p := CheckURL(ch); p != "" && ch.URL != "" {
+			c.problem.SetText(p)
+			c.problem.Show()
+		} else if p := c.WeightsProblem(); p != "" {
 			c.problem.SetText(p)
 			c.problem.Show()
 		} else {

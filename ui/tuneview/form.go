@@ -6,6 +6,7 @@ package tuneview
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,6 +42,40 @@ func (v *View) fill(s tune.Spec) {
 	v.SetWorkload(strings.Join(ctxs, ","), strings.Join(conc, ","), window)
 	v.SetObjective(s.Objective.String(), constraint)
 	v.showDims()
+}
+
+// Prefill puts a sweep built from a run's advice (tune.FromAdvice) in the
+// form: the advised flags to vary one at a time, the predicted cells and
+// the objective. The run's own flags become the base over the Launch
+// form's, so the sweep starts from what the run measured, and the verdict
+// says whether each prediction held.
+func (v *View) Prefill(s tune.Spec) {
+	v.advised = &s
+	v.fill(s)
+	v.edited()
+	if !v.startBtn.Disabled() {
+		v.status.SetText("Filled in from the run's advice: Start measures each advised flag on its own, from the run's flags, and checks RigBench's predictions.")
+	}
+}
+
+// advisedParts are the base flags and predictions of the prefilled advice
+// that still apply to spec: the expectations of the flags and values it
+// still varies.
+func (v *View) advisedParts(spec *tune.Spec) {
+	a := v.advised
+	if a == nil {
+		return
+	}
+	for _, f := range a.Base.Flags {
+		spec.Base.Set(f.Name, f.Value)
+	}
+	for _, e := range a.Expect {
+		for _, d := range spec.Dimensions {
+			if d.Flag == e.Flag && slices.Contains(d.Values, e.Value) {
+				spec.Expect = append(spec.Expect, e)
+			}
+		}
+	}
 }
 
 // buildInputs makes the form's widgets: what to vary, how, the workload,
@@ -203,6 +238,7 @@ func (v *View) buildSpec() (tune.Spec, string, error) {
 	if v.mode.Selected == oneLabel {
 		spec.Mode = tune.OneAtATime
 	}
+	v.advisedParts(&spec)
 	if spec.Objective, err = tune.ParseObjective(v.objective.Text, plan); err != nil {
 		return spec, "", err
 	}

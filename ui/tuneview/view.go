@@ -77,9 +77,12 @@ type View struct {
 	content       fyne.CanvasObject
 
 	dims []tune.Dimension
-	spec *tune.Spec // the spec of the last sweep started (Resume reuses it)
-	doc  *tune.Doc  // the sweep shown
-	rows [][]string
+	// advised is the sweep "Tune this" put in the form (Prefill), nil
+	// otherwise: its flags are the base, and its predictions are checked.
+	advised *tune.Spec
+	spec    *tune.Spec // the spec of the last sweep started (Resume reuses it)
+	doc     *tune.Doc  // the sweep shown
+	rows    [][]string
 
 	// job is the sweep in progress, if any.
 	job job.Job

@@ -1,12 +1,14 @@
 package tuneview_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/ui/tuneview"
@@ -149,6 +151,38 @@ func TestEstimateStaysBelowTheForm(t *testing.T) {
 		if bottom := form.Position().Y + form.Size().Height; bottom > summary.Position().Y+1 {
 			t.Errorf("after adding %s the form ends at %.0f, below the estimate's top %.0f", d[0], bottom, summary.Position().Y)
 		}
+	}
+}
+
+// Prefill (the Results view's "Tune this") fills the form with the
+// advice's sweep: the sweep the form builds varies the advised flag one at
+// a time from the run's own flags and checks the advice's prediction.
+func TestPrefillKeepsTheAdvice(t *testing.T) {
+	test.NewTempApp(t)
+	var built []tune.Spec
+	v := tuneview.New(tuneview.Backend{Runner: func(s tune.Spec) (*tune.Runner, error) {
+		built = append(built, s)
+		return nil, errors.New("no runner in this test")
+	}})
+	var base vllm.LaunchConfig
+	base.Set("--max-num-seqs", "2")
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{4}, DurationS: 5, MaxOutput: 64}
+	d, err := tune.NewDimension("--max-num-seqs", []string{"4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Prefill(tune.Spec{Base: base, Mode: tune.OneAtATime, Plan: plan, Dimensions: []tune.Dimension{d},
+		Objective: tune.Objective{Kind: tune.MaxTotalTokS, Context: 0, Concurrency: 4},
+		Expect:    []tune.Expectation{{Flag: "--max-num-seqs", Value: "4", Concurrency: 4, Outcome: "runs without queueing"}}})
+	if len(built) == 0 {
+		t.Fatalf("the form built no sweep; status %q, summary %q", v.Status(), v.Summary())
+	}
+	if !strings.Contains(v.Status(), "from the run's advice") {
+		t.Errorf("status %q does not say the form holds the advice", v.Status())
+	}
+	s := built[len(built)-1]
+	if got, _ := s.Base.Get("--max-num-seqs"); got != "2" || s.Mode != tune.OneAtATime || len(s.Expect) != 1 || len(s.Variants()) != 2 {
+		t.Errorf("sweep from the form: base --max-num-seqs %q, mode %s, %d expectations, %d variants", got, s.Mode, len(s.Expect), len(s.Variants()))
 	}
 }
 

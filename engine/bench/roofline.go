@@ -1,0 +1,63 @@
+package bench
+
+import (
+	"slices"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
+)
+
+// bytesPerGiB and bytesPerGB turn the roofline's inputs into bytes: vLLM
+// logs memory in GiB, bandwidth is quoted in GB/s (10⁹ bytes).
+const (
+	bytesPerGiB = 1 << 30
+	bytesPerGB  = 1e9
+)
+
+// RooflinePct is a decode cell's achieved memory bandwidth in percent of
+// the card's peak (METHOD.md: Roofline), 0 when it cannot be told (an
+// input unknown, or the cell produced no rate).
+//
+// Every decode step reads the weights once and the KV cache of every
+// running sequence, and yields one token per running sequence, so
+//
+//	steps/s       = total tok/s ÷ B
+//	bytes/step    = W + B × (C + M/2) × kv
+//	achieved B/s  = steps/s × bytes/step
+//	share         = achieved ÷ peak
+//
+// with B the sequences running at once (N, or the server's mean running
+// count when requests queued), W the weights' bytes, kv the KV bytes per
+// context token, and C + M/2 a sequence's mean length over the window: its
+// prompt of C tokens plus half of the M = max_output tokens it grows by
+// before it is replaced (decode requests run to max_output). kv = 0
+// (unknown) leaves the KV reads out, so the figure is then a lower bound.
+func RooflinePct(r *rundoc.Roofline, plan rundoc.Plan, c *rundoc.Cell) float64 {
+	if !r.Complete() || c.Phase != rundoc.PhaseDecode || !c.Status.Ran() || c.TotalTokS <= 0 {
+		return 0
+	}
+	running := float64(c.Concurrency)
+	if c.Status == rundoc.StatusQueued && c.ServerStats != nil && c.ServerStats.RunningMean > 0 {
+		running = min(running, c.ServerStats.RunningMean)
+	}
+	steps := c.TotalTokS / running
+	meanLen := float64(c.Context) + float64(plan.MaxOutput)/2
+	bytes := r.WeightsGiB*bytesPerGiB + running*meanLen*r.KVBytesPerToken
+	return 100 * steps * bytes / (r.PeakBandwidthGBs * bytesPerGB)
+}
+
+// roofline is the run's Roofline, with the weights from CachedWeightsGiB
+// for model when the start-up told none.
+func (r *Runner) roofline(model string) *rundoc.Roofline {
+	rl := r.Roofline
+	if rl == nil || rl.WeightsGiB > 0 || r.CachedWeightsGiB == nil {
+		return rl
+	}
+	gib := r.CachedWeightsGiB(model)
+	if gib <= 0 {
+		return rl
+	}
+	c := *rl
+	c.WeightsGiB, c.WeightsSource = gib, rundoc.RooflineHFCache
+	c.Missing = slices.DeleteFunc(slices.Clone(c.Missing), func(m string) bool { return m == rundoc.RooflineMissingWeights })
+	return &c
+}

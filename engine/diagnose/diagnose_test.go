@@ -1,0 +1,139 @@
+package diagnose_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rigbench/rigbench/engine/diagnose"
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/sim"
+	"github.com/rigbench/rigbench/hardware"
+)
+
+// noGPU keeps hardware detection out of the demo runs.
+var noGPU = &hardware.Snapshot{GPUs: []hardware.GPU{}, GPUAbsentReason: "test machine"}
+
+// demoRun runs plan on the simulator's tiny profile with --max-num-seqs
+// slots (0: the profile's default).
+func demoRun(t *testing.T, plan rundoc.Plan, slots int) *rundoc.Run {
+	t.Helper()
+	cfg := sim.DefaultConfig()
+	p, err := sim.ProfileByName("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Profile, cfg.Speed = p, 20
+	if slots > 0 {
+		cfg.MaxNumSeqs = slots
+	}
+	run, err := session.Run(context.Background(), session.Options{Kind: session.Demo, Sim: cfg, Plan: plan, Hardware: noGPU, NoTelemetry: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// TestQueueBoundAdvisesMaxNumSeqs is issue 26's "a demo run that queues
+// gets the queue bottleneck and the --max-num-seqs advice": 4 streams on a
+// server that runs 2 at once wait, with the server's own gauges as the
+// evidence, and raising --max-num-seqs to 4 is predicted to stop it.
+func TestQueueBoundAdvisesMaxNumSeqs(t *testing.T) {
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{2, 4}, DurationS: 5, MaxOutput: 64}
+	run := demoRun(t, plan, 2)
+	c := run.Find(rundoc.PhaseDecode, 0, 4)
+	b := diagnose.Cell(run, c)
+	if len(b) == 0 || b[0].Kind != diagnose.Queue || !strings.Contains(b[0].Evidence, "running 2 = --max-num-seqs") {
+		t.Fatalf("0×4 on 2 slots: bottlenecks %+v, want queue-bound with the server's running 2 as evidence", b)
+	}
+	if b := diagnose.Cell(run, run.Find(rundoc.PhaseDecode, 0, 2)); slices.ContainsFunc(b, func(b diagnose.Bottleneck) bool { return b.Kind == diagnose.Queue }) {
+		t.Errorf("0×2 on 2 slots is not queued: %+v", b)
+	}
+	advice := diagnose.Advise(run)
+	i := slices.IndexFunc(advice, func(a diagnose.Advice) bool { return a.Flag == "--max-num-seqs" })
+	if i < 0 {
+		t.Fatalf("advice %+v, want --max-num-seqs", advice)
+	}
+	a := advice[i]
+	if want := "--max-num-seqs 4: 0×4 would stop queueing"; a.Text() != want || a.Moves != diagnose.Queue {
+		t.Errorf("advice %q, want %q", a.Text(), want)
+	}
+	if slices.ContainsFunc(advice, func(a diagnose.Advice) bool { return a.Flag == "--kv-cache-dtype" }) {
+		t.Errorf("advice %+v: nothing was over capacity, so no KV dtype", advice)
+	}
+}
+
+// TestOverCapacityAdvisesKVDtype is issue 26's "a run with over-capacity
+// cells gets the KV-dtype advice": 4 × (1K + 64) tokens do not fit the tiny
+// card's 3,264, and an 8-bit cache's 6,528 would hold them.
+func TestOverCapacityAdvisesKVDtype(t *testing.T) {
+	plan := rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{1, 4}, DurationS: 5, MaxOutput: 64}
+	run := demoRun(t, plan, 0)
+	c := run.Find(rundoc.PhaseDecode, 1024, 4)
+	if c == nil || c.Status != rundoc.StatusOverCapacity {
+		t.Fatalf("1K×4 on 3,264 tokens: %+v, want Over capacity", c)
+	}
+	b := diagnose.Cell(run, c)
+	if len(b) == 0 || b[0].Kind != diagnose.Capacity || b[0].Evidence != "needs 4 × (1K + 64) = 4352 tokens of KV cache, the cache holds 3264" {
+		t.Fatalf("bottlenecks %+v, want capacity-bound needing 4 × 1088 tokens", b)
+	}
+	advice := diagnose.Advise(run)
+	var texts []string
+	for _, a := range advice {
+		texts = append(texts, a.Text())
+	}
+	want := []string{
+		"--kv-cache-dtype fp8: KV capacity 3264 → 6528 tokens; 1K×4 would fit",
+		"--max-model-len frees nothing: the KV cache, not the length, limits 1K×4",
+	}
+	if !slices.Equal(texts, want) {
+		t.Errorf("advice\n got %q\nwant %q", texts, want)
+	}
+	if got := advice[0].Args(); !slices.Equal(got, []string{"--kv-cache-dtype", "fp8"}) {
+		t.Errorf("args %q", got)
+	}
+}
+
+// TestNoAdviceWithoutEvidence: an endpoint's run, whose flags RigBench
+// does not know, gets no launch advice even where cells were over
+// capacity (its cache may be 8-bit already), and a run whose cells all
+// ran clean gets none at all.
+func TestNoAdviceWithoutEvidence(t *testing.T) {
+	run := &rundoc.Run{Plan: rundoc.Plan{MaxOutput: 64}, Server: rundoc.Server{KVCapacityTokens: 3264},
+		Cells: []rundoc.Cell{{Phase: rundoc.PhaseDecode, Context: 1024, Concurrency: 4, Status: rundoc.StatusOverCapacity}}}
+	if a := diagnose.Advise(run); len(a) != 0 {
+		t.Errorf("endpoint: advice %+v, want none", a)
+	}
+	queued := &rundoc.Run{Simulated: true, Plan: rundoc.Plan{MaxOutput: 64}, Server: rundoc.Server{KVCapacityTokens: 3264, ServerFacts: rundoc.ServerFacts{Slots: 2}},
+		Launch: &rundoc.Launch{Args: []string{"--max-num-seqs", "2", "--max-num-batched-tokens", "2"}},
+		Cells:  []rundoc.Cell{{Phase: rundoc.PhaseDecode, Concurrency: 4, Status: rundoc.StatusQueued, TotalTokS: 100, MeasuredS: 5}}}
+	if a := diagnose.Advise(queued); len(a) != 0 {
+		t.Errorf("--max-num-batched-tokens 2 forbids --max-num-seqs 4: advice %+v, want none", a)
+	}
+	clean := &rundoc.Run{Simulated: true, Plan: rundoc.Plan{MaxOutput: 64}, Server: rundoc.Server{KVCapacityTokens: 3264, ServerFacts: rundoc.ServerFacts{Slots: 8}},
+		Cells: []rundoc.Cell{{Phase: rundoc.PhaseDecode, Concurrency: 4, Status: rundoc.StatusValid, TotalTokS: 100, MeasuredS: 5}}}
+	if a := diagnose.Advise(clean); len(a) != 0 {
+		t.Errorf("clean run: advice %+v, want none", a)
+	}
+}
+
+// TestPowerAndBandwidth: a cell reading 70% of the roofline under the
+// power cap is bandwidth-bound and power-limited, and the run gets the
+// note that a lower cap would cost little.
+func TestPowerAndBandwidth(t *testing.T) {
+	run := &rundoc.Run{
+		Hardware: &hardware.Snapshot{GPUs: []hardware.GPU{{PowerLimitW: 170}}},
+		Cells: []rundoc.Cell{{Phase: rundoc.PhaseDecode, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 50, MeasuredS: 30,
+			RooflinePct: 70, GPUStats: &hardware.GPUStats{PowerMeanW: 168, Throttled: []string{hardware.ThrottlePowerCap}}}},
+	}
+	b := diagnose.Cell(run, &run.Cells[0])
+	if len(b) != 2 || b[0].Kind != diagnose.Power || b[1].Kind != diagnose.Bandwidth || b[1].Evidence != "reads 70 % of the peak memory bandwidth" {
+		t.Fatalf("bottlenecks %+v", b)
+	}
+	a := diagnose.Advise(run)
+	if len(a) != 1 || a[0].Text() != "power-capped at 170 W while bandwidth-bound: a lower cap would cost little" {
+		t.Errorf("advice %+v", a)
+	}
+}

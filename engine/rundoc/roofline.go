@@ -1,0 +1,126 @@
+package rundoc
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Roofline holds what a decode cell's share of the memory-bandwidth
+// roofline is computed from (METHOD.md: Roofline): the bytes every decode
+// step reads (the weights, and KV bytes per context token) and the card's
+// peak bandwidth, each with where it came from. It is recorded with the
+// server (ServerFacts) so a re-imported run, or one read back from the
+// history, keeps what its figure rests on.
+type Roofline struct {
+	// WeightsGiB is what the model's weights take on the card: vLLM's
+	// "Model loading took X GiB" (RooflineLog), the user's --weights-gib
+	// (RooflineUser), the model's files in the Hugging Face cache
+	// (RooflineHFCache) or the simulator's profile (RooflineProfile).
+	WeightsGiB    float64 `json:"weights_gib,omitempty"`
+	WeightsSource string  `json:"weights_source,omitempty"`
+	// KVBytesPerToken is the KV cache one context token takes: "Available
+	// KV cache memory" ÷ "GPU KV cache size" tokens of the start-up log.
+	// 0 when unknown: the KV reads are then left out of the figure.
+	KVBytesPerToken float64 `json:"kv_bytes_per_token,omitempty"`
+	KVBytesSource   string  `json:"kv_bytes_source,omitempty"`
+	// PeakBandwidthGBs is the peak memory bandwidth of the cards serving
+	// the model, in GB/s: the hardware snapshot's (RooflineHardware) times
+	// the tensor-parallel size, or the simulated card's (RooflineProfile).
+	PeakBandwidthGBs float64 `json:"peak_bandwidth_gbs,omitempty"`
+	BandwidthSource  string  `json:"bandwidth_source,omitempty"`
+	// Missing names the inputs the figure lacks (RooflineMissing…), so
+	// every output can say why a run has no roofline figure; empty when
+	// it has every input it needs.
+	Missing []string `json:"missing,omitempty"`
+}
+
+// Inputs Roofline.Missing names.
+const (
+	// RooflineMissingWeights: the model's size in memory is not known (no
+	// start-up log was read, and the user gave none).
+	RooflineMissingWeights = "weights"
+	// RooflineMissingBandwidth: the card's peak memory bandwidth is not
+	// known (no GPU in the snapshot, or it reports no bus width or
+	// memory clock).
+	RooflineMissingBandwidth = "peak_bandwidth"
+)
+
+// Sources of the Roofline inputs.
+const (
+	RooflineLog      = "log"
+	RooflineUser     = "user"
+	RooflineProfile  = "profile"
+	RooflineHardware = "hardware"
+	// RooflineHFCache: the model's *.safetensors in this machine's
+	// Hugging Face cache (an endpoint whose log RigBench never read).
+	RooflineHFCache = "hf_cache"
+)
+
+// Complete reports whether the figure can be computed: weights and peak
+// bandwidth known (KV bytes per token may be missing).
+func (r *Roofline) Complete() bool {
+	return r != nil && r.WeightsGiB > 0 && r.PeakBandwidthGBs > 0
+}
+
+// Why says in a sentence fragment why a run has no roofline figure ("the
+// model's size in memory is not known"), "" when nothing is missing; each
+// front end adds how its user gives what is missing.
+func (r *Roofline) Why() string {
+	if r == nil {
+		return "the run was measured before RigBench recorded what the figure rests on"
+	}
+	var parts []string
+	for _, m := range r.Missing {
+		switch m {
+		case RooflineMissingWeights:
+			parts = append(parts, "the model's size in memory is not known (RigBench read no start-up log of this server, and this machine's Hugging Face cache does not hold the model)")
+		case RooflineMissingBandwidth:
+			parts = append(parts, "the card's peak memory bandwidth is not known (no GPU reported its bus width and memory clock)")
+		}
+	}
+	return strings.Join(parts, ", and ")
+}
+
+// Basis names, for a line under a table of the figure, what it rests on:
+// "weights 4.61 GiB, KV 8192 B/token, peak 360 GB/s".
+func (r *Roofline) Basis() string {
+	if r == nil {
+		return ""
+	}
+	s := fmt.Sprintf("weights %.2f GiB", r.WeightsGiB)
+	if r.KVBytesPerToken > 0 {
+		s += fmt.Sprintf(", KV %.0f B/token", r.KVBytesPerToken)
+	} else {
+		s += ", KV reads not counted"
+	}
+	return s + fmt.Sprintf(", peak %.0f GB/s", r.PeakBandwidthGBs)
+}
+
+// FigRoofline is a decode cell's achieved memory bandwidth as a share of
+// the card's peak (METHOD.md: Roofline), the "MBU" of inference write-ups.
+var FigRoofline = Figure{Key: "roofline_pct", Label: "% of bandwidth", Title: "Roofline %", Unit: "%", Decimals: 0, Better: Higher,
+	Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return c.RooflinePct }}
+
+func (v *validator) roofline(r *Roofline) {
+	if r == nil {
+		return
+	}
+	v.num("server.roofline.weights_gib", r.WeightsGiB)
+	v.num("server.roofline.kv_bytes_per_token", r.KVBytesPerToken)
+	v.num("server.roofline.peak_bandwidth_gbs", r.PeakBandwidthGBs)
+	for _, f := range []struct{ name, s string }{{"weights_source", r.WeightsSource}, {"kv_bytes_source", r.KVBytesSource}, {"bandwidth_source", r.BandwidthSource}} {
+		switch f.s {
+		case "", RooflineLog, RooflineUser, RooflineProfile, RooflineHardware, RooflineHFCache:
+		default:
+			v.fail("server.roofline.%s %q is not one of log, user, profile, hardware, hf_cache", f.name, f.s)
+		}
+	}
+	v.count("server.roofline.missing", len(r.Missing), MaxTags)
+	for _, m := range r.Missing {
+		switch m {
+		case RooflineMissingWeights, RooflineMissingBandwidth:
+		default:
+			v.fail("server.roofline.missing %q is not one of weights, peak_bandwidth", m)
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package session_test
+
+import (
+	"context"
+	"math"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/sim"
+	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/hardware"
+)
+
+// TestDemoRooflineMatchesProfile is issue 26's first "done when": on the
+// RTX 3060 profile a single stream decoding at context 0 reads, by the
+// roofline figure RigBench computes from the simulator's start-up log and
+// the measured tok/s, within 5 percentage points of the share of the peak
+// bandwidth the profile's time model gives it (Profile.BandwidthFraction).
+func TestDemoRooflineMatchesProfile(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	// Speed 10 and a 20 s window: 2 s of real time, so a scheduling hiccup
+	// of a loaded machine is a small part of the window.
+	cfg.Speed = 10
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 20, MaxOutput: 256}
+	run, err := session.Run(context.Background(), session.Options{Kind: session.Demo, Sim: cfg, Plan: plan, Hardware: noGPU, NoTelemetry: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run.Server.Roofline
+	if !r.Complete() || r.WeightsSource != rundoc.RooflineLog || r.BandwidthSource != rundoc.RooflineProfile || len(r.Missing) != 0 {
+		t.Fatalf("roofline inputs %+v, want the weights from the log and the profile's bandwidth", r)
+	}
+	if p := cfg.Profile; r.WeightsGiB != p.WeightsGiB || math.Abs(r.KVBytesPerToken-float64(p.KVBytesPerToken)) > 0.01*float64(p.KVBytesPerToken) {
+		t.Errorf("weights %.2f GiB, KV %.0f B/token; want the profile's %.2f GiB, %d B/token", r.WeightsGiB, r.KVBytesPerToken, p.WeightsGiB, p.KVBytesPerToken)
+	}
+	c := run.Find(rundoc.PhaseDecode, 0, 1)
+	if c == nil || c.Status != rundoc.StatusValid {
+		t.Fatalf("0×1: %+v", c)
+	}
+	want := 100 * cfg.Profile.BandwidthFraction()
+	if got := c.RooflinePct; math.Abs(got-want) > 5 {
+		t.Errorf("0×1 reads %.1f%% of the roofline at %.1f tok/s, want %.1f%% ± 5", got, c.TotalTokS, want)
+	}
+	t.Logf("0×1: %.1f tok/s → %.1f%% of the roofline (profile %.1f%%)", c.TotalTokS, c.RooflinePct, want)
+}
+
+// TestRooflineInputs: the log's weights and KV lines, the user's weights
+// over the log's, the bandwidth of tensor-parallel GPUs, and what is
+// missing named.
+func TestRooflineInputs(t *testing.T) {
+	log := vllm.FactsSnapshot{KVCacheTokens: 1 << 20, KVCacheGiB: 8, WeightsGiB: 4.61}
+	r := session.Roofline(log, 0, 360, rundoc.RooflineHardware)
+	if r.WeightsGiB != 4.61 || r.WeightsSource != rundoc.RooflineLog || r.KVBytesPerToken != 8192 || len(r.Missing) != 0 {
+		t.Errorf("from the log: %+v", r)
+	}
+	if r := session.Roofline(log, 7.5, 360, rundoc.RooflineHardware); r.WeightsGiB != 7.5 || r.WeightsSource != rundoc.RooflineUser {
+		t.Errorf("user's weights: %+v", r)
+	}
+	r = session.Roofline(vllm.FactsSnapshot{}, 0, 0, rundoc.RooflineHardware)
+	if r.KVBytesPerToken != 0 || len(r.Missing) != 2 || r.Missing[0] != rundoc.RooflineMissingWeights || r.Missing[1] != rundoc.RooflineMissingBandwidth {
+		t.Errorf("endpoint without a size or a GPU: %+v", r)
+	}
+	h := &hardware.Snapshot{GPUs: []hardware.GPU{{MemoryBandwidthGBs: 936}, {MemoryBandwidthGBs: 936}}}
+	if got := session.HardwarePeakGBs(h, &rundoc.Launch{Args: []string{"--tensor-parallel-size", "2"}}); got != 1872 {
+		t.Errorf("two 3090s in tensor parallel: %v GB/s, want 1872", got)
+	}
+	if got := session.HardwarePeakGBs(h, nil); got != 936 {
+		t.Errorf("one GPU: %v GB/s, want 936", got)
+	}
+}
+
+// TestHFCacheWeights: an endpoint's model found in the Hugging Face cache
+// gives the roofline its weights (the newest snapshot's safetensors), and
+// a run against the endpoint records them with the source hf_cache.
+func TestHFCacheWeights(t *testing.T) {
+	hub := t.TempDir()
+	snap := filepath.Join(hub, "models--rigbench--tiny", "snapshots", "abc123")
+	if err := os.MkdirAll(snap, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, size := range map[string]int64{"model-00001-of-00002.safetensors": 3 << 28, "model-00002-of-00002.safetensors": 1 << 28, "config.json": 1 << 20} {
+		f, err := os.Create(filepath.Join(snap, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(size); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	env := func(k string) string { return map[string]string{"HF_HUB_CACHE": hub}[k] }
+	if got := session.HFCacheWeightsGiB("rigbench/tiny", env); got != 1 {
+		t.Errorf("cached weights %v GiB, want 1 (the two safetensors files, not the config)", got)
+	}
+	for _, m := range []string{"rigbench/other", "../x", "/models/tiny", ""} {
+		if got := session.HFCacheWeightsGiB(m, env); got != 0 {
+			t.Errorf("%q: %v GiB, want 0", m, got)
+		}
+	}
+
+	cfg := sim.DefaultConfig()
+	p, _ := sim.ProfileByName("tiny")
+	cfg.Profile, cfg.Speed = p, 10
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	t.Setenv("HF_HUB_CACHE", hub)
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 2, MaxOutput: 32}
+	run, err := session.Run(context.Background(), session.Options{Kind: session.Endpoint, Endpoint: hs.URL, Plan: plan, Hardware: noGPU, NoTelemetry: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run.Server.Roofline
+	if r == nil || r.WeightsGiB != 1 || r.WeightsSource != rundoc.RooflineHFCache || len(r.Missing) != 1 || r.Missing[0] != rundoc.RooflineMissingBandwidth {
+		t.Errorf("endpoint's roofline %+v, want 1 GiB from the cache and only the bandwidth missing (no GPU)", r)
+	}
+}
