@@ -31,6 +31,7 @@ func fullRun(t testing.TB, seed int) *rundoc.Run {
 	r.Origin = rundoc.OriginMeasured
 	r.Server.KVCapacitySource = rundoc.KVSourceMetrics
 	r.Server.Personality = "llama-server"
+	r.Rig.Kind = rundoc.RigSSH
 	r.FinishedAt = r.CreatedAt.Add(time.Hour)
 	phases := []rundoc.Phase{rundoc.PhasePrefill, rundoc.PhaseDecode}
 	for i := range r.Cells {

@@ -216,6 +216,9 @@ func (v *validator) run(r *Run) {
 	if r.Hardware != nil {
 		v.hardware(r.Hardware)
 	}
+	if r.Rig != nil {
+		v.rig(r.Rig)
+	}
 	if len(r.Cells) > MaxCells {
 		v.fail("the run has %d cells; RigBench reads at most %d (a full plan has about 60)", len(r.Cells), MaxCells)
 		return
@@ -311,6 +314,18 @@ func (v *validator) launch(l *Launch) {
 	v.text("launch.docker_command", l.DockerCommand, MaxTextLen)
 	v.text("launch.args", strings.Join(l.Args, " "), MaxTextLen)
 	v.text("launch.gpus", l.GPUs, MaxNameLen)
+}
+
+func (v *validator) rig(r *Rig) {
+	switch r.Kind {
+	case RigLocal, RigSSH, RigContext:
+	default:
+		v.fail("rig.kind %q is not one of local, ssh, context", r.Kind)
+	}
+	if r.Name == "" {
+		v.fail("rig.name is missing")
+	}
+	v.text("rig.name", r.Name, MaxNameLen)
 }
 
 func (v *validator) hardware(h *hardware.Snapshot) {

@@ -53,6 +53,7 @@ func jsonioFullRun() *rundoc.Run {
 			ServeCommand: "vllm serve org/model --max-model-len 32768", DockerCommand: "docker run … -e HF_TOKEN=<token>",
 			GPUs: "all",
 		},
+		Rig: &rundoc.Rig{Kind: rundoc.RigSSH, Name: "ssh://basement:2222"},
 		Server: rundoc.Server{
 			Model: "org/model", Engine: "vllm", Version: "0.11.0", MaxModelLen: 32768,
 			KVCapacityTokens: 120000, KVCapacitySource: rundoc.KVSourceMetrics, HasMetrics: true, HasTokenize: true,
@@ -226,6 +227,8 @@ func TestReadRunRejects(t *testing.T) {
 		{"zero concurrency", edit(`"concurrency": 2,`, `"concurrency": 0,`), "concurrency is 0"},
 		{"wrong type", edit(`"context": 0,`, `"context": "0",`), "malformed"},
 		{"bad kv source", edit(`"kv_capacity_source": "metrics"`, `"kv_capacity_source": "guess"`), "kv_capacity_source"},
+		{"bad rig kind", edit(`"kind": "ssh"`, `"kind": "k8s"`), `rig.kind "k8s"`},
+		{"no rig name", edit(`"name": "ssh://basement:2222"`, `"name": ""`), "rig.name is missing"},
 		{"two documents", doc + doc, "more than one"},
 		// Issue 12: what encoding/json accepts silently.
 		{"trailing brace", doc + "}", "more than one JSON value"},

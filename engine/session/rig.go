@@ -8,6 +8,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/rig"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 )
 
@@ -25,6 +26,16 @@ func RigOptions(conn *rig.Conn) []docker.Option {
 		return []docker.Option{docker.WithHost(h)}
 	}
 	return nil
+}
+
+// RigRecord is how a run records the rig conn reaches (nil: the local
+// daemon): its kind and its name without the user name (rig.Spec.Public).
+func RigRecord(conn *rig.Conn) *rundoc.Rig {
+	s := rig.Spec{Kind: rig.Local, Name: rig.LocalName}
+	if conn != nil {
+		s = conn.Spec()
+	}
+	return &rundoc.Rig{Kind: string(s.Kind), Name: s.Public()}
 }
 
 // linkLostWait is how long a run whose server seems gone waits for a

@@ -255,6 +255,7 @@ func startTarget(ctx context.Context, o *Options, doc *rundoc.Run) (target, erro
 		t.exited, t.exitReport = srv.Exited, srv.ExitReport
 		t.dial, t.linkLost = srv.Dial, srv.LinkLost
 		doc.Launch = srv.Record
+		doc.Rig = srv.Rig
 		doc.Simulated = srv.Simulated
 	default:
 		return target{}, fmt.Errorf("unknown session kind %q", o.Kind)
