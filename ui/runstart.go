@@ -75,6 +75,12 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 		// The record is the launched configuration, not the form's:
 		// the form may have been edited since the server started.
 		o.Launcher = srv.Reuse()
+		if srv.Dial != nil {
+			// On another rig (reached through its SSH connection): its
+			// hardware as the rig picker detected it, and no sampling of
+			// this computer's GPUs.
+			o.Hardware, o.NoTelemetry = u.rigSnapshot(), true
+		}
 	}
 	run, err := u.svc.Session(ctx, o)
 	u.keep(src, saver, run)

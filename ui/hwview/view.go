@@ -30,6 +30,7 @@ type Docker struct {
 // View is the Hardware view.
 type View struct {
 	box *fyne.Container
+	rig *fyne.Container // the rig picker, above the scroller
 	// Summary is the one-line description of the machine shown at the top.
 	Summary *widget.Label
 	again   *widget.Button
@@ -46,7 +47,15 @@ func New() *View {
 	v.again = widget.NewButtonWithIcon("Detect again", theme.ViewRefreshIcon(), v.DetectAgain)
 	v.again.Disable()
 	v.box = container.NewVBox(v.top())
+	v.rig = container.NewStack()
 	return v
+}
+
+// SetRigPicker puts the rig picker (ui/rigpick) above the findings: the
+// view shows the hardware of the rig picked there.
+func (v *View) SetRigPicker(o fyne.CanvasObject) {
+	v.rig.Objects = []fyne.CanvasObject{o}
+	v.rig.Refresh()
 }
 
 // top is the summary line with the Detect again button.
@@ -66,7 +75,9 @@ func (v *View) DetectAgain() {
 }
 
 // Content is the view's root object.
-func (v *View) Content() fyne.CanvasObject { return container.NewVScroll(v.box) }
+func (v *View) Content() fyne.CanvasObject {
+	return container.NewBorder(v.rig, nil, nil, nil, container.NewVScroll(v.box))
+}
 
 // Set shows the snapshot and the Docker status. Call on the Fyne goroutine.
 func (v *View) Set(s hardware.Snapshot, d Docker) {
