@@ -41,7 +41,9 @@ func rigApp(t *testing.T, s *rigtest.Server, opts ...docker.Option) (*UI, chan s
 		Detect: func(context.Context) hardware.Snapshot {
 			return hardware.Snapshot{GPUs: []hardware.GPU{}, GPUAbsentReason: "no NVIDIA driver found"}
 		},
-		Docker:   func(context.Context) hwview.Docker { return hwview.Docker{Checked: true, Problem: "Docker is not running."} },
+		Docker: func(context.Context) hwview.Docker {
+			return hwview.Docker{Checked: true, Problem: "Docker is not running."}
+		},
 		Session:  session.Run,
 		Launch:   dockerLaunch(opts...),
 		SimSpeed: 20,
