@@ -128,7 +128,7 @@ func TestRigPickerDetectsAndLaunchesThroughSSH(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	srv, err := u.rigLaunch(u.svc.Launch)(ctx, simimage.Config("", "--max-model-len", "4096", "--speed", "20"), launchview.Progress{})
+	srv, err := u.rigLaunch(u.svc.Launch)(ctx, simimage.Config("hf_ui_secret", "--max-model-len", "4096"), launchview.Progress{})
 	if err != nil {
 		t.Fatalf("launch on the rig: %v\nsshd:\n%s", err, s.Log())
 	}

@@ -171,8 +171,8 @@ func TestTuneOnSSHRig(t *testing.T) {
 	}
 	defer h.Close()
 	list, err := h.List(ctx, store.Filter{})
-	if err != nil || len(list) != 2 {
-		t.Fatalf("%d runs in the history (%v), want the two variants", len(list), err)
+	if err != nil || len(list) != 3 {
+		t.Fatalf("%d runs in the history (%v), want the three variants (the base flags, then max-num-seqs 2 and 4)", len(list), err)
 	}
 	wantRig := fmt.Sprintf("ssh://127.0.0.1:%d", s.Port)
 	for _, sum := range list {
