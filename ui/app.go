@@ -263,6 +263,7 @@ func (u *UI) detect() {
 	}
 	fyne.Do(func() {
 		u.snapshot = &snap
+		u.Hardware.SetOn("")
 		u.Hardware.Set(snap, dock)
 		u.Launch.SetHardware(snap, dock)
 		if u.app.Preferences().String(prefTarget) == "" {

@@ -175,6 +175,11 @@ func rigLabel(name string) string {
 func (u *UI) pickedRig(ctx context.Context) (string, *rig.Conn, error) {
 	u.mu.Lock()
 	st := u.rig
+	if st.conn != nil && st.conn.LostError() != nil {
+		// The box slept or the network dropped since: reach it anew.
+		st.conn.Close()
+		st.conn, u.rig.conn = nil, nil
+	}
 	u.mu.Unlock()
 	if st.name == rig.LocalName || st.conn != nil || u.svc.ConnectRig == nil {
 		return st.name, st.conn, nil
@@ -206,8 +211,6 @@ func (u *UI) detectOnRig(ctx context.Context, name string, images []string) {
 	problem := ""
 	if err != nil {
 		problem = userText(err)
-		snap = hardware.Snapshot{GPUs: []hardware.GPU{}, GPUAbsentReason: problem}
-		dock = hwview.Docker{Checked: true, Problem: problem}
 	} else {
 		snap, dock = u.svc.DetectRig(ctx, conn, images)
 	}
@@ -217,8 +220,14 @@ func (u *UI) detectOnRig(ctx context.Context, name string, images []string) {
 			u.rig.snapshot = &snap
 		}
 		u.mu.Unlock()
-		u.Hardware.Set(snap, dock)
-		u.Launch.SetRigHardware(snap, dock)
+		u.Hardware.SetOn(name)
+		if err != nil {
+			u.Hardware.SetUnreachable()
+			u.Launch.SetRigUnreachable()
+		} else {
+			u.Hardware.Set(snap, dock)
+			u.Launch.SetRigHardware(snap, dock)
+		}
 		for _, p := range []*rigpick.Picker{u.HardwareRig, u.LaunchRig} {
 			p.SetProblem(problem)
 		}

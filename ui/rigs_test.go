@@ -86,7 +86,7 @@ func addRig(t *testing.T, u *UI, detected chan struct{}, addr string) {
 }
 
 // An unknown host key is refused in the one sentence with its fingerprint,
-// in both views' pickers and the Launch banner; the rig stays picked and
+// under both views' pickers and nowhere else; the rig stays picked and
 // remembered, and Local is one pick away.
 func TestRigPickerShowsAnUnknownHostKey(t *testing.T) {
 	s := rigtest.Start(t, rigtest.Options{Unknown: true})
@@ -98,8 +98,11 @@ func TestRigPickerShowsAnUnknownHostKey(t *testing.T) {
 			t.Errorf("picker on %q says %q, want the rig picked and its fingerprint %s with how to accept it", p.Rig(), got, fp)
 		}
 	}
-	if got := u.Launch.HardwareWarning(); !strings.Contains(got, fp) {
-		t.Errorf("Launch banner %q does not say why the rig cannot be used", got)
+	if got := u.Hardware.Summary.Text; !strings.Contains(got, "could not be reached") {
+		t.Errorf("Hardware's summary %q, want the rig not reached", got)
+	}
+	if got := u.Launch.HardwareWarning(); got != "" {
+		t.Errorf("Launch banner %q repeats the picker's sentence", got)
 	}
 	if got := u.app.Preferences().String(prefRig); got != s.URL() {
 		t.Errorf("remembered rig %q, want %q", got, s.URL())

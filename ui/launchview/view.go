@@ -284,6 +284,15 @@ func (v *View) SetRigHardware(s hardware.Snapshot, d hwview.Docker) {
 	v.targetChanged(v.Target.Choice())
 }
 
+// SetRigUnreachable clears the banner for a rig that could not be
+// reached: the rig picker above says why, and Start tries to reach it
+// again.
+func (v *View) SetRigUnreachable() {
+	v.noGPU = ""
+	v.hwBanner.SetText("")
+	v.targetChanged(v.Target.Choice())
+}
+
 // SetRigPicker puts the rig picker (ui/rigpick) above the launch form: a
 // launch starts on the rig picked there.
 func (v *View) SetRigPicker(o fyne.CanvasObject) {
