@@ -7,6 +7,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -15,6 +16,7 @@ import (
 	"github.com/rigbench/rigbench/engine/docker/simimage"
 	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/hwview"
@@ -267,4 +269,35 @@ func (u *UI) closeRig() {
 	if c != nil {
 		c.Close()
 	}
+}
+
+// tuneRig is where a launch sweep runs: the rig picked on Hardware and
+// Launch, through the connection detection made (nil: this computer). A
+// new sweep records the rig in its spec; a resumed one must run on the rig
+// it started on.
+func (u *UI) tuneRig(spec *tune.Spec, kind session.Kind, fresh bool) (*rig.Conn, error) {
+	if kind != tune.TargetLaunch {
+		return nil, nil
+	}
+	u.mu.Lock()
+	name, conn := u.rig.name, u.rig.conn
+	u.mu.Unlock()
+	if fresh && name != rig.LocalName {
+		spec.Rig = name
+	}
+	if want := orLocal(spec.Rig); want != name {
+		return nil, fmt.Errorf("sweep %s ran on %s: pick it in the Rig picker of the Launch page to resume it", spec.ID, rigLabel(want))
+	}
+	if name != rig.LocalName && (conn == nil || conn.LostError() != nil) {
+		return nil, fmt.Errorf("%s is not reached: press Detect again on the Hardware page, then start the sweep", name)
+	}
+	return conn, nil
+}
+
+// orLocal is a rig's name, "local" for none.
+func orLocal(name string) string {
+	if name == "" {
+		return rig.LocalName
+	}
+	return name
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
+	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/store"
 	"github.com/rigbench/rigbench/ui/hwview"
@@ -141,5 +142,34 @@ func TestRigPickerDetectsAndLaunchesThroughSSH(t *testing.T) {
 	}
 	if !strings.Contains(s.Log(), "direct-tcpip") || !strings.Contains(s.Log(), rig.DockerSocket) {
 		t.Errorf("the launch did not go through sshd:\n%s", s.Log())
+	}
+}
+
+// A launch sweep runs on the picked rig: a new one records it in its spec,
+// one resumed must be on the rig it started on, and a rig not reached is
+// said before any variant starts.
+func TestTuneRunsOnThePickedRig(t *testing.T) {
+	t.Setenv(store.EnvDB, filepath.Join(t.TempDir(), "history.db"))
+	w := test.NewWindow(nil)
+	t.Cleanup(w.Close)
+	u := NewWithServices(test.NewTempApp(t), w, Services{Session: session.Run, SimSpeed: 20,
+		Detect: func(context.Context) hardware.Snapshot { return hardware.Snapshot{GPUs: []hardware.GPU{}} }})
+	<-u.Ready()
+	u.mu.Lock()
+	u.rig = rigState{name: "ssh://me@basement"}
+	u.mu.Unlock()
+	spec := tune.Spec{ID: "0123abcd"}
+	if _, err := u.tuneRig(&spec, tune.TargetLaunch, true); err == nil || !strings.Contains(err.Error(), "ssh://me@basement is not reached") {
+		t.Errorf("a new sweep on a rig not reached: %v", err)
+	}
+	if spec.Rig != "ssh://me@basement" {
+		t.Errorf("the new sweep's spec names the rig %q, want the picked one", spec.Rig)
+	}
+	local := tune.Spec{ID: "4567cdef"}
+	if _, err := u.tuneRig(&local, tune.TargetLaunch, false); err == nil || !strings.Contains(err.Error(), "ran on this computer") {
+		t.Errorf("resuming a sweep of this computer on a rig: %v", err)
+	}
+	if conn, err := u.tuneRig(&tune.Spec{}, tune.TargetDemo, true); conn != nil || err != nil {
+		t.Errorf("a demo sweep: %v, %v; want it here", conn, err)
 	}
 }
