@@ -217,6 +217,7 @@ func (v *View) targetChanged(ch target.Choice) {
 		v.basics.Show()
 		v.right.Show()
 		v.demoScroll.Hide()
+		v.rig.Show()
 		v.hwBanner.Show()
 		if v.hwBanner.Text == "" {
 			v.hwBanner.Hide()
@@ -227,6 +228,7 @@ func (v *View) targetChanged(ch target.Choice) {
 		v.basics.Hide()
 		v.right.Hide()
 		v.demoScroll.Show()
+		v.rig.Hide() // the demo runs in RigBench, on this computer
 		v.hwBanner.Hide()
 	default:
 		v.launchParts.Hide()
