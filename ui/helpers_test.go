@@ -36,6 +36,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv(store.EnvDB, filepath.Join(dir, "history.db"))
+	// Nor the user's data folder (the compile cache a launch mounts).
+	os.Setenv("XDG_DATA_HOME", dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

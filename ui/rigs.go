@@ -97,7 +97,7 @@ func connectRig(ctx context.Context, name string) (*rig.Conn, error) {
 // and checks that Docker, removing the containers an ended RigBench left
 // there (a run whose SSH connection dropped).
 func detectRig(ctx context.Context, conn *rig.Conn, images []string, opts ...docker.Option) (hardware.Snapshot, hwview.Docker) {
-	dock := checkDocker(ctx, true, append(session.RigOptions(conn), opts...)...)
+	dock := checkDocker(ctx, true, append(session.RigOptions(ctx, conn), opts...)...)
 	if !dock.Available {
 		return hardware.Snapshot{GPUs: []hardware.GPU{}, GPUAbsentReason: "the rig's Docker did not answer"}, dock
 	}

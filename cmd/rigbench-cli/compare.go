@@ -34,7 +34,7 @@ type visualFlags struct {
 }
 
 func (v *visualFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&v.chart, "chart", "", "chart for png/svg: matrix, decode, per-request, ttft, prefill or energy (default: matrix for one run, decode for a comparison)")
+	fs.StringVar(&v.chart, "chart", "", "chart for png/svg: matrix, decode, per-request, ttft, prefill, energy or pareto (the trade-off of a comparison) (default: matrix for one run, decode for a comparison)")
 	fs.IntVar(&v.width, "width", chart.DefaultWidth, "chart width in pixels")
 	fs.IntVar(&v.height, "height", chart.DefaultHeight, "chart height in pixels")
 	fs.Float64Var(&v.scale, "scale", 1, "PNG pixel density (2 for a HiDPI screen)")

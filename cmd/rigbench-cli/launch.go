@@ -14,12 +14,13 @@ import (
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/internal/termtext"
+	"github.com/rigbench/rigbench/store"
 )
 
 func init() {
 	register(&command{
 		name: "launch",
-		usage: "launch --model ID [--rig NAME|ssh://user@host] [--image vllm/vllm-openai:TAG] [--gpus all|0,1] [--port N] [--hf-cache DIR] " +
+		usage: "launch --model ID [--rig NAME|ssh://user@host] [--image vllm/vllm-openai:TAG] [--gpus all|0,1] [--port N] [--hf-cache DIR] [--compile-cache DIR|off] " +
 			"[--no-gpu] [--print-docker] [--keep] [--timeout D] -- <vllm flags…>",
 		summary: "Start vLLM in Docker, wait until it serves the model, print its endpoint, stop it on Ctrl-C.",
 		run:     runLaunch,
@@ -30,10 +31,13 @@ func init() {
 // launchOptions are the flags of `launch`.
 type launchOptions struct {
 	model, image, gpus, hfCache string
-	rig                         string
-	port                        int
-	noGPU, printDocker, keep    bool
-	timeout                     time.Duration
+	// compileCache is --compile-cache: "" for store.CompileCacheDir,
+	// "off" for none, else the folder.
+	compileCache             string
+	rig                      string
+	port                     int
+	noGPU, printDocker, keep bool
+	timeout                  time.Duration
 }
 
 func (o *launchOptions) register(fs *flag.FlagSet) {
@@ -43,6 +47,7 @@ func (o *launchOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.gpus, "gpus", "all", "GPUs for the container: all, or indices such as 0,1")
 	fs.IntVar(&o.port, "port", 0, "host port on 127.0.0.1 (default: a free one)")
 	fs.StringVar(&o.hfCache, "hf-cache", "~/.cache/huggingface", "Hugging Face cache folder to mount (keeps downloaded weights)")
+	fs.StringVar(&o.compileCache, "compile-cache", "", compileCacheUsage)
 	fs.BoolVar(&o.noGPU, "no-gpu", false, "request no GPU (for images such as RigBench's simulator)")
 	fs.BoolVar(&o.printDocker, "print-docker", false, "only print the docker run command line")
 	fs.BoolVar(&o.keep, "keep", false, "leave the server running and exit once it is ready")
@@ -90,6 +95,9 @@ func (o launchOptions) config(e *env, vllmArgs []string) (vllm.LaunchConfig, err
 		return cfg, err
 	}
 	cfg.GPUs, cfg.Port, cfg.HFCache = o.gpus, o.port, o.hfCache
+	if cfg.CompileCache, err = compileCacheFolder(e, o.compileCache); err != nil {
+		return cfg, err
+	}
 	if o.noGPU {
 		cfg.GPUs = ""
 	}
@@ -108,6 +116,29 @@ func (o launchOptions) config(e *env, vllmArgs []string) (vllm.LaunchConfig, err
 		return cfg, errors.New(strings.Join(errs, " "))
 	}
 	return cfg, nil
+}
+
+// compileCacheUsage is the help of --compile-cache on launch, run and tune.
+const compileCacheUsage = "folder mounted as vLLM's compile cache (/root/.cache/vllm), so later starts of the same configuration " +
+	"skip most of torch.compile; off: none (default: compile-cache beside the default history)"
+
+// compileCacheFolder reads --compile-cache: "off" mounts none, "" the
+// default folder beside the history, anything else that folder. A default
+// that cannot be placed (no HOME) mounts none, said on stderr: the cache
+// only saves time, so it never stops a launch.
+func compileCacheFolder(e *env, flag string) (string, error) {
+	switch flag {
+	case "off":
+		return "", nil
+	case "":
+		d, err := store.CompileCacheDir(e.getenv)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "no compile cache (%v): pass --compile-cache DIR to keep one\n", err)
+			return "", nil
+		}
+		return d, nil
+	}
+	return flag, nil
 }
 
 // launcher is engine/session's one launch sequence with the CLI's
@@ -178,6 +209,9 @@ func printServer(w io.Writer, s *session.Server) {
 	}
 	if s.KVCapacity > 0 {
 		fmt.Fprintf(w, "KV cache: %d tokens\n", s.KVCapacity)
+	}
+	if s.Record != nil && s.Record.Startup != nil {
+		fmt.Fprintf(w, "start-up: %s\n", s.Record.Startup.Text())
 	}
 }
 

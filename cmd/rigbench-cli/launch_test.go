@@ -38,15 +38,25 @@ func launchEnv(vars map[string]string) (*env, *syncBuffer, *syncBuffer) {
 
 func TestLaunchPrintDocker(t *testing.T) {
 	t.Parallel()
-	e, out, errb := launchEnv(map[string]string{"HF_TOKEN": "hf_never_printed"})
-	code := execute(context.Background(), e, []string{"launch", "--model", "Qwen/Qwen2.5-1.5B-Instruct",
-		"--image", "vllm/vllm-openai:v0.10.1.1", "--gpus", "0", "--print-docker", "--",
-		"--max-model-len", "16k", "--limit-mm-per-prompt", `{"image":0}`})
-	want := `docker run --rm --gpus '"device=0"' --ipc=host -p 127.0.0.1:8000:8000 ` +
-		`-v ~/.cache/huggingface:/root/.cache/huggingface -e HF_TOKEN -e HUGGING_FACE_HUB_TOKEN ` +
-		`vllm/vllm-openai:v0.10.1.1 --model Qwen/Qwen2.5-1.5B-Instruct --max-model-len 16k --limit-mm-per-prompt '{"image":0}'` + "\n"
-	if code != 0 || out.String() != want {
-		t.Errorf("exit %d\n got %s\nwant %s\nstderr %s", code, out.String(), want, errb.String())
+	// The compile cache folder is mounted by default (beside the history),
+	// a given one instead, and none with off.
+	for flag, mount := range map[string]string{
+		"":                 "-v /home/me/.local/share/rigbench/compile-cache:/root/.cache/vllm ",
+		"/fast/vllm-cache": "-v /fast/vllm-cache:/root/.cache/vllm ",
+		"off":              "",
+	} {
+		e, out, errb := launchEnv(map[string]string{"HF_TOKEN": "hf_never_printed", "HOME": "/home/me"})
+		args := []string{"launch", "--model", "Qwen/Qwen2.5-1.5B-Instruct", "--image", "vllm/vllm-openai:v0.10.1.1", "--gpus", "0", "--print-docker"}
+		if flag != "" {
+			args = append(args, "--compile-cache", flag)
+		}
+		code := execute(context.Background(), e, append(args, "--", "--max-model-len", "16k", "--limit-mm-per-prompt", `{"image":0}`))
+		want := `docker run --rm --gpus '"device=0"' --ipc=host -p 127.0.0.1:8000:8000 ` +
+			`-v ~/.cache/huggingface:/root/.cache/huggingface ` + mount + `-e HF_TOKEN -e HUGGING_FACE_HUB_TOKEN ` +
+			`vllm/vllm-openai:v0.10.1.1 --model Qwen/Qwen2.5-1.5B-Instruct --max-model-len 16k --limit-mm-per-prompt '{"image":0}'` + "\n"
+		if code != 0 || out.String() != want {
+			t.Errorf("--compile-cache %q: exit %d\n got %s\nwant %s\nstderr %s", flag, code, out.String(), want, errb.String())
+		}
 	}
 }
 
@@ -97,11 +107,12 @@ func TestLaunchSimulatorUntilInterrupt(t *testing.T) {
 	l := dockertest.Launcher(ctx, t)
 	instance := "cli-test-" + uuid.NewString()
 	e, out, errb := launchEnv(map[string]string{"RIGBENCH_INSTANCE": instance})
+	cache := t.TempDir()
 	runCtx, interrupt := context.WithCancel(ctx)
 	done := make(chan int)
 	go func() {
 		done <- execute(runCtx, e, []string{"launch", "--model", "sim/tiny", "--image", simimage.DefaultTag,
-			"--no-gpu", "--timeout", "2m", "--", "--max-model-len", "4096", "--speed", "50"})
+			"--no-gpu", "--timeout", "2m", "--compile-cache", cache, "--", "--max-model-len", "4096", "--speed", "50"})
 	}()
 	endpoint := regexp.MustCompile(`endpoint: (http://127\.0\.0\.1:\d+)`)
 	var url string
@@ -124,6 +135,11 @@ func TestLaunchSimulatorUntilInterrupt(t *testing.T) {
 	interrupt()
 	if code := <-done; code != 0 {
 		t.Errorf("exit %d after Ctrl-C\nstderr %s", code, errb.String())
+	}
+	// The start's time and vLLM's split of it, from the first start with
+	// an empty compile cache folder.
+	if !regexp.MustCompile(`start-up: \d+\.\d s \(weights 38\.4 s, compile 41\.2 s, graphs 14\.0 s\)`).MatchString(out.String()) {
+		t.Errorf("stdout lacks the start-up split:\n%s", out.String())
 	}
 	left, err := l.API().ContainerList(ctx, container.ListOptions{All: true})
 	if err != nil {

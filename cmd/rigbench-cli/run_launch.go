@@ -14,8 +14,10 @@ type launchFlags struct {
 	image   string
 	gpus    string
 	hfCache string
-	noGPU   bool
-	rig     string
+	// compileCache is --compile-cache (launchOptions.compileCache).
+	compileCache string
+	noGPU        bool
+	rig          string
 }
 
 func (l *launchFlags) register(fs *flag.FlagSet) {
@@ -23,6 +25,7 @@ func (l *launchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.image, "image", vllm.DefaultImage+":"+vllm.DefaultTag, "image to launch with --launch")
 	fs.StringVar(&l.gpus, "gpus", "all", "GPUs for --launch: all, or indices such as 0,1")
 	fs.StringVar(&l.hfCache, "hf-cache", "~/.cache/huggingface", "Hugging Face cache folder mounted with --launch")
+	fs.StringVar(&l.compileCache, "compile-cache", "", "with --launch, "+compileCacheUsage)
 	fs.StringVar(&l.rig, "rig", "", rigUsage+"; with --launch")
 	fs.BoolVar(&l.noGPU, "no-gpu", false, "with --launch, request no GPU (for images such as RigBench's simulator)")
 }
@@ -34,7 +37,7 @@ func (l *launchFlags) launcher(e *env, model string, vllmArgs []string) (*sessio
 	if model == "" {
 		return nil, usagef("--launch needs --model with the Hugging Face id to serve")
 	}
-	o := launchOptions{model: model, image: l.image, gpus: l.gpus, hfCache: l.hfCache, noGPU: l.noGPU}
+	o := launchOptions{model: model, image: l.image, gpus: l.gpus, hfCache: l.hfCache, compileCache: l.compileCache, noGPU: l.noGPU}
 	cfg, err := o.config(e, vllmArgs)
 	if err != nil {
 		return nil, err

@@ -196,7 +196,12 @@ func progressPrinter(w io.Writer) func(tune.Progress) {
 				msg += " (" + p.Result.Fix + ")"
 			}
 		case "done":
-			msg = fmt.Sprintf("variant %d of %d: %s: measured in %s (server ready after %.1f s)", p.Variant, p.Variants, p.Label, rundoc.ShortDuration(time.Duration(p.Result.WallS*float64(time.Second))), p.Result.LoadS)
+			ready := fmt.Sprintf("%.1f s", p.Result.LoadS)
+			if r := p.Result.Run; r != nil && r.Launch != nil && r.Launch.Startup != nil {
+				ready = r.Launch.Startup.Text()
+			}
+			msg = fmt.Sprintf("variant %d of %d: %s: measured in %s (server ready after %s)", p.Variant, p.Variants, p.Label,
+				rundoc.ShortDuration(time.Duration(p.Result.WallS*float64(time.Second))), ready)
 		}
 		if p.Stage == "measuring" && strings.HasPrefix(last, msg[:strings.Index(msg, "sweep ETA")]) {
 			return
@@ -349,7 +354,8 @@ func (f *tuneFlags) target(e *env, set map[string]bool, spec *tune.Spec, vllmArg
 	if f.model == "" {
 		return nil, usagef("--launch needs --model with the Hugging Face id to serve")
 	}
-	o := launchOptions{model: f.model, image: f.launch.image, gpus: f.launch.gpus, hfCache: f.launch.hfCache, noGPU: f.launch.noGPU}
+	o := launchOptions{model: f.model, image: f.launch.image, gpus: f.launch.gpus, hfCache: f.launch.hfCache,
+		compileCache: f.launch.compileCache, noGPU: f.launch.noGPU}
 	base, err := o.config(e, vllmArgs)
 	if err != nil {
 		return nil, err
@@ -373,7 +379,8 @@ func (f *tuneFlags) launcher(e *env, o launchOptions) func(vllm.LaunchConfig) se
 
 // specRunner rebuilds a sweep's runner from its kept spec (tune.NewRunner):
 // the demo's simulator settings, or launch's own launcher for the base's
-// image, GPUs and Hugging Face cache, on the spec's rig.
+// image, GPUs and Hugging Face cache (the base keeps its compile cache
+// folder, or none, as the sweep began), on the spec's rig.
 func (f *tuneFlags) specRunner(e *env, spec tune.Spec) (*tune.Runner, error) {
 	b := spec.Base
 	o := launchOptions{model: b.Model, image: b.ImageRef(), gpus: b.GPUs, hfCache: b.HFCache, noGPU: b.GPUs == ""}

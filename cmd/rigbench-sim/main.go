@@ -4,7 +4,8 @@
 // --max-model-len, --gpu-memory-utilization, --port, …) plus --profile,
 // --speed, --seed, --startup-delay and the --fault-* flags, prints vLLM-like
 // logs to stdout, and exits like vLLM: 2 for a bad command line, 1 when the
-// engine fails to start or dies, 0 after SIGTERM. Run as nvidia-smi (the
+// engine fails to start or dies, 0 after SIGTERM. With VLLM_CACHE_ROOT set
+// (the image sets it) it imitates vLLM's start-up time and compile cache. Run as nvidia-smi (the
 // simulator image links it so) it answers GPU queries from its profile.
 package main
 
@@ -36,6 +37,9 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
+	// vLLM's own variable: the simulator image sets it to /root/.cache/vllm,
+	// where a launch mounts the compile cache folder.
+	cfg.CompileCache = os.Getenv("VLLM_CACHE_ROOT")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err = sim.Serve(ctx, cfg, os.Stdout, nil)

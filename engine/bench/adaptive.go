@@ -21,6 +21,10 @@ type live struct {
 	open atomic.Int64
 	// waiting is 1 for each stream whose current request has no token yet.
 	waiting []atomic.Int32
+	// inFlight counts the requests the client has open now: what a server
+	// sample is paired with (deriveServer), so a sample that catches a
+	// stream between two requests sees the client's dip too.
+	inFlight atomic.Int32
 }
 
 func newLive(d time.Duration, streams int) *live {

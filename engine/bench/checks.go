@@ -190,7 +190,7 @@ func (w *window) crossCheck(before, after *counters, reqs []request) {
 	}
 	c := w.cell
 	atFinish := w.run.Server.Personality == string(client.PersonalityLlama)
-	ours := 0
+	ours, cut := 0, 0
 	for _, rq := range reqs {
 		got := 0
 		for _, ch := range rq.chunks {
@@ -205,9 +205,22 @@ func (w *window) crossCheck(before, after *counters, reqs []request) {
 			// All its tokens arrived but the close cut it before its last
 			// chunk: the server finished it, and counted it.
 			ours += got
+		case got > 0:
+			cut++ // cancelled by the close part-way: counted by the server only if it finished first
 		}
 	}
 	server := after.output - before.output
+	if extra := server - float64(ours); atFinish && cut > 0 && extra > 0 && w.maxOutput > 0 {
+		// A request the close cancelled may still finish on the server
+		// before the cancel reaches it (on a loaded client, a few tokens
+		// late): llama-server then counts all its max_output tokens. A
+		// surplus of exactly k × max_output, k no more than the requests
+		// cut, is those requests (a 1-stream cell read +25%, 1,280 against
+		// 1,024, where one of five requests straddled the close).
+		if k := math.Round(extra / float64(w.maxOutput)); k >= 1 && int(k) <= cut && math.Abs(extra-k*float64(w.maxOutput)) < 0.5 {
+			ours += int(k) * w.maxOutput
+		}
+	}
 	if server < 0 || server > math.MaxInt32 {
 		// A counter that went backwards (the server restarted) or beyond
 		// any real value checks nothing.

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rigbench/rigbench/engine/rundoc"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rigbench/rigbench/engine/client"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 )
 
@@ -232,13 +233,14 @@ func (w *window) measure(ctx context.Context, index, total int) {
 	w.clk = cardClock{start: time.Now(), speed: w.speed}
 
 	var samples []rundoc.ServerSample
+	var inFlight []float64
 	samplesDone := make(chan struct{})
 	go func() {
 		defer close(samplesDone)
 		select {
 		case <-w.opened:
 			if w.run.Server.HasMetrics {
-				samples = w.sampleMetrics(wctx, w.baseline)
+				samples, inFlight = w.sampleMetrics(wctx, w.baseline)
 			}
 		case <-wctx.Done():
 		}
@@ -266,7 +268,7 @@ func (w *window) measure(ctx context.Context, index, total int) {
 		gpu = stopTelemetry()
 	}
 	shift(reqs, open)
-	w.close(reqs, measured, samples, gpu, ctx.Err() != nil)
+	w.close(reqs, measured, samples, inFlight, gpu, ctx.Err() != nil)
 	if ctx.Err() != nil {
 		return
 	}
@@ -365,8 +367,9 @@ func (w *window) sinceOpen(t time.Time) time.Duration {
 // close derives the cell's figures and status from the captured requests
 // (accumulate, derive, classify); their offsets count from the window's
 // opening. measured is the card time the window lasted, less than D when
-// the run was cancelled.
-func (w *window) close(reqs []request, measured time.Duration, samples []rundoc.ServerSample, gpu []hardware.GPUSample, cancelled bool) {
+// the run was cancelled. inFlight pairs the server's samples with the
+// client's open requests (sampleMetrics).
+func (w *window) close(reqs []request, measured time.Duration, samples []rundoc.ServerSample, inFlight []float64, gpu []hardware.GPUSample, cancelled bool) {
 	end := w.d
 	if w.stoppedAt > 0 {
 		end = w.stoppedAt
@@ -388,7 +391,7 @@ func (w *window) close(reqs []request, measured time.Duration, samples []rundoc.
 	d := end.Seconds()
 	w.cell.MeasuredS = round(measured.Seconds(), 3)
 	derive(w.cell, t, max(d, 1e-9))
-	deriveServer(w.cell, w.run.Server, samples, gpu, d)
+	deriveServer(w.cell, w.run.Server, samples, inFlight, gpu, d)
 	classify(w.cell, t, cancelled, d)
 	if w.cell.Status == rundoc.StatusFailed && len(t.errs) > 0 {
 		w.runner.cellErr = t.errs[0]
@@ -460,12 +463,14 @@ func (w *window) stream(ctx context.Context, i int) []request {
 	for ctx.Err() == nil && !w.over(w.clk.at(time.Now())) {
 		rq := request{stream: i}
 		w.live.sent(i)
+		w.live.inFlight.Add(1)
 		res, err := w.runner.Client.StreamBody(ctx, body, func(at time.Time, n int) {
 			card := w.clk.at(at)
 			rq.chunks = append(rq.chunks, chunkAt{at: card, tokens: n})
 			w.liveTokens.Add(int64(n))
 			w.live.add(i, card, n)
 		})
+		w.live.inFlight.Add(-1)
 		rq.capture(w.clk, res, err, ctx.Err() != nil)
 		out = append(out, rq)
 		if rq.err != nil && connectionFailure(rq.err) && w.gone.failed(ctx, w.runner, rq.ended) {
@@ -493,11 +498,12 @@ func (w *window) stream(ctx context.Context, i int) []request {
 
 // sampleMetrics collects /metrics samples every MetricsInterval until the
 // window closes, after the baseline: the readiness sample taken as it
-// opened.
-func (w *window) sampleMetrics(ctx context.Context, baseline *rundoc.ServerSample) []rundoc.ServerSample {
-	var out []rundoc.ServerSample
+// opened. inFlight[i] is the client's count of open requests while sample
+// i was taken (the mean of its count as the scrape left and returned; NaN
+// for the baseline), which deriveServer pairs with the server's gauges.
+func (w *window) sampleMetrics(ctx context.Context, baseline *rundoc.ServerSample) (out []rundoc.ServerSample, inFlight []float64) {
 	if baseline != nil {
-		out = append(out, *baseline)
+		out, inFlight = append(out, *baseline), append(inFlight, math.NaN())
 	}
 	// The interval is in the served card's time: a simulator S times fast
 	// is sampled S times as often, so its cells get as many samples as a
@@ -507,12 +513,14 @@ func (w *window) sampleMetrics(ctx context.Context, baseline *rundoc.ServerSampl
 	for {
 		select {
 		case <-ctx.Done():
-			return out
+			return out, inFlight
 		case <-t.C:
 			if !w.over(w.clk.at(time.Now())) {
+				before := w.live.inFlight.Load()
 				if s, at := w.scrape(ctx); s != nil {
 					s.T = w.sampleT(at)
 					out = append(out, *s)
+					inFlight = append(inFlight, float64(before+w.live.inFlight.Load())/2)
 				}
 			}
 		}

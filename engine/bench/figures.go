@@ -239,30 +239,57 @@ func (t *tally) total(d float64) (rate, half float64) {
 
 // deriveServer sets the figures of the server's and the GPUs' samples. On
 // llama-server avg_active counts only the requests in flight that held a
-// slot: the client's count less the mean of the server's waiting gauge
-// (requests_deferred) over the window (METHOD.md: Figures). It sends a
+// slot: the client's count less the time-average of the server's waiting
+// gauge (requests_deferred) over the window (METHOD.md: Figures). It sends a
 // waiting request nothing until a slot frees, so the client cannot tell it
 // from a running one: 8 streams on 4 slots read 8.0 (issue 30 item 7). The
 // running gauge alone would not do: a stream that restarts leaves its slot
 // free for a moment, which the gauge sees and the client's count does not.
-func deriveServer(c *rundoc.Cell, s rundoc.Server, samples []rundoc.ServerSample, gpu []hardware.GPUSample, d float64) {
+//
+// The waiting gauge is a point sample, the client's count a time-average, so
+// a sample that lands while a stream is between two requests (the client
+// holds 7 of 8 open, and the server 3 waiting, not 4) would weigh that dip
+// by the sampling interval, not by its length. Each sample is therefore
+// paired with the client's open requests at that moment, inFlight[i]: the
+// slots in use then are inFlight[i] − waiting[i] whether or not a stream was
+// between requests, and the time-average of waiting is estimated as
+//
+//	held = client avg_active − mean_i(inFlight[i] − waiting[i])
+//
+// (the sample mean of waiting corrected by how far the client's count at
+// the samples strayed from its time-average: a control variate with
+// coefficient 1, since a queued request takes a freed slot one for one).
+// Under load (stress-ng beside the run) the restarts last longer and the
+// plain mean of waiting read 3.5 for 8 streams on 4 slots.
+func deriveServer(c *rundoc.Cell, s rundoc.Server, samples []rundoc.ServerSample, inFlight []float64, gpu []hardware.GPUSample, d float64) {
 	c.ServerSamples = samples
 	c.ServerStats = summarize(samples)
-	if in := inWindow(samples); len(in) > 0 && s.Personality == string(client.PersonalityLlama) && s.Reports(rundoc.NotReportedQueue) {
-		var waiting float64
-		for _, x := range in {
-			waiting += x.Waiting
+	if s.Personality == string(client.PersonalityLlama) && s.Reports(rundoc.NotReportedQueue) {
+		var held float64
+		n := 0
+		for i, x := range samples {
+			if x.T <= 0 {
+				continue // before the window: the baseline
+			}
+			slotsInUse := c.AvgActive - x.Waiting // unpaired: the client's mean
+			if i < len(inFlight) && !math.IsNaN(inFlight[i]) {
+				slotsInUse = inFlight[i] - x.Waiting
+			}
+			held += c.AvgActive - slotsInUse
+			n++
 		}
-		held := waiting / float64(len(in))
-		if s.Slots > 0 {
-			// Only the streams beyond the slots wait for one: with N ≤
-			// slots a sample that catches a restarting stream deferred for
-			// a moment is not a queue (on a loaded machine one sample in
-			// four of 1K×2 on 4 slots read 1 waiting, and the cell read
-			// queued at 1.75 of 2).
-			held = min(held, float64(max(0, c.Concurrency-s.Slots)))
+		if n > 0 {
+			held = max(0, held/float64(n))
+			if s.Slots > 0 {
+				// Only the streams beyond the slots wait for one: with N ≤
+				// slots a sample that catches a restarting stream deferred
+				// for a moment is not a queue (on a loaded machine one
+				// sample in four of 1K×2 on 4 slots read 1 waiting, and the
+				// cell read queued at 1.75 of 2).
+				held = min(held, float64(max(0, c.Concurrency-s.Slots)))
+			}
+			c.AvgActive = round(max(0, c.AvgActive-held), 2)
 		}
-		c.AvgActive = round(max(0, c.AvgActive-held), 2)
 	}
 	if len(gpu) > 0 {
 		c.GPUSamples = gpu

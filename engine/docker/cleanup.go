@@ -11,6 +11,7 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
+	"github.com/rigbench/rigbench/engine/vllm"
 )
 
 // Managed is a container RigBench started, with what its labels say about
@@ -57,6 +58,11 @@ func (l *Launcher) list(ctx context.Context, f filters.Args) ([]Managed, error) 
 	for _, s := range list {
 		m := Managed{Summary: s, GPUs: s.Labels[LabelGPUs]}
 		m.Port, _ = strconv.Atoi(s.Labels[LabelPort])
+		for _, p := range s.Ports {
+			if m.Port == 0 && int(p.PrivatePort) == vllm.ContainerPort && p.PublicPort > 0 {
+				m.Port = int(p.PublicPort) // chosen by Docker on a remote rig (publishedPort)
+			}
+		}
 		if m.Owner, m.OwnerOK = ParseOwner(s.Labels[LabelOwner]); m.OwnerOK {
 			m.State = m.Owner.State()
 		} else {
@@ -174,8 +180,11 @@ func busyError(m Managed, what string) *Error {
 		return e
 	}
 	who := "another RigBench"
-	if m.OwnerOK && m.State == OwnerAlive {
+	if me, err := Self(); m.OwnerOK && m.State == OwnerAlive {
 		who += " (process " + strconv.Itoa(m.Owner.PID) + ")"
+	} else if m.OwnerOK && (err != nil || m.Owner.Host != me.Host) {
+		// A rig two desktops share: the owner runs on the other one.
+		who += " on " + m.Owner.Host
 	}
 	e.Message = who + " is using " + what + " with container " + name
 	if strings.HasPrefix(what, "port") {

@@ -58,6 +58,7 @@ type Launcher struct {
 	host         string
 	owner        string
 	dockerDial   func(ctx context.Context, network, addr string) (net.Conn, error)
+	home         string
 }
 
 // Option configures a Launcher.
@@ -84,6 +85,11 @@ func WithDialer(host string, dockerDial, serverDial func(ctx context.Context, ne
 		}
 	}
 }
+
+// WithHome is the daemon's machine's home folder, for "~" in a mount's
+// source: a remote rig's user's (rig.Conn.Home), since a bind names a
+// path on the rig. Without it a remote rig's "~" is refused in a sentence.
+func WithHome(home string) Option { return func(l *Launcher) { l.home = home } }
 
 // WithoutGPU leaves out the GPU device request, for the simulator image on
 // machines without the NVIDIA container toolkit.

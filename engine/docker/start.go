@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -39,7 +40,7 @@ func (l *Launcher) Start(ctx context.Context, cfg vllm.LaunchConfig, obs func(Lo
 			Hint: "pull it first (RigBench does so before starting), or check the tag"}
 	}
 	port := cfg.Port
-	if port == 0 {
+	if port == 0 && l.portsHere() {
 		p, err := FreePort()
 		if err != nil {
 			return nil, fmt.Errorf("finding a free port: %w", err)
@@ -64,6 +65,12 @@ func (l *Launcher) Start(ctx context.Context, cfg vllm.LaunchConfig, obs func(Lo
 	if err := l.api.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
 		c.Stop(ctx)
 		return nil, fmt.Errorf("starting the container: %w", classify(err))
+	}
+	if port == 0 {
+		if c.port, err = l.publishedPort(ctx, created.ID); err != nil {
+			c.Stop(ctx)
+			return nil, err
+		}
 	}
 	c.followLogs(obs)
 	if err := c.waitReady(ctx); err != nil {
@@ -108,7 +115,10 @@ func (l *Launcher) containerSpec(cfg vllm.LaunchConfig, port int, apiKey, token 
 		}
 		env = append(env, e)
 	}
-	labels := map[string]string{LabelModel: cfg.Model, LabelPort: strconv.Itoa(port)}
+	labels := map[string]string{LabelModel: cfg.Model}
+	if port > 0 {
+		labels[LabelPort] = strconv.Itoa(port)
+	}
 	if l.owner != "" {
 		labels[LabelOwner] = l.owner
 	}
@@ -124,14 +134,29 @@ func (l *Launcher) containerSpec(cfg vllm.LaunchConfig, port int, apiKey, token 
 	}
 	hcfg := &container.HostConfig{
 		IpcMode:      container.IPCModeHost,
-		PortBindings: nat.PortMap{cport: {{HostIP: "127.0.0.1", HostPort: strconv.Itoa(port)}}},
+		PortBindings: nat.PortMap{cport: {{HostIP: "127.0.0.1", HostPort: hostPort(port)}}},
 	}
 	if cfg.HFCache != "" {
-		src, err := expandHome(cfg.HFCache)
+		src, err := l.expandHome(cfg.HFCache, "the Hugging Face cache folder", "/home/you/.cache/huggingface")
 		if err != nil {
 			return nil, nil, err
 		}
 		hcfg.Binds = append(hcfg.Binds, src+":"+vllm.ContainerHFCache)
+	}
+	if cfg.CompileCache != "" {
+		src, err := l.expandHome(cfg.CompileCache, "vLLM's compile cache folder", "/home/you/.local/share/rigbench/compile-cache")
+		if err != nil {
+			return nil, nil, err
+		}
+		// On this machine's daemon the folder is made as the user: the
+		// daemon would make a missing one owned by root. A rig's daemon
+		// makes it there.
+		if l.dockerDial == nil {
+			if err := os.MkdirAll(src, 0o755); err != nil {
+				return nil, nil, fmt.Errorf("cannot create the compile cache folder %s: %w", src, err)
+			}
+		}
+		hcfg.Binds = append(hcfg.Binds, src+":"+vllm.ContainerCompileCache)
 	}
 	hcfg.Binds = append(hcfg.Binds, cfg.Volumes...)
 	if !l.noGPU && cfg.GPUs != "" {
@@ -154,19 +179,67 @@ func gpuRequest(gpus string) container.DeviceRequest {
 	return r
 }
 
-// expandHome turns "~/x" into an absolute path: docker binds need one.
-func expandHome(p string) (string, error) {
+// expandHome turns "~/x" into an absolute path: docker binds need one, on
+// the daemon's machine. That is this machine's home for a local daemon,
+// the rig user's on a remote rig (WithHome); a remote rig whose home is
+// not known gets a sentence rather than this machine's folder. what and
+// example word the errors.
+func (l *Launcher) expandHome(p, what, example string) (string, error) {
 	if rest, ok := strings.CutPrefix(p, "~/"); ok || p == "~" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("finding your home folder for %s: %w", p, err)
+		home := l.home
+		if home == "" && !l.portsHere() {
+			return "", fmt.Errorf("%s is in your home folder on this machine, which the rig does not share: give %s as a full path on the rig, such as %s", p, what, example)
 		}
-		return filepath.Join(home, rest), nil
+		if home == "" {
+			var err error
+			if home, err = os.UserHomeDir(); err != nil {
+				return "", fmt.Errorf("finding your home folder for %s: %w", p, err)
+			}
+		}
+		return path.Join(home, rest), nil
 	}
 	if !filepath.IsAbs(p) {
-		return "", errors.New("the Hugging Face cache folder must be a full path, such as /home/you/.cache/huggingface")
+		return "", fmt.Errorf("%s must be a full path, such as %s", what, example)
 	}
 	return p, nil
+}
+
+// portsHere reports whether the daemon's loopback is this machine's, so a
+// port free here is free there (FreePort). On a remote rig (an SSH dialer,
+// a tcp:// or ssh:// host) a port free here says nothing about the rig:
+// Docker picks one on the rig's loopback instead (publishedPort).
+func (l *Launcher) portsHere() bool {
+	host := l.host
+	if host == "" && l.getenv != nil {
+		host = l.getenv("DOCKER_HOST")
+	}
+	return l.dockerDial == nil && (host == "" || strings.HasPrefix(host, "unix://"))
+}
+
+// hostPort is a port binding's host side: "" lets Docker choose a free one.
+func hostPort(port int) string {
+	if port == 0 {
+		return ""
+	}
+	return strconv.Itoa(port)
+}
+
+// publishedPort reads the loopback port Docker chose for the server of
+// container id (a binding with no host port).
+func (l *Launcher) publishedPort(ctx context.Context, id string) (int, error) {
+	info, err := l.api.ContainerInspect(ctx, id)
+	if err != nil {
+		return 0, fmt.Errorf("reading the port Docker chose for the server: %w", classify(err))
+	}
+	if info.NetworkSettings != nil {
+		cport := nat.Port(strconv.Itoa(vllm.ContainerPort) + "/tcp")
+		for _, b := range info.NetworkSettings.Ports[cport] {
+			if p, err := strconv.Atoi(b.HostPort); err == nil && p > 0 && (b.HostIP == "127.0.0.1" || b.HostIP == "") {
+				return p, nil
+			}
+		}
+	}
+	return 0, errors.New("docker published no loopback port for the server; set a port in the launch settings")
 }
 
 // FreePort asks the kernel for a free loopback port. Another process could

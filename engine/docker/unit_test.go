@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -104,7 +105,7 @@ func TestContainerSpec(t *testing.T) {
 		return map[string]string{"HF_TOKEN": "hf_env", "VLLM_X": "1"}[k]
 	}}
 	cfg := vllm.LaunchConfig{Image: "vllm/vllm-openai", Tag: "v0.11.0", Model: "m", GPUs: "0,1",
-		HFCache: "/cache", TokenSource: vllm.TokenEnv, Env: []string{"VLLM_X", "UNSET_VAR", "A=b"},
+		HFCache: "/cache", CompileCache: filepath.Join(t.TempDir(), "compile"), TokenSource: vllm.TokenEnv, Env: []string{"VLLM_X", "UNSET_VAR", "A=b"},
 		Flags: []vllm.FlagValue{{Name: "--port", Value: "9"}, {Name: "--max-model-len", Value: "4096"}}}
 	c, h, err := l.containerSpec(cfg, 12345, "rb-key", cfg.Token(l.getenv))
 	if err != nil {
@@ -120,8 +121,11 @@ func TestContainerSpec(t *testing.T) {
 	if c.Labels[LabelManaged] != "true" || c.Image != "vllm/vllm-openai:v0.11.0" {
 		t.Errorf("config = %+v", c)
 	}
-	if h.IpcMode != "host" || !slices.Equal(h.Binds, []string{"/cache:/root/.cache/huggingface"}) {
+	if h.IpcMode != "host" || !slices.Equal(h.Binds, []string{"/cache:/root/.cache/huggingface", cfg.CompileCache + ":/root/.cache/vllm"}) {
 		t.Errorf("host config = %+v", h)
+	}
+	if fi, err := os.Stat(cfg.CompileCache); err != nil || !fi.IsDir() {
+		t.Errorf("the compile cache folder was not made as the user: %v", err)
 	}
 	b := h.PortBindings["8000/tcp"]
 	if len(b) != 1 || b[0].HostIP != "127.0.0.1" || b[0].HostPort != "12345" {
@@ -238,5 +242,49 @@ func TestClassifyKeepsTheRigsSentence(t *testing.T) {
 	wrapped := fmt.Errorf("error during connect: %w", re)
 	if got := classify(wrapped); got != re {
 		t.Fatalf("classify(%v) = %v, want the rig's error", wrapped, got)
+	}
+}
+
+// "~" in the Hugging Face cache names a folder on the daemon's machine:
+// this one's home for the local daemon, the rig user's on an SSH rig, and
+// a sentence (not this machine's folder) when the rig's home is unknown.
+func TestHomeIsTheDaemonsMachines(t *testing.T) {
+	dial := func(context.Context, string, string) (net.Conn, error) { return nil, errors.New("unused") }
+	mine, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home folder here")
+	}
+	for _, tc := range []struct {
+		name string
+		l    *Launcher
+		want string
+	}{
+		{"local", &Launcher{getenv: func(string) string { return "" }}, mine + "/.cache/huggingface"},
+		{"rig", &Launcher{dockerDial: dial, home: "/home/rig"}, "/home/rig/.cache/huggingface"},
+		{"rig, home unknown", &Launcher{dockerDial: dial}, ""},
+	} {
+		got, err := tc.l.expandHome("~/.cache/huggingface", "the Hugging Face cache folder", "/home/you/.cache/huggingface")
+		if got != tc.want || (tc.want == "") != (err != nil) {
+			t.Errorf("%s: %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+		if tc.want == "" && (err == nil || !strings.Contains(err.Error(), "full path on the rig")) {
+			t.Errorf("%s: error %v does not say to give a path on the rig", tc.name, err)
+		}
+	}
+}
+
+// A GPU held by a RigBench on another desktop (a rig both reach) is
+// refused naming that desktop, since its process number means nothing
+// here.
+func TestBusyOnASharedRigNamesTheOtherDesktop(t *testing.T) {
+	o, ok := ParseOwner("other-desktop/boot-1/4242/99")
+	if !ok {
+		t.Fatal("owner label did not parse")
+	}
+	m := Managed{OwnerOK: true, Owner: o, State: o.State(), GPUs: "all"}
+	m.Names = []string{"/rigbench-1a2b3c4d5e"}
+	e := busyError(m, "GPU 0")
+	if !strings.Contains(e.Message, "another RigBench on other-desktop is using GPU 0") || strings.Contains(e.Message, "4242") {
+		t.Errorf("message %q", e.Message)
 	}
 }

@@ -41,6 +41,13 @@ func WriteCompareMarkdown(w io.Writer, runs []*rundoc.Run) error {
 		fmt.Fprintf(b, "\n## %s %s\n\n", phaseTitle(f.Phase), f.Label)
 		writeMDTable(b, runs, t)
 	}
+	if ctx, ok := chart.ParetoContext(runs); ok {
+		fmt.Fprintf(b, "\n## Pareto frontier at context %s\n\nNothing beats these cells on both total and per-request tok/s "+
+			"(the HTML and PNG/SVG exports draw the trade-off):\n\n", rundoc.ContextLabel(ctx))
+		for _, f := range chart.FrontierText(chart.ParetoOf(runs, ctx), ctx) {
+			fmt.Fprintf(b, "- %s\n", mdText(f))
+		}
+	}
 	return b.Flush()
 }
 

@@ -243,6 +243,30 @@ func (c *Conn) Dial() func(ctx context.Context, network, addr string) (net.Conn,
 	}
 }
 
+// Home is the rig user's home folder, as the rig's shell gives $HOME: what
+// "~" in a launch's mount (the Hugging Face cache) means there, where this
+// machine's home would name a folder the rig may not have. "" for a rig
+// reached without SSH (its paths are this machine's, or a daemon's whose
+// home RigBench cannot ask).
+func (c *Conn) Home(ctx context.Context) (string, error) {
+	if !c.Remote() {
+		return "", nil
+	}
+	sess, err := c.ssh.NewSession()
+	if err != nil {
+		return "", c.explain(err)
+	}
+	defer sess.Close()
+	stop := context.AfterFunc(ctx, func() { sess.Close() })
+	defer stop()
+	out, err := sess.Output(`printf %s "$HOME"`)
+	home := strings.TrimSpace(string(out))
+	if err != nil || !strings.HasPrefix(home, "/") {
+		return "", fmt.Errorf("the rig did not say its home folder (%q, %v)", home, err)
+	}
+	return home, nil
+}
+
 // Lost is closed when the SSH connection ends on its own (nil for a rig
 // reached without SSH: never).
 func (c *Conn) Lost() <-chan struct{} {

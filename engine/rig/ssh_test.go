@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -116,6 +117,13 @@ func TestConfigAliasReachesTheRigsLoopback(t *testing.T) {
 	}
 	if !strings.Contains(s.Log(), "direct-tcpip") {
 		t.Errorf("sshd did not log a forwarded channel:\n%s", s.Log())
+	}
+	// "~" in a mount means the rig user's home, which only the rig can
+	// say: sshd gives the login its home from the password database, not
+	// this process's (temporary) $HOME.
+	home, err := c.Home(context.Background())
+	if u, uerr := user.Lookup(s.User); err != nil || uerr != nil || home != u.HomeDir || home == s.Home {
+		t.Errorf("rig home %q (%v), want %s's home from the password database", home, err, s.User)
 	}
 }
 

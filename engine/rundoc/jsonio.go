@@ -314,6 +314,13 @@ func (v *validator) launch(l *Launch) {
 	v.text("launch.docker_command", l.DockerCommand, MaxTextLen)
 	v.text("launch.args", strings.Join(l.Args, " "), MaxTextLen)
 	v.text("launch.gpus", l.GPUs, MaxNameLen)
+	v.text("launch.compile_cache", l.CompileCache, MaxTextLen)
+	if st := l.Startup; st != nil {
+		v.num("launch.startup.load_s", st.LoadS)
+		v.num("launch.startup.weights_s", st.WeightsS)
+		v.num("launch.startup.compile_s", st.CompileS)
+		v.num("launch.startup.graph_capture_s", st.GraphCaptureS)
+	}
 }
 
 func (v *validator) rig(r *Rig) {

@@ -51,7 +51,8 @@ func jsonioFullRun() *rundoc.Run {
 		Launch: &rundoc.Launch{
 			Image: "vllm/vllm-openai:v0.11.0", Model: "org/model", Args: []string{"--max-model-len", "32768"},
 			ServeCommand: "vllm serve org/model --max-model-len 32768", DockerCommand: "docker run … -e HF_TOKEN=<token>",
-			GPUs: "all",
+			GPUs: "all", CompileCache: "/home/me/.local/share/rigbench/compile-cache",
+			Startup: &rundoc.Startup{LoadS: 61.5, WeightsS: 32.97, CompileS: 4.19, GraphCaptureS: 12, CompileCacheHit: true},
 		},
 		Rig: &rundoc.Rig{Kind: rundoc.RigSSH, Name: "ssh://basement:2222"},
 		Server: rundoc.Server{

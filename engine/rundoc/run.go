@@ -123,6 +123,33 @@ type Launch struct {
 	ServeCommand  string `json:"serve_command,omitempty"`
 	DockerCommand string `json:"docker_command,omitempty"`
 	GPUs          string `json:"gpus,omitempty"`
+	// CompileCache is the host folder mounted as vLLM's cache root, where
+	// torch.compile keeps its graphs between starts; "" when none was.
+	CompileCache string `json:"compile_cache,omitempty"`
+	// Startup is how long this start took and where the time went; nil in
+	// runs from before it was recorded.
+	Startup *Startup `json:"startup,omitempty"`
+}
+
+// Startup is one server start: the wall time from starting the container
+// until the server answered, and the parts of it vLLM's start-up log
+// names. The parts are vLLM's own figures; they need not add up to LoadS,
+// which also holds the process start, the memory profiling and the HTTP
+// server's start (LoadS − the parts is that rest).
+type Startup struct {
+	// LoadS is from the container's start until /health answered 200 and
+	// /v1/models listed the model, in seconds.
+	LoadS float64 `json:"load_s"`
+	// WeightsS is "Model loading took … seconds", CompileS "torch.compile
+	// takes … s in total", GraphCaptureS "Graph capturing finished in …
+	// secs"; each 0 (absent) where the log did not say, as with
+	// --enforce-eager, which neither compiles nor captures.
+	WeightsS      float64 `json:"weights_s,omitempty"`
+	CompileS      float64 `json:"compile_s,omitempty"`
+	GraphCaptureS float64 `json:"graph_capture_s,omitempty"`
+	// CompileCacheHit: the log said the compiled graphs were loaded from
+	// the cache ("Directly load the compiled graph(s) … from the cache").
+	CompileCacheHit bool `json:"compile_cache_hit,omitempty"`
 }
 
 // Rig names the Docker host a launched server ran on, so the history

@@ -2,6 +2,7 @@ package rundoc
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -27,4 +28,30 @@ func ShortDuration(d time.Duration) string {
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// Text words a start for tables and terminals: the wall time, then vLLM's
+// split where its log gave one, "4.3 s (weights 38.4 s, compile 3.8 s
+// cached, graphs 14.0 s)". The split is the server's own figures (the
+// simulator's are simulated seconds, before its --speed).
+func (s Startup) Text() string {
+	var parts []string
+	if s.WeightsS > 0 {
+		parts = append(parts, fmt.Sprintf("weights %.1f s", s.WeightsS))
+	}
+	if s.CompileS > 0 || s.CompileCacheHit {
+		c := fmt.Sprintf("compile %.1f s", s.CompileS)
+		if s.CompileCacheHit {
+			c += " cached"
+		}
+		parts = append(parts, c)
+	}
+	if s.GraphCaptureS > 0 {
+		parts = append(parts, fmt.Sprintf("graphs %.1f s", s.GraphCaptureS))
+	}
+	t := fmt.Sprintf("%.1f s", s.LoadS)
+	if len(parts) > 0 {
+		t += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return t
 }

@@ -40,3 +40,20 @@ func TestRunTitle(t *testing.T) {
 		}
 	}
 }
+
+// A start is its wall time, then whatever split vLLM's log gave.
+func TestStartupText(t *testing.T) {
+	for _, tc := range []struct {
+		s    Startup
+		want string
+	}{
+		{Startup{LoadS: 93.62, WeightsS: 38.4, CompileS: 41.2, GraphCaptureS: 14}, "93.6 s (weights 38.4 s, compile 41.2 s, graphs 14.0 s)"},
+		{Startup{LoadS: 4.25, WeightsS: 38.4, CompileS: 3.8, GraphCaptureS: 14, CompileCacheHit: true}, "4.2 s (weights 38.4 s, compile 3.8 s cached, graphs 14.0 s)"},
+		{Startup{LoadS: 12, WeightsS: 9.5}, "12.0 s (weights 9.5 s)"},
+		{Startup{LoadS: 2}, "2.0 s"},
+	} {
+		if got := tc.s.Text(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}

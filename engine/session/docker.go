@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/rig"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
 
@@ -48,7 +50,7 @@ func (d *DockerLauncher) Launch(ctx context.Context, log func(string)) (*Server,
 	if log == nil {
 		log = func(string) {}
 	}
-	l, err := docker.New(ctx, append(RigOptions(d.Rig), d.Options...)...)
+	l, err := docker.New(ctx, append(RigOptions(ctx, d.Rig), d.Options...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +76,7 @@ func (d *DockerLauncher) Launch(ctx context.Context, log func(string)) (*Server,
 	}
 	// The command as the user could type it, with the token redacted.
 	log("$ " + d.Config.DockerCommand(true))
+	t0 := time.Now()
 	c, err := l.Start(ctx, d.Config, func(line docker.LogLine) { log(line.Text) })
 	if err != nil {
 		l.Close()
@@ -81,6 +84,8 @@ func (d *DockerLauncher) Launch(ctx context.Context, log func(string)) (*Server,
 	}
 	facts := c.Facts()
 	rec := d.Config.Record()
+	rec.Startup = &rundoc.Startup{LoadS: time.Since(t0).Seconds(), WeightsS: facts.WeightsS, CompileS: facts.CompileS,
+		GraphCaptureS: facts.GraphCaptureS, CompileCacheHit: facts.CompileCacheHit}
 	return &Server{
 		Endpoint:    c.Endpoint(),
 		APIKey:      c.APIKey(),

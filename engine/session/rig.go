@@ -15,12 +15,20 @@ import (
 // RigOptions are the engine/docker options that reach conn's daemon and
 // served port: none for the local daemon, the Docker host of a context, or
 // both dialers of an SSH rig's one connection.
-func RigOptions(conn *rig.Conn) []docker.Option {
+//
+// An SSH rig's home folder is asked once here, so "~" in a mount names the
+// rig user's folder; when the rig does not say, such a mount is refused at
+// the launch in a sentence (docker.WithHome).
+func RigOptions(ctx context.Context, conn *rig.Conn) []docker.Option {
 	if conn == nil {
 		return nil
 	}
 	if conn.Remote() {
-		return []docker.Option{docker.WithDialer(conn.DockerHost(), conn.DialDocker(), conn.Dial())}
+		opts := []docker.Option{docker.WithDialer(conn.DockerHost(), conn.DialDocker(), conn.Dial())}
+		if home, err := conn.Home(ctx); err == nil {
+			opts = append(opts, docker.WithHome(home))
+		}
+		return opts
 	}
 	if h := conn.DockerHost(); h != "" {
 		return []docker.Option{docker.WithHost(h)}
@@ -73,7 +81,7 @@ func linkLost(conn *rig.Conn) func() error {
 func RigHardware(ctx context.Context, conn *rig.Conn, images []string, opts ...docker.Option) (hardware.Snapshot, error) {
 	ctx, cancel := context.WithTimeout(ctx, docker.OneShotTimeout)
 	defer cancel()
-	l, err := docker.New(ctx, append(RigOptions(conn), opts...)...)
+	l, err := docker.New(ctx, append(RigOptions(ctx, conn), opts...)...)
 	if err != nil {
 		return hardware.Snapshot{}, err
 	}

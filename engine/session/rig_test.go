@@ -108,7 +108,9 @@ func TestLaunchOnSSHRig(t *testing.T) {
 }
 
 // loopbackOnly checks that every published port of the test's one
-// container is bound to 127.0.0.1.
+// container is bound to 127.0.0.1, on a port Docker chose on the rig (a
+// port free on this machine says nothing about the rig's), which the
+// launcher reads back.
 func loopbackOnly(ctx context.Context, l *docker.Launcher) error {
 	left, err := l.Managed(ctx)
 	if err != nil || len(left) != 1 {
@@ -125,10 +127,16 @@ func loopbackOnly(ctx context.Context, l *docker.Launcher) error {
 			if b.HostIP != "127.0.0.1" {
 				return fmt.Errorf("%s is published on %q", port, b.HostIP)
 			}
+			if b.HostPort != "" {
+				return fmt.Errorf("%s asked for host port %s, picked on this machine rather than by the rig's Docker", port, b.HostPort)
+			}
 		}
 	}
 	if n == 0 {
 		return errors.New("no port published")
+	}
+	if left[0].Port == 0 {
+		return errors.New("the launcher does not know the port Docker published")
 	}
 	return nil
 }
@@ -196,7 +204,7 @@ func TestSSHDroppedMidRunKeepsFinishedCells(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn2.Close()
-	again, err := docker.New(ctx, append(session.RigOptions(conn2), label)...)
+	again, err := docker.New(ctx, append(session.RigOptions(ctx, conn2), label)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,13 @@ type Config struct {
 	Seed int64
 	// StartupDelay is simulated time during which /health answers 503.
 	StartupDelay time.Duration
+	// CompileCache is vLLM's cache root (VLLM_CACHE_ROOT, ~/.cache/vllm in
+	// the image), "" for none. With one, the simulator imitates vLLM's
+	// start-up time: /health answers 503 for the weights load, the
+	// compile and the graph capture, and the compile is short when the
+	// folder holds a marker of the same configuration, which the first
+	// start writes (startup.go). Without one it is ready at once.
+	CompileCache string
 	// Faults to inject; the zero value injects none.
 	Faults Faults
 	// Personality is the server the simulator imitates: vLLM (the zero

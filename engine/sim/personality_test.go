@@ -261,6 +261,42 @@ func TestCloseIdleConnections(t *testing.T) {
 	}
 }
 
+// TestClosedIdleConnectionComputesNothing: a request written on a
+// connection the server closes as it falls idle is not computed, as
+// llama-server never reads it: tokens_predicted_total counts only the
+// answered requests' tokens, so RigBench's cross-check agrees with it.
+func TestClosedIdleConnectionComputesNothing(t *testing.T) {
+	cfg := llamaConfig(4096, 4, true)
+	cfg.Faults.CloseIdleRate = 1
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewUnstartedServer(s.Handler())
+	hs.Config.ConnState = s.ConnState
+	hs.Start()
+	t.Cleanup(func() { s.Close(); hs.Close() })
+	answered, broken := 0, 0
+	for range 20 {
+		resp, err := http.Post(hs.URL+"/v1/completions", "application/json",
+			strings.NewReader(`{"prompt":"a b c","max_tokens":10,"ignore_eos":true}`))
+		if err != nil {
+			broken++
+			continue
+		}
+		if _, err := io.Copy(io.Discard, resp.Body); err == nil && resp.StatusCode == 200 {
+			answered++
+		}
+		resp.Body.Close()
+	}
+	s.mu.Lock()
+	predicted := s.pers.predictedTokens
+	s.mu.Unlock()
+	if broken == 0 || predicted != int64(10*answered) {
+		t.Errorf("%d answered, %d broken: the server counted %d predicted tokens, want %d", answered, broken, predicted, 10*answered)
+	}
+}
+
 // TestSGLangEndpoints checks the SGLang personality's server info, metric
 // names, missing /tokenize and final-only usage.
 func TestSGLangEndpoints(t *testing.T) {

@@ -39,6 +39,9 @@ type Server struct {
 	exitT    *time.Timer
 	once     sync.Once
 
+	// boot is this start's simulated start-up (startup.go).
+	boot boot
+
 	// pers holds what the llama-server and SGLang personalities count
 	// beyond vLLM's counters, and the idle-connection closer's state.
 	pers persState
@@ -64,8 +67,13 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	p := cfg.Profile
+	b, err := openCompileCache(cfg)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
-		cfg: cfg, prof: p, kv: kv, maxModelLen: cfg.MaxModelLen, model: cfg.Model, speed: cfg.Speed,
+		boot: b,
+		cfg:  cfg, prof: p, kv: kv, maxModelLen: cfg.MaxModelLen, model: cfg.Model, speed: cfg.Speed,
 		start:    time.Now(),
 		streams:  make(map[*seq]*stream),
 		rng:      rand.New(rand.NewPCG(uint64(cfg.Seed), 0x5eed)),
@@ -287,7 +295,7 @@ func (s *Server) realDuration(t float64) time.Duration {
 
 // ready reports whether the simulated start-up delay has passed.
 func (s *Server) ready() bool {
-	return time.Now().After(s.start.Add(s.realDuration(s.cfg.StartupDelay.Seconds())))
+	return time.Now().After(s.start.Add(s.realDuration(s.cfg.StartupDelay.Seconds() + s.boot.waitS())))
 }
 
 // Handler returns the HTTP API: /health, /version, /v1/models, /tokenize,

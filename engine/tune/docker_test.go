@@ -2,6 +2,7 @@ package tune_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -150,6 +151,82 @@ func TestDockerSweepGoesOnAfterAFailure(t *testing.T) {
 		t.Errorf("the document lost the failure: %+v", doc.Variants[1])
 	}
 	t.Logf("failure: %s: %s; verdict: %s", failed.Error, failed.Fix, res.Verdict)
+	if left, err := l.Managed(context.Background()); err != nil || len(left) != 0 {
+		t.Errorf("%d containers left behind (%v)", len(left), err)
+	}
+}
+
+// TestDockerSweepCompileCache: a sweep whose variants share their compiled
+// graphs (the memory share changes none of them) starts its second variant
+// measurably faster with the compile cache folder mounted than without:
+// the simulator image, like vLLM, finds the first variant's graphs in the
+// mounted folder and skips most of the compile, while without the folder
+// every container compiles afresh in its own layer. Each start's load_s
+// and vLLM's split of it reach the run document.
+func TestDockerSweepCompileCache(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	target, l := dockerTarget(ctx, t)
+	const speed = 20 // the image's 50 leaves the gain (≈ 37 s simulated) under a second
+	target.SimSpeed = speed
+	plan := rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{1}, DurationS: 20, MaxOutput: 256}
+	obj, err := tune.ParseObjective("total-tok-s", plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sweep := func(cache string) []*rundoc.Startup {
+		base := simimage.Config("hf_tune_test_token")
+		base.Extra = []string{"--speed", fmt.Sprint(speed)}
+		base.CompileCache = cache
+		spec := tune.Spec{ID: tune.NewID(), Base: base, Mode: tune.Grid, Plan: plan, Objective: obj,
+			Dimensions: []tune.Dimension{dim(t, "gpu-memory-utilization=0.9,0.85")}}
+		res, err := (&tune.Runner{Spec: spec, Target: target, Hardware: noGPU}).Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []*rundoc.Startup
+		for _, v := range res.Variants {
+			if v.Status != tune.Measured || v.Run == nil || v.Run.Launch == nil || v.Run.Launch.Startup == nil {
+				t.Fatalf("%s: %s %s (no start-up record)", v.Variant.Label(), v.Status, v.Error)
+			}
+			st := v.Run.Launch.Startup
+			if v.Run.Launch.CompileCache != cache || strings.Contains(v.Run.Launch.DockerCommand, ":/root/.cache/vllm") != (cache != "") {
+				t.Errorf("%s: the record says compile cache %q, launched as %s", v.Variant.Label(), v.Run.Launch.CompileCache, v.Run.Launch.DockerCommand)
+			}
+			t.Logf("cache %-5v %-32s load %.2f s (variant %.2f s): weights %.1f, compile %.1f, graphs %.1f simulated s, hit %v",
+				cache != "", v.Variant.Label(), st.LoadS, v.LoadS, st.WeightsS, st.CompileS, st.GraphCaptureS, st.CompileCacheHit)
+			out = append(out, st)
+		}
+		if len(out) != 2 {
+			t.Fatalf("%d variants", len(out))
+		}
+		// The sweep's table (CLI, Markdown, HTML, the app) shows each start.
+		header, rows := res.Document().Table()
+		if header[4] != "start-up" || rows[1][4] != out[1].Text() || strings.Contains(rows[1][4], "cached") != (cache != "") {
+			t.Errorf("table %q: second row %q, want %q", header, rows[1], out[1].Text())
+		}
+		return out
+	}
+	with := sweep(t.TempDir())
+	without := sweep("")
+	if with[0].CompileCacheHit || !with[1].CompileCacheHit || without[0].CompileCacheHit || without[1].CompileCacheHit {
+		t.Errorf("cache hits: with the folder %v, %v; without %v, %v; want only the second start with the folder",
+			with[0].CompileCacheHit, with[1].CompileCacheHit, without[0].CompileCacheHit, without[1].CompileCacheHit)
+	}
+	if with[1].CompileS >= with[0].CompileS/2 || without[1].CompileS != without[0].CompileS {
+		t.Errorf("compile: with the folder %.1f then %.1f s, without %.1f then %.1f s", with[0].CompileS, with[1].CompileS,
+			without[0].CompileS, without[1].CompileS)
+	}
+	// The saving the log claims, in real seconds at this speed; the wall
+	// clock must show at least half of it (the rest is room for a loaded
+	// machine's pauses, which hit both starts alike).
+	saved := (with[0].CompileS - with[1].CompileS) / speed
+	gain := without[1].LoadS - with[1].LoadS
+	t.Logf("second start: %.2f s with the folder, %.2f s without: %.2f s faster (%.0f%%); the log claims %.2f s",
+		with[1].LoadS, without[1].LoadS, gain, 100*gain/without[1].LoadS, saved)
+	if gain < saved/2 {
+		t.Errorf("the second start with the folder took %.2f s, without %.2f s: want at least %.2f s faster", with[1].LoadS, without[1].LoadS, saved/2)
+	}
 	if left, err := l.Managed(context.Background()); err != nil || len(left) != 0 {
 		t.Errorf("%d containers left behind (%v)", len(left), err)
 	}

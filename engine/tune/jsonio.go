@@ -62,9 +62,13 @@ type DocVariant struct {
 	Error     string  `json:"error,omitempty"`
 	Fix       string  `json:"fix,omitempty"`
 	// KVCapacityTokens is the server's reported KV cache size.
-	KVCapacityTokens int       `json:"kv_capacity_tokens,omitempty"`
-	LoadS            float64   `json:"load_s,omitempty"`
-	Cells            []DocCell `json:"cells"`
+	KVCapacityTokens int     `json:"kv_capacity_tokens,omitempty"`
+	LoadS            float64 `json:"load_s,omitempty"`
+	// Startup is the server's start as its run records it (launch.startup:
+	// load_s and vLLM's weights / compile / graph capture split); absent
+	// for the demo, which launches nothing.
+	Startup *rundoc.Startup `json:"startup,omitempty"`
+	Cells   []DocCell       `json:"cells"`
 }
 
 // DocCell is a decode cell's headline figures.
@@ -77,8 +81,10 @@ type DocCell struct {
 	TTFTP90Ms      float64       `json:"ttft_p90_ms,omitempty"`
 	TBTP90Ms       float64       `json:"tbt_p90_ms,omitempty"`
 	JPerToken      float64       `json:"energy_j_per_token,omitempty"`
-	// TotalTokSCI95 is total tok/s's 95% half-width (0: none).
-	TotalTokSCI95 float64 `json:"total_tok_s_ci95,omitempty"`
+	// TotalTokSCI95 and PerRequestTokSCI95 are the 95% half-widths of
+	// total and per-request tok/s (0: none).
+	TotalTokSCI95      float64 `json:"total_tok_s_ci95,omitempty"`
+	PerRequestTokSCI95 float64 `json:"per_request_tok_s_ci95,omitempty"`
 	// Reason is the cell's reason or notes: why it queued, or that its
 	// window was mostly spent waiting for first tokens.
 	Reason string `json:"reason,omitempty"`
@@ -110,13 +116,16 @@ func (r *Result) Document() *Doc {
 		}
 		if v.Run != nil {
 			dv.KVCapacityTokens = v.Run.Server.KVCapacityTokens
+			if v.Run.Launch != nil {
+				dv.Startup = v.Run.Launch.Startup
+			}
 			for _, c := range v.Run.Cells {
 				if c.Phase != rundoc.PhaseDecode {
 					continue
 				}
 				dv.Cells = append(dv.Cells, DocCell{Context: c.Context, Concurrency: c.Concurrency, Status: c.Status,
 					TotalTokS: c.TotalTokS, PerRequestTokS: c.PerRequestTokS, TTFTP90Ms: c.TTFTP90Ms,
-					TBTP90Ms: c.TBTP90Ms, JPerToken: c.EnergyJPerToken, TotalTokSCI95: c.TotalTokSCI95, Reason: c.Reason})
+					TBTP90Ms: c.TBTP90Ms, JPerToken: c.EnergyJPerToken, TotalTokSCI95: c.TotalTokSCI95, PerRequestTokSCI95: c.PerRequestTokSCI95, Reason: c.Reason})
 			}
 		}
 		d.Variants = append(d.Variants, dv)

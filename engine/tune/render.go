@@ -7,13 +7,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/internal/termtext"
 )
 
 // Table is the sweep as rows of text: a header and one row per variant
-// (index, flags, status, KV capacity, each decode cell's total tok/s or
-// status, the score). The CLI, Markdown, HTML and the app's table all read
+// (index, flags, status, KV capacity, the server's start-up time with
+// vLLM's split of it, each decode cell's total tok/s or status, the
+// score). The CLI, Markdown, HTML and the app's table all read
 // it, so they show the same figures.
 func (d *Doc) Table() (header []string, rows [][]string) {
 	type key struct{ c, n int }
@@ -28,7 +30,7 @@ func (d *Doc) Table() (header []string, rows [][]string) {
 			}
 		}
 	}
-	header = []string{"#", "flags", "status", "KV cache"}
+	header = []string{"#", "flags", "status", "KV cache", "start-up"}
 	for _, k := range cells {
 		header = append(header, CellLabel(k.c, k.n))
 	}
@@ -45,7 +47,11 @@ func (d *Doc) Table() (header []string, rows [][]string) {
 		}
 		// A label read from a document may hold a newline or a control
 		// character: escaped, it stays on its row in every rendering.
-		row := []string{mark, termtext.Safe(v.Label), termtext.Safe(string(v.Status)), kv}
+		start := "—"
+		if v.Startup != nil {
+			start = v.Startup.Text()
+		}
+		row := []string{mark, termtext.Safe(v.Label), termtext.Safe(string(v.Status)), kv, start}
 		for _, k := range cells {
 			row = append(row, cellText(v.Cells, k.c, k.n))
 		}
@@ -115,6 +121,12 @@ func (d *Doc) Text(w io.Writer) error {
 			fmt.Fprintf(w, "%d: %s\n", i+1, termtext.SafeLines(msg))
 		}
 	}
+	if front := d.FrontierText(); len(front) > 1 {
+		fmt.Fprintln(w, "\nPareto frontier (nothing beats these on both total and per-request tok/s):")
+		for _, f := range front {
+			fmt.Fprintf(w, "  %s\n", termtext.Safe(f))
+		}
+	}
 	_, err := fmt.Fprintf(w, "\nVerdict: %s\n", termtext.SafeLines(d.Verdict))
 	return err
 }
@@ -146,6 +158,12 @@ func (d *Doc) Markdown(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("\nCells: total tok/s of the decode cell (context×concurrency); \\* requests queued.\n")
+	if front := d.FrontierText(); len(front) > 0 {
+		b.WriteString("\nPareto frontier (nothing beats these on both total and per-request tok/s):\n\n")
+		for _, f := range front {
+			b.WriteString("- " + esc(f) + "\n")
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -157,7 +175,7 @@ func (d *Doc) HTML(w io.Writer) error {
 	e := html.EscapeString
 	var b strings.Builder
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>RigBench Tune sweep " + e(d.SweepID) + "</title>\n")
-	b.WriteString("<style>body{font-family:sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:4px 8px;text-align:right}td:nth-child(2),th:nth-child(2){text-align:left;font-family:monospace}.best{background:#e6f4e6}</style></head><body>\n")
+	b.WriteString("<style>body{font-family:sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:4px 8px;text-align:right}td:nth-child(2),th:nth-child(2){text-align:left;font-family:monospace}.best{background:#e6f4e6}svg.chart{width:100%;height:auto;max-width:900px}</style></head><body>\n")
 	b.WriteString("<h1>Tune sweep " + e(d.SweepID) + "</h1>\n<p><strong>Verdict:</strong> " + e(d.Verdict) + "</p>\n")
 	b.WriteString("<p>Objective: " + e(d.objective().Describe()) + ". Base: <code>" + e(d.Base.Model+" "+strings.Join(d.Base.Flags, " ")) + "</code>. Mode: " + e(string(d.Mode)) + ".</p>\n")
 	b.WriteString(d.SVG(720, 40+28*len(d.Variants)))
@@ -177,8 +195,20 @@ func (d *Doc) HTML(w io.Writer) error {
 		}
 		b.WriteString("</tr>\n")
 	}
-	b.WriteString("</table>\n<p>Cells: total tok/s of the decode cell (context×concurrency); * requests queued.</p>\n</body></html>\n")
-	_, err := io.WriteString(w, b.String())
+	b.WriteString("</table>\n<p>Cells: total tok/s of the decode cell (context×concurrency); * requests queued.</p>\n")
+	svg, ok, err := d.ParetoChart(chart.Options{Format: chart.SVG})
+	if err != nil {
+		return err
+	}
+	if ok {
+		b.WriteString("<h2>Trade-off across variants</h2>\n<figure>" + chart.Inline(svg, "Trade-off across variants") + "</figure>\n<ul>")
+		for _, f := range d.FrontierText() {
+			b.WriteString("<li>" + e(f) + "</li>")
+		}
+		b.WriteString("</ul>\n")
+	}
+	b.WriteString("</body></html>\n")
+	_, err = io.WriteString(w, b.String())
 	return err
 }
 

@@ -14,6 +14,11 @@ const (
 	// ContainerHFCache is where the Hugging Face cache is mounted inside the
 	// container (the image runs as root).
 	ContainerHFCache = "/root/.cache/huggingface"
+	// ContainerCompileCache is vLLM's cache root inside the container
+	// (~/.cache/vllm, VLLM_CACHE_ROOT's default): its torch_compile_cache
+	// folder holds the compiled graphs, keyed by the configuration, so a
+	// start that finds them skips most of torch.compile.
+	ContainerCompileCache = "/root/.cache/vllm"
 	// Redacted replaces secret values in anything meant for people.
 	Redacted = "<redacted>"
 )
@@ -65,6 +70,10 @@ type LaunchConfig struct {
 	Port int `json:"port,omitempty"`
 	// HFCache is the host folder mounted as the Hugging Face cache.
 	HFCache string `json:"hf_cache,omitempty"`
+	// CompileCache is the host folder mounted as vLLM's cache root
+	// (ContainerCompileCache), "" for none: every start then compiles
+	// afresh in the container's own layer.
+	CompileCache string `json:"compile_cache,omitempty"`
 	// Volumes are other `-v` mounts ("name:/root/.cache/vllm").
 	Volumes []string `json:"volumes,omitempty"`
 	// Env are other environment variables ("VLLM_LOGGING_LEVEL=DEBUG"); a

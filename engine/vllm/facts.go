@@ -23,6 +23,17 @@ const (
 	FactKVCacheMemory FactKind = "kv_cache_memory"
 	// FactVersion: the vLLM version the server reports.
 	FactVersion FactKind = "version"
+	// FactModelLoading: "Model loading took X GiB and Y seconds" (GiB and
+	// Seconds): the weights' size and load time. Older wording "Loading
+	// weights took Y seconds" fills Seconds only.
+	FactModelLoading FactKind = "model_loading"
+	// FactCompile: "torch.compile takes X s in total" (Seconds).
+	FactCompile FactKind = "compile"
+	// FactCompileCacheHit: "Directly load the compiled graph(s) … from the
+	// cache, took X s": the compile cache held this configuration.
+	FactCompileCacheHit FactKind = "compile_cache_hit"
+	// FactGraphCapture: "Graph capturing finished in X secs" (Seconds).
+	FactGraphCapture FactKind = "graph_capture"
 	// FactReadyHint: the HTTP server is up ("Application startup complete.").
 	// Only a hint: readiness is /health answering 200.
 	FactReadyHint FactKind = "ready_hint"
@@ -42,6 +53,8 @@ type Fact struct {
 	// GiB is the KV cache memory.
 	GiB     float64 `json:"gib,omitempty"`
 	Version string  `json:"version,omitempty"`
+	// Seconds is the duration a load, compile or capture line gives.
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // Number patterns: vLLM prints counts with or without thousands separators
@@ -57,6 +70,11 @@ var (
 	reBlocks      = regexp.MustCompile(`(?i)#\s*(?:GPU|CUDA)\s*blocks:\s*` + num + `(?:,\s*#\s*CPU\s*blocks:\s*` + num + `)?`)
 	reKVMemory    = regexp.MustCompile(`(?i)Available KV cache memory:\s*` + dec + `\s*(GiB|MiB|GB)`)
 	reVersion     = regexp.MustCompile(`(?i)(?:vLLM API server version|Initializing (?:a V1 )?(?:an )?LLM engine \(v)\s*v?(\d+\.\d+\.\d+[\w.+-]*)`)
+	reModelLoad   = regexp.MustCompile(`(?i)Model loading took\s*` + dec + `\s*(GiB|GB)(?:\s*memory)?\s*and\s*` + dec + `\s*s`)
+	reWeightsLoad = regexp.MustCompile(`(?i)Loading weights took\s*` + dec + `\s*s`)
+	reCompile     = regexp.MustCompile(`(?i)torch\.compile takes\s*` + dec + `\s*s`)
+	reCompileHit  = regexp.MustCompile(`(?i)Directly load the compiled graph.*from the cache`)
+	reGraphs      = regexp.MustCompile(`(?i)Graph capturing finished in\s*` + dec + `\s*s`)
 	reReady       = regexp.MustCompile(`Application startup complete|Uvicorn running on|Starting vLLM API server`)
 )
 
@@ -67,7 +85,8 @@ func recognizeFact(line string) Fact {
 	// regular expressions cost microseconds each.
 	if !strings.Contains(line, "KV cache") && !strings.Contains(line, "oncurrency") && !strings.Contains(line, "blocks") &&
 		!strings.Contains(line, "vLLM") && !strings.Contains(line, "LLM engine") && !strings.Contains(line, "Uvicorn") &&
-		!strings.Contains(line, "startup complete") {
+		!strings.Contains(line, "startup complete") && !strings.Contains(line, " took ") && !strings.Contains(line, " takes ") &&
+		!strings.Contains(line, "finished in") {
 		return Fact{}
 	}
 	if m := reKVTokens.FindStringSubmatch(line); m != nil {
@@ -92,6 +111,25 @@ func recognizeFact(line string) Fact {
 			gib = gib * 1e9 / (1 << 30)
 		}
 		return Fact{Kind: FactKVCacheMemory, GiB: gib}
+	}
+	if m := reModelLoad.FindStringSubmatch(line); m != nil {
+		gib := atof(m[1])
+		if strings.EqualFold(m[2], "GB") {
+			gib = gib * 1e9 / (1 << 30)
+		}
+		return Fact{Kind: FactModelLoading, GiB: gib, Seconds: atof(m[3])}
+	}
+	if m := reWeightsLoad.FindStringSubmatch(line); m != nil {
+		return Fact{Kind: FactModelLoading, Seconds: atof(m[1])}
+	}
+	if m := reCompile.FindStringSubmatch(line); m != nil {
+		return Fact{Kind: FactCompile, Seconds: atof(m[1])}
+	}
+	if reCompileHit.MatchString(line) {
+		return Fact{Kind: FactCompileCacheHit}
+	}
+	if m := reGraphs.FindStringSubmatch(line); m != nil {
+		return Fact{Kind: FactGraphCapture, Seconds: atof(m[1])}
 	}
 	if m := reVersion.FindStringSubmatch(line); m != nil {
 		return Fact{Kind: FactVersion, Version: strings.TrimRight(m[1], ".)")}

@@ -106,9 +106,14 @@ func applyDockerOption(c *LaunchConfig, rep *ParseReport, name, val string, hasV
 			rep.Ignored = append(rep.Ignored, name+" "+val)
 		}
 	case "-v", "--volume":
-		if src, rest, ok := strings.Cut(val, ":"); ok && src != "" && strings.TrimSuffix(strings.Split(rest, ":")[0], "/") == ContainerHFCache {
+		src, rest, ok := strings.Cut(val, ":")
+		switch dst := strings.TrimSuffix(strings.Split(rest, ":")[0], "/"); {
+		case ok && src != "" && dst == ContainerHFCache:
 			c.HFCache = src
-		} else {
+		case ok && (strings.HasPrefix(src, "/") || strings.HasPrefix(src, "~")) && dst == ContainerCompileCache:
+			// A host folder; a named volume stays one of Volumes.
+			c.CompileCache = src
+		default:
 			c.Volumes = append(c.Volumes, val)
 		}
 	case "-e", "--env":

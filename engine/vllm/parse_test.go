@@ -118,14 +118,15 @@ func TestRenderCommands(t *testing.T) {
 	t.Parallel()
 	c := vllm.LaunchConfig{
 		Image: "vllm/vllm-openai", Tag: "v0.11.0", Model: "Qwen/Qwen3-8B", GPUs: "0,1", Port: 8000,
-		HFCache: "/home/me/.cache/huggingface", TokenSource: vllm.TokenInline, HFToken: "hf_abc",
+		HFCache: "/home/me/.cache/huggingface", CompileCache: "/home/me/.local/share/rigbench/compile-cache",
+		TokenSource: vllm.TokenInline, HFToken: "hf_abc",
 		Flags: []vllm.FlagValue{{Name: "--max-model-len", Value: "16384"}, {Name: "--enable-prefix-caching", Value: "false"},
 			{Name: "--api-key", Value: "sk-1"}, {Name: "--speculative-config", Value: `{"method":"ngram"}`}},
 		Extra: []string{"--hf-token", "hf_xyz"},
 	}
 	wantDocker := `docker run --rm --gpus '"device=0,1"' --ipc=host -p 127.0.0.1:8000:8000 ` +
-		`-v /home/me/.cache/huggingface:/root/.cache/huggingface -e HF_TOKEN -e HUGGING_FACE_HUB_TOKEN ` +
-		`vllm/vllm-openai:v0.11.0 --model Qwen/Qwen3-8B --max-model-len 16384 --no-enable-prefix-caching ` +
+		`-v /home/me/.cache/huggingface:/root/.cache/huggingface -v /home/me/.local/share/rigbench/compile-cache:/root/.cache/vllm ` +
+		`-e HF_TOKEN -e HUGGING_FACE_HUB_TOKEN vllm/vllm-openai:v0.11.0 --model Qwen/Qwen3-8B --max-model-len 16384 --no-enable-prefix-caching ` +
 		`--api-key '<redacted>' --speculative-config '{"method":"ngram"}' --hf-token '<redacted>'`
 	if got := c.DockerCommand(true); got != wantDocker {
 		t.Errorf("DockerCommand(true)\n got %s\nwant %s", got, wantDocker)
@@ -157,6 +158,11 @@ func TestRenderCommands(t *testing.T) {
 	}
 	if rec.Image != "vllm/vllm-openai:v0.11.0" || rec.GPUs != "0,1" {
 		t.Errorf("Record = %+v", rec)
+	}
+	// Both cache mounts come back from the shown line as their own fields.
+	back, err := vllm.ParseCommand(wantDocker)
+	if err != nil || back.HFCache != c.HFCache || back.CompileCache != c.CompileCache || len(back.Volumes) != 0 {
+		t.Errorf("ParseCommand(DockerCommand) = %+v, %v", back, err)
 	}
 }
 

@@ -36,7 +36,17 @@ func TestRecognizeFacts(t *testing.T) {
 		{"INFO:     Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)", vllm.Fact{Kind: vllm.FactReadyHint}},
 		{"INFO 01-01 api_server.py:1] Starting vLLM API server 0 on http://0.0.0.0:8000", vllm.Fact{Kind: vllm.FactReadyHint}},
 		{"INFO:     Application startup complete.", vllm.Fact{Kind: vllm.FactReadyHint}},
-		{"INFO 01-01 loader.py:1] Loading weights took 3.2 seconds", vllm.Fact{}},
+		{"INFO 01-01 loader.py:1] Loading weights took 3.2 seconds", vllm.Fact{Kind: vllm.FactModelLoading, Seconds: 3.2}},
+		{"(EngineCore_DP0 pid=301) INFO 11-02 [gpu_model_runner.py:2634] Model loading took 7.64 GiB and 32.969258 seconds",
+			vllm.Fact{Kind: vllm.FactModelLoading, GiB: 7.64, Seconds: 32.969258}},
+		{"INFO [gpu_model_runner.py:1] Model loading took 12.66 GiB memory and 31.66 seconds",
+			vllm.Fact{Kind: vllm.FactModelLoading, GiB: 12.66, Seconds: 31.66}},
+		{"INFO [monitor.py:34] torch.compile takes 45.81 s in total", vllm.Fact{Kind: vllm.FactCompile, Seconds: 45.81}},
+		{"INFO [backends.py:215] Directly load the compiled graph(s) for shape None from the cache, took 4.190 s",
+			vllm.Fact{Kind: vllm.FactCompileCacheHit}},
+		{"INFO [gpu_model_runner.py:3480] Graph capturing finished in 37 secs, took 0.45 GiB",
+			vllm.Fact{Kind: vllm.FactGraphCapture, Seconds: 37}},
+		{"INFO [core.py:210] init engine (profile, create kv cache, warmup model) took 90.84 seconds", vllm.Fact{}},
 	}
 	for _, tc := range cases {
 		got, err := vllm.Recognize(tc.line)
@@ -125,6 +135,26 @@ func TestStartupFactsKeepsMostSpecificError(t *testing.T) {
 	s.Observe("GPU KV cache size: 2,000 tokens")
 	if got := s.Snapshot().KVCacheTokens; got != 2000 {
 		t.Errorf("the tokens line should replace blocks × size: got %d", got)
+	}
+}
+
+// The start-up split: "Model loading took" replaces the earlier "Loading
+// weights took" (it includes it), and a warm start says its cache hit.
+func TestStartupFactsLoadSplit(t *testing.T) {
+	t.Parallel()
+	s := vllm.NewStartupFacts(16)
+	for _, l := range []string{
+		"INFO [default_loader.py:262] Loading weights took 26.93 seconds",
+		"INFO [gpu_model_runner.py:2634] Model loading took 7.64 GiB and 32.969258 seconds",
+		"INFO [backends.py:215] Directly load the compiled graph(s) for shape None from the cache, took 4.190 s",
+		"INFO [monitor.py:34] torch.compile takes 6.02 s in total",
+		"INFO [gpu_model_runner.py:3480] Graph capturing finished in 12 secs, took 0.45 GiB",
+	} {
+		s.Observe(l)
+	}
+	got := s.Snapshot()
+	if got.WeightsS != 32.969258 || got.WeightsGiB != 7.64 || got.CompileS != 6.02 || got.GraphCaptureS != 12 || !got.CompileCacheHit {
+		t.Errorf("snapshot = %+v", got)
 	}
 }
 

@@ -164,6 +164,9 @@ func (c LaunchConfig) dockerArgs(redact bool) []string {
 	if c.HFCache != "" {
 		a = append(a, "-v", c.HFCache+":"+ContainerHFCache)
 	}
+	if c.CompileCache != "" {
+		a = append(a, "-v", c.CompileCache+":"+ContainerCompileCache)
+	}
 	for _, v := range c.Volumes {
 		a = append(a, "-v", v)
 	}
@@ -193,5 +196,6 @@ func (c LaunchConfig) Record() rundoc.Launch {
 		ServeCommand:  c.ServeCommand(),
 		DockerCommand: c.DockerCommand(true),
 		GPUs:          c.GPUs,
+		CompileCache:  c.CompileCache,
 	}
 }

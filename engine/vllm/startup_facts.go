@@ -24,6 +24,17 @@ type FactsSnapshot struct {
 	MaxConcurrency    float64 `json:"max_concurrency,omitempty"`
 	ConcurrencyTokens int     `json:"concurrency_tokens,omitempty"`
 	Version           string  `json:"version,omitempty"`
+	// WeightsGiB and WeightsS are the model's weights in memory and the
+	// time to load them ("Model loading took …"); CompileS is
+	// torch.compile's total, GraphCaptureS the CUDA graph capture, and
+	// CompileCacheHit says the compile cache held this configuration.
+	// Zero where the log did not say (an --enforce-eager start compiles
+	// and captures nothing).
+	WeightsGiB      float64 `json:"weights_gib,omitempty"`
+	WeightsS        float64 `json:"weights_s,omitempty"`
+	CompileS        float64 `json:"compile_s,omitempty"`
+	GraphCaptureS   float64 `json:"graph_capture_s,omitempty"`
+	CompileCacheHit bool    `json:"compile_cache_hit,omitempty"`
 	// ReadyHint is set once the log said the HTTP server started.
 	ReadyHint bool `json:"ready_hint,omitempty"`
 	// Err is the most specific fatal error seen, nil when none.
@@ -68,6 +79,19 @@ func (s *StartupFacts) Observe(line string) *StartupError {
 		s.s.KVCacheGiB = f.GiB
 	case FactVersion:
 		s.s.Version = f.Version
+	case FactModelLoading:
+		// "Loading weights took" comes first and "Model loading took" (which
+		// includes it) after: the last word counts, its size only if given.
+		s.s.WeightsS = f.Seconds
+		if f.GiB > 0 {
+			s.s.WeightsGiB = f.GiB
+		}
+	case FactCompile:
+		s.s.CompileS = f.Seconds
+	case FactCompileCacheHit:
+		s.s.CompileCacheHit = true
+	case FactGraphCapture:
+		s.s.GraphCaptureS = f.Seconds
 	case FactReadyHint:
 		s.s.ReadyHint = true
 	}

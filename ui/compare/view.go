@@ -39,7 +39,7 @@ const colWidth = 220
 
 // New returns an empty Compare view.
 func New() *View {
-	v := &View{charts: chartview.NewGallery(chart.DecodeTotal, chart.PerRequest, chart.TTFT, chart.Prefill)}
+	v := &View{charts: chartview.NewGallery(chart.DecodeTotal, chart.PerRequest, chart.TTFT, chart.Prefill, chart.Pareto)}
 	v.legend = widget.NewLabel("Tick two to six runs in History, then press Compare.")
 	v.legend.Wrapping = fyne.TextWrapWord
 	var names []string

@@ -16,7 +16,7 @@ import (
 // AllCharts is the chart choice that exports every chart, one file each.
 const AllCharts = "All charts (one file each)"
 
-// chartLabels name the charts in the export dialog, in chart.Kinds order.
+// chartLabels name the charts in the export dialog, in chart.KindsFor order.
 var chartLabels = map[chart.Kind]string{
 	chart.Matrix:      "Decode matrix",
 	chart.DecodeTotal: "Decode throughput by concurrency",
@@ -24,13 +24,15 @@ var chartLabels = map[chart.Kind]string{
 	chart.TTFT:        "Time to first token by concurrency",
 	chart.Prefill:     "Prefill speed by context",
 	chart.Energy:      "Energy per token by concurrency",
+	chart.Pareto:      "Trade-off: total against per-request tok/s",
 }
 
 // ChartChoices are the dialog's chart choices for runs: every chart (the
-// matrix only for one run: a comparison has no single matrix), then all.
+// matrix only for one run: a comparison has no single matrix; the
+// trade-off only for a comparison), then all.
 func ChartChoices(runs []*rundoc.Run) []string {
 	var out []string
-	for _, k := range chart.Kinds() {
+	for _, k := range chart.KindsFor(len(runs)) {
 		if k == chart.Matrix && len(runs) != 1 {
 			continue
 		}
@@ -68,7 +70,7 @@ func WriteChart(path string, f report.Format, k chart.Kind, runs []*rundoc.Run) 
 func WriteAllCharts(dir string, f report.Format, runs []*rundoc.Run) ([]string, error) {
 	var written []string
 	var errs []error
-	for _, k := range chart.Kinds() {
+	for _, k := range chart.KindsFor(len(runs)) {
 		if k == chart.Matrix && len(runs) != 1 {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,10 +44,14 @@ func TestExportAnyOrAllCharts(t *testing.T) {
 		}
 		f.Close()
 	}
-	// A comparison has no single matrix: the other charts, each once.
+	// A comparison has no single matrix but the trade-off: the other
+	// charts and it, each once.
 	two := []*rundoc.Run{r, r}
 	written, err = export.WriteAllCharts(t.TempDir(), report.SVG, two)
-	if err != nil || len(written) != len(chart.Kinds())-1 {
-		t.Errorf("comparison wrote %d charts (%v), want %d", len(written), err, len(chart.Kinds())-1)
+	if err != nil || len(written) != len(chart.Kinds()) || !strings.HasSuffix(written[len(written)-1], "-pareto.svg") {
+		t.Errorf("comparison wrote %q (%v), want the %d charts but the matrix, and the trade-off", written, err, len(chart.Kinds())-1)
+	}
+	if c := export.ChartChoices(two); !slices.Contains(c, "Trade-off: total against per-request tok/s") || slices.Contains(c, "Decode matrix") {
+		t.Errorf("chart choices for a comparison = %q", c)
 	}
 }

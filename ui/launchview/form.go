@@ -1,6 +1,7 @@
 package launchview
 
 import (
+	"os"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -8,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/store"
 )
 
 // DefaultHFCache is the host folder mounted as the Hugging Face cache, the
@@ -24,13 +26,16 @@ type Form struct {
 	model            *widget.SelectEntry
 	image, tag, gpus *widget.Entry
 	extra            *widget.Entry
-	rows             []*flagRow
-	byName           map[string]*flagRow
-	general          *widget.Label
-	serve, docker    *widget.Label
-	groups           *widget.Accordion
-	findings         []vllm.FieldError
-	onChanged        func(vllm.LaunchConfig)
+	// compileCache is the folder mounted as vLLM's compile cache; empty
+	// mounts none (the CLI's --compile-cache off).
+	compileCache  *widget.Entry
+	rows          []*flagRow
+	byName        map[string]*flagRow
+	general       *widget.Label
+	serve, docker *widget.Label
+	groups        *widget.Accordion
+	findings      []vllm.FieldError
+	onChanged     func(vllm.LaunchConfig)
 	// demo hides the findings about the launch's own fields (model,
 	// image, GPUs, token), which the demo does not use.
 	demo bool
@@ -56,6 +61,9 @@ func NewForm(onChanged func(vllm.LaunchConfig)) *Form {
 	// who copies it gets the same server (weights kept between launches).
 	f.cfg = vllm.LaunchConfig{Image: vllm.DefaultImage, Tag: vllm.DefaultTag, GPUs: "all",
 		Port: vllm.ContainerPort, HFCache: DefaultHFCache}
+	// The compile cache folder too is the CLI's default, so later starts
+	// of a configuration skip most of torch.compile (docs/launch.md).
+	f.cfg.CompileCache, _ = store.CompileCacheDir(os.Getenv)
 	f.model = widget.NewSelectEntry(nil)
 	f.model.SetPlaceHolder("Hugging Face id, e.g. Qwen/Qwen2.5-1.5B-Instruct")
 	f.image, f.tag, f.gpus = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
@@ -64,7 +72,10 @@ func NewForm(onChanged func(vllm.LaunchConfig)) *Form {
 	f.gpus.SetText(f.cfg.GPUs)
 	f.extra = widget.NewEntry()
 	f.extra.SetPlaceHolder("other vLLM arguments, as on a command line")
-	for _, e := range []*widget.Entry{&f.model.Entry, f.image, f.tag, f.gpus, f.extra} {
+	f.compileCache = widget.NewEntry()
+	f.compileCache.SetText(f.cfg.CompileCache)
+	f.compileCache.SetPlaceHolder("none: every start compiles afresh")
+	for _, e := range []*widget.Entry{&f.model.Entry, f.image, f.tag, f.gpus, f.extra, f.compileCache} {
 		e.OnChanged = func(string) { f.edited() }
 	}
 	f.general = widget.NewLabel("")
@@ -114,6 +125,7 @@ func (f *Form) Basics() fyne.CanvasObject {
 		widget.NewFormItem("Image", container.NewBorder(nil, nil, nil, container.NewGridWrap(fyne.NewSize(140, f.tag.MinSize().Height), f.tag), f.image)),
 		widget.NewFormItem("GPUs", f.gpus),
 		widget.NewFormItem("Extra arguments", f.extra),
+		widget.NewFormItem("Compile cache", f.compileCache),
 	)
 }
 
@@ -171,11 +183,14 @@ func (f *Form) SetFlagText(name, v string) bool {
 // SetModel types a model id.
 func (f *Form) SetModel(id string) { f.model.SetText(id) }
 
+// SetCompileCache types the compile cache folder ("" for none).
+func (f *Form) SetCompileCache(dir string) { f.compileCache.SetText(dir) }
+
 // SetRecentModels fills the model drop-down.
 func (f *Form) SetRecentModels(ids []string) { f.model.SetOptions(ids) }
 
 // SetConfig shows c in every control, then reports one change. A config
-// without a port or cache folder (saved by an older RigBench, pasted
+// without a port or cache folders (saved by an older RigBench, pasted
 // without -p or -v) keeps the form's.
 func (f *Form) SetConfig(c vllm.LaunchConfig) {
 	if c.Port == 0 {
@@ -184,7 +199,11 @@ func (f *Form) SetConfig(c vllm.LaunchConfig) {
 	if c.HFCache == "" {
 		c.HFCache = f.cfg.HFCache
 	}
+	if c.CompileCache == "" {
+		c.CompileCache = f.cfg.CompileCache
+	}
 	f.filling = true
+	f.compileCache.SetText(c.CompileCache)
 	f.model.SetText(c.Model)
 	f.image.SetText(c.Image)
 	f.tag.SetText(c.Tag)
@@ -218,6 +237,7 @@ func (f *Form) edited() {
 	c.Image = strings.TrimSpace(f.image.Text)
 	c.Tag = strings.TrimSpace(f.tag.Text)
 	c.GPUs = strings.TrimSpace(f.gpus.Text)
+	c.CompileCache = strings.TrimSpace(f.compileCache.Text)
 	c.Extra = nil
 	var extraMsgs []string
 	if strings.TrimSpace(f.extra.Text) != "" {

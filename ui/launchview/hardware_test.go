@@ -11,6 +11,7 @@ package launchview_test
 import (
 	"context"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,6 +24,7 @@ import (
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/store"
 	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/launchview"
 	"github.com/rigbench/rigbench/ui/target"
@@ -155,10 +157,24 @@ func TestDockerPreviewIsWhatStartRuns(t *testing.T) {
 	v.Form.SetModel("Qwen/Qwen2.5-1.5B-Instruct")
 	v.Form.SetFlagText("--max-model-len", "8192")
 	pre := v.Form.DockerPreview()
-	for _, want := range []string{"-p 127.0.0.1:8000:8000", "-v " + launchview.DefaultHFCache + ":" + vllm.ContainerHFCache} {
+	cache, err := store.CompileCacheDir(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-p 127.0.0.1:8000:8000", "-v " + launchview.DefaultHFCache + ":" + vllm.ContainerHFCache,
+		"-v " + cache + ":" + vllm.ContainerCompileCache} {
 		if !strings.Contains(pre, want) {
 			t.Errorf("preview %q lacks %q", pre, want)
 		}
+	}
+	// An emptied "Compile cache" field mounts none; a typed folder replaces it.
+	v.Form.SetCompileCache("")
+	if pre := v.Form.DockerPreview(); strings.Contains(pre, vllm.ContainerCompileCache) || v.Form.Config().CompileCache != "" {
+		t.Errorf("with the field emptied the preview still mounts a compile cache: %s", pre)
+	}
+	v.Form.SetCompileCache("/fast/cache")
+	if pre := v.Form.DockerPreview(); !strings.Contains(pre, "-v /fast/cache:"+vllm.ContainerCompileCache) {
+		t.Errorf("the typed folder is not mounted: %s", pre)
 	}
 
 	busy, err := net.Listen("tcp", "127.0.0.1:0")

@@ -1,8 +1,10 @@
 package tuneview
 
-// A finished sweep: its chart with ± whiskers, its table, and Apply.
+// A finished sweep: its chart with ± whiskers, its trade-off chart, its
+// table, and Apply.
 
 import (
+	"bytes"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -12,7 +14,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/tune"
+	"github.com/rigbench/rigbench/ui/chartview"
 )
 
 // buildResults makes the table of variants and the chart's box.
@@ -148,8 +152,28 @@ func (v *View) drawChart(d *tune.Doc) {
 		// equal columns needed twice the bar's width.
 		v.chart.Add(container.NewVBox(nameLabel, row))
 	}
+	v.addPareto(d)
 	v.chart.Refresh()
 	v.results.Refresh()
+}
+
+// addPareto adds the sweep's trade-off chart below the bars (total
+// against per-request tok/s per variant, both ±, the frontier marked;
+// engine/report/chart draws it as in the sweep's HTML) and the frontier's
+// points as text. A sweep without such cells shows nothing more.
+func (v *View) addPareto(d *tune.Doc) {
+	png, ok, err := d.ParetoChart(chart.Options{Width: chartview.Width, Height: chartview.Height, Scale: 2, Dark: chartview.IsDark()})
+	if !ok || err != nil {
+		return
+	}
+	img := canvas.NewImageFromReader(bytes.NewReader(png), "tune-pareto.png")
+	img.FillMode = canvas.ImageFillContain
+	// At least 480 wide (a 900 px window has no more beside the form); up
+	// to 400 high, so a wide window shows it larger, its aspect kept.
+	img.SetMinSize(fyne.NewSize(480, 400))
+	front := widget.NewLabel("Pareto frontier: " + strings.Join(d.FrontierText(), "; "))
+	front.Wrapping = fyne.TextWrapWord
+	v.chart.Add(container.NewVBox(widget.NewLabelWithStyle("Trade-off across variants", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), img, front))
 }
 
 // barShape is one bar and its ± whisker, scaled so the longest bar with

@@ -34,7 +34,7 @@ func TestShowImportedSweep(t *testing.T) {
 		t.Errorf("verdict %q", v.Verdict())
 	}
 	rows := v.Rows()
-	if len(rows) != 4 || rows[2][0] != "2 ★" || rows[2][4] != "138.0" || rows[3][2] != "failed to start" {
+	if len(rows) != 4 || rows[2][0] != "2 ★" || rows[2][5] != "138.0" || rows[3][2] != "failed to start" {
 		t.Errorf("rows %q", rows)
 	}
 	if !v.CanApply() {
@@ -149,5 +149,41 @@ func TestEstimateStaysBelowTheForm(t *testing.T) {
 		if bottom := form.Position().Y + form.Size().Height; bottom > summary.Position().Y+1 {
 			t.Errorf("after adding %s the form ends at %.0f, below the estimate's top %.0f", d[0], bottom, summary.Position().Y)
 		}
+	}
+}
+
+// Issue 26 item 5: a sweep whose cells have both total and per-request
+// tok/s shows its trade-off chart below the bars, with the frontier's
+// points in words, and still fits a 900 px window.
+func TestSweepShowsTradeOff(t *testing.T) {
+	test.NewTempApp(t)
+	const exported = `{"schema":"rigbench.tune/v1","sweep_id":"7bf0125d","objective":"total-tok-s@1Kx8",
+"base":{"model":"m","flags":[]},"mode":"grid","plan":{"contexts":[1024],"concurrency":[1,8],"prefill_contexts":null,"duration_s":30,"max_output":1024},
+"variants":[{"flags":[],"label":"your flags","status":"measured","score":300,"score_ci95":4,"cells":[
+ {"context":1024,"concurrency":1,"status":"Valid","total_tok_s":60,"per_request_tok_s":60,"total_tok_s_ci95":1,"per_request_tok_s_ci95":1},
+ {"context":1024,"concurrency":8,"status":"Valid","total_tok_s":300,"per_request_tok_s":37.5,"total_tok_s_ci95":4,"per_request_tok_s_ci95":0.5}]},
+{"flags":["--max-num-seqs","4"],"label":"--max-num-seqs 4","status":"measured","score":200,"score_ci95":3,"cells":[
+ {"context":1024,"concurrency":1,"status":"Valid","total_tok_s":64,"per_request_tok_s":64},
+ {"context":1024,"concurrency":8,"status":"Requests queued","total_tok_s":200,"per_request_tok_s":25}]}],
+"best":0,"verdict":"Keep your flags."}`
+	d, err := tune.ReadDoc(strings.NewReader(exported))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := tuneview.New(tuneview.Backend{OnExport: func(*tune.Doc) {}, OnImport: func() {}})
+	w := test.NewWindow(v.Content())
+	w.Resize(fyne.NewSize(1280, 800))
+	v.Show(d)
+	rows := v.Chart()
+	if len(rows) != 4 {
+		t.Fatalf("chart rows %q, want a title, 2 bars and the trade-off", rows)
+	}
+	want := "Trade-off across variants | Pareto frontier: 1K×1 (max-num-seqs 4): 64.0 tok/s per request, 64.0 total; " +
+		"1K×8 (base: your flags): 37.5 tok/s per request, 300.0 total"
+	if rows[3] != want {
+		t.Errorf("trade-off row\n%q, want\n%q", rows[3], want)
+	}
+	if mw := v.Content().MinSize().Width; mw > 860 {
+		t.Errorf("with the trade-off chart the view needs %.0f units, more than a 900 px window holds", mw)
 	}
 }

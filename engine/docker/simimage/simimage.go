@@ -33,9 +33,14 @@ type Builder interface {
 	ImageBuild(ctx context.Context, context io.Reader, options build.ImageBuildOptions) (build.ImageBuildResponse, error)
 }
 
+// The image's VLLM_CACHE_ROOT is vLLM's default cache root, where a launch
+// mounts the compile cache folder: the simulator then takes vLLM's
+// start-up time, shorter when the folder holds its configuration's
+// compiled graphs (engine/sim's Config.CompileCache).
 const dockerfile = `FROM scratch
 COPY rigbench-sim /rigbench-sim
 COPY rigbench-sim /usr/bin/nvidia-smi
+ENV VLLM_CACHE_ROOT=/root/.cache/vllm
 ENTRYPOINT ["/rigbench-sim"]
 `
 

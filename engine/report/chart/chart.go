@@ -36,14 +36,24 @@ const (
 // Kinds lists every chart in the order reports show them.
 func Kinds() []Kind { return []Kind{Matrix, DecodeTotal, PerRequest, TTFT, Prefill, Energy} }
 
-// ParseKind reads a chart name as written by Kind's constants.
+// KindsFor lists the charts of a page of runs (1 run, or a comparison):
+// Kinds, and for a comparison the trade-off chart (Pareto) last.
+func KindsFor(runs int) []Kind {
+	if runs > 1 {
+		return append(Kinds(), Pareto)
+	}
+	return Kinds()
+}
+
+// ParseKind reads a chart name as written by Kind's constants (Pareto
+// included).
 func ParseKind(s string) (Kind, error) {
-	for _, k := range Kinds() {
+	for _, k := range append(Kinds(), Pareto) {
 		if string(k) == s {
 			return k, nil
 		}
 	}
-	return "", fmt.Errorf("unknown chart %q: use one of matrix, decode, per-request, ttft, prefill, energy", s)
+	return "", fmt.Errorf("unknown chart %q: use one of matrix, decode, per-request, ttft, prefill, energy, pareto", s)
 }
 
 // Format is the output encoding.
@@ -121,6 +131,12 @@ func Render(w io.Writer, kind Kind, runs []*rundoc.Run, opts Options) error {
 	if err := check(kind, runs, opts); err != nil {
 		return err
 	}
+	return paint(w, opts, func(c draw.Canvas, th Theme) { draw1(c, kind, runs, th) })
+}
+
+// paint makes the canvas opts ask for (PNG or SVG at their size), lets
+// drawing fill it in the theme's colours and writes it to w.
+func paint(w io.Writer, opts Options, drawing func(draw.Canvas, Theme)) error {
 	width, height := vg.Length(opts.Width)*pxToPt, vg.Length(opts.Height)*pxToPt
 	var out io.WriterTo
 	var canvas vg.CanvasSizer
@@ -132,7 +148,7 @@ func Render(w io.Writer, kind Kind, runs []*rundoc.Run, opts Options) error {
 		c := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(int(96*opts.Scale+0.5)))
 		canvas, out = c, vgimg.PngCanvas{Canvas: c}
 	}
-	draw1(draw.New(canvas), kind, runs, ThemeFor(opts.Dark))
+	drawing(draw.New(canvas), ThemeFor(opts.Dark))
 	_, err := out.WriteTo(w)
 	return err
 }
@@ -159,8 +175,12 @@ func check(kind Kind, runs []*rundoc.Run, opts Options) error {
 func draw1(c draw.Canvas, kind Kind, runs []*rundoc.Run, th Theme) {
 	c.SetColor(th.Background)
 	c.Fill(c.Rectangle.Path())
-	if kind == Matrix {
+	switch kind {
+	case Matrix:
 		drawMatrix(c, runs, th)
+		return
+	case Pareto:
+		drawParetoRuns(c, runs, th)
 		return
 	}
 	drawLines(c, kind, runs, th)

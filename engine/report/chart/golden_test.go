@@ -30,6 +30,7 @@ func TestSVGGolden(t *testing.T) {
 		{"chart_prefill_dark.svg", chart.Prefill, []*rundoc.Run{ref}, true},
 		{"chart_compare_decode.svg", chart.DecodeTotal, []*rundoc.Run{ref, variantRun(t, ref, 1.3)}, false},
 		{"chart_energy_nodata.svg", chart.Energy, []*rundoc.Run{ref}, false},
+		{"chart_compare_pareto.svg", chart.Pareto, []*rundoc.Run{ref, variantRun(t, ref, 1.3)}, false},
 	}
 	for _, tc := range cases {
 		var a, b bytes.Buffer
