@@ -34,6 +34,7 @@ func fullRun(t testing.TB, seed int) *rundoc.Run {
 	r.Server.Roofline.WeightsSource, r.Server.Roofline.KVBytesSource = rundoc.RooflineLog, rundoc.RooflineLog
 	r.Server.Roofline.BandwidthSource = rundoc.RooflineHardware
 	r.Server.Roofline.Missing = []string{rundoc.RooflineMissingWeights, rundoc.RooflineMissingBandwidth}
+	r.Rig.Kind = rundoc.RigSSH
 	r.FinishedAt = r.CreatedAt.Add(time.Hour)
 	phases := []rundoc.Phase{rundoc.PhasePrefill, rundoc.PhaseDecode}
 	for i := range r.Cells {

@@ -94,14 +94,15 @@ func loadRun(ctx context.Context, tx *sql.Tx, rowID int64, uuid string) (*rundoc
 		created, finished  sql.NullInt64
 		simulated, metrics int
 		tokenize           int
+		rigKind, rigName   string
 	)
 	err := tx.QueryRowContext(ctx, `
 SELECT name, tags, notes, status, created_at, finished_at, origin, simulated, error, d.plan, d.hardware,
 	d.launch, model, engine, engine_version, max_model_len, kv_capacity_tokens, kv_capacity_source,
-	has_metrics, has_tokenize, d.server_facts
+	has_metrics, has_tokenize, d.server_facts, rig_kind, rig_name
 FROM runs JOIN run_documents d ON d.run_id = runs.id WHERE runs.id = ?`, rowID).Scan(&r.Name, &tags, &r.Notes, &status, &created, &finished, &r.Origin,
 		&simulated, &r.Error, &plan, &hw, &launch, &r.Server.Model, &r.Server.Engine, &r.Server.Version,
-		&r.Server.MaxModelLen, &r.Server.KVCapacityTokens, &r.Server.KVCapacitySource, &metrics, &tokenize, &facts)
+		&r.Server.MaxModelLen, &r.Server.KVCapacityTokens, &r.Server.KVCapacitySource, &metrics, &tokenize, &facts, &rigKind, &rigName)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("no run has the ID " + uuid)
 	}
@@ -125,6 +126,9 @@ FROM runs JOIN run_documents d ON d.run_id = runs.id WHERE runs.id = ?`, rowID).
 		if err := fromJSONCol("hardware", hw, r.Hardware); err != nil {
 			return nil, err
 		}
+	}
+	if rigName != "" {
+		r.Rig = &rundoc.Rig{Kind: rigKind, Name: rigName}
 	}
 	if launch.Valid {
 		r.Launch = &rundoc.Launch{}

@@ -14,6 +14,9 @@ type Filter struct {
 	// GPU and Model match case-insensitively anywhere in the GPU label and
 	// the model name ("3060" finds "NVIDIA GeForce RTX 3060").
 	GPU, Model string
+	// Rig matches case-insensitively anywhere in the rig's name ("basement"
+	// finds "ssh://basement"; runs that record no rig never match).
+	Rig string
 	// Since and Until bound the creation time: Since ≤ created < Until.
 	Since, Until time.Time
 	// Tag keeps runs carrying exactly this tag.
@@ -42,6 +45,8 @@ type Summary struct {
 	EngineVersion string
 	// Flags are the launch arguments after the model, space-separated.
 	Flags string
+	// Rig is the name of the rig the server ran on ("" when not recorded).
+	Rig string
 	// Cells is the number of cells stored.
 	Cells int
 	// BestDecodeTokS is the highest total tok/s of a Valid decode cell.
@@ -59,6 +64,10 @@ func (s *DB) List(ctx context.Context, f Filter) ([]Summary, error) {
 	if f.GPU != "" {
 		where = append(where, "instr(lower(gpu_name), ?) > 0")
 		args = append(args, strings.ToLower(f.GPU))
+	}
+	if f.Rig != "" {
+		where = append(where, "instr(lower(rig_name), ?) > 0")
+		args = append(args, strings.ToLower(f.Rig))
 	}
 	if f.Model != "" {
 		where = append(where, "instr(lower(model), ?) > 0")

@@ -168,6 +168,7 @@ func TestListFiltersAndHeadline(t *testing.T) {
 	base := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
 	mk := func(seed int, gpu, model string, day int, tags ...string) *rundoc.Run {
 		r := fullRun(t, seed)
+		r.Rig.Name = map[string]string{"qwen3-8b": "ssh://basement", "llama-70b": "local"}[model]
 		r.Hardware.GPUs = []hardware.GPU{{Name: gpu}}
 		r.Server.Model = model
 		r.CreatedAt = base.AddDate(0, 0, day)
@@ -196,6 +197,8 @@ func TestListFiltersAndHeadline(t *testing.T) {
 		{"gpu", Filter{GPU: "3060"}, []string{c.UUID, a.UUID}},
 		{"model", Filter{Model: "QWEN"}, []string{b.UUID, a.UUID}},
 		{"tag", Filter{Tag: "baseline"}, []string{b.UUID, a.UUID}},
+		{"rig", Filter{Rig: "BASEMENT"}, []string{b.UUID, a.UUID}},
+		{"rig and gpu", Filter{Rig: "local", GPU: "3060"}, []string{c.UUID}},
 		{"since until", Filter{Since: base.AddDate(0, 0, 1), Until: base.AddDate(0, 0, 2)}, []string{b.UUID}},
 		{"limit", Filter{Limit: 1}, []string{c.UUID}},
 		{"none", Filter{Tag: "nope"}, nil},
@@ -216,7 +219,7 @@ func TestListFiltersAndHeadline(t *testing.T) {
 	got, _ := db.List(ctx, Filter{Limit: 1})
 	s := got[0]
 	if s.BestDecodeTokS != 890.6 || s.Prefill8KTokS != 2341 || s.Cells != 4 || s.GPU != "NVIDIA GeForce RTX 3060" ||
-		s.Model != "llama-70b" || s.Status != rundoc.RunComplete || !s.Simulated || s.Imported || s.Flags == "" {
+		s.Model != "llama-70b" || s.Status != rundoc.RunComplete || !s.Simulated || s.Imported || s.Flags == "" || s.Rig != "local" {
 		t.Errorf("summary = %+v", s)
 	}
 }

@@ -18,11 +18,11 @@ import (
 // times as a presence byte + varint Unix nanoseconds, figures as IEEE-754
 // bits. A row whose summary is NULL or of another format is recomputed.
 
-const summaryFormat = 1
+const summaryFormat = 2
 
 // summaryColumns reads everything a Summary holds from the runs columns.
 const summaryColumns = `uuid, name, tags, created_at, finished_at, status, origin, imported_at, simulated,
-	gpu_name, model, engine, engine_version, flags, cell_count, best_decode_tok_s, prefill_8k_tok_s`
+	gpu_name, model, engine, engine_version, flags, rig_name, cell_count, best_decode_tok_s, prefill_8k_tok_s`
 
 // refreshSummary re-encodes the list line of one run from its columns. It
 // runs inside every transaction that changes a run, so the line is never
@@ -51,7 +51,7 @@ func summaryFromColumns(ctx context.Context, q rowQuerier, runID int64) (Summary
 	)
 	err := q.QueryRowContext(ctx, `SELECT `+summaryColumns+` FROM runs WHERE id = ?`, runID).Scan(
 		&m.UUID, &m.Name, &tags, &created, &finished, &status, &m.Origin, &imported, &simulated, &m.GPU,
-		&m.Model, &m.Engine, &m.EngineVersion, &m.Flags, &m.Cells, &m.BestDecodeTokS, &m.Prefill8KTokS)
+		&m.Model, &m.Engine, &m.EngineVersion, &m.Flags, &m.Rig, &m.Cells, &m.BestDecodeTokS, &m.Prefill8KTokS)
 	if err != nil {
 		return m, err
 	}
@@ -114,7 +114,7 @@ func encodeSummary(m *Summary) []byte {
 		b = appendString(b, s)
 	}
 	b = append(b, byte(boolInt(m.Imported)), byte(boolInt(m.Simulated)))
-	for _, s := range []string{m.GPU, m.Model, m.Engine, m.EngineVersion, m.Flags} {
+	for _, s := range []string{m.GPU, m.Model, m.Engine, m.EngineVersion, m.Flags, m.Rig} {
 		b = appendString(b, s)
 	}
 	b = binary.AppendUvarint(b, uint64(m.Cells))
@@ -178,7 +178,7 @@ func decodeSummary(b []byte, in interner) (Summary, error) {
 	m.CreatedAt, m.FinishedAt = r.time(), r.time()
 	m.Status, m.Origin = rundoc.RunStatus(r.str()), r.str()
 	m.Imported, m.Simulated = r.byte() == 1, r.byte() == 1
-	m.GPU, m.Model, m.Engine, m.EngineVersion, m.Flags = r.str(), r.str(), r.str(), r.str(), r.str()
+	m.GPU, m.Model, m.Engine, m.EngineVersion, m.Flags, m.Rig = r.str(), r.str(), r.str(), r.str(), r.str(), r.str()
 	m.Cells = int(r.uvarint())
 	m.BestDecodeTokS, m.Prefill8KTokS = r.float(), r.float()
 	if r.err != nil || len(r.b) != 0 {

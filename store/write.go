@@ -135,12 +135,16 @@ func upsertRun(ctx context.Context, tx *sql.Tx, r *rundoc.Run, x runExtras) (int
 	if r.Launch != nil {
 		flags = strings.Join(r.Launch.Args, " ")
 	}
+	var rigKind string
+	if r.Rig != nil {
+		rigKind = r.Rig.Kind
+	}
 	var id int64
 	err = tx.QueryRowContext(ctx, `
 INSERT INTO runs (uuid, name, tags, notes, status, created_at, finished_at, origin, simulated, error,
 	model, engine, engine_version, max_model_len, kv_capacity_tokens, kv_capacity_source, has_metrics,
-	has_tokenize, gpu_name, flags, imported_at, recorder_pid)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	has_tokenize, gpu_name, flags, rig_kind, rig_name, imported_at, recorder_pid)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (uuid) DO UPDATE SET
 	name = excluded.name, tags = excluded.tags, notes = excluded.notes, status = excluded.status,
 	created_at = excluded.created_at, finished_at = excluded.finished_at, origin = excluded.origin,
@@ -149,13 +153,14 @@ ON CONFLICT (uuid) DO UPDATE SET
 	max_model_len = excluded.max_model_len, kv_capacity_tokens = excluded.kv_capacity_tokens,
 	kv_capacity_source = excluded.kv_capacity_source, has_metrics = excluded.has_metrics,
 	has_tokenize = excluded.has_tokenize, gpu_name = excluded.gpu_name, flags = excluded.flags,
+	rig_kind = excluded.rig_kind, rig_name = excluded.rig_name,
 	imported_at = COALESCE(runs.imported_at, excluded.imported_at), recorder_pid = excluded.recorder_pid
 RETURNING id`,
 		r.UUID, r.Name, tags, r.Notes, string(r.Status), nanos(r.CreatedAt), nanos(r.FinishedAt),
 		r.Origin, boolInt(r.Simulated), r.Error,
 		r.Server.Model, r.Server.Engine, r.Server.Version, r.Server.MaxModelLen, r.Server.KVCapacityTokens,
 		r.Server.KVCapacitySource, boolInt(r.Server.HasMetrics), boolInt(r.Server.HasTokenize),
-		r.Hardware.GPUNames(), flags, nanos(x.importedAt), x.recorderPID,
+		r.Hardware.GPUNames(), flags, rigKind, r.RigName(), nanos(x.importedAt), x.recorderPID,
 	).Scan(&id)
 	if err != nil {
 		return 0, err

@@ -14,6 +14,8 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 
+	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/tune"
@@ -25,6 +27,7 @@ import (
 	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/launchview"
 	"github.com/rigbench/rigbench/ui/results"
+	"github.com/rigbench/rigbench/ui/rigpick"
 	"github.com/rigbench/rigbench/ui/runview"
 	"github.com/rigbench/rigbench/ui/target"
 	"github.com/rigbench/rigbench/ui/tuneview"
@@ -58,11 +61,14 @@ type UI struct {
 	Hardware *hwview.View
 	Target   *target.Chooser
 	Launch   *launchview.View
-	Run      *runview.View
-	Results  *results.View
-	History  *history.View
-	Compare  *compare.View
-	Tune     *tuneview.View
+	// HardwareRig and LaunchRig are the rig pickers of the Hardware and
+	// Launch views (one choice, shown in both).
+	HardwareRig, LaunchRig *rigpick.Picker
+	Run                    *runview.View
+	Results                *results.View
+	History                *history.View
+	Compare                *compare.View
+	Tune                   *tuneview.View
 
 	snapshot  *hardware.Snapshot
 	ready     chan struct{}
@@ -82,6 +88,11 @@ type UI struct {
 	mu          sync.Mutex
 	notSaved    map[string]bool
 	unsavedRuns int
+	// rig is the picked rig (under mu).
+	rig rigState
+	// detected (tests) is called on the Fyne goroutine after each
+	// detection has shown its findings.
+	detected func()
 	// resuming is the run the next run start continues (Results'
 	// Resume), nil for a new run; read and cleared on the Fyne goroutine.
 	resuming *rundoc.Run
@@ -111,10 +122,11 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	kind := target.Kind(prefs.StringWithFallback(prefTarget, string(target.Demo)))
 	u.Target = target.NewChooser(kind)
 	u.Target.Set(target.Choice{Kind: kind, URL: prefs.String(prefEndpoint)})
-	u.Launch = launchview.New(a, w, u.Target, svc.Launch)
+	u.Launch = launchview.New(a, w, u.Target, u.rigLaunch(svc.Launch))
 	if c, ok := loadLaunch(prefs); ok {
 		u.Launch.Form.SetConfig(c)
 	}
+	u.setupRigs(prefs)
 	u.Launch.Form.SetRecentModels(prefs.StringList(prefRecentModels))
 	u.Launch.SetUserPresets(loadPresets(prefs))
 	u.Launch.OnUserPresets = func(m map[string][]vllm.FlagValue) { savePresets(prefs, m) }
@@ -129,6 +141,7 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	}
 	u.Launch.OnConfig = func(c vllm.LaunchConfig) {
 		saveLaunch(prefs, c)
+		u.setRigImage(c.ImageRef())
 		// The demo's capacity and estimate follow its flags.
 		if u.Run != nil && u.Target.Choice().Kind == target.Demo {
 			u.targetChanged(target.Demo)
@@ -209,7 +222,7 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	w.SetCloseIntercept(u.Close)
 	// The history closes with the window: by then closing() has waited for
 	// the run, so its recorder has written the last cell.
-	w.SetOnClosed(closeHistory)
+	w.SetOnClosed(func() { closeHistory(); u.closeRig() })
 	go u.detect()
 	u.startTour()
 	return u
@@ -238,6 +251,13 @@ func (u *UI) Ready() <-chan struct{} { return u.ready }
 func (u *UI) detect() {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
+	if name, images := u.rigToDetect(); name != rig.LocalName {
+		cancel()
+		ctx, cancel = context.WithTimeout(context.Background(), rigConnectTimeout+docker.OneShotTimeout)
+		defer cancel()
+		u.detectOnRig(ctx, name, images)
+		return
+	}
 	snap := u.svc.Detect(ctx)
 	dock := hwview.Docker{Checked: true, Problem: "Docker was not checked."}
 	if u.svc.Docker != nil {
@@ -245,12 +265,19 @@ func (u *UI) detect() {
 	}
 	fyne.Do(func() {
 		u.snapshot = &snap
+		u.Hardware.SetOn("")
 		u.Hardware.Set(snap, dock)
 		u.Launch.SetHardware(snap, dock)
 		if u.app.Preferences().String(prefTarget) == "" {
 			u.Target.Set(target.Choice{Kind: target.Default(len(snap.GPUs) > 0, dock.Available && dock.NVIDIARuntime)})
 		}
+		for _, p := range []*rigpick.Picker{u.HardwareRig, u.LaunchRig} {
+			p.SetProblem("")
+		}
 		u.readyOnce.Do(func() { close(u.ready) })
+		if u.detected != nil {
+			u.detected()
+		}
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/ui/hwview"
@@ -50,9 +51,13 @@ func dockerProblem(err error) string {
 // engine/session's one launch sequence with the view's progress bar and log
 // pane as observers. Leftovers were removed once at start-up (checkDocker),
 // so a launch leaves other containers alone.
-func dockerLaunch(opts ...docker.Option) launchview.LaunchFunc {
+func dockerLaunch(opts ...docker.Option) launchview.LaunchFunc { return rigDockerLaunch(nil, opts...) }
+
+// rigDockerLaunch is dockerLaunch on a rig (nil: the local daemon); the
+// rig's leftovers were removed when it was detected (detectRig).
+func rigDockerLaunch(conn *rig.Conn, opts ...docker.Option) launchview.LaunchFunc {
 	return func(ctx context.Context, cfg vllm.LaunchConfig, p launchview.Progress) (*session.Server, error) {
-		d := &session.DockerLauncher{Config: cfg, Options: opts, KeepLeftovers: true}
+		d := &session.DockerLauncher{Config: cfg, Options: opts, KeepLeftovers: true, Rig: conn}
 		if p.Pull != nil {
 			d.Pull = func(pp docker.PullProgress) { p.Pull(pp.Bytes, pp.BytesTotal) }
 		}

@@ -197,7 +197,7 @@ func TestHistoryTellsRunsApart(t *testing.T) {
 	fyne.DoAndWait(func() {
 		var flags []string
 		for row := range u.History.Shown() {
-			flags = append(flags, u.History.Cell(row, 5))
+			flags = append(flags, u.History.Cell(row, 6))
 		}
 		if !slices.Contains(flags, "max-num-seqs 2") || !slices.Contains(flags, "") {
 			t.Errorf("Flags column = %q, want max-num-seqs 2 for the first run and nothing for the untuned one", flags)

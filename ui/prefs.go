@@ -21,6 +21,11 @@ const (
 	prefPlan         = "run.plan"
 	prefDemoSpeed    = "demo.speed"
 	prefTheme        = "view.theme"
+	// prefRig is the picked rig's name (rig.Parse); prefRigsAdded the SSH
+	// rigs added with "Add rig" (addresses, no secrets: RigBench never
+	// takes a password).
+	prefRig       = "rig.name"
+	prefRigsAdded = "rig.added"
 )
 
 // maxRecentModels bounds the model drop-down.

@@ -75,6 +75,12 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 		// The record is the launched configuration, not the form's:
 		// the form may have been edited since the server started.
 		o.Launcher = srv.Reuse()
+		if srv.Dial != nil {
+			// On another rig (reached through its SSH connection): its
+			// hardware as the rig picker detected it; the session reads
+			// its GPUs in the server's container, not this computer's.
+			o.Hardware = u.rigSnapshot()
+		}
 	}
 	run, err := u.svc.Session(ctx, o)
 	u.keep(src, saver, run)

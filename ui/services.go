@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 
+	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/hardware"
@@ -23,6 +24,16 @@ type Services struct {
 	// Launch starts a vLLM container for the Launch view; nil where
 	// RigBench cannot start containers.
 	Launch launchview.LaunchFunc
+	// Contexts lists the Docker contexts the rig picker offers (nil: none).
+	Contexts func() []string
+	// ConnectRig reaches a rig by name (rig.Parse, rig.Connect with the
+	// user's ~/.ssh); nil: only this computer's Docker is offered.
+	ConnectRig func(ctx context.Context, name string) (*rig.Conn, error)
+	// DetectRig reads a rig's hardware and checks its Docker through conn
+	// (images: what nvidia-smi may run in, the Launch page's image first).
+	DetectRig func(ctx context.Context, conn *rig.Conn, images []string) (hardware.Snapshot, hwview.Docker)
+	// LaunchOn is the Launch view's LaunchFunc on a rig.
+	LaunchOn func(conn *rig.Conn) launchview.LaunchFunc
 	// SimSpeed divides the simulator's durations in demo mode (1 = real
 	// time; the screenshot tour and tests go faster).
 	SimSpeed float64
@@ -32,10 +43,16 @@ type Services struct {
 // launcher.
 func DefaultServices() Services {
 	return Services{
-		Detect:   func(ctx context.Context) hardware.Snapshot { return probe.Detect(ctx) },
-		Docker:   func(ctx context.Context) hwview.Docker { return checkDocker(ctx, true) },
-		Session:  session.Run,
-		Launch:   dockerLaunch(),
+		Detect:     func(ctx context.Context) hardware.Snapshot { return probe.Detect(ctx) },
+		Docker:     func(ctx context.Context) hwview.Docker { return checkDocker(ctx, true) },
+		Session:    session.Run,
+		Launch:     dockerLaunch(),
+		Contexts:   defaultContexts,
+		ConnectRig: connectRig,
+		DetectRig: func(ctx context.Context, conn *rig.Conn, images []string) (hardware.Snapshot, hwview.Docker) {
+			return detectRig(ctx, conn, images)
+		},
+		LaunchOn: func(conn *rig.Conn) launchview.LaunchFunc { return rigDockerLaunch(conn) },
 		SimSpeed: 1,
 	}
 }

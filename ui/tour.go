@@ -4,6 +4,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/internal/safefile"
+	"github.com/rigbench/rigbench/ui/rigpick"
 	"github.com/rigbench/rigbench/ui/target"
 )
 
@@ -78,6 +80,41 @@ func (u *UI) tour(dir string) {
 
 	step(func() { u.SelectTab(TabHardware) })
 	shot("1-hardware", time.Second)
+
+	// The rig picker: an SSH rig typed into Add rig, then picked. The
+	// tour's fresh HOME has no ~/.ssh, so the rig is refused in its one
+	// sentence, which the Hardware and Launch views show; then back to
+	// Local for the rest of the tour.
+	step(func() {
+		u.HardwareRig.Pick(rigpick.AddLabel)
+		u.HardwareRig.SetEntry("ssh://me@basement")
+	})
+	shot("1b-hardware-add-rig", 800*time.Millisecond)
+	rigDetected := make(chan struct{}, 1)
+	step(func() {
+		u.detected = func() {
+			select {
+			case rigDetected <- struct{}{}:
+			default:
+			}
+		}
+		u.HardwareRig.Add()
+	})
+	select {
+	case <-rigDetected:
+	case <-time.After(rigConnectTimeout + 5*time.Second):
+		fail(errors.New("the rig picker's detection did not finish"))
+		return
+	}
+	shot("1c-hardware-rig", 800*time.Millisecond)
+	step(func() {
+		u.Target.Set(target.Choice{Kind: target.Launch})
+		u.SelectTab(TabLaunch)
+	})
+	shot("1d-launch-rig", time.Second)
+	step(func() { u.LaunchRig.Pick(rigpick.LocalLabel) })
+	<-rigDetected
+	step(func() { u.detected = nil })
 
 	step(func() {
 		u.Target.Set(target.Choice{Kind: target.Launch})

@@ -119,7 +119,8 @@ func (u *UI) tuneRunner(spec tune.Spec) (*tune.Runner, error) {
 		where := map[session.Kind]string{tune.TargetDemo: "the demo", tune.TargetLaunch: "Launch vLLM in Docker"}[spec.Target]
 		return nil, fmt.Errorf("sweep %s ran on %s: choose that target on the Launch page to resume it", spec.ID, where)
 	}
-	if spec.Target == "" {
+	fresh := spec.Target == "" // a new sweep, not a resume
+	if fresh {
 		spec.Target = kind
 		if kind == tune.TargetDemo {
 			// The Launch page's demo: its profile and speed, kept in the
@@ -132,15 +133,22 @@ func (u *UI) tuneRunner(spec tune.Spec) (*tune.Runner, error) {
 			spec.SimProfile, spec.SimSpeed = cfg.Profile.Name, cfg.Speed
 		}
 	}
+	conn, err := u.tuneRig(&spec, kind, fresh)
+	if err != nil {
+		return nil, err
+	}
 	r, err := tune.NewRunner(spec, func(cfg vllm.LaunchConfig) session.Launcher {
 		// Leftovers stay: another RigBench's server is not this sweep's
 		// to remove.
-		return &session.DockerLauncher{Config: cfg, KeepLeftovers: true}
+		return &session.DockerLauncher{Config: cfg, KeepLeftovers: true, Rig: conn}
 	})
 	if err != nil {
 		return nil, err
 	}
 	r.Hardware, r.SpecDir = u.snapshot, u.tuneSpecDir()
+	if spec.OnRig() {
+		r.Hardware = nil // each variant's session reads the rig's
+	}
 	src := u.History.Source()
 	r.Observers = func(tune.Variant) []rundoc.Observer {
 		if rec := src.Recorder(); rec != nil {

@@ -25,7 +25,7 @@ import (
 // --db FILE (else $RIGBENCH_DB, else the user data folder).
 
 func init() {
-	register(&command{name: "runs", usage: "runs [--json] [--gpu TEXT] [--model TEXT] [--tag TAG] [--since DATE] [--limit N] [--db FILE]",
+	register(&command{name: "runs", usage: "runs [--json] [--gpu TEXT] [--rig TEXT] [--model TEXT] [--tag TAG] [--since DATE] [--limit N] [--db FILE]",
 		summary: "List the runs in the history, newest first.", run: runRuns})
 	register(&command{name: "show", usage: "show ID [--db FILE]",
 		summary: "Print one run of the history: facts, decode matrix and prefill table.", run: runShow})
@@ -98,6 +98,7 @@ type runsJSON struct {
 	Engine         string           `json:"engine,omitempty"`
 	EngineVersion  string           `json:"engine_version,omitempty"`
 	Flags          string           `json:"flags,omitempty"`
+	Rig            string           `json:"rig,omitempty"`
 	Cells          int              `json:"cells"`
 	BestDecodeTokS float64          `json:"best_decode_tok_s,omitempty"`
 	Prefill8KTokS  float64          `json:"prefill_8k_tok_s,omitempty"`
@@ -110,6 +111,7 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the list as JSON")
 	var f store.Filter
 	fs.StringVar(&f.GPU, "gpu", "", "only runs whose GPU name contains TEXT")
+	fs.StringVar(&f.Rig, "rig", "", "only runs on a rig whose name contains TEXT (local, ssh://basement, a Docker context)")
 	fs.StringVar(&f.Model, "model", "", "only runs whose model contains TEXT")
 	fs.StringVar(&f.Tag, "tag", "", "only runs with this tag")
 	since := fs.String("since", "", "only runs started on or after DATE (YYYY-MM-DD)")
@@ -153,7 +155,7 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED\tSTATUS\tGPU\tMODEL\tENGINE\tDECODE TOK/S\tPREFILL 8K\tNAME")
+	fmt.Fprintln(tw, "ID\tSTARTED\tSTATUS\tGPU\tRIG\tMODEL\tENGINE\tDECODE TOK/S\tPREFILL 8K\tNAME")
 	for _, s := range list {
 		name := s.Name
 		if s.Simulated {
@@ -162,8 +164,8 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 		if s.Imported {
 			name = strings.TrimSpace("[imported] " + name)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", rundoc.ShortID(s.UUID), s.CreatedAt.Local().Format("2006-01-02 15:04"),
-			s.Status, termtext.Safe(dash(s.GPU)), termtext.Safe(dash(s.Model)), termtext.Safe(dash(strings.TrimSpace(s.Engine+" "+s.EngineVersion))),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", rundoc.ShortID(s.UUID), s.CreatedAt.Local().Format("2006-01-02 15:04"),
+			s.Status, termtext.Safe(dash(s.GPU)), termtext.Safe(dash(s.Rig)), termtext.Safe(dash(s.Model)), termtext.Safe(dash(strings.TrimSpace(s.Engine+" "+s.EngineVersion))),
 			figure(rundoc.FigTotalTokS, s.BestDecodeTokS), figure(rundoc.FigPromptTokS, s.Prefill8KTokS), termtext.Safe(name))
 	}
 	return tw.Flush()
@@ -198,6 +200,9 @@ func runShow(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(w, "GPU: unknown (not recorded)")
 	case !r.Simulated:
 		fmt.Fprintln(w, "GPU: none detected")
+	}
+	if r.Rig != nil {
+		fmt.Fprintf(w, "Rig: %s\n", termtext.Safe(r.Rig.Name))
 	}
 	model := "Model unknown (not recorded)"
 	if r.Server.Model != "" {

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 const historyRefCSV = "../../engine/report/testdata/ref_rtx3060-12gb_agents-a1-4b-fp8_vllm-0.32.0.csv"
@@ -285,5 +288,41 @@ func TestShowImportedReference(t *testing.T) {
 	}
 	if strings.Contains(out, " - ") || strings.Contains(out, "Model -") {
 		t.Errorf("show prints dashes for unknowns:\n%s", out)
+	}
+}
+
+// runs --rig keeps the runs of one rig, the list and show name it, and an
+// import keeps it (the rig travels with the run's JSON).
+func TestRunsFilterByRig(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history.db")
+	for i, name := range []string{"ssh://basement:2222", "local"} {
+		r := oneCellRun()
+		r.UUID = []string{"9a7c1e44-5b2d-4f6e-8a1b-0c2d3e4f5a61", "9a7c1e44-5b2d-4f6e-8a1b-0c2d3e4f5a62"}[i]
+		r.Name = "on " + name
+		r.Rig = &rundoc.Rig{Kind: map[bool]string{true: rundoc.RigSSH, false: rundoc.RigLocal}[i == 0], Name: name}
+		var b bytes.Buffer
+		if err := rundoc.WriteRun(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("run%d.json", i))
+		if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		mustCLI(t, "import", path, "--db", db)
+	}
+	out := mustCLI(t, "runs", "--db", db, "--rig", "BASEMENT")
+	if !strings.Contains(out, "RIG") || !strings.Contains(out, "on ssh://basement:2222") || strings.Contains(out, "on local") {
+		t.Errorf("runs --rig BASEMENT printed:\n%s", out)
+	}
+	if out := mustCLI(t, "runs", "--db", db, "--rig", "gpu-box"); !strings.Contains(out, "No runs match") {
+		t.Errorf("runs --rig gpu-box printed:\n%s", out)
+	}
+	var list []struct{ Rig string }
+	if err := json.Unmarshal([]byte(mustCLI(t, "runs", "--db", db, "--json")), &list); err != nil || len(list) != 2 || list[0].Rig == "" || list[1].Rig == "" {
+		t.Errorf("runs --json: %+v, %v; want the rig of both runs", list, err)
+	}
+	if out := mustCLI(t, "show", "9a7c1e44-5b2d-4f6e-8a1b-0c2d3e4f5a61", "--db", db); !strings.Contains(out, "Rig: ssh://basement:2222\n") {
+		t.Errorf("show does not name the rig:\n%s", out)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,6 +21,8 @@ import (
 	"github.com/rigbench/rigbench/engine/rig/rigtest"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
+	"github.com/rigbench/rigbench/engine/tune"
+	"github.com/rigbench/rigbench/store"
 )
 
 // rigEnv is the CLI's environment with the test's HOME (the SSH settings
@@ -61,11 +64,12 @@ func TestRigsListsTheLocalDaemonAndDockerContexts(t *testing.T) {
 func TestRigFlagMistakesAreUsageErrors(t *testing.T) {
 	t.Parallel()
 	for want, args := range map[string][]string{
-		"--rig needs --launch": {"run", "--demo", "--rig", "ssh://me@box"},
-		"the scheme":           {"run", "--launch", "--model", "m", "--rig", "tcp://box:2375"},
-		"the port":             {"hw", "--rig", "ssh://me@box:0"},
-		"--no-gpu applies":     {"hw", "--no-gpu"},
-		"tune does not take":   {"tune", "--launch", "--model", "m", "--rig", "ssh://me@box", "--contexts", "0", "--concurrency", "1", "--vary", "--max-num-seqs=8,16"},
+		"--rig needs --launch":                 {"run", "--demo", "--rig", "ssh://me@box"},
+		"the scheme":                           {"run", "--launch", "--model", "m", "--rig", "tcp://box:2375"},
+		"the port":                             {"hw", "--rig", "ssh://me@box:0"},
+		"--no-gpu applies":                     {"hw", "--no-gpu"},
+		"--rig needs --launch: the run":        {"tune", "--demo", "--rig", "ssh://me@box", "--contexts", "0", "--concurrency", "1", "--vary", "--max-num-seqs=8,16"},
+		"--rig \"tcp://box:2375\": the scheme": {"tune", "--launch", "--model", "m", "--rig", "tcp://box:2375", "--contexts", "0", "--concurrency", "1", "--vary", "--max-num-seqs=8,16"},
 	} {
 		e, _, errb := launchEnv(nil)
 		if code := execute(context.Background(), e, args); code != 2 || !strings.Contains(errb.String(), want) {
@@ -139,6 +143,50 @@ func TestRunOnSSHRigCompletesThroughTheTunnel(t *testing.T) {
 		if !c.Status.Ran() {
 			t.Errorf("cell %d×%d: %s %s", c.Context, c.Concurrency, c.Status, c.Reason)
 		}
+	}
+	if !strings.Contains(s.Log(), "direct-tcpip") {
+		t.Errorf("no benchmark traffic went through sshd:\n%s", s.Log())
+	}
+}
+
+// tune --rig sweeps on the rig through the one tunnel: each variant
+// launches there, records the rig (without the user name) and the rig's
+// stand-in GPU, and the spec kept for --resume names the rig.
+func TestTuneOnSSHRig(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	dockertest.Launcher(ctx, t)
+	s := rigtest.Start(t, rigtest.Options{})
+	e, _, errb := rigEnv(s)
+	db := filepath.Join(t.TempDir(), "h.db")
+	code := execute(ctx, e, []string{"tune", "--rig", s.URL(), "--launch", "--model", "sim/tiny", "--image", simimage.DefaultTag,
+		"--no-gpu", "--contexts", "0", "--concurrency", "1", "--duration", "4s", "--max-output", "32", "--db", db,
+		"--vary", "max-num-seqs=2,4", "--", "--max-model-len", "4096", "--speed", "10"})
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s\nsshd:\n%s", code, errb.String(), s.Log())
+	}
+	h, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	list, err := h.List(ctx, store.Filter{})
+	if err != nil || len(list) != 3 {
+		t.Fatalf("%d runs in the history (%v), want the three variants (the base flags, then max-num-seqs 2 and 4)", len(list), err)
+	}
+	wantRig := fmt.Sprintf("ssh://127.0.0.1:%d", s.Port)
+	for _, sum := range list {
+		r, err := h.Get(ctx, sum.UUID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Rig == nil || r.Rig.Name != wantRig || r.Hardware == nil || len(r.Hardware.GPUs) != 1 || r.Hardware.GPUs[0].Name != sim.DefaultProfile().GPUName {
+			t.Errorf("variant %q records rig %+v and hardware %+v, want %s and the rig's stand-in GPU", r.Name, r.Rig, r.Hardware, wantRig)
+		}
+	}
+	spec, _, ok := tune.LatestSpec(tune.SpecDir(db))
+	if !ok || spec.Rig != s.URL() {
+		t.Errorf("the kept spec names the rig %q (found %v), want %q for --resume", spec.Rig, ok, s.URL())
 	}
 	if !strings.Contains(s.Log(), "direct-tcpip") {
 		t.Errorf("no benchmark traffic went through sshd:\n%s", s.Log())

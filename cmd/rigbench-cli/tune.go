@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rigbench/rigbench/engine/diagnose"
-
+	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
@@ -21,7 +21,7 @@ import (
 func init() {
 	register(&command{
 		name: "tune",
-		usage: "tune (--demo [--sim-speed S] | --launch --model ID [--image …] [--gpus …]) --vary FLAG=V1,V2 [--vary …] " +
+		usage: "tune (--demo [--sim-speed S] | --launch --model ID [--image …] [--gpus …] [--rig NAME|ssh://user@host]) --vary FLAG=V1,V2 [--vary …] " +
 			"[--grid|--one-at-a-time] --contexts 16K,64K --concurrency 1,8 --objective NAME[@CTXxN] [--constraint ttft_p90<=2s] " +
 			"[--duration auto|30s] [--precision 1%] [--max-duration 30s] [--json FILE] [--no-save] [--resume ID] [-- base vLLM flags…] " +
 			"| tune --from-advice RUN [--json FILE]",
@@ -44,6 +44,9 @@ type tuneFlags struct {
 	grid, oneAtATime  bool
 	objective, resume string
 	fromAdvice        string
+	// rigConn is the connection to the sweep's rig (Spec.Rig), made once
+	// for every variant; nil for the local daemon.
+	rigConn *rig.Conn
 }
 
 func runTune(ctx context.Context, e *env, args []string) error {
@@ -72,6 +75,13 @@ func runTune(ctx context.Context, e *env, args []string) error {
 		if r, recs, err = f.withHistory(e, db, r, fromFile); err != nil {
 			return err
 		}
+	}
+	if r.Spec.OnRig() {
+		// One connection carries every variant's Docker API and traffic.
+		if f.rigConn, err = connectRig(ctx, e, r.Spec.Rig); err != nil {
+			return err
+		}
+		defer f.rigConn.Close()
 	}
 	r.Log = func(line string) { fmt.Fprintln(e.stderr, "  "+line) }
 	if r.Spec.Target == tune.TargetDemo {
@@ -127,7 +137,7 @@ func (f *tuneFlags) prepare(e *env, set map[string]bool, vllmArgs []string) (r *
 		if err := tune.CheckID(f.resume); err != nil {
 			return nil, true, usagef("--resume: %v", err)
 		}
-		for _, name := range []string{"contexts", "concurrency", "objective", "constraint", "grid", "one-at-a-time", "demo", "launch", "sim-speed", "sim-profile", "model"} {
+		for _, name := range []string{"contexts", "concurrency", "objective", "constraint", "grid", "one-at-a-time", "demo", "launch", "sim-speed", "sim-profile", "model", "rig"} {
 			if set[name] {
 				return nil, true, usagef("--resume %s alone continues the sweep as it was started; --%s belongs to a new sweep (or repeat every flag of the sweep with --vary)", f.resume, name)
 			}
@@ -179,7 +189,7 @@ func (f *tuneFlags) adviceRunner(ctx context.Context, e *env, set map[string]boo
 			return nil, usagef("%v", err)
 		}
 	}
-	return specRunner(e, spec)
+	return f.specRunner(e, spec)
 }
 
 // withHistory saves each variant's run in db and, for --resume, finds the
@@ -191,7 +201,7 @@ func (f *tuneFlags) withHistory(e *env, db *store.DB, r *tune.Runner, fromFile b
 		if err != nil {
 			return nil, nil, err
 		}
-		if r, err = specRunner(e, spec); err != nil {
+		if r, err = f.specRunner(e, spec); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -361,10 +371,8 @@ func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tun
 // base flags, the target, the demo's profile and speed) and returns how
 // each variant of a launch starts its server (nil for the demo).
 func (f *tuneFlags) target(e *env, set map[string]bool, spec *tune.Spec, vllmArgs []string) (func(vllm.LaunchConfig) session.Launcher, error) {
-	if f.launch.rig != "" {
-		// The flag comes with run's launch flags; a sweep does not keep
-		// its rig yet, so a resumed sweep would launch on the wrong one.
-		return nil, usagef("tune does not take --rig yet: sweep on this machine, or run single variants with run --rig --launch")
+	if _, err := rigSpec(f.launch.rig); err != nil {
+		return nil, err
 	}
 	switch {
 	case f.demo && f.launch.enabled, !f.demo && !f.launch.enabled:
@@ -399,15 +407,27 @@ func (f *tuneFlags) target(e *env, set map[string]bool, spec *tune.Spec, vllmArg
 	}
 	spec.Base = base
 	spec.Target = tune.TargetLaunch
-	return func(cfg vllm.LaunchConfig) session.Launcher { return o.launcher(e, cfg) }, nil
+	spec.Rig = f.launch.rig
+	return f.launcher(e, o), nil
+}
+
+// launcher is how each variant of a launch sweep starts: launch's own
+// launcher, on the rig runTune connected to (f.rigConn, nil: the local
+// daemon) before the first variant.
+func (f *tuneFlags) launcher(e *env, o launchOptions) func(vllm.LaunchConfig) session.Launcher {
+	return func(cfg vllm.LaunchConfig) session.Launcher {
+		l := o.launcher(e, cfg)
+		l.Rig = f.rigConn
+		return l
+	}
 }
 
 // specRunner rebuilds a sweep's runner from its kept spec (tune.NewRunner):
 // the demo's simulator settings, or launch's own launcher for the base's
 // image, GPUs and Hugging Face cache (the base keeps its compile cache
-// folder, or none, as the sweep began).
-func specRunner(e *env, spec tune.Spec) (*tune.Runner, error) {
+// folder, or none, as the sweep began), on the spec's rig.
+func (f *tuneFlags) specRunner(e *env, spec tune.Spec) (*tune.Runner, error) {
 	b := spec.Base
 	o := launchOptions{model: b.Model, image: b.ImageRef(), gpus: b.GPUs, hfCache: b.HFCache, noGPU: b.GPUs == ""}
-	return tune.NewRunner(spec, func(cfg vllm.LaunchConfig) session.Launcher { return o.launcher(e, cfg) })
+	return tune.NewRunner(spec, f.launcher(e, o))
 }

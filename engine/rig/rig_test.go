@@ -35,6 +35,28 @@ func TestParseRigAddresses(t *testing.T) {
 	}
 }
 
+func TestPublicNameLeavesOutTheUser(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                       "local",
+		"ssh://root@box":         "ssh://box",
+		"ssh://me@10.0.0.7:2222": "ssh://10.0.0.7:2222",
+		"ssh://u@[::1]:22":       "ssh://[::1]:22",
+		"ssh://u@[::1]":          "ssh://[::1]",
+		"gpu-box.2":              "gpu-box.2",
+	} {
+		s, err := Parse(in)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", in, err)
+		}
+		if got := s.Public(); got != want {
+			t.Errorf("Parse(%q).Public() = %q, want %q", in, got, want)
+		}
+		if back, err := Parse(s.Public()); err != nil || back.Host != s.Host || back.Port != s.Port || back.User != "" {
+			t.Errorf("Parse(%q) = %+v, %v; want the host and port of %q without a user", s.Public(), back, err, in)
+		}
+	}
+}
+
 func TestParseRigAddressErrorsNameTheField(t *testing.T) {
 	for in, field := range map[string]string{
 		"tcp://box:2375":      "scheme",

@@ -56,6 +56,24 @@ type Spec struct {
 // loopback).
 func (s Spec) Remote() bool { return s.Kind == SSH }
 
+// Public is the rig's name without the user name, for what a run records
+// and a history shows: "ssh://host[:port]" of an SSH rig (host as typed,
+// an alias stays an alias), the name of a context or "local". The user
+// name is left out since a run document travels (exports, imports), and
+// the host is what tells one box from another.
+func (s Spec) Public() string {
+	if s.Kind != SSH {
+		return s.Name
+	}
+	if s.Port != 0 {
+		return "ssh://" + hostPort(s.Host, s.Port)
+	}
+	if strings.Contains(s.Host, ":") {
+		return "ssh://[" + s.Host + "]"
+	}
+	return "ssh://" + s.Host
+}
+
 // FieldError is a rig address that cannot be used: Field names the part
 // ("scheme", "host", "port", "user", "name") and Reason says why, for each
 // front end to word in its own terms.

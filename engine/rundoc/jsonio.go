@@ -216,6 +216,9 @@ func (v *validator) run(r *Run) {
 	if r.Hardware != nil {
 		v.hardware(r.Hardware)
 	}
+	if r.Rig != nil {
+		v.rig(r.Rig)
+	}
 	if len(r.Cells) > MaxCells {
 		v.fail("the run has %d cells; RigBench reads at most %d (a full plan has about 60)", len(r.Cells), MaxCells)
 		return
@@ -318,6 +321,18 @@ func (v *validator) launch(l *Launch) {
 		v.num("launch.startup.compile_s", st.CompileS)
 		v.num("launch.startup.graph_capture_s", st.GraphCaptureS)
 	}
+}
+
+func (v *validator) rig(r *Rig) {
+	switch r.Kind {
+	case RigLocal, RigSSH, RigContext:
+	default:
+		v.fail("rig.kind %q is not one of local, ssh, context", r.Kind)
+	}
+	if r.Name == "" {
+		v.fail("rig.name is missing")
+	}
+	v.text("rig.name", r.Name, MaxNameLen)
 }
 
 func (v *validator) hardware(h *hardware.Snapshot) {

@@ -55,6 +55,7 @@ func jsonioFullRun() *rundoc.Run {
 			GPUs: "all", CompileCache: "/home/me/.local/share/rigbench/compile-cache",
 			Startup: &rundoc.Startup{LoadS: 61.5, WeightsS: 32.97, CompileS: 4.19, GraphCaptureS: 12, CompileCacheHit: true},
 		},
+		Rig: &rundoc.Rig{Kind: rundoc.RigSSH, Name: "ssh://basement:2222"},
 		Server: rundoc.Server{
 			Model: "org/model", Engine: "vllm", Version: "0.11.0", MaxModelLen: 32768,
 			KVCapacityTokens: 120000, KVCapacitySource: rundoc.KVSourceMetrics, HasMetrics: true, HasTokenize: true,
@@ -234,6 +235,8 @@ func TestReadRunRejects(t *testing.T) {
 		{"zero concurrency", edit(`"concurrency": 2,`, `"concurrency": 0,`), "concurrency is 0"},
 		{"wrong type", edit(`"context": 0,`, `"context": "0",`), "malformed"},
 		{"bad kv source", edit(`"kv_capacity_source": "metrics"`, `"kv_capacity_source": "guess"`), "kv_capacity_source"},
+		{"bad rig kind", edit(`"kind": "ssh"`, `"kind": "k8s"`), `rig.kind "k8s"`},
+		{"no rig name", edit(`"name": "ssh://basement:2222"`, `"name": ""`), "rig.name is missing"},
 		{"two documents", doc + doc, "more than one"},
 		// Issue 12: what encoding/json accepts silently.
 		{"trailing brace", doc + "}", "more than one JSON value"},

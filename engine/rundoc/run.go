@@ -13,7 +13,8 @@ const Schema = "rigbench.run/v1"
 // Run is the run document: everything one benchmark produced. It is the one
 // type that the CLI's --json, the history store, the JSON export/import and
 // every report read or write (see docs/run-json.md). It holds no secrets,
-// usernames, hostnames or paths.
+// usernames or paths; the one host name it may hold is the rig's, as the
+// user named it (Rig).
 type Run struct {
 	Schema string `json:"schema"`
 	// UUID identifies the run everywhere; imports are idempotent by it.
@@ -33,9 +34,12 @@ type Run struct {
 	Plan      Plan               `json:"plan"`
 	Hardware  *hardware.Snapshot `json:"hardware,omitempty"`
 	Launch    *Launch            `json:"launch,omitempty"`
-	Server    Server             `json:"server"`
-	Cells     []Cell             `json:"cells"`
-	Error     string             `json:"error,omitempty"`
+	// Rig is the Docker host the launched server ran on (nil: not
+	// recorded, as for a demo, an endpoint or a run from before rigs).
+	Rig    *Rig   `json:"rig,omitempty"`
+	Server Server `json:"server"`
+	Cells  []Cell `json:"cells"`
+	Error  string `json:"error,omitempty"`
 }
 
 // RunStatus is the lifecycle state of a run.
@@ -146,6 +150,34 @@ type Startup struct {
 	// CompileCacheHit: the log said the compiled graphs were loaded from
 	// the cache ("Directly load the compiled graph(s) … from the cache").
 	CompileCacheHit bool `json:"compile_cache_hit,omitempty"`
+}
+
+// Rig names the Docker host a launched server ran on, so the history
+// tells "the 3090 box" from "the 4090 box"; its GPUs are the run's
+// Hardware. It holds no user name and no secret.
+type Rig struct {
+	// Kind is "local" (this machine's daemon), "ssh" or "context"
+	// (engine/rig's kinds).
+	Kind string `json:"kind"`
+	// Name is the rig as the user named it, less the user name:
+	// "local", "ssh://basement:2222", a Docker context's name.
+	Name string `json:"name"`
+}
+
+// Rig kinds of Rig.Kind, engine/rig's Kind values (which this leaf
+// package cannot import).
+const (
+	RigLocal   = "local"
+	RigSSH     = "ssh"
+	RigContext = "context"
+)
+
+// RigName is the rig the run's server ran on, "" when not recorded.
+func (r *Run) RigName() string {
+	if r.Rig == nil {
+		return ""
+	}
+	return r.Rig.Name
 }
 
 // Server holds the facts the benchmarked server reported about itself.

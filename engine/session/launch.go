@@ -37,6 +37,9 @@ type Server struct {
 	MaxModelLen int
 	// Record is the launch configuration without secrets.
 	Record *rundoc.Launch
+	// Rig is the Docker host the server runs on, as a run records it
+	// (nil: not a Docker launch).
+	Rig *rundoc.Rig
 	// Simulated is true when the image is RigBench's simulator.
 	Simulated bool
 	// Container is the container's name ("" when none), so a user can

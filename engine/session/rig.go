@@ -10,6 +10,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/rig"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/hardware/probe"
 )
@@ -36,6 +37,16 @@ func RigOptions(ctx context.Context, conn *rig.Conn) []docker.Option {
 		return []docker.Option{docker.WithHost(h)}
 	}
 	return nil
+}
+
+// RigRecord is how a run records the rig conn reaches (nil: the local
+// daemon): its kind and its name without the user name (rig.Spec.Public).
+func RigRecord(conn *rig.Conn) *rundoc.Rig {
+	s := rig.Spec{Kind: rig.Local, Name: rig.LocalName}
+	if conn != nil {
+		s = conn.Spec()
+	}
+	return &rundoc.Rig{Kind: string(s.Kind), Name: s.Public()}
 }
 
 // linkLostWait is how long a run whose server seems gone waits for a
@@ -154,7 +165,9 @@ const nvidiaSMIBadArgument = 2
 // from then on, and the cells' energy then comes from the power samples
 // (hardware.GPUStats.EnergySource says which). Once the connection has
 // dropped a tick reads nothing at once, so a lost rig never holds up the
-// run's end. It fails, with the reason, when the first reading does.
+// run's end. It fails, with the reason, when the first reading does. conn
+// is nil for a reused server (the app's Launch page's), whose drop its
+// exec then reports.
 func startRigTelemetry(ctx context.Context, conn *rig.Conn, exec func(context.Context, []string) (string, error), log func(string)) (*probe.Sampler, error) {
 	if exec == nil {
 		return nil, errors.New("the server runs in no container RigBench can read the GPUs in")

@@ -117,6 +117,9 @@ func TestLaunchOnSSHRig(t *testing.T) {
 	if run.Hardware == nil || len(run.Hardware.GPUs) != 1 || run.Hardware.GPUs[0].Name != gpuName {
 		t.Errorf("the rig's hardware is %+v, want the stand-in's %q", run.Hardware, gpuName)
 	}
+	if want := (rundoc.Rig{Kind: rundoc.RigSSH, Name: fmt.Sprintf("ssh://127.0.0.1:%d", s.Port)}); run.Rig == nil || *run.Rig != want {
+		t.Errorf("the run records the rig %+v, want %+v (without the user name)", run.Rig, want)
+	}
 	log := s.Log()
 	for _, want := range []string{rig.DockerSocket, "direct-tcpip"} {
 		if !strings.Contains(log, want) {
@@ -273,5 +276,32 @@ func TestRigHardwareReadsTheTopologyOfTwoGPUs(t *testing.T) {
 	}
 	if l := snap.Topology[0]; l.A != 0 || l.B != 1 || l.Path != hardware.PathNVLink || l.NVLinks != 4 || l.P2P != hardware.P2POK {
 		t.Errorf("link %+v, want the profile's NVLink with P2P", l)
+	}
+}
+
+// A run records its rig by kind and public name: the local daemon when no
+// rig is named, a context by its name, an SSH rig without its user name
+// (TestLaunchOnSSHRig). The kinds are rundoc's spelling of engine/rig's.
+func TestRigRecord(t *testing.T) {
+	if got := session.RigRecord(nil); *got != (rundoc.Rig{Kind: rundoc.RigLocal, Name: "local"}) {
+		t.Errorf("RigRecord(nil) = %+v, want the local daemon", got)
+	}
+	for kind, want := range map[rig.Kind]string{rig.Local: rundoc.RigLocal, rig.SSH: rundoc.RigSSH, rig.Context: rundoc.RigContext} {
+		if string(kind) != want {
+			t.Errorf("engine/rig's kind %q is spelled %q in rundoc", kind, want)
+		}
+	}
+	conn, err := rig.Connect(context.Background(), rig.Spec{Kind: rig.Context, Name: "default"}, rig.Options{Getenv: func(k string) string {
+		if k == "HOME" || k == "DOCKER_CONFIG" {
+			return t.TempDir()
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if got := session.RigRecord(conn); *got != (rundoc.Rig{Kind: rundoc.RigContext, Name: "default"}) {
+		t.Errorf("RigRecord(the default context) = %+v", got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/client"
+	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/vllm"
@@ -146,8 +147,15 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 	defer c.CloseIdle()
 
 	tel := o.Telemetry
-	if remote != nil && tel == nil && !o.NoTelemetry {
-		if s, err := startRigTelemetry(ctx, remote.Rig, t.exec, o.Log); err == nil {
+	// A server behind a tunnel (launched here on a rig, or the app's
+	// Launch page's server on a rig, reused) is read with nvidia-smi in its
+	// container: this machine's GPUs are not the ones it runs on.
+	if tunnelled := remote != nil || t.dial != nil; tunnelled && tel == nil && !o.NoTelemetry {
+		var conn *rig.Conn
+		if remote != nil {
+			conn = remote.Rig
+		}
+		if s, err := startRigTelemetry(ctx, conn, t.exec, o.Log); err == nil {
 			defer s.Stop()
 			tel = s
 		} else {
@@ -273,6 +281,7 @@ func startTarget(ctx context.Context, o *Options, doc *rundoc.Run) (target, erro
 		t.exited, t.exitReport = srv.Exited, srv.ExitReport
 		t.dial, t.linkLost, t.exec = srv.Dial, srv.LinkLost, srv.Exec
 		doc.Launch = srv.Record
+		doc.Rig = srv.Rig
 		doc.Simulated = srv.Simulated
 	default:
 		return target{}, fmt.Errorf("unknown session kind %q", o.Kind)

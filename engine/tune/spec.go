@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
@@ -57,6 +58,19 @@ type Spec struct {
 	// (FromAdvice), which the verdict checks; none for a sweep of the
 	// user's own.
 	Expect []Expectation `json:"expect,omitempty"`
+	// Rig is where a launch sweep's variants run, as the user named it
+	// (rig.Parse: "" or "local", ssh://user@host[:port], a Docker
+	// context), so a resume launches on the same rig. The spec file stays
+	// beside the history; the sweep document (Doc) does not carry it.
+	Rig string `json:"rig,omitempty"`
+}
+
+// OnRig reports whether the variants run on a rig other than this
+// machine's daemon: their hardware is then read per variant by the
+// session (through the rig), not detected here once for the sweep.
+func (s Spec) OnRig() bool {
+	sp, err := rig.Parse(s.Rig)
+	return err == nil && sp.Kind != rig.Local
 }
 
 // Tag is the history tag of the runs of sweep id.
@@ -226,6 +240,12 @@ func (s Spec) Validate() error {
 	}
 	if err := s.checkGPUs(); err != nil {
 		return err
+	}
+	if _, err := rig.Parse(s.Rig); err != nil {
+		return err
+	}
+	if s.OnRig() && s.Target != TargetLaunch {
+		return fmt.Errorf("sweep %s names the rig %s but runs on the simulator: only a launch sweep runs on a rig", s.ID, s.Rig)
 	}
 	return s.Objective.check(s.Plan)
 }

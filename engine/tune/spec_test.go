@@ -228,7 +228,7 @@ func TestSpecFileKeepsNoSecrets(t *testing.T) {
 	plan := rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{4}, DurationS: 30, MaxOutput: 64}
 	o, _ := tune.ParseObjective("total-tok-s", plan)
 	spec := tune.Spec{ID: tune.NewID(), Base: base, Mode: tune.Grid, Plan: plan, Objective: o, Target: tune.TargetLaunch,
-		Dimensions: []tune.Dimension{dim(t, "kv-cache-dtype=auto,fp8")}}
+		Dimensions: []tune.Dimension{dim(t, "kv-cache-dtype=auto,fp8")}, Rig: "ssh://me@basement:2222"}
 	if err := tune.SaveSpec(dir, spec); err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestSpecFileKeepsNoSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	if v, _ := back.Base.Get("--max-num-seqs"); v != "64" || strings.Join(back.Base.Extra, " ") != "--speed 50" ||
-		back.Target != tune.TargetLaunch || len(back.Variants()) != len(spec.Variants()) {
+		back.Target != tune.TargetLaunch || len(back.Variants()) != len(spec.Variants()) || back.Rig != spec.Rig {
 		t.Errorf("read back %+v", back)
 	}
 	latest, _, ok := tune.LatestSpec(dir)
@@ -311,6 +311,29 @@ func TestSpecCapsTheVariantCount(t *testing.T) {
 	spec.Dimensions = []tune.Dimension{{Flag: "--max-num-seqs", Values: many(1)[:tune.MaxVariants-1]}}
 	if err := spec.Validate(); err != nil {
 		t.Errorf("a sweep of %d variants was refused: %v", tune.MaxVariants, err)
+	}
+}
+
+// A sweep's rig must be an address rig.Parse reads, and only a launch
+// sweep runs on one: the simulator runs in process here (issue 25).
+func TestSpecRig(t *testing.T) {
+	plan := rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{4}, DurationS: 30, MaxOutput: 64}
+	o, _ := tune.ParseObjective("total-tok-s", plan)
+	spec := tune.Spec{ID: tune.NewID(), Base: vllm.LaunchConfig{Model: "m"}, Mode: tune.Grid, Plan: plan, Objective: o, Target: tune.TargetLaunch,
+		Dimensions: []tune.Dimension{dim(t, "kv-cache-dtype=auto,fp8")}}
+	for rig, on := range map[string]bool{"": false, "local": false, "ssh://me@box": true, "gpu-box": true} {
+		spec.Rig = rig
+		if err := spec.Validate(); err != nil || spec.OnRig() != on {
+			t.Errorf("rig %q: Validate %v, OnRig %v; want valid, OnRig %v", rig, err, spec.OnRig(), on)
+		}
+	}
+	spec.Rig = "tcp://box:2375"
+	if err := spec.Validate(); err == nil || !strings.Contains(err.Error(), "scheme") {
+		t.Errorf("rig tcp://box:2375: Validate %v, want the scheme refused", err)
+	}
+	spec.Rig, spec.Target = "ssh://me@box", tune.TargetDemo
+	if err := spec.Validate(); err == nil || !strings.Contains(err.Error(), "only a launch sweep runs on a rig") {
+		t.Errorf("a demo sweep on a rig: Validate %v", err)
 	}
 }
 

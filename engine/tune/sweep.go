@@ -81,7 +81,9 @@ type Progress struct {
 type Runner struct {
 	Spec   Spec
 	Target Target
-	// Hardware is the snapshot every variant records (nil: detected once).
+	// Hardware is the snapshot every variant records (nil: detected once
+	// here, or, on another rig (Spec.OnRig), read by each variant's
+	// session through the rig).
 	Hardware    *hardware.Snapshot
 	NoTelemetry bool
 	// Observers returns extra observers of a variant's run, such as the
@@ -113,7 +115,7 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	now, logf, report := r.hooks()
-	if r.Hardware == nil {
+	if r.Hardware == nil && !r.Spec.OnRig() {
 		snap := session.DetectHardware(ctx)
 		r.Hardware = &snap
 	}

@@ -57,3 +57,26 @@ func TestRunWithoutCellsLeftOut(t *testing.T) {
 		t.Errorf("legend %q does not say the failed run was left out", l)
 	}
 }
+
+// Runs of two boxes are labelled by rig ("the 3090 box vs the 4090 box");
+// runs of one rig are not.
+func TestLegendNamesRigsWhereTheyDiffer(t *testing.T) {
+	test.NewTempApp(t)
+	on := func(r *rundoc.Run, rig string) *rundoc.Run {
+		r.Rig = &rundoc.Rig{Kind: rundoc.RigSSH, Name: rig}
+		return r
+	}
+	v := compare.New()
+	done := make(chan struct{})
+	v.SetRuns([]*rundoc.Run{on(run("qwen", 50), "ssh://box3090"), on(run("qwen 2", 60), "ssh://box4090")}, func() { close(done) })
+	<-done
+	if l := v.Legend(); !strings.Contains(l, "A: qwen on ssh://box3090") || !strings.Contains(l, "B: qwen 2 on ssh://box4090") {
+		t.Errorf("legend %q does not name each run's rig", l)
+	}
+	done = make(chan struct{})
+	v.SetRuns([]*rundoc.Run{on(run("qwen", 50), "local"), on(run("qwen 2", 60), "local")}, func() { close(done) })
+	<-done
+	if l := v.Legend(); strings.Contains(l, " on ") {
+		t.Errorf("legend %q names the one rig both ran on", l)
+	}
+}

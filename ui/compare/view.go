@@ -143,11 +143,15 @@ func (v *View) SetRuns(runs []*rundoc.Run, chartsDone func()) {
 	}
 	v.runs = runs
 	text := ""
+	rigs := chart.Rigs(runs) // "on ssh://box3090" where the runs ran on different rigs
 	for i, r := range runs {
 		if i > 0 {
 			text += "   "
 		}
 		text += chart.Letter(i) + ": " + results.Title(r)
+		if rigs != nil && rigs[i] != "" {
+			text += " on " + rigs[i]
+		}
 	}
 	if len(runs) > 0 {
 		text += "   (changes are against " + chart.Letter(0) + ")"

@@ -38,7 +38,7 @@ func (d *DB) List(ctx context.Context) ([]Entry, error) {
 				Status: s.Status, Origin: s.Origin, Simulated: s.Simulated,
 				Server: rundoc.Server{Model: s.Model, Engine: s.Engine, Version: s.EngineVersion},
 			},
-			GPU: s.GPU, Best: s.BestDecodeTokS, Imported: s.Imported,
+			GPU: s.GPU, Rig: s.Rig, Best: s.BestDecodeTokS, Imported: s.Imported,
 			// The list keeps the arguments space-joined; a quoted value
 			// with spaces in it reads as several words, which only the
 			// Flags column shows.

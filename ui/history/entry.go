@@ -14,6 +14,9 @@ type Entry struct {
 	Run *rundoc.Run
 	// GPU labels the run's cards ("RTX 3060", "2× RTX 4090"); "" if none.
 	GPU string
+	// Rig names the rig the run's server ran on ("ssh://basement"); "" when
+	// not recorded (a demo, an endpoint, a run from before rigs).
+	Rig string
 	// Best is the highest total tok/s of a Valid decode cell, 0 if none.
 	Best float64
 	// Imported is true when the run came into the history from a file.
@@ -27,7 +30,7 @@ type Entry struct {
 // its cells.
 func EntryOf(r *rundoc.Run) Entry {
 	e := Entry{Run: r, Best: best(r), Imported: r.Origin == rundoc.OriginImported}
-	e.GPU = r.Hardware.GPUNames()
+	e.GPU, e.Rig = r.Hardware.GPUNames(), r.RigName()
 	if r.Launch != nil {
 		e.Flags = r.Launch.Args
 	}

@@ -215,7 +215,7 @@ func TestColumnsFitTheirText(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, _ := loadedView(t, db, fyne.NewSize(900, 600))
-	const engine = 6
+	const engine = 7
 	need := fyne.MeasureText("simulated 0.32.0-sim", theme.TextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding()
 	if got := v.ColumnWidth(engine); got < need {
 		t.Errorf("Engine column is %.0f wide, its text needs %.0f", got, need)

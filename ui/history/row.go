@@ -8,7 +8,7 @@ import (
 )
 
 // columns of the history table.
-var columns = [...]string{"", "Date", "Name", "GPU", "Model", "Flags", "Engine", "Best tok/s", "Status", "Tags"}
+var columns = [...]string{"", "Date", "Name", "GPU", "Rig", "Model", "Flags", "Engine", "Best tok/s", "Status", "Tags"}
 
 // cellText is the text of one history table cell.
 func cellText(e Entry, col int, selected bool) string {
@@ -39,17 +39,19 @@ func cellText(e Entry, col int, selected bool) string {
 		}
 		return ""
 	case 4:
-		return r.Server.Model
+		return e.Rig
 	case 5:
-		return vllm.FlagsText(e.Flags)
+		return r.Server.Model
 	case 6:
-		return strings.TrimSpace(r.Server.Engine + " " + r.Server.Version)
+		return vllm.FlagsText(e.Flags)
 	case 7:
+		return strings.TrimSpace(r.Server.Engine + " " + r.Server.Version)
+	case 8:
 		if b := e.Best; b > 0 {
 			return rundoc.FigTotalTokS.Format(b)
 		}
 		return ""
-	case 8:
+	case 9:
 		s := string(r.Status)
 		if e.Imported || r.Origin == rundoc.OriginImported {
 			s += ", imported"
@@ -61,10 +63,10 @@ func cellText(e Entry, col int, selected bool) string {
 }
 
 // matches reports whether a run matches the filter text: every word must
-// appear in the name, model, GPU, flags, engine, tags, notes or status.
+// appear in the name, model, GPU, rig, flags, engine, tags, notes or status.
 func matches(e Entry, filter string) bool {
 	r := e.Run
-	hay := strings.ToLower(strings.Join([]string{r.Name, r.Server.Model, cellText(e, 3, false), cellText(e, 5, false), r.Server.Engine,
+	hay := strings.ToLower(strings.Join([]string{r.Name, r.Server.Model, cellText(e, 3, false), e.Rig, cellText(e, 6, false), r.Server.Engine,
 		r.Server.Version, strings.Join(r.Tags, " "), r.Notes, string(r.Status), map[bool]string{true: "simulated"}[r.Simulated]}, " "))
 	for _, w := range strings.Fields(strings.ToLower(filter)) {
 		if !strings.Contains(hay, w) {

@@ -31,6 +31,7 @@ type View struct {
 	selected []string // UUIDs, in the order picked
 	renaming *widget.Entry
 	filter   *widget.Entry
+	rigs     *widget.Select // every rig of the history, or allRigs
 	table    *widget.Table
 	info     *widget.Label
 	empty    *widget.Label
@@ -60,6 +61,8 @@ func New(win fyne.Window, src Source, note string) *View {
 	v.filter = widget.NewEntry()
 	v.filter.SetPlaceHolder("Filter by model, GPU, tag, note…")
 	v.filter.OnChanged = func(string) { v.applyFilter() }
+	v.rigs = widget.NewSelect([]string{allRigs}, func(string) { v.applyFilter() })
+	v.rigs.Selected = allRigs // set, not picked: the table is not built yet
 	v.info = widget.NewLabel(note)
 	v.info.Wrapping = fyne.TextWrapWord
 	v.table = widget.NewTable(
@@ -104,7 +107,8 @@ func New(win fyne.Window, src Source, note string) *View {
 	// painted over.
 	header := canvas.NewRectangle(color.Transparent)
 	header.SetMinSize(fyne.NewSize(1, widget.NewLabel("Date").MinSize().Height+theme.Padding()))
-	v.content = container.NewBorder(container.NewVBox(v.info, v.filter, bar), nil, nil, nil,
+	filters := container.NewBorder(nil, nil, nil, v.rigs, v.filter)
+	v.content = container.NewBorder(container.NewVBox(v.info, filters, bar), nil, nil, nil,
 		container.NewStack(v.table, container.NewBorder(header, nil, nil, nil, container.NewVBox(v.empty))))
 	return v
 }
@@ -175,6 +179,32 @@ func (v *View) Cell(row, col int) string {
 // SetFilter types a filter.
 func (v *View) SetFilter(s string) { v.filter.SetText(s) }
 
+// allRigs is the rig filter's choice that keeps every run.
+const allRigs = "All rigs"
+
+// Rigs are the rig filter's choices: "All rigs", then each rig the
+// history's runs name, in order of first appearance (newest first).
+func (v *View) Rigs() []string { return v.rigs.Options }
+
+// SetRig picks the rig filter's choice ("All rigs" or a rig's name).
+func (v *View) SetRig(name string) { v.rigs.SetSelected(name) }
+
+// updateRigs offers every rig the listed runs name; a picked rig that no
+// run names any more falls back to all rigs.
+func (v *View) updateRigs() {
+	opts := []string{allRigs}
+	for _, e := range v.all {
+		if e.Rig != "" && !slices.Contains(opts, e.Rig) {
+			opts = append(opts, e.Rig)
+		}
+	}
+	v.rigs.Options = opts
+	if !slices.Contains(opts, v.rigs.Selected) {
+		v.rigs.Selected = allRigs
+	}
+	v.rigs.Refresh()
+}
+
 // Selected returns the selected runs, in the order picked.
 func (v *View) Selected() []*rundoc.Run {
 	var out []*rundoc.Run
@@ -205,7 +235,7 @@ func (v *View) Toggle(uuid string) {
 // cut with an ellipsis instead of pushing the other columns out of view.
 // It has one cap per column: the index below is out of range, and the
 // package does not compile, when a column is added without its cap.
-var maxColumnWidth = [...]float32{36, 160, 300, 200, 220, 260, 160, 110, 170, 200}
+var maxColumnWidth = [...]float32{36, 160, 300, 200, 200, 220, 260, 160, 110, 170, 200}
 
 var _ = [1]struct{}{}[len(columns)-len(maxColumnWidth)]
 
@@ -241,9 +271,11 @@ func (v *View) ColumnWidth(col int) float32 {
 
 func (v *View) applyFilter() {
 	v.fitColumns()
+	v.updateRigs()
+	rig := v.rigs.Selected
 	v.shown = v.shown[:0]
 	for _, e := range v.all {
-		if matches(e, v.filter.Text) {
+		if matches(e, v.filter.Text) && (rig == allRigs || e.Rig == rig) {
 			v.shown = append(v.shown, e)
 		}
 	}
@@ -254,6 +286,12 @@ func (v *View) applyFilter() {
 		v.empty.Hide()
 	case len(v.all) == 0:
 		v.empty.SetText("No runs yet. Runs appear here as they are measured; Import… adds runs from files.")
+		v.empty.Show()
+	case rig != allRigs && strings.TrimSpace(v.filter.Text) == "":
+		v.empty.SetText(fmt.Sprintf("No run on %s. Pick All rigs to see all %d runs.", rig, len(v.all)))
+		v.empty.Show()
+	case rig != allRigs:
+		v.empty.SetText(fmt.Sprintf("No run on %s matches “%s”. Clear the filter and pick All rigs to see all %d runs.", rig, strings.TrimSpace(v.filter.Text), len(v.all)))
 		v.empty.Show()
 	default:
 		v.empty.SetText(fmt.Sprintf("No run matches “%s”. Clear the filter to see all %d runs.", strings.TrimSpace(v.filter.Text), len(v.all)))

@@ -106,7 +106,7 @@ func TestListsFiltersAndDeletesWithConfirmation(t *testing.T) {
 	if got := v.Cell(0, 3); !strings.Contains(got, "RTX 3060") {
 		t.Errorf("GPU column %q", got)
 	}
-	if got := v.Cell(0, 7); got != "890.6" {
+	if got := v.Cell(0, 8); got != "890.6" {
 		t.Errorf("best tok/s column %q, want 890.6 (the best Valid decode cell)", got)
 	}
 	v.SetFilter("3060 agent")
@@ -182,5 +182,42 @@ func TestEmptyFilterSentenceBelowHeaders(t *testing.T) {
 	header := widget.NewLabel("Date").MinSize().Height
 	if top, min := d.AbsolutePositionForObject(msg).Y, d.AbsolutePositionForObject(table).Y+header; top < min {
 		t.Errorf("the sentence starts at %.0f, over the header row that ends at %.0f", top, min)
+	}
+}
+
+// The Rig column names each run's rig and the rig filter keeps one rig's
+// runs, saying so when none is left (issue 25).
+func TestRigColumnAndFilter(t *testing.T) {
+	test.NewTempApp(t)
+	db, r := savedRun(t)
+	for i, rig := range []string{"ssh://box3090", "local"} {
+		o := *r
+		o.UUID, o.Name = []string{"0b7c6a52-8f7e-4b53-9d4e-2f1b3c4d5e61", "0b7c6a52-8f7e-4b53-9d4e-2f1b3c4d5e62"}[i], "on "+rig
+		o.CreatedAt = o.CreatedAt.Add(time.Duration(i+1) * time.Minute)
+		o.Rig = &rundoc.Rig{Kind: map[bool]string{true: rundoc.RigSSH, false: rundoc.RigLocal}[i == 0], Name: rig}
+		if err := db.SaveRun(context.Background(), &o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, _ := loadedView(t, db, fyne.NewSize(1200, 700))
+	if got, want := v.Rigs(), []string{"All rigs", "local", "ssh://box3090"}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("rig choices %q, want %q (newest first)", got, want)
+	}
+	if n := len(v.Shown()); n != 3 {
+		t.Fatalf("%d runs listed with all rigs, want 3", n)
+	}
+	v.SetRig("ssh://box3090")
+	if s := v.Shown(); len(s) != 1 || s[0].Name != "on ssh://box3090" || v.Cell(0, 4) != "ssh://box3090" {
+		t.Errorf("rig filter lists %d runs (rig column %q), want only the run on ssh://box3090", len(s), v.Cell(0, 4))
+	}
+	v.SetFilter("baseline")
+	if msg := v.EmptyMessage(); !strings.Contains(msg, "No run on ssh://box3090 matches “baseline”") {
+		t.Errorf("empty message %q does not name the rig", msg)
+	}
+	v.SetFilter("")
+	v.SetRig("All rigs")
+	v.SetFilter("box3090")
+	if s := v.Shown(); len(s) != 1 {
+		t.Errorf("the word filter finds %d runs by the rig's name, want 1", len(s))
 	}
 }

@@ -30,6 +30,8 @@ type Docker struct {
 // View is the Hardware view.
 type View struct {
 	box *fyne.Container
+	rig *fyne.Container // the rig picker, above the scroller
+	on  string          // the rig the findings come from, "" for this computer
 	// Summary is the one-line description of the machine shown at the top.
 	Summary *widget.Label
 	again   *widget.Button
@@ -46,7 +48,15 @@ func New() *View {
 	v.again = widget.NewButtonWithIcon("Detect again", theme.ViewRefreshIcon(), v.DetectAgain)
 	v.again.Disable()
 	v.box = container.NewVBox(v.top())
+	v.rig = container.NewStack()
 	return v
+}
+
+// SetRigPicker puts the rig picker (ui/rigpick) above the findings: the
+// view shows the hardware of the rig picked there.
+func (v *View) SetRigPicker(o fyne.CanvasObject) {
+	v.rig.Objects = []fyne.CanvasObject{o}
+	v.rig.Refresh()
 }
 
 // top is the summary line with the Detect again button.
@@ -66,14 +76,32 @@ func (v *View) DetectAgain() {
 }
 
 // Content is the view's root object.
-func (v *View) Content() fyne.CanvasObject { return container.NewVScroll(v.box) }
+func (v *View) Content() fyne.CanvasObject {
+	return container.NewBorder(v.rig, nil, nil, nil, container.NewVScroll(v.box))
+}
+
+// SetOn names where the next findings come from: "" for this computer,
+// else the rig picked (its name in the summary and the machine's card).
+func (v *View) SetOn(rig string) { v.on = rig }
+
+// SetUnreachable says the picked rig could not be reached: the sentence
+// why stands under the rig picker, so the view shows no findings.
+func (v *View) SetUnreachable() {
+	v.Summary.SetText("Nothing to show: the rig could not be reached (see above).")
+	v.again.Enable()
+	v.box.Objects = []fyne.CanvasObject{v.top()}
+	v.box.Refresh()
+}
 
 // Set shows the snapshot and the Docker status. Call on the Fyne goroutine.
 func (v *View) Set(s hardware.Snapshot, d Docker) {
 	v.Summary.SetText(Summary(s))
 	v.again.Enable()
 	objs := []fyne.CanvasObject{v.top()}
-	if len(s.GPUs) == 0 {
+	if len(s.GPUs) == 0 && v.on != "" {
+		v.Summary.SetText("GPU: none read on " + v.on)
+		objs = append(objs, notice("No GPU read on the rig", wording.Sentence(reasonOr(s.GPUAbsentReason, "nvidia-smi reported no card"))))
+	} else if len(s.GPUs) == 0 {
 		objs = append(objs, notice("No NVIDIA GPU found",
 			wording.Sentence(reasonOr(s.GPUAbsentReason, "NVML reported no card"))+
 				" You can still benchmark an existing endpoint, or try the built-in simulated server (demo) from the Launch tab."))
@@ -84,7 +112,7 @@ func (v *View) Set(s hardware.Snapshot, d Docker) {
 	if len(s.Topology) > 0 {
 		objs = append(objs, topologyCard(s.Topology))
 	}
-	objs = append(objs, hostCard(s), dockerCard(d))
+	objs = append(objs, hostCard(s, v.on), dockerCard(d))
 	v.box.Objects = objs
 	v.box.Refresh()
 }
@@ -126,7 +154,7 @@ func gpuCard(g hardware.GPU, s hardware.Snapshot) fyne.CanvasObject {
 	return widget.NewCard(fmt.Sprintf("GPU %d · %s", g.Index, g.Name), "", form)
 }
 
-func hostCard(s hardware.Snapshot) fyne.CanvasObject {
+func hostCard(s hardware.Snapshot, on string) fyne.CanvasObject {
 	osText := strings.TrimSpace(s.OS.Name + " " + s.OS.Version)
 	if s.OS.Kernel != "" {
 		osText += " · kernel " + s.OS.Kernel
@@ -139,7 +167,11 @@ func hostCard(s hardware.Snapshot) fyne.CanvasObject {
 		widget.NewFormItem("RAM", widget.NewLabel(fmt.Sprintf("%s (%s available)", gib(s.Memory.TotalBytes), gib(s.Memory.AvailableBytes)))),
 		widget.NewFormItem("OS", widget.NewLabel(orNA(osText))),
 	)
-	return widget.NewCard("Computer", "", form)
+	title := "Computer"
+	if on != "" {
+		title = "Rig " + on
+	}
+	return widget.NewCard(title, "", form)
 }
 
 func dockerCard(d Docker) fyne.CanvasObject {

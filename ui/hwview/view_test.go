@@ -50,3 +50,24 @@ func TestTopologyCard(t *testing.T) {
 		t.Errorf("the view lacks the link:\n%s", all)
 	}
 }
+
+// Findings on a rig name the rig; a rig not reached shows no findings (the
+// picker above says why) (issue 25).
+func TestFindingsOnARig(t *testing.T) {
+	test.NewTempApp(t)
+	v := hwview.New()
+	v.SetOn("ssh://me@basement")
+	v.Set(hardware.Snapshot{GPUs: []hardware.GPU{}, GPUAbsentReason: "no image to read the GPUs with is on the rig"}, hwview.Docker{Checked: true, Available: true})
+	if got := v.Summary.Text; got != "GPU: none read on ssh://me@basement" {
+		t.Errorf("top line %q, want the rig named", got)
+	}
+	v.SetUnreachable()
+	if got := v.Summary.Text; !strings.Contains(got, "could not be reached") {
+		t.Errorf("top line %q for a rig not reached", got)
+	}
+	v.SetOn("")
+	v.Set(hardware.Snapshot{GPUAbsentReason: "no NVIDIA driver found"}, hwview.Docker{Checked: true})
+	if got := v.Summary.Text; got != hwview.NoGPU {
+		t.Errorf("top line %q back on this computer, want %q", got, hwview.NoGPU)
+	}
+}

@@ -17,7 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
@@ -193,4 +195,54 @@ func TestDockerPreviewIsWhatStartRuns(t *testing.T) {
 	if !strings.Contains(v.Form.DockerPreview(), "127.0.0.1:"+strconv.Itoa(c.Port)+":") {
 		t.Errorf("preview %q does not show the port used", v.Form.DockerPreview())
 	}
+}
+
+// The rig picker shows above a launch's form, and hides for the demo
+// (which runs in RigBench, on this computer). GPUs a rig could not read
+// yet are a warning there, not Start's refusal (issue 25).
+func TestRigPickerSlotAndRigHardware(t *testing.T) {
+	l := newLaunchingView(t)
+	picker := widget.NewLabel("rig picker")
+	l.SetRigPicker(picker)
+	if !parentVisible(l.Content(), picker) {
+		t.Error("the rig picker is hidden for a launch")
+	}
+	l.SetRigHardware(hardware.Snapshot{GPUs: []hardware.GPU{}, GPUAbsentReason: "no image to read the GPUs with is on the rig"},
+		hwview.Docker{Checked: true, Available: true, NVIDIARuntime: true})
+	if got := l.HardwareWarning(); !strings.Contains(got, "could not read this rig's GPUs yet: no image") || !strings.Contains(got, "Start launches there anyway") {
+		t.Errorf("banner %q", got)
+	}
+	l.Form.SetConfig(vllm.LaunchConfig{Image: "vllm/vllm-openai", Tag: "v0.11.0", Model: "m", GPUs: "all"})
+	l.Start()
+	if c := received(t, l); c.Model != "m" {
+		t.Errorf("Start launched %+v, want the form's model on the rig", c)
+	}
+	l.Target.Set(target.Choice{Kind: target.Demo})
+	if parentVisible(l.Content(), picker) {
+		t.Error("the rig picker shows for the demo")
+	}
+}
+
+// parentVisible reports whether o is under root with every container on
+// the way visible.
+func parentVisible(root, o fyne.CanvasObject) bool {
+	if root == o {
+		return o.Visible()
+	}
+	if !root.Visible() {
+		return false
+	}
+	var kids []fyne.CanvasObject
+	switch x := root.(type) {
+	case *fyne.Container:
+		kids = x.Objects
+	case fyne.Widget:
+		kids = test.WidgetRenderer(x).Objects()
+	}
+	for _, k := range kids {
+		if parentVisible(k, o) {
+			return true
+		}
+	}
+	return false
 }

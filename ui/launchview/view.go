@@ -14,6 +14,7 @@ import (
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/target"
+	"github.com/rigbench/rigbench/ui/wording"
 )
 
 // View is the Launch view. Its methods must run on the Fyne goroutine.
@@ -45,6 +46,7 @@ type View struct {
 	right               *fyne.Container
 	topScroll           *container.Scroll
 	hwBanner            *widget.Label
+	rig                 *fyne.Container // the rig picker, above the banner
 	basics              *fyne.Container
 	demo                *demoPanel
 	demoScroll          *container.Scroll
@@ -197,7 +199,8 @@ func (v *View) layout(save, fill *widget.Button) {
 	v.hwBanner.Importance = widget.WarningImportance
 	v.hwBanner.Wrapping = fyne.TextWrapWord
 	v.hwBanner.Hide()
-	v.launchParts = container.NewBorder(v.hwBanner, nil, nil, nil, split)
+	v.rig = container.NewStack()
+	v.launchParts = container.NewBorder(container.NewVBox(v.rig, v.hwBanner), nil, nil, nil, split)
 }
 
 // Content is the view's root object.
@@ -214,6 +217,7 @@ func (v *View) targetChanged(ch target.Choice) {
 		v.basics.Show()
 		v.right.Show()
 		v.demoScroll.Hide()
+		v.rig.Show()
 		v.hwBanner.Show()
 		if v.hwBanner.Text == "" {
 			v.hwBanner.Hide()
@@ -224,6 +228,7 @@ func (v *View) targetChanged(ch target.Choice) {
 		v.basics.Hide()
 		v.right.Hide()
 		v.demoScroll.Show()
+		v.rig.Hide() // the demo runs in RigBench, on this computer
 		v.hwBanner.Hide()
 	default:
 		v.launchParts.Hide()
@@ -259,6 +264,42 @@ func (v *View) SetHardware(s hardware.Snapshot, d hwview.Docker) {
 	}
 	v.hwBanner.SetText(msg)
 	v.targetChanged(v.Target.Choice())
+}
+
+// SetRigHardware is SetHardware for another rig: GPUs it could not read
+// (no image to read them with until the first launch pulls one) are a
+// warning, not a refusal, and a rig that could not be reached or whose
+// Docker does not answer is said as such.
+func (v *View) SetRigHardware(s hardware.Snapshot, d hwview.Docker) {
+	v.noGPU = ""
+	msg := ""
+	switch {
+	case d.Checked && !d.Available:
+		msg = orDefault(d.Problem, "The rig's Docker did not answer: check that Docker runs there.")
+	case len(s.GPUs) == 0:
+		msg = "RigBench could not read this rig's GPUs yet: " + wording.LowerFirst(orDefault(s.GPUAbsentReason, "no GPU was reported.")) +
+			" Start launches there anyway; Hardware shows the GPUs after the first launch."
+	case d.Checked && !d.NVIDIARuntime:
+		msg = orDefault(d.Problem, "The rig's Docker has no NVIDIA runtime, so containers may not reach the GPU: install the NVIDIA Container Toolkit there.")
+	}
+	v.hwBanner.SetText(msg)
+	v.targetChanged(v.Target.Choice())
+}
+
+// SetRigUnreachable clears the banner for a rig that could not be
+// reached: the rig picker above says why, and Start tries to reach it
+// again.
+func (v *View) SetRigUnreachable() {
+	v.noGPU = ""
+	v.hwBanner.SetText("")
+	v.targetChanged(v.Target.Choice())
+}
+
+// SetRigPicker puts the rig picker (ui/rigpick) above the launch form: a
+// launch starts on the rig picked there.
+func (v *View) SetRigPicker(o fyne.CanvasObject) {
+	v.rig.Objects = []fyne.CanvasObject{o}
+	v.rig.Refresh()
 }
 
 // NoGPUMessage is the banner, and Start's refusal, on a computer without

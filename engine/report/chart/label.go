@@ -29,6 +29,24 @@ func Model(r *rundoc.Run) string { return r.ModelName() }
 // unknown.
 func GPUName(r *rundoc.Run) string { return r.Hardware.GPUNames() }
 
+// RigName is the rig the run's server ran on (rundoc.Run.RigName), ""
+// when not recorded.
+func RigName(r *rundoc.Run) string { return r.RigName() }
+
+// Rigs is each run's rig where the runs were not all on one rig, so a
+// view that names runs by title alone can add "on ssh://box3090"; nil when
+// they share one (or none is recorded). An unrecorded rig stays "".
+func Rigs(runs []*rundoc.Run) []string {
+	vals := make([]string, len(runs))
+	for i, r := range runs {
+		vals[i] = RigName(r)
+	}
+	if len(runs) < 2 || allEqual(vals) {
+		return nil
+	}
+	return vals
+}
+
 // Engine is "vllm 0.32.0" or as much of it as the server reported.
 func Engine(r *rundoc.Run) string {
 	return strings.TrimSpace(r.Server.Engine + " " + r.Server.Version)
@@ -74,7 +92,10 @@ type fact struct {
 	value func(*rundoc.Run) string
 }
 
+// facts are compared in this order, so a legend names the rig first:
+// "A: qwen — ssh://box3090, NVIDIA GeForce RTX 3090" against the 4090 box.
 var facts = []fact{
+	{"rig", RigName},
 	{"GPU", GPUName},
 	{"model", Model},
 	{"engine", Engine},
@@ -115,7 +136,7 @@ var facts = []fact{
 }
 
 // Differences lists, for each run, what sets it apart from the others: the
-// facts (GPU, model, engine, image, power limit, simulated) whose values
+// facts (rig, GPU, model, engine, image, power limit, simulated) whose values
 // are not all equal, then the `vllm serve` flags that differ, each written
 // as this run has it ("--max-num-seqs=64", "--enforce-eager", "no
 // --enable-prefix-caching"), or FlagsNotRecorded for a run without a

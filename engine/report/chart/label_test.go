@@ -41,6 +41,36 @@ func TestDifferencesNameWhatDiffers(t *testing.T) {
 	}
 }
 
+// Issue 25: runs of one model on two boxes are told apart by rig first,
+// "the 3090 box vs the 4090 box"; runs on one rig are not labelled by it.
+func TestDifferencesNameTheRigFirst(t *testing.T) {
+	mk := func(rig, gpu string) *rundoc.Run {
+		r := &rundoc.Run{Server: rundoc.Server{Model: "m"}, Hardware: &hardware.Snapshot{GPUs: []hardware.GPU{{Name: gpu}}}}
+		if rig != "" {
+			r.Rig = &rundoc.Rig{Kind: rundoc.RigSSH, Name: rig}
+		}
+		return r
+	}
+	runs := []*rundoc.Run{mk("ssh://box3090", "RTX 3090"), mk("ssh://box4090", "RTX 4090")}
+	labels := chart.RunLabels(runs)
+	if want := []string{"A: m — ssh://box3090, RTX 3090", "B: m — ssh://box4090, RTX 4090"}; !reflect.DeepEqual(labels, want) {
+		t.Errorf("labels = %q, want %q", labels, want)
+	}
+	if got, want := chart.Rigs(runs), []string{"ssh://box3090", "ssh://box4090"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Rigs = %q, want %q", got, want)
+	}
+	same := []*rundoc.Run{mk("ssh://box3090", "RTX 3090"), mk("ssh://box3090", "RTX 3090")}
+	if got := chart.Rigs(same); got != nil {
+		t.Errorf("Rigs of runs on one rig = %q, want none", got)
+	}
+	if d := chart.Differences(same); len(d[0]) != 0 || len(d[1]) != 0 {
+		t.Errorf("runs on one rig differ by %q", d)
+	}
+	if got := chart.Rigs([]*rundoc.Run{mk("", "RTX 3090"), mk("local", "RTX 3090")}); !reflect.DeepEqual(got, []string{"", "local"}) {
+		t.Errorf("Rigs with one unrecorded = %q", got)
+	}
+}
+
 // Issue 24 item 10: a run without a launch record (an imported CSV) is
 // "flags not recorded", not a list of flags it supposedly ran without.
 func TestDifferencesFlagsNotRecorded(t *testing.T) {
