@@ -166,13 +166,6 @@ func drawParetoRuns(c draw.Canvas, runs []*rundoc.Run, th Theme) {
 	drawPareto(c, paretoTitle(ctx), subtitle(runs), ParetoOf(runs, ctx), th)
 }
 
-// ParetoTitle is the title Render gives the runs' trade-off chart, for
-// pages that caption it.
-func ParetoTitle(runs []*rundoc.Run) string {
-	ctx, _ := ParetoContext(runs)
-	return paretoTitle(ctx)
-}
-
 func drawPareto(c draw.Canvas, title, sub string, series []ParetoSeries, th Theme) {
 	c = drawHeader(c, th, title, sub)
 	front := Frontier(series)
