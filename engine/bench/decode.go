@@ -234,11 +234,13 @@ func (w *window) measure(ctx context.Context, index, total int) {
 
 	var samples []rundoc.ServerSample
 	var inFlight []float64
+	var cpu cpuShare
 	samplesDone := make(chan struct{})
 	go func() {
 		defer close(samplesDone)
 		select {
 		case <-w.opened:
+			cpu.start(r)
 			if w.run.Server.HasMetrics {
 				samples, inFlight = w.sampleMetrics(wctx, w.baseline)
 			}
@@ -262,6 +264,7 @@ func (w *window) measure(ctx context.Context, index, total int) {
 	}
 	cancel()
 	<-samplesDone
+	w.cell.ClientCPUPct = cpu.pct(r)
 
 	var gpu []hardware.GPUSample
 	if stopTelemetry != nil {

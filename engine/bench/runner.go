@@ -57,6 +57,15 @@ type Runner struct {
 	MaxFailedInARow int
 	// Now is the clock for elapsed time and ETA (default time.Now).
 	Now func() time.Time
+	// ClientCPU, when set, reads the CPU time this process has used so far
+	// (ProcessCPU); each decode window then records RigBench's own share of
+	// the machine's cores (CellWindow.ClientCPUPct), the evidence of a
+	// client-bound cell. Left nil where the server runs in this process
+	// (the demo's simulator), whose work would count as the client's.
+	ClientCPU func() time.Duration
+	// Cores is how many cores the client's share is of (default
+	// runtime.NumCPU()).
+	Cores int
 	// FirstTokenTimeout is the least time, in the served card's time, a
 	// warm-up or prefill request may wait for its token before the cell
 	// fails as stuck (default DefaultFirstTokenTimeout; the limit grows with

@@ -28,6 +28,9 @@ const (
 	// FrontEnd: the cell spent longer reaching steady state than in its
 	// window: request handling, not decode, took the time.
 	FrontEnd Kind = "front_end"
+	// Client: RigBench itself kept this machine's cores busy during the
+	// window (CellWindow.ClientCPUPct): the client may set the pace.
+	Client Kind = "client"
 	// Bandwidth: decode reads the memory near its peak (RooflinePct).
 	Bandwidth Kind = "bandwidth"
 )
@@ -41,6 +44,10 @@ const (
 	// KVFullShare is the KV cache usage from which a cell is
 	// capacity-bound: vLLM preempts requests when it has no free block.
 	KVFullShare = 0.95
+	// ClientBoundPct is RigBench's share of the machine's cores from which
+	// a cell is client-bound: with 90% of every core busy parsing streams,
+	// the requests wait on the client as much as on the server.
+	ClientBoundPct = 90
 )
 
 // Bottleneck is one limit of one decode cell and the evidence for it, in
@@ -67,6 +74,8 @@ func (k Kind) Title() string {
 		return "power- or thermal-limited"
 	case FrontEnd:
 		return "front-end-bound"
+	case Client:
+		return "client-bound"
 	case Bandwidth:
 		return "bandwidth-bound"
 	}
@@ -106,6 +115,9 @@ func Cell(run *rundoc.Run, c *rundoc.Cell) []Bottleneck {
 	}
 	if c.RampS > 0 && c.MeasuredS > 0 && c.RampS > c.MeasuredS {
 		add(FrontEnd, "the ramp to steady state took %.0f s, longer than the %.0f s window", c.RampS, c.MeasuredS)
+	}
+	if c.ClientCPUPct >= ClientBoundPct {
+		add(Client, "RigBench used %.0f%% of this machine's CPU during the window: run it on another machine, or lower the concurrency", c.ClientCPUPct)
 	}
 	if c.RooflinePct >= BandwidthBoundPct {
 		add(Bandwidth, "reads %s of the peak memory bandwidth", rundoc.FigRoofline.WithUnit(c))

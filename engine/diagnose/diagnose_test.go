@@ -2,6 +2,7 @@ package diagnose_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -135,5 +136,27 @@ func TestPowerAndBandwidth(t *testing.T) {
 	a := diagnose.Advise(run)
 	if len(a) != 1 || a[0].Text() != "power-capped at 170 W while bandwidth-bound: a lower cap would cost little" {
 		t.Errorf("advice %+v", a)
+	}
+}
+
+// A window in which RigBench kept the machine's cores busy names the
+// client as a limit, with the share as evidence; a share below
+// ClientBoundPct, or none measured (the demo), names nothing.
+func TestClientBound(t *testing.T) {
+	for _, tc := range []struct {
+		pct  float64
+		want bool
+	}{{96, true}, {diagnose.ClientBoundPct, true}, {60, false}, {0, false}} {
+		c := rundoc.Cell{Phase: rundoc.PhaseDecode, Concurrency: 64, Status: rundoc.StatusValid, TotalTokS: 900, MeasuredS: 30}
+		c.ClientCPUPct = tc.pct
+		run := &rundoc.Run{Cells: []rundoc.Cell{c}}
+		b := diagnose.Cell(run, &run.Cells[0])
+		got := len(b) == 1 && b[0].Kind == diagnose.Client
+		if got != tc.want {
+			t.Errorf("client share %.0f%%: bottlenecks %+v, want client-bound: %v", tc.pct, b, tc.want)
+		}
+		if got && !strings.Contains(b[0].Text(), fmt.Sprintf("client-bound (RigBench used %.0f%% of this machine's CPU", tc.pct)) {
+			t.Errorf("text %q", b[0].Text())
+		}
 	}
 }

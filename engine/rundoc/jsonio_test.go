@@ -93,7 +93,7 @@ func jsonioFullRun() *rundoc.Run {
 					ServerOutputTokens: 2840, CheckedOutputTokens: 2834, ServerTokenDiffPct: rundoc.Reported(0.21, true), ServerPromptTokens: 24,
 					ServerDecodeS: 59.5, ServerDecodeTokS: 47.7, ServerPrefillS: 0.0115, ServerPromptTokS: 2087.5},
 				CellWindow: rundoc.CellWindow{RampS: 11.5, Readiness: "streams_with_tokens=2/2, running_reqs=2/2, queue_reqs=0",
-					WarmupTimedOut: true, ChunkGapMs: 20.25},
+					WarmupTimedOut: true, ChunkGapMs: 20.25, ClientCPUPct: 37.5},
 			},
 		},
 		Error: "none, really",

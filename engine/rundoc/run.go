@@ -387,4 +387,9 @@ type CellWindow struct {
 	// by the tokens its chunk carried (the tbt_ms of runs before steady
 	// state). tbt_ms is the seed tool's inter-token latency per request.
 	ChunkGapMs float64 `json:"chunk_gap_ms,omitempty"`
+	// ClientCPUPct is RigBench's own CPU use during the window, in percent
+	// of the machine's cores (100: all of them); 0 when not measured (the
+	// demo's simulator runs in RigBench's process, and its work would
+	// count). Near 100 the client, not the server, may set the pace.
+	ClientCPUPct float64 `json:"client_cpu_pct,omitempty"`
 }

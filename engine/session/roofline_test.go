@@ -46,6 +46,9 @@ func TestDemoRooflineMatchesProfile(t *testing.T) {
 		t.Errorf("0×1 reads %.1f%% of the roofline at %.1f tok/s, want %.1f%% ± 5", got, c.TotalTokS, want)
 	}
 	t.Logf("0×1: %.1f tok/s → %.1f%% of the roofline (profile %.1f%%)", c.TotalTokS, c.RooflinePct, want)
+	if c.ClientCPUPct != 0 {
+		t.Errorf("demo 0×1 records a client CPU share of %v%%, which would count the in-process simulator's work", c.ClientCPUPct)
+	}
 }
 
 // TestRooflineInputs: the log's weights and KV lines, the user's weights
@@ -121,5 +124,11 @@ func TestHFCacheWeights(t *testing.T) {
 	r := run.Server.Roofline
 	if r == nil || r.WeightsGiB != 1 || r.WeightsSource != rundoc.RooflineHFCache || len(r.Missing) != 1 || r.Missing[0] != rundoc.RooflineMissingBandwidth {
 		t.Errorf("endpoint's roofline %+v, want 1 GiB from the cache and only the bandwidth missing (no GPU)", r)
+	}
+	// A server RigBench did not start in its own process: the window
+	// records the client's share of the cores (the evidence of a
+	// client-bound cell); the demo's, whose simulator is in-process, none.
+	if c := run.Find(rundoc.PhaseDecode, 0, 1); c == nil || c.ClientCPUPct <= 0 || c.ClientCPUPct > 100 {
+		t.Errorf("endpoint 0×1: client CPU share %v, want measured (0–100%%]", c)
 	}
 }

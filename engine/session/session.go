@@ -195,6 +195,11 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		ExitReport:        t.exitReport,
 		LinkLost:          t.linkLost,
 	}
+	if o.Kind != Demo {
+		// The demo's simulator runs in this process: its work is not the
+		// client's, so only a server elsewhere gets RigBench's share.
+		r.ClientCPU = bench.ProcessCPU
+	}
 	run, err := r.Run(ctx)
 	if guard != nil && guard.err != nil {
 		return run, guard.err
