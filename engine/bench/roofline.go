@@ -46,18 +46,24 @@ func RooflinePct(r *rundoc.Roofline, plan rundoc.Plan, c *rundoc.Cell) float64 {
 }
 
 // roofline is the run's Roofline, with the weights from CachedWeightsGiB
-// for model when the start-up told none.
+// and the KV bytes per token from CachedKVBytesPerToken for model when the
+// start-up told none.
 func (r *Runner) roofline(model string) *rundoc.Roofline {
 	rl := r.Roofline
-	if rl == nil || rl.WeightsGiB > 0 || r.CachedWeightsGiB == nil {
-		return rl
-	}
-	gib := r.CachedWeightsGiB(model)
-	if gib <= 0 {
-		return rl
+	if rl == nil {
+		return nil
 	}
 	c := *rl
-	c.WeightsGiB, c.WeightsSource = gib, rundoc.RooflineHFCache
-	c.Missing = slices.DeleteFunc(slices.Clone(c.Missing), func(m string) bool { return m == rundoc.RooflineMissingWeights })
+	if c.WeightsGiB <= 0 && r.CachedWeightsGiB != nil {
+		if gib := r.CachedWeightsGiB(model); gib > 0 {
+			c.WeightsGiB, c.WeightsSource = gib, rundoc.RooflineHFCache
+			c.Missing = slices.DeleteFunc(slices.Clone(c.Missing), func(m string) bool { return m == rundoc.RooflineMissingWeights })
+		}
+	}
+	if c.KVBytesPerToken <= 0 && r.CachedKVBytesPerToken != nil {
+		if kv := r.CachedKVBytesPerToken(model); kv > 0 {
+			c.KVBytesPerToken, c.KVBytesSource = kv, rundoc.RooflineModelConfig
+		}
+	}
 	return &c
 }

@@ -46,6 +46,10 @@ type Runner struct {
 	// means not found (session.HFCacheWeightsGiB reads the Hugging Face
 	// cache).
 	CachedWeightsGiB func(model string) float64
+	// CachedKVBytesPerToken, when set, is asked for the KV bytes one token
+	// of the served model takes when Roofline lacks them, from its config
+	// (session.HFCacheKVBytesPerToken); 0 means not found.
+	CachedKVBytesPerToken func(model string) float64
 	// Doc is the document to fill: the caller may preset UUID, Name,
 	// Hardware, Launch, Simulated. Nil: a fresh document.
 	Doc *rundoc.Run

@@ -19,7 +19,8 @@ type Roofline struct {
 	WeightsGiB    float64 `json:"weights_gib,omitempty"`
 	WeightsSource string  `json:"weights_source,omitempty"`
 	// KVBytesPerToken is the KV cache one context token takes: "Available
-	// KV cache memory" ÷ "GPU KV cache size" tokens of the start-up log.
+	// KV cache memory" ÷ "GPU KV cache size" tokens of the start-up log
+	// (RooflineLog), else the model's config (RooflineModelConfig).
 	// 0 when unknown: the KV reads are then left out of the figure.
 	KVBytesPerToken float64 `json:"kv_bytes_per_token,omitempty"`
 	KVBytesSource   string  `json:"kv_bytes_source,omitempty"`
@@ -54,6 +55,10 @@ const (
 	// RooflineHFCache: the model's *.safetensors in this machine's
 	// Hugging Face cache (an endpoint whose log RigBench never read).
 	RooflineHFCache = "hf_cache"
+	// RooflineModelConfig: KV bytes per token from the model's
+	// config.json in that cache (layers × KV heads × head size × 2 × dtype
+	// bytes).
+	RooflineModelConfig = "model_config"
 )
 
 // Complete reports whether the figure can be computed: weights and peak
@@ -110,7 +115,7 @@ func (v *validator) roofline(r *Roofline) {
 	v.num("server.roofline.peak_bandwidth_gbs", r.PeakBandwidthGBs)
 	for _, f := range []struct{ name, s string }{{"weights_source", r.WeightsSource}, {"kv_bytes_source", r.KVBytesSource}, {"bandwidth_source", r.BandwidthSource}} {
 		switch f.s {
-		case "", RooflineLog, RooflineUser, RooflineProfile, RooflineHardware, RooflineHFCache:
+		case "", RooflineLog, RooflineUser, RooflineProfile, RooflineHardware, RooflineHFCache, RooflineModelConfig:
 		default:
 			v.fail("server.roofline.%s %q is not one of log, user, profile, hardware, hf_cache", f.name, f.s)
 		}

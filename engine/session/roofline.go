@@ -66,6 +66,16 @@ func runRoofline(o Options, doc *rundoc.Run, t target) *rundoc.Roofline {
 	return Roofline(t.startup, o.WeightsGiB, HardwarePeakGBs(doc.Hardware, doc.Launch), rundoc.RooflineHardware)
 }
 
+// cachedKV reads an endpoint's KV bytes per token from its model's config
+// in this machine's Hugging Face cache (nil for a server whose start-up
+// log RigBench reads, which says it exactly).
+func cachedKV(o Options) func(model string) float64 {
+	if o.Kind != Endpoint && o.Kind != "" {
+		return nil
+	}
+	return func(model string) float64 { return HFCacheKVBytesPerToken(model, os.Getenv) }
+}
+
 // cachedWeights reads an endpoint's model size from this machine's Hugging
 // Face cache when the user gave none (nil otherwise): an endpoint on a
 // remote machine will mostly not be found, and then stays unknown.

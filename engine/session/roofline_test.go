@@ -105,6 +105,19 @@ func TestHFCacheWeights(t *testing.T) {
 		}
 	}
 
+	// The KV bytes a token takes, from the model's config: 2 × 4 layers ×
+	// 2 KV heads (grouped-query) × 64 (hidden 512 ÷ 8 heads) × 2 bytes.
+	if got := session.HFCacheKVBytesPerToken("rigbench/tiny", env); got != 0 {
+		t.Errorf("KV bytes from a config of zeros: %v, want 0 (not known)", got)
+	}
+	config := `{"num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 2, "hidden_size": 512, "torch_dtype": "bfloat16"}`
+	if err := os.WriteFile(filepath.Join(snap, "config.json"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := session.HFCacheKVBytesPerToken("rigbench/tiny", env); got != 2*4*2*64*2 {
+		t.Errorf("KV bytes per token from the config: %v, want %d", got, 2*4*2*64*2)
+	}
+
 	cfg := sim.DefaultConfig()
 	p, _ := sim.ProfileByName("tiny")
 	cfg.Profile, cfg.Speed = p, 10
@@ -124,6 +137,9 @@ func TestHFCacheWeights(t *testing.T) {
 	r := run.Server.Roofline
 	if r == nil || r.WeightsGiB != 1 || r.WeightsSource != rundoc.RooflineHFCache || len(r.Missing) != 1 || r.Missing[0] != rundoc.RooflineMissingBandwidth {
 		t.Errorf("endpoint's roofline %+v, want 1 GiB from the cache and only the bandwidth missing (no GPU)", r)
+	}
+	if r == nil || r.KVBytesPerToken != 2*4*2*64*2 || r.KVBytesSource != rundoc.RooflineModelConfig {
+		t.Errorf("endpoint's KV bytes per token %+v, want the model config's", r)
 	}
 	// A server RigBench did not start in its own process: the window
 	// records the client's share of the cores (the evidence of a

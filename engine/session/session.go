@@ -180,20 +180,21 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		obs = guard
 	}
 	r := &bench.Runner{
-		Client:            c,
-		Model:             o.Model,
-		Plan:              o.Plan,
-		Observer:          obs,
-		Telemetry:         tel,
-		KVCapacityFromLog: t.startup.KVCacheTokens,
-		Roofline:          runRoofline(o, doc, t),
-		CachedWeightsGiB:  cachedWeights(o),
-		SlotsFromLaunch:   slotsOf(o, doc),
-		Doc:               doc,
-		Kept:              kept,
-		Exited:            t.exited,
-		ExitReport:        t.exitReport,
-		LinkLost:          t.linkLost,
+		Client:                c,
+		Model:                 o.Model,
+		Plan:                  o.Plan,
+		Observer:              obs,
+		Telemetry:             tel,
+		KVCapacityFromLog:     t.startup.KVCacheTokens,
+		Roofline:              runRoofline(o, doc, t),
+		CachedWeightsGiB:      cachedWeights(o),
+		CachedKVBytesPerToken: cachedKV(o),
+		SlotsFromLaunch:       slotsOf(o, doc),
+		Doc:                   doc,
+		Kept:                  kept,
+		Exited:                t.exited,
+		ExitReport:            t.exitReport,
+		LinkLost:              t.linkLost,
 	}
 	if o.Kind != Demo {
 		// The demo's simulator runs in this process: its work is not the
