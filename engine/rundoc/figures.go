@@ -233,6 +233,19 @@ func MatrixLines(c *Cell) (rate, ttft string) {
 	}
 }
 
+// MatrixRoofline is the third, small line a matrix cell of the app shows
+// under MatrixLines: its share of the memory-bandwidth roofline ("65 % of
+// BW"), "" when the cell has none (not measured, or an input unknown).
+func MatrixRoofline(c *Cell) string {
+	if c == nil || !c.Status.Ran() {
+		return ""
+	}
+	if t := FigRoofline.WithUnit(c); t != "" {
+		return t + " of BW"
+	}
+	return ""
+}
+
 // MatrixText is a decode cell as the text matrices (the CLI's, the
 // Markdown's, headed "total tok/s · TTFT") print it on one line:
 // "890.6 · 2368 ms", starred "890.6 · 2368 ms*" when its requests queued

@@ -37,8 +37,8 @@ type Matrix struct {
 }
 
 type cellView struct {
-	bg     *canvas.Rectangle
-	l1, l2 *canvas.Text
+	bg         *canvas.Rectangle
+	l1, l2, l3 *canvas.Text
 }
 
 // New returns an empty matrix ("no run yet").
@@ -95,6 +95,15 @@ func (m *Matrix) Lines(context, concurrency int) (string, string, bool) {
 	return v.l1.Text, v.l2.Text, true
 }
 
+// Roofline returns the small third line of the cell (context,
+// concurrency): its share of the bandwidth roofline, "" when hidden.
+func (m *Matrix) Roofline(context, concurrency int) string {
+	if v, ok := m.views[[2]int{context, concurrency}]; ok && v.l3.Visible() {
+		return v.l3.Text
+	}
+	return ""
+}
+
 // Fill returns the background colour of a cell (for tests and tooltips).
 func (m *Matrix) Fill(context, concurrency int) color.Color {
 	if v, ok := m.views[[2]int{context, concurrency}]; ok {
@@ -117,14 +126,18 @@ func (m *Matrix) rebuild() {
 	for _, c := range m.ctxs {
 		objs = append(objs, header(rundoc.ContextLabel(c)))
 		for _, n := range m.ns {
-			v := &cellView{bg: canvas.NewRectangle(pendingFill), l1: canvas.NewText("", nil), l2: canvas.NewText("", nil)}
+			v := &cellView{bg: canvas.NewRectangle(pendingFill), l1: canvas.NewText("", nil), l2: canvas.NewText("", nil), l3: canvas.NewText("", nil)}
 			v.bg.SetMinSize(cellSize)
 			v.bg.CornerRadius = 3
-			v.l1.Alignment, v.l2.Alignment = fyne.TextAlignCenter, fyne.TextAlignCenter
+			v.l1.Alignment, v.l2.Alignment, v.l3.Alignment = fyne.TextAlignCenter, fyne.TextAlignCenter, fyne.TextAlignCenter
 			v.l1.TextStyle.Bold = true
 			v.l2.TextSize = theme.TextSize() * 0.85
+			// The roofline share is the smallest line, shown only where a
+			// cell has one, so runs without it keep the two-line grid.
+			v.l3.TextSize = theme.TextSize() * 0.75
+			v.l3.Hide()
 			m.views[[2]int{c, n}] = v
-			objs = append(objs, container.NewStack(v.bg, container.NewCenter(container.NewVBox(v.l1, v.l2))))
+			objs = append(objs, container.NewStack(v.bg, container.NewCenter(container.NewVBox(v.l1, v.l2, v.l3))))
 		}
 	}
 	grid := container.New(layout.NewGridLayout(len(m.ns)+1), objs...)
@@ -145,6 +158,11 @@ func (m *Matrix) paint() {
 		if c == nil && !running {
 			v.l1.Text = m.pending
 		}
+		if v.l3.Text = rundoc.MatrixRoofline(c); v.l3.Text != "" && !running {
+			v.l3.Show()
+		} else {
+			v.l3.Hide()
+		}
 		text := fg
 		v.bg.StrokeWidth = 0
 		switch {
@@ -158,10 +176,11 @@ func (m *Matrix) paint() {
 		default:
 			v.bg.FillColor = statusFill
 		}
-		v.l1.Color, v.l2.Color = text, text
+		v.l1.Color, v.l2.Color, v.l3.Color = text, text, text
 		v.bg.Refresh()
 		v.l1.Refresh()
 		v.l2.Refresh()
+		v.l3.Refresh()
 	}
 }
 

@@ -91,3 +91,23 @@ func TestShadeAndRunningMark(t *testing.T) {
 		t.Error("cleared matrix still shows cells")
 	}
 }
+
+// A decode cell with a roofline figure shows it as a small third line
+// (the registry's "65 % of BW"); a cell without one, or one that did not
+// run, keeps two lines.
+func TestRooflineLine(t *testing.T) {
+	test.NewTempApp(t)
+	m := matrix.New()
+	r := run()
+	r.Cells[0].RooflinePct = 65.4
+	r.Cells[3].RooflinePct = 80 // over capacity: not measured, nothing to show
+	m.SetRun(r)
+	for _, tc := range []struct {
+		ctx, n int
+		want   string
+	}{{0, 1, "65 % of BW"}, {0, 32, ""}, {32768, 32, ""}} {
+		if got := m.Roofline(tc.ctx, tc.n); got != tc.want {
+			t.Errorf("cell %d×%d roofline line %q, want %q", tc.ctx, tc.n, got, tc.want)
+		}
+	}
+}
