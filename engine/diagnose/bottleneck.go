@@ -115,6 +115,8 @@ func Cell(run *rundoc.Run, c *rundoc.Cell) []Bottleneck {
 	}
 	if c.RampS > 0 && c.MeasuredS > 0 && c.RampS > c.MeasuredS {
 		add(FrontEnd, "the ramp to steady state took %.0f s, longer than the %.0f s window", c.RampS, c.MeasuredS)
+	} else if e := ttftEvidence(run, c); e != "" {
+		add(FrontEnd, "%s", e)
 	}
 	if c.ClientCPUPct >= ClientBoundPct {
 		add(Client, "RigBench used %.0f%% of this machine's CPU during the window: run it on another machine, or lower the concurrency", c.ClientCPUPct)
@@ -123,6 +125,51 @@ func Cell(run *rundoc.Run, c *rundoc.Cell) []Bottleneck {
 		add(Bandwidth, "reads %s of the peak memory bandwidth", rundoc.FigRoofline.WithUnit(c))
 	}
 	return out
+}
+
+// FrontEndTTFTMs is the least TTFT that can make a cell front-end-bound:
+// below a second a user does not wait on request handling.
+const FrontEndTTFTMs = 1000
+
+// ttftEvidence names a TTFT dominated by request handling: at least
+// FrontEndTTFTMs and more than three times the longest the server's own
+// prompt rate explains, N prompts of C tokens computed one after another
+// at the prompt tok/s the run's prefill cell nearest C measured,
+//
+//	predicted ≤ N × C ÷ prompt tok/s
+//
+// (the last of N requests sent at once waits for all N prompts; the median
+// TTFT waits for fewer). A queued cell's TTFT is the queue's (queue-bound),
+// and without a prefill cell nothing predicts it, so neither names this.
+func ttftEvidence(run *rundoc.Run, c *rundoc.Cell) string {
+	if c.Status == rundoc.StatusQueued || c.TTFTMs < FrontEndTTFTMs {
+		return ""
+	}
+	rate := 0.0
+	best := -1
+	for _, p := range run.PrefillCells() {
+		if p.Status.Ran() && p.PromptTokS > 0 {
+			if d := abs(p.Context - c.Context); best < 0 || d < best {
+				best, rate = d, p.PromptTokS
+			}
+		}
+	}
+	if rate <= 0 {
+		return ""
+	}
+	predicted := 1000 * float64(c.Concurrency*max(c.Context, 1)) / rate
+	if c.TTFTMs <= 3*predicted {
+		return ""
+	}
+	return fmt.Sprintf("TTFT %.0f ms, where the server's prompt rate explains at most %.0f ms for %d prompts of %s tokens: request handling, not prefill, took the time",
+		c.TTFTMs, predicted, c.Concurrency, rundoc.ContextLabel(c.Context))
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // Run returns the first (most binding) limit of every decode cell that ran

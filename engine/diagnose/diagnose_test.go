@@ -160,3 +160,31 @@ func TestClientBound(t *testing.T) {
 		}
 	}
 }
+
+// A TTFT far beyond what the server's own prompt rate explains is
+// request handling: front-end-bound, with both figures as evidence. A
+// TTFT the prompts explain, a short one, or a queued cell's is not.
+func TestTTFTBeyondPrefillIsFrontEnd(t *testing.T) {
+	prefill := rundoc.Cell{Phase: rundoc.PhasePrefill, Context: 1024, Concurrency: 1, Status: rundoc.StatusValid, PromptTokS: 8192}
+	for _, tc := range []struct {
+		ttft   float64
+		status rundoc.Status
+		want   bool
+	}{{4000, rundoc.StatusValid, true}, {900, rundoc.StatusValid, false}, {1500, rundoc.StatusValid, false}, {4000, rundoc.StatusQueued, false}} {
+		// 4 prompts of 1K at 8192 tok/s: at most 500 ms.
+		c := rundoc.Cell{Phase: rundoc.PhaseDecode, Context: 1024, Concurrency: 4, Status: tc.status, TotalTokS: 200, MeasuredS: 30, TTFTMs: tc.ttft}
+		run := &rundoc.Run{Cells: []rundoc.Cell{prefill, c}}
+		var front *diagnose.Bottleneck
+		for _, b := range diagnose.Cell(run, &run.Cells[1]) {
+			if b.Kind == diagnose.FrontEnd {
+				front = &b
+			}
+		}
+		if (front != nil) != tc.want {
+			t.Errorf("TTFT %.0f ms (%s): front-end-bound %v, want %v", tc.ttft, tc.status, front, tc.want)
+		}
+		if front != nil && front.Evidence != "TTFT 4000 ms, where the server's prompt rate explains at most 500 ms for 4 prompts of 1K tokens: request handling, not prefill, took the time" {
+			t.Errorf("evidence %q", front.Evidence)
+		}
+	}
+}
