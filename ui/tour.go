@@ -166,6 +166,8 @@ func (u *UI) tour(dir string) {
 	shot("7-results-table", 800*time.Millisecond)
 	step(func() { u.Results.Tabs().SelectIndex(3) })
 	shot("8-results-charts", 2*time.Second)
+	step(func() { u.Results.Tabs().SelectIndex(4) })
+	shot("8b-results-diagnosis", 800*time.Millisecond)
 
 	imported := make(chan error, 1)
 	step(func() { u.History.Import(ref, func(_ *rundoc.Run, err error) { imported <- err }) })
