@@ -2,7 +2,9 @@ package diagnose
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/bench"
@@ -114,7 +116,7 @@ func Cell(run *rundoc.Run, c *rundoc.Cell) []Bottleneck {
 		add(Power, "%s", e)
 	}
 	if c.RampS > 0 && c.MeasuredS > 0 && c.RampS > c.MeasuredS {
-		add(FrontEnd, "the ramp to steady state took %.0f s, longer than the %.0f s window", c.RampS, c.MeasuredS)
+		add(FrontEnd, "the ramp to steady state took %s s, longer than the %s s window", seconds(c.RampS), seconds(c.MeasuredS))
 	} else if e := ttftEvidence(run, c); e != "" {
 		add(FrontEnd, "%s", e)
 	}
@@ -163,6 +165,15 @@ func ttftEvidence(run *rundoc.Run, c *rundoc.Cell) string {
 	}
 	return fmt.Sprintf("TTFT %.0f ms, where the server's prompt rate explains at most %.0f ms for %d prompts of %s tokens: request handling, not prefill, took the time",
 		c.TTFTMs, predicted, c.Concurrency, rundoc.ContextLabel(c.Context))
+}
+
+// seconds is a duration in s with the decimal that tells two apart when
+// they round alike ("10.4" against "10"), whole above a minute.
+func seconds(s float64) string {
+	if s >= 60 {
+		return fmt.Sprintf("%.0f", s)
+	}
+	return strconv.FormatFloat(math.Round(s*10)/10, 'f', -1, 64)
 }
 
 func abs(n int) int {

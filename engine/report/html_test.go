@@ -223,3 +223,15 @@ func TestReportsSayOnlyWhatIsKnown(t *testing.T) {
 		t.Error("the Markdown matrix does not state its window length")
 	}
 }
+
+// A paragraph at the margin after a list and an empty line is its own
+// paragraph in the report's copy of METHOD.md, as in Markdown, not the
+// tail of the list's last item (the Diagnosis section's "Advice follows"
+// read as part of "bandwidth-bound").
+func TestMethodParagraphAfterAList(t *testing.T) {
+	page := string(renderHTML(t, reference(t)))
+	if !strings.Contains(page, "</li></ul>\n<p>Advice follows from the same capacity model") {
+		i := strings.Index(page, "Advice follows")
+		t.Errorf("the paragraph after the Diagnosis list is not its own: …%s…", page[max(0, i-120):i+20])
+	}
+}

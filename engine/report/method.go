@@ -46,8 +46,18 @@ func methodHTML() template.HTML {
 			depth--
 		}
 	}
+	blank := false // the line before was empty
 	for _, line := range strings.Split(strings.Replace(methodMarkdown, developerNote, "", 1), "\n") {
 		trim := strings.TrimSpace(line)
+		if afterBlank := blank; trim != "" {
+			blank = false
+			// A paragraph that starts at the margin after an empty line
+			// ends the lists above it (Markdown's rule); an indented one
+			// continues the item.
+			if afterBlank && depth > 0 && !strings.HasPrefix(line, " ") && !strings.HasPrefix(trim, "- ") {
+				closeLists(0)
+			}
+		}
 		indent := (len(line) - len(strings.TrimLeft(line, " "))) / 3
 		kind, text := "", trim
 		switch {
@@ -59,6 +69,7 @@ func methodHTML() template.HTML {
 		switch {
 		case trim == "":
 			flush()
+			blank = true
 		case strings.HasPrefix(trim, "#"):
 			flush()
 			closeLists(0)
