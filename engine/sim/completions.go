@@ -285,13 +285,22 @@ func (s *Server) release(st *stream) {
 		s.core.abort(st.sq)
 		st.rec.Cancelled = st.rec.Error == ""
 	}
+	s.completeRecord(st)
+	delete(s.streams, st.sq)
+	signal(s.wake)
+}
+
+// completeRecord stamps a request's record with its end and its prompt's
+// cache counts. A handler calls it before it writes the response's last
+// bytes: a client that has read them and asks for the truth must find the
+// record whole, not wait for the handler's deferred release. s.mu is held.
+// A request abandoned mid-stream gets its end here, from release.
+func (s *Server) completeRecord(st *stream) {
 	if st.rec.Finished.IsZero() {
 		st.rec.Finished = time.Now()
 	}
 	st.rec.CachedTokens = st.sq.cached
 	st.rec.ComputedTokens = st.sq.prefilled
-	delete(s.streams, st.sq)
-	signal(s.wake)
 }
 
 // take returns the tokens released since the last call, whether the request
@@ -380,7 +389,7 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, st *stre
 		writeEvent(w, fl, shape.usageChunk(newUsage(prompt, sent)))
 	}
 	s.mu.Lock()
-	st.rec.Finished = time.Now() // before [DONE], so a client that read it sees the record complete
+	s.completeRecord(st) // before [DONE], so a client that read it sees the record complete
 	s.mu.Unlock()
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	flush(fl)
@@ -458,6 +467,9 @@ func (s *Server) fullResponse(w http.ResponseWriter, r *http.Request, st *stream
 			continue
 		}
 		s.recordEmit(st, n)
+		s.mu.Lock()
+		s.completeRecord(st)
+		s.mu.Unlock()
 		writeJSON(w, http.StatusOK, shape.full(outputText(st.sq.key, 0, n), st.sq.stopReason, newUsage(len(st.sq.prompt), n)))
 		return
 	}

@@ -376,7 +376,7 @@ func (s *Server) llamaStream(w http.ResponseWriter, r *http.Request, st *stream,
 	chunk["usage"] = newUsage(prompt, sent)
 	chunk["timings"] = s.llamaTimings(st)
 	s.mu.Lock()
-	st.rec.Finished = time.Now()
+	s.completeRecord(st)
 	s.mu.Unlock()
 	// A streamed answer sent its text already: its last chunk has none.
 	chunk["choices"] = llamaChoice(chat, streaming, text.String(), fr, map[string]any{})
