@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -19,6 +20,7 @@ import (
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/store"
 	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/launchview"
 	"github.com/rigbench/rigbench/ui/rigpick"
@@ -133,6 +135,16 @@ func (u *UI) setupRigs(prefs fyne.Preferences) {
 	}
 	u.Hardware.SetRigPicker(u.HardwareRig.Content())
 	u.Launch.SetRigPicker(u.LaunchRig.Content())
+	u.rigCompileCache(u.rig.name)
+}
+
+// rigCompileCache gives the Launch form the compile cache folder a launch
+// on the rig named name mounts by default: this computer's beside the
+// history, or the one in the rig user's home on an SSH rig, whose disk
+// does not hold this computer's folders.
+func (u *UI) rigCompileCache(name string) {
+	here, _ := store.CompileCacheDir(os.Getenv)
+	u.Launch.Form.SetCompileCacheDefault(session.DefaultCompileCache(name, rig.Options{}, here))
 }
 
 // pickRig switches to the rig the user picked in either view: refused
@@ -158,6 +170,7 @@ func (u *UI) pickRig(name string) {
 	old := u.rig.conn
 	u.rig = rigState{name: name, image: u.rig.image}
 	u.mu.Unlock()
+	u.rigCompileCache(name)
 	if old != nil {
 		old.Close()
 	}

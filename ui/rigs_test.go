@@ -130,6 +130,9 @@ func TestRigPickerDetectsAndLaunchesThroughSSH(t *testing.T) {
 	if got, want := u.Hardware.Summary.Text, sim.DefaultProfile().GPUName; !strings.Contains(got, want) {
 		t.Errorf("Hardware shows %q, want the rig's stand-in %q", got, want)
 	}
+	if got := u.Launch.Form.Config().CompileCache; got != session.RigCompileCache {
+		t.Errorf("on the SSH rig the Launch form mounts the compile cache %q, want the rig user's %q", got, session.RigCompileCache)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	srv, err := u.rigLaunch(u.svc.Launch)(ctx, simimage.Config("hf_ui_secret", "--max-model-len", "4096"), launchview.Progress{})

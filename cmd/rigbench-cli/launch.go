@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/internal/termtext"
@@ -46,7 +47,7 @@ func (o *launchOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.image, "image", vllm.DefaultImage+":"+vllm.DefaultTag, "vLLM image and tag")
 	fs.StringVar(&o.gpus, "gpus", "all", "GPUs for the container: all, or indices such as 0,1")
 	fs.IntVar(&o.port, "port", 0, "host port on 127.0.0.1 (default: a free one)")
-	fs.StringVar(&o.hfCache, "hf-cache", "~/.cache/huggingface", "Hugging Face cache folder to mount (keeps downloaded weights)")
+	fs.StringVar(&o.hfCache, "hf-cache", vllm.DefaultHFCache, "Hugging Face cache folder to mount (keeps downloaded weights)")
 	fs.StringVar(&o.compileCache, "compile-cache", "", compileCacheUsage)
 	fs.BoolVar(&o.noGPU, "no-gpu", false, "request no GPU (for images such as RigBench's simulator)")
 	fs.BoolVar(&o.printDocker, "print-docker", false, "only print the docker run command line")
@@ -95,7 +96,7 @@ func (o launchOptions) config(e *env, vllmArgs []string) (vllm.LaunchConfig, err
 		return cfg, err
 	}
 	cfg.GPUs, cfg.Port, cfg.HFCache = o.gpus, o.port, o.hfCache
-	if cfg.CompileCache, err = compileCacheFolder(e, o.compileCache); err != nil {
+	if cfg.CompileCache, err = compileCacheFolder(e, o.compileCache, o.rig); err != nil {
 		return cfg, err
 	}
 	if o.noGPU {
@@ -120,21 +121,22 @@ func (o launchOptions) config(e *env, vllmArgs []string) (vllm.LaunchConfig, err
 
 // compileCacheUsage is the help of --compile-cache on launch, run and tune.
 const compileCacheUsage = "folder mounted as vLLM's compile cache (/root/.cache/vllm), so later starts of the same configuration " +
-	"skip most of torch.compile; off: none (default: compile-cache beside the default history)"
+	"skip most of torch.compile; off: none (default: compile-cache beside the default history; on an SSH rig " + session.RigCompileCache + " there)"
 
 // compileCacheFolder reads --compile-cache: "off" mounts none, "" the
-// default folder beside the history, anything else that folder. A default
-// that cannot be placed (no HOME) mounts none, said on stderr: the cache
-// only saves time, so it never stops a launch.
-func compileCacheFolder(e *env, flag string) (string, error) {
+// default folder (session.DefaultCompileCache: beside the history on this
+// machine, in the rig user's home on an SSH rig), anything else that
+// folder. A default that cannot be placed (no HOME) mounts none, said on
+// stderr: the cache only saves time, so it never stops a launch.
+func compileCacheFolder(e *env, flag, rigName string) (string, error) {
 	switch flag {
 	case "off":
 		return "", nil
 	case "":
-		d, err := store.CompileCacheDir(e.getenv)
-		if err != nil {
+		here, err := store.CompileCacheDir(e.getenv)
+		d := session.DefaultCompileCache(rigName, rig.Options{Getenv: e.getenv}, here)
+		if d == "" {
 			fmt.Fprintf(e.stderr, "no compile cache (%v): pass --compile-cache DIR to keep one\n", err)
-			return "", nil
 		}
 		return d, nil
 	}

@@ -20,8 +20,10 @@ import (
 	"github.com/rigbench/rigbench/engine/docker/simimage"
 	"github.com/rigbench/rigbench/engine/rig/rigtest"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/tune"
+	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/store"
 )
 
@@ -146,6 +148,21 @@ func TestRunOnSSHRigCompletesThroughTheTunnel(t *testing.T) {
 	}
 	if !strings.Contains(s.Log(), "direct-tcpip") {
 		t.Errorf("no benchmark traffic went through sshd:\n%s", s.Log())
+	}
+	// The default compile cache is the rig user's folder, made on the
+	// rig's disk (the simulator keeps its markers there), not this
+	// machine's folder beside the history.
+	if want := "-v " + session.RigCompileCache + ":" + vllm.ContainerCompileCache; !strings.Contains(errb.String(), want) {
+		t.Errorf("the launch's docker command lacks %q", want)
+	}
+	onRig := filepath.Join(s.RigHome, strings.TrimPrefix(session.RigCompileCache, "~/"), "torch_compile_cache")
+	if _, err := os.Stat(onRig); err != nil {
+		t.Errorf("the compile cache is not in the rig user's home: %v", err)
+	}
+	if here, err := store.CompileCacheDir(e.getenv); err == nil {
+		if _, err := os.Stat(here); err == nil {
+			t.Errorf("a launch on the rig made this machine's compile cache %s", here)
+		}
 	}
 }
 

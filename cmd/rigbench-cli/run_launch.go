@@ -24,7 +24,7 @@ func (l *launchFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&l.enabled, "launch", false, "start vLLM in Docker for the run (model from --model, vLLM flags after --) and stop it afterwards")
 	fs.StringVar(&l.image, "image", vllm.DefaultImage+":"+vllm.DefaultTag, "image to launch with --launch")
 	fs.StringVar(&l.gpus, "gpus", "all", "GPUs for --launch: all, or indices such as 0,1")
-	fs.StringVar(&l.hfCache, "hf-cache", "~/.cache/huggingface", "Hugging Face cache folder mounted with --launch")
+	fs.StringVar(&l.hfCache, "hf-cache", vllm.DefaultHFCache, "Hugging Face cache folder mounted with --launch")
 	fs.StringVar(&l.compileCache, "compile-cache", "", "with --launch, "+compileCacheUsage)
 	fs.StringVar(&l.rig, "rig", "", rigUsage+"; with --launch")
 	fs.BoolVar(&l.noGPU, "no-gpu", false, "with --launch, request no GPU (for images such as RigBench's simulator)")
@@ -37,7 +37,7 @@ func (l *launchFlags) launcher(e *env, model string, vllmArgs []string) (*sessio
 	if model == "" {
 		return nil, usagef("--launch needs --model with the Hugging Face id to serve")
 	}
-	o := launchOptions{model: model, image: l.image, gpus: l.gpus, hfCache: l.hfCache, compileCache: l.compileCache, noGPU: l.noGPU}
+	o := launchOptions{model: model, image: l.image, gpus: l.gpus, hfCache: l.hfCache, compileCache: l.compileCache, noGPU: l.noGPU, rig: l.rig}
 	cfg, err := o.config(e, vllmArgs)
 	if err != nil {
 		return nil, err

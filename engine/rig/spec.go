@@ -142,3 +142,27 @@ func parseSSH(s string) (Spec, error) {
 
 // hostPort is host:port for dialing and for known_hosts.
 func hostPort(host string, port int) string { return net.JoinHostPort(host, strconv.Itoa(port)) }
+
+// OverSSH reports whether a connection to the rig goes through SSH: an
+// ssh:// address, or a Docker context whose endpoint is one. It reads the
+// contexts (o's $DOCKER_CONFIG or $HOME/.docker) but connects to nothing,
+// so a front end can word its defaults before the rig is reached; a
+// context it cannot read is taken as not over SSH, and Connect says why.
+func (s Spec) OverSSH(o Options) bool {
+	switch s.Kind {
+	case SSH:
+		return true
+	case Context:
+		ctxs, err := Contexts(o)
+		if err != nil {
+			return false
+		}
+		for _, dc := range ctxs {
+			if dc.Name == s.Name {
+				sp, err := Parse(dc.Host)
+				return err == nil && sp.Kind == SSH
+			}
+		}
+	}
+	return false
+}

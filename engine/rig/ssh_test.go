@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,11 +118,11 @@ func TestConfigAliasReachesTheRigsLoopback(t *testing.T) {
 		t.Errorf("sshd did not log a forwarded channel:\n%s", s.Log())
 	}
 	// "~" in a mount means the rig user's home, which only the rig can
-	// say: sshd gives the login its home from the password database, not
-	// this process's (temporary) $HOME.
+	// say: the login's home as the rig sets it (here sshd's SetEnv, a
+	// temporary folder), not this process's (temporary) $HOME.
 	home, err := c.Home(context.Background())
-	if u, uerr := user.Lookup(s.User); err != nil || uerr != nil || home != u.HomeDir || home == s.Home {
-		t.Errorf("rig home %q (%v), want %s's home from the password database", home, err, s.User)
+	if err != nil || home != s.RigHome || home == s.Home {
+		t.Errorf("rig home %q (%v), want the rig's %s, not this machine's %s", home, err, s.RigHome, s.Home)
 	}
 }
 
@@ -266,4 +265,36 @@ func TestAgentKeysAndPassphraseProtectedFiles(t *testing.T) {
 		t.Fatalf("connecting with the agent's key: %v", err)
 	}
 	c.Close()
+}
+
+// OverSSH tells a front end, before any connection, whether the rig is
+// another machine reached through SSH: an ssh:// address, or a Docker
+// context whose endpoint is one; this machine's daemon, a context on a
+// socket or tcp://, and a context nobody made are not.
+func TestOverSSH(t *testing.T) {
+	dir := t.TempDir()
+	writeContext(t, dir, "basement", "ssh://me@basement")
+	writeContext(t, dir, "sock", "unix:///var/run/docker.sock")
+	writeContext(t, dir, "tcpbox", "tcp://10.0.0.5:2375")
+	o := rig.Options{Getenv: func(k string) string {
+		if k == "DOCKER_CONFIG" {
+			return dir
+		}
+		return ""
+	}}
+	for _, c := range []struct {
+		rig  string
+		want bool
+	}{
+		{"", false}, {"local", false}, {"ssh://me@box", true}, {"ssh://box:2222", true},
+		{"basement", true}, {"sock", false}, {"tcpbox", false}, {"nobody", false},
+	} {
+		s, err := rig.Parse(c.rig)
+		if err != nil {
+			t.Fatalf("%q: %v", c.rig, err)
+		}
+		if got := s.OverSSH(o); got != c.want {
+			t.Errorf("%q: OverSSH %v, want %v", c.rig, got, c.want)
+		}
+	}
 }

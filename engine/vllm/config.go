@@ -15,6 +15,12 @@ const (
 	// ContainerHFCache is where the Hugging Face cache is mounted inside the
 	// container (the image runs as root).
 	ContainerHFCache = "/root/.cache/huggingface"
+	// DefaultHFCache is the host folder both front ends mount there unless
+	// the user names one: the Hugging Face cache of the daemon's machine's
+	// user ("~" is the rig user's home on a remote rig), so weights
+	// downloaded once stay between launches and are shared with the
+	// user's own tools.
+	DefaultHFCache = "~/.cache/huggingface"
 	// ContainerCompileCache is vLLM's cache root inside the container
 	// (~/.cache/vllm, VLLM_CACHE_ROOT's default): its torch_compile_cache
 	// folder holds the compiled graphs, keyed by the configuration, so a

@@ -12,10 +12,6 @@ import (
 	"github.com/rigbench/rigbench/store"
 )
 
-// DefaultHFCache is the host folder mounted as the Hugging Face cache, the
-// CLI's --hf-cache default, so downloaded weights survive the container.
-const DefaultHFCache = "~/.cache/huggingface"
-
 // Form is the launch configuration editor: model, image, GPUs, the catalog
 // flags and extra arguments, with the two command previews. Its methods
 // must be called on the Fyne goroutine.
@@ -28,7 +24,10 @@ type Form struct {
 	extra            *widget.Entry
 	// compileCache is the folder mounted as vLLM's compile cache; empty
 	// mounts none (the CLI's --compile-cache off).
-	compileCache  *widget.Entry
+	compileCache *widget.Entry
+	// cacheDefault is the compile cache folder the picked rig mounts
+	// unless the user names one (SetCompileCacheDefault).
+	cacheDefault  string
 	rows          []*flagRow
 	byName        map[string]*flagRow
 	general       *widget.Label
@@ -60,10 +59,11 @@ func NewForm(onChanged func(vllm.LaunchConfig)) *Form {
 	// --print-docker`: the preview is the command Start runs, and a user
 	// who copies it gets the same server (weights kept between launches).
 	f.cfg = vllm.LaunchConfig{Image: vllm.DefaultImage, Tag: vllm.DefaultTag, GPUs: "all",
-		Port: vllm.ContainerPort, HFCache: DefaultHFCache}
+		Port: vllm.ContainerPort, HFCache: vllm.DefaultHFCache}
 	// The compile cache folder too is the CLI's default, so later starts
 	// of a configuration skip most of torch.compile (docs/launch.md).
 	f.cfg.CompileCache, _ = store.CompileCacheDir(os.Getenv)
+	f.cacheDefault = f.cfg.CompileCache
 	f.model = widget.NewSelectEntry(nil)
 	f.model.SetPlaceHolder("Hugging Face id, e.g. Qwen/Qwen2.5-1.5B-Instruct")
 	f.image, f.tag, f.gpus = widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
@@ -185,6 +185,17 @@ func (f *Form) SetModel(id string) { f.model.SetText(id) }
 
 // SetCompileCache types the compile cache folder ("" for none).
 func (f *Form) SetCompileCache(dir string) { f.compileCache.SetText(dir) }
+
+// SetCompileCacheDefault is the picked rig's default compile cache folder
+// (session.DefaultCompileCache): the field takes it where it still holds
+// the previous rig's default, so a folder the user typed, or an emptied
+// field (none), stays as they left it.
+func (f *Form) SetCompileCacheDefault(dir string) {
+	if strings.TrimSpace(f.compileCache.Text) == f.cacheDefault {
+		f.compileCache.SetText(dir)
+	}
+	f.cacheDefault = dir
+}
 
 // SetRecentModels fills the model drop-down.
 func (f *Form) SetRecentModels(ids []string) { f.model.SetOptions(ids) }

@@ -149,6 +149,36 @@ func TestNoNVIDIARuntimeWarnsOnly(t *testing.T) {
 	}
 }
 
+// Picking an SSH rig swaps the default compile cache folder for the rig
+// user's (session.RigCompileCache) in the field and the preview, and
+// picking this computer again brings this computer's back; a folder the
+// user typed, or an emptied field, stays through both.
+func TestCompileCacheFollowsTheRigsDefault(t *testing.T) {
+	v := newLaunchingView(t)
+	v.Form.SetModel("Qwen/Qwen2.5-1.5B-Instruct")
+	here, err := store.CompileCacheDir(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Form.SetCompileCacheDefault(session.RigCompileCache)
+	if got, pre := v.Form.Config().CompileCache, v.Form.DockerPreview(); got != session.RigCompileCache ||
+		!strings.Contains(pre, "-v "+session.RigCompileCache+":"+vllm.ContainerCompileCache) {
+		t.Errorf("on an SSH rig the form mounts %q: %s", got, pre)
+	}
+	v.Form.SetCompileCacheDefault(here)
+	if got := v.Form.Config().CompileCache; got != here {
+		t.Errorf("back on this computer the form mounts %q, want %q", got, here)
+	}
+	for _, typed := range []string{"/fast/cache", ""} {
+		v.Form.SetCompileCache(typed)
+		v.Form.SetCompileCacheDefault(session.RigCompileCache)
+		if got := v.Form.Config().CompileCache; got != typed {
+			t.Errorf("the typed folder %q became %q on picking a rig", typed, got)
+		}
+		v.Form.SetCompileCacheDefault(here)
+	}
+}
+
 // The docker preview is the command the launcher is given, with the
 // published port and the Hugging Face cache of `launch --print-docker`; a
 // port already taken moves to a free one in both.
@@ -161,7 +191,7 @@ func TestDockerPreviewIsWhatStartRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"-p 127.0.0.1:8000:8000", "-v " + launchview.DefaultHFCache + ":" + vllm.ContainerHFCache,
+	for _, want := range []string{"-p 127.0.0.1:8000:8000", "-v " + vllm.DefaultHFCache + ":" + vllm.ContainerHFCache,
 		"-v " + cache + ":" + vllm.ContainerCompileCache} {
 		if !strings.Contains(pre, want) {
 			t.Errorf("preview %q lacks %q", pre, want)

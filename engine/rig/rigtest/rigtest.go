@@ -41,6 +41,12 @@ type Server struct {
 	// is the user key, .ssh/known_hosts trusts the host key (unless
 	// Unknown was asked for).
 	Home string
+	// RigHome is the home the rig's sessions get (sshd's SetEnv), a
+	// temporary folder apart from Home: what RigBench places in "~" on
+	// the rig (the compile cache, a Hugging Face cache) lands there, not
+	// in the real account's home, and a test tells the two machines'
+	// homes apart.
+	RigHome string
 	// HostKey is the host's public key.
 	HostKey ssh.PublicKey
 
@@ -79,6 +85,8 @@ func Start(t testing.TB, o Options) *Server {
 	home := filepath.Join(dir, "home")
 	sshDir := filepath.Join(home, ".ssh")
 	must(t, os.MkdirAll(sshDir, 0o700))
+	rigHome := filepath.Join(dir, "rig-home")
+	must(t, os.MkdirAll(rigHome, 0o755))
 
 	hostPub, hostPEM := newKey(t)
 	userPub, userPEM := newKey(t)
@@ -111,9 +119,10 @@ func Start(t testing.TB, o Options) *Server {
 		// DEBUG1 logs each forwarded channel, which tests read to see
 		// that the traffic went through the tunnel.
 		"LogLevel DEBUG1",
+		"SetEnv HOME=" + rigHome,
 	}, "\n")+"\n"), 0o600))
 
-	s := &Server{Port: port, User: me.Username, Home: home, HostKey: hostPub, log: &syncBuffer{}}
+	s := &Server{Port: port, User: me.Username, Home: home, RigHome: rigHome, HostKey: hostPub, log: &syncBuffer{}}
 	s.cmd = exec.Command(SSHDPath, "-D", "-e", "-f", cfg)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
