@@ -108,7 +108,9 @@ func RigHardware(ctx context.Context, conn *rig.Conn, images []string, opts ...d
 		}
 	}
 	if image == "" {
-		snap.GPUAbsentReason = fmt.Sprintf("no image to read the GPUs with is on the rig (%s): launch once, which pulls the vLLM image, or name one with --image",
+		// Worded for either front end: the image is the CLI's --image and
+		// the app's Launch page image.
+		snap.GPUAbsentReason = fmt.Sprintf("no image to read the GPUs with is on the rig (%s): launch there once, which pulls it, or name an image the rig already has",
 			strings.Join(images, ", "))
 		return snap, nil
 	}
