@@ -121,3 +121,30 @@ func TestOneCellReadsTheSameEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// A two-GPU cell's energy lines read the same in the CLI's table, the
+// Markdown and HTML reports and the app's Diagnosis tab: one wording
+// (rundoc.EnergyLines), each GPU's J/token and power with the registry's
+// decimals.
+func TestEnergyLinesReadTheSameEverywhere(t *testing.T) {
+	r := oneCellRun()
+	r.Cells[0].GPUStats = &hardware.GPUStats{PowerMeanW: 173.26, EnergySource: hardware.EnergyFromCounter, PerGPU: []hardware.GPUPower{
+		{GPU: 0, PowerMeanW: 87.61, TempMaxC: 66.4, EnergyJPerToken: 0.40877}, {GPU: 1, PowerMeanW: 85.65, EnergyJPerToken: 0.40357}}}
+	line := "16K×8: 0.812 J/token on 2 GPUs: GPU 0 0.409 J/token, 88 W mean, 66 °C max; GPU 1 0.404 J/token, 86 W mean"
+	var cli bytes.Buffer
+	printResults(&cli, r)
+	outputs := map[string]string{"CLI": cli.String()}
+	for _, f := range []report.Format{report.Markdown, report.HTML} {
+		var b bytes.Buffer
+		if err := report.Write(&b, f, []*rundoc.Run{r}, report.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		outputs[string(f)] = b.String()
+	}
+	outputs["app"] = results.DiagnosisText(r)
+	for name, out := range outputs {
+		if !strings.Contains(out, line) {
+			t.Errorf("%s lacks %q:\n%s", name, line, out)
+		}
+	}
+}

@@ -86,6 +86,12 @@ func printResults(w io.Writer, run *rundoc.Run) {
 				col(&c), orDash(rundoc.FigTTFT.Text(&c)), c.Status)
 		}
 	}
+	if lines := rundoc.EnergyLines(run); len(lines) > 0 {
+		fmt.Fprintln(w, "\nEnergy")
+		for _, l := range lines {
+			fmt.Fprintln(w, "  "+l)
+		}
+	}
 }
 
 // printRoofline prints each decode cell's share of the bandwidth roofline

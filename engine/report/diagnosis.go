@@ -37,3 +37,17 @@ func mdDiagnosis(b *bufio.Writer, r *rundoc.Run) {
 		}
 	}
 }
+
+// mdEnergy is the Markdown report's section of where the energy figures
+// come from and how a multi-GPU cell splits them (rundoc.EnergyLines),
+// left out when no cell has energy.
+func mdEnergy(b *bufio.Writer, r *rundoc.Run) {
+	lines := rundoc.EnergyLines(r)
+	if len(lines) == 0 {
+		return
+	}
+	b.WriteString("\n## Energy\n\n")
+	for _, l := range lines {
+		b.WriteString("- " + mdText(l) + "\n")
+	}
+}

@@ -73,6 +73,8 @@ type page struct {
 	QueuedNote string
 	// Diagnosed is true when some run has a bottleneck or advice.
 	Diagnosed bool
+	// HasEnergy is true when some run has energy lines.
+	HasEnergy bool
 	// TTFT and PromptTokS head the prefill table.
 	TTFT, PromptTokS rundoc.Figure
 }
@@ -89,6 +91,9 @@ type pageRun struct {
 	Figures []rundoc.Figure
 	// Bottlenecks and Advice are the run's diagnosis (diagnosis.go).
 	Bottlenecks, Advice []string
+	// Energy is where its energy figures come from and each GPU's share
+	// (rundoc.EnergyLines).
+	Energy []string
 }
 
 type pageChart struct {
@@ -139,6 +144,8 @@ func buildPage(runs []*rundoc.Run, opts HTMLOptions) (*page, error) {
 		})
 		pr := &p.Runs[len(p.Runs)-1]
 		pr.Bottlenecks, pr.Advice = diagnosisLines(r)
+		pr.Energy = rundoc.EnergyLines(r)
+		p.HasEnergy = p.HasEnergy || len(pr.Energy) > 0
 		p.Diagnosed = p.Diagnosed || len(pr.Bottlenecks) > 0 || len(pr.Advice) > 0
 	}
 	for _, k := range chart.KindsFor(len(runs)) {

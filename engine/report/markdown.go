@@ -28,6 +28,7 @@ func WriteMarkdown(w io.Writer, r *rundoc.Run) error {
 	mdPlan(b, &r.Plan)
 	mdMatrix(b, r)
 	mdPrefill(b, r)
+	mdEnergy(b, r)
 	mdDiagnosis(b, r)
 	mdMeasurements(b, r)
 	fmt.Fprintf(b, "\n---\nMeasured with RigBench (%s). Decode cells keep N requests in flight, open their window once every stream is producing (steady state) and count only tokens received inside it; prefill cells time one uncached prompt (prompt tok/s = prompt tokens / TTFT).\n", rundoc.Schema)

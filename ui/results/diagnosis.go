@@ -55,7 +55,8 @@ func (p *diagnosisPane) set(r *rundoc.Run, canTune bool) {
 }
 
 // DiagnosisText is the Diagnosis tab's text for r: each cell's bottleneck
-// with its evidence, the roofline's basis, and the advice.
+// with its evidence, the roofline's basis, the advice, and where the
+// energy figures come from (each GPU's share on a multi-GPU server).
 func DiagnosisText(r *rundoc.Run) string {
 	var b strings.Builder
 	if basis := r.Server.Roofline.Basis(); basis != "" && r.Server.Roofline.Complete() {
@@ -77,7 +78,13 @@ func DiagnosisText(r *rundoc.Run) string {
 		}
 	}
 	if len(limits) == 0 && len(advice) == 0 {
-		b.WriteString("\nNo limit found in this run's evidence, so no advice.")
+		b.WriteString("\nNo limit found in this run's evidence, so no advice.\n")
+	}
+	if energy := rundoc.EnergyLines(r); len(energy) > 0 {
+		b.WriteString("\nEnergy\n")
+		for _, l := range energy {
+			b.WriteString("• " + l + "\n")
+		}
 	}
 	return strings.TrimSpace(b.String())
 }
