@@ -15,7 +15,6 @@ import (
 
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/rundoc"
-	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/internal/safefile"
 	"github.com/rigbench/rigbench/internal/termtext"
 	"github.com/rigbench/rigbench/store"
@@ -276,8 +275,8 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	defer db.Close()
 	// A reference file's name spells the model with "-" for "/": the
 	// ids the history and the simulator know give it back its "/", as
-	// the app's import does.
-	known := sim.Models()
+	// the app's import does (report.NormaliseModel adds the simulator's).
+	var known []string
 	if listed, err := db.List(ctx, store.Filter{}); err == nil {
 		for _, s := range listed {
 			known = append(known, s.Model)

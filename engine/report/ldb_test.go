@@ -139,3 +139,18 @@ func TestLDBRoundTrip(t *testing.T) {
 		t.Errorf("plan/server: %+v %+v", second.Plan, second.Server)
 	}
 }
+
+// An import's model spelling knows the simulator's models without the
+// caller listing them (one list for both front ends), and the history's
+// models as given.
+func TestNormaliseModelKnowsTheSimulatorsModels(t *testing.T) {
+	if got := report.NormaliseModel("agents-a1-4b-fp8", nil); got != "agents/a1-4b-fp8" {
+		t.Errorf("with no history: %q", got)
+	}
+	if got := report.NormaliseModel("me-my-model", []string{"me/My-Model"}); got != "me/My-Model" {
+		t.Errorf("from the history: %q", got)
+	}
+	if got := report.NormaliseModel("some-other-model", nil); got != "some-other-model" {
+		t.Errorf("unknown: %q", got)
+	}
+}

@@ -1,19 +1,25 @@
 package report
 
-import "strings"
+import (
+	"slices"
+	"strings"
+
+	"github.com/rigbench/rigbench/engine/sim"
+)
 
 // NormaliseModel gives a model id read from a file name ("agents-a1-4b-fp8",
 // with its "/" written as "-") the spelling of a known id with the same
 // letters ("agents/a1-4b-fp8"), so one model does not show under two names
-// after an import. known are the ids the importer knows: the simulator's
-// models and those of the history's runs. An id that already has a "/", or
-// matches none, is kept. Both front ends' imports call it.
-func NormaliseModel(id string, known []string) string {
+// after an import. The ids it knows are the simulator's models (the
+// reference runs' among them) and history, the models of the history's
+// runs: one list for both front ends' imports, which call it. An id that
+// already has a "/", or matches none, is kept.
+func NormaliseModel(id string, history []string) string {
 	if id == "" || strings.Contains(id, "/") {
 		return id
 	}
 	slug := modelSlug(id)
-	for _, k := range known {
+	for _, k := range slices.Concat(sim.Models(), history) {
 		if strings.Contains(k, "/") && modelSlug(k) == slug {
 			return k
 		}

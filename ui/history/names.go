@@ -3,17 +3,16 @@ package history
 import (
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/rundoc"
-	"github.com/rigbench/rigbench/engine/sim"
 )
 
-// NormaliseModel is report.NormaliseModel with the ids the app knows: the
-// simulator's models and those of the runs listed.
+// NormaliseModel is report.NormaliseModel with the models of the runs
+// listed as the history's.
 func NormaliseModel(id string, listed []Entry) string {
-	known := sim.Models()
+	models := make([]string, 0, len(listed))
 	for _, e := range listed {
-		known = append(known, e.Run.Server.Model)
+		models = append(models, e.Run.Server.Model)
 	}
-	return report.NormaliseModel(id, known)
+	return report.NormaliseModel(id, models)
 }
 
 // displayName is how the table names a run: rundoc.Run.Title.
