@@ -2,6 +2,7 @@ package rundoc
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -44,6 +45,11 @@ const (
 	// known (no GPU in the snapshot, or it reports no bus width or
 	// memory clock).
 	RooflineMissingBandwidth = "peak_bandwidth"
+	// RooflineMissingSteps: the server decodes speculatively, so a step
+	// yields more than one token per sequence and total tok/s does not
+	// count the steps (vLLM's spec_decode counters would; RigBench does
+	// not read them yet).
+	RooflineMissingSteps = "decode_steps"
 )
 
 // Sources of the Roofline inputs.
@@ -64,7 +70,7 @@ const (
 // Complete reports whether the figure can be computed: weights and peak
 // bandwidth known (KV bytes per token may be missing).
 func (r *Roofline) Complete() bool {
-	return r != nil && r.WeightsGiB > 0 && r.PeakBandwidthGBs > 0
+	return r != nil && r.WeightsGiB > 0 && r.PeakBandwidthGBs > 0 && !slices.Contains(r.Missing, RooflineMissingSteps)
 }
 
 // Why says in a sentence fragment why a run has no roofline figure ("the
@@ -81,6 +87,8 @@ func (r *Roofline) Why() string {
 			parts = append(parts, "the model's size in memory is not known (RigBench read no start-up log of this server, and this machine's Hugging Face cache does not hold the model)")
 		case RooflineMissingBandwidth:
 			parts = append(parts, "the card's peak memory bandwidth is not known (no GPU reported its bus width and memory clock)")
+		case RooflineMissingSteps:
+			parts = append(parts, "the server decodes speculatively (--speculative-config), so a step yields more than one token per sequence and tok/s does not count the steps")
 		}
 	}
 	return strings.Join(parts, ", and ")
@@ -123,9 +131,9 @@ func (v *validator) roofline(r *Roofline) {
 	v.count("server.roofline.missing", len(r.Missing), MaxTags)
 	for _, m := range r.Missing {
 		switch m {
-		case RooflineMissingWeights, RooflineMissingBandwidth:
+		case RooflineMissingWeights, RooflineMissingBandwidth, RooflineMissingSteps:
 		default:
-			v.fail("server.roofline.missing %q is not one of weights, peak_bandwidth", m)
+			v.fail("server.roofline.missing %q is not one of weights, peak_bandwidth, decode_steps", m)
 		}
 	}
 }

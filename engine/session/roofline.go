@@ -3,6 +3,7 @@ package session
 import (
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/vllm"
@@ -60,10 +61,32 @@ func HardwarePeakGBs(h *hardware.Snapshot, l *rundoc.Launch) float64 {
 // runRoofline is the roofline of a session's target: the simulator's
 // profile gives the card's bandwidth, a real server the hardware snapshot.
 func runRoofline(o Options, doc *rundoc.Run, t target) *rundoc.Roofline {
+	var r *rundoc.Roofline
 	if o.Kind == Demo {
-		return Roofline(t.startup, 0, o.Sim.Profile.PeakBandwidthGBs, rundoc.RooflineProfile)
+		r = Roofline(t.startup, 0, o.Sim.Profile.PeakBandwidthGBs, rundoc.RooflineProfile)
+	} else {
+		r = Roofline(t.startup, o.WeightsGiB, HardwarePeakGBs(doc.Hardware, doc.Launch), rundoc.RooflineHardware)
 	}
-	return Roofline(t.startup, o.WeightsGiB, HardwarePeakGBs(doc.Hardware, doc.Launch), rundoc.RooflineHardware)
+	if Speculative(doc.Launch) {
+		r.Missing = append(r.Missing, rundoc.RooflineMissingSteps)
+	}
+	return r
+}
+
+// Speculative reports whether a launch decodes speculatively
+// (--speculative-config set): a step then yields more than one token per
+// sequence, so total tok/s ÷ the running sequences over-counts the steps
+// the roofline figure needs (METHOD.md: Roofline, Limits).
+func Speculative(l *rundoc.Launch) bool {
+	if l == nil {
+		return false
+	}
+	cfg, err := vllm.ParseArgs(l.Args)
+	if err != nil {
+		return false
+	}
+	v, ok := cfg.Get("--speculative-config")
+	return ok && strings.TrimSpace(v) != "" && strings.TrimSpace(v) != "null" && strings.TrimSpace(v) != "{}"
 }
 
 // cachedKV reads an endpoint's KV bytes per token from its model's config

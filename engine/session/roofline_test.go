@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -146,5 +148,40 @@ func TestHFCacheWeights(t *testing.T) {
 	// client-bound cell); the demo's, whose simulator is in-process, none.
 	if c := run.Find(rundoc.PhaseDecode, 0, 1); c == nil || c.ClientCPUPct <= 0 || c.ClientCPUPct > 100 {
 		t.Errorf("endpoint 0×1: client CPU share %v, want measured (0–100%%]", c)
+	}
+}
+
+// A launch that decodes speculatively gets no roofline figure, and says
+// why: a step yields more than one token per sequence, so tok/s ÷ the
+// running sequences would over-count the steps and read high (METHOD.md:
+// Roofline, Limits). The cells keep their other figures.
+func TestSpeculativeLaunchHasNoRooflineFigure(t *testing.T) {
+	lc := vllm.LaunchConfig{Model: "m", Extra: []string{"--speculative-config", `{"method":"ngram","num_speculative_tokens":4}`}}
+	cfg, err := session.DemoConfig(lc, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	launch := session.DemoLaunch(lc, cfg)
+	if !session.Speculative(launch) {
+		t.Fatalf("launch %+v not taken as speculative", launch)
+	}
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 10, MaxOutput: 128}
+	run, err := session.Run(context.Background(), session.Options{Kind: session.Demo, Sim: cfg, SimLaunch: launch, Plan: plan,
+		Hardware: noGPU, NoTelemetry: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run.Server.Roofline
+	if r.Complete() || !slices.Contains(r.Missing, rundoc.RooflineMissingSteps) || !strings.Contains(r.Why(), "speculatively") {
+		t.Errorf("roofline %+v (why %q), want the steps named missing", r, r.Why())
+	}
+	c := run.Find(rundoc.PhaseDecode, 0, 1)
+	if c == nil || c.Status != rundoc.StatusValid || c.TotalTokS <= 0 || c.RooflinePct != 0 {
+		t.Errorf("0×1: %+v, want a valid cell without a roofline figure", c)
+	}
+	for _, args := range [][]string{nil, {"--max-num-seqs", "8"}, {"--speculative-config", "{}"}} {
+		if session.Speculative(&rundoc.Launch{Args: args}) {
+			t.Errorf("%q taken as speculative", args)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -62,7 +63,10 @@ func DiagnosisText(r *rundoc.Run) string {
 	if basis := r.Server.Roofline.Basis(); basis != "" && r.Server.Roofline.Complete() {
 		b.WriteString(rundoc.FigRoofline.Title + " rests on " + basis + ".\n")
 	} else if why := r.Server.Roofline.Why(); r.Server.Roofline != nil && why != "" {
-		b.WriteString(rundoc.FigRoofline.Title + " is not known: " + why + "; for a server RigBench did not start, give its Model size (GiB) with the Existing endpoint target.\n")
+		if slices.Contains(r.Server.Roofline.Missing, rundoc.RooflineMissingWeights) {
+			why += "; for a server RigBench did not start, give its Model size (GiB) with the Existing endpoint target"
+		}
+		b.WriteString(rundoc.FigRoofline.Title + " is not known: " + why + ".\n")
 	}
 	limits, advice := diagnose.Run(r), diagnose.Advise(r)
 	if len(limits) > 0 {
