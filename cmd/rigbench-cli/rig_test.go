@@ -166,6 +166,24 @@ func TestRunOnSSHRigCompletesThroughTheTunnel(t *testing.T) {
 	}
 }
 
+// A rig that does not say its home folder gets no default compile cache
+// (whose folder is in that home), said in the log, and the run goes on:
+// the cache only saves time.
+func TestRigWithoutAHomeRunsWithoutTheCompileCache(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	dockertest.Launcher(ctx, t)
+	s := rigtest.Start(t, rigtest.Options{NoHome: true})
+	e, _, errb := rigEnv(s)
+	dir := t.TempDir()
+	code := execute(ctx, e, []string{"run", "--rig", s.URL(), "--launch", "--model", "sim/tiny", "--image", simimage.DefaultTag,
+		"--no-gpu", "--hf-cache", filepath.Join(dir, "hf"), "--contexts", "0", "--concurrency", "1", "--prefill", "none",
+		"--duration", "2s", "--max-output", "16", "--db", filepath.Join(dir, "h.db"), "--", "--max-model-len", "4096", "--speed", "20"})
+	if code != 0 || !strings.Contains(errb.String(), "no compile cache on the rig") || strings.Contains(errb.String(), ":"+vllm.ContainerCompileCache+" ") {
+		t.Fatalf("exit %d, want a run without the compile cache that says so:\n%s", code, errb.String())
+	}
+}
+
 // tune --rig sweeps on the rig through the one tunnel: each variant
 // launches there, records the rig (without the user name) and the rig's
 // stand-in GPU, and the spec kept for --resume names the rig.
@@ -204,6 +222,10 @@ func TestTuneOnSSHRig(t *testing.T) {
 	spec, _, ok := tune.LatestSpec(tune.SpecDir(db))
 	if !ok || spec.Rig != s.URL() {
 		t.Errorf("the kept spec names the rig %q (found %v), want %q for --resume", spec.Rig, ok, s.URL())
+	}
+	// The variants share the rig user's compile cache, not this machine's.
+	if spec.Base.CompileCache != session.RigCompileCache {
+		t.Errorf("the sweep mounts the compile cache %q, want the rig user's %q", spec.Base.CompileCache, session.RigCompileCache)
 	}
 	if !strings.Contains(s.Log(), "direct-tcpip") {
 		t.Errorf("no benchmark traffic went through sshd:\n%s", s.Log())

@@ -400,7 +400,7 @@ func (f *tuneFlags) target(e *env, set map[string]bool, spec *tune.Spec, vllmArg
 		return nil, usagef("--launch needs --model with the Hugging Face id to serve")
 	}
 	o := launchOptions{model: f.model, image: f.launch.image, gpus: f.launch.gpus, hfCache: f.launch.hfCache,
-		compileCache: f.launch.compileCache, noGPU: f.launch.noGPU}
+		compileCache: f.launch.compileCache, noGPU: f.launch.noGPU, rig: f.launch.rig}
 	base, err := o.config(e, vllmArgs)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,15 @@ import (
 // not parse keeps this machine's (the launch refuses the name itself).
 func TestDefaultCompileCache(t *testing.T) {
 	const here = "/home/me/.local/share/rigbench/compile-cache"
-	o := rig.Options{Getenv: func(string) string { return "" }}
+	// DOCKER_CONFIG points at an empty folder, so no context of the real
+	// user's is read.
+	dockerConfig := t.TempDir()
+	o := rig.Options{Getenv: func(k string) string {
+		if k == "DOCKER_CONFIG" {
+			return dockerConfig
+		}
+		return ""
+	}}
 	for _, c := range []struct{ rig, want string }{
 		{"", here}, {"local", here}, {"ssh://me@box", RigCompileCache}, {"ssh://box:2", RigCompileCache},
 		{"no such context", here}, {"nocontext", here},

@@ -50,6 +50,16 @@ func (d *DockerLauncher) Launch(ctx context.Context, log func(string)) (*Server,
 	if log == nil {
 		log = func(string) {}
 	}
+	if d.Rig.Remote() && d.Config.CompileCache == RigCompileCache {
+		// The default folder is in the rig user's home; a rig that does not
+		// say its home gets none rather than a refused launch: the cache
+		// only saves time. A "~" path the user typed is still refused in
+		// docker's sentence.
+		if _, err := d.Rig.Home(ctx); err != nil {
+			log("no compile cache on the rig (" + err.Error() + "): name a full path there to keep one")
+			d.Config.CompileCache = ""
+		}
+	}
 	l, err := docker.New(ctx, append(RigOptions(ctx, d.Rig), d.Options...)...)
 	if err != nil {
 		return nil, err

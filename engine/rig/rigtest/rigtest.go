@@ -59,6 +59,9 @@ type Server struct {
 type Options struct {
 	// Unknown leaves the host key out of known_hosts.
 	Unknown bool
+	// NoHome gives the rig's sessions an empty HOME: a rig that cannot
+	// say its home folder.
+	NoHome bool
 }
 
 // Start runs sshd for the test and stops it when the test ends.
@@ -119,7 +122,7 @@ func Start(t testing.TB, o Options) *Server {
 		// DEBUG1 logs each forwarded channel, which tests read to see
 		// that the traffic went through the tunnel.
 		"LogLevel DEBUG1",
-		"SetEnv HOME=" + rigHome,
+		"SetEnv HOME=" + map[bool]string{false: rigHome, true: ""}[o.NoHome],
 	}, "\n")+"\n"), 0o600))
 
 	s := &Server{Port: port, User: me.Username, Home: home, RigHome: rigHome, HostKey: hostPub, log: &syncBuffer{}}
