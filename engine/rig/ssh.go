@@ -185,6 +185,10 @@ type Conn struct {
 	closed     bool
 	mu         sync.Mutex
 	waitErr    error
+	// home is the rig user's home once Home has read it: every launch
+	// and sweep variant on the connection asks, and the answer does not
+	// change (a failed read is asked again).
+	home string
 }
 
 // Spec is the rig this connection reaches.
@@ -252,6 +256,12 @@ func (c *Conn) Home(ctx context.Context) (string, error) {
 	if !c.Remote() {
 		return "", nil
 	}
+	c.mu.Lock()
+	known := c.home
+	c.mu.Unlock()
+	if known != "" {
+		return known, nil
+	}
 	sess, err := c.ssh.NewSession()
 	if err != nil {
 		return "", c.explain(err)
@@ -264,6 +274,9 @@ func (c *Conn) Home(ctx context.Context) (string, error) {
 	if err != nil || !strings.HasPrefix(home, "/") {
 		return "", fmt.Errorf("the rig did not say its home folder (%q, %v)", home, err)
 	}
+	c.mu.Lock()
+	c.home = home
+	c.mu.Unlock()
 	return home, nil
 }
 

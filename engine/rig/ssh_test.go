@@ -124,6 +124,14 @@ func TestConfigAliasReachesTheRigsLoopback(t *testing.T) {
 	if err != nil || home != s.RigHome || home == s.Home {
 		t.Errorf("rig home %q (%v), want the rig's %s, not this machine's %s", home, err, s.RigHome, s.Home)
 	}
+	// Every launch on the connection asks; the rig is asked once.
+	sessions := strings.Count(s.Log(), "ctype session")
+	if again, err := c.Home(context.Background()); err != nil || again != home || strings.Count(s.Log(), "ctype session") != sessions {
+		t.Errorf("asked again: %q (%v), %d sessions opened before, %d after", again, err, sessions, strings.Count(s.Log(), "ctype session"))
+	}
+	if sessions == 0 {
+		t.Errorf("sshd logged no session for the first ask:\n%s", s.Log())
+	}
 }
 
 func TestDroppedConnectionIsReportedInOneSentence(t *testing.T) {

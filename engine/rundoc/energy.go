@@ -53,7 +53,7 @@ func EnergyLines(r *Run) []string {
 			}
 			parts = append(parts, p)
 		}
-		lines = append(lines, fmt.Sprintf("%s×%d: %s %s on %d GPUs: %s", ContextLabel(c.Context), c.Concurrency,
+		lines = append(lines, fmt.Sprintf("%s: %s %s on %d GPUs: %s", c.Name(),
 			FigEnergy.Format(c.EnergyJPerToken), FigEnergy.Unit, len(parts), strings.Join(parts, "; ")))
 	}
 	return lines
@@ -72,7 +72,7 @@ func energySourceLine(cells []*Cell) string {
 		if _, seen := bySource[s]; !seen {
 			order = append(order, s)
 		}
-		bySource[s] = append(bySource[s], fmt.Sprintf("%s×%d", ContextLabel(c.Context), c.Concurrency))
+		bySource[s] = append(bySource[s], c.Name())
 	}
 	switch len(order) {
 	case 0:

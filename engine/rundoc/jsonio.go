@@ -455,6 +455,8 @@ func (v *validator) intRange(field string, n, lo, hi int) {
 }
 
 // Label names a cell the way the matrix labels it: "decode 16K×8".
-func (c *Cell) Label() string {
-	return fmt.Sprintf("%s %s×%d", c.Phase, ContextLabel(c.Context), c.Concurrency)
-}
+func (c *Cell) Label() string { return string(c.Phase) + " " + c.Name() }
+
+// Name is a cell's context and concurrency, "16K×8", as sentences about
+// one phase's cells name it.
+func (c *Cell) Name() string { return fmt.Sprintf("%s×%d", ContextLabel(c.Context), c.Concurrency) }

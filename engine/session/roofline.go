@@ -86,7 +86,8 @@ func Speculative(l *rundoc.Launch) bool {
 		return false
 	}
 	v, ok := cfg.Get("--speculative-config")
-	return ok && strings.TrimSpace(v) != "" && strings.TrimSpace(v) != "null" && strings.TrimSpace(v) != "{}"
+	v = strings.TrimSpace(v)
+	return ok && v != "" && v != "null" && v != "{}"
 }
 
 // cachedKV reads an endpoint's KV bytes per token from its model's config

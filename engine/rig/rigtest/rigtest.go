@@ -90,6 +90,10 @@ func Start(t testing.TB, o Options) *Server {
 	must(t, os.MkdirAll(sshDir, 0o700))
 	rigHome := filepath.Join(dir, "rig-home")
 	must(t, os.MkdirAll(rigHome, 0o755))
+	sessionHome := rigHome
+	if o.NoHome {
+		sessionHome = ""
+	}
 
 	hostPub, hostPEM := newKey(t)
 	userPub, userPEM := newKey(t)
@@ -122,7 +126,7 @@ func Start(t testing.TB, o Options) *Server {
 		// DEBUG1 logs each forwarded channel, which tests read to see
 		// that the traffic went through the tunnel.
 		"LogLevel DEBUG1",
-		"SetEnv HOME=" + map[bool]string{false: rigHome, true: ""}[o.NoHome],
+		"SetEnv HOME=" + sessionHome,
 	}, "\n")+"\n"), 0o600))
 
 	s := &Server{Port: port, User: me.Username, Home: home, RigHome: rigHome, HostKey: hostPub, log: &syncBuffer{}}
