@@ -6,8 +6,8 @@ import (
 )
 
 // Summary is the snapshot in one line for reports, history rows and the
-// window title: "NVIDIA GeForce RTX 3060 12 GB · driver 550.54 · CUDA 12.4",
-// "2× NVIDIA H100 80GB HBM3 80 GB · …" for identical cards, names joined
+// window title: "NVIDIA GeForce RTX 3060 12.0 GiB · driver 550.54 · CUDA 12.4",
+// "2× NVIDIA H100 80GB HBM3 79.6 GiB · …" for identical cards, names joined
 // with " + " for mixed ones, or "no GPU: <reason>".
 func (s Snapshot) Summary() string {
 	if len(s.GPUs) == 0 {
@@ -60,8 +60,9 @@ func groupNames(gpus []GPU, label func(GPU) string) string {
 	return strings.Join(order, " + ")
 }
 
-// gpuLabel is "<name> <VRAM> GB", the VRAM rounded to whole GiB as cards
-// are sold (a 12 GB card reports 12 GiB less a little reserved memory).
+// gpuLabel is "<name> <VRAM>", the VRAM worded as everywhere else (GiB,
+// one decimal: "NVIDIA GeForce RTX 3060 12.0 GiB"), not the "12 GB" a
+// card is sold as, which read as a second unit beside the Hardware view's.
 func gpuLabel(g GPU) string {
 	name := g.Name
 	if name == "" {
@@ -70,5 +71,5 @@ func gpuLabel(g GPU) string {
 	if g.VRAMTotalBytes == 0 {
 		return name
 	}
-	return fmt.Sprintf("%s %.0f GB", name, float64(g.VRAMTotalBytes)/(1<<30))
+	return name + " " + GiB(g.VRAMTotalBytes)
 }

@@ -16,11 +16,11 @@ func TestSnapshotSummary(t *testing.T) {
 		want string
 	}{
 		{"one card", hardware.Snapshot{GPUs: []hardware.GPU{rtx}, DriverVersion: "550.54", CUDADriverVersion: "12.4"},
-			"NVIDIA GeForce RTX 3060 12 GB · driver 550.54 · CUDA 12.4"},
+			"NVIDIA GeForce RTX 3060 12.0 GiB · driver 550.54 · CUDA 12.4"},
 		{"identical cards", hardware.Snapshot{GPUs: []hardware.GPU{h100, h100}, DriverVersion: "550.54.15", CUDADriverVersion: "12.4"},
-			"2× NVIDIA H100 80GB HBM3 80 GB · driver 550.54.15 · CUDA 12.4"},
+			"2× NVIDIA H100 80GB HBM3 79.6 GiB · driver 550.54.15 · CUDA 12.4"},
 		{"mixed cards", hardware.Snapshot{GPUs: []hardware.GPU{rtx, h100}},
-			"NVIDIA GeForce RTX 3060 12 GB + NVIDIA H100 80GB HBM3 80 GB"},
+			"NVIDIA GeForce RTX 3060 12.0 GiB + NVIDIA H100 80GB HBM3 79.6 GiB"},
 		{"memory not reported", hardware.Snapshot{GPUs: []hardware.GPU{{Index: 1}}},
 			"GPU 1"},
 		{"no driver", hardware.Snapshot{GPUAbsentReason: "no NVIDIA driver found (libnvidia-ml.so.1)"},

@@ -58,6 +58,8 @@ if [ "${DOCS:-}" = 1 ]; then
 	tour 900x600 light "$work/small"
 	cp "$work"/main/*.png docs/screenshots/
 	cp "$work/dark/6-results-matrix.png" docs/screenshots/dark-6-results-matrix.png
+	# The dark tour ends by switching to the light theme at run time.
+	cp "$work/dark/14-theme-switched-launch.png" docs/screenshots/dark-14-light-after-switch-launch.png
 	cp "$work/small/2-launch.png" docs/screenshots/small-2-launch.png
 	ls -1 docs/screenshots/*.png
 	exit 0

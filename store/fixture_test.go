@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -35,6 +36,8 @@ func fullRun(t testing.TB, seed int) *rundoc.Run {
 	r.Server.Roofline.BandwidthSource = rundoc.RooflineHardware
 	r.Server.Roofline.Missing = []string{rundoc.RooflineMissingWeights, rundoc.RooflineMissingBandwidth}
 	r.Rig.Kind = rundoc.RigSSH
+	r.Source.Format = rundoc.SourceLDB
+	r.Source.File = json.RawMessage(fmt.Sprintf(`{"metadata":{"ForceP2P":"%d"},"results":[]}`, seed))
 	r.FinishedAt = r.CreatedAt.Add(time.Hour)
 	phases := []rundoc.Phase{rundoc.PhasePrefill, rundoc.PhaseDecode}
 	for i := range r.Cells {

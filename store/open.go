@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -41,9 +43,20 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, explain(err, path)
 	}
+	if fi, err := os.Stat(abs); err == nil && !fi.Mode().IsRegular() {
+		// SQLite's own words for these were "check that its folder
+		// exists" (a folder) and "busy" (/dev/null).
+		if fi.IsDir() {
+			return nil, hinted(fmt.Sprintf("%s is a folder, not a history file: give a file name inside it, such as %s", path, filepath.Join(path, "history.db")), "; ", HintSetPath)
+		}
+		return nil, hinted(fmt.Sprintf("%s is not a regular file (a device, a pipe or a socket), so it cannot hold a history", path), "; ", HintSetPath)
+	}
 	// Look at the file's header before SQLite touches it: turning on WAL
 	// rewrites the header, and a newer history must stay exactly as it is.
 	if err := checkHeader(abs); err != nil {
+		return nil, explain(err, path)
+	}
+	if err := checkForeign(ctx, abs); err != nil {
 		return nil, explain(err, path)
 	}
 	db, err := sql.Open("sqlite", dsn(abs))
@@ -66,6 +79,47 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// OpenForReading is Open for the commands that mostly read (list, show,
+// export, compare): a history RigBench may not write (a read-only file or
+// folder, another user's) is opened read-only instead of refused, so its
+// runs can still be listed; a write through it then fails with the
+// read-only sentence, saying so when writing is needed. A read-only
+// history older than this build's schema cannot be upgraded, and is
+// refused with the reason.
+func OpenForReading(ctx context.Context, path string) (*DB, error) {
+	db, err := Open(ctx, path)
+	if err == nil || !errors.Is(err, ErrReadOnly) {
+		return db, err
+	}
+	abs, aerr := filepath.Abs(path)
+	if aerr != nil {
+		return nil, err
+	}
+	if fi, serr := os.Stat(abs); serr != nil || fi.Size() == 0 {
+		return nil, err // nothing to read
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+	// immutable: SQLite may not create the -shm beside a file it cannot
+	// write, and a history nobody here can write does not change under us.
+	ro, oerr := sql.Open("sqlite", u.String()+"?mode=ro&immutable=1")
+	if oerr != nil {
+		return nil, err
+	}
+	v, verr := userVersion(ctx, ro)
+	switch {
+	case verr != nil:
+		ro.Close()
+		return nil, explain(verr, path)
+	case v < SchemaVersion:
+		ro.Close()
+		return nil, hinted(fmt.Sprintf("the history %s is read-only and from an older RigBench: reading it needs an upgrade, which needs write access; make it and its folder writable", path), ", or ", HintOtherFile, ErrReadOnly)
+	case v > SchemaVersion:
+		ro.Close()
+		return nil, errNewer(v)
+	}
+	return &DB{sql: ro, path: abs}, nil
 }
 
 // openRetry is how long Open retries while the history is busy.
@@ -125,6 +179,66 @@ func checkHeader(abs string) error {
 		return errNewer(v)
 	}
 	return nil
+}
+
+// historyTables are the tables every RigBench history has from schema
+// version 1 on.
+var historyTables = []string{"runs", "cells", "server_samples", "gpu_samples"}
+
+// checkForeign refuses another application's SQLite database, before the
+// history's own connection touches it: that connection turns on WAL mode
+// (rewriting the header), and the migrations would add RigBench's tables
+// and set user_version, taking the file over. A file is another
+// application's when it holds tables but no schema version (user_version
+// 0: RigBench's first migration sets the version in the same transaction
+// as its tables), or has a version but lacks a history's tables. It is
+// read through a read-only connection that changes nothing; a file that
+// cannot be read that way (a read-only folder, a lock) is left to the
+// history's own open, which says why.
+func checkForeign(ctx context.Context, abs string) error {
+	if fi, err := os.Stat(abs); err != nil || fi.Size() == 0 {
+		return nil
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+	db, err := sql.Open("sqlite", u.String()+"?mode=ro&_pragma=busy_timeout(2000)")
+	if err != nil {
+		return nil
+	}
+	defer db.Close()
+	version, err := userVersion(ctx, db)
+	if err != nil {
+		return nil
+	}
+	rows, err := db.QueryContext(ctx, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	var tables []string
+	for rows.Next() {
+		var name string
+		if rows.Scan(&name) == nil {
+			tables = append(tables, name)
+		}
+	}
+	if rows.Err() != nil || len(tables) == 0 {
+		return nil
+	}
+	foreign := version == 0
+	for _, t := range historyTables {
+		if !slices.Contains(tables, t) {
+			foreign = true
+		}
+	}
+	if !foreign {
+		return nil
+	}
+	shown := tables
+	if len(shown) > 3 {
+		shown = append(slices.Clone(shown[:3]), "…")
+	}
+	return hinted(fmt.Sprintf("%s is another application's database, not a RigBench history (it holds the tables %s); RigBench left it unchanged",
+		abs, strings.Join(shown, ", ")), "; ", HintOtherFile)
 }
 
 // Path returns the absolute path of the history file.

@@ -49,7 +49,12 @@ type Recorder struct {
 	behind   bool
 	total    int  // cells of the run as last seen
 	finished bool // the final status is committed
-	err      error
+	// name is the run's name as first stored: the end stores the run's
+	// name again (a run cancelled before any cell is named so, rundoc.
+	// MarkNothingMeasured) only where the row still has this one, so a
+	// rename made in History during the run stands.
+	name string
+	err  error
 }
 
 // cellKey names a cell within its run.
@@ -239,7 +244,7 @@ func (r *Recorder) start(ctx context.Context, run *rundoc.Run) error {
 	if err != nil {
 		return err
 	}
-	r.runID = id
+	r.runID, r.name = id, run.Name
 	cells := make([]*rundoc.Cell, len(run.Cells))
 	for i := range run.Cells {
 		cells[i] = &run.Cells[i]
@@ -347,6 +352,11 @@ func (r *Recorder) finish(ctx context.Context, run *rundoc.Run) error {
 		if _, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, finished_at = ?, error = ?, recorder_pid = 0 WHERE id = ?`,
 			string(status), nanos(finished), run.Error, r.runID); err != nil {
 			return err
+		}
+		if run.Name != r.name {
+			if _, err = tx.ExecContext(ctx, `UPDATE runs SET name = ? WHERE id = ? AND name = ?`, run.Name, r.runID, r.name); err != nil {
+				return err
+			}
 		}
 		return refreshSummary(ctx, tx, r.runID)
 	})

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -55,10 +56,140 @@ func (s *DB) saveRun(ctx context.Context, r *rundoc.Run) (int64, error) {
 // (so export → import → export gives the same bytes); the history notes the
 // import time for itself (Summary.Imported). A run exported while still
 // running arrives interrupted, since nothing here will finish it.
+//
+// A file whose run the history holds with fewer cells (the copy a run
+// writes when the history could not take its cells, a full disk say)
+// completes it: see ImportRun, whose outcome Import reports as inserted.
 func (s *DB) Import(ctx context.Context, r *rundoc.Run) (inserted bool, err error) {
-	if err := rundoc.ValidateRun(r); err != nil {
-		return false, err
+	res, err := s.ImportRun(ctx, r)
+	return res.Outcome != ImportSame, err
+}
+
+// ImportOutcome is what an import did.
+type ImportOutcome int
+
+// What an import did.
+const (
+	// ImportSame: the history holds the run already, every cell of the
+	// file included; nothing changed.
+	ImportSame ImportOutcome = iota
+	// ImportInserted: the run was new to the history.
+	ImportInserted
+	// ImportCompleted: the history held the run with some of the file's
+	// cells missing; the file's run replaced it, every cell the history
+	// held being the same in the file.
+	ImportCompleted
+)
+
+// ImportResult is an import's outcome; Added counts the cells a
+// completion added.
+type ImportResult struct {
+	Outcome ImportOutcome
+	Added   int
+}
+
+// ImportConflictError refuses a file whose run the history holds with
+// other content: a cell both have differs, or the history has cells the
+// file lacks and the file has cells the history lacks. Nothing is changed:
+// which of the two is right is the user's call, not an import's.
+type ImportConflictError struct {
+	ID string
+	// Cell names the first cell that differs ("" when the run's cells
+	// agree but each side has cells the other lacks).
+	Cell string
+}
+
+func (e *ImportConflictError) Error() string {
+	what := "cells the history lacks while lacking some it has"
+	if e.Cell != "" {
+		what = "other figures for cell " + e.Cell
 	}
+	return fmt.Sprintf("run %s is in the history already, and this file has %s; nothing was imported: delete the run from the history first to replace it, or import the file into another history",
+		rundoc.ShortID(e.ID), what)
+}
+
+// ImportRun is Import with its outcome told apart: a new run is inserted;
+// a run the history holds is left as it is when the file adds nothing,
+// completed when the file holds every cell the history has, the same, and
+// more (ImportCompleted, with the count), and refused with an
+// *ImportConflictError otherwise. "Already in the history" for a file that
+// held 13 cells the history had lost made a recovery copy useless (issue
+// 36 item 2).
+func (s *DB) ImportRun(ctx context.Context, r *rundoc.Run) (ImportResult, error) {
+	if err := rundoc.ValidateRun(r); err != nil {
+		return ImportResult{}, err
+	}
+	old, err := s.Get(ctx, r.UUID)
+	switch {
+	case err == nil:
+		return s.complete(ctx, old, r)
+	case !errors.Is(err, ErrNotFound):
+		return ImportResult{}, err
+	}
+	inserted, err := s.insertImported(ctx, r)
+	if err != nil || !inserted {
+		return ImportResult{}, err
+	}
+	return ImportResult{Outcome: ImportInserted}, nil
+}
+
+// complete compares the history's run with a file's copy of it and keeps
+// the one that holds the other.
+func (s *DB) complete(ctx context.Context, old, r *rundoc.Run) (ImportResult, error) {
+	if old.Status == rundoc.RunRunning {
+		// Open marks the runs of recorders that died interrupted: this
+		// one is being measured now, and its recorder would write over
+		// what the import wrote.
+		return ImportResult{}, fmt.Errorf("run %s is still being measured by a RigBench: import the file once that run has stopped", rundoc.ShortID(old.UUID))
+	}
+	key := func(c *rundoc.Cell) string { return c.Label() }
+	mine := map[string]string{}
+	for i := range old.Cells {
+		mine[key(&old.Cells[i])] = cellJSON(&old.Cells[i])
+	}
+	added, common := 0, 0
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		have, ok := mine[key(c)]
+		switch {
+		case !ok:
+			added++
+		case have != cellJSON(c):
+			return ImportResult{}, &ImportConflictError{ID: r.UUID, Cell: key(c)}
+		default:
+			common++
+		}
+	}
+	switch {
+	case added == 0:
+		return ImportResult{Outcome: ImportSame}, nil // the file adds nothing
+	case common < len(old.Cells):
+		return ImportResult{}, &ImportConflictError{ID: r.UUID}
+	}
+	doc := *r
+	if doc.Status == rundoc.RunRunning {
+		doc.Status = rundoc.RunInterrupted
+	}
+	// The history's own labels stand: the user may have renamed the run.
+	doc.Name, doc.Tags, doc.Notes = old.Name, old.Tags, old.Notes
+	if err := s.SaveRun(ctx, &doc); err != nil {
+		return ImportResult{}, err
+	}
+	return ImportResult{Outcome: ImportCompleted, Added: added}, nil
+}
+
+// cellJSON is a cell as the run document writes it, for comparing two
+// copies of one cell.
+func cellJSON(c *rundoc.Cell) string {
+	d := *c
+	d.StartedAt, d.WindowStart = d.StartedAt.UTC(), d.WindowStart.UTC()
+	b, _ := json.Marshal(&d)
+	return string(b)
+}
+
+// insertImported inserts a run new to the history; false when another
+// process inserted it meanwhile.
+func (s *DB) insertImported(ctx context.Context, r *rundoc.Run) (inserted bool, err error) {
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		var one int
 		switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE uuid = ?`, r.UUID).Scan(&one); {
@@ -169,8 +300,12 @@ RETURNING id`,
 	if err != nil {
 		return 0, err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO run_documents (run_id, plan, hardware, launch, server_facts) VALUES (?, ?, ?, ?, ?)`,
-		id, string(plan), hw, launch, facts)
+	source, err := jsonCol(r.Source, r.Source == nil)
+	if err != nil {
+		return 0, err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO run_documents (run_id, plan, hardware, launch, server_facts, source) VALUES (?, ?, ?, ?, ?, ?)`,
+		id, string(plan), hw, launch, facts, source)
 	return id, err
 }
 

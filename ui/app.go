@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/rig"
@@ -22,6 +23,7 @@ import (
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/compare"
+	"github.com/rigbench/rigbench/ui/dialogkeys"
 	"github.com/rigbench/rigbench/ui/export"
 	"github.com/rigbench/rigbench/ui/history"
 	"github.com/rigbench/rigbench/ui/hwview"
@@ -31,6 +33,7 @@ import (
 	"github.com/rigbench/rigbench/ui/runview"
 	"github.com/rigbench/rigbench/ui/target"
 	"github.com/rigbench/rigbench/ui/tuneview"
+	"github.com/rigbench/rigbench/ui/wording"
 )
 
 // Default window size, used until the user resizes it: a 1280×800
@@ -77,6 +80,10 @@ type UI struct {
 	tourFailed atomic.Bool
 	// themeMenu is View ▸ Theme, whose ticks follow the choice.
 	themeMenu *fyne.Menu
+	// themeGen counts View ▸ Theme switches; tabThemed is the count each
+	// tab was last themed at (see themeTab).
+	themeGen  int
+	tabThemed map[*container.TabItem]int
 
 	// unsavedWhy is the Run view's warning while runs are not being
 	// saved (the history could not be opened), "" while they are.
@@ -96,6 +103,9 @@ type UI struct {
 	// resuming is the run the next run start continues (Results'
 	// Resume), nil for a new run; read and cleared on the Fyne goroutine.
 	resuming *rundoc.Run
+	// opened is closed once Results shows the history's latest run at
+	// start, or there is none to show (ResultsOpened).
+	opened chan struct{}
 }
 
 // New builds RigBench's main window into w with the real services.
@@ -109,6 +119,12 @@ func New(a fyne.App, w fyne.Window) *UI { return NewWithServices(a, w, DefaultSe
 // functions.
 func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	svc.SimSpeed = tourSpeed(svc.SimSpeed)
+	if svc.Sweep == nil {
+		svc.Sweep = DefaultServices().Sweep
+	}
+	if svc.Resweep == nil {
+		svc.Resweep = DefaultServices().Resweep
+	}
 	u := &UI{app: a, win: w, svc: svc, ready: make(chan struct{}), notSaved: map[string]bool{}}
 	prefs := a.Preferences()
 	if th := os.Getenv(TourThemeEnv); th != "" && os.Getenv(TourEnv) != "" {
@@ -130,7 +146,9 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.Launch.Form.SetRecentModels(prefs.StringList(prefRecentModels))
 	u.Launch.SetUserPresets(loadPresets(prefs))
 	u.Launch.OnUserPresets = func(m map[string][]vllm.FlagValue) { savePresets(prefs, m) }
-	u.Launch.SetDemoSpeed(prefs.FloatWithFallback(prefDemoSpeed, 1))
+	// Until the user picks one: a first demo gives its result within a
+	// minute (issue 41), the plan below being the quick one.
+	u.Launch.SetDemoSpeed(prefs.FloatWithFallback(prefDemoSpeed, session.FirstDemoSpeed))
 	if svc.SimSpeed > 1 {
 		// RIGBENCH_SIM_SPEED (or a test) chooses the speed for this session.
 		u.Launch.SetDemoSpeed(svc.SimSpeed)
@@ -161,6 +179,10 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.Run = runview.New(u.startRun)
 	if p, ok := loadPlan(prefs); ok {
 		u.Run.SetPlan(p)
+	} else {
+		// First start: a first look, not the half-hour full matrix, which
+		// is one click away (Full matrix).
+		u.Run.SetPlan(rundoc.QuickPlan())
 	}
 	u.Run.OnPlanChanged = func(p rundoc.Plan) { savePlan(prefs, p) }
 	u.Run.OnFinished = u.runFinished
@@ -176,7 +198,13 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.History.OnCompare = func(rs []*rundoc.Run) { u.Compare.SetRuns(rs, nil); u.SelectTab(TabCompare) }
 	u.History.OnExport = u.exportRuns
 	u.History.OnRenamed = u.renamed
-	u.History.Reload()
+	u.History.OnDeleted = func(uuids []string) {
+		u.Results.MarkDeleted(uuids)
+		u.Compare.MarkDeleted(uuids)
+		u.Tune.Rejudge()
+	}
+	u.opened = make(chan struct{})
+	u.History.ReloadThen(u.openLatest)
 	u.Compare = compare.New()
 	u.Compare.OnExport = u.exportRuns
 	u.Tune = tuneview.New(u.tuneBackend())
@@ -207,10 +235,9 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 		container.NewTabItemWithIcon(TabHistory, theme.HistoryIcon(), u.History.Content()),
 		container.NewTabItemWithIcon(TabCompare, theme.ListIcon(), u.Compare.Content()),
 	)
-	// A theme change refreshes what is on screen; a tab shown later is
-	// refreshed as it appears, or its text keeps the old theme's colours.
+	u.tabThemed = map[*container.TabItem]int{}
 	u.tabs.OnSelected = func(it *container.TabItem) {
-		it.Content.Refresh()
+		u.themeTab(it)
 		if it.Text == TabTune {
 			u.Tune.Refresh() // the Launch page's flags and server may have changed
 		}
@@ -227,6 +254,33 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.startTour()
 	return u
 }
+
+// openLatest shows the history's latest run in Results at start, read
+// whole off the UI goroutine, unless a run is shown by then: after a
+// restart Results said "No run yet" beside a History full of runs.
+func (u *UI) openLatest() {
+	latest := u.History.Latest()
+	if latest == nil || u.Results.Run() != nil {
+		close(u.opened)
+		return
+	}
+	src := u.History.Source()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		r, err := src.Get(ctx, latest.UUID)
+		fyne.Do(func() {
+			defer close(u.opened)
+			if err == nil && u.Results.Run() == nil {
+				u.Results.SetRun(r, nil)
+			}
+		})
+	}()
+}
+
+// ResultsOpened is closed once Results shows the history's latest run at
+// start, or found none to show.
+func (u *UI) ResultsOpened() <-chan struct{} { return u.opened }
 
 // Tabs is the window's tab bar.
 func (u *UI) Tabs() *container.AppTabs { return u.tabs }
@@ -265,18 +319,34 @@ func (u *UI) detect() {
 	}
 	fyne.Do(func() {
 		u.snapshot = &snap
-		u.Hardware.SetOn("")
-		u.Hardware.Set(snap, dock)
-		u.Launch.SetHardware(snap, dock)
+		// A rig picked while this machine was being detected (a slow
+		// driver, a busy machine) owns the views now: this machine's
+		// result must not overwrite the rig's, nor clear its pickers'
+		// sentence.
+		u.mu.Lock()
+		local := u.rig.name == rig.LocalName || u.rig.name == ""
+		u.mu.Unlock()
+		if local {
+			u.Hardware.SetOn("")
+			u.Hardware.Set(snap, dock)
+			u.Launch.SetHardware(snap, dock)
+		}
 		if u.app.Preferences().String(prefTarget) == "" {
 			u.Target.Set(target.Choice{Kind: target.Default(len(snap.GPUs) > 0, dock.Available && dock.NVIDIARuntime)})
 		}
-		for _, p := range []*rigpick.Picker{u.HardwareRig, u.LaunchRig} {
-			p.SetProblem("")
+		if local {
+			for _, p := range []*rigpick.Picker{u.HardwareRig, u.LaunchRig} {
+				p.SetProblem("")
+			}
 		}
+		// The hook is read before Ready closes: one set by a test once
+		// Ready is closed belongs to later detections, not to this one
+		// (read after, it caught this machine's first detection as the
+		// rig's under a busy scheduler: TestRigPickerShowsAnUnknownHostKey).
+		hook := u.detected
 		u.readyOnce.Do(func() { close(u.ready) })
-		if u.detected != nil {
-			u.detected()
+		if local && hook != nil {
+			hook()
 		}
 	})
 }
@@ -301,6 +371,7 @@ func (u *UI) menu() *fyne.MainMenu {
 			fyne.NewMenuItem("Start run", u.startShortcut),
 			fyne.NewMenuItem("Cancel run", u.Run.Cancel),
 		),
+		fyne.NewMenu("Help", fyne.NewMenuItem("About RigBench", u.showAbout)),
 	)
 }
 
@@ -314,7 +385,7 @@ func (u *UI) startShortcut() {
 func (u *UI) exportShown() {
 	r := u.Results.Run()
 	if r == nil {
-		dialog.ShowInformation("Nothing to export", "Finish a run or pick one in History first.", u.win)
+		dialogkeys.ShowInformation("Nothing to export", "Finish a run or pick one in History first.", u.win)
 		return
 	}
 	u.exportRuns([]*rundoc.Run{r})
@@ -356,7 +427,7 @@ func (u *UI) renamed(uuid, name string) {
 func (u *UI) runFinished(r *rundoc.Run, err error) {
 	if r == nil {
 		if err != nil {
-			dialog.ShowError(err, u.win)
+			dialogkeys.ShowError(err, u.win)
 		}
 		return
 	}
@@ -410,11 +481,11 @@ func (u *UI) Close() {
 		msg = "A run or a server is still going, and runs are not being saved to the history. Quit RigBench and stop it? Runs you have not exported are lost."
 	case busy && u.unsavedRuns > 0:
 		msg = fmt.Sprintf("A run or a server is still going. Quit RigBench and stop it? Cells measured so far are kept in the history, but %s of this session could not be saved and %s lost unless you exported %s.",
-			plural(u.unsavedRuns, "earlier run"), isAre(u.unsavedRuns, "is", "are"), isAre(u.unsavedRuns, "it", "them"))
+			wording.Count(u.unsavedRuns, "earlier run"), isAre(u.unsavedRuns, "is", "are"), isAre(u.unsavedRuns, "it", "them"))
 	case !busy:
 		title = "Quit without saving?"
 		msg = fmt.Sprintf("%s of this session %s not saved to the history and %s lost when RigBench closes, unless you exported %s. Quit anyway?",
-			plural(u.unsavedRuns, "run"), isAre(u.unsavedRuns, "was", "were"), isAre(u.unsavedRuns, "is", "are"), isAre(u.unsavedRuns, "it", "them"))
+			wording.Count(u.unsavedRuns, "run"), isAre(u.unsavedRuns, "was", "were"), isAre(u.unsavedRuns, "is", "are"), isAre(u.unsavedRuns, "it", "them"))
 	}
 	d := dialog.NewConfirm(title, msg, func(ok bool) {
 		if !ok {
@@ -441,15 +512,11 @@ func (u *UI) Close() {
 	}, u.win)
 	d.SetConfirmText("Quit")
 	d.SetDismissText("Keep RigBench open")
+	// Quitting may lose runs: the button is in the danger colour, and Enter
+	// and Escape keep RigBench open.
+	d.SetConfirmImportance(widget.DangerImportance)
 	d.Show()
-}
-
-// plural is "1 run" or "n runs".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	dialogkeys.Bind(u.win, d, d.Dismiss)
 }
 
 // isAre is one when n is 1, else many.

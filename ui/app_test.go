@@ -50,6 +50,9 @@ func newUIWith(t *testing.T, svc ui.Services) (*ui.UI, fyne.Window) {
 // A small demo run fills the matrix and lands in the history, labelled
 // simulated.
 func TestDemoRunFillsMatrixAndHistory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a journey through the app with demo runs in real time (5 s or more): skipped with -short (make test runs it)")
+	}
 	u, _ := newUI(t)
 	if k := u.Target.Choice().Kind; k != target.Demo {
 		t.Fatalf("default target without GPU and Docker = %q, want demo", k)
@@ -79,7 +82,7 @@ func TestDemoRunFillsMatrixAndHistory(t *testing.T) {
 			for _, n := range []int{1, 2} {
 				l1, l2, ok := u.Run.Matrix().Lines(c, n)
 				if !ok || !strings.HasSuffix(l1, "tok/s") || !strings.HasPrefix(l2, "TTFT") {
-					t.Errorf("run matrix cell %s×%d = %q / %q, want tok/s and TTFT", rundoc.ContextLabel(c), n, l1, l2)
+					t.Errorf("run matrix cell %s = %q / %q, want tok/s and TTFT", rundoc.CellName(c, n), l1, l2)
 				}
 			}
 		}
@@ -238,7 +241,7 @@ func TestCompareTwoRuns(t *testing.T) {
 		}
 		found := false
 		for _, row := range rows[1:] {
-			if row[0] == "0 × 1" {
+			if row[0] == "0×1" {
 				found = true
 				if !strings.Contains(row[1]+row[2], "+10") {
 					t.Errorf("0×1 row = %v, want a +10%% change", row)
@@ -246,7 +249,7 @@ func TestCompareTwoRuns(t *testing.T) {
 			}
 		}
 		if !found {
-			t.Errorf("no 0 × 1 row in %v", rows)
+			t.Errorf("no 0×1 row in %v", rows)
 		}
 	})
 }

@@ -17,18 +17,23 @@ import (
 // checkDocker is the Hardware view's Docker check: engine/session's, worded
 // for the view. It runs off the UI goroutine.
 func checkDocker(ctx context.Context, cleanup bool, opts ...docker.Option) hwview.Docker {
-	st := session.CheckDocker(ctx, cleanup, opts...)
+	return dockerFindings(session.CheckDocker(ctx, cleanup, opts...))
+}
+
+// dockerFindings words engine/session's Docker status for the views; the
+// Container Toolkit's remedy is engine/docker's (ToolkitHint).
+func dockerFindings(st session.DockerStatus) hwview.Docker {
 	if st.Err != nil {
 		return hwview.Docker{Checked: true, Problem: dockerProblem(st.Err)}
 	}
 	d := hwview.Docker{Checked: true, Available: true, Version: st.Version, NVIDIARuntime: st.NVIDIARuntime}
 	switch {
 	case errors.Is(st.RuntimesErr, session.ErrNoRuntimeInfo):
-		d.Problem = "RigBench could not ask Docker about its runtimes; if launching fails, check that the NVIDIA Container Toolkit is installed."
+		d.Problem = "RigBench could not ask Docker about its runtimes; if launching fails, " + docker.ToolkitHint + "."
 	case st.RuntimesErr != nil:
-		d.Problem = "Docker did not say which runtimes it has (" + st.RuntimesErr.Error() + "); if launching fails, check that the NVIDIA Container Toolkit is installed."
+		d.Problem = "Docker did not say which runtimes it has (" + st.RuntimesErr.Error() + "); if launching fails, " + docker.ToolkitHint + "."
 	case !st.NVIDIARuntime:
-		d.Problem = "Docker " + st.Version + " has no NVIDIA runtime, so containers cannot use the GPU: install the NVIDIA Container Toolkit, run `sudo nvidia-ctk runtime configure --runtime=docker`, restart Docker, and meanwhile benchmark an existing endpoint or the demo."
+		d.Problem = dockerProblem(docker.NoGPURuntime(st.Version))
 	}
 	return d
 }
@@ -57,10 +62,10 @@ func dockerLaunch(opts ...docker.Option) launchview.LaunchFunc { return rigDocke
 // rig's leftovers were removed when it was detected (detectRig).
 func rigDockerLaunch(conn *rig.Conn, opts ...docker.Option) launchview.LaunchFunc {
 	return func(ctx context.Context, cfg vllm.LaunchConfig, p launchview.Progress) (*session.Server, error) {
-		d := &session.DockerLauncher{Config: cfg, Options: opts, KeepLeftovers: true, Rig: conn}
+		how := session.Launching{Options: opts, KeepLeftovers: true, Rig: conn}
 		if p.Pull != nil {
-			d.Pull = func(pp docker.PullProgress) { p.Pull(pp.Bytes, pp.BytesTotal) }
+			how.Pull = func(pp docker.PullProgress) { p.Pull(pp.Bytes, pp.BytesTotal) }
 		}
-		return d.Launch(ctx, p.Log)
+		return session.NewDockerLauncher(cfg, how).Launch(ctx, p.Log)
 	}
 }

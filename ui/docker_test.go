@@ -8,11 +8,18 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/docker/dockertest"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/launchview"
+	"github.com/rigbench/rigbench/ui/target"
 )
 
 // A daemon that is not there is reported as not running, with what to do.
@@ -104,5 +111,42 @@ func TestDockerLaunchStartupError(t *testing.T) {
 	var se *vllm.StartupError
 	if !errors.As(err, &se) || se.SuggestedMaxModelLen <= 0 {
 		t.Fatalf("launch = %v, want a start-up error with a suggested --max-model-len", err)
+	}
+}
+
+// The Container Toolkit's remedy reads as engine/docker words it
+// (ToolkitHint) wherever the app shows it: the Docker check's finding, the
+// Hardware view's card and the Launch view's banner for this computer and
+// for a rig, whether or not the check wrote a Problem (issue 42 item 9: it
+// was worded in four places, two of them without the nvidia-ctk step).
+func TestToolkitRemedyIsWordedOnce(t *testing.T) {
+	a := test.NewTempApp(t)
+	w := test.NewWindow(nil)
+	t.Cleanup(w.Close)
+	found := dockerFindings(session.DockerStatus{Version: "27.0"})
+	unknown := dockerFindings(session.DockerStatus{Version: "27.0", RuntimesErr: session.ErrNoRuntimeInfo})
+	bare := hwview.Docker{Checked: true, Available: true, Version: "27.0"} // no Problem written
+	for name, d := range map[string]hwview.Docker{"the check": found, "a check that could not ask": unknown, "a finding without a problem": bare} {
+		if !strings.Contains(d.RuntimeProblem(), docker.ToolkitHint) {
+			t.Errorf("%s: %q lacks the remedy %q", name, d.RuntimeProblem(), docker.ToolkitHint)
+		}
+		hw := hwview.New()
+		hw.Set(hardware.Snapshot{GPUs: []hardware.GPU{{Name: "NVIDIA GeForce RTX 3060"}}}, d)
+		var labels []string
+		for _, o := range test.LaidOutObjects(hw.Content()) {
+			if l, ok := o.(*widget.Label); ok {
+				labels = append(labels, l.Text)
+			}
+		}
+		if !strings.Contains(strings.Join(labels, "\n"), docker.ToolkitHint) {
+			t.Errorf("%s: the Hardware view lacks the remedy:\n%s", name, strings.Join(labels, "\n"))
+		}
+		v := launchview.New(a, w, target.NewChooser(target.Launch), nil)
+		v.SetHardware(hardware.Snapshot{GPUs: []hardware.GPU{{Name: "NVIDIA GeForce RTX 3060"}}}, d)
+		here := v.HardwareWarning()
+		v.SetRigHardware(hardware.Snapshot{GPUs: []hardware.GPU{{Name: "NVIDIA GeForce RTX 3060"}}}, d)
+		if rig := v.HardwareWarning(); !strings.Contains(here, docker.ToolkitHint) || !strings.Contains(rig, docker.ToolkitHint) {
+			t.Errorf("%s: the Launch view's banners %q and %q lack the remedy", name, here, rig)
+		}
 	}
 }

@@ -161,6 +161,9 @@ func TestCompareExportOpensDialog(t *testing.T) {
 // with the name shown, and gives an imported reference file's model the
 // simulator's spelling.
 func TestHistoryTellsRunsApart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a journey through the app with demo runs in real time (5 s or more): skipped with -short (make test runs it)")
+	}
 	u, w := newUI(t)
 	fyne.DoAndWait(func() {
 		u.Launch.PickDemoSpeed(100)
@@ -457,5 +460,73 @@ func TestLaunchedModelIsRemembered(t *testing.T) {
 	}
 	if len(got) == 0 || got[0] != "Qwen/Qwen2.5-0.5B-Instruct" {
 		t.Fatalf("recent models %q after a launch", got)
+	}
+}
+
+// Issue 41, major 1: a fresh start gives a first demo result within a
+// minute. The app opens with the quick plan at session.FirstDemoSpeed (no
+// test speed here: the services leave it to the app), says the speed and
+// the estimate beside Start, keeps the full matrix one click away, and the
+// first Start with those defaults measures every cell of the quick plan.
+func TestFirstDemoIsQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the first demo in real time (about 15 s): skipped with -short (make test runs it)")
+	}
+	svc := testServices()
+	svc.SimSpeed = 0 // the app's own first speed, not the tests' 20×
+	u, _ := newUIWith(t, svc)
+	var quickNote string
+	fyne.DoAndWait(func() {
+		if s := u.Launch.DemoSpeed(); s != session.FirstDemoSpeed {
+			t.Errorf("first demo speed %g×, want %g×", s, float64(session.FirstDemoSpeed))
+		}
+		p, err := u.Run.Plan()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q := rundoc.QuickPlan(); !slices.Equal(p.Contexts, q.Contexts) || !slices.Equal(p.Concurrency, q.Concurrency) ||
+			!slices.Equal(p.PrefillContexts, q.PrefillContexts) {
+			t.Errorf("first plan %v × %v, prefill %v; want the quick plan %v × %v, prefill %v",
+				p.Contexts, p.Concurrency, p.PrefillContexts, q.Contexts, q.Concurrency, q.PrefillContexts)
+		}
+		cfg, err := session.DemoConfig(u.Launch.Form.Config(), session.FirstDemoSpeed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := session.DemoFacts(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := session.Estimate(session.Predict(p, f), f, nil)
+		quickNote = u.Run.StartNote()
+		if want := "Demo at 10× · about " + rundoc.ShortDuration(d); quickNote != want {
+			t.Errorf("beside Start: %q, want %q", quickNote, want)
+		}
+		u.Run.PickFullMatrix()
+		full, _ := u.Run.Plan()
+		if def := rundoc.DefaultPlan(); !slices.Equal(full.Contexts, def.Contexts) || !slices.Equal(full.Concurrency, def.Concurrency) {
+			t.Errorf("Full matrix gave %v × %v, want %v × %v", full.Contexts, full.Concurrency, def.Contexts, def.Concurrency)
+		}
+		if n := u.Run.StartNote(); n == quickNote || !strings.HasPrefix(n, "Demo at 10× · about ") {
+			t.Errorf("beside Start with the full matrix: %q (quick plan: %q)", n, quickNote)
+		}
+		u.Run.PickQuickPlan()
+		if n := u.Run.StartNote(); n != quickNote {
+			t.Errorf("back on the quick plan, beside Start: %q, want %q", n, quickNote)
+		}
+	})
+	began := time.Now()
+	r := runDemo(t, u)
+	t.Logf("first demo: %s, result after %v", quickNote, time.Since(began).Round(100*time.Millisecond))
+	q := rundoc.QuickPlan()
+	for _, c := range q.Contexts {
+		for _, n := range q.Concurrency {
+			if cell := r.Find(rundoc.PhaseDecode, c, n); cell == nil || cell.Status != rundoc.StatusValid {
+				t.Errorf("decode %d×%d of the first demo: %+v, want Valid", c, n, cell)
+			}
+		}
+	}
+	if cell := r.Find(rundoc.PhasePrefill, q.PrefillContexts[0], 1); cell == nil || cell.Status != rundoc.StatusValid {
+		t.Errorf("prefill %d of the first demo: %+v, want Valid", q.PrefillContexts[0], cell)
 	}
 }

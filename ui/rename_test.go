@@ -22,6 +22,9 @@ import (
 // (header and charts), the runs in Compare, and what the app's exports
 // write (HTML, Markdown), though each view loaded its copy before it.
 func TestRenameReachesResultsAndExports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a journey through the app with demo runs in real time (5 s or more): skipped with -short (make test runs it)")
+	}
 	u, _ := newUI(t)
 	imported, err := history.ImportFile(context.Background(), u.History.Source(), referenceRun(t))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -17,10 +18,10 @@ import (
 	"github.com/rigbench/rigbench/engine/docker/simimage"
 	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/session"
-	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/store"
+	"github.com/rigbench/rigbench/ui/dialogkeys"
 	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/launchview"
 	"github.com/rigbench/rigbench/ui/rigpick"
@@ -243,12 +244,19 @@ func (u *UI) detectOnRig(ctx context.Context, name string, images []string) {
 			u.Hardware.Set(snap, dock)
 			u.Launch.SetRigHardware(snap, dock)
 		}
+		var trust func()
+		var hk *rig.HostKeyError
+		if errors.As(err, &hk) && hk.CanTrust() {
+			trust = func() { u.trustHostKey(name, hk) }
+		}
 		for _, p := range []*rigpick.Picker{u.HardwareRig, u.LaunchRig} {
 			p.SetProblem(problem)
+			p.SetTrust(trust)
 		}
+		hook := u.detected // read before Ready closes, as detect does
 		u.readyOnce.Do(func() { close(u.ready) })
-		if u.detected != nil {
-			u.detected()
+		if hook != nil {
+			hook()
 		}
 	})
 }
@@ -269,6 +277,10 @@ func (u *UI) rigLaunch(local launchview.LaunchFunc) launchview.LaunchFunc {
 			return local(ctx, cfg, p)
 		}
 		srv, err := u.svc.LaunchOn(conn)(ctx, cfg, p)
+		if err != nil {
+			// Named, so a failure there is not read as this computer's.
+			err = fmt.Errorf("on the rig %s: %w", name, err)
+		}
 		return srv, err
 	}
 }
@@ -285,26 +297,20 @@ func (u *UI) closeRig() {
 }
 
 // tuneRig is where a launch sweep runs: the rig picked on Hardware and
-// Launch, through the connection detection made (nil: this computer). A
-// new sweep records the rig in its spec; a resumed one must run on the rig
-// it started on.
-func (u *UI) tuneRig(spec *tune.Spec, kind session.Kind, fresh bool) (*rig.Conn, error) {
-	if kind != tune.TargetLaunch {
-		return nil, nil
-	}
+// Launch, through the connection detection made (nil: this computer), and
+// its name. want ("" for any) is the rig a resumed sweep started on, which
+// it must run on again.
+func (u *UI) tuneRig(want string) (string, *rig.Conn, error) {
 	u.mu.Lock()
 	name, conn := u.rig.name, u.rig.conn
 	u.mu.Unlock()
-	if fresh && name != rig.LocalName {
-		spec.Rig = name
-	}
-	if want := orLocal(spec.Rig); want != name {
-		return nil, fmt.Errorf("sweep %s ran on %s: pick it in the Rig picker of the Launch page to resume it", spec.ID, rigLabel(want))
+	if want != "" && want != name {
+		return name, nil, fmt.Errorf("it ran on %s: pick it in the Rig picker of the Launch page to resume it", rigLabel(want))
 	}
 	if name != rig.LocalName && (conn == nil || conn.LostError() != nil) {
-		return nil, fmt.Errorf("%s is not reached: press Detect again on the Hardware page, then start the sweep", name)
+		return name, nil, fmt.Errorf("%s is not reached: press Detect again on the Hardware page, then start the sweep", name)
 	}
-	return conn, nil
+	return name, conn, nil
 }
 
 // orLocal is a rig's name, "local" for none.
@@ -313,4 +319,25 @@ func orLocal(name string) string {
 		return rig.LocalName
 	}
 	return name
+}
+
+// trustHostKey asks the user to compare an unknown host key's fingerprint
+// with the rig's own, as ssh does, and on Trust adds it to known_hosts and
+// connects again (issue 41: trusting a rig took a terminal). The question's
+// default answer is Cancel.
+func (u *UI) trustHostKey(name string, hk *rig.HostKeyError) {
+	msg := fmt.Sprintf("%s shows the host key %s %s.\n\nTrust it only if the rig's own key has this fingerprint: on the rig, "+
+		"ssh-keygen -lf /etc/ssh/ssh_host_%s_key.pub prints it. RigBench then adds it to your known_hosts, as ssh does when you answer yes.",
+		rigLabel(name), hk.KeyType, hk.Fingerprint, strings.TrimPrefix(hk.KeyType, "ssh-"))
+	dialogkeys.Destructive("Trust the rig's host key?", msg, "Trust", func(ok bool) {
+		if !ok {
+			return
+		}
+		if err := hk.Trust(); err != nil {
+			dialogkeys.ShowError(err, u.win)
+			return
+		}
+		// Its failed connection was not kept: detection connects anew.
+		u.Hardware.DetectAgain()
+	}, u.win)
 }

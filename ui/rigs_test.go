@@ -9,12 +9,15 @@ package ui
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 	"golang.org/x/crypto/ssh"
 
 	"github.com/rigbench/rigbench/engine/docker"
@@ -30,6 +33,7 @@ import (
 	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/launchview"
 	"github.com/rigbench/rigbench/ui/rigpick"
+	"github.com/rigbench/rigbench/ui/target"
 )
 
 // rigApp is the app with this computer lacking a GPU and Docker, and rigs
@@ -148,31 +152,146 @@ func TestRigPickerDetectsAndLaunchesThroughSSH(t *testing.T) {
 	}
 }
 
-// A launch sweep runs on the picked rig: a new one records it in its spec,
-// one resumed must be on the rig it started on, and a rig not reached is
-// said before any variant starts.
+// A launch sweep runs on the picked rig: a new one is built through
+// Services.Sweep with the rig in its target and the rig's connection in
+// how it launches, one resumed must be on the rig it started on, and a rig
+// not reached is said before any variant starts.
 func TestTuneRunsOnThePickedRig(t *testing.T) {
 	t.Setenv(store.EnvDB, filepath.Join(t.TempDir(), "history.db"))
 	w := test.NewWindow(nil)
 	t.Cleanup(w.Close)
+	var gotIn tune.SpecInput
+	var gotHow session.Launching
 	u := NewWithServices(test.NewTempApp(t), w, Services{Session: session.Run, SimSpeed: 20,
-		Detect: func(context.Context) hardware.Snapshot { return hardware.Snapshot{GPUs: []hardware.GPU{}} }})
+		Detect: func(context.Context) hardware.Snapshot { return hardware.Snapshot{GPUs: []hardware.GPU{}} },
+		Sweep: func(in tune.SpecInput, how session.Launching) (*tune.Runner, error) {
+			gotIn, gotHow = in, how
+			return in.Runner(how)
+		}})
 	<-u.Ready()
 	u.mu.Lock()
 	u.rig = rigState{name: "ssh://me@basement"}
 	u.mu.Unlock()
-	spec := tune.Spec{ID: "0123abcd"}
-	if _, err := u.tuneRig(&spec, tune.TargetLaunch, true); err == nil || !strings.Contains(err.Error(), "ssh://me@basement is not reached") {
+	in := tune.SpecInput{Vary: []string{"max-num-seqs=8,16"}, Contexts: "1K", Concurrency: "8"}
+	fyne.DoAndWait(func() {
+		cfg := u.Launch.Form.Config()
+		cfg.Model = "sim/tiny"
+		u.Launch.Form.SetConfig(cfg)
+		u.Target.Set(target.Choice{Kind: target.Launch})
+	})
+	var err error
+	fyne.DoAndWait(func() { _, err = u.newSweep(in) })
+	if err == nil || !strings.Contains(err.Error(), "ssh://me@basement is not reached") {
 		t.Errorf("a new sweep on a rig not reached: %v", err)
 	}
-	if spec.Rig != "ssh://me@basement" {
-		t.Errorf("the new sweep's spec names the rig %q, want the picked one", spec.Rig)
+	conn := &rig.Conn{} // reached (a stand-in: it is never dialled here)
+	u.mu.Lock()
+	u.rig = rigState{name: "ssh://me@basement", conn: conn}
+	u.mu.Unlock()
+	var r *tune.Runner
+	fyne.DoAndWait(func() { r, err = u.newSweep(in) })
+	if err != nil || r.Spec.Rig != "ssh://me@basement" || gotIn.Target.Rig != "ssh://me@basement" || gotHow.Rig != conn || !gotHow.KeepLeftovers {
+		t.Fatalf("the new sweep: %v; its spec names the rig %q, Services.Sweep got %+v and %+v", err, r.Spec.Rig, gotIn.Target, gotHow)
 	}
-	local := tune.Spec{ID: "4567cdef"}
-	if _, err := u.tuneRig(&local, tune.TargetLaunch, false); err == nil || !strings.Contains(err.Error(), "ran on this computer") {
+	local := r.Spec
+	local.Rig = ""
+	fyne.DoAndWait(func() { _, err = u.resumeSweep(local) })
+	if err == nil || !strings.Contains(err.Error(), "ran on this computer") {
 		t.Errorf("resuming a sweep of this computer on a rig: %v", err)
 	}
-	if conn, err := u.tuneRig(&tune.Spec{}, tune.TargetDemo, true); conn != nil || err != nil {
-		t.Errorf("a demo sweep: %v, %v; want it here", conn, err)
+	fyne.DoAndWait(func() { _, err = u.resumeSweep(r.Spec) })
+	if err != nil {
+		t.Errorf("resuming the sweep on its rig: %v", err)
+	}
+}
+
+// Issue 41 (what LM Studio users expect): an unknown host key is trusted
+// from the app. Both pickers offer Trust under the fingerprint's sentence;
+// Trust asks first (Cancel is the default and changes nothing), then adds
+// the key to known_hosts and connects again, and the refusal is gone.
+func TestTrustAnUnknownHostKeyFromTheApp(t *testing.T) {
+	s := rigtest.Start(t, rigtest.Options{Unknown: true})
+	u, detected := rigApp(t, s)
+	addRig(t, u, detected, s.URL())
+	for _, p := range []*rigpick.Picker{u.HardwareRig, u.LaunchRig} {
+		if !p.CanTrust() {
+			t.Fatalf("picker on %q says %q and offers no Trust", p.Rig(), p.Problem())
+		}
+	}
+	kh := filepath.Join(s.Home, ".ssh", "known_hosts")
+	press := func(label string) {
+		t.Helper()
+		top := u.win.Canvas().Overlays().Top()
+		if top == nil {
+			t.Fatal("Trust asked nothing")
+		}
+		text := strings.Join(overlayTexts(t, top), " ")
+		if fp := ssh.FingerprintSHA256(s.HostKey); !strings.Contains(text, fp) {
+			t.Errorf("the question %q does not show the fingerprint %s", text, fp)
+		}
+		b := overlayButton(t, top, label)
+		if b == nil {
+			t.Fatalf("the question has no %q button: %q", label, text)
+		}
+		test.Tap(b)
+	}
+	u.LaunchRig.Trust()
+	press("Cancel")
+	if _, err := os.Stat(kh); err == nil {
+		t.Fatal("Cancel wrote known_hosts")
+	}
+	u.HardwareRig.Trust()
+	press("Trust")
+	select {
+	case <-detected:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("no detection after trusting the key")
+	}
+	b, err := os.ReadFile(kh)
+	if err != nil || !strings.Contains(string(b), "ssh-ed25519") {
+		t.Fatalf("known_hosts after Trust: %q, %v", b, err)
+	}
+	for _, p := range []*rigpick.Picker{u.HardwareRig, u.LaunchRig} {
+		if got := p.Problem(); strings.Contains(got, "known_hosts") || p.CanTrust() {
+			t.Errorf("after trusting, the picker says %q (Trust offered: %v)", got, p.CanTrust())
+		}
+	}
+}
+
+// overlayTexts are the texts of the labels under o.
+func overlayTexts(t *testing.T, o fyne.CanvasObject) []string {
+	var out []string
+	walkObjects(t, o, func(x fyne.CanvasObject) {
+		if l, ok := x.(*widget.Label); ok {
+			out = append(out, l.Text)
+		}
+	})
+	return out
+}
+
+// overlayButton is the button labelled label under o, nil when none.
+func overlayButton(t *testing.T, o fyne.CanvasObject, label string) *widget.Button {
+	var b *widget.Button
+	walkObjects(t, o, func(x fyne.CanvasObject) {
+		if w, ok := x.(*widget.Button); ok && w.Text == label {
+			b = w
+		}
+	})
+	return b
+}
+
+// walkObjects calls f on o and every object under it, through containers
+// and widgets' renderers.
+func walkObjects(t *testing.T, o fyne.CanvasObject, f func(fyne.CanvasObject)) {
+	f(o)
+	switch x := o.(type) {
+	case *fyne.Container:
+		for _, c := range x.Objects {
+			walkObjects(t, c, f)
+		}
+	case fyne.Widget:
+		for _, c := range test.TempWidgetRenderer(t, x).Objects() {
+			walkObjects(t, c, f)
+		}
 	}
 }

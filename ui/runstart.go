@@ -4,19 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
-	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/ui/dialogkeys"
 	"github.com/rigbench/rigbench/ui/history"
-	"github.com/rigbench/rigbench/ui/launchview"
 	"github.com/rigbench/rigbench/ui/target"
 	"github.com/rigbench/rigbench/ui/wording"
 )
@@ -24,26 +23,33 @@ import (
 // startRun is the Run view's StartFunc: it turns the chosen target into a
 // session and runs it on the caller's goroutine (never the UI's).
 func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer) (*rundoc.Run, error) {
-	var ch target.Choice
-	var srv *session.Server
+	var in session.TargetInput
 	var snap *hardware.Snapshot
-	var demo sim.Config
-	var demoRec *rundoc.Launch
-	var demoErr error
-	var demoCfg vllm.LaunchConfig
 	var resume *rundoc.Run
 	fyne.DoAndWait(func() {
 		resume, u.resuming = u.resuming, nil
 		snap = u.snapshot
-		ch = u.Target.Choice()
-		srv = u.Launch.Server()
-		demoCfg = u.Launch.Form.Config()
-		demo, demoErr = u.demoConfig()
-		demoRec = session.DemoLaunch(demoCfg, demo)
+		in = u.targetInput()
 	})
+	if in.Kind == target.Launch && in.Server == nil {
+		return nil, errors.New("start the server in the Launch tab first, or choose an existing endpoint or the demo")
+	}
+	// The target is read by session.TargetInput, the CLI's reader: a
+	// launch measures the Launch page's server (its record is the launched
+	// configuration, not the form's, which may have been edited since).
+	o, err := in.Options(session.Launching{})
+	if err != nil {
+		return nil, errors.New(target.Text(err))
+	}
 	// A plan the server cannot run stops at its start, as in the CLI,
 	// and leaves no run in the history.
-	o := session.Options{Plan: plan, Observers: []rundoc.Observer{obs}, Hardware: snap, StopWhenNothingRuns: true, Resume: resume}
+	o.Plan, o.Observers, o.Hardware, o.StopWhenNothingRuns, o.Resume = plan, []rundoc.Observer{obs}, snap, true, resume
+	if in.Server != nil && in.Server.Dial != nil {
+		// On another rig (reached through its SSH connection): its
+		// hardware as the rig picker detected it; the session reads its
+		// GPUs in the server's container, not this computer's.
+		o.Hardware = u.rigSnapshot()
+	}
 	src := u.History.Source()
 	saver := src.Recorder()
 	if saver != nil {
@@ -55,37 +61,26 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 			}
 		}))
 	}
-	switch ch.Kind {
-	case target.Demo:
-		if demoErr != nil {
-			return nil, fmt.Errorf("the demo cannot start with the Launch page's flags: %w", demoErr)
-		}
-		o.Kind = session.Demo
-		o.Sim, o.SimLaunch = demo, demoRec
-	case target.Endpoint:
-		if p := target.CheckURL(ch); p != "" {
-			return nil, errors.New(p)
-		}
-		o.Kind, o.Endpoint, o.APIKey, o.WeightsGiB = session.Endpoint, ch.URL, ch.APIKey, ch.WeightsGiB
-	case target.Launch:
-		if srv == nil {
-			return nil, errors.New("start the server in the Launch tab first, or choose an existing endpoint or the demo")
-		}
-		o.Kind = session.Launch
-		// The record is the launched configuration, not the form's:
-		// the form may have been edited since the server started.
-		o.Launcher = srv.Reuse()
-		if srv.Dial != nil {
-			// On another rig (reached through its SSH connection): its
-			// hardware as the rig picker detected it; the session reads
-			// its GPUs in the server's container, not this computer's.
-			o.Hardware = u.rigSnapshot()
-		}
-	}
 	run, err := u.svc.Session(ctx, o)
 	u.keep(src, saver, run)
 	// The engine's errors give CLI advice (--api-key, --db).
 	return run, forApp(err)
+}
+
+// targetInput is the chosen target as engine/session reads it: the
+// chooser's fields, the Launch page's flags (the demo's too) and demo
+// speed, and the server the Launch page started. Call it on the Fyne
+// goroutine.
+func (u *UI) targetInput() session.TargetInput {
+	in := u.Target.Input()
+	in.Launch = u.Launch.Form.Config()
+	switch in.Kind {
+	case target.Demo:
+		in.SimSpeed = strconv.FormatFloat(u.Launch.DemoSpeed(), 'g', -1, 64)
+	case target.Launch:
+		in.Server = u.Launch.Server()
+	}
+	return in
 }
 
 // resume continues run r (Results' Resume): the Run view runs its plan
@@ -93,7 +88,7 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 // into r, which keeps the rest as they were.
 func (u *UI) resume(r *rundoc.Run) {
 	if u.Run.Running() {
-		dialog.ShowInformation("A run is in progress", "Resume this run once the one in progress has finished, or cancel it in the Run tab.", u.win)
+		dialogkeys.ShowInformation("A run is in progress", "Resume this run once the one in progress has finished, or cancel it in the Run tab.", u.win)
 		return
 	}
 	u.resuming = r
@@ -132,10 +127,14 @@ func (u *UI) keep(src history.Source, rec history.Recorder, run *rundoc.Run) {
 }
 
 // demoConfig is the simulator the demo target runs: the Launch page's
-// flags at the chosen speed. It starts from sim.DefaultConfig (the
-// reference card, prefix caching on as in vLLM V1).
+// flags at the chosen speed (session.TargetInput's demo, the CLI's rule).
+// It starts from sim.DefaultConfig (the reference card, prefix caching on
+// as in vLLM V1).
 func (u *UI) demoConfig() (sim.Config, error) {
-	return launchview.DemoConfig(u.Launch.Form.Config(), u.Launch.DemoSpeed())
+	in := session.TargetInput{Kind: target.Demo, Launch: u.Launch.Form.Config(),
+		SimSpeed: strconv.FormatFloat(u.Launch.DemoSpeed(), 'g', -1, 64)}
+	s, _, err := in.Demo()
+	return s, err
 }
 
 // targetChanged updates the Run view for a new target. For the demo the

@@ -6,14 +6,17 @@ import (
 	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/hardware/probe"
 	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/launchview"
 )
 
-// Services are what the window talks to. Tests replace single fields; New
-// uses DefaultServices.
+// Services are what the window talks to: every engine object a view needs
+// (a session, a launcher, a sweep's runner) is made by one of them, so the
+// views hold no engine sequence of their own. Tests replace single fields
+// (a nil Sweep or Resweep is the default's); New uses DefaultServices.
 type Services struct {
 	// Detect returns the hardware snapshot.
 	Detect func(ctx context.Context) hardware.Snapshot
@@ -34,6 +37,13 @@ type Services struct {
 	DetectRig func(ctx context.Context, conn *rig.Conn, images []string) (hardware.Snapshot, hwview.Docker)
 	// LaunchOn is the Launch view's LaunchFunc on a rig.
 	LaunchOn func(conn *rig.Conn) launchview.LaunchFunc
+	// Sweep builds the Tune view's sweep from its input (the form's
+	// fields and the chosen target, the CLI's tune.SpecInput), each
+	// launch variant started as how says.
+	Sweep func(in tune.SpecInput, how session.Launching) (*tune.Runner, error)
+	// Resweep rebuilds a kept sweep's runner, to resume it
+	// (tune.NewRunner, the CLI's too).
+	Resweep func(spec tune.Spec, how session.Launching) (*tune.Runner, error)
 	// SimSpeed divides the simulator's durations in demo mode (1 = real
 	// time; the screenshot tour and tests go faster).
 	SimSpeed float64
@@ -53,6 +63,11 @@ func DefaultServices() Services {
 			return detectRig(ctx, conn, images)
 		},
 		LaunchOn: func(conn *rig.Conn) launchview.LaunchFunc { return rigDockerLaunch(conn) },
+		Sweep:    sweep,
+		Resweep:  tune.NewRunner,
 		SimSpeed: 1,
 	}
 }
+
+// sweep is Services.Sweep: tune.SpecInput's reader and runner.
+func sweep(in tune.SpecInput, how session.Launching) (*tune.Runner, error) { return in.Runner(how) }

@@ -4,6 +4,7 @@ import (
 	"image/color"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 )
 
@@ -83,6 +84,11 @@ func themeFor(choice string) fyne.Theme {
 // or ThemeDark).
 func (u *UI) SetTheme(choice string) {
 	u.app.Preferences().SetString(prefTheme, choice)
+	u.themeGen++
+	if u.tabs != nil {
+		// Fyne themes what is on screen: the tab shown now.
+		u.tabThemed[u.tabs.Selected()] = u.themeGen
+	}
 	u.app.Settings().SetTheme(themeFor(choice))
 	// Charts are pictures drawn in the theme's palette: draw them again.
 	if r := u.Results.Run(); r != nil {
@@ -90,6 +96,10 @@ func (u *UI) SetTheme(choice string) {
 	}
 	if rs := u.Compare.Runs(); len(rs) > 0 {
 		u.Compare.SetRuns(rs, nil)
+	}
+	// So are Tune's charts and bars (their colours read when drawn).
+	if d := u.Tune.Doc(); d != nil && !u.Tune.Running() {
+		u.Tune.Show(d)
 	}
 	if u.themeMenu != nil {
 		for i, it := range u.themeMenu.Items {
@@ -99,6 +109,23 @@ func (u *UI) SetTheme(choice string) {
 			m.Refresh()
 		}
 	}
+}
+
+// themeTab brings a tab that is being shown up to date with the theme.
+// Fyne applies a theme change only to what is on screen, and a tab's own
+// Refresh does not reach every widget inside it (an accordion refreshes its
+// headers, not the flag rows under them): after View ▸ Theme ▸ Light the
+// Launch form, built in the dark theme, kept its black fields and
+// near-white labels. So a tab first shown after a switch gets the theme
+// applied as Fyne applies it to the screen, by setting it again, now that
+// the tab is on screen; otherwise a refresh is enough.
+func (u *UI) themeTab(it *container.TabItem) {
+	if u.tabThemed[it] == u.themeGen {
+		it.Content.Refresh()
+		return
+	}
+	u.tabThemed[it] = u.themeGen
+	u.app.Settings().SetTheme(u.app.Settings().Theme())
 }
 
 // ThemeChoice is the theme choice in effect.

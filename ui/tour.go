@@ -132,6 +132,11 @@ func (u *UI) tour(dir string) {
 		u.SelectTab(TabLaunch)
 	})
 	shot("2b-launch-demo", time.Second)
+	u.tourDemoPaste(step, shot)
+	// What a fresh start's Run tab offers: the quick plan, the speed and
+	// the estimate beside Start (issue 41: the first demo read 34 min).
+	step(func() { u.SelectTab(TabRun) })
+	shot("3a-run-first", 800*time.Millisecond)
 
 	runDone := make(chan struct{})
 	step(func() {
@@ -162,6 +167,15 @@ func (u *UI) tour(dir string) {
 
 	step(func() { u.SelectTab(TabResults) })
 	shot("6-results-matrix", time.Second)
+	// A click on a cell: its details (window, ramp, ±, the server's
+	// cross-check, notes, what limits it).
+	step(func() {
+		if c := u.Results.Matrix().Cell(16384, 8); c != nil {
+			c.Tapped(&fyne.PointEvent{})
+		}
+	})
+	shot("6b-results-cell-details", 800*time.Millisecond)
+	step(u.closeDialogs)
 	step(func() { u.Results.Tabs().SelectIndex(2) })
 	shot("7-results-table", 800*time.Millisecond)
 	step(func() { u.Results.Tabs().SelectIndex(3) })
@@ -215,6 +229,13 @@ func (u *UI) tour(dir string) {
 	<-compared
 	shot("10-compare", time.Second)
 	u.tourTune(step, shot)
+	if err := u.tourAfterTune(dir, step, shot); err != nil {
+		fail(err)
+		return
+	}
+	u.tourDelete(step, shot)
+	u.tourThemeSwitch(step, shot)
+	u.tourAbout(step, shot)
 	fyne.Do(u.app.Quit)
 }
 

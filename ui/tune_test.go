@@ -14,6 +14,7 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/ui"
+	"github.com/rigbench/rigbench/ui/history"
 	"github.com/rigbench/rigbench/ui/target"
 )
 
@@ -22,6 +23,9 @@ import (
 // and chart, apply the winner to the Launch form; the variants are in
 // History under the sweep's tag.
 func TestTuneJourney(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a journey through the app with demo runs in real time (5 s or more): skipped with -short (make test runs it)")
+	}
 	u, _ := newUI(t)
 	fyne.DoAndWait(func() {
 		// The user's flags run 4 sequences at once: 8 streams queue.
@@ -179,6 +183,9 @@ func TestCloseDuringSweepAsks(t *testing.T) {
 // After a crash, the Tune view offers to resume the sweep started last
 // (its spec kept beside the history) and Resume measures what is missing.
 func TestTuneResumesAfterRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a journey through the app with demo runs in real time (5 s or more): skipped with -short (make test runs it)")
+	}
 	db := filepath.Join(t.TempDir(), "history.db")
 	plan := rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{4}, DurationS: 10, Window: rundoc.WindowFixed, MaxOutput: 256}
 	obj, _ := tune.ParseObjective("total-tok-s", plan)
@@ -222,6 +229,50 @@ func TestTuneResumesAfterRestart(t *testing.T) {
 		}
 		if s := again.Tune.Summary(); !strings.HasPrefix(s, "2 variants") {
 			t.Errorf("reopened form summary %q, want the sweep's 2 variants", s)
+		}
+	})
+	// Issue 41 minor 2: one of its runs deleted in History, the finished
+	// sweep reopens with its verdict, judged from the run that remains, and
+	// says so; Resume can measure the deleted one again. It used to read
+	// "stopped before its 2 variants were measured", its verdict gone.
+	var variant *rundoc.Run
+	fyne.DoAndWait(func() {
+		for _, r := range again.History.Shown() {
+			if strings.HasSuffix(r.Name, tune.BaseLabel) {
+				variant = r
+			}
+		}
+	})
+	if variant == nil {
+		t.Fatal("the sweep's base run is not in History")
+	}
+	if _, msg := history.DeletePrompt([]*rundoc.Run{variant}); !strings.Contains(msg, "Tune sweep "+spec.ID) {
+		t.Errorf("the delete dialog does not warn that the run belongs to sweep %s: %q", spec.ID, msg)
+	}
+	deleted := make(chan struct{})
+	fyne.DoAndWait(func() {
+		again.History.OnEdited = func() { close(deleted) }
+		again.History.Delete([]*rundoc.Run{variant})
+	})
+	select {
+	case <-deleted:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the delete did not finish")
+	}
+	// The Tune view on screen says so at once, not only after a restart.
+	fyne.DoAndWait(func() {
+		if st := again.Tune.Status(); !strings.Contains(st, "1 of its 2 variants was deleted") || !again.Tune.CanResume() {
+			t.Errorf("after the delete the Tune view on screen says %q (Resume %v)", st, again.Tune.CanResume())
+		}
+	})
+	third, _ := newUIWithDB(t, db)
+	fyne.DoAndWait(func() {
+		st := third.Tune.Status()
+		if third.Tune.Verdict() == "" || third.Tune.Doc() == nil || !strings.Contains(st, "1 of its 2 variants was deleted") {
+			t.Errorf("reopened after a delete: verdict %q, status %q, want the verdict judged without the deleted run", third.Tune.Verdict(), st)
+		}
+		if !third.Tune.CanResume() {
+			t.Error("Resume is not offered for the deleted variant")
 		}
 	})
 }

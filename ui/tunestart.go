@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,15 +14,18 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
 
+	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/internal/safefile"
 	"github.com/rigbench/rigbench/store"
+	"github.com/rigbench/rigbench/ui/dialogkeys"
 	"github.com/rigbench/rigbench/ui/export"
 	"github.com/rigbench/rigbench/ui/target"
 	"github.com/rigbench/rigbench/ui/tuneview"
+	"github.com/rigbench/rigbench/ui/wording"
 )
 
 // TabTune is the Tune view's tab title.
@@ -31,18 +35,19 @@ const TabTune = "Tune"
 // form and the history.
 func (u *UI) tuneBackend() tuneview.Backend {
 	return tuneview.Backend{
-		Base: func() (vllm.LaunchConfig, string) {
+		Unavailable: func() string {
 			switch u.Target.Choice().Kind {
 			case target.Endpoint:
-				return vllm.LaunchConfig{}, "Tune is unavailable for an existing endpoint: it relaunches the server for each variant, and RigBench cannot relaunch a server it did not start. Choose the demo or Launch as the target."
+				return tuneEndpointText
 			case target.Launch:
 				if u.Launch.Server() != nil || u.Launch.Starting() {
-					return vllm.LaunchConfig{}, "Stop the server on the Launch page first: Tune starts the server again for each variant, on the same card."
+					return "Stop the server on the Launch page first: Tune starts the server again for each variant, on the same card."
 				}
 			}
-			return u.Launch.Form.Config(), ""
+			return ""
 		},
-		Runner: u.tuneRunner,
+		Sweep:  u.newSweep,
+		Resume: u.resumeSweep,
 		Target: func() string {
 			if u.Target.Choice().Kind == target.Demo {
 				return "on the simulated server (demo) at the Launch page's demo speed"
@@ -85,9 +90,10 @@ func (u *UI) tuneSpecDir() string {
 }
 
 // lastSweep is the sweep started last with this history, judged from the
-// variants the history holds, and whether every one is there: the Tune
-// view reopens on it (its verdict, or Resume after a crash or a close
-// during it).
+// variants the history holds, and whether it finished: it ran to its end
+// (a run of it deleted from History since leaves it finished, judged from
+// the rest), or every variant is there. The Tune view reopens on it: its
+// verdict, or Resume after a crash or a close during it.
 func (u *UI) lastSweep() (*tune.Spec, *tune.Result, bool) {
 	dir := u.tuneSpecDir()
 	if dir == "" {
@@ -103,50 +109,68 @@ func (u *UI) lastSweep() (*tune.Spec, *tune.Result, bool) {
 	if err != nil {
 		return &spec, nil, false
 	}
-	return &spec, res, complete
+	return &spec, res, complete || tune.Finished(dir, spec.ID)
 }
 
-// tuneRunner builds a sweep's runner for the chosen target: the demo's
-// simulator at the Launch page's demo speed, or Docker. Every variant is
-// recorded by the history's recorder and found there to resume.
-func (u *UI) tuneRunner(spec tune.Spec) (*tune.Runner, error) {
-	kind := map[target.Kind]session.Kind{target.Demo: tune.TargetDemo, target.Launch: tune.TargetLaunch}[u.Target.Choice().Kind]
-	if kind == "" {
-		return nil, fmt.Errorf("tune is unavailable for an existing endpoint")
+// tuneEndpointText words tune.ErrEndpoint with the app's remedy.
+var tuneEndpointText = wording.Sentence(tune.ErrEndpoint.Error()) + " Choose the demo or Launch as the target."
+
+// newSweep is the Tune view's sweep of its form's input: the chosen
+// target (the Launch page's flags as the base, the demo's speed, or the
+// picked rig) filled in, read and built by Services.Sweep (the CLI's
+// tune.SpecInput), with every variant recorded by the history.
+func (u *UI) newSweep(in tune.SpecInput) (*tune.Runner, error) {
+	if u.Target.Choice().Kind == target.Endpoint {
+		return nil, errors.New(tuneEndpointText)
 	}
-	if spec.Target != "" && spec.Target != kind {
-		// A resumed sweep runs where it started.
+	in.Target = u.targetInput()
+	in.Target.Server = nil // a sweep starts its own servers
+	var conn *rig.Conn
+	if in.Target.Kind == target.Launch {
+		name, c, err := u.tuneRig("")
+		if err != nil {
+			return nil, err
+		}
+		if name != rig.LocalName {
+			in.Target.Rig = name
+		}
+		conn = c
+	}
+	// Leftovers stay: another RigBench's server is not this sweep's to
+	// remove.
+	r, err := u.svc.Sweep(in, session.Launching{KeepLeftovers: true, Rig: conn})
+	if err != nil {
+		return nil, err
+	}
+	return u.withTuneHistory(r), nil
+}
+
+// resumeSweep rebuilds a kept sweep's runner (Services.Resweep), on the
+// target and rig it started on: a resumed sweep runs where it started.
+func (u *UI) resumeSweep(spec tune.Spec) (*tune.Runner, error) {
+	if kind := u.Target.Choice().Kind; spec.Target != kind {
 		where := map[session.Kind]string{tune.TargetDemo: "the demo", tune.TargetLaunch: "Launch vLLM in Docker"}[spec.Target]
 		return nil, fmt.Errorf("sweep %s ran on %s: choose that target on the Launch page to resume it", spec.ID, where)
 	}
-	fresh := spec.Target == "" // a new sweep, not a resume
-	if fresh {
-		spec.Target = kind
-		if kind == tune.TargetDemo {
-			// The Launch page's demo: its profile and speed, kept in the
-			// spec so a resume (here or in the CLI) runs the same
-			// simulator.
-			cfg, err := u.demoConfig()
-			if err != nil {
-				return nil, fmt.Errorf("the demo cannot start with the Launch page's flags: %w", err)
-			}
-			spec.SimProfile, spec.SimSpeed = cfg.Profile.Name, cfg.Speed
+	var conn *rig.Conn
+	if spec.Target == tune.TargetLaunch {
+		var err error
+		if _, conn, err = u.tuneRig(orLocal(spec.Rig)); err != nil {
+			return nil, fmt.Errorf("sweep %s: %w", spec.ID, err)
 		}
 	}
-	conn, err := u.tuneRig(&spec, kind, fresh)
+	r, err := u.svc.Resweep(spec, session.Launching{KeepLeftovers: true, Rig: conn})
 	if err != nil {
 		return nil, err
 	}
-	r, err := tune.NewRunner(spec, func(cfg vllm.LaunchConfig) session.Launcher {
-		// Leftovers stay: another RigBench's server is not this sweep's
-		// to remove.
-		return &session.DockerLauncher{Config: cfg, KeepLeftovers: true, Rig: conn}
-	})
-	if err != nil {
-		return nil, err
-	}
+	return u.withTuneHistory(r), nil
+}
+
+// withTuneHistory has r record every variant in the history, and find
+// there the finished ones of a resumed sweep.
+func (u *UI) withTuneHistory(r *tune.Runner) *tune.Runner {
 	r.Hardware, r.SpecDir = u.snapshot, u.tuneSpecDir()
-	if spec.OnRig() {
+	if r.Spec.OnRig() {
 		r.Hardware = nil // each variant's session reads the rig's
 	}
 	src := u.History.Source()
@@ -167,7 +191,7 @@ func (u *UI) tuneRunner(spec tune.Spec) (*tune.Runner, error) {
 		})}
 	}
 	r.History = u.tuneHistory
-	return r, nil
+	return r
 }
 
 // tuneHistory is the history's RunsTagged (store.DB's, or the session
@@ -206,13 +230,14 @@ func (u *UI) importSweep() {
 		r.Close()
 		d, err := readSweep(path)
 		if err != nil {
-			dialog.ShowError(err, u.win)
+			dialogkeys.ShowError(err, u.win)
 			return
 		}
 		u.Tune.Show(d)
 	}, u.win)
 	fd.SetFilter(storage.NewExtensionFileFilter([]string{".json"}))
 	fd.Show()
+	dialogkeys.Bind(u.win, fd, nil) // Escape cancels; Enter opens only a file picked
 }
 
 // readSweep reads a sweep document from a file.

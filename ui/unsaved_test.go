@@ -65,6 +65,9 @@ func texts(o fyne.CanvasObject) string {
 // saved (where, why, and what to do), a finished run says it was not
 // saved, and closing the window asks first.
 func TestUnsavedHistoryWarnsOnRunViewAndAsksBeforeQuit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a journey through the app with demo runs in real time (5 s or more): skipped with -short (make test runs it)")
+	}
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)

@@ -50,7 +50,7 @@ func planText(e *session.NothingRunsError) string {
 	switch e.Why {
 	case session.NoPrefillFits:
 		s = fmt.Sprintf("no prefill context fits this server (max_model_len %s, KV cache %s): set Prefill contexts to %d tokens or less",
-			session.TokensText(e.MaxModelLen), session.TokensText(e.KVCapacity), e.Suggest)
+			rundoc.TokensText(e.MaxModelLen), rundoc.TokensText(e.KVCapacity), e.Suggest)
 	case session.OutputFillsModel:
 		s = fmt.Sprintf("a max output of %d leaves no room in max_model_len %d: set Max output to %d or less",
 			e.MaxOutput, e.MaxModelLen, e.Suggest)
@@ -58,13 +58,13 @@ func planText(e *session.NothingRunsError) string {
 		s = fmt.Sprintf("no context leaves room for a max output of %d in max_model_len %d: set Max output to %d or less, or choose smaller Contexts",
 			e.MaxOutput, e.MaxModelLen, e.Suggest)
 	case session.ConcurrencyTooHigh:
-		s = fmt.Sprintf("the KV cache holds %d tokens, too few for %d requests of %d tokens (context + max output) at once: add lower Concurrency levels such as 1",
-			e.KVCapacity, e.Concurrency, e.Context+e.MaxOutput)
+		s = fmt.Sprintf("the KV cache holds %s, too few for %d requests of %d tokens (context + max output) at once: add lower Concurrency levels such as 1",
+			rundoc.TokensText(e.KVCapacity), e.Concurrency, e.Context+e.MaxOutput)
 	case session.RequestTooBig:
-		s = fmt.Sprintf("the KV cache holds %d tokens, too few for one request of context %s plus a max output of %d: set Max output to %d or less",
-			e.KVCapacity, rundoc.ContextLabel(e.Context), e.MaxOutput, e.Suggest)
+		s = fmt.Sprintf("the KV cache holds %s, too few for one request of context %s plus a max output of %d: set Max output to %d or less",
+			rundoc.TokensText(e.KVCapacity), rundoc.ContextLabel(e.Context), e.MaxOutput, e.Suggest)
 	default:
-		s = fmt.Sprintf("the KV cache holds %s, too few for any context of the plan: choose smaller Contexts", session.TokensText(e.KVCapacity))
+		s = fmt.Sprintf("the KV cache holds %s, too few for any context of the plan: choose smaller Contexts", rundoc.TokensText(e.KVCapacity))
 	}
 	return "No cell of this plan can run on this server. " + wording.Sentence(s)
 }

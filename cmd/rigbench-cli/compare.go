@@ -139,6 +139,7 @@ func loadRuns(ctx context.Context, e *env, dbFlag string, ids []string) ([]*rund
 		}
 	}()
 	runs := make([]*rundoc.Run, 0, len(ids))
+	var fromFiles []*rundoc.Run
 	for _, id := range ids {
 		if st, err := os.Stat(id); err == nil && !st.IsDir() {
 			r, err := report.OpenRun(ctx, id)
@@ -146,6 +147,7 @@ func loadRuns(ctx context.Context, e *env, dbFlag string, ids []string) ([]*rund
 				return nil, err
 			}
 			runs = append(runs, r)
+			fromFiles = append(fromFiles, r)
 			continue
 		}
 		if db == nil {
@@ -165,6 +167,16 @@ func loadRuns(ctx context.Context, e *env, dbFlag string, ids []string) ([]*rund
 			return nil, err
 		}
 		runs = append(runs, r)
+	}
+	// A file's model spelled from its name ("agents-a1-4b-fp8") is the
+	// model the other runs name ("agents/a1-4b-fp8"), as import reads it,
+	// so the comparison does not call it a difference.
+	var known []string
+	for _, r := range runs {
+		known = append(known, r.Server.Model)
+	}
+	for _, r := range fromFiles {
+		r.Server.Model = report.NormaliseModel(r.Server.Model, known)
 	}
 	return runs, nil
 }

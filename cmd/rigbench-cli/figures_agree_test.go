@@ -27,6 +27,7 @@ func oneCellRun() *rundoc.Run {
 		GPUStats: &hardware.GPUStats{PowerMeanW: 173.26}, ServerStats: &rundoc.ServerStats{Samples: 30, KVUsageMax: 0.4237},
 		CellChecks: rundoc.CellChecks{RetriedRequests: 2, NeverStarted: 1, ServerOutputTokens: 6412, CheckedOutputTokens: 6401,
 			ServerTokenDiffPct: rundoc.Reported(0.1718, true), ServerDecodeTokS: 27.4321},
+		CellWindow: rundoc.CellWindow{PerRequestTokSWindow: 21.4567, TBTMsWindow: 46.7123},
 	}
 	// The server cross-check's figures (promoted fields of an embedded
 	// struct, so set one by one).

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -56,7 +57,9 @@ func (h *historyFlags) open(ctx context.Context, e *env, mustExist bool) (*store
 			return nil, fmt.Errorf("there is no history at %s yet; run a benchmark or import a run first, or pass --db FILE", path)
 		}
 	}
-	return store.Open(ctx, path)
+	// A history this user may not write is still listed and shown; a
+	// command that writes says it is read-only when it does.
+	return store.OpenForReading(ctx, path)
 }
 
 // parseArgs parses flags anywhere among the arguments ("export ID --format
@@ -170,6 +173,17 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 	return tw.Flush()
 }
 
+// historyArg is " --db FILE" for a command to paste when the history at
+// path is not the one the command finds by itself ("" when it is).
+func historyArg(e *env, path string) string {
+	if def, err := store.ResolvePath("", e.getenv); err == nil {
+		if abs, err := filepath.Abs(def); err == nil && abs == path {
+			return ""
+		}
+	}
+	return (&saveFlags{db: path}).dbArg()
+}
+
 func runShow(ctx context.Context, e *env, args []string) error {
 	db, r, err := runArg(ctx, e, "show", args)
 	if err != nil {
@@ -223,8 +237,14 @@ func runShow(ctx context.Context, e *env, args []string) error {
 	if r.Error != "" {
 		fmt.Fprintf(w, "Error: %s\n", termtext.SafeLines(r.Error))
 	}
+	if len(r.Cells) > 0 {
+		fmt.Fprintf(w, "Headline: %s\n", rundoc.HeadlineOf(r).Text())
+	}
 	fmt.Fprintln(w)
 	printResults(w, r)
+	if line := unreliableAdvice(r, "with the run's --endpoint, --demo or --launch flags and", historyArg(e, db.Path())); line != "" && r.Origin == rundoc.OriginMeasured {
+		fmt.Fprintln(w, termtext.Safe(line))
+	}
 	return nil
 }
 
@@ -291,11 +311,14 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		if err == nil {
 			r.Server.Model = report.NormaliseModel(r.Server.Model, known)
 			known = append(known, r.Server.Model)
-			var inserted bool
-			if inserted, err = db.Import(ctx, r); err == nil {
+			var res store.ImportResult
+			if res, err = db.ImportRun(ctx, r); err == nil {
 				verb := "imported"
-				if !inserted {
+				switch res.Outcome {
+				case store.ImportSame:
 					verb = "already in the history:"
+				case store.ImportCompleted:
+					verb = fmt.Sprintf("completed with %d cell%s the history lacked:", res.Added, map[bool]string{true: "s"}[res.Added != 1])
 				}
 				fmt.Fprintf(e.stdout, "%s %s %s (%s)\n", verb, termtext.Safe(rundoc.ShortID(r.UUID)), displayName(r), termtext.Safe(path))
 				continue

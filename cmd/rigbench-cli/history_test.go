@@ -265,7 +265,9 @@ func TestShowImportedReference(t *testing.T) {
 	id := strings.Fields(out)[1]
 	out = mustCLI(t, "show", id, "--db", db)
 	for _, want := range []string{"Model agents/a1-4b-fp8 on vllm 0.32.0", "GPU 0: RTX 3060 12GB",
-		"started: unknown (imported ", "Decode: total tok/s · TTFT (window 30s)\n"} {
+		"started: unknown (imported ", "Decode: total tok/s · TTFT (window 30s)\n",
+		// The headline, as the app's Results card and the reports say it.
+		"Headline: best 890.6 tok/s at 0×32 · one stream 49.6 tok/s · TTFT at 16K "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("show lacks %q:\n%s", want, out)
 		}

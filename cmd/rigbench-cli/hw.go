@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -103,13 +102,9 @@ func printSnapshot(out io.Writer, s hardware.Snapshot) error {
 		fmt.Fprintf(w, "Link\t%s\n", hardware.LinkText(l))
 	}
 	// A rig read through Docker reports threads and total memory only;
-	// its zeros are unknowns, not facts.
-	fmt.Fprintf(w, "CPU\t%s · %s cores, %d threads\n", orNA(s.CPU.Model), countOrNA(s.CPU.PhysicalCores), s.CPU.LogicalCores)
-	avail := hardware.NA
-	if s.Memory.AvailableBytes > 0 {
-		avail = gib(s.Memory.AvailableBytes)
-	}
-	fmt.Fprintf(w, "Memory\t%s total · %s available\n", gib(s.Memory.TotalBytes), avail)
+	// hardware words its zeros as unknowns, as the app and the reports do.
+	fmt.Fprintf(w, "CPU\t%s\n", termtext.Safe(s.CPU.Text()))
+	fmt.Fprintf(w, "Memory\t%s\n", s.Memory.Text())
 	fmt.Fprintf(w, "OS\t%s\n", osLine(s.OS))
 	return w.Flush()
 }
@@ -123,8 +118,8 @@ func printGPU(w io.Writer, g hardware.GPU) {
 	}
 	fmt.Fprintf(w, "GPU %d\t%s\n", g.Index, f(hardware.FieldName, "%s", g.Name))
 	fmt.Fprintf(w, "  VRAM\t%s total · %s used · %s free\n",
-		f(hardware.FieldVRAM, "%s", gib(g.VRAMTotalBytes)), f(hardware.FieldVRAMUsed, "%s", gib(g.VRAMUsedBytes)),
-		f(hardware.FieldVRAMFree, "%s", gib(g.VRAMFreeBytes)))
+		f(hardware.FieldVRAM, "%s", hardware.GiB(g.VRAMTotalBytes)), f(hardware.FieldVRAMUsed, "%s", hardware.GiB(g.VRAMUsedBytes)),
+		f(hardware.FieldVRAMFree, "%s", hardware.GiB(g.VRAMFreeBytes)))
 	fmt.Fprintf(w, "  Compute capability\t%s\n", f(hardware.FieldComputeCapability, "%s", g.ComputeCapability))
 	fmt.Fprintf(w, "  Power limit\t%s (default %s, max %s)\n",
 		f(hardware.FieldPowerLimit, "%.0f W", g.PowerLimitW), f(hardware.FieldPowerLimitDefault, "%.0f W", g.PowerLimitDefaultW),
@@ -155,14 +150,3 @@ func orNA(s string) string {
 	}
 	return termtext.Safe(s) // driver and /proc text, shown as text
 }
-
-// countOrNA prints a count, n/a for an unknown 0.
-func countOrNA(n int) string {
-	if n <= 0 {
-		return hardware.NA
-	}
-	return strconv.Itoa(n)
-}
-
-// gib prints bytes in GiB with one decimal, as nvidia-smi users expect.
-func gib(b uint64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }

@@ -110,8 +110,8 @@ func TestPrintSnapshotNA(t *testing.T) {
 		"gen 4, width n/a now (max gen 4, width 16)",
 		"192-bit at 7501 MHz max → 360 GB/s peak",
 		"550.54.14 · CUDA 12.4",
-		"AMD Ryzen 7 5800X · 8 cores, 16 threads",
-		"32.0 GiB total · 20.0 GiB available",
+		"AMD Ryzen 7 5800X (8 cores, 16 threads)",
+		"32.0 GiB (20.0 GiB available)",
 		"Ubuntu 24.04 · kernel 6.8.0 · x86_64",
 	} {
 		if !strings.Contains(out, want) {

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/rig"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/internal/termtext"
@@ -34,7 +36,11 @@ type launchOptions struct {
 	model, image, gpus, hfCache string
 	// compileCache is --compile-cache: "" for store.CompileCacheDir,
 	// "off" for none, else the folder.
-	compileCache             string
+	compileCache string
+	// history is the --db the command was given ("" for the default
+	// history): the default compile cache sits beside the history in use,
+	// so a run with --db elsewhere leaves the default data folder alone.
+	history                  string
 	rig                      string
 	port                     int
 	noGPU, printDocker, keep bool
@@ -69,6 +75,11 @@ func runLaunch(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The target is read by session.TargetInput, as run --launch's is.
+	target, err := session.TargetInput{Kind: session.Launch, Launch: cfg, Rig: o.rig}.Options(o.launching(e))
+	if err != nil {
+		return usagef("%v", flagError(err))
+	}
 	if o.printDocker {
 		if cfg.Port == 0 {
 			cfg.Port = vllm.ContainerPort // what a person running it by hand would use
@@ -76,7 +87,7 @@ func runLaunch(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, cfg.DockerCommand(true))
 		return nil
 	}
-	return launchAndWait(ctx, e, o, cfg)
+	return launchAndWait(ctx, e, o, target.Launcher.(*session.DockerLauncher))
 }
 
 // config builds the launch config from the flags and the vLLM arguments
@@ -96,7 +107,7 @@ func (o launchOptions) config(e *env, vllmArgs []string) (vllm.LaunchConfig, err
 		return cfg, err
 	}
 	cfg.GPUs, cfg.Port, cfg.HFCache = o.gpus, o.port, o.hfCache
-	if cfg.CompileCache, err = compileCacheFolder(e, o.compileCache, o.rig); err != nil {
+	if cfg.CompileCache, err = compileCacheFolder(e, o.compileCache, o.rig, o.history); err != nil {
 		return cfg, err
 	}
 	if o.noGPU {
@@ -121,19 +132,28 @@ func (o launchOptions) config(e *env, vllmArgs []string) (vllm.LaunchConfig, err
 
 // compileCacheUsage is the help of --compile-cache on launch, run and tune.
 const compileCacheUsage = "folder mounted as vLLM's compile cache (/root/.cache/vllm), so later starts of the same configuration " +
-	"skip most of torch.compile; off: none (default: compile-cache beside the default history; on an SSH rig " + session.RigCompileCache + " there)"
+	"skip most of torch.compile; off: none (default: compile-cache beside the history in use; on an SSH rig " + session.RigCompileCache + " there)"
 
 // compileCacheFolder reads --compile-cache: "off" mounts none, "" the
-// default folder (session.DefaultCompileCache: beside the history on this
-// machine, in the rig user's home on an SSH rig), anything else that
+// default folder (session.DefaultCompileCache: beside the history in use on
+// this machine, in the rig user's home on an SSH rig), anything else that
 // folder. A default that cannot be placed (no HOME) mounts none, said on
 // stderr: the cache only saves time, so it never stops a launch.
-func compileCacheFolder(e *env, flag, rigName string) (string, error) {
+func compileCacheFolder(e *env, flag, rigName, history string) (string, error) {
 	switch flag {
 	case "off":
 		return "", nil
 	case "":
 		here, err := store.CompileCacheDir(e.getenv)
+		if history == "" {
+			history = e.getenv(store.EnvDB)
+		}
+		if history != "" {
+			// Beside the history in use, not beside the default one
+			// (issue 36 item 10: --db elsewhere still made the default
+			// data folder).
+			here, err = filepath.Join(filepath.Dir(history), "compile-cache"), nil
+		}
 		d := session.DefaultCompileCache(rigName, rig.Options{Getenv: e.getenv}, here)
 		if d == "" {
 			fmt.Fprintf(e.stderr, "no compile cache (%v): pass --compile-cache DIR to keep one\n", err)
@@ -143,27 +163,9 @@ func compileCacheFolder(e *env, flag, rigName string) (string, error) {
 	return flag, nil
 }
 
-// launcher is engine/session's one launch sequence with the CLI's
-// observers: pull progress and the container log on stderr.
-func (o launchOptions) launcher(e *env, cfg vllm.LaunchConfig) *session.DockerLauncher {
-	opts := []docker.Option{docker.WithGetenv(e.getenv)}
-	if o.timeout > 0 {
-		opts = append(opts, docker.WithReadyTimeout(o.timeout))
-	}
-	if o.noGPU {
-		opts = append(opts, docker.WithoutGPU())
-	}
-	if o.keep {
-		// A kept server is not a leftover: a later launch must not remove it.
-		opts = append(opts, docker.WithLabels(map[string]string{docker.LabelManaged: "kept"}))
-	}
-	return &session.DockerLauncher{Config: cfg, Options: opts, KeepLeftovers: o.keep, Pull: pullPrinter(e.stderr)}
-}
-
 // launchAndWait starts the server, prints where it listens, and stops it on
 // Ctrl-C (or leaves it running with --keep).
-func launchAndWait(ctx context.Context, e *env, o launchOptions, cfg vllm.LaunchConfig) error {
-	l := o.launcher(e, cfg)
+func launchAndWait(ctx context.Context, e *env, o launchOptions, l *session.DockerLauncher) error {
 	closeRig, err := withRig(ctx, e, o.rig, l)
 	if err != nil {
 		return err
@@ -210,7 +212,7 @@ func printServer(w io.Writer, s *session.Server) {
 		fmt.Fprintf(w, "version:  %s\n", termtext.Safe(s.Version))
 	}
 	if s.KVCapacity > 0 {
-		fmt.Fprintf(w, "KV cache: %d tokens\n", s.KVCapacity)
+		fmt.Fprintf(w, "KV cache: %s\n", rundoc.TokensText(s.KVCapacity))
 	}
 	if s.Record != nil && s.Record.Startup != nil {
 		fmt.Fprintf(w, "start-up: %s\n", s.Record.Startup.Text())

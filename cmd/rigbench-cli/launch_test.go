@@ -16,6 +16,8 @@ import (
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/docker/dockertest"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
 )
 
 // syncBuffer is a bytes.Buffer safe for the log goroutine and the command.
@@ -65,16 +67,22 @@ func TestLaunchPrintDocker(t *testing.T) {
 func TestNoGPURecord(t *testing.T) {
 	t.Parallel()
 	e, _, _ := launchEnv(nil)
-	var l launchFlags
+	var f runFlags
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	l.register(fs)
-	if err := fs.Parse([]string{"--launch", "--no-gpu", "--image", "rigbench-sim:test"}); err != nil {
-		t.Fatal(err)
-	}
-	launcher, err := l.launcher(e, "sim/tiny", nil)
+	f.register(fs)
+	set, rest, err := parseSet(fs, []string{"--launch", "--no-gpu", "--image", "rigbench-sim:test", "--model", "sim/tiny"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	in, err := f.targetInput(e, set, rest, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := f.options(e, rundoc.Plan{}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	launcher := opts.Launcher.(*session.DockerLauncher)
 	rec := launcher.Config.Record()
 	if rec.GPUs != "" || strings.Contains(rec.DockerCommand, "--gpus") {
 		t.Errorf("a --no-gpu run records GPUs %q and %q", rec.GPUs, rec.DockerCommand)

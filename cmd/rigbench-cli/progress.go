@@ -35,9 +35,9 @@ func (p *progress) Observe(e rundoc.Event) {
 	switch e.Kind {
 	case rundoc.EventRunStarted:
 		s := e.Run.Server
-		kv := "unknown"
+		kv := rundoc.TokensText(s.KVCapacityTokens)
 		if s.KVCapacityTokens > 0 {
-			kv = fmt.Sprintf("%d tokens (%s)", s.KVCapacityTokens, s.KVCapacitySource)
+			kv += " (" + s.KVCapacitySource + ")"
 		}
 		sim := ""
 		if e.Run.Simulated {
@@ -47,8 +47,8 @@ func (p *progress) Observe(e rundoc.Event) {
 		if s.Personality != "" {
 			kind = " (" + termtext.Safe(s.Personality) + ")"
 		}
-		fmt.Fprintf(p.w, "server: %s%s, %s %s%s, max_model_len %d, KV capacity %s\n", termtext.Safe(s.Model), sim,
-			termtext.Safe(s.Engine), termtext.Safe(s.Version), kind, s.MaxModelLen, termtext.Safe(kv))
+		fmt.Fprintf(p.w, "server: %s%s, %s %s%s, max_model_len %s, KV capacity %s\n", termtext.Safe(s.Model), sim,
+			termtext.Safe(s.Engine), termtext.Safe(s.Version), kind, rundoc.TokensText(s.MaxModelLen), termtext.Safe(kv))
 		if len(s.NotReported) > 0 {
 			fmt.Fprintf(p.w, "not reported by this server: %s\n", termtext.Safe(strings.Join(s.NotReported, ", ")))
 		}
@@ -96,7 +96,8 @@ func (p *progress) Observe(e rundoc.Event) {
 			}
 		default:
 			detail = string(c.Status)
-			if c.Status == rundoc.StatusFailed || c.Status == rundoc.StatusOverCapacity || c.Status == rundoc.StatusExceedsLength {
+			if c.Status == rundoc.StatusFailed || c.Status == rundoc.StatusOverCapacity || c.Status == rundoc.StatusExceedsLength ||
+				c.Status == rundoc.StatusUnreliable {
 				detail += ": " + c.Reason
 			}
 		}
@@ -112,7 +113,7 @@ func (p *progress) line(e rundoc.Event, detail string) {
 	}
 	name := fmt.Sprintf("prefill %s", rundoc.ContextLabel(c.Context))
 	if c.Phase == rundoc.PhaseDecode {
-		name = fmt.Sprintf("decode %s × %d", rundoc.ContextLabel(c.Context), c.Concurrency)
+		name = c.Label()
 	}
 	s := fmt.Sprintf("[%d/%d] %-18s elapsed %s  ETA %s", e.Index+1, e.Total, name, rundoc.ShortDuration(e.Elapsed), rundoc.ShortDuration(e.ETA))
 	if detail != "" {

@@ -47,6 +47,9 @@ func dyingSim(t *testing.T, dieAt int64) *httptest.Server {
 // cells that have no result, into the same run, and the kept cells export
 // byte for byte as before.
 func TestRunResumeFillsInTheMissingCells(t *testing.T) {
+	if testing.Short() {
+		t.Skip("demo runs in real time, killed and resumed (5 s or more): skipped with -short (make test runs it)")
+	}
 	db := filepath.Join(t.TempDir(), "history.db")
 	plan := []string{"--contexts", "0,512", "--concurrency", "1,2,4", "--prefill", "512", "--duration", "5s", "--max-output", "64"}
 	hs := dyingSim(t, 8)

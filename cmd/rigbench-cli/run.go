@@ -6,12 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rigbench/rigbench/engine/client"
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -24,11 +21,14 @@ import (
 )
 
 func init() {
+	def := rundoc.DefaultPlan().Input()
 	register(&command{
 		name: "run",
 		usage: "run (--endpoint URL | --demo | --launch --model ID) [--api-key K] [--model NAME] " +
-			"[--contexts 0,16K,32K,64K,128K,max] [--concurrency 1,2,4,…,128] [--prefill 8K,…,128K|none] " +
-			"[--duration auto|30s] [--precision 1%] [--max-duration 30s] [--prompts shared|unique] [--max-output 8192] [--kv-capacity TOKENS] [--weights-gib GIB] [--json FILE] [--name NAME] " +
+			fmt.Sprintf("[--contexts %s] [--concurrency %s] [--prefill %s|none] ", def.Contexts, def.Concurrency, def.Prefill) +
+			fmt.Sprintf("[--duration %s|30s] [--precision %s] [--max-duration %s] [--prompts %s|%s] [--max-output %s] ",
+				def.Window, def.Precision, def.MaxDuration, rundoc.PromptsShared, rundoc.PromptsUnique, def.MaxOutput) +
+			"[--quick] [--kv-capacity TOKENS] [--weights-gib GIB] [--json FILE] [--name NAME] " +
 			"[--no-save] [--db FILE] [--resume ID] [-- vLLM flags…]",
 		summary: "Run the prefill and sustained-decode matrix against a server and print the results.",
 		run:     runRun,
@@ -38,40 +38,40 @@ func init() {
 
 // runFlags are the flags of `run`.
 type runFlags struct {
-	endpoint, apiKey, model        string
-	contexts, concurrency, prefill string
-	duration, precision            string
-	prompts                        string
-	maxDuration                    time.Duration
-	maxOutput, kvCapacity          int
-	weightsGiB                     float64
-	jsonPath, name, tags, notes    string
-	demo                           bool
-	simProfile                     string
-	simSpeed                       float64
-	noTelemetry                    bool
-	resume                         string
-	launch                         launchFlags
+	endpoint, apiKey, model string
+	// flags is the parsed flag set, kept by registerWindow (which every
+	// command with a plan calls): planInput reads each plan flag given
+	// from it as the text typed, whatever Go type declared it.
+	flags *flag.FlagSet
+	// contexts and concurrency are where tune.go declares its workload
+	// flags; run declares its plan flags as text (registerPlan) and never
+	// reads these.
+	contexts, concurrency       string
+	weightsGiB                  string
+	jsonPath, name, tags, notes string
+	demo                        bool
+	// quick starts the plan from rundoc.QuickPlan, the app's first plan,
+	// instead of the full matrix; plan flags given still win.
+	quick       bool
+	simProfile  string
+	simSpeed    string
+	noTelemetry bool
+	resume      string
+	launch      launchFlags
 	saveFlags
 }
 
-// options is the session the flags ask for: the target, the plan and the
-// labels of the run.
-func (f *runFlags) options(e *env, plan rundoc.Plan, simCfg sim.Config, demoLaunch *rundoc.Launch, vllmArgs []string) (session.Options, error) {
-	opts := session.Options{Model: f.model, Plan: plan, Name: f.name, Notes: f.notes, NoTelemetry: f.noTelemetry,
-		Tags: splitList(f.tags)}
-	switch {
-	case f.endpoint != "":
-		opts.Kind, opts.Endpoint, opts.APIKey, opts.WeightsGiB = session.Endpoint, f.endpoint, f.apiKey, f.weightsGiB
-	case f.demo:
-		opts.Kind, opts.Sim, opts.SimLaunch = session.Demo, simCfg, demoLaunch
-		opts.Model = ""
-	case f.launch.enabled:
-		l, err := f.launch.launcher(e, f.model, vllmArgs)
-		if err != nil {
-			return session.Options{}, err
-		}
-		opts.Kind, opts.Launcher, opts.Model = session.Launch, l, ""
+// options is the session the flags ask for: the target (read by
+// session.TargetInput, with the CLI's launching), the plan and the labels
+// of the run.
+func (f *runFlags) options(e *env, plan rundoc.Plan, target session.TargetInput) (session.Options, error) {
+	opts, err := target.Options(f.launch.options(f.model, f.saveFlags.db).launching(e))
+	if err != nil {
+		return opts, usagef("%v", flagError(err))
+	}
+	opts.Plan, opts.Name, opts.Notes, opts.NoTelemetry, opts.Tags = plan, f.name, f.notes, f.noTelemetry, splitList(f.tags)
+	if target.Kind == session.Endpoint {
+		opts.Model = f.model // a launch or the demo serves its own
 	}
 	opts.Log = logPrinter(e.stderr)
 	// A plan the server cannot run stops at its first event and reaches
@@ -108,20 +108,27 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.endpoint, "endpoint", "", "URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000")
 	fs.StringVar(&f.apiKey, "api-key", "", "API key of the server (default $RIGBENCH_API_KEY)")
 	fs.StringVar(&f.model, "model", "", "model to benchmark (default: the server's first; with --launch: the Hugging Face id to serve)")
-	fs.StringVar(&f.contexts, "contexts", "", "decode contexts in tokens, e.g. 0,16K,32K,max (default 0,16K,32K,64K,128K,max)")
-	fs.StringVar(&f.concurrency, "concurrency", "1,2,4,8,16,32,64,128", fmt.Sprintf("concurrency levels: whole numbers from 1 to %d", rundoc.MaxConcurrency))
-	fs.StringVar(&f.prefill, "prefill", "", "prefill contexts, or none (default 8K,16K,32K,64K,128K)")
+	registerPlan(fs, map[rundoc.Field]string{
+		rundoc.FieldContexts: "decode contexts in tokens, e.g. 0,16K,max, or none for prefill only; left out or empty, " +
+			"the default less any context the server cannot hold, which the run names",
+		rundoc.FieldConcurrency: fmt.Sprintf("concurrency levels: whole numbers from 1 to %d", rundoc.MaxConcurrency),
+		rundoc.FieldPrefill:     "prefill contexts in tokens, or none",
+		rundoc.FieldMaxOutput:   "max_tokens of every decode request, in `TOKENS` (8192 or 8K)",
+		rundoc.FieldKVCapacity: "KV cache capacity in `TOKENS` (36864 or 36K) to plan with, for a server that reports none; " +
+			"it replaces a reported one (the run records the source as user); left out or empty: the server's",
+	})
 	f.registerWindow(fs)
-	fs.IntVar(&f.maxOutput, "max-output", rundoc.DefaultMaxOutput, "max_tokens of every decode request")
-	fs.IntVar(&f.kvCapacity, "kv-capacity", 0, "KV cache capacity in tokens to plan with, for a server that reports none; it replaces a reported one (the run records the source as user)")
-	fs.Float64Var(&f.weightsGiB, "weights-gib", 0, "with --endpoint, the model's size in GiB on the card (vLLM logs it as \"Model loading took X GiB\"), so decode cells get their % of the bandwidth roofline")
+	fs.BoolVar(&f.quick, "quick", false, "start from the quick plan, the app's first one (decode at "+
+		quickText(rundoc.FieldContexts)+" × "+quickText(rundoc.FieldConcurrency)+", prefill "+quickText(rundoc.FieldPrefill)+
+		"): a first look in minutes on a card, seconds on --demo --sim-speed 10, instead of the full matrix; plan flags given still win")
+	fs.StringVar(&f.weightsGiB, "weights-gib", "", "with --endpoint, the model's size in `GiB` on the card (vLLM logs it as \"Model loading took X GiB\"), so decode cells get their % of the bandwidth roofline")
 	fs.StringVar(&f.jsonPath, "json", "", "write the run document (rigbench.run/v1) to this file")
 	fs.StringVar(&f.name, "name", "", "name of the run in the history (default: the model, up to three flags that differ from vLLM's defaults and the start time, as the app names runs)")
 	fs.StringVar(&f.tags, "tags", "", "comma-separated tags")
 	fs.StringVar(&f.notes, "notes", "", "free-text notes")
 	fs.BoolVar(&f.demo, "demo", false, "benchmark RigBench's built-in simulated vLLM server (no GPU needed)")
 	fs.StringVar(&f.simProfile, "sim-profile", "", "simulator profile with --demo: "+strings.Join(sim.ProfileNames(), ", "))
-	fs.Float64Var(&f.simSpeed, "sim-speed", 1, "with --demo, run the simulator this many times faster than the card it imitates, 1 or more (windows shorten; figures stay in the card's time)")
+	fs.StringVar(&f.simSpeed, "sim-speed", "1", "with --demo, run the simulator `FACTOR` times faster than the card it imitates, 1 or more (windows shorten; figures stay in the card's time)")
 	fs.BoolVar(&f.noTelemetry, "no-telemetry", false, "do not sample GPU power and clocks")
 	fs.StringVar(&f.resume, "resume", "", "continue run ID of the history (one that stopped, say because its server died): measure only its Failed, Cancelled and missing cells, into the same run, against the server --endpoint, --demo or --launch gives; its other cells stay as they were")
 	f.launch.register(fs)
@@ -147,17 +154,16 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	if err != nil && f.resume == "" {
 		return usagef("%v", err)
 	}
-	simCfg, err := f.checkTarget(set)
-	if err != nil {
-		return usagef("%v", err)
+	keyFromEnv := false
+	if f.apiKey == "" {
+		f.apiKey = e.getenv("RIGBENCH_API_KEY")
+		keyFromEnv = f.apiKey != ""
 	}
 	// The demo takes the same vLLM flags as a launch (session.DemoConfig):
 	// the simulator runs them, and the run records them.
-	var demoLaunch *rundoc.Launch
-	if f.demo && len(vllmArgs) > 0 {
-		if simCfg, demoLaunch, err = demoFlags(simCfg, vllmArgs, f.simProfile != ""); err != nil {
-			return usagef("%v", err)
-		}
+	target, err := f.readTarget(e, set, vllmArgs, false)
+	if err != nil {
+		return err
 	}
 	f.saveFlags.keep(e)
 	if f.jsonPath != "" {
@@ -165,12 +171,6 @@ func runRun(ctx context.Context, e *env, args []string) error {
 			return usagef("%v", err)
 		}
 	}
-	keyFromEnv := false
-	if f.apiKey == "" {
-		f.apiKey = e.getenv("RIGBENCH_API_KEY")
-		keyFromEnv = f.apiKey != ""
-	}
-
 	var resume *rundoc.Run
 	if f.resume != "" {
 		if resume, err = f.loadResume(ctx, e); err != nil {
@@ -178,7 +178,7 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		}
 		plan = resume.Plan
 	}
-	opts, err := f.options(e, plan, simCfg, demoLaunch, vllmArgs)
+	opts, err := f.options(e, plan, target)
 	if err != nil {
 		return err
 	}
@@ -194,6 +194,17 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	saver, closeDB, err := f.saveFlags.recorder(ctx, e)
 	if err != nil {
 		return err
+	}
+	if resume != nil && saver != nil {
+		// Two resumes of one run at once would both measure its missing
+		// cells, and one's figures would be lost.
+		release, err := saver.Claim(ctx, resume.UUID)
+		if err != nil {
+			closeDB(nil)
+			return err
+		}
+		closeHistory := closeDB
+		closeDB = func(run *rundoc.Run) error { release(); return closeHistory(run) }
 	}
 	prog := newProgress(e.stderr)
 	// The history sees each event before the progress line does: a cell
@@ -222,61 +233,6 @@ func runRun(ctx context.Context, e *env, args []string) error {
 	return f.finish(e, run, runErr, saver, closeDB)
 }
 
-// checkTarget checks that exactly one target is chosen and that the
-// simulator flags come only with it, and returns the simulator's
-// configuration for --demo.
-func (f *runFlags) checkTarget(set map[string]bool) (sim.Config, error) {
-	modes := 0
-	for _, on := range []bool{f.endpoint != "", f.demo, f.launch.enabled} {
-		if on {
-			modes++
-		}
-	}
-	if modes != 1 {
-		return sim.Config{}, errors.New("choose one target: --endpoint URL, --demo or --launch")
-	}
-	if set["weights-gib"] {
-		if f.endpoint == "" {
-			return sim.Config{}, errors.New("--weights-gib applies only to --endpoint: RigBench reads the size from the start-up log of a server it starts")
-		}
-		if !(f.weightsGiB > 0 && f.weightsGiB < 1e6) {
-			return sim.Config{}, fmt.Errorf("--weights-gib %g: give the model's size on the card in GiB, more than 0", f.weightsGiB)
-		}
-	}
-	if f.launch.rig != "" {
-		if !f.launch.enabled {
-			return sim.Config{}, usagef("--rig needs --launch: the run starts its server on that rig")
-		}
-		if _, err := rigSpec(f.launch.rig); err != nil {
-			return sim.Config{}, err
-		}
-	}
-	if !f.demo {
-		for _, name := range []string{"sim-profile", "sim-speed"} {
-			if set[name] {
-				return sim.Config{}, fmt.Errorf("--%s applies only to --demo (the simulator); drop it or use --demo", name)
-			}
-		}
-		return sim.Config{}, nil
-	}
-	cfg := sim.DefaultConfig()
-	if f.simProfile != "" {
-		p, err := sim.ProfileByName(f.simProfile)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Profile = p
-	}
-	// The simulator can only run as fast as the card or faster (a slower
-	// one would stretch each window past --duration), and an infinite speed
-	// leaves no time to measure.
-	if f.simSpeed < 1 || f.simSpeed > rundoc.MaxSimSpeed || math.IsNaN(f.simSpeed) {
-		return cfg, fmt.Errorf("--sim-speed must be a number from 1 (the card's own pace) to %d, not %g", rundoc.MaxSimSpeed, f.simSpeed)
-	}
-	cfg.Speed = f.simSpeed
-	return cfg, nil
-}
-
 // apiKeyError explains a server that refused the run's API key, naming
 // where the key came from, or that none was given.
 func apiKeyError(key string, fromEnv bool) error {
@@ -289,32 +245,48 @@ func apiKeyError(key string, fromEnv bool) error {
 	return errors.New("the server rejected the API key: pass the right one with --api-key")
 }
 
-// planInput is the flags as rundoc.PlanInput reads them: a flag left out
-// is empty (its default), one given empty is refused here.
+// planInput is the plan flags given, as typed, for rundoc.PlanInput to
+// read: each plan flag is named as its rundoc.Field, and the CLI parses
+// none of them itself, so --max-output 8K reads as the app's Max output
+// 8K does. A flag left out, or given empty, is the default, as an empty
+// field of the app's form is. (The error is always nil; tune.go calls it
+// so.)
 func (f *runFlags) planInput(set map[string]bool) (rundoc.PlanInput, error) {
-	// An empty field means "the default" to PlanInput; a flag given empty
-	// is more likely a shell variable that was not set, so it is refused.
-	for _, e := range []struct{ name, value, hint string }{
-		{"contexts", f.contexts, "give decode contexts such as 0,16K,max, or leave the flag out for the defaults"},
-		{"concurrency", f.concurrency, "give levels such as 1,2,4,8, or leave the flag out for the defaults"},
-		{"prefill", f.prefill, "give prefill contexts such as 8K,16K, or none to skip prefill"},
-	} {
-		if set[e.name] && strings.TrimSpace(e.value) == "" {
-			return rundoc.PlanInput{}, fmt.Errorf("--%s is empty: %s", e.name, e.hint)
+	var in rundoc.PlanInput
+	for _, field := range rundoc.PlanFields {
+		if fl := f.flags.Lookup(string(field)); fl != nil && set[fl.Name] {
+			in.Set(field, fl.Value.String())
+		} else if f.quick {
+			// The quick plan's own text where it differs from the
+			// default; elsewhere an empty field, the default, as in the
+			// app's form.
+			in.Set(field, quickText(field))
 		}
 	}
-	in := rundoc.PlanInput{Contexts: f.contexts, Concurrency: f.concurrency, Prefill: f.prefill,
-		Window: f.duration, Prompts: f.prompts, MaxOutput: strconv.Itoa(f.maxOutput)}
-	if set["precision"] {
-		in.Precision = f.precision
-	}
-	if set["max-duration"] {
-		in.MaxDuration = f.maxDuration.String()
-	}
-	if f.kvCapacity != 0 {
-		in.KVCapacity = strconv.Itoa(f.kvCapacity)
-	}
 	return in, nil
+}
+
+// quickText is rundoc.QuickPlan's text for field, "" where it is the
+// default plan's.
+func quickText(field rundoc.Field) string {
+	q, def := rundoc.QuickPlan().Input(), rundoc.DefaultPlan().Input()
+	if t := q.Text(field); t != def.Text(field) {
+		return t
+	}
+	return ""
+}
+
+// registerPlan declares plan flags as text, each named as its
+// rundoc.Field, with its help (usage) and the default rendered from
+// rundoc.DefaultPlan, so help and defaults are never a copy of the
+// engine's. Their values are only ever read by planInput.
+func registerPlan(fs *flag.FlagSet, usage map[rundoc.Field]string) {
+	def := rundoc.DefaultPlan().Input()
+	for _, field := range rundoc.PlanFields {
+		if u, ok := usage[field]; ok {
+			fs.String(string(field), def.Text(field), u)
+		}
+	}
 }
 
 // plan builds the plan from the flags (set names the flags given) through
@@ -351,18 +323,23 @@ func (f *runFlags) plan(set map[string]bool) (rundoc.Plan, error) {
 func flagError(err error) error {
 	var fe *rundoc.FieldError
 	if errors.As(err, &fe) {
-		return errors.New(fe.In("--" + string(fe.Field)))
+		return errors.New(fe.In(flagName(fe.Field)))
 	}
 	return err
 }
 
-// registerWindow adds --duration, --precision and --max-duration (run and
-// tune).
+// registerWindow adds --duration, --precision, --max-duration and
+// --prompts (run and tune), and keeps fs for planInput.
 func (f *runFlags) registerWindow(fs *flag.FlagSet) {
-	fs.StringVar(&f.duration, "duration", rundoc.WindowAuto, "length of each decode window: auto (each window stops once total tok/s is known within --precision) or a fixed length such as 30s, the seed tool's method")
-	fs.StringVar(&f.precision, "precision", "1%", "with --duration auto, the 95% uncertainty of total tok/s at which a window stops")
-	fs.DurationVar(&f.maxDuration, "max-duration", rundoc.DefaultDuration, "with --duration auto, the longest a decode window lasts")
-	fs.StringVar(&f.prompts, "prompts", rundoc.PromptsShared, "prompt policy: shared (one document per context for every stream and cell, the seed tool's, so figures compare with published runs) or unique (one per stream)")
+	f.flags = fs
+	registerPlan(fs, map[rundoc.Field]string{
+		rundoc.FieldWindow: "length of each decode window: auto (each window stops once total tok/s is known within --precision) " +
+			"or a fixed length such as 30s (or 30, in seconds), the seed tool's method",
+		rundoc.FieldPrecision:   "with --duration auto, the 95% uncertainty of total tok/s at which a window stops",
+		rundoc.FieldMaxDuration: "with --duration auto, the longest a decode window lasts",
+		rundoc.FieldPrompts: "prompt policy: shared (one document per context for every stream and cell, the seed tool's, " +
+			"so figures compare with published runs) or unique (one per stream)",
+	})
 }
 
 func splitList(s string) []string {
@@ -379,7 +356,7 @@ func splitList(s string) []string {
 // the whole run is: the --json file when it was written, else a copy
 // written to dir (the temp folder) for a later import, else the table
 // printed above, which shows every cell.
-func whereTheRunIs(run *rundoc.Run, jsonPath string, jsonErr error, dir string) string {
+func whereTheRunIs(run *rundoc.Run, jsonPath string, jsonErr error, dir, dbArg string) string {
 	if run == nil || len(run.Cells) == 0 {
 		return "no cell had finished, so no measurement was lost"
 	}
@@ -394,7 +371,7 @@ func whereTheRunIs(run *rundoc.Run, jsonPath string, jsonErr error, dir string) 
 	if err := writeRunFile(nil, fallback, run); err != nil {
 		return fmt.Sprintf("every cell is in the table above%s, and a copy could not be written to %s either (%v)", also, fallback, err)
 	}
-	return fmt.Sprintf("the whole run was written to %s instead%s: 'rigbench-cli import %s' adds it to the history later", fallback, also, fallback)
+	return fmt.Sprintf("the whole run was written to %s instead%s: 'rigbench-cli import %s%s' adds it to the history later", fallback, also, vllm.Quote(fallback), dbArg)
 }
 
 // writeRunFile writes the run document by the safe-file rules (a full disk
@@ -414,23 +391,6 @@ func dirOf(path string) string {
 	return "."
 }
 
-// demoFlags applies vLLM flags to the demo's simulator: base holds the
-// speed and, when keepProfile, the --sim-profile choice.
-func demoFlags(base sim.Config, vllmArgs []string, keepProfile bool) (sim.Config, *rundoc.Launch, error) {
-	c, err := vllm.ParseArgs(vllmArgs)
-	if err != nil {
-		return base, nil, fmt.Errorf("the vLLM flags after -- are not valid: %w", err)
-	}
-	s, err := session.DemoConfig(c, base.Speed)
-	if err != nil {
-		return base, nil, fmt.Errorf("the simulator refuses the vLLM flags after --: %w", err)
-	}
-	if keepProfile {
-		s.Profile = base.Profile
-	}
-	return s, session.DemoLaunch(c, s), nil
-}
-
 // finish writes --json, closes the history and says what was kept: a run
 // document that cannot be written must not cost the history, so its error
 // is reported after the history is closed and its save confirmed, and the
@@ -446,13 +406,16 @@ func (f *runFlags) finish(e *env, run *rundoc.Run, runErr error, saver *store.Re
 	if saveErr != nil {
 		// Say exactly what the history kept (store.SaveError) and where
 		// the rest is, never that nothing was lost (issue 12).
-		saveErr = fmt.Errorf("%w; %s", saveErr, whereTheRunIs(run, f.jsonPath, jsonErr, os.TempDir()))
+		saveErr = fmt.Errorf("%w; %s", saveErr, whereTheRunIs(run, f.jsonPath, jsonErr, os.TempDir(), f.saveFlags.dbArg()))
 		jsonErr = nil // said in saveErr
 		runErr = errors.Join(runErr, saveErr)
 	} else if saver != nil && run != nil && saver.Saved() {
-		fmt.Fprintf(e.stderr, "saved as run %s in the history (rigbench-cli show %s)\n", rundoc.ShortID(run.UUID), rundoc.ShortID(run.UUID))
+		fmt.Fprintf(e.stderr, "saved as run %s in the history (rigbench-cli show %s%s)\n", rundoc.ShortID(run.UUID), rundoc.ShortID(run.UUID), f.saveFlags.dbArg())
+		if line := unreliableAdvice(run, f.resumeTarget(), f.saveFlags.dbArg()); line != "" {
+			fmt.Fprintln(e.stderr, termtext.Safe(line))
+		}
 		if jsonErr != nil {
-			jsonErr = fmt.Errorf("%v; the run is in the history, so 'rigbench-cli export %s -o FILE' writes it later", jsonErr, rundoc.ShortID(run.UUID))
+			jsonErr = fmt.Errorf("%v; the run is in the history, so 'rigbench-cli export %s%s -o FILE' writes it later", jsonErr, rundoc.ShortID(run.UUID), f.saveFlags.dbArg())
 		}
 	}
 	if errors.Is(runErr, context.Canceled) {

@@ -68,7 +68,7 @@ func planError(e *session.NothingRunsError) error {
 	switch e.Why {
 	case session.NoPrefillFits:
 		return fmt.Errorf("no prefill context fits this server (max_model_len %s, KV cache %s): use --prefill %d or less",
-			session.TokensText(e.MaxModelLen), session.TokensText(e.KVCapacity), e.Suggest)
+			rundoc.TokensText(e.MaxModelLen), rundoc.TokensText(e.KVCapacity), e.Suggest)
 	case session.OutputFillsModel:
 		return fmt.Errorf("--max-output %d leaves no room in max_model_len %d: use --max-output %d or less",
 			e.MaxOutput, e.MaxModelLen, e.Suggest)
@@ -76,13 +76,13 @@ func planError(e *session.NothingRunsError) error {
 		return fmt.Errorf("no context of --contexts leaves room for --max-output %d in max_model_len %d: use --max-output %d or less, or smaller contexts",
 			e.MaxOutput, e.MaxModelLen, e.Suggest)
 	case session.ConcurrencyTooHigh:
-		return fmt.Errorf("the KV cache holds %d tokens, too few for %d requests of %d tokens (context + --max-output) at once: add lower --concurrency levels such as 1",
-			e.KVCapacity, e.Concurrency, e.Context+e.MaxOutput)
+		return fmt.Errorf("the KV cache holds %s, too few for %d requests of %d tokens (context + --max-output) at once: add lower --concurrency levels such as 1",
+			rundoc.TokensText(e.KVCapacity), e.Concurrency, e.Context+e.MaxOutput)
 	case session.RequestTooBig:
-		return fmt.Errorf("the KV cache holds %d tokens, too few for one request of context %s plus --max-output %d: use --max-output %d or less",
-			e.KVCapacity, rundoc.ContextLabel(e.Context), e.MaxOutput, e.Suggest)
+		return fmt.Errorf("the KV cache holds %s, too few for one request of context %s plus --max-output %d: use --max-output %d or less",
+			rundoc.TokensText(e.KVCapacity), rundoc.ContextLabel(e.Context), e.MaxOutput, e.Suggest)
 	}
-	return fmt.Errorf("the KV cache holds %s, too few for any context of --contexts: use smaller contexts", session.TokensText(e.KVCapacity))
+	return fmt.Errorf("the KV cache holds %s, too few for any context of --contexts: use smaller contexts", rundoc.TokensText(e.KVCapacity))
 }
 
 // checkWritable tells, before a run starts, whether a file can be written

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/vllm"
 )
 
 // Every flag the command line alone can judge is refused before anything
@@ -28,8 +29,13 @@ func TestRunFlagErrorsBeforeStart(t *testing.T) {
 		args []string
 		want string
 	}{
-		{append(demo, "--contexts", ""), "--contexts is empty"},
-		{append(demo, "--prefill", ""), "--prefill is empty"},
+		// Issue 42 item 1: the number flags are the shared reader's text,
+		// refused in its words with the flag's name, not the flag package's
+		// "parse error".
+		{append(demo, "--max-output", "abc"), "--max-output must be at least 1 token, e.g. 8192, not abc"},
+		{append(demo, "--max-output", "-1"), "--max-output must be at least 1 token, e.g. 8192, not -1"},
+		{append(demo, "--kv-capacity", "-1"), `--kv-capacity must be a positive number of tokens up to 2147483647, e.g. 36864, or empty for the server's, not "-1"`},
+		{append(demo, "--max-duration", "soon"), `--max-duration must be from 5s (the shortest adaptive window) to 1h, not "soon"`},
 		{append(demo, "--concurrency", "-2"), concurrencyMsg},
 		{append(demo, "--concurrency", "1.5"), concurrencyMsg},
 		{append(demo, "--concurrency", "max"), concurrencyMsg},
@@ -39,7 +45,7 @@ func TestRunFlagErrorsBeforeStart(t *testing.T) {
 		// Issue 12: a window too short to hold a request read as Over capacity; 1000h went unremarked.
 		{append(demo, "--duration", "1ns"), "--duration must be auto or a length from 1s to 1h, e.g. 30s, not 1ns"},
 		{append(demo, "--duration", "1000h"), "--duration must be auto or a length from 1s to 1h, e.g. 30s, not 1000h"},
-		{append(demo, "--sim-speed", "1e9"), "--sim-speed must be a number from 1 (the card's own pace) to 1000, not 1e+09"},
+		{append(demo, "--sim-speed", "1e9"), "--sim-speed must be a number from 1 (the card's own pace) to 1000, not 1e9"},
 		// Issue 12: what run saved, import refused.
 		{append(demo, "--name", strings.Repeat("n", 300)), "--name: name is 300 bytes long, at most 200 are allowed"},
 		{append(demo, "--tags", "a,b,a"), `--tags: tags[2] repeats the tag "a"`},
@@ -56,8 +62,8 @@ func TestRunFlagErrorsBeforeStart(t *testing.T) {
 		{append(demo, "--sim-speed", "0"), "--sim-speed must be a number from 1"},
 		{append(demo, "--sim-speed", "0.5"), "--sim-speed must be a number from 1"},
 		{append(demo, "--sim-profile", "nope"), `no simulator profile "nope"`},
-		{[]string{"run", "--endpoint", "http://127.0.0.1:1", "--sim-speed", "2"}, "--sim-speed applies only to --demo"},
-		{[]string{"run", "--endpoint", "http://127.0.0.1:1", "--sim-profile", "tiny"}, "--sim-profile applies only to --demo"},
+		{[]string{"run", "--endpoint", "http://127.0.0.1:1", "--sim-speed", "2"}, "--sim-speed applies only to the demo"},
+		{[]string{"run", "--endpoint", "http://127.0.0.1:1", "--sim-profile", "tiny"}, "--sim-profile applies only to the demo"},
 		{append(demo, "--json", "/nonexistent/dir/x.json"), "the folder /nonexistent/dir does not exist"},
 	}
 	for _, tc := range cases {
@@ -132,7 +138,7 @@ func TestNoCellRuns(t *testing.T) {
 		{"one request", rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{1}, MaxOutput: 4000}, rundoc.Server{KVCapacityTokens: 3264},
 			"too few for one request of context 1K plus --max-output 4000: use --max-output 2240 or less"},
 		{"prefill only", rundoc.Plan{PrefillContexts: []int{4096}}, rundoc.Server{KVCapacityTokens: 3264},
-			"no prefill context fits this server (max_model_len unknown, KV cache 3264 tokens): use --prefill 3263 or less"},
+			"no prefill context fits this server (max_model_len not reported, KV cache 3,264 tokens): use --prefill 3263 or less"},
 	}
 	for _, tc := range cases {
 		err := session.CheckPlan(tc.plan, tc.srv)
@@ -258,13 +264,13 @@ func TestWhereTheRunIs(t *testing.T) {
 		Plan:      rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 30, MaxOutput: 16},
 		Cells:     []rundoc.Cell{{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 50}}}
 	dir := t.TempDir()
-	if got := whereTheRunIs(run, "/x/run.json", nil, dir); got != "the whole run is in /x/run.json" {
+	if got := whereTheRunIs(run, "/x/run.json", nil, dir, ""); got != "the whole run is in /x/run.json" {
 		t.Errorf("--json written: %q", got)
 	}
-	got := whereTheRunIs(run, "/full/run.json", errors.New("no space left on device"), dir)
+	got := whereTheRunIs(run, "/full/run.json", errors.New("no space left on device"), dir, " --db 'my history.db'")
 	fallback := filepath.Join(dir, "rigbench-run-0b6f7d5e.json")
 	if !strings.Contains(got, "the whole run was written to "+fallback+" instead (/full/run.json could not be written: no space left on device)") ||
-		!strings.Contains(got, "rigbench-cli import "+fallback) {
+		!strings.Contains(got, "rigbench-cli import "+vllm.Quote(fallback)+" --db 'my history.db'") {
 		t.Errorf("--json failed: %q", got)
 	}
 	f, err := os.Open(fallback)
@@ -275,10 +281,10 @@ func TestWhereTheRunIs(t *testing.T) {
 	if back, err := rundoc.ReadRun(f); err != nil || len(back.Cells) != 1 {
 		t.Errorf("the fallback copy does not import: %v", err)
 	}
-	if got := whereTheRunIs(run, "", nil, filepath.Join(dir, "missing")); !strings.HasPrefix(got, "every cell is in the table above, and a copy could not be written to") {
+	if got := whereTheRunIs(run, "", nil, filepath.Join(dir, "missing"), ""); !strings.HasPrefix(got, "every cell is in the table above, and a copy could not be written to") {
 		t.Errorf("nowhere to write: %q", got)
 	}
-	if got := whereTheRunIs(&rundoc.Run{}, "", nil, dir); got != "no cell had finished, so no measurement was lost" {
+	if got := whereTheRunIs(&rundoc.Run{}, "", nil, dir, ""); got != "no cell had finished, so no measurement was lost" {
 		t.Errorf("no cells: %q", got)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 
-	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
 
@@ -18,6 +17,8 @@ type launchFlags struct {
 	compileCache string
 	noGPU        bool
 	rig          string
+	// history is the command's --db (launchOptions.history).
+	history string
 }
 
 func (l *launchFlags) register(fs *flag.FlagSet) {
@@ -28,19 +29,4 @@ func (l *launchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.compileCache, "compile-cache", "", "with --launch, "+compileCacheUsage)
 	fs.StringVar(&l.rig, "rig", "", rigUsage+"; with --launch")
 	fs.BoolVar(&l.noGPU, "no-gpu", false, "with --launch, request no GPU (for images such as RigBench's simulator)")
-}
-
-// launcher builds the session's Docker launcher from the flags, through
-// the same configuration and options as `launch` (a run's server is not
-// kept: it stops with the run).
-func (l *launchFlags) launcher(e *env, model string, vllmArgs []string) (*session.DockerLauncher, error) {
-	if model == "" {
-		return nil, usagef("--launch needs --model with the Hugging Face id to serve")
-	}
-	o := launchOptions{model: model, image: l.image, gpus: l.gpus, hfCache: l.hfCache, compileCache: l.compileCache, noGPU: l.noGPU, rig: l.rig}
-	cfg, err := o.config(e, vllmArgs)
-	if err != nil {
-		return nil, err
-	}
-	return o.launcher(e, cfg), nil
 }

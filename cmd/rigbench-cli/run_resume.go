@@ -7,6 +7,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/vllm"
 )
 
 // planFlags are the flags of `run` that make a plan or label a new run:
@@ -54,7 +55,7 @@ func (f *runFlags) loadResume(ctx context.Context, e *env) (*rundoc.Run, error) 
 		return nil, fmt.Errorf("run %s was imported, not measured here: only a run this history recorded can be resumed", rundoc.ShortID(run.UUID))
 	}
 	if bench.Remaining(run) == 0 {
-		return nil, fmt.Errorf("run %s has nothing left to measure: every cell of its plan has a result (Failed and Cancelled cells, and cells never run, are what --resume measures)", rundoc.ShortID(run.UUID))
+		return nil, fmt.Errorf("run %s has nothing left to measure: every cell of its plan has a result (Failed, Cancelled and Unreliable cells, and cells never run, are what --resume measures)", rundoc.ShortID(run.UUID))
 	}
 	return run, nil
 }
@@ -69,14 +70,37 @@ func (f *runFlags) goneAdvice(runErr error, run *rundoc.Run, saved bool) error {
 	if !saved {
 		return fmt.Errorf("%s; the run was not saved (--no-save), so start the server again and run it again", gone.Stopped())
 	}
-	target := "with the same --launch flags and"
+	return fmt.Errorf("%s; start the server again and run the rest %s --resume %s%s", gone.Stopped(), f.resumeTarget(), rundoc.ShortID(run.UUID), f.saveFlags.dbArg())
+}
+
+// resumeTarget words the target of a --resume command for this run's
+// flags: "with: rigbench-cli run --endpoint URL", ending where " --resume
+// ID" follows.
+func (f *runFlags) resumeTarget() string {
 	switch {
 	case f.launch.rig != "":
-		target = "with the same --rig and --launch flags (once the rig answers again) and"
+		return "with the same --rig and --launch flags (once the rig answers again) and"
 	case f.endpoint != "":
-		target = "with: rigbench-cli run --endpoint " + f.endpoint
+		return "with: rigbench-cli run --endpoint " + vllm.Quote(f.endpoint)
 	case f.demo:
-		target = "with: rigbench-cli run --demo"
+		return "with: rigbench-cli run --demo"
 	}
-	return fmt.Errorf("%s; start the server again and run the rest %s --resume %s", gone.Stopped(), target, rundoc.ShortID(run.UUID))
+	return "with the same --launch flags and"
+}
+
+// unreliableAdvice is the line a saved run with Unreliable cells ends
+// with: how many, and the command that measures them again, with target
+// as resumeTarget words it (METHOD.md: Status, Resume); "" when it has
+// none.
+func unreliableAdvice(run *rundoc.Run, target, dbArg string) string {
+	n := 0
+	for _, c := range run.Cells {
+		if c.Status == rundoc.StatusUnreliable {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d cell(s) are Unreliable (their reasons are above); measure them again %s --resume %s%s", n, target, rundoc.ShortID(run.UUID), dbArg)
 }

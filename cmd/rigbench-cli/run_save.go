@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/internal/safefile"
 	"github.com/rigbench/rigbench/store"
 )
@@ -25,6 +26,16 @@ func (s *saveFlags) keep(e *env) {
 	if !s.noSave {
 		keepHistory(&s.kept, e, s.db)
 	}
+}
+
+// dbArg is " --db FILE" when the history is not the default one, for a
+// command the user is told to paste: without it, the command would look in
+// (and create) the default history.
+func (s *saveFlags) dbArg() string {
+	if s.db == "" {
+		return ""
+	}
+	return " --db " + vllm.Quote(s.db)
 }
 
 func (s *saveFlags) register(fs *flag.FlagSet) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/internal/termtext"
 )
@@ -61,10 +62,11 @@ func printResults(w io.Writer, run *rundoc.Run) {
 		// so in their reason; a table of figures alone would hide it.
 		for _, c := range run.Cells {
 			if c.Phase == rundoc.PhaseDecode && strings.Contains(c.Reason, "mostly waiting") {
-				fmt.Fprintf(w, "note: %s×%d: %s\n", rundoc.ContextLabel(c.Context), c.Concurrency, termtext.Safe(c.Reason))
+				fmt.Fprintf(w, "note: %s: %s\n", c.Name(), termtext.Safe(c.Reason))
 			}
 		}
 	}
+	printUnreliable(w, run)
 	if pre := run.PrefillCells(); len(pre) > 0 {
 		fmt.Fprintln(w, "\nPrefill: prompt tok/s by context")
 		// The server's own prompt rate beside RigBench's, where it reports
@@ -83,7 +85,7 @@ func printResults(w io.Writer, run *rundoc.Run) {
 		fmt.Fprintf(w, "%-10s %-14s%s %-12s %s\n", "context", rundoc.FigPromptTokS.Label, head, rundoc.FigTTFT.Label, "status")
 		for _, c := range pre {
 			fmt.Fprintf(w, "%-10s %-14s%s %-12s %s\n", rundoc.ContextLabel(c.Context), orDash(rundoc.FigPromptTokS.TextCI(&c)),
-				col(&c), orDash(rundoc.FigTTFT.Text(&c)), c.Status)
+				col(&c), orDash(rundoc.FigTTFT.Text(&c)), rundoc.StatusText(&c))
 		}
 	}
 	if lines := rundoc.EnergyLines(run); len(lines) > 0 {
@@ -91,6 +93,30 @@ func printResults(w io.Writer, run *rundoc.Run) {
 		for _, l := range lines {
 			fmt.Fprintln(w, "  "+l)
 		}
+	}
+}
+
+// printUnreliable prints the whole reason of every Unreliable cell (the
+// matrix shows its head; METHOD.md: Status, Unreliable) and of every
+// Failed one (a stalled or dead server's moment: the matrix says only
+// "Failed"), so each cell that is no headline says why where it is shown.
+func printUnreliable(w io.Writer, run *rundoc.Run) {
+	n := 0
+	for _, c := range report.SortedCells(run) {
+		var word string
+		switch {
+		case c.Status == rundoc.StatusUnreliable:
+			word = "unreliable"
+		case c.Status == rundoc.StatusFailed && c.Reason != "":
+			word = "failed"
+		default:
+			continue
+		}
+		if n == 0 {
+			fmt.Fprintln(w)
+		}
+		n++
+		fmt.Fprintf(w, "%s: %s: %s\n", word, c.Label(), termtext.Safe(c.Reason))
 	}
 }
 
@@ -123,7 +149,13 @@ func printRoofline(w io.Writer, run *rundoc.Run, contexts, conc []int) {
 	for _, c := range contexts {
 		fmt.Fprint(w, padRight(rundoc.ContextLabel(c), 12))
 		for _, n := range conc {
-			fmt.Fprint(w, padRight(orDash(f.WithUnit(run.Find(rundoc.PhaseDecode, c, n))), 8))
+			// rundoc.MatrixRoofline's rule: only a cell that ran, whose
+			// tok/s its evidence does not contradict, has the figure.
+			text := ""
+			if cell := run.Find(rundoc.PhaseDecode, c, n); cell != nil && cell.Status.Ran() {
+				text = f.WithUnit(cell)
+			}
+			fmt.Fprint(w, padRight(orDash(text), 8))
 		}
 		fmt.Fprintln(w)
 	}

@@ -3,18 +3,17 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rigbench/rigbench/engine/diagnose"
-	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rundoc"
-	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/tune"
-	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/store"
 )
 
@@ -44,9 +43,11 @@ type tuneFlags struct {
 	grid, oneAtATime  bool
 	objective, resume string
 	fromAdvice        string
-	// rigConn is the connection to the sweep's rig (Spec.Rig), made once
-	// for every variant; nil for the local daemon.
-	rigConn *rig.Conn
+	// maxOutput is tune's --max-output, as typed: a sweep's default is
+	// tune.DefaultMaxOutput, not a run's.
+	maxOutput string
+	// texts are the flags given, as typed (the window flags are run's).
+	texts map[string]string
 }
 
 func runTune(ctx context.Context, e *env, args []string) error {
@@ -78,10 +79,12 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	}
 	if r.Spec.OnRig() {
 		// One connection carries every variant's Docker API and traffic.
-		if f.rigConn, err = connectRig(ctx, e, r.Spec.Rig); err != nil {
+		conn, err := connectRig(ctx, e, r.Spec.Rig)
+		if err != nil {
 			return err
 		}
-		defer f.rigConn.Close()
+		defer conn.Close()
+		r.UseRig(conn)
 	}
 	r.Log = func(line string) { fmt.Fprintln(e.stderr, "  "+line) }
 	if r.Spec.Target == tune.TargetDemo {
@@ -106,22 +109,25 @@ func (f *tuneFlags) parse(e *env, args []string) (set map[string]bool, rest []st
 	fs.StringVar(&f.contexts, "contexts", "", "decode contexts of the workload, e.g. 0,16K")
 	fs.StringVar(&f.concurrency, "concurrency", "", "concurrency levels of the workload, e.g. 1,8")
 	f.registerWindow(fs)
-	fs.IntVar(&f.maxOutput, "max-output", tune.DefaultMaxOutput, "max_tokens of every decode request")
+	fs.StringVar(&f.maxOutput, "max-output", strconv.Itoa(tune.DefaultMaxOutput), "max_tokens of every decode request, in `TOKENS` (8K is 8192)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the sweep document (rigbench.tune/v1, docs/tune.md) to this file")
 	fs.BoolVar(&f.demo, "demo", false, "sweep RigBench's simulated vLLM server (no GPU needed); it takes the same vLLM flags")
 	fs.StringVar(&f.simProfile, "sim-profile", "", "simulator profile with --demo: "+strings.Join(sim.ProfileNames(), ", "))
-	fs.Float64Var(&f.simSpeed, "sim-speed", 1, "with --demo, run the simulator this many times faster than the card it imitates")
+	fs.StringVar(&f.simSpeed, "sim-speed", "1", "with --demo, run the simulator `FACTOR` times faster than the card it imitates")
 	fs.BoolVar(&f.noTelemetry, "no-telemetry", false, "do not sample GPU power and clocks")
 	fs.Var(&f.vary, "vary", "a flag and the values to try, FLAG=V1,V2 (repeatable; dashes optional: kv-cache-dtype=auto,fp8)")
 	fs.BoolVar(&f.grid, "grid", false, "run every combination of the values (the default)")
 	fs.BoolVar(&f.oneAtATime, "one-at-a-time", false, "change one flag at a time from the base flags")
-	fs.StringVar(&f.objective, "objective", "total-tok-s", "what fastest means: "+strings.Join(tune.ObjectiveNames, ", "))
+	fs.StringVar(&f.objective, "objective", string(tune.DefaultObjective), "what fastest means: "+strings.Join(tune.ObjectiveNames, ", "))
 	fs.Var(&f.constraints, "constraint", "a limit every scored cell must meet, e.g. ttft_p90<=2s (repeatable)")
 	fs.StringVar(&f.fromAdvice, "from-advice", "", "sweep the flags `rigbench-cli advise RUN` advises, one at a time from that run's flags and on the cells it predicts, and check each prediction")
 	fs.StringVar(&f.resume, "resume", "", "continue sweep ID (alone, or with the sweep's flags repeated): variants already in the history are not measured again")
 	f.launch.register(fs)
 	f.saveFlags.register(fs)
-	return parseSet(fs, args)
+	set, rest, err = parseSet(fs, args)
+	f.texts = map[string]string{}
+	fs.Visit(func(fl *flag.Flag) { f.texts[fl.Name] = fl.Value.String() })
+	return set, rest, err
 }
 
 // prepare checks the flags and builds the sweep, every mistake the flags
@@ -181,7 +187,9 @@ func (f *tuneFlags) adviceRunner(ctx context.Context, e *env, set map[string]boo
 		return nil, fmt.Errorf("run %s: %w", rundoc.ShortID(run.UUID), err)
 	}
 	if set["sim-speed"] {
-		spec.SimSpeed = f.simSpeed
+		if spec.SimSpeed, err = simSpeedOf(f.simSpeed); err != nil {
+			return nil, usagef("%v", err)
+		}
 	}
 	f.saveFlags.keep(e)
 	if f.jsonPath != "" {
@@ -296,138 +304,48 @@ func (f *tuneFlags) finish(e *env, r *tune.Runner, res *tune.Result, runErr erro
 	return errors.Join(append(errs, runErr)...)
 }
 
-// runner builds the sweep from the flags; every mistake the flags alone
-// show is a usage error before anything starts.
+// runner builds the sweep from the flags through tune.SpecInput, the Tune
+// view's reader too; every mistake the flags alone show is a usage error
+// before anything starts.
 func (f *tuneFlags) runner(e *env, set map[string]bool, vllmArgs []string) (*tune.Runner, error) {
-	if !set["contexts"] || !set["concurrency"] {
-		return nil, usagef("give the workload: --contexts (e.g. 16K) and --concurrency (e.g. 1,8); each variant measures every cell")
-	}
 	if f.grid && f.oneAtATime {
 		return nil, usagef("choose --grid or --one-at-a-time, not both")
 	}
-	in, err := f.planInput(set)
-	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	plan, err := tune.Workload(in)
-	if err != nil {
-		return nil, usagef("%v", flagError(err))
-	}
-	if f.resume != "" {
-		if err := tune.CheckID(f.resume); err != nil {
-			return nil, usagef("--resume: %v", err)
-		}
-	}
-	spec := tune.Spec{ID: f.resume, Mode: tune.Grid, Plan: plan}
-	if spec.ID == "" {
-		spec.ID = tune.NewID()
-	}
-	if f.oneAtATime {
-		spec.Mode = tune.OneAtATime
-	}
-	for _, v := range f.vary {
-		d, err := tune.ParseDimension(v)
-		if err != nil {
-			return nil, usagef("--vary %v", err)
-		}
-		spec.Dimensions = append(spec.Dimensions, d)
-	}
-	if spec.Objective, err = tune.ParseObjective(f.objective, plan); err != nil {
-		return nil, usagef("--objective: %v", err)
-	}
-	for _, c := range f.constraints {
-		k, err := tune.ParseConstraint(c)
-		if err != nil {
-			return nil, usagef("--constraint: %v", err)
-		}
-		spec.Constraints = append(spec.Constraints, k)
-	}
-	launcher, err := f.target(e, set, &spec, vllmArgs)
+	in, err := f.specInput(e, set, vllmArgs)
 	if err != nil {
 		return nil, err
 	}
-	if err := spec.Validate(); err != nil {
-		if errors.Is(err, tune.ErrNothingToVary) {
-			return nil, usagef("%v (--vary FLAG=V1,V2)", err)
-		}
-		return nil, usagef("%v", err)
+	r, err := in.Runner(f.launch.options(f.model, f.saveFlags.db).launching(e))
+	if errors.Is(err, tune.ErrNothingToVary) {
+		return nil, usagef("%v (--vary FLAG=V1,V2)", err)
 	}
-	r, err := tune.NewRunner(spec, launcher)
 	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	if spec.Target == tune.TargetDemo {
-		// The simulator refuses what vLLM would refuse; a base it refuses
-		// would fail every variant, so that is a usage error now.
-		if _, err := r.Target.Session(spec.Base); err != nil {
-			return nil, usagef("the vLLM flags after -- are not valid for the simulator: %v", err)
-		}
+		return nil, usagef("%v", flagError(err))
 	}
 	r.NoTelemetry = f.noTelemetry
 	return r, nil
 }
 
-// target sets the sweep's target from --demo or --launch in spec (the
-// base flags, the target, the demo's profile and speed) and returns how
-// each variant of a launch starts its server (nil for the demo).
-func (f *tuneFlags) target(e *env, set map[string]bool, spec *tune.Spec, vllmArgs []string) (func(vllm.LaunchConfig) session.Launcher, error) {
-	if _, err := rigSpec(f.launch.rig); err != nil {
-		return nil, err
-	}
-	switch {
-	case f.demo && f.launch.enabled, !f.demo && !f.launch.enabled:
-		return nil, usagef("choose one target: --demo or --launch")
-	case f.demo:
-		simCfg, err := f.checkTarget(set)
-		if err != nil {
-			return nil, usagef("%v", err)
-		}
-		base, err := vllm.ParseArgs(vllmArgs)
-		if err != nil {
-			return nil, usagef("the vLLM flags after -- are not valid: %v", err)
-		}
-		if f.model != "" {
-			return nil, usagef("--model applies to --launch; the demo serves the simulator's model")
-		}
-		spec.Base = base
-		spec.Target, spec.SimSpeed, spec.SimProfile = tune.TargetDemo, simCfg.Speed, f.simProfile
-		return nil, nil
-	}
-	if set["sim-speed"] || set["sim-profile"] {
-		return nil, usagef("--sim-speed and --sim-profile apply only to --demo")
-	}
-	if f.model == "" {
-		return nil, usagef("--launch needs --model with the Hugging Face id to serve")
-	}
-	o := launchOptions{model: f.model, image: f.launch.image, gpus: f.launch.gpus, hfCache: f.launch.hfCache,
-		compileCache: f.launch.compileCache, noGPU: f.launch.noGPU, rig: f.launch.rig}
-	base, err := o.config(e, vllmArgs)
+// specInput is the flags as tune.SpecInput takes them: a flag left out is
+// empty (its default), and the target is run's (targetInput).
+func (f *tuneFlags) specInput(e *env, set map[string]bool, vllmArgs []string) (tune.SpecInput, error) {
+	target, err := f.targetInput(e, set, vllmArgs, true)
 	if err != nil {
-		return nil, err
+		return tune.SpecInput{}, err
 	}
-	spec.Base = base
-	spec.Target = tune.TargetLaunch
-	spec.Rig = f.launch.rig
-	return f.launcher(e, o), nil
-}
-
-// launcher is how each variant of a launch sweep starts: launch's own
-// launcher, on the rig runTune connected to (f.rigConn, nil: the local
-// daemon) before the first variant.
-func (f *tuneFlags) launcher(e *env, o launchOptions) func(vllm.LaunchConfig) session.Launcher {
-	return func(cfg vllm.LaunchConfig) session.Launcher {
-		l := o.launcher(e, cfg)
-		l.Rig = f.rigConn
-		return l
+	in := tune.SpecInput{ID: f.resume, Vary: f.vary, Contexts: f.contexts, Concurrency: f.concurrency, Window: f.texts["duration"],
+		Precision: f.texts["precision"], MaxDuration: f.texts["max-duration"], MaxOutput: f.maxOutput,
+		Objective: f.objective, Constraints: f.constraints, Target: target}
+	if f.oneAtATime {
+		in.Mode = tune.OneAtATime
 	}
+	return in, nil
 }
 
 // specRunner rebuilds a sweep's runner from its kept spec (tune.NewRunner):
-// the demo's simulator settings, or launch's own launcher for the base's
-// image, GPUs and Hugging Face cache (the base keeps its compile cache
-// folder, or none, as the sweep began), on the spec's rig.
+// the demo's simulator settings, or launch's own launching for the base
+// (no GPU request when the base has none), on the spec's rig.
 func (f *tuneFlags) specRunner(e *env, spec tune.Spec) (*tune.Runner, error) {
-	b := spec.Base
-	o := launchOptions{model: b.Model, image: b.ImageRef(), gpus: b.GPUs, hfCache: b.HFCache, noGPU: b.GPUs == ""}
-	return tune.NewRunner(spec, f.launcher(e, o))
+	o := launchOptions{noGPU: spec.Base.GPUs == ""}
+	return tune.NewRunner(spec, o.launching(e))
 }

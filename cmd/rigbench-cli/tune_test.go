@@ -110,7 +110,7 @@ func TestTuneRefusals(t *testing.T) {
 		{[]string{"--demo", "--vary", "kv-cache-dtype=fp8", "--contexts", "1K", "--concurrency", "1", "--no-save", "--resume", "abcdef12"}, "drop --no-save"},
 		{[]string{"--resume", "../etc"}, "not a sweep id"},
 		{[]string{"--resume", "abcdef12", "--contexts", "1K"}, "belongs to a new sweep"},
-		{[]string{"--demo", "--vary", "kv-cache-dtype=fp8"}, "give the workload"},
+		{[]string{"--demo", "--vary", "kv-cache-dtype=fp8"}, "--contexts is needed"},
 		{[]string{"--vary", "kv-cache-dtype=fp8", "--contexts", "1K", "--concurrency", "1"}, "choose one target"},
 		{[]string{"--demo", "--vary", "kv-cache-dtype=fp8", "--contexts", "1K", "--concurrency", "1", "--", "--no-such-flag"}, "not valid"},
 	} {
@@ -144,6 +144,9 @@ func TestTuneHelperProcess(t *testing.T) {
 // variant is in the history; `--resume ID` then measures only the other
 // variants and keeps the first one's run.
 func TestTuneKill9ThenResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("demo runs in real time, killed and resumed (5 s or more): skipped with -short (make test runs it)")
+	}
 	dir := t.TempDir()
 	db := filepath.Join(dir, "h.db")
 	args := []string{"tune", "--demo", "--sim-speed", "20", "--vary", "kv-cache-dtype=auto,fp8", "--vary", "max-num-seqs=8",

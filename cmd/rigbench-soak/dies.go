@@ -35,11 +35,11 @@ type deathPoint struct {
 }
 
 var deathPoints = []deathPoint{
-	{"in a warm-up", regexp.MustCompile(`^\[2/\d+\] decode 1K × 1 .*warming up`), 0, 1,
+	{"in a warm-up", regexp.MustCompile(`^\[2/\d+\] decode 1K×1 .*warming up`), 0, 1,
 		[]string{"--contexts", "1K", "--concurrency", "1,2", "--prefill", "512", "--duration", "10s", "--max-output", "32"}},
-	{"mid-window", regexp.MustCompile(`^\[2/\d+\] decode 0 × 1 .*measuring`), time.Second, 10,
+	{"mid-window", regexp.MustCompile(`^\[2/\d+\] decode 0×1 .*measuring`), time.Second, 10,
 		[]string{"--contexts", "0,1K", "--concurrency", "1,2", "--prefill", "512", "--duration", "20s", "--max-output", "64"}},
-	{"between cells", regexp.MustCompile(`^\[2/\d+\] decode 0 × 1 .*  (Valid|Requests queued):`), 0, 10,
+	{"between cells", regexp.MustCompile(`^\[2/\d+\] decode 0×1 .*  (Valid|Requests queued):`), 0, 10,
 		[]string{"--contexts", "0,1K", "--concurrency", "1,2", "--prefill", "512", "--duration", "20s", "--max-output", "64"}},
 }
 

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
+	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -25,6 +28,15 @@ type fault struct {
 	name   string
 	before int64
 	handle func(fs *faultServer, w http.ResponseWriter, r *http.Request)
+}
+
+// slowFault is a fault whose old cost was a wait of minutes of card time:
+// its simulator runs at its own pace (speed 1), so that a wait scaled
+// down by the speed cannot pass for a quick answer. metrics, when set,
+// answers /metrics in place of the simulator.
+type slowFault struct {
+	fault
+	metrics func(fs *faultServer, w http.ResponseWriter, r *http.Request)
 }
 
 // mustSucceed names the faults a client must take in its stride: their row
@@ -97,34 +109,103 @@ var faults = []fault{
 	}},
 }
 
-// faultServer is the simulator (tiny profile, speed 50, so the run's
-// stuck limits scale down with it) behind one fault.
+// nanMetrics is issue 36 item 1's server: its /metrics is the
+// simulator's with the generated-token counter and the waiting gauge NaN
+// and the KV-cache gauge +Inf, as Prometheus text allows. Each run read
+// the counter as -9223372036854775808 tokens and lost itself at the save
+// on the NaN, and the waiting gauge, never reading 0, held each cell for
+// the idle wait's 60 s.
+var nanMetrics = spoiledMetrics("whose /metrics says NaN", map[string]string{
+	"vllm:generation_tokens_total": "NaN", "vllm:num_requests_waiting": "NaN", "vllm:kv_cache_usage_perc": "+Inf"})
+
+// infRunning is the same with the running gauge +Inf: a queue the server
+// does not report in a number must not hold a cell either (the window's
+// steady-state gate compares it with the streams in flight).
+var infRunning = spoiledMetrics("whose running gauge is +Inf", map[string]string{"vllm:num_requests_running": "+Inf"})
+
+// spoiledMetrics is a server whose /metrics is the simulator's with the
+// value of each series named in values replaced by its text there.
+func spoiledMetrics(name string, values map[string]string) slowFault {
+	return slowFault{fault: fault{name: name, before: math.MaxInt64},
+		metrics: func(fs *faultServer, w http.ResponseWriter, r *http.Request) {
+			rec := httptest.NewRecorder()
+			fs.sim.ServeHTTP(rec, r)
+			body := rec.Body.Bytes()
+			for series, v := range values {
+				re := regexp.MustCompile(`(?m)^(` + regexp.QuoteMeta(series) + `\{[^}]*\}) \S+$`)
+				body = re.ReplaceAll(body, []byte("${1} "+v))
+			}
+			w.Header().Set("Content-Type", rec.Header().Get("Content-Type"))
+			w.WriteHeader(rec.Code)
+			w.Write(body)
+		}}
+}
+
+// pastMaxTokens is issue 36 item 9's server: every completion streams a
+// token every 20 ms until the client leaves, whatever max_tokens says.
+// The first 2-token request of a run waited out its ten-minute
+// first-request limit; its third token proves at once that the server
+// ignores the limit.
+var pastMaxTokens = slowFault{fault: fault{name: "streaming past max_tokens",
+	handle: func(_ *faultServer, w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model string `json:"model"`
+		}
+		json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		for {
+			fmt.Fprintf(w, "data: {\"id\":\"cmpl-soak\",\"object\":\"text_completion\",\"created\":0,\"model\":%q,"+
+				"\"choices\":[{\"index\":0,\"text\":\" a\",\"logprobs\":null,\"finish_reason\":null}]}\n\n", req.Model)
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}}}
+
+// faultServer is the simulator (tiny profile, speed 50 unless a slow
+// fault's, so the run's stuck limits scale down with it) behind one fault.
 type faultServer struct {
 	http  *httptest.Server
 	sim   http.Handler
 	f     fault
 	seen  atomic.Int64
 	close func()
+	// metrics answers /metrics in place of the simulator, when set.
+	metrics func(fs *faultServer, w http.ResponseWriter, r *http.Request)
 }
 
 func newFaultServer(f fault) (*faultServer, error) {
+	return newSlowFaultServer(slowFault{fault: f}, 50)
+}
+
+// newSlowFaultServer is newFaultServer at the simulator speed given, its
+// /metrics answered by f.metrics when set.
+func newSlowFaultServer(f slowFault, speed float64) (*faultServer, error) {
 	cfg := sim.DefaultConfig()
 	p, err := sim.ProfileByName("tiny")
 	if err != nil {
 		return nil, err
 	}
-	cfg.Profile, cfg.Speed = p, 50
+	cfg.Profile, cfg.Speed = p, speed
 	s, err := sim.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	fs := &faultServer{sim: s.Handler(), f: f}
+	fs := &faultServer{sim: s.Handler(), f: f.fault, metrics: f.metrics}
 	fs.http = httptest.NewServer(http.HandlerFunc(fs.serve))
 	fs.close = func() { fs.http.CloseClientConnections(); fs.http.Close(); s.Close() }
 	return fs, nil
 }
 
 func (fs *faultServer) serve(w http.ResponseWriter, r *http.Request) {
+	if fs.metrics != nil && r.URL.Path == "/metrics" {
+		fs.metrics(fs, w, r)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/completions") {
 		fs.sim.ServeHTTP(w, r)
 		return

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -85,3 +86,50 @@ func jsonCells(path string) int {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// newestRun reads the newest run of the history at path, opened as
+// RigBench opens it.
+func newestRun(path string) (*rundoc.Run, error) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	list, err := db.List(ctx, store.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("%s holds no run", path)
+	}
+	return db.Get(ctx, list[0].UUID)
+}
+
+// runText is the newest run of the history at path as its JSON document,
+// to tell whether a command changed it ("" with the error when it does
+// not read).
+func runText(path string) (string, error) {
+	r, err := newestRun(path)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := rundoc.WriteRun(&b, r); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// repeatedCells counts the cells of r beyond the first of their phase,
+// context and concurrency: a history keeps each cell once.
+func repeatedCells(r *rundoc.Run) int {
+	seen, n := map[string]bool{}, 0
+	for _, c := range r.Cells {
+		if seen[c.Label()] {
+			n++
+		}
+		seen[c.Label()] = true
+	}
+	return n
+}

@@ -7,7 +7,10 @@
 // else lost cells, false claim (a message says nothing was lost when cells
 // were), false alarm (it says something was not saved when all was), slow
 // stop, unclear error, started twice, orphan kept, container left, valid
-// after death (a cell read Valid after its server died), hung or crashed;
+// after death (a cell read Valid after its server died), slow (a cell held
+// for minutes), wrong figure (a number read from a NaN), overwrote,
+// changed the run, relabelled (a resume measured at other launch flags),
+// failed (the recovery did not recover), hung or crashed;
 // skipped with the reason — how many finished cells were lost,
 // whether the history passed SQLite's integrity check, the run's status,
 // the CLI's peak memory and how long it took. The exit status is 1 when
@@ -130,6 +133,15 @@ func (s *soak) trials(kills int, docker bool) []trial {
 		trial{"--json onto the history", func() row { return s.outputOntoHistory("--json onto the history") }},
 		trial{"sweep of 10^8 variants", func() row { return s.hugeSweep("sweep of 10^8 variants") }},
 		trial{"two first opens of a new history", func() row { return s.concurrentFirstOpen("two first opens of a new history") }},
+		trial{"server " + nanMetrics.name, func() row { return s.nanMetricsRun("server "+nanMetrics.name, nanMetrics) }},
+		trial{"server " + infRunning.name, func() row { return s.nanMetricsRun("server "+infRunning.name, infRunning) }},
+		trial{"full disk, then import of the copy", func() row { return s.fullDiskImport("full disk, then import of the copy") }},
+		trial{"two run --resume of one run at once", func() row { return s.twoResumes("two run --resume of one run at once") }},
+		trial{"export -o /dev/fd/N onto the open history", func() row {
+			return s.exportOntoDescriptor("export -o /dev/fd/N onto the open history")
+		}},
+		trial{"run --resume with other launch flags", func() row { return s.resumeOtherFlags("run --resume with other launch flags") }},
+		trial{"server streaming past max_tokens", func() row { return s.pastMaxTokensRun("server streaming past max_tokens") }},
 	)
 	if docker {
 		trials = append(trials,

@@ -34,7 +34,14 @@ var cellDone = regexp.MustCompile(`^\[\d+/\d+\] .*  (Valid|Requests queued|Over 
 
 // start runs the CLI with args; env adds to the environment.
 func (s *soak) start(env []string, args ...string) (*proc, error) {
+	return s.startWith(nil, env, args...)
+}
+
+// startWith is start with extra open files, the child's descriptors 3,
+// 4, … in order.
+func (s *soak) startWith(extra []*os.File, env []string, args ...string) (*proc, error) {
 	p := &proc{cmd: exec.Command(s.cli, args...), lines: make(chan string, 1024), exited: make(chan struct{})}
+	p.cmd.ExtraFiles = extra
 	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Dir = s.dir
 	errPipe, err := p.cmd.StderrPipe()
@@ -129,6 +136,13 @@ func (p *proc) finished() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.done
+}
+
+// outText is what the process wrote to its standard output.
+func (p *proc) outText() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stdout.String()
 }
 
 func (p *proc) errText() string {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -155,46 +154,26 @@ func (s *soak) lockedDB(name string, midRun bool) row {
 }
 
 // fullDisk runs with the history and the JSON on a 4 MiB tmpfs that fills
-// up after the first cell. Mounting needs root; elsewhere the row is
-// skipped with the reason.
+// up after the first cell (onFullDisk): every finished cell must be kept,
+// in the history, the JSON or the copy the message names.
 func (s *soak) fullDisk(name string) row {
-	skip := func(why string) row {
-		return row{name: name, outcome: "skipped", db: "—", status: "—", detail: why}
-	}
-	if os.Geteuid() != 0 {
-		return skip("needs root to mount a small tmpfs")
-	}
-	mnt := s.path("tmpfs")
-	if err := os.Mkdir(mnt, 0o755); err != nil {
-		return skip(err.Error())
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mnt).CombinedOutput(); err != nil {
-		return skip("cannot mount a tmpfs here: " + strings.TrimSpace(string(out)))
-	}
-	defer exec.Command("umount", "-l", mnt).Run()
-	db, js := filepath.Join(mnt, "history.db"), filepath.Join(mnt, "run.json")
-	ctx, cancel := s.ctx()
-	defer cancel()
-	p, err := s.start(nil, demoRun(db, js)...)
-	if err != nil {
-		return row{name: name, outcome: "crashed", db: "—", status: "—", detail: err.Error()}
-	}
-	p.waitLine(ctx, "[1/")
-	for p.finished() < 1 && p.waitLine(ctx, "] ") {
-	}
-	filler := filepath.Join(mnt, "filler")
-	fill(filler)
-	ended := p.wait(ctx)
-	os.Remove(filler) // room to read the history back
-	r := s.judge(name, p, ended, db, js)
-	if strings.Contains(p.errText(), "nothing was lost") && r.lost > 0 {
-		r.outcome = "false claim"
-	}
-	if r.outcome == "clear error" && r.lost == 0 {
-		r.outcome = "kept cells"
-	}
-	r.detail = fmt.Sprintf("%d cells finished, %d kept: %s", p.finished(), p.finished()-r.lost, r.detail)
-	return r
+	return s.onFullDisk(name, true, func(p *proc, ended bool, db, js string) row {
+		r := s.judge(name, p, ended, db, js)
+		if strings.Contains(p.errText(), "nothing was lost") && r.lost > 0 {
+			r.outcome = "false claim"
+		}
+		if r.outcome == "clear error" && r.lost == 0 {
+			r.outcome = "kept cells"
+		}
+		r.detail = fmt.Sprintf("%d cells finished, %d kept: %s", p.finished(), p.finished()-r.lost, r.detail)
+		return r
+	})
+}
+
+// execCombined runs a command to its end and returns its output.
+func execCombined(name string, args ...string) (string, error) {
+	out, err := exec.Command(name, args...).CombinedOutput()
+	return string(out), err
 }
 
 // fill writes to path until the file system is full.

@@ -25,11 +25,41 @@ type live struct {
 	// sample is paired with (deriveServer), so a sample that catches a
 	// stream between two requests sees the client's dip too.
 	inFlight atomic.Int32
+	// last is each stream's latest chunk as a card offset from the first
+	// send + 1 (0: none yet), and busy is 1 while the stream has a request
+	// in flight: what the close of a window waits on (window.drain).
+	last []atomic.Int64
+	busy []atomic.Int32
 }
 
 func newLive(d time.Duration, streams int) *live {
 	return &live{bins: make([]atomic.Int64, d/binWidth+1), first: make([]atomic.Int64, streams),
-		waiting: make([]atomic.Int32, streams)}
+		waiting: make([]atomic.Int32, streams), last: make([]atomic.Int64, streams), busy: make([]atomic.Int32, streams)}
+}
+
+// frontier is the oldest latest chunk (card offset) among the streams in
+// flight that have had tokens, or now when it is older or there is none.
+func (l *live) frontier(now time.Duration) time.Duration {
+	f := now
+	for i := range l.last {
+		if l.busy[i].Load() == 1 && l.waiting[i].Load() == 0 {
+			if last := l.last[i].Load(); last > 0 {
+				f = min(f, time.Duration(last-1))
+			}
+		}
+	}
+	return f
+}
+
+// readPast reports whether every stream with a request in flight that has
+// had tokens has read a chunk at card offset target or later.
+func (l *live) readPast(target time.Duration) bool {
+	for i := range l.last {
+		if l.busy[i].Load() == 1 && l.waiting[i].Load() == 0 && time.Duration(l.last[i].Load()-1) < target {
+			return false
+		}
+	}
+	return true
 }
 
 // sent records that stream sent a new request, which has no token yet.
@@ -55,6 +85,7 @@ func (l *live) add(stream int, at time.Duration, n int) {
 		return
 	}
 	l.first[stream].CompareAndSwap(0, int64(at)+1)
+	l.last[stream].Store(int64(at) + 1)
 	l.waiting[stream].Store(0)
 	open, ok := l.opening()
 	if !ok || at < open {

@@ -58,6 +58,12 @@ type request struct {
 	// missingDone: the choice finished but [DONE] never came (the client
 	// ended the request after a short grace).
 	missingDone bool
+	// usageBackwards counts chunks whose cumulative usage fell below an
+	// earlier one (client.StreamResult.UsageBackwards).
+	usageBackwards int
+	// lag is the most a chunk was read after the server's clock placed it
+	// (card time; 0 for servers that tell no clock).
+	lag time.Duration
 }
 
 // capture fills rq from a finished stream's result (chunks were appended as
@@ -70,7 +76,8 @@ func (rq *request) capture(clk cardClock, res client.StreamResult, err error, ca
 	}
 	rq.done = err == nil && res.Finished
 	rq.retries, rq.finishLength = res.Retries, rq.done && res.FinishLength
-	rq.missingDone = res.MissingDone
+	rq.missingDone, rq.usageBackwards = res.MissingDone, res.UsageBackwards
+	rq.lag = time.Duration(float64(res.ClockLag) * clk.speed)
 	if rq.done {
 		rq.usageTokens = res.Tokens
 	}

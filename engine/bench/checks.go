@@ -183,7 +183,8 @@ func prefillCheck(c *rundoc.Cell, before, after *counters) {
 // finished request by its usage);
 // llama-server counts a request's tokens when it finishes (a cancelled one
 // never), so RigBench counts the usage of its finished requests. A
-// difference above ServerCheckTolerancePct gets a note on the cell.
+// difference above ServerCheckTolerancePct gets a note on the cell; one
+// beyond rundoc.UnreliableCounterPct makes it Unreliable (judge).
 func (w *window) crossCheck(before, after *counters, reqs []request) {
 	if before == nil || after == nil {
 		return
@@ -221,7 +222,7 @@ func (w *window) crossCheck(before, after *counters, reqs []request) {
 			ours += int(k) * w.maxOutput
 		}
 	}
-	if server < 0 || server > math.MaxInt32 {
+	if !(server >= 0 && server <= math.MaxInt32) { // NaN fails both
 		// A counter that went backwards (the server restarted) or beyond
 		// any real value checks nothing.
 		addNote(c, "the server's generated-token counter went backwards or out of range during the window; no cross-check")
@@ -241,6 +242,9 @@ func (w *window) crossCheck(before, after *counters, reqs []request) {
 	if ours > 0 {
 		diff = round(min(100*(server-float64(ours))/float64(ours), 1e9), 2)
 		c.ServerTokenDiffPct = &diff
+	}
+	if _, unreliable := counterContradicts(c); unreliable {
+		return // judge words it, as the reason the cell is Unreliable
 	}
 	if ours > 0 && math.Abs(diff) > rundoc.ServerCheckTolerancePct || ours == 0 && server > 0 {
 		addNote(c, fmt.Sprintf("server counted %s generated tokens, RigBench %s (%+.1f%%)",

@@ -64,37 +64,78 @@ func meanCI(xs []float64) (mean, half float64) {
 }
 
 // rateCI is the half-width of the 95% interval of the mean token rate of
-// a stationary stretch of a window, in tokens per bin, from its bins
-// (METHOD.md: Uncertainty). It uses batch means: the stretch is cut into
-// ciBatches spans of whole scheduler steps (spanRates), each span's rate
-// is one observation, and spans longer than the series' correlation (a
-// growing context, stream restarts) are nearly independent. A chunk the
-// client reads late (a busy machine, a fast simulator) moves its tokens
-// from one span into the next without changing the total: that adds as
-// much to the spans' variance γ0 as it takes from twice their lag-1
-// covariance γ1, so the variance of the mean is taken as (γ0 + 2γ1) / b,
-// the first terms of the series' long-run variance, never below γ0 / (4b).
-// Estimating γ1 as well leaves the variance estimate less sure than s²
-// alone, so t has (b − 1) / 2 degrees of freedom rather than b − 1 (by
-// simulation: 93% coverage on independent step times, see TestRateCICovers).
-// It returns 0 with fewer than 3 spans.
+// a stretch of a window, in tokens per bin, from its bins (METHOD.md:
+// Uncertainty). It uses batch means: the stretch is cut into ciBatches
+// spans of whole scheduler steps (spanRates), each span's rate is one
+// observation, and spans longer than the series' correlation (stream
+// restarts) are nearly independent; spansCI turns them into a half-width.
+// It returns 0 with fewer than 5 spans.
 func rateCI(bins []float64) float64 {
-	rates := spanRates(bins, min(ciBatches, len(bins)))
+	return spansCI(spanRates(bins, min(ciBatches, len(bins))))
+}
+
+// spansCI is the half-width of the 95% interval of the mean of the span
+// rates r_0 … r_{b−1} (in time order), with a linear trend taken out.
+//
+// The rate of a window drifts: each stream's context grows as it decodes,
+// and the card slows with it. That drift is the same in every repetition of
+// the window, so it is part of what the window measures, not noise; counted
+// as noise it made the ± of a fixed window grow with its length (0×16 on
+// the simulated reference card: ± 6.8 at 15 s, ± 13.6 at 30 s). So the spans are
+// fitted by least squares with r_j = m + β·x_j, x_j = j − (b − 1)/2: since
+// Σx_j = 0, m is the plain mean r̄ (the figure: a linear trend's mean over
+// the window is its value at the middle) and β = Σ x_j (r_j − r̄) / Σ x_j².
+// The residuals e_j = r_j − r̄ − β·x_j are the noise, with b − 2 degrees of
+// freedom left. A chunk the client reads late (a busy machine, a fast
+// simulator) moves its tokens from one span into the next without changing
+// the total: that adds as much to the spans' variance γ0 as it takes from
+// twice their lag-1 covariance γ1, so the variance of r̄ is taken as
+// (γ0 + 2γ1) / b, the first terms of the residuals' long-run variance,
+// never below γ0 / (4b), with γ0 = Σe_j² / (b − 2) and γ1 = Σe_j·e_{j−1} /
+// (b − 2), corrected for the fit (below). Estimating γ1 as well leaves the variance estimate less sure
+// than γ0 alone, so t has (b − 2) / 2 degrees of freedom (4 for b = 10;
+// by simulation 93% coverage on independent step times, see
+// TestRateCICovers, and on drifting ones, TestSpansCIDetrends). A pure
+// trend gives ± 0.
+func spansCI(rates []float64) float64 {
 	b := len(rates)
-	if b < 3 {
-		return 0
+	if b < 5 {
+		return 0 // b − 2 − 2c (below) is 0 at b = 4
 	}
-	m, _ := meanCI(rates)
-	var g0, g1 float64
-	for j, x := range rates {
-		g0 += (x - m) * (x - m)
+	var m float64
+	for _, x := range rates {
+		m += x
+	}
+	m /= float64(b)
+	mid := float64(b-1) / 2
+	var sxy, sxx float64
+	for j, r := range rates {
+		x := float64(j) - mid
+		sxy += x * (r - m)
+		sxx += x * x
+	}
+	beta := sxy / sxx
+	var g0, g1, prev float64
+	for j, r := range rates {
+		e := r - m - beta*(float64(j)-mid)
+		g0 += e * e
 		if j > 0 {
-			g1 += (x - m) * (rates[j-1] - m)
+			g1 += e * prev
 		}
+		prev = e
 	}
-	g0 /= float64(b - 1)
-	g1 /= float64(b - 1)
-	return tQuantile(max((b-1)/2, 1)) * math.Sqrt(max(g0+2*g1, g0/4)/float64(b))
+	// Under independent noise of variance σ², E[Σe_j²] = (b − 2)σ² and
+	// E[Σe_j·e_{j−1}] = −c·σ², c = Σ_{j≥1} H_{j,j−1} = (b − 1)/b +
+	// Σx_j·x_{j−1} / Σx_j² (H the fit's hat matrix): the residuals of a
+	// fitted line lean against their neighbours. Dividing the long-run sum
+	// by b − 2 − 2c instead of b − 2 makes it unbiased there.
+	var sxl float64
+	for j := 1; j < b; j++ {
+		sxl += (float64(j) - mid) * (float64(j-1) - mid)
+	}
+	c := float64(b-1)/float64(b) + sxl/sxx
+	lrv := max((g0+2*g1)/(float64(b-2)-2*c), g0/float64(b-2)/4)
+	return tQuantile(max((b-2)/2, 1)) * math.Sqrt(lrv/float64(b))
 }
 
 // spanRates returns the rates, in tokens per bin, of b spans of nearly

@@ -21,6 +21,9 @@ var coverageCells = flag.Int("coverage-cells", 10, "cells TestCoverage repeats")
 // (sim.Server.TrueRate: the window's tokens over their noiseless time)
 // about 95% of the time.
 func TestCoverage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator through whole cells in real time (5 s or more): skipped with -short (make test runs it)")
+	}
 	const speed = 10
 	cfg := tinyConfig(t, speed)
 	cfg.Noise = 0.1

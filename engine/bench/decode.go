@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,7 +20,7 @@ import (
 // warm-up, a fixed window of N closed-loop streams, figures and status.
 func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, index, total int) {
 	m := run.Plan.MaxOutput
-	if st := Predict(cell.Context, cell.Concurrency, m, ServerLimits(run.Server)); st != "" {
+	if st := DecodeStatus(cell.Context, cell.Concurrency, m, ServerLimits(run.Server)); st != "" {
 		cell.Status, cell.Reason = st, predictReason(st, cell.Context, cell.Concurrency, m, run.Server)
 		return
 	}
@@ -50,10 +51,34 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 		cell.Status, cell.Reason = rundoc.StatusFailed, goneWords(r.gone.evidence, r.gone.where, false)
 		return
 	}
-	promptTokens, err := r.warmUp(ctx, run, distinct(prompts), cell.Context, func(w *stuckWait) {
-		r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: run, Cell: cell, Index: index, Total: total,
-			Message: warmUpMessage(docs, cell.Context, w.givesUp())})
-	})
+	k := slotCopies(ServerLimits(run.Server), docs)
+	started := func(w *stuckWait) {
+		msg := warmUpMessage(docs, cell.Context, w.givesUp())
+		if k > 1 {
+			msg = fmt.Sprintf("warming up the shared prompt of %s tokens in %d slots, which cache apart (%s)",
+				rundoc.ContextLabel(cell.Context), k, w.givesUp())
+		}
+		r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: run, Cell: cell, Index: index, Total: total, Message: msg})
+	}
+	var (
+		promptTokens int
+		err          error
+	)
+	if k > 1 {
+		err = r.warmSlots(ctx, run, prompts[0], k, cell.Context, m, started)
+		if err == nil {
+			// The copies were cancelled: the next requests must not land
+			// while the server still winds them down. They ended before
+			// the usage, which llama-server sends last, so one more request
+			// of the document, served from a slot's cache, says its length.
+			more, note2 := r.waitIdle(ctx, run)
+			cell.IdleWaitS = round(cell.IdleWaitS+more, 3)
+			defer addNote(cell, note2)
+			promptTokens, err = r.warmUp(ctx, run, prompts[:1], cell.Context, func(*stuckWait) {})
+		}
+	} else {
+		promptTokens, err = r.warmUp(ctx, run, distinct(prompts), cell.Context, started)
+	}
 	if err != nil {
 		r.fail(cell, err)
 		if cell.Status == rundoc.StatusFailed {
@@ -210,6 +235,178 @@ type window struct {
 	rampQueued bool
 	// gone watches for a server that went away during the cell (gone.go).
 	gone goneWatch
+	// progress is the runner's clock (UnixNano) at the streams' last token
+	// or send; stalled is set when they went silent for the stall limit
+	// while the server showed no full KV cache, capacity when it showed one
+	// (stall.go).
+	progress atomic.Int64
+	stalled  *StalledError
+	capacity string
+	// watch is the stall check's state (watchOn, watchLingering,
+	// watchDecided), shared with the window's closing timer (closeLive).
+	watch atomic.Int32
+	// evidence is what the closed window's tally says about its counts,
+	// for judge once the cross-check is done.
+	evidence *evidence
+	// drainCut is set when the window closed before every stream had read
+	// up to its end (drain).
+	drainCut atomic.Bool
+	// bodies are the streams' request bodies, encoded before the first
+	// send (bodyErrs: why one could not be).
+	bodies   [][]byte
+	bodyErrs []error
+}
+
+// drainMax bounds how long a window's close waits for streams still
+// reading up to its end (drain): longer than any lag of a client that
+// keeps up, short against a cell.
+const drainMax = time.Second
+
+// drain waits, for a simulated server, until every stream in flight has
+// read up to card offset end from the window's opening, so that the
+// tokens the window ends with are counted. The simulator stamps its chunks
+// (docs/simulator.md), so a client the host runs late reads them late but
+// places them where the card produced them: when the wall clock says the
+// window is over, the last of them may still be unread. A real server's
+// chunks are timed on arrival, when the wall clock has passed the end, so
+// it has nothing to wait for. After drainMax the window closes anyway and
+// drainCut is set: the client could not keep up.
+func (w *window) drain(ctx context.Context, end time.Duration) {
+	open, ok := w.live.opening()
+	if !ok || !w.run.Simulated {
+		return
+	}
+	give := time.Now().Add(drainMax)
+	for !w.live.readPast(open + end) {
+		if time.Now().After(give) {
+			w.drainCut.Store(true)
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// noteLag records the client's lag behind a simulated server's clock on
+// the cell (CellWindow.ClientLagS) and says where it could not keep up.
+// The simulator's stamps place every token where the card made it, so a
+// lag moves no figure by itself; it does where the client acts on its own
+// clock: when the window closed before the last tokens were read
+// (drainCut), when it sent the streams' first requests apart (sendSpread,
+// from maxSendSpread of the ramp), and when a stream stood idle between a
+// request's end and its next send, which the card would not have
+// (idleShare, from maxIdleShare of the streams' time in the window); and
+// a lag of half the window or more (maxLagShare), which the simulator
+// shares (it released tokens, and took requests in, that late). end is the
+// window's length.
+func (w *window) noteLag(reqs []request, end time.Duration) {
+	if !w.run.Simulated {
+		return
+	}
+	var lag time.Duration
+	for i := range reqs {
+		lag = max(lag, reqs[i].lag)
+	}
+	w.cell.ClientLagS = round(lag.Seconds(), 3)
+	late := "the client could not keep up with the simulator (it read tokens up to " + fmtSeconds(w.cell.ClientLagS) + " of card time late)"
+	if w.drainCut.Load() {
+		addNote(w.cell, late+": the window closed before it had read them all; run the simulator at a lower speed")
+		return
+	}
+	if spread, ramp := sendSpread(reqs); spread > 0 && float64(spread) >= maxSendSpread*float64(ramp) {
+		addNote(w.cell, fmt.Sprintf("%s: it sent its streams' first requests over %s of card time, %.0f%% of the ramp to their first tokens, "+
+			"where the card would have had them at once; run the simulator at a lower speed", late, fmtSeconds(spread.Seconds()), 100*float64(spread)/float64(ramp)))
+		return
+	}
+	if share, most := idleShare(reqs, len(w.prompts), end); share >= maxIdleShare {
+		addNote(w.cell, fmt.Sprintf("%s: its streams stood idle for %.1f%% of the window between a request's end and the next send "+
+			"(up to %s of card time); run the simulator at a lower speed", late, 100*share, fmtSeconds(most.Seconds())))
+		return
+	}
+	if end > 0 && lag >= time.Duration(maxLagShare*float64(end)) {
+		// A lag this long is the simulator's too (its releases fell behind,
+		// and so did its taking in of requests), not only the reader's.
+		addNote(w.cell, late+", half the window's length or more; run the simulator at a lower speed")
+	}
+}
+
+// maxLagShare is the share of the window's length from which a client's
+// lag says the simulator was late too, and the figure with it: the CI's
+// 16K×16 at 100× under -race read 277.9 tok/s against 297.6 with a lag of
+// 14.8 s in a 15 s window and no other sign; cells with lags up to 7.5 s
+// (half of 15 s) read within their ± in every run seen (16K×4: 9.8 s, still
+// right, is said too: the rule errs on the side of saying).
+const maxLagShare = 0.5
+
+// maxSendSpread is the share of the ramp (from the first send to the
+// last stream's first token) over which the client may spread its streams'
+// first sends before the cell says so: the ramp's requests queue for the
+// card together, and their TTFT, per-request rate and TBT (over each
+// request's whole stream) depend on how they arrived.
+const maxSendSpread = 0.1
+
+// sendSpread is how far apart, in card time, the client sent its streams'
+// first requests (which it sends at once), and the ramp: from the first of
+// those sends to the last of their first tokens (0 when one has none).
+func sendSpread(reqs []request) (spread, ramp time.Duration) {
+	first := map[int]request{}
+	for _, rq := range reqs {
+		if f, ok := first[rq.stream]; !ok || rq.sent < f.sent {
+			first[rq.stream] = rq
+		}
+	}
+	if len(first) < 2 {
+		return 0, 0
+	}
+	lo, hi, lastToken := time.Duration(math.MaxInt64), time.Duration(math.MinInt64), time.Duration(math.MinInt64)
+	for _, rq := range first {
+		if !rq.hasFirstText {
+			return 0, 0
+		}
+		lo, hi, lastToken = min(lo, rq.sent), max(hi, rq.sent), max(lastToken, rq.firstText)
+	}
+	return hi - lo, lastToken - lo
+}
+
+// maxIdleShare is the share of the streams' time in the window that the
+// client may leave idle between requests before the cell says so: the
+// figure reads that much low, against a 95% half-width of about 1% in a
+// steady cell. A client that keeps up re-sends within milliseconds.
+const maxIdleShare = 0.01
+
+// idleShare is the share of the streams' time in a window [0, end) that
+// no request of theirs was in flight because the previous one had ended
+// and the client had not yet sent the next, and the longest such gap.
+// Offsets count from the window's opening (shift).
+func idleShare(reqs []request, streams int, end time.Duration) (float64, time.Duration) {
+	if streams == 0 || end <= 0 {
+		return 0, 0
+	}
+	byStream := map[int][]request{}
+	for _, rq := range reqs {
+		byStream[rq.stream] = append(byStream[rq.stream], rq)
+	}
+	var idle, most time.Duration
+	for _, rs := range byStream {
+		sort.Slice(rs, func(a, b int) bool { return rs[a].sent < rs[b].sent })
+		for k := 1; k < len(rs); k++ {
+			prev := rs[k-1]
+			if !prev.done || len(prev.chunks) == 0 {
+				continue
+			}
+			// From the server's last token (its stamp), not from when the
+			// client read it: the card was idle from there.
+			from, to := max(prev.chunks[len(prev.chunks)-1].at, 0), min(rs[k].sent, end)
+			if to > from {
+				idle += to - from
+				most = max(most, to-from)
+			}
+		}
+	}
+	return float64(idle) / (float64(streams) * float64(end)), most
 }
 
 // measure runs the cell's streams: it sends them, opens the window at
@@ -230,7 +427,15 @@ func (w *window) measure(ctx context.Context, index, total int) {
 	before := r.readCounters(ctx, w.run)
 	r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
 		Message: w.rampMessage()})
+	// Bodies are encoded before the first send: a 16K-token prompt is
+	// about 70 KB of JSON, and N of them encoded as the streams start
+	// would stagger the first sends by as much (×S on a simulator).
+	w.bodies, w.bodyErrs = make([][]byte, len(w.prompts)), make([]error, len(w.prompts))
+	for i, p := range w.prompts {
+		w.bodies[i], w.bodyErrs[i] = r.request(r.modelID, p, w.maxOutput).Body()
+	}
 	w.clk = cardClock{start: time.Now(), speed: w.speed}
+	w.progressed()
 
 	var samples []rundoc.ServerSample
 	var inFlight []float64
@@ -275,6 +480,10 @@ func (w *window) measure(ctx context.Context, index, total int) {
 	if ctx.Err() != nil {
 		return
 	}
+	if w.stalled != nil {
+		w.markStalled(reqs, open)
+		return
+	}
 	// A window whose streams went silent ends without a failure: asking
 	// once at its close tells a dead server from a slow one.
 	if ev := w.gone.check(ctx, r); ev != nil {
@@ -282,6 +491,7 @@ func (w *window) measure(ctx context.Context, index, total int) {
 		return
 	}
 	w.crossCheck(before, r.readCounters(ctx, w.run), reqs)
+	judge(w.cell, w.evidence)
 }
 
 // shift makes every offset of reqs count from the window's opening (card
@@ -311,6 +521,9 @@ func (w *window) follow(ctx context.Context, done <-chan struct{}, stop func(), 
 	ready := time.NewTicker(max(w.clk.real(rundoc.SteadyCheck), minCheck))
 	defer ready.Stop()
 	readyC, exited := ready.C, w.runner.Exited
+	stall := time.NewTicker(w.stallCheckEvery())
+	defer stall.Stop()
+	stallC := stall.C
 	var (
 		check  <-chan time.Time
 		timer  *time.Timer
@@ -335,7 +548,10 @@ func (w *window) follow(ctx context.Context, done <-chan struct{}, stop func(), 
 				continue
 			}
 			readyC = nil
-			timer = time.AfterFunc(w.clk.real(w.d), stop) // the window closes: open requests are cancelled
+			timer = time.AfterFunc(w.clk.real(w.d), func() {
+				w.drain(ctx, w.d)
+				w.closeLive(stop) // the window closes: open requests are cancelled
+			})
 			if w.adaptive {
 				t := time.NewTicker(max(w.clk.real(checkEvery), minCheck))
 				defer t.Stop()
@@ -343,10 +559,23 @@ func (w *window) follow(ctx context.Context, done <-chan struct{}, stop func(), 
 			}
 			w.runner.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: w.run, Cell: w.cell, Index: index, Total: total,
 				Message: w.measuringMessage()})
+		case <-stallC:
+			end, decided := w.checkStall(ctx)
+			lingering := w.watch.Load() == watchLingering
+			if decided {
+				stallC = nil
+				lingering = w.watch.Swap(watchDecided) == watchLingering
+			}
+			if end || lingering && (decided || !w.silent()) {
+				stop() // a stalled or gone server fails the cell and ends the run (measure)
+			}
 		case <-check:
 			if end, ok := w.stopAt(w.sinceOpen(time.Now())); ok {
 				w.stoppedAt, check = end, nil
-				stop()
+				go func() {
+					w.drain(ctx, end)
+					stop()
+				}()
 			}
 		case <-tick.C:
 			if el := w.sinceOpen(time.Now()).Seconds(); el > 0 {
@@ -364,7 +593,22 @@ func (w *window) sinceOpen(t time.Time) time.Duration {
 	if !ok {
 		return 0
 	}
-	return max(w.clk.at(t)-open, 0)
+	return max(w.frontier(w.clk.at(t))-open, 0)
+}
+
+// frontier is how far the client has read into the card's time at card
+// offset now: for a simulated server, the oldest of its streams' latest
+// chunks, placed by the simulator's stamps (a client the host runs late
+// knows the streams only as they were when it read them), never after now;
+// for any other server, now. The ramp's steadiness and an adaptive
+// window's progress are judged at the frontier, so a client that lags
+// neither opens the window late (seeing the streams start late) nor stops
+// it early (counting time it has not read yet).
+func (w *window) frontier(now time.Duration) time.Duration {
+	if !w.run.Simulated {
+		return now
+	}
+	return w.live.frontier(now)
 }
 
 // close derives the cell's figures and status from the captured requests
@@ -381,21 +625,32 @@ func (w *window) close(reqs []request, measured time.Duration, samples []rundoc.
 	if _, open := w.live.opening(); !open {
 		end, ref = 0, w.d // failed or cancelled before steady state: nothing was measured
 	}
-	if cancelled && measured > 0 {
-		// The window was cut short: rates are over the part measured, not
-		// projected to a whole window as an adaptive early stop's are.
+	if measured > 0 && (cancelled || measured < end) {
+		// The window was cut short (the run was cancelled, or its streams
+		// ended before its close: a server that went away, requests that
+		// all broke): rates are over the part measured, not projected to a
+		// whole window as an adaptive early stop's are, nor spread over a
+		// nominal D the cell never lasted (a Failed cell that lasted 10.2 s
+		// of 20 read half its rate).
 		end, ref = measured, measured
 	}
 	t := newTally(end, ref, len(w.prompts))
 	t.maxOutput = w.maxOutput
+	t.capacity = w.capacity
 	for i := range reqs {
 		t.add(&reqs[i])
+	}
+	if _, open := w.live.opening(); open && !cancelled {
+		// Per-request tok/s and TBT read as the published window would
+		// (perRequestAtRef): a longer window is cut at its length.
+		t.closeAt(rundoc.ReferenceWindow, reqs, len(w.prompts))
 	}
 	d := end.Seconds()
 	w.cell.MeasuredS = round(measured.Seconds(), 3)
 	derive(w.cell, t, max(d, 1e-9))
 	deriveServer(w.cell, w.run.Server, samples, inFlight, gpu, d)
 	classify(w.cell, t, cancelled, d)
+	w.evidence = evidenceOf(t)
 	if w.cell.Status == rundoc.StatusFailed && len(t.errs) > 0 {
 		w.runner.cellErr = t.errs[0]
 	}
@@ -406,6 +661,7 @@ func (w *window) close(reqs []request, measured time.Duration, samples []rundoc.
 		reported = append(reported, reqs[i].promptTokens)
 	}
 	checkPromptLength(w.cell, reported)
+	w.noteLag(reqs, time.Duration(d*float64(time.Second)))
 }
 
 // classifyRamp words a ramp that never reached steady state (METHOD.md:
@@ -457,23 +713,32 @@ func (w *window) over(at time.Duration) bool {
 // state that cannot come would cost the whole ramp limit.
 func (w *window) stream(ctx context.Context, i int) []request {
 	var out []request
-	body, err := w.runner.request(w.runner.modelID, w.prompts[i], w.maxOutput).Body()
+	body, err := w.bodies[i], w.bodyErrs[i]
 	if err != nil {
 		now := w.clk.at(time.Now())
 		w.abort()
 		return []request{{err: err, sent: now, ended: now}}
 	}
-	for ctx.Err() == nil && !w.over(w.clk.at(time.Now())) {
+	// A stream re-sends until the window is over where the client has
+	// read up to (frontier): on a simulator a lagging client would stop
+	// re-sending before the card's window ended.
+	for ctx.Err() == nil && !w.over(w.frontier(w.clk.at(time.Now()))) {
 		rq := request{stream: i}
 		w.live.sent(i)
+		w.progressed()
+		w.live.busy[i].Store(1)
 		w.live.inFlight.Add(1)
 		res, err := w.runner.Client.StreamBody(ctx, body, func(at time.Time, n int) {
 			card := w.clk.at(at)
 			rq.chunks = append(rq.chunks, chunkAt{at: card, tokens: n})
 			w.liveTokens.Add(int64(n))
 			w.live.add(i, card, n)
+			if n > 0 {
+				w.progressed()
+			}
 		})
 		w.live.inFlight.Add(-1)
+		w.live.busy[i].Store(0)
 		rq.capture(w.clk, res, err, ctx.Err() != nil)
 		out = append(out, rq)
 		if rq.err != nil && connectionFailure(rq.err) && w.gone.failed(ctx, w.runner, rq.ended) {

@@ -375,13 +375,13 @@ func TestStuckServerFailsTheCell(t *testing.T) {
 	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("the run took %v; the stuck requests should have been given up after 1.5 s each", took)
 	}
-	want := map[string]rundoc.Status{"prefill 1024×1": rundoc.StatusFailed, "decode 0×1": rundoc.StatusValid, "decode 1024×1": rundoc.StatusFailed}
+	want := map[string]rundoc.Status{"prefill 1K×1": rundoc.StatusFailed, "decode 0×1": rundoc.StatusValid, "decode 1K×1": rundoc.StatusFailed}
 	for _, cell := range run.Cells {
-		key := fmt.Sprintf("%s %d×%d", cell.Phase, cell.Context, cell.Concurrency)
+		key := cell.Label()
 		if cell.Status != want[key] {
 			t.Errorf("%s: %s (%s), want %s", key, cell.Status, cell.Reason, want[key])
 		}
-		if cell.Status == rundoc.StatusFailed && !strings.Contains(cell.Reason, "sent no token within 30s for 1024 prompt tokens (the least wait") {
+		if cell.Status == rundoc.StatusFailed && !strings.Contains(cell.Reason, "sent no token within 30 s for 1024 prompt tokens (the least wait") {
 			t.Errorf("%s: reason %q does not say the server was stuck", key, cell.Reason)
 		}
 		delete(want, key)
@@ -423,7 +423,12 @@ func (w scaledUsage) Flush() { w.ResponseWriter.(http.Flusher).Flush() }
 // server sending several tokens per chunk, which METHOD.md allows, so the
 // cell is not flagged; usage that reports fewer tokens than there were
 // content chunks cannot be right, and the cell keeps both counts, flagged.
+// Both rewrites here lie (the simulator's counter says so), so both cells
+// are Unreliable.
 func TestTokenCountMismatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator through whole cells in real time (5 s or more): skipped with -short (make test runs it)")
+	}
 	for _, tc := range []struct {
 		name     string
 		num, den int
@@ -452,8 +457,11 @@ func TestTokenCountMismatch(t *testing.T) {
 				t.Fatal(err)
 			}
 			cell := run.Cells[0]
-			if !cell.Status.Ran() || cell.OutputTokens == 0 {
-				t.Fatalf("cell %s (%s)", cell.Status, cell.Reason)
+			// The server's own counter counts what it streamed, so either
+			// rewrite of its usage contradicts it: the cell keeps its
+			// figures for the record but is Unreliable (issue 35 item 1).
+			if cell.Status != rundoc.StatusUnreliable || !strings.HasPrefix(cell.Reason, "counter ") || cell.OutputTokens == 0 {
+				t.Fatalf("cell %s (%s), want Unreliable by the server's counter", cell.Status, cell.Reason)
 			}
 			if cell.TokenCountMismatch != tc.flagged || (tc.flagged && cell.ChunkTokens <= cell.OutputTokens) {
 				t.Errorf("flagged %v with %d usage tokens and %d chunks kept, want flagged %v",
@@ -548,8 +556,8 @@ func TestStuckAtEveryPhase(t *testing.T) {
 		stall      func(maxTokens, promptLen int) (bool, bool)
 		want       string
 	}{
-		{"options probe", false, func(int, int) (bool, bool) { return true, false }, "waiting for the server to answer a first 2-token request (gives up as stuck after 1.5s)"},
-		{"prompt-length probe", true, func(m, _ int) (bool, bool) { return m == 1, false }, "measuring how the server counts prompt tokens, with short requests (each gives up as stuck after 1.5s)"},
+		{"options probe", false, func(int, int) (bool, bool) { return true, false }, "waiting for the server to answer a first 2-token request (gives up as stuck after 1.5 s)"},
+		{"prompt-length probe", true, func(m, _ int) (bool, bool) { return m == 1, false }, "measuring how the server counts prompt tokens, with short requests (each gives up as stuck after 1.5 s)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -570,7 +578,7 @@ func TestStuckAtEveryPhase(t *testing.T) {
 			if took := time.Since(start); took > 10*time.Second {
 				t.Errorf("the run gave up after %v; the budget was 1.5 s", took)
 			}
-			if run.Status != rundoc.RunFailed || !strings.Contains(run.Error, "sent no token within 30s") {
+			if run.Status != rundoc.RunFailed || !strings.Contains(run.Error, "sent no token within 30 s") {
 				t.Errorf("run %s: %q", run.Status, run.Error)
 			}
 			if !strings.Contains(log.String(), tc.want) {
@@ -586,7 +594,8 @@ func TestStuckAtEveryPhase(t *testing.T) {
 // TestStreamingForeverIsNotSilence: a server that answers a 1-token
 // prefill request with tokens that never end is given up within the same
 // budget, and the reason says it kept streaming, not that it "sent no
-// token" (issue 12).
+// token" (issue 12). The first such request is the prefill cell's hidden
+// warm-up (issue 35), whose progress line gives the same budget.
 func TestStreamingForeverIsNotSilence(t *testing.T) {
 	c, held := stallingServer(t, 20, false, func(m, n int) (bool, bool) { return m == 1 && n > 2000, true })
 	var log messages
@@ -605,11 +614,11 @@ func TestStreamingForeverIsNotSilence(t *testing.T) {
 	if !strings.Contains(reason, "kept streaming without finishing") || strings.Contains(reason, "no token") {
 		t.Errorf("reason %q, want one saying the server kept streaming", reason)
 	}
-	if !strings.Contains(log.String(), "waiting for the first token of a 1K-token prompt (gives up as stuck after 1.5s)") {
+	if !strings.Contains(log.String(), "warming the server up with a 1K-token prompt that is not measured (gives up as stuck after 1.5 s)") {
 		t.Errorf("progress lines:\n%s", log.String())
 	}
 	if held.Load() != 1 {
-		t.Errorf("%d requests held, want the prefill", held.Load())
+		t.Errorf("%d requests held, want the prefill's warm-up", held.Load())
 	}
 }
 

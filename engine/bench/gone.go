@@ -48,9 +48,9 @@ func (e *LinkLostError) Error() string { return e.Err.Error() }
 // Unwrap exposes the rig's error.
 func (e *LinkLostError) Unwrap() error { return e.Err }
 
-// ServerGoneError ends a run whose server stopped answering: where it
-// died, what the run kept, and (for a launched server) why the container
-// exited.
+// ServerGoneError ends a run whose server stopped answering, or stopped
+// producing tokens while its requests fit (stall.go): where it died, what
+// the run kept, and (for a launched server) why the container exited.
 type ServerGoneError struct {
 	// URL is the server's address.
 	URL string
@@ -62,7 +62,8 @@ type ServerGoneError struct {
 	// Kept is how many cells of Total the run measured and keeps (those
 	// neither Failed nor Cancelled; a resume leaves them as they are).
 	Kept, Total int
-	// Err is the evidence: a *client.GoneError or an *ExitedError.
+	// Err is the evidence: a *client.GoneError, an *ExitedError, a
+	// *LinkLostError or a *StalledError (stall.go).
 	Err error
 }
 
@@ -73,12 +74,19 @@ func (e *ServerGoneError) Stopped() string {
 	if e.Cell != "" {
 		where = fmt.Sprintf("during cell %s (%s)", e.Cell, e.Where)
 	}
-	msg := fmt.Sprintf("the server at %s stopped answering %s", e.URL, where)
+	verb := "stopped answering"
+	if stalled(e.Err) {
+		verb = "stopped producing tokens"
+	}
+	msg := fmt.Sprintf("the server at %s %s %s", e.URL, verb, where)
 	var (
 		ex *ExitedError
 		ll *LinkLostError
+		st *StalledError
 	)
-	if errors.As(e.Err, &ll) {
+	if errors.As(e.Err, &st) {
+		msg += ": " + st.Error()
+	} else if errors.As(e.Err, &ll) {
 		msg += ": " + ll.Error()
 	} else if errors.As(e.Err, &ex) {
 		msg += ": " + ex.Error()
@@ -310,11 +318,14 @@ func (r *Runner) goneError(run *rundoc.Run, specs []cellSpec, cell string) error
 }
 
 // KeepOnResume reports whether a cell of this status is a result a resumed
-// run keeps: every status but Failed and Cancelled (Requests queued, Over
-// capacity and Exceeds model length are what the method says of the cell,
-// and measuring them again gives the same verdict).
+// run keeps: every status but Failed, Cancelled and Unreliable (Requests
+// queued, Over capacity and Exceeds model length are what the method says
+// of the cell, and measuring them again gives the same verdict; an
+// Unreliable cell's evidence contradicted its figure, which another
+// measurement may not). A resume also measures again an Over capacity
+// verdict that no capacity evidence backs (keep, stall.go).
 func KeepOnResume(s rundoc.Status) bool {
-	return s != rundoc.StatusFailed && s != rundoc.StatusCancelled && s != ""
+	return s != rundoc.StatusFailed && s != rundoc.StatusCancelled && s != rundoc.StatusUnreliable && s != ""
 }
 
 // ResumeMismatchError refuses to resume a run on a server other than the

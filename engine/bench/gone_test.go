@@ -33,6 +33,9 @@ import (
 // second: windows of 20 s at speed 10 last 2 real seconds, so it falls
 // inside one however the ramp goes.
 func TestServerDiesMidCell(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator through whole cells in real time (5 s or more): skipped with -short (make test runs it)")
+	}
 	points := []struct {
 		name string
 		// at reports whether event e is the moment to kill.
@@ -131,6 +134,9 @@ func TestServerDiesMidCell(t *testing.T) {
 // measured, and the run completes. A server that serves another model is
 // refused.
 func TestResumeMeasuresOnlyWhatIsMissing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator through whole cells in real time (5 s or more): skipped with -short (make test runs it)")
+	}
 	cfg := tinyConfig(t, 10)
 	s, c := startSim(t, cfg)
 	plan := rundoc.Plan{Contexts: []int{0, 512}, Concurrency: []int{1, 2}, PrefillContexts: []int{512}, DurationS: 20, MaxOutput: 64}

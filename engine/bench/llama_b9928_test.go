@@ -296,7 +296,15 @@ func (l *etaLog) Observe(e rundoc.Event) {
 // the estimate (elapsed + ETA) is within 25% of the run's length; from
 // then on it only corrects itself.
 func TestLlamaMatrixEstimate(t *testing.T) {
-	const speed = 50
+	if testing.Short() {
+		t.Skip("runs the simulator through whole cells in real time (5 s or more): skipped with -short (make test runs it)")
+	}
+	// 20×, not 50×: the run is timed on the wall clock, and each cell's
+	// real overhead (HTTP, a busy host's scheduling) is a share of its
+	// window that grows with the speed; at 50× under stress-ng and the
+	// race detector the run took 34% longer than the estimate, all of it
+	// host time. 20 s windows last a real second at 20×.
+	const speed = 20
 	cfg := tinyConfig(t, speed)
 	cfg.Personality = sim.PersonalityLlama
 	cfg.Llama = sim.LlamaSettings{CtxSize: 65536, Slots: 4, KVUnified: true}
@@ -315,8 +323,7 @@ func TestLlamaMatrixEstimate(t *testing.T) {
 	for i, a := range log.after {
 		est := a.elapsed + a.eta
 		off := (est.Seconds() - total.Seconds()) / total.Seconds()
-		t.Logf("after cell %d (%s %s×%d %s): elapsed %s + ETA %s = %s (%+.0f%%)", i, a.cell.Phase, rundoc.ContextLabel(a.cell.Context),
-			a.cell.Concurrency, a.cell.Status, card(a.elapsed), card(a.eta), card(est), 100*off)
+		t.Logf("after cell %d (%s %s): elapsed %s + ETA %s = %s (%+.0f%%)", i, a.cell.Label(), a.cell.Status, card(a.elapsed), card(a.eta), card(est), 100*off)
 		if off > 0.25 || off < -0.25 {
 			t.Errorf("after cell %d the run was estimated at %s, it took %s (%+.0f%%)", i, card(est), card(total), 100*off)
 		}

@@ -59,6 +59,9 @@ func llamaSim(t *testing.T, closeIdle float64) sim.Config {
 // slots run at once; prompt lengths are exact; the server counters agree
 // with RigBench's within 1%; and no cell depends on the one before.
 func TestLlamaServerMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator through whole cells in real time (5 s or more): skipped with -short (make test runs it)")
+	}
 	_, c := startSimConns(t, llamaSim(t, 0.3))
 	plan := rundoc.Plan{Contexts: []int{0, 1024, 4096, 8192}, Concurrency: []int{1, 2, 4, 8},
 		PrefillContexts: []int{1024, 8192}, DurationS: 10, MaxOutput: 256, KVCapacityOverride: 16384}
@@ -79,7 +82,7 @@ func TestLlamaServerMatrix(t *testing.T) {
 	}
 	retried, checked := 0, 0
 	for _, cell := range run.Cells {
-		label := string(cell.Phase) + " " + rundoc.ContextLabel(cell.Context) + "×" + string(rune('0'+cell.Concurrency))
+		label := cell.Label()
 		t.Logf("%-14s %-16s %7.1f tok/s  ttft %7.1f ms  retried %d  idle %.3f s  server %d vs %d (%+.2f%%)  decode %.1f tok/s  %s",
 			label, cell.Status, cell.TotalTokS, cell.TTFTMs, cell.RetriedRequests, cell.IdleWaitS,
 			cell.ServerOutputTokens, cell.CheckedOutputTokens, rundoc.Value(cell.ServerTokenDiffPct), cell.ServerDecodeTokS, cell.Reason)
@@ -173,6 +176,9 @@ func TestLlamaStreamsEndedByLength(t *testing.T) {
 // no cell fails, and the server's token counter agrees with RigBench's
 // within 1%.
 func TestOtherPersonalities(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator through whole cells in real time (5 s or more): skipped with -short (make test runs it)")
+	}
 	for _, p := range []sim.Personality{sim.PersonalitySGLang, sim.PersonalityVLLM} {
 		t.Run(string(p), func(t *testing.T) {
 			// These servers count a token when they generate it, also after
@@ -229,6 +235,9 @@ func abs(x int) int {
 // has been exceeded." at run time. They are Over capacity, not Failed, and
 // the run goes on to the end.
 func TestLlamaPoolFullIsOverCapacity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator through whole cells in real time (5 s or more): skipped with -short (make test runs it)")
+	}
 	cfg := llamaSim(t, 0)
 	cfg.Llama = sim.LlamaSettings{CtxSize: 4096, Slots: 4, KVUnified: true}
 	_, c := startSimConns(t, cfg)
@@ -284,6 +293,9 @@ func hideProps(t *testing.T, cfg sim.Config) *client.Client {
 // with M = 256 stops by length after 124 tokens; the cell says so and is
 // not Valid.
 func TestLlamaLengthStopIsNotValid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator through whole cells in real time (5 s or more): skipped with -short (make test runs it)")
+	}
 	cfg := llamaSim(t, 0)
 	cfg.Llama = sim.LlamaSettings{CtxSize: 4096, Slots: 4}
 	c := hideProps(t, cfg)
@@ -306,6 +318,9 @@ func TestLlamaLengthStopIsNotValid(t *testing.T) {
 // They are counted, the TTFT median is "> window" (absent), and the run
 // document has no KV figures llama-server does not report (defect 6).
 func TestQueuedCellNeverStarted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator through whole cells in real time (5 s or more): skipped with -short (make test runs it)")
+	}
 	cfg := llamaSim(t, 0)
 	cfg.Llama.CtxSize = 8 * 8192 // a pool that holds all 8, on 4 slots
 	_, c := startSimConns(t, cfg)

@@ -48,12 +48,15 @@ func (l Limits) Running(n int) int {
 // real run).
 func (l Limits) Queued(n int) bool { return l.Slots > 0 && n > l.Slots }
 
-// Predict returns the status a decode cell gets before it runs (METHOD.md:
-// Decode cells, step 1), or "" when it will run. The KV cache holds the
+// DecodeStatus returns the status a decode cell gets before it runs (METHOD.md:
+// Decode cells, step 1), or "" when it will run. It is the cell-level rule
+// from limits; engine/session's Predict and Estimate apply it and
+// PlanDuration to a whole plan and a server's Facts, and are what front ends
+// call (issue 42 item 8: the two layers had the same names). The KV cache holds the
 // requests the server runs at once, min(N, slots) × (C + M); K = 0 means
 // unknown: then nothing is predicted over capacity and runtime detection
 // decides.
-func Predict(context, concurrency, maxOutput int, l Limits) rundoc.Status {
+func DecodeStatus(context, concurrency, maxOutput int, l Limits) rundoc.Status {
 	if l.MaxModelLen > 0 && context+maxOutput > l.MaxModelLen {
 		return rundoc.StatusExceedsLength
 	}
@@ -63,9 +66,9 @@ func Predict(context, concurrency, maxOutput int, l Limits) rundoc.Status {
 	return ""
 }
 
-// PredictPrefill is Predict for a prefill cell: a prompt of C tokens plus
+// PrefillStatus is DecodeStatus for a prefill cell: a prompt of C tokens plus
 // the one generated token must fit the model length and the KV cache.
-func PredictPrefill(context int, l Limits) rundoc.Status {
+func PrefillStatus(context int, l Limits) rundoc.Status {
 	if l.MaxModelLen > 0 && context+1 > l.MaxModelLen {
 		return rundoc.StatusExceedsLength
 	}
@@ -129,14 +132,14 @@ func PrefillRate(cells []rundoc.Cell, context int) float64 {
 	return shaped(last)
 }
 
-// Estimate returns the expected duration of the cells of a resolved plan
+// PlanDuration returns the expected duration of the cells of a resolved plan
 // that will run (METHOD.md: Order and time): per runnable decode cell the
 // expected window (D, or for adaptive windows ExpectedWindow) plus the
 // warm-up prefill of its prompts, plus each prefill cell times its
 // expected repetitions, with prompt tok/s from the measured cells
 // (PrefillRate). An adaptive plan's warm-ups prefill only what the server
 // does not hold yet (reuse.go).
-func Estimate(p rundoc.Plan, l Limits, measured []rundoc.Cell) time.Duration {
+func PlanDuration(p rundoc.Plan, l Limits, measured []rundoc.Cell) time.Duration {
 	return estimateSpecs(p, cellSpecs(p), 0, l, measured)
 }
 
@@ -146,12 +149,15 @@ func Estimate(p rundoc.Plan, l Limits, measured []rundoc.Cell) time.Duration {
 // cache apart (Limits.SlotCache), each slot a cell's streams land on
 // computes the context's document once.
 //
-// estimateSpecs is Estimate for the cells specs[from:] of p, specs being
+// estimateSpecs is PlanDuration for the cells specs[from:] of p, specs being
 // all of p's cells in running order: the cells before from are walked
 // too, without being counted, to know which prompts an adaptive plan's
 // later cells find cached; those of them that ran are taken as they ran
 // (how many samples a prefill cell sent, whether a decode cell was
 // skipped), the rest as expected.
+//
+// The run's first prefill cell also sends a hidden warm-up prompt of its
+// context, never measured (warmPrefill), which costs one more sample.
 //
 // A prompt of C tokens takes C / PrefillRate(C) seconds to prefill cold.
 // The cost of each token grows with the tokens before it, so extending a
@@ -184,6 +190,7 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from int, l Limits, measured
 		shared = &sharedDocs{}
 	}
 	held := map[int]int{} // context → slots holding its document (SlotCache)
+	warmed := false       // the prefill warm-up was sent
 	last := 0
 	fresh := func() int { last++; return last }
 	var s float64
@@ -200,10 +207,16 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from int, l Limits, measured
 		}
 		switch {
 		case sp.phase == rundoc.PhasePrefill:
-			if PredictPrefill(sp.context, l) != "" {
+			if PrefillStatus(sp.context, l) != "" {
 				continue
 			}
 			cost = repeats * cold(sp.context)
+			if !warmed {
+				// The run's first prefill cell first sends a hidden
+				// warm-up prompt of its context (warmPrefill).
+				cost += cold(sp.context)
+				warmed = true
+			}
 			seeds := int(repeats)
 			if ran != nil {
 				seeds = ran.CompletedRequests
@@ -217,7 +230,7 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from int, l Limits, measured
 					shared.seed(sp.context, d)
 				}
 			}
-		case Predict(sp.context, sp.n, p.MaxOutput, l) != "":
+		case DecodeStatus(sp.context, sp.n, p.MaxOutput, l) != "":
 			continue
 		case ran != nil && strings.HasPrefix(ran.Reason, notRunReason):
 			continue
@@ -225,8 +238,9 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from int, l Limits, measured
 			d := shared.forContext(sp.context, fresh)
 			cost += window + max(0, cold(sp.context)-cold(d.sent))
 			if l.SlotCache {
-				// The warm-up left the document on one slot; the other
-				// slots the streams take compute it again.
+				// The warm-up puts the document on every slot the streams
+				// take (warmSlots): each of them not holding it yet
+				// computes it once.
 				on := max(held[sp.context], 1)
 				if need := l.Running(sp.n); need > on {
 					cost += float64(need-on) * cold(sp.context)

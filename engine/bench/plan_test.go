@@ -40,11 +40,11 @@ func TestPredictMatchesReferenceStatuses(t *testing.T) {
 		{32768, 8, ""}, {65536, 4, ""}, {65536, 8, rundoc.StatusOverCapacity}, {131072, 2, ""},
 		{253952, 1, ""}, {253952 + 1, 1, rundoc.StatusExceedsLength},
 	} {
-		if got := Predict(tc.c, tc.n, m, Limits{MaxModelLen: mml, KVCapacity: k}); got != tc.want {
-			t.Errorf("Predict(%d, %d) = %q, want %q", tc.c, tc.n, got, tc.want)
+		if got := DecodeStatus(tc.c, tc.n, m, Limits{MaxModelLen: mml, KVCapacity: k}); got != tc.want {
+			t.Errorf("DecodeStatus(%d, %d) = %q, want %q", tc.c, tc.n, got, tc.want)
 		}
 	}
-	if got := Predict(1<<30, 1, m, Limits{}); got != "" {
+	if got := DecodeStatus(1<<30, 1, m, Limits{}); got != "" {
 		t.Errorf("unknown limits predicted %q", got)
 	}
 }
@@ -57,14 +57,14 @@ func TestPredictCountsSlots(t *testing.T) {
 	t.Parallel()
 	const c, m = 8192, 512
 	slots := Limits{MaxModelLen: 65536, KVCapacity: 65536, Slots: 4}
-	if got := Predict(c, 8, m, slots); got != "" || !slots.Queued(8) || slots.Queued(4) || slots.Running(8) != 4 {
+	if got := DecodeStatus(c, 8, m, slots); got != "" || !slots.Queued(8) || slots.Queued(4) || slots.Running(8) != 4 {
 		t.Errorf("8K × 8 on 4 slots: %q, queued %v; want it to run queued", got, slots.Queued(8))
 	}
-	if got := Predict(c, 8, m, Limits{MaxModelLen: 65536, KVCapacity: 65536}); got != rundoc.StatusOverCapacity {
+	if got := DecodeStatus(c, 8, m, Limits{MaxModelLen: 65536, KVCapacity: 65536}); got != rundoc.StatusOverCapacity {
 		t.Errorf("8K × 8 with no slot limit: %q, want over capacity", got)
 	}
 	// The slots' own KV can still be too much: 4 × (16K + 512) > 65,536.
-	if got := Predict(16384, 8, m, slots); got != rundoc.StatusOverCapacity {
+	if got := DecodeStatus(16384, 8, m, slots); got != rundoc.StatusOverCapacity {
 		t.Errorf("16K × 8 on 4 slots: %q, want over capacity", got)
 	}
 }
@@ -92,15 +92,16 @@ func TestResolveAndEstimate(t *testing.T) {
 		t.Errorf("prefill max with max_model_len unknown gives %v, want it dropped", got)
 	}
 	// Unknown capacity: 6 decode cells × 30 s, warm-up prefill of N·C tokens
-	// at the assumed rate, and the 8K prefill cell.
-	want := 6*(30+AssumedRamp.Seconds()) + float64(1+4)*(16384/PrefillRate(nil, 16384)+253952/PrefillRate(nil, 253952)) + 8192/PrefillRate(nil, 8192)
-	if got := Estimate(r, Limits{MaxModelLen: 262144}, nil).Seconds(); got < want-0.01 || got > want+0.01 {
-		t.Errorf("Estimate = %.2f s, want %.2f", got, want)
+	// at the assumed rate, and the 8K prefill cell with its hidden warm-up.
+	want := 6*(30+AssumedRamp.Seconds()) + float64(1+4)*(16384/PrefillRate(nil, 16384)+253952/PrefillRate(nil, 253952)) + 2*8192/PrefillRate(nil, 8192)
+	if got := PlanDuration(r, Limits{MaxModelLen: 262144}, nil).Seconds(); got < want-0.01 || got > want+0.01 {
+		t.Errorf("PlanDuration = %.2f s, want %.2f", got, want)
 	}
-	// A measured prefill rate is used instead of the assumption.
+	// A measured prefill rate is used instead of the assumption: 2 s for
+	// the sample, 2 s for the warm-up before it.
 	measured := []rundoc.Cell{{Phase: rundoc.PhasePrefill, Context: 8192, PromptTokS: 4096}}
-	if got := Estimate(rundoc.Plan{PrefillContexts: []int{8192}, DurationS: 1, MaxOutput: 1}, Limits{}, measured); got != 2*time.Second {
-		t.Errorf("prefill estimate %v, want 2s", got)
+	if got := PlanDuration(rundoc.Plan{PrefillContexts: []int{8192}, DurationS: 1, MaxOutput: 1}, Limits{}, measured); got != 4*time.Second {
+		t.Errorf("prefill estimate %v, want 4s", got)
 	}
 }
 

@@ -21,25 +21,30 @@ import (
 const promptFailShare = 0.10
 
 // checkPromptLength compares the prompt lengths the server reported (0:
-// not reported) with the cell's context and notes or fails the cell. A
-// context-0 cell (a minimal prompt of a few tokens) has no length to keep.
+// not reported) with the cell's prompt length (its context, or
+// rundoc.ContextZeroTokens at context 0) and notes or fails the cell.
 func checkPromptLength(c *rundoc.Cell, reported []int) {
-	if c.Context <= 0 || c.Status == rundoc.StatusCancelled {
+	if c.Context < 0 || c.Status == rundoc.StatusCancelled {
 		return
 	}
+	want := rundoc.PromptTokens(c.Context)
 	worst := 0
 	for _, n := range reported {
-		if n > 0 && (worst == 0 || abs(n-c.Context) > abs(worst-c.Context)) {
+		if n > 0 && (worst == 0 || abs(n-want) > abs(worst-want)) {
 			worst = n
 		}
 	}
-	off := abs(worst - c.Context)
-	if worst == 0 || off <= Tolerance(c.Context) {
+	off := abs(worst - want)
+	if worst == 0 || off <= Tolerance(want) {
 		return
 	}
-	msg := fmt.Sprintf("the server counted a prompt of %d tokens for the %s-token context (%+.1f%%): its /tokenize and its usage disagree",
-		worst, rundoc.ContextLabel(c.Context), 100*float64(worst-c.Context)/float64(c.Context))
-	if float64(off) > promptFailShare*float64(c.Context) && c.Status.Ran() {
+	what := fmt.Sprintf("the %s-token context", rundoc.ContextLabel(c.Context))
+	if c.Context == 0 {
+		what = fmt.Sprintf("context 0 (%d tokens)", want)
+	}
+	msg := fmt.Sprintf("the server counted a prompt of %d tokens for %s (%+.1f%%): its /tokenize and its usage disagree",
+		worst, what, 100*float64(worst-want)/float64(want))
+	if float64(off) > promptFailShare*float64(want) && c.Status.Ran() {
 		c.Status, c.Reason = rundoc.StatusFailed, msg+", so this cell measured another context than it says"
 		return
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"sync"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // Counter counts the tokens of a prompt as the server does: the server's
@@ -80,10 +82,13 @@ func (p *Prompts) Calibrate(ctx context.Context) error {
 // 1% or 16 tokens, whichever is larger).
 func Tolerance(target int) int { return max(16, target/100) }
 
-// Prompt returns prompt number idx of the run with target tokens. A target
-// at or below the marker's own length gives the marker alone: context 0 is
-// "a minimal prompt (a few tokens)".
+// Prompt returns prompt number idx of the run for a cell at context
+// target: a prompt of target tokens, or at context 0 of
+// rundoc.ContextZeroTokens, the size of the generation request the seed
+// tool sends alone (METHOD.md: Terms). A length at or below the marker's
+// own gives the marker alone.
 func (p *Prompts) Prompt(ctx context.Context, target, idx int) (string, error) {
+	target = rundoc.PromptTokens(target)
 	w, err := p.wordsFor(ctx, target)
 	if err != nil {
 		return "", err
@@ -167,9 +172,11 @@ func (p *Prompts) wordsFor(ctx context.Context, target int) (int, error) {
 }
 
 // Correct refines the ratio from a prompt whose real length the server
-// reported (usage.prompt_tokens), for servers without /tokenize. It reports
-// whether the prompt was off by more than Tolerance.
+// reported (usage.prompt_tokens), for servers without /tokenize; target is
+// the cell's context, as for Prompt. It reports whether the prompt was off
+// by more than Tolerance.
 func (p *Prompts) Correct(target, got int) (off bool) {
+	target = rundoc.PromptTokens(target)
 	if got <= 0 || target <= 0 {
 		return false
 	}

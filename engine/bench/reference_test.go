@@ -31,7 +31,11 @@ const referenceCSV = "../report/testdata/ref_rtx3060-12gb_agents-a1-4b-fp8_vllm-
 const (
 	// referenceSlowSpeed: context 0 (median TTFT 0.16–2.4 s, within 20% or
 	// 35%) and the 8K and 16K prefill cells (3.6 and 8.3 s, within 10%).
-	referenceSlowSpeed = 4
+	// A client only adds time to a TTFT, and 0 × 1 and 0 × 32 read about
+	// 10% above the published ones (docs/simulator.md: context 0 as the
+	// seed tool sends it); at speed 4 a loaded machine's few milliseconds
+	// on 0 × 1's one request read as +5–10%, at 2 as half that.
+	referenceSlowSpeed = 2
 	// referenceMidSpeed: the 16K–64K decode cells (median TTFT 1.3–12 s).
 	referenceMidSpeed = 10
 	// referenceFastSpeed: the 32K–128K prefill cells (21–211 s, within 10%)
@@ -55,8 +59,9 @@ var referenceOddCells = map[string]bool{"decode 128K×1": true, "decode 128K×2"
 //   - every cell but the three odd ones has the reference's status;
 //   - every Valid decode cell's total tok/s and every prefill cell's prompt
 //     tok/s within 10%;
-//   - the median TTFT of ≥ 80% of the Valid decode cells within 20%, and of
-//     none worse than 35%;
+//   - the median TTFT of ≥ 90% of the Valid decode cells within 20%, and of
+//     none worse than 35%, context 0 included (sent as the seed tool sends
+//     it: rundoc.ContextZeroTokens);
 //   - every Valid decode cell's per-request tok/s and TBT within 15%.
 //
 // With RIGBENCH_REFERENCE_TABLE=FILE it also writes the cell-by-cell table
@@ -111,7 +116,7 @@ func TestReferenceRun(t *testing.T) {
 	for _, rc := range ref.Cells {
 		// The reference's last row is labelled 248K = max_model_len − M.
 		got := find(rc.Phase, rc.Context, rc.Concurrency)
-		name := fmt.Sprintf("%s %s×%d", rc.Phase, rundoc.ContextLabel(rc.Context), rc.Concurrency)
+		name := rc.Label()
 		if got == nil {
 			t.Errorf("no simulated cell for %s", name)
 			continue
@@ -194,8 +199,8 @@ func TestReferenceRun(t *testing.T) {
 	if len(tokOff) > 0 {
 		t.Errorf("Valid cells more than 10%% off the published throughput: %s", strings.Join(tokOff, "; "))
 	}
-	if share < 0.80 {
-		t.Errorf("median TTFT within 20%% in only %.0f%% of the Valid decode cells, want ≥ 80%%", 100*share)
+	if share < 0.90 {
+		t.Errorf("median TTFT within 20%% in only %.0f%% of the Valid decode cells, want ≥ 90%%", 100*share)
 	}
 	if len(ttftFar) > 0 {
 		t.Errorf("median TTFT more than 35%% off: %s", strings.Join(ttftFar, "; "))

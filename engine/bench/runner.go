@@ -75,6 +75,12 @@ type Runner struct {
 	// fails as stuck (default DefaultFirstTokenTimeout; the limit grows with
 	// the prompt, see firstTokenBudget).
 	FirstTokenTimeout time.Duration
+	// StallTimeout is how long, in the served card's time, every stream of
+	// a decode cell may go without a token before the cell fails as
+	// stalled and the run stops (default DefaultStallTimeout; requests
+	// waiting for a first token get their prefill's time on top, see
+	// stallLimit). It is measured on Now.
+	StallTimeout time.Duration
 	// Exited, when set, is closed when a launched server's process ended
 	// (its container exited): the run knows at once, instead of from
 	// requests that fail.
@@ -123,6 +129,9 @@ type Runner struct {
 	noMinTokens, noContinuousUsage bool
 	// modelID is the model id requests send (the server's own).
 	modelID string
+	// prefillWarm is set once this run sent its hidden prefill warm-up
+	// (warm.go): every prefill cell after it measures a warm server.
+	prefillWarm bool
 }
 
 // ErrTooManyFailures is returned when MaxFailedInARow cells failed in a row.
@@ -141,10 +150,24 @@ type FailuresError struct {
 	// Unreachable says the last cell failed because the server could not
 	// be reached.
 	Unreachable bool
+	// HTTPStatus is the status the server answered the last cell's failed
+	// request with (0: it did not answer one): such a server is running,
+	// so the sentence does not ask whether it is.
+	HTTPStatus int
 }
 
 func (e *FailuresError) Error() string {
-	return fmt.Sprintf("%d %v (last: %s); stopping: is the server still running?", e.Count, ErrTooManyFailures, e.Last)
+	why := "is the server still running?"
+	switch {
+	case e.Unreachable || e.HTTPStatus == 0:
+	case e.HTTPStatus == 429:
+		why = "the server is running but limits how many requests it takes: lower the concurrency, or raise its limit"
+	case e.HTTPStatus == 503:
+		why = "the server is running but says it is unavailable (overloaded, or still loading): run again once it answers"
+	default:
+		why = fmt.Sprintf("the server is running but answers HTTP %d: its log says why", e.HTTPStatus)
+	}
+	return fmt.Sprintf("%d %v (last: %s); stopping: %s", e.Count, ErrTooManyFailures, e.Last, why)
 }
 
 // Is makes errors.Is(err, ErrTooManyFailures) hold.
@@ -165,6 +188,10 @@ func (r *Runner) Run(ctx context.Context) (*rundoc.Run, error) {
 	}
 	run.Origin = rundoc.OriginMeasured
 	run.Status, run.Error = rundoc.RunRunning, ""
+	// A resume of a run cancelled before it measured anything measures it
+	// now: its name loses the mark, which the end below gives back if it
+	// is cancelled again before a cell.
+	run.Name = strings.TrimSuffix(run.Name, rundoc.NothingMeasured)
 	r.was = run.Server // what a resumed run measured before (checkResume)
 	run.Cells = nil
 	err := r.run(ctx, run)
@@ -174,6 +201,9 @@ func (r *Runner) Run(ctx context.Context) (*rundoc.Run, error) {
 		run.Status = rundoc.RunComplete
 	case ctx.Err() != nil:
 		run.Status, err = rundoc.RunCancelled, ctx.Err()
+		if !rundoc.MeasuredAny(run.Cells) && run.Name != "" {
+			run.Name = rundoc.MarkNothingMeasured(run.Name)
+		}
 	default:
 		run.Status, run.Error = rundoc.RunFailed, err.Error()
 	}
@@ -196,6 +226,9 @@ func (r *Runner) defaults() {
 	}
 	if r.Now == nil {
 		r.Now = time.Now
+	}
+	if r.StallTimeout <= 0 {
+		r.StallTimeout = DefaultStallTimeout
 	}
 	if r.Observer == nil {
 		r.Observer = rundoc.ObserverFunc(func(rundoc.Event) {})
@@ -221,19 +254,19 @@ func (r *Runner) emit(e rundoc.Event) {
 }
 
 // tooLongMessage names, once before the run, the contexts whose cells the
-// server's max_model_len leaves out (Predict, PredictPrefill: Exceeds model
+// server's max_model_len leaves out (DecodeStatus, PrefillStatus: Exceeds model
 // length), so a plan with one context too many runs the rest instead of
 // being refused (issue 30 item 5); "" when none.
 func tooLongMessage(p rundoc.Plan, l Limits) string {
 	var parts []string
 	var decode, prefill []string
 	for _, c := range p.Contexts {
-		if len(p.Concurrency) > 0 && Predict(c, p.Concurrency[0], p.MaxOutput, l) == rundoc.StatusExceedsLength {
+		if len(p.Concurrency) > 0 && DecodeStatus(c, p.Concurrency[0], p.MaxOutput, l) == rundoc.StatusExceedsLength {
 			decode = append(decode, rundoc.ContextLabel(c))
 		}
 	}
 	for _, c := range p.PrefillContexts {
-		if PredictPrefill(c, l) == rundoc.StatusExceedsLength {
+		if PrefillStatus(c, l) == rundoc.StatusExceedsLength {
 			prefill = append(prefill, rundoc.ContextLabel(c))
 		}
 	}
@@ -268,7 +301,7 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 		return err
 	}
 	specs := cellSpecs(plan)
-	r.docs, r.shared = nil, sharedDocs{}
+	r.docs, r.shared, r.prefillWarm = nil, sharedDocs{}, false
 	if plan.Adaptive() && plan.PromptPolicy() == rundoc.PromptsUnique {
 		r.docs = &streamDocs{}
 	}
@@ -298,6 +331,10 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 			return r.goneError(run, specs, "")
 		}
 		cell := r.runCell(ctx, run, specs, i, overCapacityAt)
+		if dropped := rundoc.DropNonFinite(&cell); len(dropped) > 0 {
+			// A number JSON cannot hold would lose the whole run at its save.
+			addNote(&cell, "left out as not finite numbers: "+strings.Join(dropped, ", "))
+		}
 		run.Cells = append(run.Cells, cell)
 		r.emit(rundoc.Event{Kind: rundoc.EventCellDone, Run: run, Cell: &run.Cells[len(run.Cells)-1], Index: i, Total: len(specs),
 			ETA: r.eta(run, specs, i+1)})
@@ -310,8 +347,15 @@ func (r *Runner) run(ctx context.Context, run *rundoc.Run) error {
 		if cell.Status == rundoc.StatusFailed {
 			failedInARow++
 			if failedInARow >= r.MaxFailedInARow {
-				var unreachable *client.UnreachableError
-				return &FailuresError{Count: failedInARow, Last: cell.Reason, Unreachable: errors.As(r.cellErr, &unreachable)}
+				var (
+					unreachable *client.UnreachableError
+					he          *client.HTTPError
+				)
+				fe := &FailuresError{Count: failedInARow, Last: cell.Reason, Unreachable: errors.As(r.cellErr, &unreachable)}
+				if errors.As(r.cellErr, &he) {
+					fe.HTTPStatus = he.Status
+				}
+				return fe
 			}
 		} else {
 			failedInARow = 0
@@ -430,7 +474,7 @@ func (r *Runner) runCell(ctx context.Context, run *rundoc.Run, specs []cellSpec,
 	default:
 		if n0, ok := overCapacityAt[s.context]; ok && s.n > n0 {
 			cell.Status = rundoc.StatusOverCapacity
-			cell.Reason = fmt.Sprintf("%sconcurrency %d at this context already produced no output", notRunReason, n0)
+			cell.Reason = fmt.Sprintf("%sconcurrency %d at this context was already over capacity", notRunReason, n0)
 			break
 		}
 		r.decode(ctx, run, &cell, i, len(specs))
@@ -470,7 +514,7 @@ func noteOverCapacity(overCapacityAt map[int]int, c *rundoc.Cell) {
 // keep (Runner.Kept).
 func (r *Runner) kept(s cellSpec) (rundoc.Cell, bool) {
 	for _, c := range r.Kept {
-		if c.Phase == s.phase && c.Context == s.context && c.Concurrency == s.n && KeepOnResume(c.Status) {
+		if c.Phase == s.phase && c.Context == s.context && c.Concurrency == s.n && keep(c, r.Kept) {
 			return c, true
 		}
 	}
@@ -509,12 +553,12 @@ func scaleDown(d time.Duration, speed float64) time.Duration {
 
 // measuringMessage is the progress line of a decode window: its length in
 // the card's time, as the plan gives it, and, for a simulator sped up,
-// the real seconds it takes ("measuring 8 stream(s) for 30s of card time,
-// 1.5s at 20× speed"); a real time alone read as a shorter window.
+// the real seconds it takes ("measuring 8 stream(s) for 30 s of card time,
+// 1.5 s at 20× speed"); a real time alone read as a shorter window.
 func measuringMessage(streams int, d time.Duration, speed float64) string {
-	msg := fmt.Sprintf("measuring %d stream(s) for %s", streams, d)
+	msg := fmt.Sprintf("measuring %d stream(s) for %s", streams, rundoc.ShortDuration(d))
 	if speed > 1 {
-		msg += fmt.Sprintf(" of card time, %s at %g× speed", scaleDown(d, speed).Round(time.Millisecond), speed)
+		msg += fmt.Sprintf(" of card time, %s at %g× speed", rundoc.ShortDuration(scaleDown(d, speed)), speed)
 	}
 	return msg
 }
@@ -539,7 +583,7 @@ func (r *Runner) calibrate(ctx context.Context, run *rundoc.Run) error {
 		count = func(ctx context.Context, prompt string) (int, error) {
 			w := r.untilFirstToken(ctx, run, len(prompt), len(prompt))
 			defer w.cancel()
-			res, err := r.Client.Stream(w.ctx, r.request(r.modelID, prompt, 1), nil)
+			res, err := r.Client.Stream(w.ctx, r.request(r.modelID, prompt, 1), w.watch(1))
 			if err != nil {
 				return 0, w.explain(res, err)
 			}
@@ -575,7 +619,7 @@ func (r *Runner) probeOptions(ctx context.Context, run *rundoc.Run) error {
 		defer w.cancel()
 		r.emit(rundoc.Event{Kind: rundoc.EventRunProgress, Run: run,
 			Message: fmt.Sprintf("waiting for the server to answer a first 2-token request (%s)", w.givesUp())})
-		res, err := r.Client.Stream(w.ctx, req, nil)
+		res, err := r.Client.Stream(w.ctx, req, w.watch(req.MaxTokens))
 		return w.explain(res, err)
 	}
 	err := send()
@@ -627,7 +671,7 @@ func (r *Runner) newDoc() int {
 // rundoc.MinPrefillRepeats and at most rundoc.MaxPrefillRepeats times. The
 // cell reports the mean over the repetitions.
 func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, index, total int) {
-	if st := PredictPrefill(cell.Context, ServerLimits(run.Server)); st != "" {
+	if st := PrefillStatus(cell.Context, ServerLimits(run.Server)); st != "" {
 		cell.Status, cell.Reason = st, predictReason(st, cell.Context, 1, 0, run.Server)
 		return
 	}
@@ -636,6 +680,13 @@ func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell
 	defer addNote(cell, note)
 	if r.gone != nil {
 		cell.Status, cell.Reason = rundoc.StatusFailed, goneWords(r.gone.evidence, r.gone.where, false)
+		return
+	}
+	if err := r.warmPrefill(ctx, run, cell, index, total); err != nil {
+		r.fail(cell, err)
+		if cell.Status == rundoc.StatusFailed {
+			cell.Reason = "warm-up failed: " + cell.Reason
+		}
 		return
 	}
 	before := r.readCounters(ctx, run)
@@ -667,6 +718,7 @@ func (r *Runner) prefill(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell
 	cell.CompletedRequests = len(rates)
 	checkPromptLength(cell, reported)
 	prefillCheck(cell, before, r.readCounters(ctx, run))
+	judge(cell, nil)
 }
 
 // prefillOnce sends one fresh prompt of the cell's context with max_tokens
@@ -741,8 +793,8 @@ func predictReason(st rundoc.Status, c, n, m int, s rundoc.Server) string {
 	}
 	l := ServerLimits(s)
 	if l.Queued(n) {
-		return fmt.Sprintf("predicted: the %d requests the server runs at once (of %d) × (%d + %d) tokens are above the KV capacity of %d tokens (%s)",
-			l.Running(n), n, c, m, s.KVCapacityTokens, s.KVCapacitySource)
+		return fmt.Sprintf("predicted: the %d requests the server runs at once (of %d) × (%d + %d) tokens are above the KV capacity of %s (%s)",
+			l.Running(n), n, c, m, rundoc.TokensText(s.KVCapacityTokens), s.KVCapacitySource)
 	}
-	return fmt.Sprintf("predicted: %d × (%d + %d) tokens is above the KV capacity of %d tokens (%s)", n, c, m, s.KVCapacityTokens, s.KVCapacitySource)
+	return fmt.Sprintf("predicted: %d × (%d + %d) tokens is above the KV capacity of %s (%s)", n, c, m, rundoc.TokensText(s.KVCapacityTokens), s.KVCapacitySource)
 }

@@ -68,6 +68,7 @@ func discover(ctx context.Context, c *client.Client, model string, kvFromLog, ov
 	}
 	if info.Simulated {
 		d.speed, d.simulated = info.Speed, true
+		c.TellSendTimes() // docs/simulator.md: Figures in card time on a busy machine
 	}
 	// The longest request: vLLM's max_model_len, else the server's context
 	// per request (llama-server's slot, SGLang's context_length), else

@@ -42,18 +42,25 @@ type steadiness struct {
 // the window when the cell has been steady long enough or its ramp limit
 // has passed. It reports whether the window opened.
 func (w *window) openWhenSteady(ctx context.Context, st *steadiness) bool {
-	now := w.clk.at(time.Now())
+	now := w.frontier(w.clk.at(time.Now()))
 	n := len(w.prompts)
 	producing := w.live.started()
 	tokens := w.liveTokens.Load()
 	generating := tokens > st.tokens
 	st.tokens = tokens
 
+	ok := producing == n && generating
+	limit := rundoc.SteadyLimit(w.cell.Context)
 	var sample *rundoc.ServerSample
-	if w.run.Server.HasMetrics {
+	// A server whose queue gauges are not reported (absent, or NaN/Inf)
+	// is judged by the streams' own conditions, as one without /metrics:
+	// a running gauge read as 0 would hold every cell to its ramp limit.
+	if w.run.Server.HasMetrics && w.run.Server.Reports(rundoc.NotReportedQueue) && (ok || now >= limit) {
+		// The gauges only matter when the streams' own conditions hold or
+		// the ramp's limit opens the window: a silent server (stall.go) is
+		// not kept waiting on /metrics at every check.
 		sample, _ = w.scrape(ctx)
 	}
-	ok := producing == n && generating
 	var why string
 	if sample != nil {
 		re := float64(w.live.restarting())
@@ -71,7 +78,6 @@ func (w *window) openWhenSteady(ctx context.Context, st *steadiness) bool {
 	case st.since < 0:
 		st.since = now
 	}
-	limit := rundoc.SteadyLimit(w.cell.Context)
 	steady := ok && now-st.since >= rundoc.SteadyHold && now >= rundoc.SteadyEarliest
 	if !steady && now < limit {
 		return false

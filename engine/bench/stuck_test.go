@@ -27,7 +27,7 @@ func TestFirstTokenBudget(t *testing.T) {
 	if !floor || got != time.Minute {
 		t.Errorf("budget for 10 tokens = %v (floor %v), want the 1m0s least wait", got, floor)
 	}
-	if msg := (&StuckError{Waited: got, Tokens: 10, Floor: true}).Error(); !strings.Contains(msg, "within 1m0s") || !strings.Contains(msg, "least wait") {
+	if msg := (&StuckError{Waited: got, Tokens: 10, Floor: true}).Error(); !strings.Contains(msg, "within 1 min") || !strings.Contains(msg, "least wait") {
 		t.Errorf("message %q", msg)
 	}
 }

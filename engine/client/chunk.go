@@ -26,6 +26,11 @@ type chunk struct {
 	// object: {"error":{"message":…}} or {"object":"error","message":…}.
 	errMsg  []byte
 	isError bool
+	// simTimeUS is the simulated time, in microseconds, of the chunk's last
+	// token (ChunkTimeField, RigBench's simulator only); hasSimTime is set
+	// when the chunk carried one.
+	simTimeUS  int
+	hasSimTime bool
 }
 
 var errBadJSON = errors.New("malformed JSON")
@@ -143,6 +148,14 @@ func readMember(b []byte, i int, in, depth int, key []byte, c *chunk, flat *flat
 			if b[i] == '"' {
 				flat.message, i, err = scanString(b, i)
 				return i, err
+			}
+		case ChunkTimeField:
+			// A stamp that does not read as a whole number (too large,
+			// negative) is left out, never a malformed chunk: it only
+			// refines the arrival time.
+			if v, j, err := scanInt(b, i); err == nil {
+				c.simTimeUS, c.hasSimTime = v, true
+				return j, nil
 			}
 		}
 	case inChoice0:

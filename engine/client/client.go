@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/rigbench/rigbench/internal/redact"
 )
 
 // Client talks to one OpenAI-compatible server.
@@ -28,6 +29,8 @@ type Client struct {
 	afterFunc func(d time.Duration, f func()) (stop func() bool)
 	// dial opens the client's connections (nil: this machine's network).
 	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// sendTimes: streamed requests carry HeaderSimSent (TellSendTimes).
+	sendTimes bool
 }
 
 // withAfterFunc replaces the timer of FinishGrace (tests).
@@ -89,7 +92,7 @@ func WithAPIKey(key string) Option { return func(c *Client) { c.apiKey = key } }
 // so a 128-stream window would open and close connections all the time and
 // measure the client instead of the server.
 func WithConcurrency(n int) Option {
-	return func(c *Client) { c.http = &http.Client{Transport: newTransport(n)} }
+	return func(c *Client) { c.http = &http.Client{Transport: newTransport(n), CheckRedirect: refuseRedirect} }
 }
 
 // WithDial opens every connection with dial instead of this machine's
@@ -125,7 +128,7 @@ func newTransport(n int) *http.Transport {
 // with or without a trailing /v1, or a full /v1/completions or
 // /v1/chat/completions URL as users paste it).
 func New(endpoint string, opts ...Option) (*Client, error) {
-	u, err := parseEndpoint(endpoint)
+	u, err := ParseEndpoint(endpoint)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +143,12 @@ func New(endpoint string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-func parseEndpoint(endpoint string) (*url.URL, error) {
+// ParseEndpoint reads a server's address as users give it (New's rule: a
+// missing scheme is http, a pasted /v1 or completions path is cut) into
+// the base URL requests go to. It is the one reader of an endpoint's
+// address: engine/session's TargetInput checks the CLI's --endpoint and
+// the app's URL field with it, so both accept what a run can reach.
+func ParseEndpoint(endpoint string) (*url.URL, error) {
 	s := strings.TrimSpace(endpoint)
 	if s == "" {
 		return nil, errors.New("no endpoint given: pass the server's URL, e.g. http://127.0.0.1:8000")
@@ -210,8 +218,14 @@ func (c *Client) transportError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	if re := (*RedirectError)(nil); errors.As(err, &re) {
+		return re
+	}
 	if errors.Is(err, syscall.ECONNREFUSED) || isDialError(err) {
 		return &UnreachableError{URL: c.base.String(), Err: err}
+	}
+	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return fmt.Errorf("the server at %s closed the connection without an answer (%w): is it restarting, or behind a proxy that cut it?", c.base.String(), err)
 	}
 	return fmt.Errorf("request to %s failed: %w", c.base.String(), err)
 }
@@ -220,6 +234,10 @@ func isDialError(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
 }
+
+// maxInfoBody bounds a JSON answer such as /v1/models: a server with a
+// thousand models answers well under a megabyte.
+const maxInfoBody = 8 << 20
 
 // getJSON fetches path and decodes the JSON body into v.
 func (c *Client) getJSON(ctx context.Context, path string, v any) error {
@@ -234,9 +252,12 @@ func (c *Client) getJSON(ctx context.Context, path string, v any) error {
 		return explain(err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxInfoBody+1))
 	if err != nil {
 		return explain(c.transportError(ctx, err))
+	}
+	if len(body) > maxInfoBody {
+		return fmt.Errorf("%s%s answered more than %d MiB, far more than such an answer holds; RigBench stopped reading it", c.base.String(), path, maxInfoBody>>20)
 	}
 	if err := json.Unmarshal(c.scrubBytes(body), v); err != nil {
 		if err := explain(err); err != nil && errors.As(err, new(*SilentError)) {
@@ -247,18 +268,16 @@ func (c *Client) getJSON(ctx context.Context, path string, v any) error {
 	return nil
 }
 
-// RedactedKey replaces the client's API key wherever a server sent it back
-// (an error body that echoes the Authorization header, a model's name).
-const RedactedKey = "<redacted>"
-
-// scrub removes the client's API key from text the server sent: server
-// text is shown on the console and saved with the run, and the key must
-// never be.
+// scrub removes the client's API key from text the server sent (an error
+// body that echoes the Authorization header, a model's name): server text
+// is shown on the console and saved with the run, and the key must never
+// be. internal/redact's rule decides what is masked, as in a container's
+// log.
 func (c *Client) scrub(s string) string {
 	if c.apiKey == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, c.apiKey, RedactedKey)
+	return redact.New(c.apiKey).String(s)
 }
 
 // scrubBytes is scrub for a response body.
@@ -266,7 +285,7 @@ func (c *Client) scrubBytes(b []byte) []byte {
 	if c.apiKey == "" {
 		return b
 	}
-	return bytes.ReplaceAll(b, []byte(c.apiKey), []byte(RedactedKey))
+	return redact.New(c.apiKey).Bytes(b)
 }
 
 // scrubErr removes the API key from the server's text in the package's

@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // UnreachableError means nothing answered at the endpoint.
@@ -29,17 +31,51 @@ var ErrUnauthorized = errors.New("the server rejected the request: its API key i
 var ErrNotSupported = errors.New("the server does not support this endpoint")
 
 // HTTPError is any other non-2xx answer. Message is the server's own
-// explanation when it sent one.
+// explanation when it sent one; RetryAfter is its Retry-After header (0
+// when it sent none).
 type HTTPError struct {
-	Status  int
-	Message string
+	Status     int
+	Message    string
+	RetryAfter time.Duration
 }
 
 func (e *HTTPError) Error() string {
-	if e.Message == "" {
-		return fmt.Sprintf("the server answered HTTP %d", e.Status)
+	what := ""
+	switch {
+	case e.Status == http.StatusTooManyRequests:
+		what = " (too many requests: it limits how many it takes)"
+	case e.Status == http.StatusServiceUnavailable:
+		what = " (unavailable: overloaded, or still loading its model)"
+	case e.Status >= 500:
+		what = " (an error of its own: its log says why)"
 	}
-	return fmt.Sprintf("the server answered HTTP %d: %s", e.Status, e.Message)
+	s := fmt.Sprintf("the server answered HTTP %d%s", e.Status, what)
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	if e.RetryAfter > 0 {
+		s += fmt.Sprintf("; it asked to be asked again after %s", e.RetryAfter)
+	}
+	return s
+}
+
+// retryAfter reads a Retry-After header: delay-seconds or an HTTP date
+// (RFC 9110 10.2.3); 0 when absent, unreadable or in the past.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n <= 0 || n > 86400 {
+			return 0
+		}
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now).Round(time.Second)
+	}
+	return 0
 }
 
 // PromptTooLongError is the server refusing a prompt longer than its
@@ -99,7 +135,7 @@ func statusError(resp *http.Response) error {
 	case resp.StatusCode == http.StatusBadRequest && tooLongRe.MatchString(msg):
 		return tooLong(msg)
 	}
-	return &HTTPError{Status: resp.StatusCode, Message: msg}
+	return &HTTPError{Status: resp.StatusCode, Message: msg, RetryAfter: retryAfter(resp.Header, time.Now())}
 }
 
 func tooLong(msg string) *PromptTooLongError {

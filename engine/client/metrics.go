@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -279,7 +280,11 @@ func family(counts map[string]int) string {
 }
 
 // sum adds the values of every series of the first family present among
-// names (several model names or engines each get a series).
+// names (several model names or engines each get a series). A family with
+// a NaN or infinite value (Prometheus text allows both) counts as not
+// reported: no figure can be made from it, a NaN waiting gauge would never
+// read 0 (the idle wait before a cell would wait out its limit), and a NaN
+// counter's delta would reach a cell as a number JSON cannot hold.
 func sum(fams map[string]*dto.MetricFamily, names []string) (float64, bool) {
 	for _, n := range names {
 		f, ok := fams[n]
@@ -289,6 +294,9 @@ func sum(fams map[string]*dto.MetricFamily, names []string) (float64, bool) {
 		var total float64
 		for _, m := range f.GetMetric() {
 			total += value(m)
+		}
+		if math.IsNaN(total) || math.IsInf(total, 0) {
+			return 0, false
 		}
 		return total, true
 	}

@@ -155,3 +155,34 @@ vllm:request_prefill_time_seconds_count{model_name="m"} 2
 		t.Fatalf("prefill seconds %v (has %v), err %v", m.PrefillSeconds, m.HasPrefillSeconds, err)
 	}
 }
+
+// TestParseMetricsNonFiniteIsNotReported: Prometheus text may say NaN or
+// ±Inf. A NaN generated-token counter reached a cell as
+// -9223372036854775808 tokens and then lost the run at its save, and a NaN
+// running gauge never read 0, so the idle wait before each cell waited out
+// its limit (issue 36 item 1). Such a family is not reported.
+func TestParseMetricsNonFiniteIsNotReported(t *testing.T) {
+	t.Parallel()
+	page := `# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{model_name="m"} NaN
+# TYPE vllm:kv_cache_usage_perc gauge
+vllm:kv_cache_usage_perc{model_name="m"} +Inf
+# TYPE vllm:generation_tokens_total counter
+vllm:generation_tokens_total{model_name="m"} NaN
+# TYPE vllm:prompt_tokens_total counter
+vllm:prompt_tokens_total{model_name="a"} 1e308
+vllm:prompt_tokens_total{model_name="b"} 1e308
+# TYPE vllm:num_preemptions_total counter
+vllm:num_preemptions_total{model_name="m"} 4
+`
+	m, err := ParseMetrics(strings.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.HasQueue || m.HasKVUsage || m.HasGenerationTokens || m.HasPromptTokens {
+		t.Errorf("non-finite families read as reported: %+v", m)
+	}
+	if !m.HasPreemptions || m.Preemptions != 4 {
+		t.Errorf("a finite family beside them was lost: %+v", m)
+	}
+}

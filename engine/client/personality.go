@@ -44,7 +44,8 @@ type ServerInfo struct {
 	// size, and a slot's n_ctx is the pool with -kvu but a share of it
 	// without, which nothing it answers tells apart).
 	KVCapacity int
-	// Slots is llama-server's total_slots: the requests it runs at once.
+	// Slots is llama-server's total_slots or SGLang's max_running_requests:
+	// the requests it runs at once. 0: not said.
 	Slots int
 }
 
@@ -130,11 +131,14 @@ func (c *Client) llamaProps(ctx context.Context, info *ServerInfo) (bool, error)
 // server has none.
 func (c *Client) sglangInfo(ctx context.Context, info *ServerInfo) (bool, error) {
 	var s struct {
-		MaxTotal      int     `json:"max_total_num_tokens"`
-		ContextLength int     `json:"context_length"`
-		Version       string  `json:"version"`
-		Simulated     bool    `json:"simulated"`
-		Speed         float64 `json:"speed"`
+		MaxTotal      int `json:"max_total_num_tokens"`
+		ContextLength int `json:"context_length"`
+		// MaxRunning is --max-running-requests as the server was started
+		// with it (null, read as 0, when SGLang chose it itself).
+		MaxRunning int     `json:"max_running_requests"`
+		Version    string  `json:"version"`
+		Simulated  bool    `json:"simulated"`
+		Speed      float64 `json:"speed"`
 	}
 	if err := c.getJSON(ctx, "/get_server_info", &s); err != nil {
 		return false, err
@@ -143,6 +147,7 @@ func (c *Client) sglangInfo(ctx context.Context, info *ServerInfo) (bool, error)
 		return false, nil
 	}
 	info.KVCapacity, info.ContextLimit = s.MaxTotal, s.ContextLength
+	info.Slots = max(s.MaxRunning, 0)
 	if s.Version != "" {
 		info.Version = s.Version
 	}

@@ -56,7 +56,7 @@ func (c *Client) Probe(ctx context.Context) error {
 		tr.DialContext = c.dial
 	}
 	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr}).Do(req)
+	resp, err := (&http.Client{Transport: tr, CheckRedirect: refuseRedirect}).Do(req)
 	if err == nil {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 		resp.Body.Close()
@@ -64,6 +64,9 @@ func (c *Client) Probe(ctx context.Context) error {
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if errors.As(err, new(*RedirectError)) {
+		return nil // it answered: alive
 	}
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED) || isDialError(err) && pctx.Err() == nil:

@@ -8,6 +8,7 @@ import (
 	"net/http/httptrace"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // MaxTransientRetries is how many times a request that failed before any
@@ -33,26 +34,73 @@ func (c *Client) doRetrying(req *http.Request) (*http.Response, int, error) {
 		resp, err := c.http.Do(req.WithContext(httptrace.WithClientTrace(ctx, trace)))
 		if err == nil {
 			if resp.StatusCode/100 != 2 {
-				defer resp.Body.Close()
-				return nil, retries, c.scrubErr(statusError(resp))
+				serr := c.scrubErr(statusError(resp))
+				resp.Body.Close()
+				if wait, ok := honourRetryAfter(ctx, serr, retries); ok {
+					if req, err = c.again(req); err != nil {
+						return nil, retries, serr
+					}
+					select {
+					case <-ctx.Done():
+						return nil, retries, serr
+					case <-time.After(wait):
+					}
+					continue
+				}
+				return nil, retries, serr
 			}
 			return resp, retries, nil
 		}
 		if retries >= MaxTransientRetries || ctx.Err() != nil || !transient(err, reused) {
 			return nil, retries, c.transportError(ctx, err)
 		}
-		if req.Body != nil && req.Body != http.NoBody {
-			if req.GetBody == nil {
-				return nil, retries, c.transportError(ctx, err)
-			}
-			body, gerr := req.GetBody()
-			if gerr != nil {
-				return nil, retries, c.transportError(ctx, err)
-			}
-			req = req.Clone(ctx)
-			req.Body = body
+		if req, err = c.again(req); err != nil {
+			return nil, retries, c.transportError(ctx, err)
 		}
 	}
+}
+
+// again is req ready to be sent once more, with a fresh copy of its body.
+func (c *Client) again(req *http.Request) (*http.Request, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return req, nil
+	}
+	if req.GetBody == nil {
+		return nil, errors.New("the request's body cannot be sent again")
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil, err
+	}
+	req = req.Clone(req.Context())
+	req.Body = body
+	return req, nil
+}
+
+// MaxRetryAfter is the longest Retry-After the client waits out, and
+// MaxRetryAfterRetries how often: a server that is busy for a moment (HTTP
+// 429 or 503 with Retry-After) is asked again, within the request's own
+// limits (its context: a cell's window, an info request's timeout); one
+// that asks for longer, or again and again, fails the request with its
+// answer worded.
+const (
+	MaxRetryAfter        = 30 * time.Second
+	MaxRetryAfterRetries = 2
+)
+
+// honourRetryAfter says whether to wait out err's Retry-After, and how
+// long: only for 429 and 503, up to MaxRetryAfter, MaxRetryAfterRetries
+// times, and only when the request's deadline leaves room for it.
+func honourRetryAfter(ctx context.Context, err error, retries int) (time.Duration, bool) {
+	var he *HTTPError
+	if !errors.As(err, &he) || he.RetryAfter <= 0 || he.RetryAfter > MaxRetryAfter || retries >= MaxRetryAfterRetries ||
+		he.Status != http.StatusTooManyRequests && he.Status != http.StatusServiceUnavailable {
+		return 0, false
+	}
+	if d, ok := ctx.Deadline(); ok && time.Until(d) <= he.RetryAfter {
+		return 0, false
+	}
+	return he.RetryAfter, true
 }
 
 // transient reports whether err is a connection failure before any

@@ -84,3 +84,21 @@ func TestModelsReadsLooseMaxModelLen(t *testing.T) {
 		t.Errorf("models %+v", models)
 	}
 }
+
+// The client hides its key by the rule a container's log is hidden by
+// (internal/redact): a short key is masked where the server echoes it,
+// not inside every word that holds its letters.
+func TestShortKeyIsScrubbedByTheOneRule(t *testing.T) {
+	t.Parallel()
+	c, err := New("http://127.0.0.1:1", WithAPIKey("k3y"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.scrub("invalid key k3y for model k3y-model")
+	if want := "invalid key <redacted> for model k3y-model"; got != want {
+		t.Errorf("scrub = %q, want %q", got, want)
+	}
+	if got := string(c.scrubBytes([]byte(`{"error":"k3y"}`))); got != `{"error":"<redacted>"}` {
+		t.Errorf("scrubBytes = %q", got)
+	}
+}

@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
+	"net"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -92,6 +95,79 @@ type StreamResult struct {
 	// Retries counts the times the request was sent again after a
 	// transient connection error (MaxTransientRetries at most).
 	Retries int
+	// UsageBackwards counts the chunks whose cumulative
+	// usage.completion_tokens was below an earlier chunk's: a count that
+	// runs backwards is no count (METHOD.md: Status, Unreliable). The
+	// tokens it hands onToken never go below 0, so without this the
+	// contradiction would be silent.
+	UsageBackwards int
+	// ServerClock is true when the server told its clock (RigBench's
+	// simulator: serverClock): the chunks' times above (FirstToken,
+	// LastToken, FirstChunk) are then where the server's clock puts them,
+	// and ClockLag is the most that a content chunk arrived after that
+	// time, the client's own lag behind the server. Sent and End stay the
+	// client's: when it sent, and when it was done with the stream.
+	ServerClock bool
+	ClockLag    time.Duration
+}
+
+// Where RigBench's simulator tells its clock (engine/sim: clock.go): the
+// headers of a streamed response and a field of each chunk.
+const (
+	// HeaderSimArrival is the server's time, in microseconds, at which the
+	// request arrived.
+	HeaderSimArrival = "X-Sim-Arrival-Us"
+	// HeaderSimSpeed is the speed factor of that clock: server
+	// microseconds per real microsecond.
+	HeaderSimSpeed = "X-Sim-Speed"
+	// ChunkTimeField is the chunk field with the server's time, in
+	// microseconds, of the chunk's last token.
+	ChunkTimeField = "sim_time_us"
+	// HeaderSimSent is the request header with the client's wall clock,
+	// in Unix nanoseconds, just before it sent the request: the
+	// simulator, on the same machine, takes the request as arrived then,
+	// not when its own busy handler got to it (TellSendTimes).
+	HeaderSimSent = "X-Sim-Sent-Unix-Ns"
+)
+
+// TellSendTimes makes every streamed request carry HeaderSimSent, when the
+// server is on this machine (a loopback address reached without a rig's
+// dialer: another machine's clock would be off by its offset × S). The runner calls it for RigBench's
+// simulator only: at S× speed a handler that the host starts a few
+// milliseconds late would otherwise place the request S times as late in
+// the card's time, and requests sent together would reach the card apart
+// (the simulator's TTFT at 16K×16 read half of its 1× value under load).
+func (c *Client) TellSendTimes() {
+	host := c.base.Hostname()
+	ip := net.ParseIP(host)
+	c.sendTimes = c.dial == nil && (host == "localhost" || ip != nil && ip.IsLoopback())
+}
+
+// serverClock maps a server's stamps onto the client's clock: a chunk
+// stamped t by a server that stamped the request's arrival a and runs S
+// times fast is placed at sent + (t − a)/S. That is when it would have
+// arrived had the client read it at once (the request's transit taken as
+// nil), so a client the host leaves unscheduled still times the server's
+// tokens right; how much later it did read them is its lag.
+type serverClock struct {
+	sent    time.Time
+	arrival int // microseconds
+	speed   float64
+}
+
+// newServerClock reads a response's clock headers; nil when it has none.
+func newServerClock(h http.Header, sent time.Time) *serverClock {
+	a, err1 := strconv.Atoi(h.Get(HeaderSimArrival))
+	sp, err2 := strconv.ParseFloat(h.Get(HeaderSimSpeed), 64)
+	if err1 != nil || err2 != nil || a < 0 || !(sp >= 1) || math.IsInf(sp, 1) {
+		return nil
+	}
+	return &serverClock{sent: sent, arrival: a, speed: sp}
+}
+
+// at is the client-clock instant of server time us.
+func (c *serverClock) at(us int) time.Time {
+	return c.sent.Add(time.Duration(float64(us-c.arrival) * 1e3 / c.speed))
 }
 
 // TokenFunc receives each content chunk: its arrival time and the output
@@ -122,6 +198,9 @@ func (c *Client) StreamBody(ctx context.Context, body []byte, onToken TokenFunc)
 	}
 	hreq.Header.Set("Accept", "text/event-stream")
 	res := StreamResult{Sent: time.Now()}
+	if c.sendTimes {
+		hreq.Header.Set(HeaderSimSent, strconv.FormatInt(res.Sent.UnixNano(), 10))
+	}
 	resp, retries, err := c.doRetrying(hreq)
 	res.Retries = retries
 	if err != nil {
@@ -138,7 +217,9 @@ func (c *Client) StreamBody(ctx context.Context, body []byte, onToken TokenFunc)
 			stop = c.afterFunc(FinishGrace, func() { resp.Body.Close() })
 		}
 	}
-	err = c.scrubErr(readStream(resp.Body, &res, onToken, onFinish))
+	clk := newServerClock(resp.Header, res.Sent)
+	res.ServerClock = clk != nil
+	err = c.scrubErr(readStreamClock(resp.Body, &res, clk, onToken, onFinish))
 	if stop != nil {
 		stop()
 	}
@@ -158,6 +239,12 @@ const FinishGrace = 2 * time.Second
 // nil) is called once, when the choice finishes; after that, a stream that
 // ends or breaks without [DONE] is a finished request with MissingDone set.
 func readStream(r io.Reader, res *StreamResult, onToken TokenFunc, onFinish func()) error {
+	return readStreamClock(r, res, nil, onToken, onFinish)
+}
+
+// readStreamClock is readStream for a server that tells its clock (clk
+// non-nil): chunks it stamped are timed by the stamp (serverClock).
+func readStreamClock(r io.Reader, res *StreamResult, clk *serverClock, onToken TokenFunc, onFinish func()) error {
 	sse := newSSEReader(r)
 	defer sse.release()
 	var (
@@ -185,6 +272,11 @@ func readStream(r io.Reader, res *StreamResult, onToken TokenFunc, onFinish func
 			return st.end(res, chunkError(&ch))
 		}
 		wasFinished := res.Finished
+		if clk != nil && ch.hasSimTime {
+			at := clk.at(ch.simTimeUS)
+			res.ClockLag = max(res.ClockLag, now.Sub(at))
+			now = at
+		}
 		st.add(&ch, now, res, onToken)
 		if res.Finished && !wasFinished && onFinish != nil {
 			onFinish()
@@ -216,10 +308,14 @@ func (st *streamState) add(ch *chunk, now time.Time, res *StreamResult, onToken 
 	if ch.hasUsage && ch.promptTokens > 0 {
 		res.PromptTokens = ch.promptTokens
 	}
+	if ch.hasUsage && st.sawUsage && ch.completionTokens < st.usageTotal {
+		res.UsageBackwards++
+	}
 	if ch.emptyChoices {
 		st.sawFinal = true
 		if ch.hasUsage {
 			st.usageTotal = ch.completionTokens
+			st.sawUsage = true
 		}
 		return
 	}

@@ -31,7 +31,7 @@ type Prediction struct {
 
 // Text is "64K×8 would fit" or "16K×32 would stop queueing".
 func (p Prediction) Text() string {
-	cell := rundoc.ContextLabel(p.Context) + "×" + strconv.Itoa(p.Concurrency)
+	cell := rundoc.CellName(p.Context, p.Concurrency)
 	if p.Outcome == NoQueue {
 		return cell + " would stop queueing"
 	}
@@ -48,17 +48,18 @@ type Advice struct {
 	// "64"); "" for a note.
 	Flag, Value string
 	// Effect is the predicted change of a server fact, as a phrase ("KV
-	// capacity 431K → 863K tokens"), "" when none.
+	// capacity 431,632 tokens → 863,264 tokens"), "" when none.
 	Effect string
 	// Predictions are the cells of the run the advice changes, as the
-	// plan check predicts them.
+	// plan check predicts them (a note about llama-server's or SGLang's
+	// own setting has them too, and says them in its sentence).
 	Predictions []Prediction
 	// Note is the sentence of a note (Flag "").
 	Note string
 }
 
-// Text is the advice as one line: "--kv-cache-dtype fp8: KV capacity 431K
-// → 863K tokens; 64K×8 would fit".
+// Text is the advice as one line: "--kv-cache-dtype fp8: KV capacity 431,632 tokens
+// → 863,264 tokens; 64K×8 would fit".
 func (a Advice) Text() string {
 	if a.Flag == "" {
 		return a.Note
@@ -86,7 +87,8 @@ func (a Advice) Args() []string {
 }
 
 // Advise returns what to try on run's server, from its cells' bottlenecks
-// and its server's facts: raise --max-num-seqs where requests queued
+// and its server's facts: raise --max-num-seqs (llama-server's
+// -np/--parallel, SGLang's --max-running-requests) where requests queued
 // behind it, a smaller --kv-cache-dtype where cells did not fit the KV
 // cache (and the note that --max-model-len would not help), and the note
 // that a power cap costs little where cells were bandwidth-bound under
@@ -100,7 +102,50 @@ func Advise(run *rundoc.Run) []Advice {
 	if a, ok := powerNote(run); ok {
 		out = append(out, a)
 	}
+	return append(out, boundNotes(run)...)
+}
+
+// boundNotes say plainly, for cells whose limit no launch flag RigBench
+// can predict moves, what does (issue 41: a run whose cells were
+// bandwidth- or front-end-bound got no advice and no word why). Decode
+// at the bandwidth roofline reads the weights once per step: fewer bytes
+// per token (a more quantised model) or more tokens per step
+// (speculative decoding, whose gain is its acceptance rate, not a
+// prediction) move it. Time in the front end is request handling on the
+// server's CPU, which no flag of the engine's scheduler or KV cache moves.
+func boundNotes(run *rundoc.Run) []Advice {
+	var out []Advice
+	if cells := cellsWith(run, Bandwidth); len(cells) > 0 {
+		out = append(out, Advice{Moves: Bandwidth, Note: cellList(cells) + " bandwidth-bound: no launch flag RigBench can predict moves " +
+			pick(len(cells) == 1, "it", "them") + "; fewer bytes per token (a more quantised model) or more tokens per step " +
+			"(speculative decoding, --speculative-config, as far as its drafts are accepted) do"})
+	}
+	if cells := cellsWith(run, FrontEnd); len(cells) > 0 {
+		out = append(out, Advice{Moves: FrontEnd, Note: cellList(cells) + " front-end-bound: no launch flag RigBench can predict moves " +
+			pick(len(cells) == 1, "it", "them") + "; the server's CPU handles the requests there (a faster CPU, or fewer streams, does)"})
+	}
 	return out
+}
+
+// cellList names cells ("0×1, 0×2 and 3 more"), at most three.
+func cellList(cells []*rundoc.Cell) string {
+	var names []string
+	for _, c := range cells[:min(3, len(cells))] {
+		names = append(names, rundoc.CellName(c.Context, c.Concurrency))
+	}
+	out := strings.Join(names, ", ")
+	if n := len(cells) - len(names); n > 0 {
+		out += fmt.Sprintf(" and %d more", n)
+	}
+	return out + pick(len(cells) == 1, " is", " are")
+}
+
+// pick is a if cond, else b.
+func pick(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
 }
 
 // cellsWith returns the decode cells of run whose bottlenecks include k.
@@ -116,15 +161,18 @@ func cellsWith(run *rundoc.Run, k Kind) []*rundoc.Cell {
 }
 
 // maxNumSeqs advises running every queued cell's requests at once: the
-// largest concurrency that queued becomes --max-num-seqs, and each queued
-// cell whose requests then fit the KV cache (bench.Predict with the new
-// slots) is predicted to stop queueing. Only where the server's slots are
-// known (a launch's or the demo's --max-num-seqs), and not past the
-// launch's own --max-num-batched-tokens, which vLLM requires to be at
-// least --max-num-seqs.
+// largest concurrency that queued becomes the server's slot setting
+// (SlotsSetting), and each queued cell whose requests then fit the KV
+// cache (bench.DecodeStatus with the new slots) is predicted to stop queueing.
+// Only where the server's slots are known (a launch's or the demo's
+// --max-num-seqs, llama-server's total_slots, SGLang's
+// max_running_requests). On vLLM it is the flag --max-num-seqs, not past
+// the launch's own --max-num-batched-tokens, which vLLM requires to be at
+// least --max-num-seqs. llama-server and SGLang are not servers RigBench
+// launches or sweeps, so theirs is a note in their own terms (serverSlots).
 func maxNumSeqs(run *rundoc.Run) (Advice, bool) {
 	l := bench.ServerLimits(run.Server)
-	if l.Slots == 0 || run.Server.Personality == "llama-server" {
+	if l.Slots == 0 {
 		return Advice{}, false
 	}
 	queued := cellsWith(run, Queue)
@@ -135,6 +183,10 @@ func maxNumSeqs(run *rundoc.Run) (Advice, bool) {
 	if want <= l.Slots {
 		return Advice{}, false
 	}
+	switch run.Server.Personality {
+	case "llama-server", "sglang":
+		return serverSlots(run, queued, want)
+	}
 	// vLLM refuses --max-num-seqs above --max-num-batched-tokens: a
 	// launch that set the budget lower than want could not start.
 	if v, _ := launchValue(run, "--max-num-batched-tokens", ""); v != "" {
@@ -144,12 +196,53 @@ func maxNumSeqs(run *rundoc.Run) (Advice, bool) {
 	}
 	l.Slots = want
 	a := Advice{Moves: Queue, Flag: "--max-num-seqs", Value: strconv.Itoa(want)}
+	a.Predictions = stopQueueing(run, queued, l)
+	return a, len(a.Predictions) > 0
+}
+
+// stopQueueing predicts which queued cells run without queueing under l.
+func stopQueueing(run *rundoc.Run, queued []*rundoc.Cell, l bench.Limits) []Prediction {
+	var out []Prediction
 	for _, c := range queued {
-		if bench.Predict(c.Context, c.Concurrency, run.Plan.MaxOutput, l) == "" {
-			a.Predictions = append(a.Predictions, Prediction{Context: c.Context, Concurrency: c.Concurrency, Outcome: NoQueue})
+		if bench.DecodeStatus(c.Context, c.Concurrency, run.Plan.MaxOutput, l) == "" {
+			out = append(out, Prediction{Context: c.Context, Concurrency: c.Concurrency, Outcome: NoQueue})
 		}
 	}
-	return a, len(a.Predictions) > 0
+	return out
+}
+
+// serverSlots is maxNumSeqs for llama-server and SGLang: a note (Flag "",
+// so no sweep or launch takes it for a vLLM flag) that names the server's
+// own setting with the value and the cells predicted to stop queueing.
+//
+// llama-server divides its context (-c) among its slots unless they share
+// one pool (-kvu), so each slot keeps its context, and the run's max model
+// length (the slot's), only if -c grows with them: the note says so and
+// predicts under that condition, the pool (where known) growing by
+// want ÷ slots. SGLang's KV pool (max_total_num_tokens) is sized from
+// memory whatever the setting, so its capacity stays.
+func serverSlots(run *rundoc.Run, queued []*rundoc.Cell, want int) (Advice, bool) {
+	l := bench.ServerLimits(run.Server)
+	slots := l.Slots
+	setting := SlotsSetting(run.Server.Personality)
+	extra := ""
+	if run.Server.Personality == "llama-server" {
+		l.KVCapacity = l.KVCapacity * want / slots
+		if n := run.Server.MaxModelLen; n > 0 {
+			extra = fmt.Sprintf("; without -kvu each slot gets -c ÷ %d tokens, so raise -c to %d to keep %d per slot", want, n*want, n)
+		}
+	}
+	l.Slots = want
+	a := Advice{Moves: Queue, Predictions: stopQueueing(run, queued, l)}
+	if len(a.Predictions) == 0 {
+		return Advice{}, false
+	}
+	var cells []string
+	for _, p := range a.Predictions {
+		cells = append(cells, p.Text())
+	}
+	a.Note = fmt.Sprintf("%s %d: %s%s", setting, want, strings.Join(cells, ", "), extra)
+	return a, true
 }
 
 // smallerKVDtype is the --kv-cache-dtype advised for a 16-bit cache: 8-bit
@@ -160,7 +253,7 @@ const smallerKVDtype = "fp8"
 // kvDtype advises an 8-bit KV cache where cells were over capacity and the
 // cache is 16-bit: the capacity grows by the ratio of the dtypes' sizes
 // (vllm.KVDtypeRatio), and each over-capacity cell that then fits
-// (bench.Predict) is predicted. The dtype must be known: a launch's or
+// (bench.DecodeStatus) is predicted. The dtype must be known: a launch's or
 // the demo's flags (an endpoint's is not). A note follows that
 // --max-model-len frees nothing, since vLLM sizes the KV cache from the
 // memory left, whatever the length.
@@ -174,7 +267,7 @@ func kvDtype(run *rundoc.Run) []Advice {
 	}
 	var over []*rundoc.Cell
 	for i := range run.Cells {
-		if c := &run.Cells[i]; c.Phase == rundoc.PhaseDecode && c.Status == rundoc.StatusOverCapacity {
+		if c := &run.Cells[i]; c.Phase == rundoc.PhaseDecode && bench.CapacityVerdict(*c, run.Cells) {
 			over = append(over, c)
 		}
 	}
@@ -184,9 +277,9 @@ func kvDtype(run *rundoc.Run) []Advice {
 	before := l.KVCapacity
 	l.KVCapacity = int(float64(before) * now / next)
 	a := Advice{Moves: Capacity, Flag: "--kv-cache-dtype", Value: smallerKVDtype,
-		Effect: fmt.Sprintf("KV capacity %s → %s tokens", tokensText(before), tokensText(l.KVCapacity))}
+		Effect: "KV capacity " + rundoc.TokensText(before) + " → " + rundoc.TokensText(l.KVCapacity)}
 	for _, c := range over {
-		if bench.Predict(c.Context, c.Concurrency, run.Plan.MaxOutput, l) == "" {
+		if bench.DecodeStatus(c.Context, c.Concurrency, run.Plan.MaxOutput, l) == "" {
 			a.Predictions = append(a.Predictions, Prediction{Context: c.Context, Concurrency: c.Concurrency, Outcome: Fits})
 		}
 	}
@@ -194,8 +287,7 @@ func kvDtype(run *rundoc.Run) []Advice {
 		return nil
 	}
 	first := over[0]
-	note := Advice{Moves: Capacity, Note: fmt.Sprintf("--max-model-len frees nothing: the KV cache, not the length, limits %s×%d",
-		rundoc.ContextLabel(first.Context), first.Concurrency)}
+	note := Advice{Moves: Capacity, Note: "--max-model-len frees nothing: the KV cache, not the length, limits " + rundoc.CellName(first.Context, first.Concurrency)}
 	return []Advice{a, note}
 }
 
@@ -235,7 +327,7 @@ func launchValue(run *rundoc.Run, flag, def string) (v string, known bool) {
 	if run.Launch == nil {
 		return def, run.Simulated
 	}
-	cfg, err := vllm.ParseArgs(run.Launch.Args)
+	cfg, err := vllm.FromRecord(*run.Launch)
 	if err != nil {
 		return def, false
 	}

@@ -2,9 +2,7 @@ package diagnose
 
 import (
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/bench"
@@ -22,13 +20,16 @@ const (
 	// preemptions, usage near 100%).
 	Capacity Kind = "capacity"
 	// Queue: requests wait while the server runs as many as it may
-	// (--max-num-seqs).
+	// (vLLM's --max-num-seqs, llama-server's -np, SGLang's
+	// --max-running-requests: SlotsSetting).
 	Queue Kind = "queue"
 	// Power: the GPU's clocks were held down by its power cap or by heat
 	// during the window (NVML throttle reasons).
 	Power Kind = "power"
-	// FrontEnd: the cell spent longer reaching steady state than in its
-	// window: request handling, not decode, took the time.
+	// FrontEnd: the cell's streams waited for their first tokens far
+	// longer than the prefill of their prompts explains: request handling
+	// (tokenising, scheduling, the API server), not prefill or decode,
+	// took the time.
 	FrontEnd Kind = "front_end"
 	// Client: RigBench itself kept this machine's cores busy during the
 	// window (CellWindow.ClientCPUPct): the client may set the pace.
@@ -48,8 +49,11 @@ const (
 	KVFullShare = 0.95
 	// ClientBoundPct is RigBench's share of the machine's cores from which
 	// a cell is client-bound: with 90% of every core busy parsing streams,
-	// the requests wait on the client as much as on the server.
-	ClientBoundPct = 90
+	// the requests wait on the client as much as on the server. It is
+	// rundoc.ClientBehindPct, from which a cell is Unreliable, so a cell
+	// measured now never reaches this diagnosis; runs recorded before
+	// Unreliable was a status still do.
+	ClientBoundPct = rundoc.ClientBehindPct
 )
 
 // Bottleneck is one limit of one decode cell and the evidence for it, in
@@ -90,13 +94,14 @@ func (b Bottleneck) Text() string {
 	if len(b.Cells) > 0 {
 		return fmt.Sprintf("%s: %s (%s)", strings.Join(b.Cells, ", "), b.Kind.Title(), b.Evidence)
 	}
-	return fmt.Sprintf("%s×%d: %s (%s)", rundoc.ContextLabel(b.Context), b.Concurrency, b.Kind.Title(), b.Evidence)
+	return fmt.Sprintf("%s: %s (%s)", rundoc.CellName(b.Context, b.Concurrency), b.Kind.Title(), b.Evidence)
 }
 
 // Cell returns the limits of a decode cell of run, most binding first;
-// none for a prefill cell, or when the run shows no limit.
+// none for a prefill cell, an Unreliable one (its own evidence contradicts
+// its figures, so they diagnose nothing), or when the run shows no limit.
 func Cell(run *rundoc.Run, c *rundoc.Cell) []Bottleneck {
-	if c == nil || c.Phase != rundoc.PhaseDecode {
+	if c == nil || c.Phase != rundoc.PhaseDecode || c.Status == rundoc.StatusUnreliable {
 		return nil
 	}
 	var out []Bottleneck
@@ -115,9 +120,7 @@ func Cell(run *rundoc.Run, c *rundoc.Cell) []Bottleneck {
 	if e := throttleEvidence(c.GPUStats); e != "" {
 		add(Power, "%s", e)
 	}
-	if c.RampS > 0 && c.MeasuredS > 0 && c.RampS > c.MeasuredS {
-		add(FrontEnd, "the ramp to steady state took %s s, longer than the %s s window", seconds(c.RampS), seconds(c.MeasuredS))
-	} else if e := ttftEvidence(run, c); e != "" {
+	if e := frontEndEvidence(run, c); e != "" {
 		add(FrontEnd, "%s", e)
 	}
 	if c.ClientCPUPct >= ClientBoundPct {
@@ -129,51 +132,95 @@ func Cell(run *rundoc.Run, c *rundoc.Cell) []Bottleneck {
 	return out
 }
 
-// FrontEndTTFTMs is the least TTFT that can make a cell front-end-bound:
-// below a second a user does not wait on request handling.
+// FrontEndTTFTMs is the least first-token time that can make a cell
+// front-end-bound: below a second a user does not wait on request
+// handling.
 const FrontEndTTFTMs = 1000
 
-// ttftEvidence names a TTFT dominated by request handling: at least
-// FrontEndTTFTMs and more than three times the longest the server's own
-// prompt rate explains, N prompts of C tokens computed one after another
-// at the prompt tok/s the run's prefill cell nearest C measured,
+// FrontEndFactor is how many times the longest first-token time the
+// prefill of the cell's prompts explains a cell's must exceed to be
+// front-end-bound: the prediction is already the worst case (every prompt
+// computed in full, one after another), so a first token three times later
+// than that is not prefill under any caching or batching.
+const FrontEndFactor = 3
+
+// frontEndEvidence names a ramp that request handling, not prefill, made
+// long (METHOD.md: Diagnosis). The ramp to steady state is, in order, the
+// streams' wait for their first tokens, at most one readiness check
+// (rundoc.SteadyCheck) for the server's gauges to agree, and the hold
+// (rundoc.SteadyHold) by construction. Only the first part can be prefill
+// or front end, and the cell's TTFT quantiles measure it per request, to
+// the millisecond, whatever the window's length: the last stream's first
+// token is TTFT p99 (at N ≤ 100 the longest of the N first sends; the
+// median where a run recorded no p99). The window is no part of it: a
+// ramp longer than a short window is still the same ramp.
 //
-//	predicted ≤ N × C ÷ prompt tok/s
+// The prefill of the N prompts, computed one after another at the
+// server's own prompt rate R (the run's prefill cell nearest C:
+// server_prompt_tok_s where the server reports its prefill time, else
+// prompt_tok_s), takes at most
 //
-// (the last of N requests sent at once waits for all N prompts; the median
-// TTFT waits for fewer). A queued cell's TTFT is the queue's (queue-bound),
-// and without a prefill cell nothing predicts it, so neither names this.
-func ttftEvidence(run *rundoc.Run, c *rundoc.Cell) string {
-	if c.Status == rundoc.StatusQueued || c.TTFTMs < FrontEndTTFTMs {
+//	predicted = N × P ÷ R
+//
+// with P the cell's prompt tokens (C where it recorded none; context 0's
+// prompt is the request alone), as the last of N requests sent at once
+// waits for all N prompts (a shared, cached prompt takes less). The cell
+// is front-end-bound when its first tokens took at least FrontEndTTFTMs
+// and more than FrontEndFactor × predicted. A queued cell's first tokens
+// wait for the queue (queue-bound), and without a prefill cell nothing
+// predicts them, so neither names this.
+func frontEndEvidence(run *rundoc.Run, c *rundoc.Cell) string {
+	if c.Status == rundoc.StatusQueued {
 		return ""
 	}
-	rate := 0.0
-	best := -1
-	for _, p := range run.PrefillCells() {
-		if p.Status.Ran() && p.PromptTokS > 0 {
-			if d := abs(p.Context - c.Context); best < 0 || d < best {
-				best, rate = d, p.PromptTokS
-			}
-		}
+	first, name := c.TTFTP99Ms, "TTFT p99"
+	if first <= 0 {
+		first, name = c.TTFTMs, "TTFT"
 	}
+	if first < FrontEndTTFTMs {
+		return ""
+	}
+	rate, at := promptRate(run, c.Context)
 	if rate <= 0 {
 		return ""
 	}
-	predicted := 1000 * float64(c.Concurrency*max(c.Context, 1)) / rate
-	if c.TTFTMs <= 3*predicted {
+	prompt := c.PromptTokens
+	if prompt <= 0 {
+		prompt = max(c.Context, 1)
+	}
+	predicted := 1000 * float64(c.Concurrency*prompt) / rate
+	if first <= FrontEndFactor*predicted {
 		return ""
 	}
-	return fmt.Sprintf("TTFT %.0f ms, where the server's prompt rate explains at most %.0f ms for %d prompts of %s tokens: request handling, not prefill, took the time",
-		c.TTFTMs, predicted, c.Concurrency, rundoc.ContextLabel(c.Context))
+	tokens := "tokens"
+	if prompt == 1 {
+		tokens = "token"
+	}
+	return fmt.Sprintf("%s %.0f ms, where the server's prompt rate (%.0f tok/s at %s) explains at most %.0f ms for %d prompts of %s %s: request handling, not prefill, took the time",
+		name, first, rate, rundoc.ContextLabel(at), predicted, c.Concurrency, rundoc.ContextLabel(prompt), tokens)
 }
 
-// seconds is a duration in s with the decimal that tells two apart when
-// they round alike ("10.4" against "10"), whole above a minute.
-func seconds(s float64) string {
-	if s >= 60 {
-		return fmt.Sprintf("%.0f", s)
+// promptRate is the server's own prompt rate near context: that of the
+// run's prefill cell (of those that ran) whose context is nearest, its
+// server_prompt_tok_s where the server reported its prefill time (the
+// prefill alone), else its prompt_tok_s (prompt tokens ÷ TTFT, request
+// handling included), and the context it was measured at; 0 without
+// such a cell.
+func promptRate(run *rundoc.Run, context int) (rate float64, at int) {
+	best := -1
+	for _, p := range run.PrefillCells() {
+		r := p.ServerPromptTokS
+		if r <= 0 {
+			r = p.PromptTokS
+		}
+		if !p.Status.Ran() || r <= 0 {
+			continue
+		}
+		if d := abs(p.Context - context); best < 0 || d < best {
+			best, rate, at = d, r, p.Context
+		}
 	}
-	return strconv.FormatFloat(math.Round(s*10)/10, 'f', -1, 64)
+	return rate, at
 }
 
 func abs(n int) int {
@@ -199,14 +246,14 @@ func Run(run *rundoc.Run) []Bottleneck {
 			out = append(out, b[0])
 		case b[0].Kind == Capacity && over == nil:
 			over = &b[0]
-			over.Cells = []string{cellLabel(c)}
+			over.Cells = []string{c.Name()}
 			if k := run.Server.KVCapacityTokens; k > 0 {
-				over.Evidence = fmt.Sprintf("over capacity: the KV cache holds %s tokens", tokensText(k))
+				over.Evidence = "over capacity: the KV cache holds " + rundoc.TokensText(k)
 			} else {
 				over.Evidence = "over capacity"
 			}
 		case b[0].Kind == Capacity:
-			over.Cells = append(over.Cells, cellLabel(c))
+			over.Cells = append(over.Cells, c.Name())
 		}
 	}
 	if over != nil {
@@ -215,21 +262,19 @@ func Run(run *rundoc.Run) []Bottleneck {
 	return out
 }
 
-// cellLabel is "16K×32".
-func cellLabel(c *rundoc.Cell) string {
-	return rundoc.ContextLabel(c.Context) + "×" + fmt.Sprint(c.Concurrency)
-}
-
 // capacityEvidence is why c's KV cache did not hold its requests, "" when
 // it did.
 func capacityEvidence(run *rundoc.Run, c *rundoc.Cell) string {
+	if c.Status == rundoc.StatusOverCapacity && !bench.CapacityVerdict(*c, run.Cells) {
+		return "" // a silent window read as capacity by older runs: no evidence of it
+	}
 	if c.Status == rundoc.StatusOverCapacity {
 		k := run.Server.KVCapacityTokens
 		switch {
 		case k > 0 && run.Plan.MaxOutput > 0:
 			n := running(run, c)
-			return fmt.Sprintf("needs %d × (%s + %d) = %s tokens of KV cache, the cache holds %s",
-				n, rundoc.ContextLabel(c.Context), run.Plan.MaxOutput, tokensText(n*(c.Context+run.Plan.MaxOutput)), tokensText(k))
+			return fmt.Sprintf("needs %d × (%s + %d) = %s of KV cache, the cache holds %s",
+				n, rundoc.ContextLabel(c.Context), run.Plan.MaxOutput, rundoc.TokensText(n*(c.Context+run.Plan.MaxOutput)), rundoc.TokensText(k))
 		case strings.TrimSpace(c.Reason) != "":
 			return strings.TrimSpace(c.Reason)
 		default:
@@ -261,15 +306,31 @@ func queueEvidence(run *rundoc.Run, c *rundoc.Cell) string {
 	if c.ServerStats != nil {
 		waiting = max(waiting, c.ServerStats.WaitingMax)
 	}
+	setting := SlotsSetting(run.Server.Personality)
 	switch {
 	case slots > 0 && c.Concurrency > slots && waiting > 0 && runningMax >= float64(slots):
-		return fmt.Sprintf("waiting %.0f, running %.0f = --max-num-seqs", waiting, runningMax)
+		return fmt.Sprintf("waiting %.0f, running %.0f = %s", waiting, runningMax, setting)
 	case slots > 0 && c.Concurrency > slots && c.Status == rundoc.StatusQueued:
-		return fmt.Sprintf("%d requests in flight, %d = --max-num-seqs run at once", c.Concurrency, slots)
+		return fmt.Sprintf("%d requests in flight, %d = %s run at once", c.Concurrency, slots, setting)
 	case c.Status == rundoc.StatusQueued && waiting > 0:
 		return fmt.Sprintf("waiting %.0f while running %.0f", waiting, runningMax)
 	}
 	return ""
+}
+
+// SlotsSetting is the server's own name for the setting that caps how
+// many requests it runs at once (rundoc.ServerFacts.Slots), as its users
+// type it: llama-server's -np/--parallel, SGLang's
+// --max-running-requests, vLLM's --max-num-seqs (also for runs that did
+// not record the personality, all of them vLLM's).
+func SlotsSetting(personality string) string {
+	switch personality {
+	case "llama-server":
+		return "-np/--parallel"
+	case "sglang":
+		return "--max-running-requests"
+	}
+	return "--max-num-seqs"
 }
 
 // throttleEvidence names the power or thermal limits NVML reported during
@@ -292,13 +353,4 @@ func throttleEvidence(g *hardware.GPUStats) string {
 // plan check counts them.
 func running(run *rundoc.Run, c *rundoc.Cell) int {
 	return bench.ServerLimits(run.Server).Running(c.Concurrency)
-}
-
-// tokensText is a KV capacity as the advice prints it: thousands as "431K"
-// (decimal, as vLLM's log reads 431,632), small counts in full.
-func tokensText(n int) string {
-	if n >= 10000 {
-		return fmt.Sprintf("%dK", n/1000)
-	}
-	return fmt.Sprint(n)
 }

@@ -3,7 +3,7 @@
 // Diagnosis): the bottleneck of every cell, named with its evidence
 // ("waiting 8, running 16 = --max-num-seqs"), and advice: the launch flag
 // that moves a limit, with RigBench's prediction from the same capacity
-// model the plan check uses (bench.Predict).
+// model the plan check uses (bench.DecodeStatus).
 //
 // It decides and words; it measures nothing. Its results are typed
 // (Bottleneck, Advice) and their sentences are written here once, so the

@@ -12,6 +12,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/internal/redact"
 )
 
 // Container is a running server RigBench started. Stop it when done.
@@ -21,7 +22,7 @@ type Container struct {
 	port     int
 	apiKey   string
 	cfg      vllm.LaunchConfig
-	redact   redactor
+	redact   redact.Redactor
 	facts    *vllm.StartupFacts
 	tail     tail
 
@@ -32,7 +33,7 @@ type Container struct {
 	stopErr   error
 }
 
-func newContainer(l *Launcher, id, name string, port int, apiKey string, cfg vllm.LaunchConfig, r redactor) *Container {
+func newContainer(l *Launcher, id, name string, port int, apiKey string, cfg vllm.LaunchConfig, r redact.Redactor) *Container {
 	bs, _ := cfg.Get("--block-size")
 	n, _ := strconv.Atoi(bs)
 	return &Container{l: l, id: id, name: name, port: port, apiKey: apiKey, cfg: cfg, redact: r,
@@ -69,7 +70,7 @@ func (c *Container) followLogs(obs func(LogLine)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.logCancel, c.following = cancel, true
 	emit := func(l LogLine) {
-		l.Text = c.redact.apply(l.Text)
+		l.Text = c.redact.String(l.Text)
 		c.facts.Observe(l.Text)
 		c.tail.add(l)
 		if obs != nil {

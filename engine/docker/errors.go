@@ -37,6 +37,25 @@ const (
 	ErrBusy ErrorKind = "busy"
 )
 
+// ToolkitHint is the remedy for a Docker that cannot hand GPUs to
+// containers, worded once: the error of a launch Docker refused
+// (ErrGPUToolkit), the app's Docker check (NoGPURuntime) and the views'
+// banners all carry this hint, so the commands to type never differ.
+const ToolkitHint = "install the NVIDIA Container Toolkit (nvidia-container-toolkit), run `sudo nvidia-ctk runtime configure --runtime=docker` and restart Docker"
+
+// NoGPURuntime is the *Error (ErrGPUToolkit, with ToolkitHint) of a
+// daemon that lists no NVIDIA runtime, found before any launch: its
+// containers may not reach the GPU. version is the daemon's, "" when
+// unknown. A CDI setup can work without the runtime, so front ends show
+// it as a warning, not a refusal.
+func NoGPURuntime(version string) *Error {
+	d := "Docker"
+	if version != "" {
+		d += " " + version
+	}
+	return &Error{Kind: ErrGPUToolkit, Message: d + " has no NVIDIA runtime, so containers cannot use the GPU", Hint: ToolkitHint}
+}
+
 func (e *Error) Error() string {
 	if e.Hint == "" {
 		return e.Message
@@ -76,7 +95,7 @@ func classify(err error) error {
 	case strings.Contains(msg, `could not select device driver "" with capabilities: [[gpu]]`):
 		return &Error{Kind: ErrGPUToolkit, Err: err,
 			Message: "Docker cannot give containers a GPU",
-			Hint:    "install the NVIDIA Container Toolkit (nvidia-container-toolkit), run `sudo nvidia-ctk runtime configure --runtime=docker` and restart Docker"}
+			Hint:    ToolkitHint}
 	case strings.Contains(msg, "port is already allocated") || strings.Contains(msg, "address already in use"):
 		return &Error{Kind: ErrPortInUse, Err: err,
 			Message: "the chosen port is already in use",

@@ -9,6 +9,8 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // ExecTimeout bounds one command run in a server's container: a telemetry
@@ -45,7 +47,7 @@ func (c *Container) Exec(ctx context.Context, cmd []string) (string, error) {
 	case <-ctx.Done():
 		att.Close()
 		<-done
-		return "", fmt.Errorf("%s in %s did not finish within %s", cmd[0], c.name, ExecTimeout)
+		return "", fmt.Errorf("%s in %s did not finish within %s", cmd[0], c.name, rundoc.ShortDuration(ExecTimeout))
 	}
 	att.Close()
 	if err != nil {
@@ -62,7 +64,7 @@ func (c *Container) Exec(ctx context.Context, cmd []string) (string, error) {
 		}
 		select { // the output can end a moment before the state changes
 		case <-ctx.Done():
-			return "", fmt.Errorf("%s in %s did not finish within %s", cmd[0], c.name, ExecTimeout)
+			return "", fmt.Errorf("%s in %s did not finish within %s", cmd[0], c.name, rundoc.ShortDuration(ExecTimeout))
 		case <-time.After(c.l.poll):
 		}
 	}

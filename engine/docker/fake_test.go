@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/client"
+	"github.com/docker/docker/pkg/stdcopy"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
@@ -29,6 +31,9 @@ type fakeAPI struct {
 	createdCfg []*container.Config
 	removed    []string
 	list       []container.Summary // what ContainerList answers
+	// stdout is the container's whole log, as ContainerLogs streams it
+	// (Docker's multiplexed format) before the container ends.
+	stdout string
 }
 
 var _ API = (*fakeAPI)(nil)
@@ -54,7 +59,13 @@ func (f *fakeAPI) ContainerInspect(context.Context, string) (container.InspectRe
 	return container.InspectResponse{}, errors.New("not used")
 }
 func (f *fakeAPI) ContainerLogs(context.Context, string, container.LogsOptions) (io.ReadCloser, error) {
-	return io.NopCloser(strings.NewReader("")), nil
+	var b bytes.Buffer
+	if f.stdout != "" {
+		if _, err := stdcopy.NewStdWriter(&b, stdcopy.Stdout).Write([]byte(f.stdout)); err != nil {
+			return nil, err
+		}
+	}
+	return io.NopCloser(&b), nil
 }
 func (f *fakeAPI) ContainerStop(context.Context, string, container.StopOptions) error { return nil }
 func (f *fakeAPI) ContainerRemove(_ context.Context, id string, _ container.RemoveOptions) error {

@@ -198,3 +198,53 @@ func TestEnsureImagePullFailure(t *testing.T) {
 		t.Fatalf("EnsureImage = %v, want a pull error", err)
 	}
 }
+
+// TestLaunchRefusedTokenStaysHidden: an image whose vLLM does not know
+// --hf-token (the simulator's, like an old vLLM) echoes the argument it
+// refuses, and the log tail and RigBench's own sentence ("the vLLM in this
+// image does not know --hf-token hf_…") showed the token, in every spelling
+// and abbreviation argparse takes (issue 36 item 7). Every line of the
+// start-up failure passes the one redactor.
+func TestLaunchRefusedTokenStaysHidden(t *testing.T) {
+	l, _ := launcher(t)
+	for _, args := range [][]string{{"--hf-token", "hf_extraSecretA1"}, {"--hf_token=hf_extraSecretA2"},
+		{"--hf-tok", "hf_extraSecretA3"}, {"--api-k=sk_extraSecretA4"}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		var mu sync.Mutex
+		var seen []string
+		cfg := simimage.Config("hf_integration_secret")
+		cfg.Extra = append(cfg.Extra, args...)
+		c, err := l.Start(ctx, cfg, func(ll docker.LogLine) {
+			mu.Lock()
+			seen = append(seen, ll.Text)
+			mu.Unlock()
+		})
+		if err == nil {
+			c.Stop(ctx)
+		}
+		cancel()
+		var se *vllm.StartupError
+		if !errors.As(err, &se) || se.Kind != vllm.ErrUnknownArgument {
+			t.Errorf("%v: Start = %v, want the unknown-argument start-up error", args, err)
+			continue
+		}
+		var sf *docker.StartupFailure
+		errors.As(err, &sf)
+		texts := []string{err.Error(), se.Argument}
+		for _, ll := range sf.Tail {
+			texts = append(texts, ll.Text)
+		}
+		mu.Lock()
+		texts = append(texts, seen...)
+		mu.Unlock()
+		secret := args[len(args)-1]
+		if _, v, ok := strings.Cut(secret, "="); ok {
+			secret = v
+		}
+		for _, text := range texts {
+			if strings.Contains(text, secret) {
+				t.Errorf("%v: the token shows in %q", args, text)
+			}
+		}
+	}
+}

@@ -2,7 +2,6 @@ package docker
 
 import (
 	"bytes"
-	"strings"
 	"sync"
 	"time"
 )
@@ -44,26 +43,6 @@ func (w *lineWriter) flush() {
 		w.emit(LogLine{Stream: w.stream, Text: string(w.buf), Time: time.Now()})
 		w.buf = nil
 	}
-}
-
-// redactor hides secrets in log text.
-type redactor struct{ r *strings.Replacer }
-
-func newRedactor(secrets ...string) redactor {
-	var pairs []string
-	for _, s := range secrets {
-		if len(s) >= 4 { // never replace trivial strings everywhere
-			pairs = append(pairs, s, "<redacted>")
-		}
-	}
-	return redactor{strings.NewReplacer(pairs...)}
-}
-
-func (r redactor) apply(s string) string {
-	if r.r == nil {
-		return s
-	}
-	return r.r.Replace(s)
 }
 
 // tail keeps the last lines of a log for error reports.

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // waitReady polls until /health answers 200 and /v1/models lists the served
@@ -25,7 +27,7 @@ func (c *Container) waitReady(ctx context.Context) error {
 			return ctx.Err()
 		case <-deadline.C:
 			return &Error{Kind: ErrNotReady,
-				Message: fmt.Sprintf("the server did not become ready within %s: it was waiting %s", c.l.readyTimeout, waiting),
+				Message: fmt.Sprintf("the server did not become ready within %s: it was waiting %s", rundoc.ShortDuration(c.l.readyTimeout), waiting),
 				Hint:    "read its log: a large first download may need a longer timeout"}
 		case <-exited:
 			if err := c.exitFailure(ctx); err != nil {
@@ -62,7 +64,7 @@ func (c *Container) ready(ctx context.Context) (ok bool, why string) {
 		if m.ID == want {
 			return true, ""
 		}
-		listed = append(listed, fmt.Sprintf("%q", c.redact.apply(m.ID)))
+		listed = append(listed, fmt.Sprintf("%q", c.redact.String(m.ID)))
 	}
 	if len(listed) == 0 {
 		return false, fmt.Sprintf("for /v1/models to list the model %q (it lists none yet)", want)

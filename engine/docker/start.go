@@ -16,6 +16,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/go-connections/nat"
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/internal/redact"
 )
 
 // Start creates and starts a container for cfg, streams its log to obs (may
@@ -57,7 +58,7 @@ func (l *Launcher) Start(ctx context.Context, cfg vllm.LaunchConfig, obs func(Lo
 	if err != nil {
 		return nil, fmt.Errorf("creating the container: %w", classify(err))
 	}
-	c := newContainer(l, created.ID, name, port, apiKey, cfg, newRedactor(apiKey, token))
+	c := newContainer(l, created.ID, name, port, apiKey, cfg, redact.New(append([]string{apiKey, token}, vllm.SecretValues(cfg.Extra)...)...))
 	if err := l.checkBusy(ctx, gpus, cfg.Port, created.ID); err != nil {
 		c.Stop(ctx)
 		return nil, err

@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/internal/redact"
 )
 
 func TestClassify(t *testing.T) {
@@ -156,8 +158,13 @@ func TestStartWithoutGPUToolkit(t *testing.T) {
 	}
 	_, err = l.Start(context.Background(), vllm.LaunchConfig{Model: "m", GPUs: "all"}, nil)
 	var de *Error
-	if !errors.As(err, &de) || de.Kind != ErrGPUToolkit || !strings.Contains(err.Error(), "NVIDIA Container Toolkit") {
+	if !errors.As(err, &de) || de.Kind != ErrGPUToolkit || de.Hint != ToolkitHint || !strings.Contains(err.Error(), "NVIDIA Container Toolkit") {
 		t.Fatalf("Start = %v", err)
+	}
+	// A daemon found without the runtime before any launch carries the
+	// same kind and the same remedy.
+	if nr := NoGPURuntime("27.0"); nr.Kind != ErrGPUToolkit || nr.Hint != ToolkitHint || !strings.HasPrefix(nr.Error(), "Docker 27.0 has no NVIDIA runtime") {
+		t.Errorf("NoGPURuntime = %+v", nr)
 	}
 	if len(fake.created) != 1 || len(fake.removed) != 1 || !strings.HasPrefix(fake.removed[0], "id-rigbench-") {
 		t.Errorf("created %d, removed %q", len(fake.created), fake.removed)
@@ -176,13 +183,51 @@ func TestStartRefusesInvalidConfig(t *testing.T) {
 func TestLineWriterAndRedaction(t *testing.T) {
 	t.Parallel()
 	var got []string
-	r := newRedactor("rb-secret-key", "hf_token_value", "")
-	w := &lineWriter{stream: "stdout", emit: func(l LogLine) { got = append(got, r.apply(l.Text)) }}
+	r := redact.New("rb-secret-key", "hf_token_value", "")
+	w := &lineWriter{stream: "stdout", emit: func(l LogLine) { got = append(got, r.String(l.Text)) }}
 	fmt.Fprint(w, "args: {'api_key': 'rb-secret-key'}\nDownloading 10%\rDownloading 20%\r\nHF hf_token_value")
 	w.flush()
 	want := []string{"args: {'api_key': '<redacted>'}", "Downloading 10%", "Downloading 20%", "HF <redacted>"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// A short API key is hidden in a container's log as the client hides it
+// in a server's answers (issue 42 item 7: the log's redactor skipped
+// secrets under 4 characters, so vLLM's echo of its arguments showed a
+// 3-character --api-key given in the extra arguments): masked where vLLM
+// prints it, in what the observer sees and in the failure's tail, and not
+// in every word it is part of.
+func TestShortKeyIsHiddenInTheLog(t *testing.T) {
+	t.Parallel()
+	fake := &fakeAPI{stdout: "non-default args: {'api_key': 'k3y', 'model': 'k3y-model'}\n" +
+		"error: unrecognized arguments: --api-key k3y\n"}
+	l, err := New(context.Background(), WithAPI(fake))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []string
+	cfg := vllm.LaunchConfig{Image: "vllm/vllm-openai", Tag: "v0.11.0", Model: "m", Extra: []string{"--api-key", "k3y"}}
+	_, err = l.Start(context.Background(), cfg, func(ll LogLine) {
+		mu.Lock()
+		seen = append(seen, ll.Text)
+		mu.Unlock()
+	})
+	var sf *StartupFailure
+	if !errors.As(err, &sf) {
+		t.Fatalf("Start = %v, want the start-up failure of a container that ended", err)
+	}
+	want := []string{"non-default args: {'api_key': '<redacted>', 'model': 'k3y-model'}", "error: unrecognized arguments: --api-key <redacted>"}
+	var tail []string
+	for _, ll := range sf.Tail {
+		tail = append(tail, ll.Text)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(seen, want) || !slices.Equal(tail, want) {
+		t.Errorf("observer saw %q, tail %q; want %q", seen, tail, want)
 	}
 }
 

@@ -36,6 +36,11 @@ type Entry struct {
 	// ChangeText then says instead of a percentage.
 	CI95        float64
 	Significant bool
+	// Unreliable is the head of the reason (rundoc.UnreliableHead) why
+	// this run's cell, or the baseline's, has no figure to compare: the
+	// cell's own evidence contradicted it. ChangeText then says "cannot
+	// compare: " and it.
+	Unreliable string
 }
 
 // Row is one (phase, context, concurrency) cell across the runs.
@@ -87,7 +92,8 @@ func Compare(runs []*rundoc.Run, f rundoc.Figure) Table {
 				if e.Has {
 					e.CI95, _ = f.CI95(c)
 				}
-				any = any || e.Has
+				e.Unreliable = rundoc.UnreliableHead(c)
+				any = any || e.Has || e.Unreliable != ""
 			}
 			if !any {
 				continue
@@ -95,6 +101,9 @@ func Compare(runs []*rundoc.Run, f rundoc.Figure) Table {
 			base := row.Entries[0]
 			for i := 1; i < len(runs); i++ {
 				e := &row.Entries[i]
+				if e.Unreliable == "" && base.Unreliable != "" && e.Has {
+					e.Unreliable = "the baseline's " + base.Unreliable
+				}
 				if base.Has && e.Has {
 					e.ChangePct = (e.Value - base.Value) / base.Value * 100
 					e.HasChange = true
@@ -142,10 +151,13 @@ func FormatChange(pct float64) string {
 const NoSignificantChange = "no significant change"
 
 // ChangeText is the change of e against the baseline: "+30.0%", "no
-// significant change" when it is within the combined uncertainty, "—"
+// significant change" when it is within the combined uncertainty,
+// "cannot compare: counter +80%" when either cell is Unreliable, "—"
 // without a change.
 func (e Entry) ChangeText() string {
 	switch {
+	case e.Unreliable != "":
+		return "cannot compare: " + e.Unreliable
 	case !e.HasChange:
 		return "—"
 	case !e.Significant:
@@ -165,6 +177,8 @@ func (t Table) EntryText(e Entry) string {
 		return t.valueText(e)
 	case e.Status == "":
 		return "—"
+	case e.Status == rundoc.StatusUnreliable && e.Unreliable != "":
+		return string(e.Status) + ": " + e.Unreliable
 	}
 	return string(e.Status)
 }

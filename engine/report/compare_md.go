@@ -61,7 +61,10 @@ func phaseTitle(p rundoc.Phase) string {
 func writeMDTable(b *bufio.Writer, runs []*rundoc.Run, t Table) {
 	head := []string{"C"}
 	align := []string{"---:"}
-	if t.Figure.Phase == rundoc.PhaseDecode {
+	// A figure of both phases (TTFT) is compared over the decode matrix
+	// (Compare), whose rows need their N.
+	decode := t.Figure.Phase != rundoc.PhasePrefill
+	if decode {
 		head, align = append(head, "N"), append(align, "---:")
 	}
 	for i := range runs {
@@ -73,13 +76,13 @@ func writeMDTable(b *bufio.Writer, runs []*rundoc.Run, t Table) {
 	fmt.Fprintf(b, "| %s |\n|%s|\n", strings.Join(head, " | "), strings.Join(align, "|"))
 	for _, row := range t.Rows {
 		cols := []string{rundoc.ContextLabel(row.Context)}
-		if t.Figure.Phase == rundoc.PhaseDecode {
+		if decode {
 			cols = append(cols, strconv.Itoa(row.Concurrency))
 		}
 		for i, e := range row.Entries {
-			cols = append(cols, t.EntryText(e))
+			cols = append(cols, mdText(t.EntryText(e)))
 			if i > 0 {
-				cols = append(cols, e.ChangeText())
+				cols = append(cols, mdText(e.ChangeText()))
 			}
 		}
 		fmt.Fprintf(b, "| %s |\n", strings.Join(cols, " | "))

@@ -37,6 +37,12 @@ func csvColumns() []string {
 // columns of the published reference runs.
 const SimulatedColumn = "simulated"
 
+// ReasonColumn is the column a run's CSV adds, last, when some cell is
+// Unreliable: each row's reason (rundoc.Cell.Reason), so the cell says why
+// its figure is not to be trusted in a spreadsheet too, and
+// ReadReferenceCSV keeps it.
+const ReasonColumn = "reason"
+
 // WriteCSV writes every cell of r as one row of CSVColumns (and
 // SimulatedColumn for a simulated run): prefill cells first by context,
 // then decode cells by context and concurrency. A figure that was not
@@ -52,6 +58,12 @@ func WriteCSV(w io.Writer, r *rundoc.Run) error {
 	if r.Simulated {
 		header = append(header, SimulatedColumn)
 	}
+	// An Unreliable cell's row says why in ReasonColumn; a run without one
+	// keeps the reference runs' columns.
+	reasons := slices.ContainsFunc(r.Cells, func(c rundoc.Cell) bool { return c.Status == rundoc.StatusUnreliable })
+	if reasons {
+		header = append(header, ReasonColumn)
+	}
 	if err := cw.Write(header); err != nil {
 		return err
 	}
@@ -62,6 +74,9 @@ func WriteCSV(w io.Writer, r *rundoc.Run) error {
 		}
 		if r.Simulated {
 			row = append(row, "yes")
+		}
+		if reasons {
+			row = append(row, c.Reason)
 		}
 		if err := cw.Write(row); err != nil {
 			return err

@@ -34,8 +34,12 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	"letter": chart.Letter,
 	"date":   formatDate,
 	"int":    intOrDash,
-	"pct":    fractionPct,
-	"join":   strings.Join,
+	"tokens": rundoc.TokensText,
+	// headline is the run's first figures, as the app's card and the
+	// CLI's show print them.
+	"headline": func(r *rundoc.Run) string { return rundoc.HeadlineOf(r).Text() },
+	"pct":      fractionPct,
+	"join":     strings.Join,
 }).Parse(htmlTemplate))
 
 // WriteHTML writes one self-contained HTML file: a report of one run, or a
@@ -234,7 +238,7 @@ func matrixOf(r *rundoc.Run, contexts, conc []int, max float64) pageMatrix {
 			case c == nil:
 				cell = pageMatrixCell{Value: "", Class: "none"}
 			case !ok:
-				cell = pageMatrixCell{Value: string(c.Status), Class: "status"}
+				cell = pageMatrixCell{Value: string(c.Status), Sub: rundoc.UnreliableHead(c), Class: "status"}
 			default:
 				t := v / max
 				bg, fg := chart.Ramp(t), chart.RampText(t)

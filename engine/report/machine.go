@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/report/chart"
@@ -25,7 +24,9 @@ type machineText struct {
 	GPU  string
 	// Driver and CUDA are the NVIDIA driver's versions, "" when unknown.
 	Driver, CUDA string
-	// CPU, RAM and OS are notAvailable when unknown.
+	// CPU and RAM are hardware's wording (CPU.Text, Memory.Text: what is
+	// not reported is said so, the same as in the app and the CLI's hw);
+	// OS is hardware.NotReported when unknown.
 	CPU, RAM, OS string
 }
 
@@ -41,8 +42,8 @@ func describeMachine(r *rundoc.Run) machineText {
 		GPU:      chart.GPUName(r),
 		Driver:   strings.TrimSpace(hw.DriverVersion),
 		CUDA:     strings.TrimSpace(hw.CUDADriverVersion),
-		CPU:      cpuText(hw.CPU),
-		RAM:      gib(hw.Memory.TotalBytes),
+		CPU:      hw.CPU.Text(),
+		RAM:      hw.Memory.Text(),
 		OS:       osText(hw.OS),
 	}
 	if !m.GPUs {
@@ -52,25 +53,6 @@ func describeMachine(r *rundoc.Run) machineText {
 		}
 	}
 	return m
-}
-
-// cpuText is "AMD Ryzen 9 5950X (16 cores, 32 threads)" or as much of it
-// as was detected.
-func cpuText(c hardware.CPU) string {
-	model := strings.TrimSpace(c.Model)
-	counts := ""
-	if c.PhysicalCores > 0 {
-		counts = fmt.Sprintf("%d cores, %d threads", c.PhysicalCores, c.LogicalCores)
-	}
-	switch {
-	case model != "" && counts != "":
-		return model + " (" + counts + ")"
-	case model != "":
-		return model
-	case counts != "":
-		return counts
-	}
-	return notAvailable
 }
 
 // osText is "Debian 12.11 (kernel 6.18.44-fc-v782, x86_64)": the system
@@ -96,5 +78,5 @@ func osText(o hardware.OS) string {
 	case len(extra) > 0:
 		return strings.Join(extra, ", ")
 	}
-	return notAvailable
+	return hardware.NotReported
 }

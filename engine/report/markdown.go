@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/hardware"
 )
 
 // WriteMarkdown writes one run as Markdown ready to paste into a forum
@@ -55,6 +56,9 @@ func mdHeader(b *bufio.Writer, r *rundoc.Run) {
 	row := func(k, v string) { fmt.Fprintf(b, "| %s | %s |\n", k, v) }
 	row("ID", mdCodeSpanCell(r.UUID))
 	row("Status", string(r.Status))
+	if len(r.Cells) > 0 {
+		row("Headline", mdText(rundoc.HeadlineOf(r).Text()))
+	}
 	row("Started", mdTime(r.CreatedAt))
 	if !r.FinishedAt.IsZero() {
 		row("Finished", mdTime(r.FinishedAt))
@@ -90,14 +94,14 @@ func mdHardware(b *bufio.Writer, r *rundoc.Run) {
 			if g.PCIeGen > 0 && g.PCIeWidth > 0 {
 				pcie = fmt.Sprintf("Gen %d x%d", g.PCIeGen, g.PCIeWidth)
 			}
-			fmt.Fprintf(b, "| %d: %s | %s | %s | %s | %s | %s |\n", g.Index, mdText(g.Name), gib(g.VRAMTotalBytes),
+			fmt.Fprintf(b, "| %d: %s | %s | %s | %s | %s | %s |\n", g.Index, mdText(g.Name), vram(g.VRAMTotalBytes),
 				orNA(g.PowerLimitW, "%.0f W"), pcie, orNA(g.MemoryBandwidthGBs, "%.0f GB/s"), textOrNA(g.ComputeCapability))
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("| Machine | |\n|---|---|\n")
-	fmt.Fprintf(b, "| NVIDIA driver | %s |\n", textOrNA(m.Driver))
-	fmt.Fprintf(b, "| CUDA (driver) | %s |\n", textOrNA(m.CUDA))
+	fmt.Fprintf(b, "| NVIDIA driver | %s |\n", mdText(cmp.Or(m.Driver, hardware.NotReported)))
+	fmt.Fprintf(b, "| CUDA (driver) | %s |\n", mdText(cmp.Or(m.CUDA, hardware.NotReported)))
 	fmt.Fprintf(b, "| CPU | %s |\n", mdText(m.CPU))
 	fmt.Fprintf(b, "| RAM | %s |\n", mdText(m.RAM))
 	fmt.Fprintf(b, "| OS | %s |\n", mdText(m.OS))
@@ -109,11 +113,11 @@ func mdEngine(b *bufio.Writer, r *rundoc.Run) {
 	fmt.Fprintf(b, "| Model | %s |\n", textOrNA(s.Model))
 	fmt.Fprintf(b, "| Engine | %s |\n", textOrNA(strings.TrimSpace(s.Engine+" "+s.Version)))
 	fmt.Fprintf(b, "| max_model_len | %s |\n", intOrNA(s.MaxModelLen))
-	kv := intOrNA(s.KVCapacityTokens)
+	kv := rundoc.TokensText(s.KVCapacityTokens)
 	if s.KVCapacityTokens > 0 && s.KVCapacitySource != "" {
 		kv += " (from " + mdText(s.KVCapacitySource) + ")"
 	}
-	fmt.Fprintf(b, "| KV capacity (tokens) | %s |\n", kv)
+	fmt.Fprintf(b, "| KV capacity | %s |\n", kv)
 	if s.Personality != "" {
 		fmt.Fprintf(b, "| Server kind | %s |\n", mdText(s.Personality))
 	}
@@ -186,7 +190,11 @@ func mdMatrix(b *bufio.Writer, r *rundoc.Run) {
 		for _, n := range conc {
 			c := index.Find(rundoc.PhaseDecode, ctx, n)
 			queued = queued || (c != nil && c.Status == rundoc.StatusQueued)
-			fmt.Fprintf(b, " %s |", dashIfEmpty(rundoc.MatrixText(c)))
+			text := rundoc.MatrixText(c)
+			if c != nil && !c.Status.Ran() {
+				text = mdText(text) // a status, with an Unreliable cell's reason
+			}
+			fmt.Fprintf(b, " %s |", dashIfEmpty(text))
 		}
 		b.WriteString("\n")
 	}
@@ -206,7 +214,7 @@ func mdPrefill(b *bufio.Writer, r *rundoc.Run) {
 	for i := range cells {
 		c := &cells[i]
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", rundoc.ContextLabel(c.Context), dashIfEmpty(rundoc.FigPromptTokS.TextCI(c)),
-			dashIfEmpty(rundoc.FigTTFT.Text(c)), c.Status)
+			dashIfEmpty(rundoc.FigTTFT.Text(c)), mdText(rundoc.StatusText(c)))
 	}
 }
 
@@ -252,12 +260,13 @@ func mdTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04 UTC")
 }
 
-// gib writes a byte count in GiB, as NVIDIA and the OS report memory.
-func gib(n uint64) string {
+// vram is a card's memory (hardware.GiB), notAvailable when it reported
+// none.
+func vram(n uint64) string {
 	if n == 0 {
 		return notAvailable
 	}
-	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	return hardware.GiB(n)
 }
 
 func orNA(v float64, format string) string {

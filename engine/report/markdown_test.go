@@ -113,7 +113,7 @@ func TestMarkdownContent(t *testing.T) {
 		"## Hardware", "## Engine", "## Launch", "## Decode: total tok/s · TTFT ms", "## Prefill: prompt tok/s", "## All measurements",
 		"| 0 | 98.0 · 42 ms | 702.5 · 77 ms | Failed |", "| 16K | 90.5 · 180 ms | 412.2 · 5020 ms* | Over capacity |",
 		"| 8K | 8811.0 | 930 | Valid |", "```sh\nvllm serve Qwen/Qwen3-8B-FP8", "3090 \\| fp8 \\*tuned\\*", "HTTP 500 \\| server exited",
-		"| 0: NVIDIA GeForce RTX 3090 | 24.0 GiB | 350 W | Gen 4 x16 | 936 GB/s | 8.6 |", "180000 (from metrics)", "J/token",
+		"| 0: NVIDIA GeForce RTX 3090 | 24.0 GiB | 350 W | Gen 4 x16 | 936 GB/s | 8.6 |", "180,000 tokens (from metrics)", "J/token",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q", want)
@@ -164,7 +164,7 @@ func TestMarkdownReferenceSaysWhatIsUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := b.String()
-	for _, want := range []string{"Imported from a measurements file", "| 0: RTX 3060 12GB | n/a |", "| KV capacity (tokens) | n/a |",
+	for _, want := range []string{"Imported from a measurements file", "| 0: RTX 3060 12GB | n/a |", "| KV capacity | not reported |",
 		"| 128K | 23.4 · 4124 ms* | 29.5 · 6119 ms* | Over capacity |", "Not launched by RigBench"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown of the reference lacks %q", want)

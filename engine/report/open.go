@@ -65,7 +65,24 @@ func OpenRun(ctx context.Context, path string) (*rundoc.Run, error) {
 	if len(data) > rundoc.MaxRunJSONBytes {
 		return nil, fmt.Errorf("the file %s is larger than %d MiB, more than any RigBench run: it is not a run file", name, rundoc.MaxRunJSONBytes>>20)
 	}
-	return ReadRunData(data, name)
+	// Decoding a large file takes a second or more and reads no context:
+	// a Ctrl-C answers at once, and the decode is left to finish unseen
+	// (issue 36 item 10: SIGINT during import took 1.03–1.22 s).
+	type result struct {
+		r   *rundoc.Run
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := ReadRunData(data, name)
+		done <- result{r, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case res := <-done:
+		return res.r, res.err
+	}
 }
 
 // ReadRunData is OpenRun on a file's content already in memory; name is
@@ -81,6 +98,10 @@ func ReadRunData(data []byte, name string) (*rundoc.Run, error) {
 		// a CSV parser's complaint about their first line.
 		return nil, fmt.Errorf("the file %s is a %s, written for people to read, and holds no run to import: pick %s", name, kind, runFileKinds)
 	}
+	if bytes.HasPrefix(data, []byte("SQLite format 3\x00")) {
+		// A history (the CSV reader said "no phase column").
+		return nil, fmt.Errorf("the file %s is an SQLite database, such as a RigBench history, not a run file: to see its runs open it as the history (rigbench-cli runs --db %s, or RIGBENCH_DB for the app), or export a run from it and import that", name, name)
+	}
 	isJSON := head[0] == '{' || head[0] == '['
 	if !isJSON && strings.EqualFold(filepath.Ext(name), ".json") {
 		return nil, fmt.Errorf("the file %s is not a RigBench run file (it is not a JSON document): pick %s", name, runFileKinds)
@@ -94,6 +115,14 @@ func ReadRunData(data []byte, name string) (*rundoc.Run, error) {
 			r.CreatedAt = time.Now().UTC().Truncate(time.Second)
 		}
 		return r, nil
+	}
+	// Python writes a figure it could not compute as NaN or Infinity,
+	// which JSON has no spelling for: said with its field, rather than as
+	// a file that is not JSON.
+	if !json.Valid(head) {
+		if field, spelled, ok := nonFiniteField(head); ok {
+			return nil, fmt.Errorf("the file %s holds %s in %s, which is not a number: the tool that wrote it had no figure there; remove that entry or measure again", name, spelled, field)
+		}
 	}
 	if head[0] == '{' && isLDBJSON(head) {
 		r, err := ReadLDBJSON(head)
@@ -112,7 +141,29 @@ func ReadRunData(data []byte, name string) (*rundoc.Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the file %s could not be imported: %w", name, err)
 	}
+	if err := blankCell(r); err != nil {
+		return nil, fmt.Errorf("the file %s could not be imported: %w", name, err)
+	}
 	return r, nil
+}
+
+// blankCell refuses a cell that says it ran (Valid, Requests queued)
+// without its rate, which would show as a Valid cell with no figure: a
+// file edited by hand or damaged, since RigBench never writes one.
+func blankCell(r *rundoc.Run) error {
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if !c.Status.Ran() {
+			continue
+		}
+		switch {
+		case c.Phase == rundoc.PhasePrefill && c.PromptTokS == 0:
+			return fmt.Errorf("cells[%d] (%s) is %s but has no prompt_tok_s: give the rate it measured, or the status it ended with", i, c.Label(), c.Status)
+		case c.Phase == rundoc.PhaseDecode && c.TotalTokS == 0:
+			return fmt.Errorf("cells[%d] (%s) is %s but has no total_tok_s: give the rate it measured, or the status it ended with", i, c.Label(), c.Status)
+		}
+	}
+	return nil
 }
 
 // checkRunJSON tells, before rundoc.ReadRun reads the document, the cases

@@ -64,10 +64,11 @@ func ReadReferenceCSVNamed(r io.Reader, name string) (*rundoc.Run, error) {
 	if len(data) > MaxReferenceCSVBytes {
 		return nil, fmt.Errorf("the CSV file is larger than %d MiB; is it really a RigBench measurements file?", MaxReferenceCSVBytes>>20)
 	}
-	cells, simulated, err := parseReferenceCells(data)
+	cells, head, err := parseReferenceCells(data)
 	if err != nil {
 		return nil, err
 	}
+	simulated := head.sim.yes
 	sum := sha256.Sum256(data)
 	run := &rundoc.Run{
 		Schema:    rundoc.Schema,
@@ -79,27 +80,46 @@ func ReadReferenceCSVNamed(r io.Reader, name string) (*rundoc.Run, error) {
 		Server:    rundoc.Server{KVCapacitySource: rundoc.KVSourceUnknown},
 	}
 	run.Plan = planFromCells(cells)
+	// The file says what served it only in RigBench's simulated column.
+	run.Source = &rundoc.Source{Format: rundoc.SourceCSV, ServerKnown: head.sim.col >= 0}
+	if head.published {
+		// The published pages' columns and nothing else: the seed tool's
+		// file, measured the seed tool's way (METHOD.md): fixed windows
+		// opened at steady state, one shared prompt per context.
+		run.Plan.Window, run.Plan.WindowOpens, run.Plan.Prompts = rundoc.WindowFixed, rundoc.OpensSteady, rundoc.PromptsShared
+		run.Source.WrittenBy = "llm-inference-bench"
+	}
 	applyReferenceName(run, name)
 	return run, nil
 }
 
+// csvHeader is what a CSV's header and columns say about its run.
+type csvHeader struct {
+	// sim is the SimulatedColumn's reading (col < 0: no such column).
+	sim simulatedMark
+	// published is true when the header has only CSVColumns, those of
+	// the seed tool's published pages: RigBench's own CSVs add their
+	// half-widths, roofline or simulated columns.
+	published bool
+}
+
 // parseReferenceCells parses the CSV body into cells, checking every field,
-// and says whether its SimulatedColumn marks the run simulated.
-func parseReferenceCells(data []byte) ([]rundoc.Cell, bool, error) {
+// and says what its header and SimulatedColumn say about the run.
+func parseReferenceCells(data []byte) ([]rundoc.Cell, csvHeader, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // spreadsheet BOM
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = false
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
-		return nil, false, errors.New("the CSV file is empty: export the run again as CSV from RigBench")
+		return nil, csvHeader{}, errors.New("the CSV file is empty: export the run again as CSV from RigBench")
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("the file is not a valid CSV (%w): export the run again as CSV from RigBench", err)
+		return nil, csvHeader{}, fmt.Errorf("the file is not a valid CSV (%w): export the run again as CSV from RigBench", err)
 	}
 	col, err := columnIndex(header)
 	if err != nil {
-		return nil, false, err
+		return nil, csvHeader{}, err
 	}
 	var cells []rundoc.Cell
 	seen := map[[3]any]int{}
@@ -107,39 +127,49 @@ func parseReferenceCells(data []byte) ([]rundoc.Cell, bool, error) {
 	if i, ok := col[SimulatedColumn]; ok {
 		sim.col = i
 	}
+	published := true
+	for h := range col {
+		if h != "" && !slices.Contains(CSVColumns, h) {
+			published = false
+		}
+	}
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, false, fmt.Errorf("the file is not a valid CSV (%w): export the run again as CSV from RigBench", err)
+			return nil, csvHeader{}, fmt.Errorf("the file is not a valid CSV (%w): export the run again as CSV from RigBench", err)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue // a blank line
 		}
 		if len(rec) != len(header) {
-			return nil, false, fmt.Errorf("line %d has %d fields, the header has %d", line, len(rec), len(header))
+			return nil, csvHeader{}, fmt.Errorf("line %d has %d fields, the header has %d", line, len(rec), len(header))
 		}
 		c, err := parseReferenceRow(rec, col)
 		if err != nil {
-			return nil, false, fmt.Errorf("line %d: %w", line, err)
+			return nil, csvHeader{}, fmt.Errorf("line %d: %w", line, err)
 		}
 		if err := sim.read(rec, line); err != nil {
-			return nil, false, err
+			return nil, csvHeader{}, err
 		}
 		key := [3]any{c.Phase, c.Context, c.Concurrency}
 		if prev, dup := seen[key]; dup {
-			return nil, false, fmt.Errorf("line %d repeats the %s cell at context %d, concurrency %d of line %d", line, c.Phase, c.Context, c.Concurrency, prev)
+			return nil, csvHeader{}, fmt.Errorf("line %d repeats the %s cell at context %d, concurrency %d of line %d", line, c.Phase, c.Context, c.Concurrency, prev)
 		}
 		seen[key] = line
 		cells = append(cells, c)
+		if len(cells) > rundoc.MaxCells {
+			// Said while reading, not after 400,000 rows are held.
+			return nil, csvHeader{}, fmt.Errorf("line %d: the file has more than %d measurements, far more than any real run; RigBench reads at most %d", line, rundoc.MaxCells, rundoc.MaxCells)
+		}
 	}
 	if len(cells) == 0 {
-		return nil, false, errors.New("the CSV file has a header but no measurements")
+		return nil, csvHeader{}, errors.New("the CSV file has a header but no measurements")
 	}
-	return cells, sim.yes, nil
+	return cells, csvHeader{sim: sim, published: published}, nil
 }
 
 // simulatedMark reads SimulatedColumn row by row. A run is simulated or
@@ -219,8 +249,8 @@ func parseReferenceRow(rec []string, col map[string]int) (rundoc.Cell, error) {
 	p := &rowParser{field: field}
 	c.Context = p.int("context_tokens", maxContextTokens, true)
 	c.Concurrency = p.int("concurrency", maxConcurrency, true)
-	tokS := p.float("total_tok_s")
-	c.PerRequestTokS = p.float("per_request_tok_s")
+	tokS := p.rate("total_tok_s")
+	c.PerRequestTokS = p.rate("per_request_tok_s")
 	c.TTFTMs = p.float("ttft_ms")
 	c.TBTMs = p.float("tbt_ms")
 	c.AvgActive = p.float("avg_active")
@@ -233,12 +263,21 @@ func parseReferenceRow(rec []string, col map[string]int) (rundoc.Cell, error) {
 	c.PerRequestTokSCI95 = p.float("per_request_tok_s_ci95")
 	c.TTFTMsCI95 = p.float("ttft_ms_ci95")
 	c.TBTMsCI95 = p.float("tbt_ms_ci95")
-	c.RooflinePct = p.float(rundoc.FigRoofline.Key) // rundoc.CSVExtraFigures
+	// rundoc.CSVExtraFigures
+	c.RooflinePct = p.float(rundoc.FigRoofline.Key)
+	c.ServerOutputTokens = p.int(rundoc.FigServerOutputTokens.Key, math.MaxInt32, false)
+	c.ServerTokenDiffPct = p.diffPct(rundoc.FigServerTokenDiff.Key)
+	c.Reason = field(ReasonColumn)
 	if p.err != nil {
 		return c, p.err
 	}
 	if c.Concurrency == 0 {
 		return c, errors.New("concurrency must be at least 1")
+	}
+	if c.Status.Ran() && tokS == 0 {
+		// A cell that ran has its rate; a blank one would show as a
+		// Valid cell without a figure.
+		return c, fmt.Errorf("a %s cell has no total_tok_s: give the rate it measured, or the status it ended with", c.Status)
 	}
 	if c.Phase == rundoc.PhasePrefill {
 		c.PromptTokS, c.PromptTokSCI95 = tokS, tokSCI
@@ -270,16 +309,48 @@ func (p *rowParser) int(name string, max int, required bool) int {
 
 // float parses a finite, non-negative figure; blank is 0 (not measured).
 func (p *rowParser) float(name string) float64 {
+	return p.bounded(name, maxFigure, "")
+}
+
+// rate parses a rate in tok/s, within rundoc.MaxTokS (docs/reports.md:
+// Importing); blank is 0 (not measured).
+func (p *rowParser) rate(name string) float64 {
+	return p.bounded(name, rundoc.MaxTokS, " tok/s")
+}
+
+// bounded parses a finite figure from 0 to bound; blank is 0. A plain
+// decimal above the bound is refused as beyond it (unit words the bound),
+// anything else as not a number.
+func (p *rowParser) bounded(name string, bound float64, unit string) float64 {
 	s := p.field(name)
 	if p.err != nil || s == "" {
 		return 0
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || !isDecimal(s) || math.IsNaN(v) || v < 0 || v > maxFigure {
+	if !isDecimal(s) {
 		p.err = fmt.Errorf("%s %q is not a non-negative decimal number", name, s)
 		return 0
 	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v > bound {
+		p.err = fmt.Errorf("%s %s is beyond the %g%s any measurement reaches: the file is damaged or holds no measurement there", name, s, bound, unit)
+		return 0
+	}
 	return v
+}
+
+// diffPct parses a difference in percent, from −100 (the server counted
+// nothing) up; blank is nil (not checked), never 0 (checked and equal).
+func (p *rowParser) diffPct(name string) *float64 {
+	s := p.field(name)
+	if p.err != nil || s == "" {
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || v < -100 || v > maxFigure {
+		p.err = fmt.Errorf("%s %q is not a difference in percent from -100 up", name, s)
+		return nil
+	}
+	return &v
 }
 
 // ParseStatus reads a cell status worded as in METHOD.md, ignoring case.
@@ -294,7 +365,7 @@ func ParseStatus(s string) (rundoc.Status, error) {
 
 var cellStatuses = []rundoc.Status{
 	rundoc.StatusValid, rundoc.StatusQueued, rundoc.StatusOverCapacity,
-	rundoc.StatusExceedsLength, rundoc.StatusFailed, rundoc.StatusCancelled,
+	rundoc.StatusExceedsLength, rundoc.StatusFailed, rundoc.StatusCancelled, rundoc.StatusUnreliable,
 }
 
 func statusList() string {

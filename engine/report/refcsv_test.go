@@ -130,7 +130,12 @@ func TestReadReferenceCSVRejects(t *testing.T) {
 		{"huge context", head + "decode,99999999999,0,1,Valid,,,,,,,,\n", "context_tokens"},
 		{"zero concurrency", head + "decode,0,0,0,Valid,,,,,,,,\n", "concurrency"},
 		{"short row", head + "decode,0,0\n", "fields"},
-		{"duplicate", head + "decode,0,0,1,Valid,,,,,,,,\ndecode,0,0,1,Valid,,,,,,,,\n", "repeats"},
+		{"duplicate", head + "decode,0,0,1,Valid,10,,,,,,,\ndecode,0,0,1,Valid,10,,,,,,,\n", "repeats"},
+		// Issue 35: a figure beyond its physical bound, and a cell that ran
+		// without its rate, are refused with the field's name.
+		{"absurd rate", head + "decode,0,0,1,Valid,1e300,,,,,,,\n", "total_tok_s 1e300 is beyond"},
+		{"absurd per-request", head + "decode,0,0,1,Valid,10,2e7,,,,,,\n", "per_request_tok_s 2e7 is beyond"},
+		{"blank valid", head + "decode,0,0,1,Valid,,,,,,,,\n", "a Valid cell has no total_tok_s"},
 		{"not csv", "{\"schema\":\"rigbench.run/v1\"}", "not a valid CSV"},
 		// Issue 12: strconv reads these; no measurement file holds them.
 		{"hex float", head + "decode,0,0,1,Valid,0x1p4,,,,,,,\n", `total_tok_s "0x1p4"`},
@@ -285,7 +290,7 @@ func TestReadReferenceCSVSimulatedColumn(t *testing.T) {
 	t.Parallel()
 	head := strings.Join(report.CSVColumns, ",") + ",simulated\n"
 	row := func(n int, sim string) string {
-		return "decode,0,0," + strconv.Itoa(n) + ",Valid,,,,,,,,," + sim + "\n"
+		return "decode,0,0," + strconv.Itoa(n) + ",Valid,10,,,,,,,," + sim + "\n"
 	}
 	for _, tc := range []struct {
 		name, in string

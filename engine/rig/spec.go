@@ -125,6 +125,11 @@ func parseSSH(s string) (Spec, error) {
 		return Spec{}, &FieldError{Value: s, Field: "host", Reason: "is missing: use ssh://user@host[:port]"}
 	}
 	sp := Spec{Kind: SSH, Name: s, Host: host, User: u.User.Username()}
+	if strings.HasPrefix(sp.User, "-") || strings.HasPrefix(sp.Host, "-") {
+		// ssh and ssh-copy-id would read it as an option
+		// ("-oProxyCommand=…" runs a command).
+		return Spec{}, &FieldError{Value: s, Field: "user", Reason: "or host starts with '-', which ssh would read as an option"}
+	}
 	if strings.ContainsAny(sp.User, " \t:") {
 		return Spec{}, &FieldError{Value: s, Field: "user", Reason: "has a space or colon"}
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +16,8 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/rigbench/rigbench/engine/vllm"
 )
 
 // DockerSocket is where a rig's Docker daemon listens; the SSH connection
@@ -81,6 +85,40 @@ type HostKeyError struct {
 	Line int
 	// accept is the command that adds the key to known_hosts.
 	accept string
+	// key is the key the rig showed, and knownHosts the file Trust adds
+	// it to (the first known_hosts file the SSH config names).
+	key        ssh.PublicKey
+	knownHosts string
+}
+
+// CanTrust reports whether Trust can add the key: an unknown key (a
+// changed one is never replaced from RigBench: the old line must be
+// removed by hand, after finding out why it changed).
+func (e *HostKeyError) CanTrust() bool { return !e.Changed && e.key != nil && e.knownHosts != "" }
+
+// Trust adds the rig's key to the user's known_hosts, as answering "yes"
+// to ssh's question does, after the user compared the fingerprint; the
+// next connection then checks the rig against it. The folder is made
+// (0700) and the file created (0600) when missing.
+func (e *HostKeyError) Trust() error {
+	if !e.CanTrust() {
+		return fmt.Errorf("the host key of %s cannot be trusted from RigBench: %s", e.Host, e.Error())
+	}
+	if err := os.MkdirAll(filepath.Dir(e.knownHosts), 0o700); err != nil {
+		return fmt.Errorf("adding the host key of %s: %w", e.Host, err)
+	}
+	f, err := os.OpenFile(e.knownHosts, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("adding the host key of %s to %s: %w", e.Host, e.knownHosts, err)
+	}
+	_, werr := f.WriteString(knownhosts.Line([]string{e.Host}, e.key) + "\n")
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("adding the host key of %s to %s: %w", e.Host, e.knownHosts, werr)
+	}
+	return nil
 }
 
 func (e *HostKeyError) Error() string {
@@ -342,7 +380,8 @@ func dialSSH(ctx context.Context, s Spec, o Options) (*Conn, error) {
 	t := resolve(s, o)
 	addr := hostPort(t.host, t.port)
 	who := t.user + "@" + addr
-	copyID := fmt.Sprintf("ssh-copy-id -p %d %s@%s", t.port, t.user, t.host)
+	// Pasted into a shell as printed: the user's text is quoted.
+	copyID := fmt.Sprintf("ssh-copy-id -p %d %s", t.port, vllm.Quote(t.user+"@"+t.host))
 	fail := func(msg string, err error) error { return &Error{Rig: s.Name, Message: msg, Err: err} }
 
 	check, algos, err := hostKeyCheck(t, addr)
@@ -351,14 +390,26 @@ func dialSSH(ctx context.Context, s Spec, o Options) (*Conn, error) {
 	}
 	auths, agentConn, notes := authMethods(t, o)
 	if agentConn != nil {
-		defer agentConn.Close()
+		defer agentConn.conn.Close()
 	}
 	if len(auths) == 0 {
 		return nil, fail(fmt.Sprintf("no SSH key to offer %s: create one with `ssh-keygen -t ed25519`, put it on the rig with `%s`, or start ssh-agent%s", who, copyID, notesText(notes)), nil)
 	}
+	// The methods are offered one after another, the agent's keys first:
+	// the library tries a method name ("publickey") only once through
+	// Auth, so a key source that failed (an agent that never signed)
+	// would leave the key files untried.
+	queue := auths
 	cfg := &ssh.ClientConfig{
-		User:              t.user,
-		Auth:              auths,
+		User: t.user,
+		AuthCallback: func(*ssh.ClientAuthContext) (ssh.AuthMethod, error) {
+			if len(queue) == 0 {
+				return nil, nil
+			}
+			m := queue[0]
+			queue = queue[1:]
+			return m, nil
+		},
 		HostKeyCallback:   check,
 		HostKeyAlgorithms: algos,
 		Timeout:           DialTimeout,
@@ -378,8 +429,14 @@ func dialSSH(ctx context.Context, s Spec, o Options) (*Conn, error) {
 		if errors.As(err, &hk) {
 			return nil, fail(hk.Error(), hk)
 		}
+		if agentConn != nil {
+			notes = append(notes, agentConn.notes()...)
+		}
 		if strings.Contains(err.Error(), "unable to authenticate") {
 			return nil, fail(fmt.Sprintf("%s refused every key RigBench offered: put your public key on the rig with `%s` (RigBench never asks for a password)%s", who, copyID, notesText(notes)), err)
+		}
+		if agentConn != nil && !agentConn.alive() {
+			return nil, fail(fmt.Sprintf("the SSH handshake with %s failed%s", addr, notesText(notes)), err)
 		}
 		return nil, fail(fmt.Sprintf("the SSH handshake with %s failed (%v)", addr, err), err)
 	}
@@ -440,21 +497,134 @@ func notesText(notes []string) string {
 	return " (" + strings.Join(notes, "; ") + ")"
 }
 
+// AgentTimeout bounds each exchange with the SSH agent (connecting,
+// listing its keys, one signature). An agent answers in milliseconds; one
+// waiting for a PIN, a touch or a confirmation nobody gives would hang
+// every rig command (issue 36 item 6: 121 s with no output until killed),
+// and the connect limit does not cover it, since the agent is asked before
+// the rig and signs from inside the handshake.
+var AgentTimeout = 5 * time.Second
+
+// agentConn is the connection to the user's SSH agent, each exchange
+// bounded by AgentTimeout; what went wrong is kept as notes for the
+// refusal's sentence.
+type agentConn struct {
+	conn net.Conn
+	sock string
+	mu   sync.Mutex
+	said []string
+	// dead is set once the agent has not answered in time: later keys
+	// are not asked for a signature it will not give either.
+	dead bool
+}
+
+// stall records that the agent did not answer step, and gives up on it.
+func (a *agentConn) stall(step string) {
+	a.note(a.stalled(step))
+	a.mu.Lock()
+	a.dead = true
+	a.mu.Unlock()
+}
+
+// alive reports whether the agent has answered so far.
+func (a *agentConn) alive() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return !a.dead
+}
+
+// errAgentStalled is the signature of a key whose agent stopped answering.
+var errAgentStalled = errors.New("the SSH agent stopped answering")
+
+func (a *agentConn) note(s string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !slices.Contains(a.said, s) {
+		a.said = append(a.said, s)
+	}
+}
+
+func (a *agentConn) notes() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.said)
+}
+
+// stalled is the note for an agent that did not answer step in time.
+func (a *agentConn) stalled(step string) string {
+	return fmt.Sprintf("the SSH agent at %s did not %s within %s: is it waiting for a PIN, a touch or a confirmation? RigBench tried the key files instead",
+		a.sock, step, AgentTimeout)
+}
+
+// timedSigner signs through the agent within AgentTimeout, so a signature
+// the agent never gives fails this key (the next method, the key files, is
+// tried) instead of hanging the handshake.
+type timedSigner struct {
+	ssh.Signer
+	a *agentConn
+}
+
+func (s timedSigner) Sign(rand io.Reader, data []byte) (*ssh.Signature, error) {
+	if !s.a.alive() {
+		return nil, errAgentStalled
+	}
+	deadline := time.Now().Add(AgentTimeout)
+	s.a.conn.SetDeadline(deadline)
+	defer s.a.conn.SetDeadline(time.Time{})
+	sig, err := s.Signer.Sign(rand, data)
+	if err != nil && !time.Now().Before(deadline) {
+		s.a.stall("sign")
+	}
+	return sig, err
+}
+
+// SignWithAlgorithm is Sign for an algorithm (RSA keys' SHA-2
+// signatures), bounded alike.
+func (s timedSigner) SignWithAlgorithm(rand io.Reader, data []byte, algorithm string) (*ssh.Signature, error) {
+	as, ok := s.Signer.(ssh.AlgorithmSigner)
+	if !ok {
+		return s.Sign(rand, data)
+	}
+	if !s.a.alive() {
+		return nil, errAgentStalled
+	}
+	deadline := time.Now().Add(AgentTimeout)
+	s.a.conn.SetDeadline(deadline)
+	defer s.a.conn.SetDeadline(time.Time{})
+	sig, err := as.SignWithAlgorithm(rand, data, algorithm)
+	if err != nil && !time.Now().Before(deadline) {
+		s.a.stall("sign")
+	}
+	return sig, err
+}
+
 // authMethods offers the agent's keys (SSH_AUTH_SOCK) and then the
-// identity files. Passphrase-protected files are skipped with a note,
-// since RigBench asks for no passphrase; the agent is the way to use them.
-// The agent is never forwarded.
-func authMethods(t sshTarget, o Options) ([]ssh.AuthMethod, net.Conn, []string) {
+// identity files, as two methods, so a key the agent does not sign in
+// time falls through to the files. Passphrase-protected files are skipped
+// with a note, since RigBench asks for no passphrase; the agent is the way
+// to use them. The agent is never forwarded.
+func authMethods(t sshTarget, o Options) ([]ssh.AuthMethod, *agentConn, []string) {
 	var (
-		signers []ssh.Signer
-		notes   []string
-		ac      net.Conn
+		agentSigners, signers []ssh.Signer
+		notes                 []string
+		ac                    *agentConn
 	)
 	if sock := o.getenv("SSH_AUTH_SOCK"); sock != "" && !t.agentOff {
-		if conn, err := net.Dial("unix", sock); err == nil {
-			ac = conn
-			if ss, err := agent.NewClient(conn).Signers(); err == nil {
-				signers = append(signers, ss...)
+		if conn, err := net.DialTimeout("unix", sock, AgentTimeout); err == nil {
+			ac = &agentConn{conn: conn, sock: sock}
+			deadline := time.Now().Add(AgentTimeout)
+			conn.SetDeadline(deadline)
+			ss, err := agent.NewClient(conn).Signers()
+			conn.SetDeadline(time.Time{})
+			switch {
+			case err != nil && !time.Now().Before(deadline):
+				// The agent's errors do not wrap the connection's, so
+				// the clock says whether its deadline ended it.
+				notes = append(notes, ac.stalled("list its keys"))
+			case err == nil:
+				for _, sg := range ss {
+					agentSigners = append(agentSigners, timedSigner{Signer: sg, a: ac})
+				}
 			}
 		}
 	}
@@ -474,10 +644,14 @@ func authMethods(t sshTarget, o Options) ([]ssh.AuthMethod, net.Conn, []string) 
 			signers = append(signers, sg)
 		}
 	}
-	if len(signers) == 0 {
-		return nil, ac, notes
+	var methods []ssh.AuthMethod
+	if len(agentSigners) > 0 {
+		methods = append(methods, ssh.PublicKeys(agentSigners...))
 	}
-	return []ssh.AuthMethod{ssh.PublicKeys(signers...)}, ac, notes
+	if len(signers) > 0 {
+		methods = append(methods, ssh.PublicKeys(signers...))
+	}
+	return methods, ac, notes
 }
 
 // hostKeyCheck builds the host key check from the known_hosts files (a
@@ -491,10 +665,15 @@ func hostKeyCheck(t sshTarget, addr string) (ssh.HostKeyCallback, []string, erro
 			files = append(files, f)
 		}
 	}
-	accept := fmt.Sprintf("ssh-keyscan -p %d %s >> ~/.ssh/known_hosts", t.port, t.host)
+	accept := fmt.Sprintf("ssh-keyscan -p %d %s >> ~/.ssh/known_hosts", t.port, vllm.Quote(t.host))
+	trustIn := ""
+	if len(t.knownHosts) > 0 {
+		trustIn = t.knownHosts[0]
+	}
 	if len(files) == 0 {
 		return func(host string, _ net.Addr, key ssh.PublicKey) error {
-			return &HostKeyError{Host: knownhosts.Normalize(host), Fingerprint: ssh.FingerprintSHA256(key), KeyType: key.Type(), accept: accept}
+			return &HostKeyError{Host: knownhosts.Normalize(host), Fingerprint: ssh.FingerprintSHA256(key), KeyType: key.Type(), accept: accept,
+				key: key, knownHosts: trustIn}
 		}, nil, nil
 	}
 	cb, err := knownhosts.New(files...)
@@ -507,7 +686,8 @@ func hostKeyCheck(t sshTarget, addr string) (ssh.HostKeyCallback, []string, erro
 		if !errors.As(err, &ke) {
 			return err
 		}
-		e := &HostKeyError{Host: knownhosts.Normalize(host), Fingerprint: ssh.FingerprintSHA256(key), KeyType: key.Type(), accept: accept}
+		e := &HostKeyError{Host: knownhosts.Normalize(host), Fingerprint: ssh.FingerprintSHA256(key), KeyType: key.Type(), accept: accept,
+			key: key, knownHosts: trustIn}
 		if len(ke.Want) > 0 {
 			e.Changed, e.File, e.Line = true, ke.Want[0].Filename, ke.Want[0].Line
 		}

@@ -306,3 +306,44 @@ func TestOverSSH(t *testing.T) {
 		}
 	}
 }
+
+// Issue 41 (what LM Studio users expect): an unknown host key can be
+// trusted from RigBench after its fingerprint was shown: Trust adds it to
+// the user's known_hosts and the next connection gets through; a changed
+// key is never replaced from RigBench.
+func TestTrustAnUnknownHostKey(t *testing.T) {
+	s := rigtest.Start(t, rigtest.Options{Unknown: true})
+	_, err := connect(t, s, s.URL())
+	var hk *rig.HostKeyError
+	if !errors.As(err, &hk) || !hk.CanTrust() {
+		t.Fatalf("an unknown key that cannot be trusted: %v", err)
+	}
+	if err := hk.Trust(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(s.Home, ".ssh", "known_hosts"))
+	if err != nil || !strings.Contains(string(b), fmt.Sprintf("[127.0.0.1]:%d ssh-ed25519 ", s.Port)) {
+		t.Fatalf("known_hosts after Trust: %q, %v", b, err)
+	}
+	if _, err := connect(t, s, s.URL()); err != nil {
+		t.Fatalf("after trusting the key: %v", err)
+	}
+
+	changed := rigtest.Start(t, rigtest.Options{})
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := ssh.NewPublicKey(pub)
+	kh := filepath.Join(changed.Home, ".ssh", "known_hosts")
+	if err := os.WriteFile(kh, []byte(fmt.Sprintf("[127.0.0.1]:%d %s", changed.Port, ssh.MarshalAuthorizedKey(other))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = connect(t, changed, changed.URL())
+	if !errors.As(err, &hk) || !hk.Changed || hk.CanTrust() || hk.Trust() == nil {
+		t.Fatalf("a changed key can be trusted from RigBench: %v", err)
+	}
+	if after, _ := os.ReadFile(kh); strings.Count(string(after), "\n") != 1 {
+		t.Errorf("known_hosts of the changed key was written: %q", after)
+	}
+}

@@ -105,5 +105,8 @@ func ciFigure(f Figure) Figure {
 var CIFigures = []Figure{ciFigure(FigRate), ciFigure(FigPerRequestTokS), ciFigure(FigTTFT), ciFigure(FigTBT)}
 
 // CSVExtraFigures are RigBench's own figure columns a measurements CSV adds
-// after CIFigures when some cell has them, and reads back on import.
-var CSVExtraFigures = []Figure{FigRoofline}
+// after CIFigures when some cell has them, and reads back on import: the
+// roofline share, and the server's cross-check (its own token count and
+// how far it is from RigBench's), which a spreadsheet needs to see why a
+// cell reads Unreliable (issue 41: the CSV had no server-Δ column).
+var CSVExtraFigures = []Figure{FigRoofline, FigServerOutputTokens, FigServerTokenDiff}

@@ -3,6 +3,7 @@ package rundoc
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Better says which way an improvement of a figure goes.
@@ -105,6 +106,13 @@ func Rate(c *Cell) float64 {
 	return c.TotalTokS
 }
 
+// ReferenceWindow is the decode window of the published runs (the seed
+// tool's fixed 30 s). Per-request tok/s and TBT are over each request's
+// whole stream up to the window's close, so they depend on where it
+// closes; the headline figures are what a window of this length reads,
+// whatever window RigBench measured (METHOD.md: Decode cells, step 4).
+const ReferenceWindow = 30 * time.Second
+
 // measuredWindow reports whether c's window ran, so a count of 0 is real.
 func measuredWindow(c *Cell) bool { return c.MeasuredS > 0 }
 
@@ -122,6 +130,11 @@ var (
 	// FigPerRequestTokS is one stream's output tokens per second.
 	FigPerRequestTokS = Figure{Key: "per_request_tok_s", Label: "per-request tok/s", Title: "Per-request tok/s", Unit: "tok/s", Decimals: 1, Better: Higher,
 		Phase: PhaseDecode, value: func(c *Cell) float64 { return c.PerRequestTokS }}
+	// FigPerRequestTokSWindow is per-request tok/s over the window actually
+	// measured, where it was not ReferenceWindow long.
+	FigPerRequestTokSWindow = Figure{Key: "per_request_tok_s_window", Label: "per-request tok/s (window)", Title: "Per-request tok/s (window)",
+		Unit: "tok/s", Decimals: 1, Better: Higher, Phase: PhaseDecode, Optional: true,
+		value: func(c *Cell) float64 { return c.PerRequestTokSWindow }}
 	// FigPromptTokS is a prefill cell's prompt tokens / TTFT.
 	FigPromptTokS = Figure{Key: "prompt_tok_s", Label: "prompt tok/s", Title: "Prompt tok/s", Unit: "tok/s", Decimals: 1, Better: Higher,
 		Phase: PhasePrefill, value: func(c *Cell) float64 { return c.PromptTokS }}
@@ -137,6 +150,10 @@ var (
 	// FigTBT is the median time between tokens.
 	FigTBT = Figure{Key: "tbt_ms", Label: "TBT ms", Title: "TBT ms", Unit: "ms", Decimals: 1, Better: Lower,
 		Phase: PhaseDecode, value: func(c *Cell) float64 { return c.TBTMs }}
+	// FigTBTWindow is TBT over the window actually measured, where it was
+	// not ReferenceWindow long.
+	FigTBTWindow = Figure{Key: "tbt_ms_window", Label: "TBT ms (window)", Title: "TBT ms (window)", Unit: "ms", Decimals: 1, Better: Lower,
+		Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return c.TBTMsWindow }}
 	// FigTBTP90 is the 90th percentile of the time between tokens.
 	FigTBTP90 = Figure{Key: "tbt_p90_ms", Label: "TBT p90 ms", Title: "TBT p90 ms", Unit: "ms", Decimals: 1, Better: Lower,
 		Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return c.TBTP90Ms }}
@@ -187,7 +204,7 @@ var CSVFigures = []Figure{FigRate, FigPerRequestTokS, FigTTFT, FigTBT, FigAvgAct
 // measurements (the app's Results table, the Markdown and HTML reports), in
 // order; Optional ones appear only when some cell has them.
 var MeasurementFigures = []Figure{FigRate, FigPerRequestTokS, FigTTFT, FigTTFTP90, FigTTFTP99, FigTBT, FigTBTP90,
-	FigTBTP99, FigAvgActive, FigCompleted, FigOutputTokens, FigMeasuredS, FigRoofline, FigKVUsageMax, FigPowerW, FigEnergy,
+	FigTBTP99, FigPerRequestTokSWindow, FigTBTWindow, FigAvgActive, FigCompleted, FigOutputTokens, FigMeasuredS, FigRoofline, FigKVUsageMax, FigPowerW, FigEnergy,
 	FigRetried, FigNeverStarted, FigServerOutputTokens, FigServerTokenDiff, FigServerDecodeTokS, FigServerPromptTokS}
 
 // Used returns the figures of fs that some cell of cells has, keeping every
@@ -214,11 +231,15 @@ var CompareFigures = []Figure{FigTotalTokS, FigPerRequestTokS, FigTTFT, FigPromp
 // HTML report's) show it, on two self-describing lines: "890.6 tok/s" and
 // "TTFT 2368 ms", the second starting "queued · " when its requests queued
 // (its throughput is then not like for like); a cell that did not run
-// gives its status and "". Both lines use the registry's decimals.
+// gives its status and "", an Unreliable one its status and the head of
+// its reason ("Unreliable", "counter +79.7%"). Both lines use the
+// registry's decimals.
 func MatrixLines(c *Cell) (rate, ttft string) {
 	switch {
 	case c == nil:
 		return "", ""
+	case c.Status == StatusUnreliable:
+		return string(c.Status), UnreliableHead(c)
 	case c.Status.Ran():
 		rate = FigTotalTokS.WithUnitCI(c)
 		if t := FigTTFT.WithUnit(c); t != "" {
@@ -249,11 +270,11 @@ func MatrixRoofline(c *Cell) string {
 // MatrixText is a decode cell as the text matrices (the CLI's, the
 // Markdown's, headed "total tok/s · TTFT") print it on one line:
 // "890.6 · 2368 ms", starred "890.6 · 2368 ms*" when its requests queued
-// (QueuedNote explains the star), else its status.
+// (QueuedNote explains the star), else its status (StatusText: an
+// Unreliable cell's with the head of its reason).
 func MatrixText(c *Cell) string {
 	if c == nil || !c.Status.Ran() {
-		rate, _ := MatrixLines(c)
-		return rate
+		return StatusText(c)
 	}
 	s := FigTotalTokS.TextCI(c)
 	if t := FigTTFT.WithUnit(c); t != "" {

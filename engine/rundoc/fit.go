@@ -105,15 +105,20 @@ func Fit(r *Run) {
 
 // fitCell cuts the cell's reason and brings counts and figures a server
 // reported beyond any real value (usage of 2^62 tokens, NaN in /metrics)
-// into the validator's range: counts to 0…2^31−1, figures to 0…10^15.
+// into the validator's range: counts to 0…2^31−1, figures to 0…10^15,
+// rates to 0…MaxTokS.
 func fitCell(c *Cell) {
 	c.Reason = CutText(c.Reason, MaxTextLen)
 	for _, n := range []*int{&c.PromptTokens, &c.CompletedRequests, &c.OutputTokens, &c.ChunkTokens} {
 		*n = min(max(*n, 0), math.MaxInt32)
 	}
 	for _, f := range []*float64{&c.PromptTokS, &c.TotalTokS, &c.PerRequestTokS, &c.TTFTMs, &c.TBTMs, &c.TTFTP90Ms,
-		&c.TTFTP99Ms, &c.TBTP90Ms, &c.TBTP99Ms, &c.AvgActive, &c.MeasuredS, &c.EnergyJPerToken} {
+		&c.TTFTP99Ms, &c.TBTP90Ms, &c.TBTP99Ms, &c.AvgActive, &c.MeasuredS, &c.EnergyJPerToken, &c.PerRequestTokSWindow,
+		&c.TBTMsWindow} {
 		fitNum(f)
+	}
+	for _, f := range []*float64{&c.PromptTokS, &c.TotalTokS, &c.PerRequestTokS} {
+		*f = min(*f, MaxTokS) // rates have their own bound (ValidateRun)
 	}
 	for j := range c.ServerSamples {
 		s := &c.ServerSamples[j]

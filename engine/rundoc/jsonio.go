@@ -155,6 +155,14 @@ func ReadRun(r io.Reader) (*Run, error) {
 	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
 		return nil, fmt.Errorf("the run file holds more than one JSON value (%q follows the run at byte %d); export one run per file", clip(rest, 10), len(data)-len(rest))
 	}
+	if s := run.Source; s != nil && len(s.File) > 0 {
+		// Kept compact, as the import stored it, whatever the indentation
+		// of the file it came back in.
+		var b bytes.Buffer
+		if json.Compact(&b, s.File) == nil {
+			s.File = b.Bytes()
+		}
+	}
 	if err := ValidateRun(&run); err != nil {
 		return nil, err
 	}
@@ -218,6 +226,9 @@ func (v *validator) run(r *Run) {
 	}
 	if r.Rig != nil {
 		v.rig(r.Rig)
+	}
+	if r.Source != nil {
+		v.source(r.Source)
 	}
 	if len(r.Cells) > MaxCells {
 		v.fail("the run has %d cells; RigBench reads at most %d (a full plan has about 60)", len(r.Cells), MaxCells)
@@ -374,9 +385,9 @@ func (v *validator) cell(i int, c *Cell) {
 		return
 	}
 	switch c.Status {
-	case StatusValid, StatusQueued, StatusOverCapacity, StatusExceedsLength, StatusFailed, StatusCancelled:
+	case StatusValid, StatusQueued, StatusOverCapacity, StatusExceedsLength, StatusFailed, StatusCancelled, StatusUnreliable:
 	default:
-		v.fail("%s: status %q is not one of Valid, Requests queued, Over capacity, Exceeds model length, Failed, Cancelled", where, c.Status)
+		v.fail("%s: status %q is not one of Valid, Requests queued, Over capacity, Exceeds model length, Failed, Cancelled, Unreliable", where, c.Status)
 	}
 	v.intRange(where+": context", c.Context, 0, MaxContextTokens)
 	v.intRange(where+": concurrency", c.Concurrency, 1, maxConc)
@@ -391,13 +402,18 @@ func (v *validator) cell(i int, c *Cell) {
 		name string
 		v    float64
 	}{
-		{"prompt_tok_s", c.PromptTokS}, {"total_tok_s", c.TotalTokS}, {"per_request_tok_s", c.PerRequestTokS},
 		{"ttft_ms", c.TTFTMs}, {"tbt_ms", c.TBTMs}, {"ttft_p90_ms", c.TTFTP90Ms}, {"ttft_p99_ms", c.TTFTP99Ms},
 		{"tbt_p90_ms", c.TBTP90Ms}, {"tbt_p99_ms", c.TBTP99Ms}, {"avg_active", c.AvgActive},
 		{"measured_s", c.MeasuredS}, {"energy_j_per_token", c.EnergyJPerToken}, {"roofline_pct", c.RooflinePct},
+		{"per_request_tok_s_window", c.PerRequestTokSWindow}, {"tbt_ms_window", c.TBTMsWindow},
 	} {
 		v.num(where+": "+f.name, f.v)
 	}
+	// Rates have a physical bound of their own, far below maxFigure
+	// (MaxTokS).
+	v.rate(where+": prompt_tok_s", c.PromptTokS)
+	v.rate(where+": total_tok_s", c.TotalTokS)
+	v.rate(where+": per_request_tok_s", c.PerRequestTokS)
 	switch c.TokenCountSource {
 	case "", TokensContinuousUsage, TokensFinalUsage, TokensChunks:
 	default:
@@ -453,10 +469,3 @@ func (v *validator) intRange(field string, n, lo, hi int) {
 		v.fail("%s is %d, want %d to %d", field, n, lo, hi)
 	}
 }
-
-// Label names a cell the way the matrix labels it: "decode 16K×8".
-func (c *Cell) Label() string { return string(c.Phase) + " " + c.Name() }
-
-// Name is a cell's context and concurrency, "16K×8", as sentences about
-// one phase's cells name it.
-func (c *Cell) Name() string { return fmt.Sprintf("%s×%d", ContextLabel(c.Context), c.Concurrency) }

@@ -2,6 +2,7 @@ package rundoc_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"reflect"
 	"strconv"
 	"strings"
@@ -56,6 +57,8 @@ func jsonioFullRun() *rundoc.Run {
 			Startup: &rundoc.Startup{LoadS: 61.5, WeightsS: 32.97, CompileS: 4.19, GraphCaptureS: 12, CompileCacheHit: true},
 		},
 		Rig: &rundoc.Rig{Kind: rundoc.RigSSH, Name: "ssh://basement:2222"},
+		Source: &rundoc.Source{Format: rundoc.SourceLDB, WrittenBy: "llm_decode_bench 0.4.29", ServerKnown: true,
+			File: json.RawMessage(`{"metadata":{"version":"0.4.29","runtime":{"ForceP2P":""}},"results":[]}`)},
 		Server: rundoc.Server{
 			Model: "org/model", Engine: "vllm", Version: "0.11.0", MaxModelLen: 32768,
 			KVCapacityTokens: 120000, KVCapacitySource: rundoc.KVSourceMetrics, HasMetrics: true, HasTokenize: true,
@@ -93,7 +96,7 @@ func jsonioFullRun() *rundoc.Run {
 					ServerOutputTokens: 2840, CheckedOutputTokens: 2834, ServerTokenDiffPct: rundoc.Reported(0.21, true), ServerPromptTokens: 24,
 					ServerDecodeS: 59.5, ServerDecodeTokS: 47.7, ServerPrefillS: 0.0115, ServerPromptTokS: 2087.5},
 				CellWindow: rundoc.CellWindow{RampS: 11.5, Readiness: "streams_with_tokens=2/2, running_reqs=2/2, queue_reqs=0",
-					WarmupTimedOut: true, ChunkGapMs: 20.25, ClientCPUPct: 37.5},
+					WarmupTimedOut: true, ChunkGapMs: 20.25, ClientCPUPct: 37.5, PerRequestTokSWindow: 31.4, TBTMsWindow: 31.85, ClientLagS: 0.125},
 			},
 		},
 		Error: "none, really",
@@ -380,4 +383,23 @@ func FuzzReadRun(f *testing.F) {
 			t.Fatalf("export → import → export differs:\n%s\n---\n%s", a.String(), b.String())
 		}
 	})
+}
+
+// TestTooManyCellsRefusedWhileReading: an import of 399,999 cells took
+// 807 MB and 14 s before it was refused (issue 36 item 10); the count is
+// checked while the file is walked, before any cell is decoded.
+func TestTooManyCellsRefusedWhileReading(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"schema":"rigbench.run/v1","cells":[`)
+	for i := range rundoc.MaxCells + 1 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"phase":"decode"}`)
+	}
+	b.WriteString(`]}`)
+	_, err := rundoc.ReadRun(strings.NewReader(b.String()))
+	if err == nil || !strings.Contains(err.Error(), "more than 10000 cells") {
+		t.Errorf("ReadRun of %d cells: %v", rundoc.MaxCells+1, err)
+	}
 }

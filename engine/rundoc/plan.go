@@ -196,6 +196,21 @@ func DefaultPlan() Plan {
 	}
 }
 
+// QuickPlan returns a first look at a server: decode at context 0 and
+// 16K with one, four and sixteen streams, and one prefill cell at 16K, the
+// default plan's windows otherwise. It answers the first questions (one
+// stream's speed, how far batching scales, a long prompt's TTFT) in about
+// two minutes on a card and in seconds on the demo at 10×, where the
+// default plan takes half an hour at the card's pace; the full matrix
+// stays DefaultPlan (issue 41: a first demo took 34 minutes).
+func QuickPlan() Plan {
+	p := DefaultPlan()
+	p.Contexts = []int{0, 16384}
+	p.Concurrency = []int{1, 4, 16}
+	p.PrefillContexts = []int{16384}
+	return p
+}
+
 // Duration returns D as a time.Duration.
 func (p Plan) Duration() time.Duration { return time.Duration(p.DurationS * float64(time.Second)) }
 

@@ -16,8 +16,10 @@ const (
 	MaxKVCapacity = math.MaxInt32
 )
 
-// Field names one input of a plan, so that each front end words an error
-// in its own terms: "--concurrency" in the CLI, "Concurrency" in the app.
+// Field names one input of a user action (a plan here; a target in
+// engine/session, a sweep in engine/tune), spelled as the CLI's flag, so
+// that each front end words an error in its own terms: "--concurrency" in
+// the CLI, "Concurrency" in the app.
 type Field string
 
 // The inputs of a plan.
@@ -32,6 +34,12 @@ const (
 	FieldMaxOutput   Field = "max-output"
 	FieldKVCapacity  Field = "kv-capacity"
 )
+
+// PlanFields are the inputs of a plan, in the order the CLI lists them.
+// Each Field is also the CLI's flag name ("--max-output"), so a front end
+// that keeps its inputs by field fills a PlanInput with Set.
+var PlanFields = []Field{FieldContexts, FieldConcurrency, FieldPrefill, FieldWindow, FieldPrecision,
+	FieldMaxDuration, FieldPrompts, FieldMaxOutput, FieldKVCapacity}
 
 // FieldError is a plan input that cannot be read. Msg reads after the
 // field's name, after a space ("must be a positive token count…") or
@@ -81,6 +89,100 @@ type PlanInput struct {
 	KVCapacity string
 }
 
+// field is the text of f in the input; nil for a field that is not a
+// plan's.
+func (in *PlanInput) field(f Field) *string {
+	switch f {
+	case FieldContexts:
+		return &in.Contexts
+	case FieldConcurrency:
+		return &in.Concurrency
+	case FieldPrefill:
+		return &in.Prefill
+	case FieldWindow:
+		return &in.Window
+	case FieldPrecision:
+		return &in.Precision
+	case FieldMaxDuration:
+		return &in.MaxDuration
+	case FieldPrompts:
+		return &in.Prompts
+	case FieldMaxOutput:
+		return &in.MaxOutput
+	case FieldKVCapacity:
+		return &in.KVCapacity
+	}
+	return nil
+}
+
+// Set sets the text of field f, as typed: the way a front end that keeps
+// its inputs by field (the CLI's flags, the app's entries) fills the input,
+// so that neither parses a field itself. A Field not in PlanFields is
+// ignored.
+func (in *PlanInput) Set(f Field, text string) {
+	if p := in.field(f); p != nil {
+		*p = text
+	}
+}
+
+// Text is the text of field f ("" for a Field not in PlanFields).
+func (in PlanInput) Text(f Field) string {
+	if p := in.field(f); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// Input is the plan as a user types it, which Plan reads back as p: the
+// one rendering of a plan's values as text, so the CLI's flag defaults and
+// help, and the app's placeholders and restored fields, show
+// DefaultPlan().Input() rather than a copy of the defaults. Lists are
+// joined with "," (a shell word); a plan whose contexts are the defaults
+// trimmed to the server (TrimContexts) has empty Contexts, which is how
+// that is typed; an empty list is "none"; a fixed window is its seconds
+// ("30", which the app's "Seconds per cell" and the CLI's --duration both
+// take); Precision and MaxDuration are set only for an auto window.
+func (p Plan) Input() PlanInput {
+	in := PlanInput{Contexts: tokenListText(p.Contexts), Concurrency: intListText(p.Concurrency),
+		Prefill: tokenListText(p.PrefillContexts), Prompts: p.Prompts, MaxOutput: strconv.Itoa(p.MaxOutput)}
+	if p.TrimContexts {
+		in.Contexts = ""
+	}
+	if p.Adaptive() {
+		in.Window = WindowAuto
+		in.Precision = strconv.FormatFloat(100*p.Precision, 'g', 10, 64) + "%"
+		in.MaxDuration = p.Duration().String()
+	} else {
+		in.Window = strconv.FormatFloat(p.DurationS, 'f', -1, 64)
+	}
+	if p.KVCapacityOverride > 0 {
+		in.KVCapacity = strconv.Itoa(p.KVCapacityOverride)
+	}
+	return in
+}
+
+// tokenListText is a list of token counts as typed ("0,16K,max"); "none"
+// for an empty one.
+func tokenListText(xs []int) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = ContextLabel(x)
+	}
+	return strings.Join(parts, ",")
+}
+
+// intListText is a list of whole numbers as typed ("1,2,4").
+func intListText(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ",")
+}
+
 // Plan reads the input. It checks what can be checked without a server
 // (Validate with max_model_len unknown), so no rule slips past to fail once
 // the server is up; an error naming one input is a *FieldError.
@@ -119,7 +221,13 @@ func (in PlanInput) Plan() (Plan, error) {
 	}
 	if t := strings.TrimSpace(in.MaxOutput); t != "" {
 		if p.MaxOutput, err = ParseTokens(t); err != nil || p.MaxOutput < 1 || p.MaxOutput == ContextMax {
+			if n, perr := strconv.ParseFloat(t, 64); perr == nil && n > MaxContextTokens {
+				return p, &FieldError{FieldMaxOutput, fmt.Sprintf("must be at most %d tokens (no model generates more), e.g. 8192, not %s", MaxContextTokens, in.MaxOutput)}
+			}
 			return p, &FieldError{FieldMaxOutput, fmt.Sprintf("must be at least 1 token, e.g. 8192, not %s", in.MaxOutput)}
+		}
+		if p.MaxOutput > MaxContextTokens {
+			return p, &FieldError{FieldMaxOutput, fmt.Sprintf("must be at most %d tokens (no model generates more), e.g. 8192, not %s", MaxContextTokens, in.MaxOutput)}
 		}
 	}
 	if t := strings.TrimSpace(in.KVCapacity); t != "" {

@@ -2,6 +2,8 @@ package rundoc
 
 import (
 	"errors"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -85,4 +87,81 @@ func FuzzPlanInput(f *testing.F) {
 			t.Fatalf("%+v: %+v", in, p)
 		}
 	})
+}
+
+// TestMaxOutputTooLargeIsSaidSo: --max-output 9223372036854775807 said
+// "must be at least 1 token" (issue 36 item 10); a figure beyond any model
+// says the bound it broke.
+func TestMaxOutputTooLargeIsSaidSo(t *testing.T) {
+	for _, in := range []string{"9223372036854775807", "99999999999999999999", "20000000"} {
+		_, err := PlanInput{Contexts: "0", Concurrency: "1", MaxOutput: in}.Plan()
+		if err == nil || !strings.Contains(err.Error(), "at most") || strings.Contains(err.Error(), "at least 1") {
+			t.Errorf("max output %s: %v", in, err)
+		}
+	}
+}
+
+// TestPlanInputRendersThePlan: Plan.Input is the text PlanInput reads
+// back as the same plan, the defaults included (the CLI's help and the
+// app's placeholders show DefaultPlan().Input()), and an empty field reads
+// as the default it stands for.
+func TestPlanInputRendersThePlan(t *testing.T) {
+	trimmed, err := PlanInput{}.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := DefaultPlan()
+	fixed.Contexts, fixed.Concurrency, fixed.PrefillContexts = []int{0, 16384, ContextMax}, []int{1, 4, 16}, nil
+	fixed.Window, fixed.Precision, fixed.DurationS = WindowFixed, 0, 15
+	fixed.Prompts, fixed.MaxOutput, fixed.KVCapacityOverride = PromptsUnique, 1000, 36864
+	auto := DefaultPlan()
+	auto.Precision, auto.DurationS = 0.025, 90
+	prefillOnly := DefaultPlan()
+	prefillOnly.Contexts = nil
+	for _, p := range []Plan{DefaultPlan(), trimmed, fixed, auto, prefillOnly} {
+		in := p.Input()
+		back, err := in.Plan()
+		if err != nil || !reflect.DeepEqual(back, p) {
+			t.Errorf("%+v\nrendered %+v\nread back %+v, %v", p, in, back, err)
+		}
+	}
+	def := DefaultPlan().Input()
+	if def.Contexts != "0,16K,32K,64K,128K,max" || def.MaxOutput != strconv.Itoa(DefaultMaxOutput) || def.Window != WindowAuto ||
+		def.MaxDuration != DefaultDuration.String() || def.KVCapacity != "" {
+		t.Errorf("defaults rendered %+v", def)
+	}
+	// Each default field, emptied, reads as what it rendered.
+	for _, f := range PlanFields {
+		in := def
+		in.Set(f, "")
+		got, err := in.Plan()
+		want := DefaultPlan()
+		want.TrimContexts = f == FieldContexts
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s empty: %+v, %v; want %+v", f, got, err, want)
+		}
+	}
+}
+
+// TestPlanInputSetByField: every field of PlanFields is one input of
+// PlanInput, set and read by its name (the CLI's flag name).
+func TestPlanInputSetByField(t *testing.T) {
+	var in PlanInput
+	for i, f := range PlanFields {
+		in.Set(f, strconv.Itoa(i))
+	}
+	seen := map[string]bool{}
+	for i, f := range PlanFields {
+		if got := in.Text(f); got != strconv.Itoa(i) || seen[got] {
+			t.Errorf("%s reads %q, want %d", f, got, i)
+		}
+		seen[in.Text(f)] = true
+	}
+	if reflect.ValueOf(in).NumField() != len(PlanFields) {
+		t.Errorf("PlanInput has %d inputs, PlanFields names %d", reflect.ValueOf(in).NumField(), len(PlanFields))
+	}
+	in.Set("weights", "x")
+	if in.Text("weights") != "" {
+		t.Error("a field that is no plan input was set")
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rigbench/rigbench/hardware"
 )
 
 // Roofline holds what a decode cell's share of the memory-bandwidth
@@ -95,12 +97,13 @@ func (r *Roofline) Why() string {
 }
 
 // Basis names, for a line under a table of the figure, what it rests on:
-// "weights 4.61 GiB, KV 8192 B/token, peak 360 GB/s".
+// "weights 4.6 GiB, KV 8192 B/token, peak 360 GB/s" (sizes in
+// hardware.GiB's words).
 func (r *Roofline) Basis() string {
 	if r == nil {
 		return ""
 	}
-	s := fmt.Sprintf("weights %.2f GiB", r.WeightsGiB)
+	s := "weights " + hardware.GiB(uint64(max(r.WeightsGiB, 0)*(1<<30)+0.5))
 	if r.KVBytesPerToken > 0 {
 		s += fmt.Sprintf(", KV %.0f B/token", r.KVBytesPerToken)
 	} else {

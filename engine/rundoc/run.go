@@ -1,6 +1,7 @@
 package rundoc
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/rigbench/rigbench/hardware"
@@ -40,6 +41,11 @@ type Run struct {
 	Server Server `json:"server"`
 	Cells  []Cell `json:"cells"`
 	Error  string `json:"error,omitempty"`
+
+	// Source is what an imported file said about itself (its layout, its
+	// writer, whether it says what served it, the file itself); nil for a
+	// run measured here.
+	Source *Source `json:"source,omitempty"`
 }
 
 // RunStatus is the lifecycle state of a run.
@@ -230,6 +236,15 @@ const (
 	StatusExceedsLength Status = "Exceeds model length"
 	StatusFailed        Status = "Failed"
 	StatusCancelled     Status = "Cancelled"
+	// StatusUnreliable: the cell ran, but its own evidence contradicts its
+	// figure (METHOD.md: Status, Unreliable): the server's counter, usage
+	// against the chunks, a ± wider than the figure can bear, a client
+	// that fell behind. Its figures stay in the cell for the record, as a
+	// Failed cell's do, but it is no headline: it is not Ran, so charts,
+	// Compare, Tune and the diagnosis leave it out, and a resume measures
+	// it again. Its Reason starts with the short head UnreliableHead
+	// returns, which the matrices print on the cell.
+	StatusUnreliable Status = "Unreliable"
 )
 
 // Ran reports whether a cell of this status produced figures.
@@ -313,6 +328,21 @@ type Cell struct {
 	WindowStart time.Time `json:"window_start,omitzero"`
 }
 
+// Label names a cell the way the matrix labels it: "decode 16K×8".
+func (c *Cell) Label() string { return string(c.Phase) + " " + c.Name() }
+
+// Name is a cell's context and concurrency, "16K×8", as every table,
+// sentence, progress line and legend names one phase's cells.
+func (c *Cell) Name() string { return CellName(c.Context, c.Concurrency) }
+
+// CellName is Cell.Name for a context and a concurrency that are not (yet)
+// a Cell: a planned cell, a sweep's objective, a chart's point. It is the
+// one spelling of "16K×8" (no spaces: METHOD.md's, and what the Tune
+// objective reads back); nothing else formats a cell's name.
+func CellName(context, concurrency int) string {
+	return ContextLabel(context) + "×" + strconv.Itoa(concurrency)
+}
+
 // ServerSample is one /metrics scrape during a window. T is seconds since
 // the window opened; the first sample is the baseline taken just before it
 // (T ≤ 0), which counters are measured from and gauges leave out. Counters
@@ -387,9 +417,25 @@ type CellWindow struct {
 	// by the tokens its chunk carried (the tbt_ms of runs before steady
 	// state). tbt_ms is the seed tool's inter-token latency per request.
 	ChunkGapMs float64 `json:"chunk_gap_ms,omitempty"`
+	// PerRequestTokSWindow and TBTMsWindow are per_request_tok_s and tbt_ms
+	// over the window actually measured, kept where it did not last
+	// ReferenceWindow: the headline figures are then what a window of
+	// ReferenceWindow reads (METHOD.md: Decode cells, step 4). Absent when
+	// the window lasted ReferenceWindow (the headline is that figure), in a
+	// cancelled cell, and in older runs.
+	PerRequestTokSWindow float64 `json:"per_request_tok_s_window,omitempty"`
+	TBTMsWindow          float64 `json:"tbt_ms_window,omitempty"`
 	// ClientCPUPct is RigBench's own CPU use during the window, in percent
 	// of the machine's cores (100: all of them); 0 when not measured (the
 	// demo's simulator runs in RigBench's process, and its work would
 	// count). Near 100 the client, not the server, may set the pace.
 	ClientCPUPct float64 `json:"client_cpu_pct,omitempty"`
+	// ClientLagS is how far, at most, the client fell behind the server's
+	// clock while it read the cell's streams, in card seconds: the latest
+	// a chunk was read after the server stamped it (RigBench's simulator
+	// stamps every chunk; docs/simulator.md). Figures are placed by the
+	// stamps, so a lag does not move them; it is the evidence of a client
+	// that could not keep up (the note says so from a tenth of the
+	// window). 0 (absent) for servers that tell no clock and older runs.
+	ClientLagS float64 `json:"client_lag_s,omitempty"`
 }

@@ -10,8 +10,9 @@ type ServerFacts struct {
 	// Personality is "vllm", "llama-server", "sglang" or "openai" (any other
 	// OpenAI-compatible server); empty in runs from before it was recorded.
 	Personality string `json:"personality,omitempty"`
-	// Slots is llama-server's total_slots (the requests it runs at once) or
-	// vLLM's --max-num-seqs when RigBench launched it. KVUnified whether
+	// Slots is llama-server's total_slots (the requests it runs at once),
+	// SGLang's max_running_requests when it was set, or vLLM's
+	// --max-num-seqs when RigBench launched it. KVUnified whether
 	// llama-server's slots share one KV pool (-kvu): set only in runs
 	// before issue 28, from a /props field only the simulator had.
 	Slots     int  `json:"slots,omitempty"`

@@ -16,18 +16,36 @@ func ShortID(id string) string {
 	return id
 }
 
-// ShortDuration is a duration as the terminal and the Tune view write an
-// ETA or a run time: "45s", "3m10s", "1h05m" (seconds dropped from an
-// hour up, where they are noise).
+// ShortDuration is the one wording of a duration, everywhere a person
+// reads one: the app's Run and Tune tabs (estimates, ETAs), the terminal's
+// progress and sweep lines, the waits a run gives up after, the silences it
+// reports. One style, in the units the figures use (a space before the
+// unit, as in "4.3 s"), as precise as the size needs and no more:
+// "250 ms" below a second (a fast simulator's waits), "4.5 s" below ten
+// seconds, "45 s", "3 min 10 s" (or "12 min" on the minute) below an hour,
+// then "1 h 05 min" (seconds dropped, where they are noise). Zero and
+// negative durations read "0 s".
 func ShortDuration(d time.Duration) string {
-	d = d.Round(time.Second)
 	switch {
-	case d < time.Minute:
-		return d.String()
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d <= 0:
+		return "0 s"
+	case d < time.Second-500*time.Microsecond:
+		return fmt.Sprintf("%d ms", max(d.Round(time.Millisecond).Milliseconds(), 1))
+	case d < 10*time.Second-50*time.Millisecond:
+		return fmt.Sprintf("%.1f s", d.Seconds())
 	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	d = d.Round(time.Second)
+	switch s := int(d / time.Second); {
+	case s < 60:
+		return fmt.Sprintf("%d s", s)
+	case s < 3600 && s%60 == 0:
+		return fmt.Sprintf("%d min", s/60)
+	case s < 3600:
+		return fmt.Sprintf("%d min %02d s", s/60, s%60)
+	default:
+		m := (s + 30) / 60
+		return fmt.Sprintf("%d h %02d min", m/60, m%60)
+	}
 }
 
 // Text words a start for tables and terminals: the wall time, then vLLM's

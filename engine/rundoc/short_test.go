@@ -13,14 +13,45 @@ func TestShortIDAndDuration(t *testing.T) {
 		t.Errorf("ShortID of a short id = %q", got)
 	}
 	for d, want := range map[time.Duration]string{
-		45*time.Second + 400*time.Millisecond:      "45s",
-		3*time.Minute + 10*time.Second:             "3m10s",
-		time.Hour + 5*time.Minute + 59*time.Second: "1h05m",
-		26 * time.Hour: "26h00m",
+		0:                      "0 s",
+		-time.Second:           "0 s",
+		250 * time.Millisecond: "250 ms",
+		999*time.Millisecond + 600*time.Microsecond: "1.0 s",
+		1500 * time.Millisecond:                     "1.5 s",
+		9960 * time.Millisecond:                     "10 s",
+		45*time.Second + 400*time.Millisecond:       "45 s",
+		59*time.Second + 600*time.Millisecond:       "1 min",
+		3*time.Minute + 10*time.Second:              "3 min 10 s",
+		12 * time.Minute:                            "12 min",
+		time.Hour + 5*time.Minute + 20*time.Second:  "1 h 05 min",
+		time.Hour + 5*time.Minute + 59*time.Second:  "1 h 06 min",
+		26 * time.Hour:                              "26 h 00 min",
 	} {
 		if got := ShortDuration(d); got != want {
 			t.Errorf("ShortDuration(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// A token count reads with every digit, grouped, and an unreported one
+// (0) as such: one wording of a KV capacity in every view (issue 42 item 6).
+func TestTokensText(t *testing.T) {
+	for n, want := range map[int]string{494560: "494,560 tokens", 999: "999 tokens", 1000: "1,000 tokens", 1234567: "1,234,567 tokens", 0: NotReported, -1: NotReported} {
+		if got := TokensText(n); got != want {
+			t.Errorf("TokensText(%d) = %q, want %q", n, got, want)
+		}
+	}
+	if got := GroupDigits(-1234); got != "-1,234" {
+		t.Errorf("GroupDigits(-1234) = %q", got)
+	}
+}
+
+// A cell's name is one spelling, whether from a Cell or from its context
+// and concurrency.
+func TestCellName(t *testing.T) {
+	c := Cell{Phase: PhaseDecode, Context: 16384, Concurrency: 8}
+	if c.Name() != "16K×8" || CellName(16384, 8) != c.Name() || c.Label() != "decode 16K×8" || CellName(0, 1) != "0×1" {
+		t.Errorf("Name %q, CellName %q, Label %q", c.Name(), CellName(16384, 8), c.Label())
 	}
 }
 

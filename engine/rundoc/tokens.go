@@ -4,7 +4,29 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rigbench/rigbench/hardware"
 )
+
+// ContextZeroTokens is the prompt length of context 0 (METHOD.md: Terms):
+// the generation request alone, at the size llm-inference-bench sends it.
+// That tool's context-0 request is one user message (its paragraph asking
+// for a long article) as a chat: 105 tokens of text and 7 of the chat
+// template (<|im_start|>user, <|im_end|>, <|im_start|>assistant and their
+// newlines) by the simulator's tokenizer, 112 in all, which is what the
+// published page's context-0 TTFTs were measured with. A minimal prompt of
+// a few tokens reads a shorter TTFT than any published run (issue 35 item
+// 5: 198 ms against 296 ms at 0 × 1 on the same simulator).
+const ContextZeroTokens = 112
+
+// PromptTokens is the prompt length, in tokens as the server counts them,
+// of a cell at context C: C itself, or ContextZeroTokens at context 0.
+func PromptTokens(context int) int {
+	if context == 0 {
+		return ContextZeroTokens
+	}
+	return context
+}
 
 // ContextLabel formats a token count the way METHOD.md labels contexts:
 // binary K, so 16384 → "16K", 253952 → "248K", 0 → "0". Counts that are not
@@ -18,6 +40,42 @@ func ContextLabel(tokens int) string {
 	default:
 		return strconv.Itoa(tokens)
 	}
+}
+
+// NotReported is how every view, report and message words a fact the
+// server or the machine did not report (a KV capacity, a core count): an
+// unknown is said as such, never printed as a 0.
+const NotReported = hardware.NotReported
+
+// TokensText is the one wording of a token count a server reports or a
+// plan needs (a KV capacity, a max_model_len, what a cell's requests
+// hold): every digit, grouped by thousands, "494,560 tokens", as vLLM's
+// log prints its KV cache. No K here: a context's K is binary ("16K" is
+// 16384, ContextLabel), so a K for capacities would be a second K.
+// A count of 0 or less is one the server did not report (NotReported).
+func TokensText(n int) string {
+	if n <= 0 {
+		return NotReported
+	}
+	return GroupDigits(n) + " tokens"
+}
+
+// GroupDigits writes n with a comma between thousands, "494,560".
+func GroupDigits(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }
 
 // maxTokens bounds parsed counts far above any model's context (1 G tokens)

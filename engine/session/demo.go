@@ -11,6 +11,14 @@ import (
 // the app's Demo target, `rigbench-cli run --demo -- FLAGS` and Tune's demo
 // sweeps.
 
+// FirstDemoSpeed is the demo's speed in the app until the user picks
+// another: fast enough that QuickPlan's first result comes within a minute
+// of Start (its estimate is about 15 s), slow enough that a busy 2-core
+// machine keeps up with the simulator's clock (at 100× a starved client
+// fell behind and its cells came out Unreliable: issue 35). Figures stay
+// in the simulated card's time at any speed.
+const FirstDemoSpeed = 10
+
 // DemoArgs is the part of a launch configuration the simulator runs: the
 // catalog flags and extra arguments, without the model (the simulator
 // serves its profile's model) and without the port, host and API key,

@@ -112,7 +112,7 @@ func (d *DockerLauncher) Launch(ctx context.Context, log func(string)) (*Server,
 		Exited:      c.Exited(),
 		ExitReport:  func() string { return c.ExitReport(ctx) },
 		Dial:        d.Rig.Dial(),
-		LinkLost:    linkLost(d.Rig),
+		LinkLost:    linkLost(d.Rig, c.Name()),
 		Exec:        c.Exec,
 		Stop: func(ctx context.Context) error {
 			if lost := d.Rig.LostError(); lost != nil {

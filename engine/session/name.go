@@ -17,6 +17,8 @@ import (
 type flagPart struct {
 	text    string
 	tunable bool
+	// changed: the previous run of the model did not have it.
+	changed bool
 }
 
 // nameFlags is how many differing flags a default name lists; the rest
@@ -30,7 +32,13 @@ const nameFlags = 3
 // endpoint), performance flags first, and the start time. It fits
 // rundoc.MaxNameLen by construction, so the runner never cuts it and the
 // start time is never lost: flags that would not fit are counted instead.
-func DefaultName(what string, args []string, flagsKnown bool, start time.Time) string {
+//
+// prev are the launch arguments of the previous run of the same model
+// (nil when there is none or RigBench cannot tell): flags that differ from
+// it lead, so runs that differ in one flag tell apart by their names'
+// beginnings, not by a "+4 more" (issue 41: every demo run began
+// "a1-4b-fp8 · max-model-len 262144, gpu-…").
+func DefaultName(what string, args, prev []string, flagsKnown bool, start time.Time) string {
 	if i := strings.LastIndex(what, "/"); i >= 0 && i+1 < len(what) {
 		what = what[i+1:]
 	}
@@ -39,13 +47,20 @@ func DefaultName(what string, args []string, flagsKnown bool, start time.Time) s
 	// The model keeps room for the time and a short flag list.
 	what = cutRunes(what, rundoc.MaxNameLen/2)
 	texts, tunable := vllm.FlagParts(args)
+	before, _ := vllm.FlagParts(prev)
 	parts := make([]flagPart, len(texts))
 	for i := range texts {
-		parts[i] = flagPart{texts[i], tunable[i]}
+		parts[i] = flagPart{texts[i], tunable[i], prev != nil && !slices.Contains(before, texts[i])}
 	}
-	// Performance flags first, each group in the order typed.
+	// What changed since the previous run first, then performance flags,
+	// each group in the order typed.
 	slices.SortStableFunc(parts, func(a, b flagPart) int {
 		switch {
+		case a.changed != b.changed:
+			if a.changed {
+				return -1
+			}
+			return 1
 		case a.tunable == b.tunable:
 			return 0
 		case a.tunable:
@@ -108,13 +123,34 @@ func cutRunes(s string, n int) string {
 func defaultRunName(o Options, doc *rundoc.Run, now time.Time) string {
 	switch {
 	case doc.Launch != nil:
-		return DefaultName(doc.Launch.Model, doc.Launch.Args, true, now)
+		return DefaultName(doc.Launch.Model, doc.Launch.Args, previousArgs(o, doc.Launch.Model), true, now)
 	case o.Kind == Demo:
-		return DefaultName(DemoModel(o.Sim), nil, true, now)
+		return DefaultName(DemoModel(o.Sim), nil, nil, true, now)
 	}
 	host := o.Endpoint
 	if u, err := url.Parse(o.Endpoint); err == nil && u.Host != "" {
 		host = u.Host
 	}
-	return DefaultName(host, nil, false, now)
+	return DefaultName(host, nil, nil, false, now)
+}
+
+// History is what an observer that keeps the run history (store.Recorder)
+// offers a new run's default name: the launch arguments of the newest
+// run of model it holds, ok false when it holds none.
+type History interface {
+	PreviousArgs(model string) (args []string, ok bool)
+}
+
+// previousArgs asks the run's history, if an observer keeps one, for the
+// previous run of model's arguments (nil: none, or no history).
+func previousArgs(o Options, model string) []string {
+	for _, ob := range o.Observers {
+		if h, ok := ob.(History); ok {
+			if args, ok := h.PreviousArgs(model); ok {
+				return append([]string{}, args...)
+			}
+			return nil
+		}
+	}
+	return nil
 }

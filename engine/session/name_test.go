@@ -1,6 +1,7 @@
 package session
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,10 +31,10 @@ func TestFlagsTextKeepsWhatDiffers(t *testing.T) {
 		}
 	}
 	at := time.Date(2026, 12, 1, 10, 40, 0, 0, time.Local)
-	if got := DefaultName("agents/a1-4b-fp8", []string{"--max-num-seqs", "16"}, true, at); got != "a1-4b-fp8 · max-num-seqs 16 · Dec 1 10:40" {
+	if got := DefaultName("agents/a1-4b-fp8", []string{"--max-num-seqs", "16"}, nil, true, at); got != "a1-4b-fp8 · max-num-seqs 16 · Dec 1 10:40" {
 		t.Errorf("DefaultName = %q", got)
 	}
-	if got := DefaultName("127.0.0.1:8000", nil, false, at); got != "127.0.0.1:8000 · Dec 1 10:40" {
+	if got := DefaultName("127.0.0.1:8000", nil, nil, false, at); got != "127.0.0.1:8000 · Dec 1 10:40" {
 		t.Errorf("endpoint DefaultName = %q", got)
 	}
 }
@@ -50,7 +51,7 @@ func TestDefaultNameFitsTheLimit(t *testing.T) {
 		"--kv-cache-dtype", "int4_per_token_head", "--attention-backend", "TRITON_ATTN",
 		"--max-num-seqs", "128", "--language-model-only", "--trust-remote-code"}
 	for _, model := range []string{"agents/a1-4b-fp8", "org/" + strings.Repeat("x", 300)} {
-		got := DefaultName(model, args, true, at)
+		got := DefaultName(model, args, nil, true, at)
 		if len(got) > rundoc.MaxNameLen {
 			t.Errorf("DefaultName is %d bytes, over the limit of %d: %q", len(got), rundoc.MaxNameLen, got)
 		}
@@ -73,7 +74,7 @@ func TestDefaultNameFitsTheLimit(t *testing.T) {
 			t.Errorf("the runner would cut %q", got)
 		}
 	}
-	if got := DefaultName("agents/a1-4b-fp8", []string{"--max-num-seqs", "16", "--enforce-eager"}, true, at); got != "a1-4b-fp8 · max-num-seqs 16, enforce-eager · Dec 1 10:40" {
+	if got := DefaultName("agents/a1-4b-fp8", []string{"--max-num-seqs", "16", "--enforce-eager"}, nil, true, at); got != "a1-4b-fp8 · max-num-seqs 16, enforce-eager · Dec 1 10:40" {
 		t.Errorf("two flags: DefaultName = %q, want both, whole", got)
 	}
 }
@@ -95,5 +96,25 @@ func TestRunsAreNamedInTheSession(t *testing.T) {
 		if got := defaultRunName(tc.o, tc.doc, at); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.o.Kind, got, tc.want)
 		}
+	}
+}
+
+// Issue 41 minor 14: runs of one model that differ in one flag tell apart
+// by their names' beginnings: the flags the previous run of the model did
+// not have lead (here the KV dtype, which came after three others); with
+// no previous run the order is as before.
+func TestDefaultNameLeadsWithWhatChanged(t *testing.T) {
+	at := time.Date(2026, 12, 1, 10, 40, 0, 0, time.Local)
+	prev := []string{"--max-model-len", "262144", "--gpu-memory-utilization", "0.95", "--max-num-seqs", "128", "--enable-prefix-caching"}
+	args := append(slices.Clone(prev), "--kv-cache-dtype", "fp8")
+	if got := DefaultName("agents/a1-4b-fp8", args, prev, true, at); !strings.HasPrefix(got, "a1-4b-fp8 · kv-cache-dtype fp8, ") {
+		t.Errorf("after a run without it, the new flag does not lead: %q", got)
+	}
+	changed := []string{"--max-model-len", "262144", "--gpu-memory-utilization", "0.95", "--max-num-seqs", "64", "--enable-prefix-caching"}
+	if got := DefaultName("agents/a1-4b-fp8", changed, prev, true, at); !strings.HasPrefix(got, "a1-4b-fp8 · max-num-seqs 64, ") {
+		t.Errorf("a changed value does not lead: %q", got)
+	}
+	if a, b := DefaultName("agents/a1-4b-fp8", args, nil, true, at), DefaultName("agents/a1-4b-fp8", args, prev, true, at); a == b {
+		t.Errorf("the previous run changes nothing: %q", a)
 	}
 }

@@ -70,7 +70,7 @@ func launchSlots(l *rundoc.Launch) int {
 	if l == nil {
 		return 0
 	}
-	cfg, err := vllm.ParseArgs(l.Args)
+	cfg, err := vllm.FromRecord(*l)
 	if err != nil {
 		return 0
 	}
@@ -85,7 +85,7 @@ func launchSlots(l *rundoc.Launch) int {
 	return n
 }
 
-// Predict applies METHOD.md's plan check (bench.Predict) to every decode
+// Predict applies METHOD.md's plan check (bench.DecodeStatus) to every decode
 // cell of p and returns a preview run whose cells hold only the predicted
 // statuses (cells that will run are absent). Contexts of ContextMax resolve
 // to max_model_len − M when the length is known and are dropped otherwise.
@@ -95,7 +95,7 @@ func Predict(p rundoc.Plan, f Facts) *rundoc.Run {
 	r.Plan.Contexts = p.Resolve(f.MaxModelLen).Contexts
 	for _, c := range r.Plan.Contexts {
 		for _, n := range p.Concurrency {
-			if st := bench.Predict(c, n, p.MaxOutput, l); st != "" {
+			if st := bench.DecodeStatus(c, n, p.MaxOutput, l); st != "" {
 				r.Cells = append(r.Cells, rundoc.Cell{Phase: rundoc.PhaseDecode, Context: c, Concurrency: n, Status: st})
 			}
 		}
@@ -103,7 +103,7 @@ func Predict(p rundoc.Plan, f Facts) *rundoc.Run {
 	return r
 }
 
-// Estimate is the expected length of a run in real time (bench.Estimate,
+// Estimate is the expected length of a run in real time (bench.PlanDuration,
 // divided by the simulator's speed in demo mode), with measured prefill
 // cells, when there are any, setting the warm-up rate. Runnable is the
 // number of decode cells of the preview (Predict) that will run.
@@ -116,7 +116,7 @@ func Estimate(preview *rundoc.Run, f Facts, measured []rundoc.Cell) (d time.Dura
 			}
 		}
 	}
-	d = bench.Estimate(p, f.limits(p), measured)
+	d = bench.PlanDuration(p, f.limits(p), measured)
 	if f.Speed > 1 {
 		d = time.Duration(float64(d) / f.Speed)
 	}
@@ -176,7 +176,7 @@ func (e *NothingRunsError) Error() string {
 	switch e.Why {
 	case NoPrefillFits:
 		return fmt.Sprintf("no prefill context fits this server (max_model_len %s, KV cache %s): use prefill contexts of %d tokens or less",
-			TokensText(e.MaxModelLen), TokensText(e.KVCapacity), e.Suggest)
+			rundoc.TokensText(e.MaxModelLen), rundoc.TokensText(e.KVCapacity), e.Suggest)
 	case OutputFillsModel:
 		return fmt.Sprintf("a max output of %d leaves no room in max_model_len %d: use a max output of %d or less",
 			e.MaxOutput, e.MaxModelLen, e.Suggest)
@@ -184,32 +184,32 @@ func (e *NothingRunsError) Error() string {
 		return fmt.Sprintf("no context leaves room for a max output of %d in max_model_len %d: use a max output of %d or less, or smaller contexts",
 			e.MaxOutput, e.MaxModelLen, e.Suggest)
 	case ConcurrencyTooHigh:
-		return fmt.Sprintf("the KV cache holds %d tokens, too few for %d requests of %d tokens (context + max output) at once: add lower concurrency levels such as 1",
-			e.KVCapacity, e.Concurrency, e.Context+e.MaxOutput)
+		return fmt.Sprintf("the KV cache holds %s, too few for %d requests of %d tokens (context + max output) at once: add lower concurrency levels such as 1",
+			rundoc.TokensText(e.KVCapacity), e.Concurrency, e.Context+e.MaxOutput)
 	case RequestTooBig:
-		return fmt.Sprintf("the KV cache holds %d tokens, too few for one request of context %s plus a max output of %d: use a max output of %d or less",
-			e.KVCapacity, rundoc.ContextLabel(e.Context), e.MaxOutput, e.Suggest)
+		return fmt.Sprintf("the KV cache holds %s, too few for one request of context %s plus a max output of %d: use a max output of %d or less",
+			rundoc.TokensText(e.KVCapacity), rundoc.ContextLabel(e.Context), e.MaxOutput, e.Suggest)
 	}
-	return fmt.Sprintf("the KV cache holds %s, too few for any context of the plan: use smaller contexts", TokensText(e.KVCapacity))
+	return fmt.Sprintf("the KV cache holds %s, too few for any context of the plan: use smaller contexts", rundoc.TokensText(e.KVCapacity))
 }
 
 // CheckPlan returns a *NothingRunsError when no cell of the resolved plan p
-// can run on server s, by the engine's own predictions (bench.Predict and
-// bench.PredictPrefill), and nil when at least one can. An empty plan is
+// can run on server s, by the engine's own predictions (bench.DecodeStatus and
+// bench.PrefillStatus), and nil when at least one can. An empty plan is
 // nil here: Plan.Validate reports it.
 func CheckPlan(p rundoc.Plan, s rundoc.Server) error {
 	l := bench.ServerLimits(s)
 	length, kv := l.MaxModelLen, l.KVCapacity
 	skipped := 0
 	for _, c := range p.PrefillContexts {
-		if bench.PredictPrefill(c, l) == "" {
+		if bench.PrefillStatus(c, l) == "" {
 			return nil
 		}
 		skipped++
 	}
 	for _, c := range p.Contexts {
 		for _, n := range p.Concurrency {
-			if bench.Predict(c, n, p.MaxOutput, l) == "" {
+			if bench.DecodeStatus(c, n, p.MaxOutput, l) == "" {
 				return nil
 			}
 			skipped++
@@ -253,12 +253,4 @@ func roomyOutput(length int) int {
 		out *= 2
 	}
 	return out
-}
-
-// TokensText is a server's token limit, or "unknown" when it reported none.
-func TokensText(n int) string {
-	if n <= 0 {
-		return "unknown"
-	}
-	return fmt.Sprintf("%d tokens", n)
 }

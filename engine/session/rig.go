@@ -57,7 +57,11 @@ const linkLostWait = 2 * time.Second
 // linkLost is the runner's LinkLost for a server behind conn: the
 // sentence of a dropped SSH connection, nil while it is up (or for a rig
 // reached without SSH).
-func linkLost(conn *rig.Conn) func() error {
+//
+// container names the server's container on the rig: the run's sentence
+// says it is still running there, since nothing could stop it (issue 36
+// item 10), and how it goes away.
+func linkLost(conn *rig.Conn, container string) func() error {
 	if !conn.Remote() {
 		return nil
 	}
@@ -66,7 +70,11 @@ func linkLost(conn *rig.Conn) func() error {
 		defer t.Stop()
 		select {
 		case <-conn.Lost():
-			return conn.LostError()
+			lost := conn.LostError()
+			if lost == nil || container == "" {
+				return lost
+			}
+			return fmt.Errorf("%w; the server's container %s is still running on the rig, and RigBench's next launch there removes it", lost, container)
 		case <-t.C:
 			return nil
 		}

@@ -208,6 +208,11 @@ func TestSSHDroppedMidRunKeepsFinishedCells(t *testing.T) {
 	if !errors.As(err, &gone) || !errors.As(err, &ll) || !strings.Contains(err.Error(), "SSH connection to "+s.User+"@"+s.Addr()+" dropped") {
 		t.Fatalf("err = %v, want a ServerGoneError saying the SSH connection dropped", err)
 	}
+	// The sentence itself says the server was left running (issue 36
+	// item 10), not only the log line of the failed stop.
+	if !strings.Contains(err.Error(), "is still running on the rig, and RigBench's next launch there removes it") {
+		t.Errorf("err = %v, want it to say the container is still running there", err)
+	}
 	t.Logf("%v (%v after the kill)", err, took)
 	if took > 10*time.Second {
 		t.Errorf("the run ended %v after the kill, want within 10 s", took)

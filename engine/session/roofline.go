@@ -47,7 +47,7 @@ func HardwarePeakGBs(h *hardware.Snapshot, l *rundoc.Launch) float64 {
 	}
 	tp := 1
 	if l != nil {
-		if cfg, err := vllm.ParseArgs(l.Args); err == nil {
+		if cfg, err := vllm.FromRecord(*l); err == nil {
 			if v, ok := cfg.Get("--tensor-parallel-size"); ok {
 				if n, err := strconv.Atoi(v); err == nil && n > 1 {
 					tp = n
@@ -81,7 +81,7 @@ func Speculative(l *rundoc.Launch) bool {
 	if l == nil {
 		return false
 	}
-	cfg, err := vllm.ParseArgs(l.Args)
+	cfg, err := vllm.FromRecord(*l)
 	if err != nil {
 		return false
 	}

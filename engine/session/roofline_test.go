@@ -24,13 +24,34 @@ import (
 // bandwidth the profile's time model gives it (Profile.BandwidthFraction).
 func TestDemoRooflineMatchesProfile(t *testing.T) {
 	cfg := sim.DefaultConfig()
+	want := 100 * cfg.Profile.BandwidthFraction()
 	// Speed 10 and a 20 s window: 2 s of real time, so a scheduling hiccup
-	// of a loaded machine is a small part of the window.
-	cfg.Speed = 10
-	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 20, MaxOutput: 256}
-	run, err := session.Run(context.Background(), session.Options{Kind: session.Demo, Sim: cfg, Plan: plan, Hardware: noGPU, NoTelemetry: true})
-	if err != nil {
-		t.Fatal(err)
+	// of a loaded machine is a small part of the window. A machine busier
+	// still can make the client late with every next request, the card
+	// idle between them: the cell must then say it could not keep up, and
+	// the figure is taken again at speed 2 (busytest.FastSpeeds' rule).
+	var run *rundoc.Run
+	var c *rundoc.Cell
+	for _, speed := range []float64{10, 2} {
+		cfg.Speed = speed
+		plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 20, MaxOutput: 256}
+		var err error
+		run, err = session.Run(context.Background(), session.Options{Kind: session.Demo, Sim: cfg, Plan: plan, Hardware: noGPU, NoTelemetry: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c = run.Find(rundoc.PhaseDecode, 0, 1)
+		if c == nil || c.Status != rundoc.StatusValid {
+			t.Fatalf("0×1 at %g×: %+v", speed, c)
+		}
+		if math.Abs(c.RooflinePct-want) <= 5 {
+			break
+		}
+		if !strings.Contains(c.Reason, "could not keep up") {
+			t.Fatalf("0×1 at %g× reads %.1f%% of the roofline at %.1f tok/s, want %.1f%% ± 5, and does not say why (%q)",
+				speed, c.RooflinePct, c.TotalTokS, want, c.Reason)
+		}
+		t.Logf("at %g× the client could not keep up (%s): again at a lower speed", speed, c.Reason)
 	}
 	r := run.Server.Roofline
 	if !r.Complete() || r.WeightsSource != rundoc.RooflineLog || r.BandwidthSource != rundoc.RooflineProfile || len(r.Missing) != 0 {
@@ -39,11 +60,6 @@ func TestDemoRooflineMatchesProfile(t *testing.T) {
 	if p := cfg.Profile; r.WeightsGiB != p.WeightsGiB || math.Abs(r.KVBytesPerToken-float64(p.KVBytesPerToken)) > 0.01*float64(p.KVBytesPerToken) {
 		t.Errorf("weights %.2f GiB, KV %.0f B/token; want the profile's %.2f GiB, %d B/token", r.WeightsGiB, r.KVBytesPerToken, p.WeightsGiB, p.KVBytesPerToken)
 	}
-	c := run.Find(rundoc.PhaseDecode, 0, 1)
-	if c == nil || c.Status != rundoc.StatusValid {
-		t.Fatalf("0×1: %+v", c)
-	}
-	want := 100 * cfg.Profile.BandwidthFraction()
 	if got := c.RooflinePct; math.Abs(got-want) > 5 {
 		t.Errorf("0×1 reads %.1f%% of the roofline at %.1f tok/s, want %.1f%% ± 5", got, c.TotalTokS, want)
 	}

@@ -113,6 +113,15 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		// refuses a server whose model is not the one the run measured.
 		doc, kept, o.Plan, o.Hardware = &d, o.Resume.Cells, o.Resume.Plan, o.Resume.Hardware
 	}
+	if o.Resume != nil {
+		// Refused before anything starts where the launch is known now,
+		// else once the server has started, before any cell runs.
+		if planned, ok := plannedLaunch(o); ok {
+			if err := checkResumeLaunch(o.Resume, planned, demoSpeed(o)); err != nil {
+				return o.Resume, err
+			}
+		}
+	}
 	remote := remoteRig(o)
 	if o.Hardware == nil && o.Resume == nil && remote == nil {
 		snap := DetectHardware(ctx)
@@ -122,11 +131,20 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		doc.Hardware = o.Hardware
 	}
 
+	resumed := doc.Launch
 	t, err := startTarget(ctx, &o, doc)
 	if err != nil {
 		return doc, err
 	}
 	defer t.stop()
+	if o.Resume != nil {
+		if _, known := plannedLaunch(o); !known {
+			if err := checkResumeLaunch(o.Resume, doc.Launch, demoSpeed(o)); err != nil {
+				doc.Launch = resumed
+				return o.Resume, err
+			}
+		}
+	}
 	if remote != nil && o.Hardware == nil && o.Resume == nil {
 		// Read after the launch, with the image just started: it is on
 		// the rig now, and nvidia-smi runs in it.
@@ -343,7 +361,7 @@ func startSim(cfg sim.Config, log func(string)) (stop func(), url string, startu
 	}
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(l)
-	log(fmt.Sprintf("simulated vLLM server on http://%s (model %s, KV cache %d tokens)", l.Addr(), s.Model(), s.KVCapacityTokens()))
+	log(fmt.Sprintf("simulated vLLM server on http://%s (model %s, KV cache %s)", l.Addr(), s.Model(), rundoc.TokensText(s.KVCapacityTokens())))
 	stop = func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

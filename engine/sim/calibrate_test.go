@@ -9,8 +9,9 @@ import (
 // HTTP): the reference plan, run through the engine core the way the
 // benchmark runner runs it, must match the published run as issue 13 asks:
 // every Valid cell's total_tok_s and every prefill cell's prompt_tok_s within
-// 10%, the median TTFT of ≥ 80% of the Valid decode cells within 20% and of
-// none worse than 35%, the per-request tok/s and TBT of every Valid decode
+// 10%, the median TTFT of ≥ 90% of the Valid decode cells within 20% and of
+// none worse than 35% (issue 35 raised it from 80%, with context 0 sent as
+// the seed tool sends it), the per-request tok/s and TBT of every Valid decode
 // cell within 15%, and the statuses of every cell but the three where
 // the reference is the odd one out (docs/simulator.md explains each). The
 // side-by-side table is in the log.
@@ -41,8 +42,8 @@ func checkReferenceScore(t *testing.T, sc refScore) {
 	if sc.worstTokS > 0.10 {
 		t.Errorf("throughput off by %.1f%% at %s, want within 10%%", 100*sc.worstTokS, sc.worstTokCell)
 	}
-	if sc.ttftWithin20 < 0.80 {
-		t.Errorf("only %.0f%% of Valid decode cells have their median TTFT within 20%%, want ≥ 80%%", 100*sc.ttftWithin20)
+	if sc.ttftWithin20 < 0.90 {
+		t.Errorf("only %.0f%% of Valid decode cells have their median TTFT within 20%%, want ≥ 90%%", 100*sc.ttftWithin20)
 	}
 	if sc.worstTTFT > 0.35 {
 		t.Errorf("median TTFT off by %.1f%% at %s, want none worse than 35%%", 100*sc.worstTTFT, sc.worstTTFTCell)

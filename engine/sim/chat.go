@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 )
 
 // The simulated model's chat template is ChatML, as Qwen's models use it:
@@ -135,7 +134,7 @@ func (c *chatRequest) prompt() ([]uint32, error) {
 // handleChat serves /v1/chat/completions through the same generation path
 // as /v1/completions (generate): same engine, same counters, same faults.
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
-	arrived := time.Now()
+	arrived := s.arrive(r)
 	var req chatRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		writeError(w, http.StatusBadRequest, "BadRequestError", "The request body is not valid JSON: "+err.Error())

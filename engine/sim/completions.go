@@ -130,7 +130,7 @@ func parsePrompt(raw json.RawMessage, addSpecial bool) ([]uint32, error) {
 
 // handleCompletions serves /v1/completions, streaming (SSE) or not.
 func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
-	arrived := time.Now()
+	arrived := s.arrive(r)
 	var req completionRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		writeError(w, http.StatusBadRequest, "BadRequestError", "The request body is not valid JSON: "+err.Error())
@@ -169,7 +169,7 @@ func (s *Server) knownModel(w http.ResponseWriter, model string) bool {
 // ids on, for every endpoint that generates: vLLM's length checks, the
 // engine (scheduler, KV cache, prefix cache, ground truth) and the answer,
 // streamed or whole, in the shape that shapeFor gives for the request's id.
-func (s *Server) generate(w http.ResponseWriter, r *http.Request, arrived time.Time, prompt []uint32, opts genOptions, shapeFor func(id string) responseShape) {
+func (s *Server) generate(w http.ResponseWriter, r *http.Request, arrived arrival, prompt []uint32, opts genOptions, shapeFor func(id string) responseShape) {
 	if len(prompt) == 0 {
 		writeError(w, http.StatusBadRequest, "BadRequestError", "The decoder prompt cannot be empty")
 		return
@@ -223,11 +223,11 @@ func (s *Server) checkLengths(promptTokens int, maxTokens *int, minTokens int) (
 
 // submit hands a request to the engine. failed is true when the error-rate
 // fault picked this request for an HTTP 500.
-func (s *Server) submit(prompt []uint32, maxTokens int, req genOptions, arrived time.Time) (*stream, bool) {
+func (s *Server) submit(prompt []uint32, maxTokens int, req genOptions, arrived arrival) (*stream, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextID++
-	rec := &RequestRecord{ID: fmt.Sprintf("cmpl-%016x", mix64(uint64(s.cfg.Seed)^s.nextID)), PromptTokens: len(prompt), Arrived: arrived}
+	rec := &RequestRecord{ID: fmt.Sprintf("cmpl-%016x", mix64(uint64(s.cfg.Seed)^s.nextID)), PromptTokens: len(prompt), Arrived: arrived.wall}
 	s.truth = append(s.truth, rec)
 	if s.cfg.Faults.ErrorRate > 0 && s.rng.Float64() < s.cfg.Faults.ErrorRate {
 		rec.Error = "HTTP 500 (simulated fault)"
@@ -235,12 +235,15 @@ func (s *Server) submit(prompt []uint32, maxTokens int, req genOptions, arrived 
 		return nil, true
 	}
 	sq := newSeq(rec.ID, prompt, maxTokens, req.MinTokens, req.IgnoreEOS, req.CacheSalt, s.cfg.Seed, s.prof)
-	st := &stream{sq: sq, notify: make(chan struct{}, 1), rec: rec}
+	st := &stream{sq: sq, notify: make(chan struct{}, 1), rec: rec, sent: arrived.sent}
 	s.streams[sq] = st
 	// The request arrived when its body started to be read: decoding and
 	// tokenising it is the API server's work, which the time model already
-	// charges, so it must not delay the request a second time.
-	s.core.add(sq, s.simAt(arrived))
+	// charges, so it must not delay the request a second time, not even
+	// by the engine's steps that ran meanwhile (×S on a busy machine:
+	// arrive).
+	s.core.addAt(sq, arrived.sim)
+	rec.SimArrivedS = arrived.sent
 	signal(s.wake)
 	return st, false
 }
@@ -281,9 +284,17 @@ func hashString(s string) uint64 {
 func (s *Server) release(st *stream) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !st.finished && st.sq.state != stateDone {
+	switch {
+	case !st.finished && st.sq.state != stateDone:
 		s.core.abort(st.sq)
 		st.rec.Cancelled = st.rec.Error == ""
+	case !st.finished && !st.sq.failed && !st.sq.aborted:
+		// The engine finished it in a step whose tokens were still due
+		// when the client went away: the server did finish the request
+		// (its record says so), so its counters count it, as publish
+		// would have (a busy host's idle close raced this: the record
+		// said finished and tokens_predicted_total did not count it).
+		s.onFinish(st.sq)
 	}
 	s.completeRecord(st)
 	delete(s.streams, st.sq)
@@ -308,7 +319,46 @@ func (s *Server) completeRecord(st *stream) {
 func (s *Server) take(st *stream, sent int) (n int, finished, stop bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.frozen && !s.closed {
+		return 0, false, false // frozen (Freeze): nothing more leaves the server
+	}
 	return st.published - sent, st.finished, s.closed || s.dead
+}
+
+// startStamping makes st a stamped stream: from now on publish keeps its
+// steps for takeChunks. s.mu is held. A handler calls it before its first
+// take, and before the response's headers, which carry the clock.
+func (s *Server) startStamping(st *stream) {
+	if st.stamped {
+		return
+	}
+	st.stamped = true
+	if st.published > 0 && len(st.steps) == 0 {
+		// The engine released tokens before this handler got here (a busy
+		// machine starts it late): publish kept no steps for them, since
+		// the stream was not stamped yet. They are this stream's first
+		// chunks, the first token alone at its own time, or the client
+		// would get fewer than the request's tokens and a finish reason
+		// "length" short of max_tokens (read as Exceeds model length).
+		st.steps = append(st.steps, stepOut{n: 1, at: st.firstAt, first: true})
+		if st.published > 1 {
+			st.steps = append(st.steps, stepOut{n: st.published - 1, at: st.lastAt})
+		}
+	}
+}
+
+// takeChunks is take for a stamped stream: the tokens released since the
+// last call as the chunks to write, each with the simulated time of its
+// last token (chunkSteps).
+func (s *Server) takeChunks(st *stream) (chunks []stepOut, finished, stop bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.frozen && !s.closed {
+		return nil, false, false // frozen (Freeze): nothing more leaves the server, as in take
+	}
+	chunks = chunkSteps(st.steps, s.chunkSpan())
+	st.steps = st.steps[:0]
+	return chunks, st.finished, s.closed || s.dead
 }
 
 // streamResponse writes the SSE stream: each wake-up sends every token
@@ -318,6 +368,10 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, st *stre
 	fl, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
+	s.mu.Lock()
+	s.setClockHeaders(w.Header(), st.sent)
+	s.startStamping(st)
+	s.mu.Unlock()
 	w.WriteHeader(http.StatusOK)
 	if fl != nil {
 		fl.Flush()
@@ -340,7 +394,7 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, st *stre
 		case <-r.Context().Done():
 			return
 		}
-		n, finished, stop := s.take(st, sent)
+		chunks, finished, stop := s.takeChunks(st)
 		if stop {
 			s.markError(st, "the server stopped")
 			if s.isDead() {
@@ -348,13 +402,19 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, st *stre
 			}
 			return
 		}
-		if f.StallAfterTokens > 0 && sent+n > f.StallAfterTokens {
-			n = f.StallAfterTokens - sent
-			finished = false
+		if f.StallAfterTokens > 0 {
+			var cut bool
+			if chunks, cut = truncateChunks(chunks, f.StallAfterTokens-sent); cut {
+				finished = false
+			}
 		}
-		if n > 0 || finished {
+		if finished && len(chunks) == 0 {
+			chunks = []stepOut{{}} // the finish reason alone
+		}
+		for k, ch := range chunks {
+			n := ch.n
 			fr := (*string)(nil)
-			if finished {
+			if finished && k == len(chunks)-1 {
 				fr = &st.sq.stopReason
 			}
 			if f.MalformedChunkAfter > 0 && sent+n > f.MalformedChunkAfter {
@@ -371,11 +431,11 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, st *stre
 					return
 				}
 			}
-			if !writeEvent(w, fl, shape.delta(outputText(st.sq.key, sent, sent+n), fr, usageAt(sent+n))) {
+			if !writeStampedEvent(w, fl, shape.delta(outputText(st.sq.key, sent, sent+n), fr, usageAt(sent+n)), ch.at) {
 				return
 			}
 			sent += n
-			s.recordEmit(st, n)
+			s.recordEmit(st, n, ch.at)
 		}
 		if f.StallAfterTokens > 0 && sent >= f.StallAfterTokens {
 			<-r.Context().Done() // stalled: hold the connection until the client gives up
@@ -403,10 +463,17 @@ func flush(fl http.Flusher) {
 
 // writeEvent writes one "data: {json}" event; false when the client is gone.
 func writeEvent(w http.ResponseWriter, fl http.Flusher, v any) bool {
+	return writeStampedEvent(w, fl, v, 0)
+}
+
+// writeStampedEvent is writeEvent with the simulated time of the chunk's
+// last token in its sim_time_us field (clock.go); at ≤ 0 adds none.
+func writeStampedEvent(w http.ResponseWriter, fl http.Flusher, v any, at float64) bool {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return false
 	}
+	b = stamp(b, at)
 	buf := make([]byte, 0, len(b)+8)
 	buf = append(buf, "data: "...)
 	buf = append(buf, b...)
@@ -418,8 +485,9 @@ func writeEvent(w http.ResponseWriter, fl http.Flusher, v any) bool {
 	return true
 }
 
-// recordEmit adds a sent chunk to the ground truth.
-func (s *Server) recordEmit(st *stream, n int) {
+// recordEmit adds a sent chunk to the ground truth; at is the simulated
+// time of its last token where the chunk was stamped with it, else 0.
+func (s *Server) recordEmit(st *stream, n int, at float64) {
 	if n == 0 {
 		return
 	}
@@ -429,7 +497,7 @@ func (s *Server) recordEmit(st *stream, n int) {
 	if st.rec.FirstToken.IsZero() {
 		st.rec.FirstToken = now
 	}
-	st.rec.Tokens = append(st.rec.Tokens, Emit{At: now, N: n})
+	st.rec.Tokens = append(st.rec.Tokens, Emit{At: now, N: n, SimS: at})
 }
 
 func (s *Server) markError(st *stream, msg string) {
@@ -466,7 +534,7 @@ func (s *Server) fullResponse(w http.ResponseWriter, r *http.Request, st *stream
 		if !finished {
 			continue
 		}
-		s.recordEmit(st, n)
+		s.recordEmit(st, n, 0)
 		s.mu.Lock()
 		s.completeRecord(st)
 		s.mu.Unlock()

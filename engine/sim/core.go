@@ -102,6 +102,10 @@ type core struct {
 	lim  limits
 	pool *blockPool
 	now  float64 // simulated seconds
+	// worked is the clock at the end of the engine's last step: an idle
+	// engine's clock runs on with the wall clock (idleUntil), but nothing
+	// happened in it after worked (addAt).
+	worked float64
 
 	apiFree float64 // when the serial API server is next free
 	// stalls are the spans, in order, in which the engine takes a request
@@ -122,6 +126,9 @@ type core struct {
 	// slots is llama-server's per-slot prompt cache (slots.go), which
 	// replaces the block prefix cache; nil for the other personalities.
 	slots *slotCache
+	// cold is a fresh server's first prompt computing slower than later
+	// ones (llama-server, coldStart); nil for the other personalities.
+	cold *coldStart
 }
 
 func newCore(p Profile, lim limits, numBlocks int) *core {
@@ -132,8 +139,24 @@ func newCore(p Profile, lim limits, numBlocks int) *core {
 // engine's present). The API server handles one request at a time, so its
 // ready time queues behind the previous request's.
 func (c *core) add(s *seq, at float64) {
-	if at < c.now {
-		at = c.now
+	c.addAt(s, max(at, c.now))
+}
+
+// addAt admits a request that arrived at simulated time at, which may lie
+// before the engine's present (a step that ran while its handler read it):
+// the API server, which runs beside the engine, took it from then; the
+// engine sees it at its next step.
+func (c *core) addAt(s *seq, at float64) {
+	if at < c.now && len(c.running) == 0 && len(c.waiting) == 0 && len(c.api) == 0 {
+		// An idle engine's clock followed the wall clock past the
+		// request's arrival while its handler waited for the host (a busy
+		// machine starts it late): nothing happened in between, so the
+		// engine takes the request from its arrival, as the card would
+		// have, never from before its last step's end. Left at the wall
+		// clock, 8K×4's cached streams on llama-server read a TTFT of
+		// 0.7–1.2 s of card time under -race beside other work, against
+		// 0.16 s of steps.
+		c.now = max(at, c.worked)
 	}
 	s.arrival = at
 	start := math.Max(at, c.apiFree)
@@ -156,6 +179,7 @@ func (c *core) abort(s *seq) {
 	}
 	s.aborted = true
 	c.finish(s)
+	c.worked = max(c.worked, c.now) // its slot and blocks came free now
 }
 
 // finish takes s out of every queue and frees its blocks.
@@ -397,7 +421,7 @@ func (c *core) stepCost(work []chunk) float64 {
 			continue
 		}
 		a, b := float64(w.start), float64(w.start+w.n)
-		t += p.PrefillPerTokenS*float64(w.n) + p.PrefillAttentionS*(b*b-a*a)
+		t += (p.PrefillPerTokenS*float64(w.n) + p.PrefillAttentionS*(b*b-a*a)) / c.cold.rate(w.s)
 	}
 	if decodes > 0 {
 		q := p.DecodeBatchExponent
@@ -440,9 +464,11 @@ func (c *core) step() []emission {
 	if len(work) == 0 {
 		return nil
 	}
+	c.cold.claim(work)
 	cost := c.stepCost(work)
 	noisy := cost * c.noise.factor()
 	c.now += noisy
+	c.worked = c.now
 	c.count.steps++
 	out := make([]emission, 0, len(work))
 	for _, w := range work {
@@ -483,6 +509,7 @@ func (c *core) step() []emission {
 	if c.noise != nil {
 		c.steps = append(c.steps, stepRecord{end: c.now, excess: noisy - cost, tokens: len(out)})
 	}
+	c.cold.settle()
 	return out
 }
 

@@ -93,6 +93,23 @@ func (s *Server) publish(out []emission) {
 		}
 		if st.published == 0 && e.tokens > 0 {
 			s.onFirstToken(e.s)
+			st.rec.SimFirstTokenS = e.s.firstTokenAt
+			// The prefix hit was settled when the engine scheduled the
+			// request: the record says it from the first token on, not
+			// only once the handler ends (a busy machine runs a cancelled
+			// stream's release late, and a test reading the truth at once
+			// saw 0 cached tokens).
+			st.rec.CachedTokens = e.s.cached
+		}
+		if st.stamped && e.tokens > 0 {
+			st.steps = append(st.steps, stepOut{n: e.tokens, at: e.s.lastTokenAt, first: st.published == 0})
+		}
+		if e.tokens > 0 {
+			// Kept for a handler that stamps only later (streamResponse).
+			if st.published == 0 {
+				st.firstAt = e.s.lastTokenAt
+			}
+			st.lastAt = e.s.lastTokenAt
 		}
 		st.published += e.tokens
 		if e.finished {

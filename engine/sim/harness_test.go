@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
 // harness drives an engine core in virtual time through the steps of
@@ -177,7 +179,9 @@ func (h *harness) decode(ctx, n int, d float64, m int) cellResult {
 	}
 	doc, ok := h.docs[ctx]
 	if !ok {
-		doc = h.prompt(max(ctx, 8))
+		// Context 0 is the generation request alone, at the size the
+		// seed tool sends it (rundoc.ContextZeroTokens).
+		doc = h.prompt(rundoc.PromptTokens(ctx))
 		h.docs[ctx] = doc
 	}
 	h.runAll([]*seq{h.request(doc, 1)})

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"path"
 	"strings"
-	"time"
 )
 
 // The llama-server personality imitates llama.cpp's tools/server as build
@@ -42,6 +41,8 @@ import (
 //   - a prompt cache per slot (slots.go): a request reuses the longest
 //     common prefix with the last prompt of the slot it is given, token by
 //     token, and no KV is shared between slots;
+//   - a cold first prompt (cold.go): a fresh server's first prompt of at
+//     least 32 tokens computes at 0.72 of the rate of later ones;
 //   - n_ctx tokens of KV shared by all slots: a request the pool cannot
 //     hold fails with 400 exceed_context_size_error "Context size has been
 //     exceeded."; a prompt longer than the slot's context gets "request (N
@@ -175,7 +176,7 @@ type llamaCompletionRequest struct {
 }
 
 func (s *Server) llamaCompletions(w http.ResponseWriter, r *http.Request) {
-	arrived := time.Now()
+	arrived := s.arrive(r)
 	var req llamaCompletionRequest
 	prompt, ok := llamaRead(w, r, &req, func() json.RawMessage { return req.Prompt }, `"prompt" must be provided`,
 		func(m json.RawMessage) ([]uint32, error) { return parsePrompt(m, true) })
@@ -226,7 +227,7 @@ type llamaChatRequest struct {
 // (chat.go, no BOS), then the same slot, context and stream rules as a
 // completion.
 func (s *Server) llamaChat(w http.ResponseWriter, r *http.Request) {
-	arrived := time.Now()
+	arrived := s.arrive(r)
 	var req llamaChatRequest
 	prompt, ok := llamaRead(w, r, &req, func() json.RawMessage { return req.Messages }, "'messages' is required",
 		func(m json.RawMessage) ([]uint32, error) { return chatPrompt(m, true, false) })
@@ -256,7 +257,7 @@ func (s *Server) llamaApplyTemplate(w http.ResponseWriter, r *http.Request) {
 
 // llamaGenerate checks a prompt against the slot's context and answers it
 // (llamaStream), for completions and chat alike.
-func (s *Server) llamaGenerate(w http.ResponseWriter, r *http.Request, arrived time.Time, prompt []uint32, req llamaOptions, chat bool) {
+func (s *Server) llamaGenerate(w http.ResponseWriter, r *http.Request, arrived arrival, prompt []uint32, req llamaOptions, chat bool) {
 	if len(prompt) == 0 {
 		llamaError(w, http.StatusBadRequest, "invalid_request_error", "Input prompt is empty", nil)
 		return
@@ -310,6 +311,14 @@ func (s *Server) llamaStream(w http.ResponseWriter, r *http.Request, st *stream,
 	prompt := len(st.sq.prompt)
 	sent, started := 0, false
 	var text strings.Builder
+	if streaming {
+		// A streamed answer's chunks carry the simulator's clock, as the
+		// vLLM personality's do (clock.go): a client on a busy machine
+		// places them where the card made them.
+		s.mu.Lock()
+		s.startStamping(st)
+		s.mu.Unlock()
+	}
 	for {
 		var gone <-chan struct{}
 		if started {
@@ -321,7 +330,19 @@ func (s *Server) llamaStream(w http.ResponseWriter, r *http.Request, st *stream,
 			return
 		case <-s.done:
 		}
-		n, finished, stop := s.take(st, sent)
+		var (
+			chunks         []stepOut
+			n              int
+			finished, stop bool
+		)
+		if streaming {
+			chunks, finished, stop = s.takeChunks(st)
+			for _, ch := range chunks {
+				n += ch.n
+			}
+		} else {
+			n, finished, stop = s.take(st, sent)
+		}
 		if stop {
 			s.markError(st, "the server stopped")
 			if s.isDead() {
@@ -348,6 +369,9 @@ func (s *Server) llamaStream(w http.ResponseWriter, r *http.Request, st *stream,
 			started = true
 			if streaming {
 				w.Header().Set("Content-Type", "text/event-stream")
+				s.mu.Lock()
+				s.setClockHeaders(w.Header(), st.sent)
+				s.mu.Unlock()
 				w.WriteHeader(http.StatusOK)
 				if chat {
 					chunk["choices"] = llamaChoice(true, true, "", nil, map[string]any{"role": "assistant", "content": nil})
@@ -357,17 +381,24 @@ func (s *Server) llamaStream(w http.ResponseWriter, r *http.Request, st *stream,
 				}
 			}
 		}
-		piece := outputText(st.sq.key, sent, sent+n)
-		if streaming && n > 0 {
-			chunk["choices"] = llamaChoice(chat, true, piece, nil, map[string]any{"content": piece})
-			if !writeEvent(w, fl, chunk) {
-				return
+		if streaming {
+			for _, ch := range chunks {
+				if ch.n == 0 {
+					continue
+				}
+				piece := outputText(st.sq.key, sent, sent+ch.n)
+				chunk["choices"] = llamaChoice(chat, true, piece, nil, map[string]any{"content": piece})
+				if !writeStampedEvent(w, fl, chunk, ch.at) {
+					return
+				}
+				sent += ch.n
+				s.recordEmit(st, ch.n, ch.at)
 			}
 		} else {
-			text.WriteString(piece)
+			text.WriteString(outputText(st.sq.key, sent, sent+n))
+			sent += n
+			s.recordEmit(st, n, 0)
 		}
-		sent += n
-		s.recordEmit(st, n)
 		if finished {
 			break
 		}

@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 	"testing"
+
+	"github.com/rigbench/rigbench/engine/vllm"
 )
 
 // publicCard is what a card's data sheet and its model's configuration say
@@ -52,6 +54,32 @@ func TestProfilesArePlausible(t *testing.T) {
 			if mfu < 0.2 || mfu > 0.8 {
 				t.Errorf("%s: prefill uses %.0f%% of the dense peak, want 20–80%%", name, 100*mfu)
 			}
+		}
+	}
+}
+
+// TestSimulatorModelsAreTheProfiles: vllm.SimulatorModels, the ids an
+// import knows without linking the simulator, are exactly the models of
+// the built-in profiles, so a new profile's model is spelled there too.
+func TestSimulatorModelsAreTheProfiles(t *testing.T) {
+	served := map[string]bool{}
+	for _, n := range ProfileNames() {
+		p, err := ProfileByName(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		served[p.Model] = true
+	}
+	known := map[string]bool{}
+	for _, m := range vllm.SimulatorModels() {
+		known[m] = true
+		if !served[m] {
+			t.Errorf("vllm.SimulatorModels lists %q, which no profile serves", m)
+		}
+	}
+	for m := range served {
+		if !known[m] {
+			t.Errorf("a profile serves %q, which vllm.SimulatorModels does not list", m)
 		}
 	}
 }

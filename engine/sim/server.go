@@ -31,6 +31,9 @@ type Server struct {
 	nextID  uint64
 	closed  bool
 	dead    bool
+	// frozen is a process stopped where it stood (Freeze): connections
+	// stay open, nothing is answered or streamed.
+	frozen bool
 
 	wake     chan struct{} // nudges the engine loop (cap 1)
 	done     chan struct{} // closed by Close
@@ -54,6 +57,17 @@ type stream struct {
 	finished  bool // the engine finished the request
 	notify    chan struct{}
 	rec       *RequestRecord
+	// stamped is set by a handler that stamps its chunks (clock.go): the
+	// engine then keeps each step's release in steps until it is taken.
+	stamped bool
+	steps   []stepOut
+	// firstAt and lastAt are the simulated times of the first and the
+	// latest token published, for a handler that stamps its chunks only
+	// after the engine released some (a busy machine starts it late).
+	firstAt, lastAt float64
+	// sent is when the client sent the request, in simulated time: the
+	// arrival the clock headers tell (arrive).
+	sent float64
 }
 
 // New validates cfg like vLLM's start-up does (KV cache sizing, the
@@ -93,6 +107,7 @@ func New(cfg Config) (*Server, error) {
 	}, kv.numBlocks)
 	if cfg.Personality == PersonalityLlama {
 		s.core.slots = newSlotCache(cfg.Llama.Slots)
+		s.core.cold = newColdStart(llamaColdShare)
 	}
 	if cfg.Noise > 0 {
 		s.core.noise = &stepNoise{sigma: cfg.Noise, rng: rand.New(rand.NewPCG(uint64(cfg.Seed), 0x2015e))}
@@ -248,6 +263,18 @@ func (s *Server) Close() {
 // connection is closed unanswered, Exited closes.
 func (s *Server) Kill() { s.kill() }
 
+// Freeze stops the server where it stands, as `kill -STOP` of its process,
+// `docker pause` of its container, a hung GPU or a deadlocked collective
+// would: every connection stays open, but no stream sends another byte and
+// no request (/health and /metrics included) is answered until the client
+// gives up or the server is closed. It does not thaw: a test that freezes a
+// server measures what the client makes of the silence.
+func (s *Server) Freeze() {
+	s.mu.Lock()
+	s.frozen = true
+	s.mu.Unlock()
+}
+
 // kill is the exit fault: the engine dies, streams break.
 func (s *Server) kill() {
 	s.mu.Lock()
@@ -275,6 +302,17 @@ func signal(c chan struct{}) {
 // simNow maps the wall clock to simulated seconds.
 func (s *Server) simNow() float64 {
 	return s.simAt(time.Now())
+}
+
+// SimAt maps a wall-clock instant to the simulator's clock, in simulated
+// seconds (0 at an infinite speed, which has no clock): a test turns a
+// client's instant into the card time at which the chunks it read were
+// stamped. A client that places chunks by their stamps (engine/client)
+// puts a chunk stamped t at the wall instant that SimAt maps back to t.
+func (s *Server) SimAt(t time.Time) float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.simAt(t)
 }
 
 // simAt maps a wall-clock instant to simulated seconds.
@@ -332,8 +370,16 @@ func (s *Server) Handler() http.Handler {
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
-		dead := s.dead
+		dead, frozen := s.dead, s.frozen
 		s.mu.Unlock()
+		if frozen {
+			// A stopped process: the kernel took the connection, nothing reads it.
+			select {
+			case <-r.Context().Done():
+			case <-s.done:
+			}
+			return
+		}
 		if dead {
 			if hj, ok := w.(http.Hijacker); ok {
 				if conn, _, err := hj.Hijack(); err == nil {

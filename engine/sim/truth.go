@@ -8,7 +8,8 @@ import "time"
 type RequestRecord struct {
 	ID string `json:"id"`
 	// PromptTokens as usage.prompt_tokens reports them; CachedTokens of them
-	// came from the prefix cache.
+	// came from the prefix cache (set when the first token is released,
+	// as the engine settled it when it scheduled the request).
 	PromptTokens int `json:"prompt_tokens"`
 	CachedTokens int `json:"cached_tokens"`
 	// ComputedTokens is the prompt tokens the engine computed for the
@@ -22,6 +23,15 @@ type RequestRecord struct {
 	Arrived    time.Time `json:"arrived"`
 	FirstToken time.Time `json:"first_token,omitzero"`
 	Finished   time.Time `json:"finished,omitzero"`
+	// SimArrivedS and SimFirstTokenS are the request's arrival (when it
+	// was sent: its handler's start, or the client's send where the client
+	// says it, arrive) and its first token in simulated seconds: the
+	// card's time, which the clock headers and the chunks' stamps carry
+	// (clock.go), free of the host's delays that the wall times above
+	// include. A request that arrives during a step waits for the step's
+	// end, so its TTFT counts from here.
+	SimArrivedS    float64 `json:"sim_arrived_s"`
+	SimFirstTokenS float64 `json:"sim_first_token_s,omitempty"`
 	// Tokens is every content chunk written: when, and how many tokens.
 	Tokens []Emit `json:"tokens"`
 	// Cancelled is true when the client went away before the end.
@@ -34,6 +44,9 @@ type RequestRecord struct {
 type Emit struct {
 	At time.Time `json:"at"`
 	N  int       `json:"n"`
+	// SimS is the simulated time of the chunk's last token, the stamp it
+	// carried (clock.go); 0 for a chunk written without one.
+	SimS float64 `json:"sim_s,omitempty"`
 }
 
 // OutputTokens is the number of tokens sent to the client.
@@ -45,11 +58,14 @@ func (r RequestRecord) OutputTokens() int {
 	return n
 }
 
-// TokensBetween counts the tokens sent in [from, to].
-func (r RequestRecord) TokensBetween(from, to time.Time) int {
+// TokensBetweenSim counts the tokens of stamped chunks whose stamps lie in
+// [from, to] simulated seconds: what the card made in that span, which a
+// busy host's late handlers do not move (Emit.At's wall times move by up
+// to the host's delay × the speed at the span's ends).
+func (r RequestRecord) TokensBetweenSim(from, to float64) int {
 	n := 0
 	for _, e := range r.Tokens {
-		if !e.At.Before(from) && !e.At.After(to) {
+		if e.SimS > 0 && e.SimS >= from && e.SimS <= to {
 			n += e.N
 		}
 	}

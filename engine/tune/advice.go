@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/rigbench/rigbench/engine/diagnose"
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -35,7 +34,7 @@ type Check struct {
 
 // Text is "predicted: 1K×4 fits — measured: fits".
 func (c Check) Text() string {
-	return fmt.Sprintf("predicted: %s %s — measured: %s", CellLabel(c.Context, c.Concurrency), c.Outcome, c.Measured)
+	return fmt.Sprintf("predicted: %s %s — measured: %s", rundoc.CellName(c.Context, c.Concurrency), c.Outcome, c.Measured)
 }
 
 // ErrNoAdvisedFlag is FromAdvice's error for a run whose advice names no
@@ -54,13 +53,14 @@ func FromAdvice(run *rundoc.Run, advice []diagnose.Advice) (Spec, error) {
 		spec.Target, spec.SimSpeed, spec.SimProfile = TargetDemo, run.Plan.SimSpeed, demoProfile(run.Server.Model)
 	}
 	if run.Launch != nil {
-		cfg, err := vllm.ParseArgs(run.Launch.Args)
+		cfg, err := vllm.FromRecord(*run.Launch)
 		if err != nil {
 			return Spec{}, fmt.Errorf("the run's launch flags cannot be read back: %w", err)
 		}
-		if spec.Target == TargetLaunch {
-			cfg.Image, cfg.Tag, _ = strings.Cut(run.Launch.Image, ":")
-			cfg.Model, cfg.GPUs = run.Launch.Model, run.Launch.GPUs
+		if spec.Target != TargetLaunch {
+			// The demo's flags alone: the simulator serves its profile's
+			// model, and its record names no image.
+			cfg = vllm.LaunchConfig{Flags: cfg.Flags, Extra: cfg.Extra}
 		}
 		spec.Base = cfg
 	}

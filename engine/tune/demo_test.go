@@ -51,6 +51,9 @@ func demoTarget(speed float64) tune.Demo {
 // and the benchmark run: building the variant, stopping the simulator,
 // bookkeeping) must stay under a second.
 func TestDemoSweepSpeed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a demo sweep of several variants in real time (10 s or more): skipped with -short (make test runs it)")
+	}
 	start := time.Now()
 	var reports int
 	r := &tune.Runner{Spec: demoSpec(t), Target: demoTarget(20), Hardware: noGPU,
@@ -123,11 +126,15 @@ func (h *memHistory) tagged(_ context.Context, tag string) ([]*rundoc.Run, error
 // keeps the first, marks the second cancelled and the rest not run; a
 // resumed sweep skips the finished variant and measures the others.
 func TestDemoSweepCancelThenResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a demo sweep of several variants in real time (10 s or more): skipped with -short (make test runs it)")
+	}
 	spec := demoSpec(t)
 	hist := &memHistory{runs: map[string]*rundoc.Run{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r := &tune.Runner{Spec: spec, Target: demoTarget(50), Hardware: noGPU, Observers: hist.observe,
+	dir := t.TempDir()
+	r := &tune.Runner{Spec: spec, Target: demoTarget(50), Hardware: noGPU, Observers: hist.observe, SpecDir: dir,
 		Progress: func(p tune.Progress) {
 			if p.Variant == 2 && p.Stage == "measuring" {
 				cancel()
@@ -147,6 +154,9 @@ func TestDemoSweepCancelThenResume(t *testing.T) {
 	if res.Variants[1].Error == "" {
 		t.Fatal("the cancelled variant says nothing of why; its progress line would read \"cancelled: \"")
 	}
+	if tune.Finished(dir, spec.ID) {
+		t.Error("a cancelled sweep is marked finished: reopened, it would show a verdict instead of Resume")
+	}
 	first := res.Variants[0].RunID
 	// Recalled from the history, the stopped sweep is incomplete: one
 	// variant measured, the rest not run, and nothing launched.
@@ -155,7 +165,7 @@ func TestDemoSweepCancelThenResume(t *testing.T) {
 	}
 
 	var measured []string
-	r2 := &tune.Runner{Spec: spec, Target: demoTarget(50), Hardware: noGPU, Observers: hist.observe, History: hist.tagged,
+	r2 := &tune.Runner{Spec: spec, Target: demoTarget(50), Hardware: noGPU, Observers: hist.observe, History: hist.tagged, SpecDir: dir,
 		Progress: func(p tune.Progress) {
 			if p.Stage == "launching" {
 				measured = append(measured, p.Label)
@@ -184,6 +194,11 @@ func TestDemoSweepCancelThenResume(t *testing.T) {
 	rec, complete, err := tune.Recall(context.Background(), spec, hist.tagged)
 	if err != nil || !complete || rec.Verdict != res.Verdict {
 		t.Errorf("Recall of the finished sweep: complete %v, err %v, verdict %q, want %q", complete, err, rec.Verdict, res.Verdict)
+	}
+	// Issue 41 minor 2: the sweep that ran to its end is marked finished,
+	// so it stays finished when a run of it is deleted from the history.
+	if !tune.Finished(dir, spec.ID) {
+		t.Error("the sweep that ran to its end is not marked finished")
 	}
 }
 

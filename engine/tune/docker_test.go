@@ -12,6 +12,7 @@ import (
 	"github.com/rigbench/rigbench/engine/docker/dockertest"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/tune"
 )
 
@@ -23,7 +24,7 @@ func dockerTarget(ctx context.Context, t *testing.T) (tune.Docker, *docker.Launc
 	t.Helper()
 	label := dockertest.UniqueLabel()
 	l := dockertest.Launcher(ctx, t, docker.WithoutGPU(), label)
-	return tune.Docker{Options: []docker.Option{docker.WithoutGPU(), label, docker.WithPollInterval(100 * time.Millisecond)},
+	return tune.Docker{Launching: session.Launching{Options: []docker.Option{docker.WithoutGPU(), label, docker.WithPollInterval(100 * time.Millisecond)}},
 		SimSpeed: 50, Startup: 2 * time.Second}, l
 }
 

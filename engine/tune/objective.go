@@ -52,6 +52,15 @@ var ObjectiveNames = []string{
 	"longest-context@TOKS (per-request tok/s)", "most-streams@CTX:TTFT (e.g. 16K:2s)", "j-per-token",
 }
 
+// ObjectiveChoices are ready-to-use objectives, one per kind, that the
+// app's Objective field offers as choices (it still takes any text
+// ParseObjective reads): the cell objectives bare (the workload's largest
+// cell), the others with the argument their errors give as an example.
+var ObjectiveChoices = []string{
+	string(MaxTotalTokS), string(MaxPerRequestTokS), string(MinTTFTP90),
+	string(LongestContext) + "@20", string(MostStreams) + "@16K:2s", string(MinJPerToken),
+}
+
 // cellObjective reports whether the objective reads one cell.
 func (k ObjectiveKind) cellObjective() bool {
 	return k == MaxTotalTokS || k == MaxPerRequestTokS || k == MinTTFTP90
@@ -63,7 +72,9 @@ func (k ObjectiveKind) HigherIsBetter() bool { return k != MinTTFTP90 && k != Mi
 // ParseObjective reads NAME[@ARG]: "total-tok-s@16Kx8", "ttft-p90@0x1",
 // "longest-context@20", "most-streams@16K:2s", "j-per-token". A cell
 // objective without its cell takes the workload's largest context and
-// concurrency. Underscores work like dashes.
+// concurrency. Underscores work like dashes. Its errors read after the
+// input's name (`"x": …`, "names the cell …"), as a *rundoc.FieldError's
+// Msg does.
 func ParseObjective(s string, plan rundoc.Plan) (Objective, error) {
 	name, arg, hasArg := strings.Cut(strings.TrimSpace(s), "@")
 	o := Objective{Kind: ObjectiveKind(strings.ReplaceAll(strings.ToLower(name), "_", "-"))}
@@ -77,13 +88,13 @@ func ParseObjective(s string, plan rundoc.Plan) (Objective, error) {
 		ctx, err := rundoc.ParseTokens(c)
 		conc, err2 := strconv.Atoi(strings.TrimSpace(n))
 		if !ok || err != nil || err2 != nil || conc < 1 {
-			return o, fmt.Errorf("objective %q: name the cell as CTXxN, e.g. %s@16Kx8", s, o.Kind)
+			return o, fmt.Errorf("%q: name the cell as CTXxN, e.g. %s@16Kx8", s, o.Kind)
 		}
 		o.Context, o.Concurrency = ctx, conc
 	case o.Kind == LongestContext:
 		x, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(arg), "tok/s"), 64)
 		if !hasArg || err != nil || !(x > 0) || math.IsInf(x, 0) {
-			return o, fmt.Errorf("objective %q: give the per-request tok/s to reach, e.g. longest-context@20", s)
+			return o, fmt.Errorf("%q: give the per-request tok/s to reach, e.g. %s", s, ObjectiveChoices[3])
 		}
 		o.Threshold = x
 	case o.Kind == MostStreams:
@@ -91,20 +102,21 @@ func ParseObjective(s string, plan rundoc.Plan) (Objective, error) {
 		ctx, err := rundoc.ParseTokens(c)
 		ms, err2 := parseMillis(y)
 		if !hasArg || !ok || err != nil || err2 != nil || ms <= 0 {
-			return o, fmt.Errorf("objective %q: give the context and the TTFT p90 to stay under, e.g. most-streams@16K:2s", s)
+			return o, fmt.Errorf("%q: give the context and the TTFT p90 to stay under, e.g. %s", s, ObjectiveChoices[4])
 		}
 		o.Context, o.Threshold = ctx, ms
 	case o.Kind == MinJPerToken:
 		if hasArg {
-			return o, fmt.Errorf("objective %q: j-per-token takes no argument", s)
+			return o, fmt.Errorf("%q: j-per-token takes no argument", s)
 		}
 	default:
-		return o, fmt.Errorf("unknown objective %q: choose one of %s", name, strings.Join(ObjectiveNames, ", "))
+		return o, fmt.Errorf("%q is not an objective: choose one of %s", name, strings.Join(ObjectiveNames, ", "))
 	}
 	return o, o.check(plan)
 }
 
-// check refuses an objective the workload cannot measure.
+// check refuses an objective the workload cannot measure; its error reads
+// after the objective's name ("names the cell …").
 func (o Objective) check(plan rundoc.Plan) error {
 	has := func(xs []int, x int) bool {
 		for _, v := range xs {
@@ -117,14 +129,14 @@ func (o Objective) check(plan rundoc.Plan) error {
 	switch {
 	case o.Kind.cellObjective():
 		if !has(plan.Contexts, o.Context) || !has(plan.Concurrency, o.Concurrency) {
-			return fmt.Errorf("the objective's cell %s is not in the workload: add it to the contexts and concurrency levels", CellLabel(o.Context, o.Concurrency))
+			return fmt.Errorf("names the cell %s, which is not in the workload: add it to the contexts and concurrency levels", rundoc.CellName(o.Context, o.Concurrency))
 		}
 	case o.Kind == MostStreams:
 		if !has(plan.Contexts, o.Context) {
-			return fmt.Errorf("the objective's context %s is not in the workload's contexts", rundoc.ContextLabel(o.Context))
+			return fmt.Errorf("names the context %s, which is not in the workload's contexts", rundoc.ContextLabel(o.Context))
 		}
 	case o.Kind == "":
-		return errors.New("choose an objective")
+		return errors.New("is needed: choose one of " + strings.Join(ObjectiveNames, ", "))
 	}
 	return nil
 }
@@ -146,11 +158,11 @@ func (o Objective) String() string {
 func (o Objective) Describe() string {
 	switch o.Kind {
 	case MaxTotalTokS:
-		return "total tok/s at " + CellLabel(o.Context, o.Concurrency)
+		return "total tok/s at " + rundoc.CellName(o.Context, o.Concurrency)
 	case MaxPerRequestTokS:
-		return "per-request tok/s at " + CellLabel(o.Context, o.Concurrency)
+		return "per-request tok/s at " + rundoc.CellName(o.Context, o.Concurrency)
 	case MinTTFTP90:
-		return "TTFT p90 at " + CellLabel(o.Context, o.Concurrency)
+		return "TTFT p90 at " + rundoc.CellName(o.Context, o.Concurrency)
 	case LongestContext:
 		return fmt.Sprintf("longest context at %s tok/s per request", fmtNum(o.Threshold))
 	case MostStreams:
@@ -178,11 +190,6 @@ func (o Objective) Unit() string {
 	return ""
 }
 
-// CellLabel labels a decode cell as METHOD.md does: "16K×8".
-func CellLabel(context, concurrency int) string {
-	return rundoc.ContextLabel(context) + "×" + strconv.Itoa(concurrency)
-}
-
 // Score is a variant's value on the objective.
 type Score struct {
 	Value float64 `json:"value"`
@@ -203,7 +210,7 @@ func (o Objective) Score(run *rundoc.Run, cons []Constraint) Score {
 	}
 	usable := func(c *rundoc.Cell) (bool, string) {
 		if c.Status != rundoc.StatusValid {
-			return false, lowerFirst(string(c.Status))
+			return false, lowerFirst(rundoc.StatusText(c)) // an Unreliable cell says why
 		}
 		for _, k := range cons {
 			if !k.Holds(c) {
@@ -215,10 +222,10 @@ func (o Objective) Score(run *rundoc.Run, cons []Constraint) Score {
 	if o.Kind.cellObjective() {
 		c := run.Find(rundoc.PhaseDecode, o.Context, o.Concurrency)
 		if c == nil {
-			return Score{Why: CellLabel(o.Context, o.Concurrency) + " not measured"}
+			return Score{Why: rundoc.CellName(o.Context, o.Concurrency) + " not measured"}
 		}
 		if ok, why := usable(c); !ok {
-			return Score{Why: CellLabel(o.Context, o.Concurrency) + ": " + why}
+			return Score{Why: rundoc.CellName(o.Context, o.Concurrency) + ": " + why}
 		}
 		switch o.Kind {
 		case MaxTotalTokS:
@@ -339,7 +346,8 @@ func isTime(figure string) bool {
 }
 
 // ParseConstraint reads FIGURE<=VALUE or FIGURE>=VALUE ("ttft_p90<=2s",
-// "per-request-tok-s>=20"); times take s or ms (bare numbers are ms).
+// "per-request-tok-s>=20"); times take s or ms (bare numbers are ms). Its
+// errors read after the input's name (`"x": …`).
 func ParseConstraint(s string) (Constraint, error) {
 	for _, op := range []string{"<=", ">=", "<", ">"} {
 		name, val, ok := strings.Cut(s, op)
@@ -348,7 +356,7 @@ func ParseConstraint(s string) (Constraint, error) {
 		}
 		k := Constraint{Figure: strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_"), Op: op[:1] + "="}
 		if _, known := ConstraintFigures[k.Figure]; !known {
-			return k, fmt.Errorf("constraint %q: unknown figure %q (use ttft_p90, ttft, tbt_p90, tbt, total_tok_s or per_request_tok_s)", s, name)
+			return k, fmt.Errorf("%q: unknown figure %q (use ttft_p90, ttft, tbt_p90, tbt, total_tok_s or per_request_tok_s)", s, name)
 		}
 		var err error
 		if isTime(k.Figure) {
@@ -357,11 +365,11 @@ func ParseConstraint(s string) (Constraint, error) {
 			k.Value, err = strconv.ParseFloat(strings.TrimSpace(val), 64)
 		}
 		if err != nil || math.IsNaN(k.Value) || math.IsInf(k.Value, 0) || k.Value < 0 {
-			return k, fmt.Errorf("constraint %q: %q is not a limit (e.g. ttft_p90<=2s)", s, val)
+			return k, fmt.Errorf("%q: %q is not a limit (e.g. ttft_p90<=2s)", s, val)
 		}
 		return k, nil
 	}
-	return Constraint{}, fmt.Errorf("constraint %q: write FIGURE<=LIMIT or FIGURE>=LIMIT, e.g. ttft_p90<=2s", s)
+	return Constraint{}, fmt.Errorf("%q: write FIGURE<=LIMIT or FIGURE>=LIMIT, e.g. ttft_p90<=2s", s)
 }
 
 // Holds reports whether the cell meets the constraint.

@@ -32,7 +32,7 @@ func (d *Doc) Table() (header []string, rows [][]string) {
 	}
 	header = []string{"#", "flags", "status", "KV cache", "start-up"}
 	for _, k := range cells {
-		header = append(header, CellLabel(k.c, k.n))
+		header = append(header, rundoc.CellName(k.c, k.n))
 	}
 	header = append(header, "score")
 	bars := d.Bars()
@@ -43,7 +43,7 @@ func (d *Doc) Table() (header []string, rows [][]string) {
 		}
 		kv := "—"
 		if v.KVCapacityTokens > 0 {
-			kv = strconv.Itoa((v.KVCapacityTokens+512)/1024) + "K tok"
+			kv = rundoc.TokensText(v.KVCapacityTokens)
 		}
 		// A label read from a document may hold a newline or a control
 		// character: escaped, it stays on its row in every rendering.
@@ -305,6 +305,8 @@ func (d *Doc) cellNote(v DocVariant) string {
 			return "requests queued: " + termtext.Safe(c.Reason)
 		case c.Status == rundoc.StatusQueued:
 			return "requests queued"
+		case c.Status == rundoc.StatusUnreliable:
+			return "unreliable: " + termtext.Safe(c.Reason)
 		case c.Status == rundoc.StatusValid:
 			return termtext.Safe(c.Reason)
 		}

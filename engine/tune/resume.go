@@ -46,7 +46,7 @@ func (s Spec) Matches(kept Spec) error {
 // baseText is the base's flags without secrets, as the kept spec holds
 // them, after the image and model for a launch.
 func baseText(s Spec) string {
-	b := withoutSecrets(s.Base)
+	b := s.Base.WithoutSecrets()
 	flags := vllm.JoinArgs(b.Record().Args)
 	if flags == "" {
 		flags = "no flags"

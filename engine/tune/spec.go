@@ -76,6 +76,18 @@ func (s Spec) OnRig() bool {
 // Tag is the history tag of the runs of sweep id.
 func Tag(id string) string { return "sweep:" + id }
 
+// SweepOf is the id of the sweep a run with these tags belongs to (Tag),
+// and whether it belongs to one: History warns before deleting such a run,
+// since the sweep's verdict is then judged without it.
+func SweepOf(tags []string) (id string, ok bool) {
+	for _, t := range tags {
+		if id, ok := strings.CutPrefix(t, Tag("")); ok && CheckID(id) == nil {
+			return id, true
+		}
+	}
+	return "", false
+}
+
 // NewID returns a fresh sweep id: 8 hex digits, short enough to type after
 // --resume.
 func NewID() string {
@@ -130,10 +142,18 @@ func NewDimension(name string, values []string) (Dimension, error) {
 				return Dimension{}, fmt.Errorf("%s %s: %v", f.Name, v, errs[0])
 			}
 		}
-		if seen[v] {
+		// "1" and "01", or "0.9" and "0.90", launch the same server: one
+		// measurement, not two (issue 36 item 10). The key is the number a
+		// value reads as (vllm.SameValue's rule), so a list of 10,000
+		// values costs one look-up each.
+		key := v
+		if x, err := strconv.ParseFloat(v, 64); err == nil {
+			key = strconv.FormatFloat(x, 'g', -1, 64)
+		}
+		if seen[key] {
 			continue
 		}
-		seen[v] = true
+		seen[key] = true
 		d.Values = append(d.Values, v)
 	}
 	return d, nil
@@ -247,7 +267,10 @@ func (s Spec) Validate() error {
 	if s.OnRig() && s.Target != TargetLaunch {
 		return fmt.Errorf("sweep %s names the rig %s but runs on the simulator: only a launch sweep runs on a rig", s.ID, s.Rig)
 	}
-	return s.Objective.check(s.Plan)
+	if err := s.Objective.check(s.Plan); err != nil {
+		return fmt.Errorf("the objective %s %w", s.Objective, err)
+	}
+	return nil
 }
 
 // checkGPUs refuses a sweep whose variants need more GPUs than the launch

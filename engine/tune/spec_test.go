@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -400,7 +401,7 @@ func TestSweepTableLabelsStayOnOneLine(t *testing.T) {
 // whose estimate shortens by the simulator image's --speed.
 func TestNewRunner(t *testing.T) {
 	spec := tune.Spec{ID: "0123abcd", Target: tune.TargetDemo, SimProfile: "tiny", SimSpeed: 20}
-	r, err := tune.NewRunner(spec, nil)
+	r, err := tune.NewRunner(spec, session.Launching{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +410,7 @@ func TestNewRunner(t *testing.T) {
 		t.Fatalf("demo target %+v", r.Target)
 	}
 	spec = tune.Spec{ID: "0123abcd", Target: tune.TargetLaunch, Base: vllm.LaunchConfig{Model: "sim/tiny", Extra: []string{"--profile", "tiny", "--speed", "10"}}}
-	r, err = tune.NewRunner(spec, nil)
+	r, err = tune.NewRunner(spec, session.Launching{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,10 +420,10 @@ func TestNewRunner(t *testing.T) {
 	if tune.SimImageSpeed(vllm.LaunchConfig{Extra: []string{"--speed", "+Inf"}}) != 1 || tune.SimImageSpeed(vllm.LaunchConfig{}) != 1 {
 		t.Error("SimImageSpeed of no or a silly --speed")
 	}
-	if _, err := tune.NewRunner(tune.Spec{ID: "0123abcd", Target: "endpoint"}, nil); err == nil {
+	if _, err := tune.NewRunner(tune.Spec{ID: "0123abcd", Target: "endpoint"}, session.Launching{}); err == nil {
 		t.Error("a sweep on an endpoint was built")
 	}
-	if _, err := tune.NewRunner(tune.Spec{ID: "0123abcd", Target: tune.TargetDemo, SimProfile: "nope"}, nil); err == nil {
+	if _, err := tune.NewRunner(tune.Spec{ID: "0123abcd", Target: tune.TargetDemo, SimProfile: "nope"}, session.Launching{}); err == nil {
 		t.Error("an unknown profile was accepted")
 	}
 }
@@ -433,13 +434,13 @@ func TestNewRunner(t *testing.T) {
 func TestSweepEstimateHonoursTheKVOverride(t *testing.T) {
 	spec := demoSpec(t)
 	spec.Target, spec.SimSpeed = tune.TargetDemo, 50
-	r, err := tune.NewRunner(spec, nil)
+	r, err := tune.NewRunner(spec, session.Launching{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	whole := r.EstimateSweep()
 	spec.Plan.KVCapacityOverride = 20000 // holds 1K×16, not 16K×16
-	r, err = tune.NewRunner(spec, nil)
+	r, err = tune.NewRunner(spec, session.Launching{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,5 +485,80 @@ func TestSpecVariesParallelismWithinTheGPUs(t *testing.T) {
 		case c.refused != "" && (err == nil || !strings.Contains(err.Error(), c.refused) || !strings.Contains(err.Error(), "GPUs")):
 			t.Errorf("%s: %v, want a refusal naming %q", c.name, err, c.refused)
 		}
+	}
+}
+
+// TestDimensionValuesThatLaunchTheSameServer: `--vary X=1,01` measured the
+// same launch twice (issue 36 item 10). Values the flag reads alike are one
+// value, the first spelling kept.
+func TestDimensionValuesThatLaunchTheSameServer(t *testing.T) {
+	for in, want := range map[string][]string{
+		"max-num-seqs=1,1,01,2":              {"1", "2"},
+		"gpu-memory-utilization=0.9,0.90,.9": {"0.9"},
+		"enable-prefix-caching=on,true,off":  {"true", "false"},
+	} {
+		d, err := tune.ParseDimension(in)
+		if err != nil || !slices.Equal(d.Values, want) {
+			t.Errorf("ParseDimension(%q) = %v, %v; want %v", in, d.Values, err, want)
+		}
+	}
+}
+
+// TestObjectiveChoicesParse holds the app's Objective choices to the
+// reader: each parses on the Tune form's default workload (1K,16K × 8,32),
+// one per kind, and reads back as itself.
+func TestObjectiveChoicesParse(t *testing.T) {
+	plan := rundoc.Plan{Contexts: []int{1024, 16384}, Concurrency: []int{8, 32}}
+	kinds := map[tune.ObjectiveKind]bool{}
+	for _, c := range tune.ObjectiveChoices {
+		o, err := tune.ParseObjective(c, plan)
+		if err != nil {
+			t.Errorf("choice %q: %v", c, err)
+			continue
+		}
+		kinds[o.Kind] = true
+		if again, err := tune.ParseObjective(o.String(), plan); err != nil || again != o {
+			t.Errorf("choice %q reads back as %q: %+v, %v", c, o.String(), again, err)
+		}
+	}
+	if len(kinds) != len(tune.ObjectiveNames) {
+		t.Errorf("the choices cover %d objectives, the help names %d", len(kinds), len(tune.ObjectiveNames))
+	}
+}
+
+// SweepOf finds a run's sweep among its tags, and ignores a tag that only
+// looks like one.
+func TestSweepOf(t *testing.T) {
+	for _, tc := range []struct {
+		tags []string
+		id   string
+		ok   bool
+	}{
+		{nil, "", false},
+		{[]string{"mine", tune.Tag("0a1b2c3d")}, "0a1b2c3d", true},
+		{[]string{"sweep:../../etc"}, "", false},
+		{[]string{"sweep:"}, "", false},
+	} {
+		if id, ok := tune.SweepOf(tc.tags); id != tc.id || ok != tc.ok {
+			t.Errorf("SweepOf(%q) = %q, %v, want %q, %v", tc.tags, id, ok, tc.id, tc.ok)
+		}
+	}
+}
+
+// MarkFinished and Finished: a sweep is finished only once marked, and an
+// id that is not a sweep's is refused.
+func TestMarkFinished(t *testing.T) {
+	dir := t.TempDir()
+	if tune.Finished(dir, "0a1b2c3d") {
+		t.Fatal("finished before it was marked")
+	}
+	if err := tune.MarkFinished(dir, "0a1b2c3d"); err != nil {
+		t.Fatal(err)
+	}
+	if !tune.Finished(dir, "0a1b2c3d") || tune.Finished(dir, "ffffffff") {
+		t.Error("Finished does not follow MarkFinished")
+	}
+	if err := tune.MarkFinished(dir, "../x"); err == nil {
+		t.Error("MarkFinished took an id that is not a sweep's")
 	}
 }

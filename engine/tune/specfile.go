@@ -9,12 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/rigbench/rigbench/engine/session"
-	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/internal/safefile"
 )
 
@@ -55,7 +53,7 @@ func SaveSpec(dir string, s Spec) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("keeping the sweep's spec for --resume: %w", err)
 	}
-	s.Base = withoutSecrets(s.Base)
+	s.Base = s.Base.WithoutSecrets()
 	return safefile.Write(filepath.Join(dir, s.ID+".json"), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -126,26 +124,27 @@ func LatestSpec(dir string) (s Spec, saved time.Time, ok bool) {
 	return s, saved, err == nil
 }
 
-// withoutSecrets drops secret flags and the values of secret extra
-// options: the launcher sets its own API key on resume, and the token
-// comes from where it came before (the environment or the form).
-func withoutSecrets(c vllm.LaunchConfig) vllm.LaunchConfig {
-	c.HFToken = ""
-	c.Flags = slices.DeleteFunc(slices.Clone(c.Flags), func(fv vllm.FlagValue) bool {
-		f, _, ok := vllm.Lookup(fv.Name)
-		return ok && f.Secret
-	})
-	var extra []string
-	for i := 0; i < len(c.Extra); i++ {
-		name, _, hasValue := strings.Cut(c.Extra[i], "=")
-		if vllm.SecretOption(name) {
-			if !hasValue {
-				i++ // its value
-			}
-			continue
-		}
-		extra = append(extra, c.Extra[i])
+// MarkFinished records beside its spec (dir/ID.finished) that sweep id ran
+// to its end. A finished sweep stays finished when one of its runs is
+// deleted from the history later: it is judged from the variants that
+// remain, instead of reading as a sweep cut off before them (Finished).
+func MarkFinished(dir, id string) error {
+	if err := CheckID(id); err != nil {
+		return err
 	}
-	c.Extra = extra
-	return c
+	return safefile.Write(filepath.Join(dir, id+".finished"), func(w io.Writer) error {
+		_, err := io.WriteString(w, time.Now().UTC().Format(time.RFC3339)+"\n")
+		return err
+	})
+}
+
+// Finished reports whether sweep id ran to its end (MarkFinished), so a
+// front end reopening on it shows its verdict, not Resume, whatever was
+// deleted from the history since.
+func Finished(dir, id string) bool {
+	if CheckID(id) != nil {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(dir, id+".finished"))
+	return err == nil && fi.Mode().IsRegular()
 }

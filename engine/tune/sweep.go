@@ -166,6 +166,11 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	if ctx.Err() != nil {
 		return res, ctx.Err()
 	}
+	if r.SpecDir != "" {
+		if err := MarkFinished(r.SpecDir, r.Spec.ID); err != nil {
+			logf(fmt.Sprintf("could not mark sweep %s finished (it will reopen with Resume): %v", r.Spec.ID, err))
+		}
+	}
 	return res, nil
 }
 
@@ -198,7 +203,7 @@ func (r *Runner) measure(ctx context.Context, i int, v Variant, base Progress, e
 		}
 		p := base
 		p.Stage, p.Elapsed = "measuring", now().Sub(start)
-		p.Cell = CellLabel(e.Cell.Context, e.Cell.Concurrency)
+		p.Cell = rundoc.CellName(e.Cell.Context, e.Cell.Concurrency)
 		if e.Cell.Phase == rundoc.PhasePrefill {
 			p.Cell = "prefill " + rundoc.ContextLabel(e.Cell.Context)
 		}

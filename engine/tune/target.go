@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/vllm"
@@ -90,14 +90,10 @@ func hasFlag(args []string, name string) bool {
 // DockerLauncher (the Hugging Face cache folder of the base launch is
 // mounted every time, so weights download once).
 type Docker struct {
-	// Launcher returns the session launcher of a variant's configuration
-	// (the CLI's and the app's own DockerLauncher with their observers);
-	// nil: a plain session.DockerLauncher with Options and Pull.
-	Launcher func(cfg vllm.LaunchConfig) session.Launcher
-	// Options for engine/docker (tests turn the GPU request off).
-	Options []docker.Option
-	// Pull receives image pull progress (nil: none).
-	Pull func(docker.PullProgress)
+	// Launching is how the front end has each variant's server started
+	// (session.NewDockerLauncher): the rig's connection, pull progress,
+	// its leftovers policy; tests add docker options there.
+	Launching session.Launching
 	// SimSpeed is the --speed of a simulator image, which shortens its
 	// windows; 0 or 1 for vLLM.
 	SimSpeed float64
@@ -112,11 +108,7 @@ func (d Docker) Session(cfg vllm.LaunchConfig) (session.Options, error) {
 	if cfg.Model == "" {
 		return session.Options{}, errors.New("a launch sweep needs the model to serve")
 	}
-	if d.Launcher != nil {
-		return session.Options{Kind: session.Launch, Launcher: d.Launcher(cfg)}, nil
-	}
-	return session.Options{Kind: session.Launch,
-		Launcher: &session.DockerLauncher{Config: cfg, Options: d.Options, Pull: d.Pull}}, nil
+	return session.Options{Kind: session.Launch, Launcher: session.NewDockerLauncher(cfg, d.Launching)}, nil
 }
 
 // Speed is the simulator image's speed factor, 1 for vLLM.
@@ -131,12 +123,12 @@ func (d Docker) StartupGuess() time.Duration {
 }
 
 // NewRunner builds a sweep's runner from its spec, in both front ends and
-// for a new sweep as for a resume: on the demo, the simulator of the
-// spec's profile (SimProfile, "" for the default) at its speed; on Docker,
-// sessions from launcher (the front end's own DockerLauncher with its
-// observers; nil: a plain one), with the windows of a simulator image
-// shortened by its --speed (SimImageSpeed).
-func NewRunner(spec Spec, launcher func(vllm.LaunchConfig) session.Launcher) (*Runner, error) {
+// for a new sweep (SpecInput.Runner) as for a resume: on the demo, the
+// simulator of the spec's profile (SimProfile, "" for the default) at its
+// speed; on Docker, each variant started as how says (the front end's
+// observers and leftovers policy; UseRig sets its rig), with the windows
+// of a simulator image shortened by its --speed (SimImageSpeed).
+func NewRunner(spec Spec, how session.Launching) (*Runner, error) {
 	r := &Runner{Spec: spec}
 	switch spec.Target {
 	case TargetDemo:
@@ -151,11 +143,21 @@ func NewRunner(spec Spec, launcher func(vllm.LaunchConfig) session.Launcher) (*R
 		cfg.Speed = max(1, spec.SimSpeed)
 		r.Target = Demo{Sim: cfg}
 	case TargetLaunch:
-		r.Target = Docker{SimSpeed: SimImageSpeed(spec.Base), Launcher: launcher}
+		r.Target = Docker{SimSpeed: SimImageSpeed(spec.Base), Launching: how}
 	default:
 		return nil, fmt.Errorf("sweep %s does not say where it runs (%q): the demo or a Docker launch", spec.ID, spec.Target)
 	}
 	return r, nil
+}
+
+// UseRig has a launch sweep's variants start on conn, the rig its spec
+// names, which the front end connects once for all of them after checking
+// the sweep (nil: this machine's daemon). It does nothing on the demo.
+func (r *Runner) UseRig(conn *rig.Conn) {
+	if d, ok := r.Target.(Docker); ok {
+		d.Launching.Rig = conn
+		r.Target = d
+	}
 }
 
 // SimImageSpeed is the --speed a launch of RigBench's simulator image

@@ -187,9 +187,9 @@ func (o Objective) Value(s Score) string {
 	case MaxTotalTokS:
 		return strings.TrimSuffix(v, " tok/s") + " " + o.Describe()
 	case MaxPerRequestTokS:
-		return strings.TrimSuffix(v, " tok/s") + " tok/s per request at " + CellLabel(o.Context, o.Concurrency)
+		return strings.TrimSuffix(v, " tok/s") + " tok/s per request at " + rundoc.CellName(o.Context, o.Concurrency)
 	case MinTTFTP90:
-		return "a TTFT p90 of " + v + " at " + CellLabel(o.Context, o.Concurrency)
+		return "a TTFT p90 of " + v + " at " + rundoc.CellName(o.Context, o.Concurrency)
 	case LongestContext:
 		return v + " of context at " + fmtNum(o.Threshold) + " tok/s per request"
 	case MostStreams:
@@ -235,7 +235,7 @@ func nowFits(base, best *rundoc.Run, skip int) []string {
 		if b.Status == rundoc.StatusQueued {
 			verb = "now runs without queueing"
 		}
-		out = append(out, fmt.Sprintf("%s %s (it was %s)", CellLabel(c.Context, c.Concurrency), verb, lowerFirst(string(b.Status))))
+		out = append(out, fmt.Sprintf("%s %s (it was %s)", rundoc.CellName(c.Context, c.Concurrency), verb, lowerFirst(string(b.Status))))
 		if len(out) == 2 {
 			break
 		}

@@ -26,8 +26,6 @@ const (
 	// folder holds the compiled graphs, keyed by the configuration, so a
 	// start that finds them skips most of torch.compile.
 	ContainerCompileCache = "/root/.cache/vllm"
-	// Redacted replaces secret values in anything meant for people.
-	Redacted = "<redacted>"
 )
 
 // TokenSource says where the Hugging Face token of a launch comes from. The

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/internal/redact"
 )
 
 func TestParseDockerCommand(t *testing.T) {
@@ -219,7 +221,7 @@ func FuzzParseRenderFixedPoint(f *testing.F) {
 		if !reflect.DeepEqual(normalize(c2), want) {
 			t.Fatalf("docker fixed point broken for %q\nrendered %s\n got  %#v\nwant %#v", line, docker, normalize(c2), want)
 		}
-		if strings.Contains(c1.ServeCommand(), vllm.Redacted) {
+		if strings.Contains(c1.ServeCommand(), redact.Mask) {
 			return // redaction is meant to lose the secret
 		}
 		serve := c1.ServeCommand()
@@ -261,5 +263,65 @@ func BenchmarkParseCommand(b *testing.B) {
 		if _, err := vllm.ParseCommand(parseSeeds[0]); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestRedactAbbreviatedSecrets: argparse takes any unambiguous prefix of a
+// long option, so "--hf-tok X" and "--api-k=Y" carry the token and the key
+// as "--hf-token" would, and --print-docker showed them (issue 36 item 7).
+func TestRedactAbbreviatedSecrets(t *testing.T) {
+	args := []string{"--hf-tok", "hf_a", "--api-k=sk_b", "--hf_token=hf_c", "--to", "t_d", "--max-model-len", "4096", "--tokenizer", "tok/e"}
+	got := vllm.RedactArgs(args)
+	want := []string{"--hf-tok", redact.Mask, "--api-k=" + redact.Mask, "--hf_token=" + redact.Mask, "--to", redact.Mask, "--max-model-len", "4096", "--tokenizer", "tok/e"}
+	if !slices.Equal(got, want) {
+		t.Errorf("RedactArgs = %q, want %q", got, want)
+	}
+	if vals := vllm.SecretValues(args); !slices.Equal(vals, []string{"hf_a", "sk_b", "hf_c", "t_d"}) {
+		t.Errorf("SecretValues = %q", vals)
+	}
+	// The same walk drops them from a kept launch (a sweep's spec): the
+	// options and their values, in every spelling, a trailing bare one too.
+	if kept := vllm.WithoutSecretArgs(append(slices.Clone(args), "--api-key")); !slices.Equal(kept, []string{"--max-model-len", "4096", "--tokenizer", "tok/e"}) {
+		t.Errorf("WithoutSecretArgs = %q", kept)
+	}
+	c := vllm.LaunchConfig{Model: "m", HFToken: "hf_inline", Extra: args}
+	c.Set("--api-key", "sk_flag")
+	c.Set("--max-num-seqs", "8")
+	bare := c.WithoutSecrets()
+	if bare.HFToken != "" || len(bare.Flags) != 1 || bare.Flags[0].Name != "--max-num-seqs" || len(bare.Extra) != 4 || len(c.Flags) != 2 {
+		t.Errorf("WithoutSecrets = %+v (from %+v)", bare, c)
+	}
+	for _, name := range []string{"--h", "-t", "--max-model-len", "--tokenizer", "--model"} {
+		if vllm.SecretOption(name) {
+			t.Errorf("SecretOption(%q) = true", name)
+		}
+	}
+}
+
+// TestFromRecordReadsBackRecord: a launch's record read back with
+// FromRecord is the launch again (image, tag, model, flags, extra
+// arguments, GPUs, compile cache), the secrets aside; a demo's record names
+// no image, and a record whose arguments vLLM would refuse is an error, not
+// a configuration with the flags dropped.
+func TestFromRecordReadsBackRecord(t *testing.T) {
+	t.Parallel()
+	c := vllm.LaunchConfig{Image: "vllm/vllm-openai", Tag: "v0.11.0", Model: "Qwen/Qwen2.5-7B-Instruct", GPUs: "all",
+		CompileCache: "/data/cc", HFToken: "hf_secret", TokenSource: vllm.TokenInline,
+		Flags: []vllm.FlagValue{{Name: "--max-num-seqs", Value: "64"}, {Name: "--kv-cache-dtype", Value: "fp8"}},
+		Extra: []string{"--some-new-flag", "x"}}
+	got, err := vllm.FromRecord(c.Record())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ImageRef() != c.ImageRef() || got.Model != c.Model || got.GPUs != c.GPUs || got.CompileCache != c.CompileCache ||
+		!reflect.DeepEqual(got.Flags, c.Flags) || !reflect.DeepEqual(got.Extra, c.Extra) || got.HFToken != "" {
+		t.Errorf("FromRecord(Record) = %+v, want %+v without the token", got, c)
+	}
+	demo, err := vllm.FromRecord(rundoc.Launch{Model: "agents/a1-4b-fp8", Args: []string{"--max-num-seqs", "4"}})
+	if v, _ := demo.Get("--max-num-seqs"); err != nil || demo.Image != "" || v != "4" {
+		t.Errorf("a demo's record read back as %+v, %v", demo, err)
+	}
+	if _, err := vllm.FromRecord(rundoc.Launch{Args: []string{"--max-num-seqs"}}); err == nil {
+		t.Error("a record whose flag lacks its value was read back")
 	}
 }

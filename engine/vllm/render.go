@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
+	redactpkg "github.com/rigbench/rigbench/internal/redact"
 )
 
 // flagArgs renders the catalog flags. A true boolean is its bare name, a
@@ -29,7 +30,7 @@ func (c LaunchConfig) flagArgs(redact, skipManaged bool) []string {
 		}
 		v := fv.Value
 		if redact && f.Secret {
-			v = Redacted
+			v = redactpkg.Mask
 		}
 		out = append(out, optionArgs(fv.Name, v)...)
 	}
@@ -79,31 +80,112 @@ func (c LaunchConfig) extraArgs(redact bool) []string {
 	return RedactArgs(c.Extra)
 }
 
-// RedactArgs returns a copy of args with the value of every secret option
-// (SecretOption) replaced by Redacted, whether it is the next word or
-// follows "=". It is the one redaction of argument lists: every rendering
-// meant for people, the run record and the sweep's kept spec use it.
-func RedactArgs(args []string) []string {
-	out := slices.Clone(args)
-	for i := 0; i < len(out); i++ {
-		name, _, hasValue := strings.Cut(out[i], "=")
+// secretArg is one secret option found in an argument list: args[at] is
+// its name, with its value after "=" (joined) or in args[at+1] (at+1 <
+// len(args)), or none (the list ends with the name).
+type secretArg struct {
+	at     int
+	name   string
+	value  string
+	joined bool
+	bare   bool // no value follows
+}
+
+// secretArgs is the one walk of an argument list for secret options
+// (SecretOption), in either spelling ("--hf-token X" or "--hf-token=X"):
+// RedactArgs, SecretValues and WithoutSecretArgs read its answer.
+func secretArgs(args []string) []secretArg {
+	var out []secretArg
+	for i := 0; i < len(args); i++ {
+		name, value, joined := strings.Cut(args[i], "=")
 		if !SecretOption(name) {
 			continue
 		}
-		if hasValue {
-			out[i] = name + "=" + Redacted
-		} else if i+1 < len(out) {
-			out[i+1] = Redacted
+		s := secretArg{at: i, name: name, value: value, joined: joined}
+		switch {
+		case joined:
+		case i+1 < len(args):
+			s.value = args[i+1]
 			i++
+		default:
+			s.bare = true
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// RedactArgs returns a copy of args with the value of every secret option
+// (SecretOption) replaced by internal/redact's Mask, whether it is the next
+// word or follows "=". It is the one redaction of argument lists: every
+// rendering meant for people, the run record and the sweep's kept spec use
+// it.
+func RedactArgs(args []string) []string {
+	out := slices.Clone(args)
+	for _, s := range secretArgs(args) {
+		switch {
+		case s.joined:
+			out[s.at] = s.name + "=" + redactpkg.Mask
+		case !s.bare:
+			out[s.at+1] = redactpkg.Mask
 		}
 	}
 	return out
 }
 
+// SecretValues returns the values of args' secret options (SecretOption),
+// in either spelling ("--hf-token X" or "--hf-token=X"): what a redactor of
+// the server's own output must hide, since vLLM echoes an argument it
+// refuses ("unrecognized arguments: --hf-token hf_…").
+func SecretValues(args []string) []string {
+	var vals []string
+	for _, s := range secretArgs(args) {
+		if s.value != "" {
+			vals = append(vals, s.value)
+		}
+	}
+	return vals
+}
+
+// WithoutSecretArgs returns args without its secret options and their
+// values: what a kept copy of a launch (a sweep's spec) holds, where a
+// redacted value would be sent to the server as the key on resume.
+func WithoutSecretArgs(args []string) []string {
+	var out []string
+	next := 0
+	for _, s := range secretArgs(args) {
+		out = append(out, args[next:s.at]...)
+		next = s.at + 1
+		if !s.joined && !s.bare {
+			next++
+		}
+	}
+	return append(out, args[next:]...)
+}
+
+// WithoutSecrets is c with no secret in it: no inline token, no secret
+// catalog flag, no secret option among the extra arguments. A launch kept
+// to be run again (a sweep's spec) is this; the launcher sets its own API
+// key, and the token comes from where it came before (the environment or
+// the form).
+func (c LaunchConfig) WithoutSecrets() LaunchConfig {
+	c.HFToken = ""
+	c.Flags = slices.DeleteFunc(slices.Clone(c.Flags), func(fv FlagValue) bool {
+		f, _, ok := Lookup(fv.Name)
+		return ok && f.Secret
+	})
+	c.Extra = WithoutSecretArgs(c.Extra)
+	return c
+}
+
 // SecretOption reports whether the option spelled name carries a secret:
 // a catalog flag marked Secret, or --api-key, --hf-token or --token. The
 // name is normalised first as vLLM's argparse reads it (and the simulator
-// does): "--api_key" is "--api-key", so no spelling slips past.
+// does): "--api_key" is "--api-key", so no spelling slips past. argparse
+// also takes any unambiguous prefix of a long option ("--hf-tok",
+// "--api-k"), so a name of at least two letters that begins a secret
+// option is one too; an ambiguous prefix (argparse refuses it) is hidden
+// all the same, which costs nothing.
 func SecretOption(name string) bool {
 	if !strings.HasPrefix(name, "-") {
 		return false
@@ -112,7 +194,23 @@ func SecretOption(name string) bool {
 	if f, _, ok := Lookup(n); ok && f.Secret {
 		return true
 	}
-	return secretOption[n]
+	if secretOption[n] {
+		return true
+	}
+	if len(n) < len("--xx") || !strings.HasPrefix(name, "--") {
+		return false
+	}
+	for full := range secretOption {
+		if strings.HasPrefix(full, n) {
+			return true
+		}
+	}
+	for _, f := range Catalog() {
+		if f.Secret && strings.HasPrefix(f.Name, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // secretOption names options outside the catalog whose value is a secret,
@@ -222,4 +320,24 @@ func (c LaunchConfig) Record() rundoc.Launch {
 		GPUs:          c.GPUs,
 		CompileCache:  c.CompileCache,
 	}
+}
+
+// FromRecord reads a run's launch record back into a configuration, the
+// inverse of Record: the flags of its Args (ParseArgs), and its image,
+// model, GPUs and compile cache. A record keeps no secret, so neither does
+// the configuration. Every reader of a recorded launch (the plan check's
+// slots, the roofline's parallel size, the advice, a sweep built from a
+// run's advice) reads it here, rather than each parsing Args again.
+func FromRecord(l rundoc.Launch) (LaunchConfig, error) {
+	c, err := ParseArgs(l.Args)
+	if err != nil {
+		return LaunchConfig{}, err
+	}
+	if l.Image != "" { // a demo's record names no image
+		if c.Image, c.Tag, err = SplitImageRef(l.Image); err != nil {
+			return LaunchConfig{}, err
+		}
+	}
+	c.Model, c.GPUs, c.CompileCache = l.Model, l.GPUs, l.CompileCache
+	return c, nil
 }

@@ -53,7 +53,7 @@ func TestDetectDGXH100(t *testing.T) {
 	if len(uuids) != 8 {
 		t.Errorf("got %d distinct UUIDs, want 8", len(uuids))
 	}
-	if got, want := snap.Summary(), "8× NVIDIA H100 80GB HBM3 80 GB · driver 550.54.15 · CUDA 12.4"; got != want {
+	if got, want := snap.Summary(), "8× NVIDIA H100 80GB HBM3 80.0 GiB · driver 550.54.15 · CUDA 12.4"; got != want {
 		t.Errorf("Summary() = %q, want %q", got, want)
 	}
 }
@@ -96,7 +96,7 @@ func TestDetectConsumerCardListsUnsupported(t *testing.T) {
 	if g.ComputeCapability != "8.6" || g.PCIeGenMax != 4 || g.PCIeWidthMax != 16 || math.Abs(g.MemoryBandwidthGBs-360.048) > 1e-9 {
 		t.Errorf("GPU = %+v, want CC 8.6, PCIe gen 4 x16 max, 360.048 GB/s", g)
 	}
-	if got, want := snap.Summary(), "NVIDIA GeForce RTX 3060 12 GB · driver 550.54.14 · CUDA 12.4"; got != want {
+	if got, want := snap.Summary(), "NVIDIA GeForce RTX 3060 12.0 GiB · driver 550.54.14 · CUDA 12.4"; got != want {
 		t.Errorf("Summary() = %q, want %q", got, want)
 	}
 	if n, s := m.inits.Load(), m.shutdowns.Load(); n != 1 || s != 1 {

@@ -54,8 +54,11 @@ func (g *Guard) KeepDir(dir, what string) {
 // resolved is left to Write, which reports the file system's reason; ""
 // and "-" (standard output) pass.
 func (g *Guard) Check(out string) error {
-	if g == nil || len(g.kept) == 0 || out == "" || out == "-" || inProc(out) {
+	if g == nil || len(g.kept) == 0 || out == "" || out == "-" {
 		return nil
+	}
+	if inProc(out) {
+		return g.checkDescriptor(out)
 	}
 	o := canonical(out)
 	oi, oerr := os.Stat(out)
@@ -74,6 +77,33 @@ func (g *Guard) Check(out string) error {
 			if ki, err := os.Stat(k.path); err == nil && os.SameFile(oi, ki) {
 				return refuse(out, k.what)
 			}
+		}
+	}
+	return nil
+}
+
+// checkDescriptor refuses a name in /proc (/dev/fd/5, /proc/self/fd/5,
+// /dev/stdout) that stands for a kept file the process holds open: the
+// history is open on some descriptor while a command runs, and writing
+// through that name would overwrite it in place. The kernel resolves such
+// a name to the open file itself, so os.Stat's file is compared with each
+// kept file, and the link's target (the file's path, as /proc tells it)
+// with each kept folder. A pipe, a terminal or any other file passes.
+func (g *Guard) checkDescriptor(out string) error {
+	oi, err := os.Stat(out)
+	if err != nil || !oi.Mode().IsRegular() {
+		return nil
+	}
+	target, _ := filepath.EvalSymlinks(out)
+	for _, k := range g.kept {
+		if k.dir {
+			if target != "" && filepath.Dir(target) == canonical(k.path) {
+				return refuse(out, k.what)
+			}
+			continue
+		}
+		if ki, err := os.Stat(k.path); err == nil && os.SameFile(oi, ki) {
+			return refuse(out, k.what)
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -37,13 +38,25 @@ type Gallery struct {
 	images map[chart.Kind]*canvas.Image
 	kinds  []chart.Kind
 	gen    int
+	// loading is shown above the charts while they are drawn: drawing
+	// six runs' charts takes seconds, and a blank area looked broken
+	// (issue 41 minor 15).
+	loading *fyne.Container
+	content *fyne.Container
 }
+
+// LoadingText is what the gallery says while it draws.
+const LoadingText = "Loading the charts…"
 
 // NewGallery returns an empty gallery for the given chart kinds.
 func NewGallery(kinds ...chart.Kind) *Gallery {
 	grid := &fillGrid{}
 	g := &Gallery{box: container.New(grid), images: map[chart.Kind]*canvas.Image{}, kinds: kinds}
 	g.scroll = container.NewVScroll(g.box)
+	bar := widget.NewProgressBarInfinite()
+	g.loading = container.NewVBox(widget.NewLabel(LoadingText), bar)
+	g.loading.Hide()
+	g.content = container.NewBorder(g.loading, nil, nil, nil, g.scroll)
 	grid.resized = func() { g.scroll.Refresh() }
 	for _, k := range kinds {
 		img := canvas.NewImageFromImage(image.NewNRGBA(image.Rect(0, 0, 1, 1)))
@@ -55,8 +68,12 @@ func NewGallery(kinds ...chart.Kind) *Gallery {
 	return g
 }
 
-// Content is the gallery's root: the charts in a vertical scroller.
-func (g *Gallery) Content() fyne.CanvasObject { return g.scroll }
+// Content is the gallery's root: the charts in a vertical scroller, under
+// the loading line while they are drawn.
+func (g *Gallery) Content() fyne.CanvasObject { return g.content }
+
+// Loading reports whether the gallery is drawing (and says so).
+func (g *Gallery) Loading() bool { return g.loading.Visible() }
 
 // ChartSize is the size each chart is shown at now.
 func (g *Gallery) ChartSize() fyne.Size {
@@ -86,6 +103,7 @@ func (g *Gallery) Set(runs []*rundoc.Run, done func()) {
 	dark := IsDark()
 	scale := float32(drawScale)
 	if len(runs) == 0 {
+		g.setLoading(false)
 		for _, img := range g.images {
 			img.Image = image.NewNRGBA(image.Rect(0, 0, 1, 1))
 			img.Refresh()
@@ -96,6 +114,7 @@ func (g *Gallery) Set(runs []*rundoc.Run, done func()) {
 		return
 	}
 	kinds := g.kinds
+	g.setLoading(true)
 	go func() {
 		out := map[chart.Kind]image.Image{}
 		for _, k := range kinds {
@@ -105,6 +124,7 @@ func (g *Gallery) Set(runs []*rundoc.Run, done func()) {
 			if gen != g.gen {
 				return
 			}
+			g.setLoading(false)
 			for k, im := range out {
 				if im != nil {
 					g.images[k].Image = im
@@ -116,6 +136,20 @@ func (g *Gallery) Set(runs []*rundoc.Run, done func()) {
 			}
 		})
 	}()
+}
+
+// setLoading shows or hides the loading line and lays the gallery out
+// again: a hidden line keeps its room until the border is laid out anew.
+func (g *Gallery) setLoading(on bool) {
+	if on == g.loading.Visible() {
+		return
+	}
+	if on {
+		g.loading.Show()
+	} else {
+		g.loading.Hide()
+	}
+	g.content.Refresh()
 }
 
 // fillGrid lays charts out in as many columns as fit at minWidth, each as

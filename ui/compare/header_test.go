@@ -1,3 +1,8 @@
+//go:build !race
+
+// Left out of the race detector's pass: the chart gallery's fyne.Do runs
+// inline on its goroutine under Fyne's test driver (pass 2 runs it).
+
 package compare
 
 import (

@@ -5,6 +5,7 @@
 package compare
 
 import (
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -21,8 +22,14 @@ import (
 
 // View is the Compare view. Its methods must run on the Fyne goroutine.
 type View struct {
-	runs    []*rundoc.Run
-	legend  *widget.Label
+	runs   []*rundoc.Run
+	legend *widget.Label
+	// flags lists the launch flags that differ between the runs
+	// (report.FlagChanges), under the legend.
+	flags *widget.Label
+	// gone names the runs compared that were deleted from History since
+	// (MarkDeleted).
+	gone    *widget.Label
 	figure  *widget.Select
 	table   *widget.Table
 	t       report.Table
@@ -42,6 +49,13 @@ func New() *View {
 	v := &View{charts: chartview.NewGallery(chart.DecodeTotal, chart.PerRequest, chart.TTFT, chart.Prefill, chart.Pareto)}
 	v.legend = widget.NewLabel("Tick two to six runs in History, then press Compare.")
 	v.legend.Wrapping = fyne.TextWrapWord
+	v.flags = widget.NewLabel("")
+	v.flags.Wrapping = fyne.TextWrapWord
+	v.flags.Hide()
+	v.gone = widget.NewLabel("")
+	v.gone.Importance = widget.WarningImportance
+	v.gone.Wrapping = fyne.TextWrapWord
+	v.gone.Hide()
 	var names []string
 	for _, f := range rundoc.CompareFigures {
 		names = append(names, f.Label)
@@ -76,7 +90,8 @@ func New() *View {
 		container.NewTabItem("Charts", v.charts.Content()),
 		container.NewTabItem("Per-cell change", container.NewBorder(container.NewHBox(widget.NewLabel("Figure"), v.figure), nil, nil, nil, v.table)),
 	)
-	v.content = container.NewBorder(container.NewBorder(nil, nil, nil, v.export, v.legend), nil, nil, nil, tabs)
+	top := container.NewVBox(container.NewBorder(nil, nil, nil, v.export, v.legend), v.gone, v.flags)
+	v.content = container.NewBorder(top, nil, nil, nil, tabs)
 	return v
 }
 
@@ -84,7 +99,7 @@ func New() *View {
 // title (cut to the column in the table).
 func (v *View) header(col int) string {
 	if col == 0 {
-		return "Context × N"
+		return "Context×N"
 	}
 	if col <= len(v.runs) {
 		return chart.Letter(col-1) + ": " + results.Title(v.runs[col-1])
@@ -119,6 +134,10 @@ func (v *View) Rows() [][]string {
 
 // Legend is the line above the tabs naming the runs by letter.
 func (v *View) Legend() string { return v.legend.Text }
+
+// ChartsLoading reports whether the charts are being drawn (and the view
+// says "Loading the charts…" above them).
+func (v *View) ChartsLoading() bool { return v.charts.Loading() }
 
 // ChartsRendered is how many charts hold a drawing.
 func (v *View) ChartsRendered() int { return v.charts.Rendered() }
@@ -163,6 +182,8 @@ func (v *View) SetRuns(runs []*rundoc.Run, chartsDone func()) {
 		text += "Left out, since nothing was measured: " + strings.Join(empty, ", ") + "."
 	}
 	v.legend.SetText(text)
+	v.gone.Hide()
+	v.setFlags(runs)
 	if len(runs) > 0 {
 		v.export.Enable()
 	} else {
@@ -170,6 +191,49 @@ func (v *View) SetRuns(runs []*rundoc.Run, chartsDone func()) {
 	}
 	v.rebuild()
 	v.charts.Set(runs, chartsDone)
+}
+
+// setFlags says which launch flags differ between runs, one per line
+// ("--kv-cache-dtype: auto → fp8", in the runs' letter order), that they
+// launched with the same flags, or nothing where fewer than two runs have
+// a launch record (imported files, endpoints: the legend says what it can).
+func (v *View) setFlags(runs []*rundoc.Run) {
+	changes := report.FlagChanges(runs)
+	recorded := 0
+	for _, r := range runs {
+		if r.Launch != nil {
+			recorded++
+		}
+	}
+	switch {
+	case len(changes) > 0:
+		lines := make([]string, len(changes))
+		for i, c := range changes {
+			lines[i] = c.Text()
+		}
+		v.flags.SetText(FlagsHeading + "\n" + strings.Join(lines, "\n"))
+	case recorded >= 2 && len(runs) >= 2:
+		v.flags.SetText(SameFlags)
+	default:
+		v.flags.SetText("")
+		v.flags.Hide()
+		return
+	}
+	v.flags.Show()
+}
+
+// FlagsHeading heads the list of launch flags that differ between runs.
+const FlagsHeading = "Launch flags that differ (A → B …):"
+
+// SameFlags says the compared runs launched with the same flags.
+const SameFlags = "Launch flags: the same in every run."
+
+// Flags is the launch-flag lines shown under the legend ("" when hidden).
+func (v *View) Flags() string {
+	if v.flags.Visible() {
+		return v.flags.Text
+	}
+	return ""
 }
 
 func (v *View) rebuild() {
@@ -196,12 +260,43 @@ func (v *View) cellText(row, col int) string {
 		if v.t.Figure.Phase == rundoc.PhasePrefill {
 			return rundoc.ContextLabel(r.Context)
 		}
-		return rundoc.ContextLabel(r.Context) + " × " + itoa(r.Concurrency)
+		return rundoc.CellName(r.Context, r.Concurrency)
 	}
 	e := r.Entries[col-1]
 	switch {
-	case e.Has && e.HasChange:
+	case e.Has && e.HasChange, e.Unreliable != "" && col > 1:
 		return v.t.EntryText(e) + "  (" + e.ChangeText() + ")"
 	}
 	return v.t.EntryText(e)
+}
+
+// MarkDeleted tells the view that runs were deleted from History: the
+// runs compared that were among them are named above the charts ("B was
+// deleted from History…") until other runs are compared, as Results says
+// of the run it shows, instead of being shown as if they were kept.
+func (v *View) MarkDeleted(uuids []string) {
+	var letters []string
+	for i, r := range v.runs {
+		if slices.Contains(uuids, r.UUID) {
+			letters = append(letters, chart.Letter(i))
+		}
+	}
+	if len(letters) == 0 {
+		return
+	}
+	were := " was"
+	if len(letters) > 1 {
+		were = " were"
+	}
+	v.gone.SetText(strings.Join(letters, ", ") + were + " deleted from History: compared here until you compare other runs, and no longer kept. Export to keep a copy.")
+	v.gone.Show()
+}
+
+// DeletedNote is the line naming compared runs deleted from History, ""
+// when none.
+func (v *View) DeletedNote() string {
+	if !v.gone.Visible() {
+		return ""
+	}
+	return v.gone.Text
 }

@@ -32,10 +32,7 @@ var chartLabels = map[chart.Kind]string{
 // trade-off only for a comparison), then all.
 func ChartChoices(runs []*rundoc.Run) []string {
 	var out []string
-	for _, k := range chart.KindsFor(len(runs)) {
-		if k == chart.Matrix && len(runs) != 1 {
-			continue
-		}
+	for _, k := range chartKinds(runs) {
 		out = append(out, chartLabels[k])
 	}
 	return append(out, AllCharts)
@@ -58,24 +55,25 @@ func ChartFileName(runs []*rundoc.Run, f report.Format, k chart.Kind) string {
 	return strings.TrimSuffix(name, f.Ext()) + "-" + string(k) + f.Ext()
 }
 
-// WriteChart writes one chart of runs to path as PNG or SVG, by the same
-// safe-file rules as WriteFile.
-func WriteChart(path string, f report.Format, k chart.Kind, runs []*rundoc.Run) error {
-	return safefile.Write(path, func(w io.Writer) error { return report.Write(w, f, runs, report.Options{Chart: k}) })
+// WriteChart writes one chart of runs to path as PNG (at scale: 0 is 1,
+// as the CLI's --scale) or SVG, by the same safe-file rules as WriteFile.
+func WriteChart(path string, f report.Format, k chart.Kind, runs []*rundoc.Run, scale float64) error {
+	o := report.Options{Chart: k}
+	if f == report.PNG {
+		o.Scale = scale
+	}
+	return safefile.Write(path, func(w io.Writer) error { return report.Write(w, f, runs, o) })
 }
 
 // WriteAllCharts writes every chart of runs into dir, one file each (named
-// by ChartFileName), and returns the files written. A chart that fails
+// by ChartFileName; PNG at scale), and returns the files written. A chart that fails
 // does not stop the others; the errors are joined.
-func WriteAllCharts(dir string, f report.Format, runs []*rundoc.Run) ([]string, error) {
+func WriteAllCharts(dir string, f report.Format, runs []*rundoc.Run, scale float64) ([]string, error) {
 	var written []string
 	var errs []error
-	for _, k := range chart.KindsFor(len(runs)) {
-		if k == chart.Matrix && len(runs) != 1 {
-			continue
-		}
+	for _, k := range chartKinds(runs) {
 		path := filepath.Join(dir, ChartFileName(runs, f, k))
-		if err := WriteChart(path, f, k, runs); err != nil {
+		if err := WriteChart(path, f, k, runs, scale); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", filepath.Base(path), err))
 			continue
 		}

@@ -24,13 +24,13 @@ func TestExportAnyOrAllCharts(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, export.ChartFileName(one, report.SVG, chart.TTFT))
-	if err := export.WriteChart(path, report.SVG, chart.TTFT, one); err != nil {
+	if err := export.WriteChart(path, report.SVG, chart.TTFT, one, 1); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "Time to first token") {
 		t.Errorf("%s is not the TTFT chart", filepath.Base(path))
 	}
-	written, err := export.WriteAllCharts(dir, report.PNG, one)
+	written, err := export.WriteAllCharts(dir, report.PNG, one, 1)
 	if err != nil || len(written) != len(chart.Kinds()) {
 		t.Fatalf("all charts wrote %d files (%v), want %d", len(written), err, len(chart.Kinds()))
 	}
@@ -47,7 +47,7 @@ func TestExportAnyOrAllCharts(t *testing.T) {
 	// A comparison has no single matrix but the trade-off: the other
 	// charts and it, each once.
 	two := []*rundoc.Run{r, r}
-	written, err = export.WriteAllCharts(t.TempDir(), report.SVG, two)
+	written, err = export.WriteAllCharts(t.TempDir(), report.SVG, two, 1)
 	if err != nil || len(written) != len(chart.Kinds()) || !strings.HasSuffix(written[len(written)-1], "-pareto.svg") {
 		t.Errorf("comparison wrote %q (%v), want the %d charts but the matrix, and the trade-off", written, err, len(chart.Kinds())-1)
 	}

@@ -1,10 +1,11 @@
 package export
 
 import (
-	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	fc "fyne.io/fyne/v2/container"
@@ -19,11 +20,23 @@ import (
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/internal/safefile"
 	"github.com/rigbench/rigbench/store"
+	"github.com/rigbench/rigbench/ui/dialogkeys"
 )
 
-// Show opens the export dialog for runs: pick a format, then a file; or
-// copy the Markdown to the clipboard.
+// Show opens the export dialog for runs: pick a format (and for a chart,
+// which one and, for PNG, its size), then a file; or write everything
+// into a folder at once; or copy the Markdown to the clipboard.
 func Show(win fyne.Window, a fyne.App, runs []*rundoc.Run) {
+	f := report.JSON
+	if len(runs) > 1 {
+		f = report.HTML
+	}
+	ShowFormat(win, a, runs, f)
+}
+
+// ShowFormat is Show with format f chosen at the start (the screenshot
+// tour shows the PNG rows).
+func ShowFormat(win fyne.Window, a fyne.App, runs []*rundoc.Run, f report.Format) {
 	var names []string
 	byLabel := map[string]report.Format{}
 	for _, f := range report.Formats() {
@@ -34,19 +47,31 @@ func Show(win fyne.Window, a fyne.App, runs []*rundoc.Run) {
 	// into a folder.
 	charts := widget.NewSelect(ChartChoices(runs), nil)
 	charts.SetSelected(charts.Options[0])
-	chartItem := widget.NewFormItem("Chart", charts)
+	sizes := map[string]float64{}
+	var sizeNames []string
+	for _, sc := range []float64{PNGScale, 1} {
+		n := fmt.Sprintf("%g× (%s)", sc, PNGSize(sc))
+		sizes[n] = sc
+		sizeNames = append(sizeNames, n)
+	}
+	size := widget.NewSelect(sizeNames, nil)
+	size.SetSelected(sizeNames[0])
 	format := widget.NewSelect(names, nil)
-	var form *widget.Form
+	formatItem := widget.NewFormItem("Format", format)
+	chartItem := widget.NewFormItem("Chart", charts)
+	sizeItem := widget.NewFormItem("PNG size", size)
+	form := widget.NewForm(formatItem)
+	// Only the rows the format uses: a "Chart" label with nothing beside
+	// it for JSON read as a fault (issue 41 minor 13).
 	format.OnChanged = func(label string) {
-		f := byLabel[label]
-		if form == nil {
-			return
+		items := []*widget.FormItem{formatItem}
+		switch byLabel[label] {
+		case report.PNG:
+			items = append(items, chartItem, sizeItem)
+		case report.SVG:
+			items = append(items, chartItem)
 		}
-		if f == report.PNG || f == report.SVG {
-			chartItem.Widget.Show()
-		} else {
-			chartItem.Widget.Hide()
-		}
+		form.Items = items
 		form.Refresh()
 	}
 	status := widget.NewLabel("")
@@ -60,62 +85,54 @@ func Show(win fyne.Window, a fyne.App, runs []*rundoc.Run) {
 		a.Clipboard().SetContent(md)
 		status.SetText("Markdown copied to the clipboard.")
 	})
-	form = widget.NewForm(widget.NewFormItem("Format", format), chartItem)
-	format.SetSelected(report.JSON.Label())
-	if len(runs) > 1 {
-		format.SetSelected(report.HTML.Label())
-	}
-	content := widget.NewCard("", "", fc.NewVBox(form, copyMD, status))
-	d := dialog.NewCustomConfirm("Export", "Save…", "Close", content, func(save bool) {
+	format.SetSelected(f.Label())
+	var d *dialog.ConfirmDialog
+	everything := widget.NewButtonWithIcon(EverythingLabel, theme.FolderIcon(), func() {
+		d.Hide()
+		chooseFolder(win, func(dir string) { exportEverything(win, dir, runs, sizes[size.Selected], nil) })
+	})
+	note := widget.NewLabel(EverythingNote(runs))
+	note.Wrapping = fyne.TextWrapWord
+	note.Importance = widget.LowImportance
+	content := widget.NewCard("", "", fc.NewVBox(form, widget.NewSeparator(), everything, note, copyMD, status))
+	d = dialog.NewCustomConfirm("Export", "Save…", "Close", content, func(save bool) {
 		if !save {
 			return
 		}
 		f := byLabel[format.Selected]
 		isChart := f == report.PNG || f == report.SVG
 		if isChart && charts.Selected == AllCharts {
-			saveAllCharts(win, f, runs)
+			saveAllCharts(win, f, runs, sizes[size.Selected])
 			return
 		}
-		saveOne(win, f, isChart, chartKind(charts.Selected), runs)
+		saveOne(win, f, isChart, chartKind(charts.Selected), runs, sizes[size.Selected])
 	}, win)
+	d.Resize(fyne.NewSize(min(560, win.Canvas().Size().Width-40), 0))
 	d.Show()
+	dialogkeys.Bind(win, d, d.Confirm)
+}
+
+// EverythingLabel is the export dialog's button that writes every format
+// into one folder.
+const EverythingLabel = "Export everything to a folder…"
+
+// EverythingNote says what "export everything" writes for runs.
+func EverythingNote(runs []*rundoc.Run) string {
+	what := "JSON, CSV, Markdown, HTML"
+	if len(runs) > 1 {
+		what = "each run's JSON and CSV, the comparison's Markdown and HTML"
+	}
+	return fmt.Sprintf("Writes %s and every chart as PNG (at the size above) and SVG, the same files as the CLI's export.", what)
 }
 
 // saveOne asks for a file and writes runs into it in format f (one chart
-// of kind when isChart).
-func saveOne(win fyne.Window, f report.Format, isChart bool, kind chart.Kind, runs []*rundoc.Run) {
+// of kind when isChart, a PNG at scale).
+func saveOne(win fyne.Window, f report.Format, isChart bool, kind chart.Kind, runs []*rundoc.Run, scale float64) {
 	if isChart {
-		SaveAs(win, ChartFileName(runs, f, kind), nil, func(path string) error { return WriteChart(path, f, kind, runs) })
+		SaveAs(win, ChartFileName(runs, f, kind), nil, func(path string) error { return WriteChart(path, f, kind, runs, scale) })
 		return
 	}
 	SaveAs(win, report.FileName(runs, f), nil, func(path string) error { return WriteFile(path, f, runs) })
-}
-
-// SaveAs asks for a file, offering name and, when exts is not empty, only
-// those extensions; it runs write on the chosen path off the UI goroutine
-// (a report can take a while) and then shows its error or "Saved <file>."
-// on win. Every single-file export of the app goes through it, so they all
-// behave and word it alike.
-//
-// The chosen file is not touched before it passes the Guard of the app's
-// history (see notruncate.go): an export can never replace the history,
-// its -wal/-shm files or a sweep spec.
-func SaveAs(win fyne.Window, name string, exts []string, write func(path string) error) {
-	if !keepFilesUntilWritten() {
-		dialog.ShowError(errors.New("this system's file dialog would empty the chosen file before RigBench could check it; export from the CLI instead"), win)
-		return
-	}
-	fd := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if err != nil || w == nil {
-			return
-		}
-		saveChosen(win, w, write)
-	}, win)
-	fd.SetFileName(name)
-	if len(exts) > 0 {
-		fd.SetFilter(storage.NewExtensionFileFilter(exts))
-	}
-	fd.Show()
 }
 
 // saveChosen is what SaveAs does with the dialog's unwritten writer w:
@@ -125,18 +142,26 @@ func SaveAs(win fyne.Window, name string, exts []string, write func(path string)
 func saveChosen(win fyne.Window, w fyne.URIWriteCloser, write func(path string) error) bool {
 	path := w.URI().Path()
 	w.Close()
+	return saveTo(win, path, write)
+}
+
+// saveTo refuses a path the app's Guard keeps, else runs write on it off
+// the UI goroutine and shows the outcome on win; it reports whether write
+// was started. Both ways of choosing a file end here (a typed path, the
+// file dialog's writer).
+func saveTo(win fyne.Window, path string, write func(path string) error) bool {
 	if err := appGuard().Check(path); err != nil {
-		dialog.ShowError(err, win)
+		dialogkeys.ShowError(err, win)
 		return false
 	}
 	go func() {
 		err := write(path)
 		fyne.Do(func() {
 			if err != nil {
-				dialog.ShowError(err, win)
+				dialogkeys.ShowError(err, win)
 				return
 			}
-			dialog.ShowInformation("Exported", "Saved "+filepath.Base(path)+".", win)
+			showSaved(win, filepath.Dir(path), []string{path})
 		})
 	}()
 	return true
@@ -157,21 +182,96 @@ func appGuard() *safefile.Guard {
 }
 
 // saveAllCharts asks for a folder and writes every chart into it.
-func saveAllCharts(win fyne.Window, f report.Format, runs []*rundoc.Run) {
+func saveAllCharts(win fyne.Window, f report.Format, runs []*rundoc.Run, scale float64) {
+	chooseFolder(win, func(dir string) {
+		go func() {
+			written, err := WriteAllCharts(dir, f, runs, scale)
+			fyne.Do(func() { showOutcome(win, dir, written, err) })
+		}()
+	})
+}
+
+// chooseFolder asks for a folder and calls chosen with its path.
+func chooseFolder(win fyne.Window, chosen func(dir string)) {
 	dialog.ShowFolderOpen(func(dir fyne.ListableURI, err error) {
 		if err != nil || dir == nil {
 			return
 		}
-		path := dir.Path()
-		go func() {
-			written, err := WriteAllCharts(path, f, runs)
-			fyne.Do(func() {
-				if err != nil {
-					dialog.ShowError(err, win)
-					return
-				}
-				dialog.ShowInformation("Exported", fmt.Sprintf("Saved %d charts in %s.", len(written), filepath.Base(path)), win)
-			})
-		}()
+		chosen(dir.Path())
 	}, win)
 }
+
+// ExportEverything is what choosing a folder for "export everything"
+// runs, for a caller that has the folder already (the screenshot tour):
+// see exportEverything.
+func ExportEverything(win fyne.Window, dir string, runs []*rundoc.Run, done func()) {
+	exportEverything(win, dir, runs, PNGScale, done)
+}
+
+// exportEverything writes runs into dir in every format (WriteEverything)
+// off the UI goroutine, then shows what it wrote where, or why not; done
+// (may be nil) runs after, on the Fyne goroutine.
+func exportEverything(win fyne.Window, dir string, runs []*rundoc.Run, scale float64, done func()) {
+	go func() {
+		written, err := WriteEverything(dir, runs, scale)
+		fyne.Do(func() {
+			showOutcome(win, dir, written, err)
+			if done != nil {
+				done()
+			}
+		})
+	}()
+}
+
+// showOutcome shows an export's error, or the files it wrote.
+func showOutcome(win fyne.Window, dir string, written []string, err error) {
+	if err != nil {
+		dialogkeys.ShowError(err, win)
+		return
+	}
+	showSaved(win, dir, written)
+}
+
+// openURL opens a URL with the system's handler (a seam for the tests:
+// Fyne's test app opens nothing).
+var openURL = func(u *url.URL) error { return fyne.CurrentApp().OpenURL(u) }
+
+// showSaved says which files an export wrote and in which folder, in
+// full, with a button that opens the folder in the system's file manager
+// (issue 41: "Saved <file>" named no folder and offered no way there).
+func showSaved(win fyne.Window, dir string, written []string) {
+	msg := "Saved " + filepath.Base(written[0]) + " in " + dir + "."
+	if len(written) > 1 {
+		msg = fmt.Sprintf("Saved %d files in %s.", len(written), dir)
+	}
+	head := widget.NewLabel(msg)
+	head.Wrapping = fyne.TextWrapWord
+	var names []string
+	for _, p := range written {
+		names = append(names, filepath.Base(p))
+	}
+	list := widget.NewLabel(strings.Join(names, "\n"))
+	status := widget.NewLabel("")
+	status.Wrapping = fyne.TextWrapWord
+	status.Hide()
+	open := widget.NewButtonWithIcon(OpenFolderLabel, theme.FolderOpenIcon(), func() {
+		u, err := url.Parse(storage.NewFileURI(dir).String())
+		if err == nil {
+			err = openURL(u)
+		}
+		if err != nil {
+			status.SetText("Could not open the folder: " + err.Error())
+			status.Show()
+		}
+	})
+	body := fc.NewBorder(head, fc.NewVBox(fc.NewHBox(open), status), nil, nil, fc.NewVScroll(list))
+	d := dialog.NewCustom("Exported", "Close", body, win)
+	size := win.Canvas().Size()
+	d.Resize(fyne.NewSize(min(560, size.Width-40), min(120+float32(len(names))*24, size.Height-40)))
+	d.Show()
+	dialogkeys.Bind(win, d, d.Hide)
+}
+
+// OpenFolderLabel is the button of the export's outcome that opens the
+// folder written to.
+const OpenFolderLabel = "Open folder"

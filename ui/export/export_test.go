@@ -6,32 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/ui/export"
 )
 
-func reference(t *testing.T) *rundoc.Run {
-	t.Helper()
-	m, _ := filepath.Glob("../../engine/report/testdata/ref_*.csv")
-	if len(m) == 0 {
-		t.Fatal("no reference CSV in engine/report/testdata")
-	}
-	f, err := os.Open(m[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := report.ReadReferenceCSVNamed(f, filepath.Base(m[0]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The reference CSV carries no date; a run document needs one.
-	r.CreatedAt = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	return r
-}
+func reference(t *testing.T) *rundoc.Run { return export.ReferenceRun(t) }
 
 // Export writes every format to a file, and what it writes reads back.
 func TestExportWritesEveryFormat(t *testing.T) {

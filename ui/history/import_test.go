@@ -17,6 +17,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/history"
 )
 
@@ -125,7 +126,9 @@ func TestImportMessages(t *testing.T) {
 		// Issue 24 item 11: a report is named as one, not parsed as CSV;
 		// an import that worked says so.
 		{file("run.md", []byte("## RigBench run\n\n| a | b |\n")), []string{"Markdown report", "holds no run to import"}, []string{"could not be read as a measurements CSV"}},
-		{file("fresh.json", fresh), []string{"Run imported", "fresh.json", "in the history now"}, nil},
+		// Issue 41 item 5: the list sorts by each run's own date, so the
+		// dialog says where the run is (selected there), not "at the top".
+		{file("fresh.json", fresh), []string{"Run imported", "fresh.json", "in the history now", "selected in the list", "own date"}, []string{"top of the list"}},
 	} {
 		v.Import(c.path, nil)
 		got := dialogText(t, w, settled)
@@ -139,6 +142,9 @@ func TestImportMessages(t *testing.T) {
 				t.Errorf("%s: dialog %q says %q", filepath.Base(c.path), got, not)
 			}
 		}
+	}
+	if sel := v.Selected(); len(sel) != 1 || sel[0].UUID != another.UUID {
+		t.Errorf("after importing fresh.json the selection is %d run(s), want the imported one alone", len(sel))
 	}
 	if _, err := history.ImportFile(context.Background(), history.NewDB(db), file("again.json", good)); err != history.ErrAlreadyInHistory {
 		t.Errorf("a second import returned %v, want ErrAlreadyInHistory", err)
@@ -219,5 +225,27 @@ func TestColumnsFitTheirText(t *testing.T) {
 	need := fyne.MeasureText("simulated 0.32.0-sim", theme.TextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding()
 	if got := v.ColumnWidth(engine); got < need {
 		t.Errorf("Engine column is %.0f wide, its text needs %.0f", got, need)
+	}
+}
+
+// Issue 41 minor 16: a run that names no card (an imported file without
+// one) reads "not reported" in the GPU column, as unknowns read in every
+// front end, not a blank; a run with a card names it.
+func TestUnknownGPUSaysNotReported(t *testing.T) {
+	test.NewTempApp(t)
+	db, r := savedRun(t)
+	bare := *r
+	bare.UUID, bare.Name, bare.Hardware = "6f1e2d3c-4b5a-4968-8776-655443322110", "imported", nil
+	if err := db.SaveRun(context.Background(), &bare); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := loadedView(t, db, fyne.NewSize(1280, 800))
+	const gpu = 3
+	got := map[string]string{}
+	for row := range v.Shown() {
+		got[v.Cell(row, 2)] = v.Cell(row, gpu)
+	}
+	if got["imported"] != hardware.NotReported || !strings.Contains(got["baseline"], "RTX 3060") {
+		t.Errorf("GPU column by run name: %q", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/hardware"
 )
 
 // columns of the history table.
@@ -37,7 +38,9 @@ func cellText(e Entry, col int, selected bool) string {
 		if r.Simulated {
 			return "simulated"
 		}
-		return ""
+		// An imported run whose file names no card: unknown, said so as
+		// everywhere (a blank read as a missing column).
+		return hardware.NotReported
 	case 4:
 		return e.Rig
 	case 5:

@@ -20,6 +20,8 @@ import (
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/tune"
+	"github.com/rigbench/rigbench/ui/dialogkeys"
 )
 
 // View is the History view. Its methods must run on the Fyne goroutine.
@@ -49,6 +51,9 @@ type View struct {
 	// OnRenamed is told a run's new name once it is written and the list
 	// reloaded, so views showing the run (Results, Compare) name it anew.
 	OnRenamed func(uuid, name string)
+	// OnDeleted is told the UUIDs of runs deleted from the history, once
+	// the list is reloaded, so a view still showing one says so.
+	OnDeleted func(uuids []string)
 	// settled (tests) is called on the Fyne goroutine after an import or a
 	// load of the selected runs has shown its outcome.
 	settled func()
@@ -68,13 +73,15 @@ func New(win fyne.Window, src Source, note string) *View {
 	v.table = widget.NewTable(
 		func() (int, int) { return len(v.shown), len(columns) },
 		func() fyne.CanvasObject {
-			l := widget.NewLabel("2025-01-01 00:00")
-			l.Truncation = fyne.TextTruncateEllipsis
-			return l
+			c := newCell(v.toggleRow, v.openRow)
+			c.Text = "2025-01-01 00:00"
+			return c
 		},
 		func(id widget.TableCellID, o fyne.CanvasObject) {
 			e := v.shown[id.Row]
-			o.(*widget.Label).SetText(cellText(e, id.Col, slices.Contains(v.selected, e.Run.UUID)))
+			c := o.(*cell)
+			c.row = id.Row
+			c.SetText(cellText(e, id.Col, slices.Contains(v.selected, e.Run.UUID)))
 		})
 	v.table.ShowHeaderRow = true
 	v.table.UpdateHeader = func(id widget.TableCellID, o fyne.CanvasObject) {
@@ -82,11 +89,10 @@ func New(win fyne.Window, src Source, note string) *View {
 			o.(*widget.Label).SetText(columns[id.Col])
 		}
 	}
+	// The keyboard's selection (arrows, space) ticks as a click does.
 	v.table.OnSelected = func(id widget.TableCellID) {
 		v.table.UnselectAll()
-		if id.Row >= 0 && id.Row < len(v.shown) {
-			v.Toggle(v.shown[id.Row].Run.UUID)
-		}
+		v.toggleRow(id.Row)
 	}
 	v.widths = make([]float32, len(columns))
 	v.fitColumns()
@@ -218,6 +224,32 @@ func (v *View) Selected() []*rundoc.Run {
 	return out
 }
 
+// toggleRow ticks or unticks the run listed at row.
+func (v *View) toggleRow(row int) {
+	if row >= 0 && row < len(v.shown) {
+		v.Toggle(v.shown[row].Run.UUID)
+	}
+}
+
+// openRow shows the run listed at row in Results (a double-click), read
+// whole off the UI goroutine.
+func (v *View) openRow(row int) {
+	if row < 0 || row >= len(v.shown) || v.OnShow == nil {
+		return
+	}
+	id := v.shown[row].Run.UUID
+	go func() {
+		r, err := v.src.Get(context.Background(), id)
+		fyne.Do(func() {
+			if err != nil {
+				dialogkeys.ShowError(err, v.win)
+				return
+			}
+			v.OnShow(r)
+		})
+	}()
+}
+
 // Toggle selects or deselects a run; at most chart.MaxRuns stay selected.
 func (v *View) Toggle(uuid string) {
 	if i := slices.Index(v.selected, uuid); i >= 0 {
@@ -314,9 +346,9 @@ func (v *View) full(least int, then func([]*rundoc.Run)) {
 	sel := v.Selected()
 	if len(sel) < least {
 		if least == 2 {
-			dialog.ShowInformation("Pick runs", "Tick two to six runs to compare them.", v.win)
+			dialogkeys.ShowInformation("Pick runs", "Tick two to six runs to compare them.", v.win)
 		} else {
-			dialog.ShowInformation("Pick a run", "Tick a run in the table first.", v.win)
+			dialogkeys.ShowInformation("Pick a run", "Tick a run in the table first.", v.win)
 		}
 		return
 	}
@@ -333,7 +365,7 @@ func (v *View) full(least int, then func([]*rundoc.Run)) {
 		fyne.Do(func() {
 			defer v.settle()
 			if err != nil {
-				dialog.ShowError(err, v.win)
+				dialogkeys.ShowError(err, v.win)
 				return
 			}
 			then(out)
@@ -353,7 +385,7 @@ func (v *View) compare() {
 	v.full(2, func(rs []*rundoc.Run) {
 		for _, r := range rs {
 			if len(r.Cells) == 0 {
-				dialog.ShowInformation("Nothing to compare",
+				dialogkeys.ShowInformation("Nothing to compare",
 					fmt.Sprintf("%s has no measurements (it stopped before its first cell): untick it and compare the others.", runLabel(r)), v.win)
 				return
 			}
@@ -376,7 +408,7 @@ func (v *View) export() {
 func (v *View) one() *rundoc.Run {
 	sel := v.Selected()
 	if len(sel) != 1 {
-		dialog.ShowInformation("Pick one run", "Tick exactly one run to edit it.", v.win)
+		dialogkeys.ShowInformation("Pick one run", "Tick exactly one run to edit it.", v.win)
 		return nil
 	}
 	return sel[0]
@@ -394,18 +426,19 @@ func (v *View) oneFull(then func(*rundoc.Run)) {
 func (v *View) rename() { v.oneFull(v.renameDialog) }
 
 func (v *View) renameDialog(r *rundoc.Run) {
-	e := widget.NewEntry()
+	e := dialogkeys.NewField()
 	// The field starts with the name the table shows, ready to edit.
 	e.SetText(displayName(r))
-	d := dialog.NewForm("Rename run", "Rename", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", e)}, func(ok bool) {
+	d := dialogkeys.Form("Rename run", "Rename", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", e)}, func(ok bool) {
 		if ok {
 			v.RenameRun(r.UUID, e.Text)
 		}
-	}, v.win)
+	}, v.win, e)
 	// Wide enough for a default name (model, flags, date) to show whole.
 	d.Resize(fyne.NewSize(560, d.MinSize().Height))
-	v.renaming = e
+	v.renaming = &e.Entry
 	d.Show()
+	dialogkeys.Bind(v.win, d, d.Submit)
 	v.win.Canvas().Focus(e)
 }
 
@@ -430,11 +463,11 @@ func (v *View) Rename() { v.rename() }
 func (v *View) annotate() { v.oneFull(v.annotateDialog) }
 
 func (v *View) annotateDialog(r *rundoc.Run) {
-	tags := widget.NewEntry()
+	tags := dialogkeys.NewField()
 	tags.SetText(strings.Join(r.Tags, ", "))
 	notes := widget.NewMultiLineEntry()
 	notes.SetText(r.Notes)
-	dialog.ShowForm("Tags and notes", "Save", "Cancel", []*widget.FormItem{
+	dialogkeys.ShowForm("Tags and notes", "Save", "Cancel", []*widget.FormItem{
 		widget.NewFormItem("Tags", tags), widget.NewFormItem("Notes", notes),
 	}, func(ok bool) {
 		if ok {
@@ -451,17 +484,21 @@ func (v *View) annotateDialog(r *rundoc.Run) {
 				return v.src.SetNotes(ctx, r.UUID, notes.Text)
 			})
 		}
-	}, v.win)
+	}, v.win, tags)
 }
+
+// AskDelete is the Delete button: it asks before deleting the ticked runs.
+func (v *View) AskDelete() { v.deleteSelected() }
 
 func (v *View) deleteSelected() {
 	sel := v.Selected()
 	if len(sel) == 0 {
-		dialog.ShowInformation("Pick runs", "Tick the runs to delete first.", v.win)
+		dialogkeys.ShowInformation("Pick runs", "Tick the runs to delete first.", v.win)
 		return
 	}
 	title, msg := DeletePrompt(sel)
-	dialog.ShowConfirm(title, msg, func(ok bool) {
+	// Cancel is the default: Enter and Escape keep the runs.
+	dialogkeys.Destructive(title, msg, "Delete", func(ok bool) {
 		if ok {
 			v.Delete(sel)
 		}
@@ -481,9 +518,36 @@ func DeletePrompt(runs []*rundoc.Run) (title, msg string) {
 	}
 	list := strings.Join(names, ", ")
 	if len(runs) == 1 {
-		return "Delete this run?", "Delete the run " + list + " from the history? This cannot be undone."
+		return "Delete this run?", "Delete the run " + list + " from the history? This cannot be undone." + sweepWarning(runs)
 	}
-	return fmt.Sprintf("Delete %d runs?", len(runs)), fmt.Sprintf("Delete %d runs (%s) from the history? This cannot be undone.", len(runs), list)
+	return fmt.Sprintf("Delete %d runs?", len(runs)), fmt.Sprintf("Delete %d runs (%s) from the history? This cannot be undone.", len(runs), list) + sweepWarning(runs)
+}
+
+// sweepWarning is what deleting runs does to the Tune sweeps they are
+// variants of ("" when none is): the sweep keeps its verdict, judged
+// without them, and Tune's Resume can measure them again.
+func sweepWarning(runs []*rundoc.Run) string {
+	var ids []string
+	n := 0
+	for _, r := range runs {
+		if id, ok := tune.SweepOf(r.Tags); ok {
+			n++
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	switch {
+	case n == 0:
+		return ""
+	case n == 1 && len(runs) == 1:
+		return fmt.Sprintf("\n\nThis run is a variant of Tune sweep %s: the sweep's verdict will be judged without it (Resume in Tune measures it again).", ids[0])
+	case n == 1:
+		return fmt.Sprintf("\n\nOne of these runs is a variant of Tune sweep %s: the sweep's verdict will be judged without it (Resume in Tune measures it again).", ids[0])
+	case len(ids) == 1:
+		return fmt.Sprintf("\n\n%d of these runs are variants of Tune sweep %s: the sweep's verdict will be judged without them (Resume in Tune measures them again).", n, ids[0])
+	}
+	return fmt.Sprintf("\n\n%d of these runs are variants of Tune sweeps %s: those verdicts will be judged without them (Resume in Tune measures them again).", n, strings.Join(ids, ", "))
 }
 
 // Delete removes runs without asking (the confirmation is the caller's).
@@ -491,14 +555,35 @@ func (v *View) Delete(runs []*rundoc.Run) {
 	// Cleared before the edit starts: its reload redraws the table, which
 	// reads the selection.
 	v.selected = nil
-	v.edit(func(ctx context.Context) error {
-		for _, r := range runs {
-			if err := v.src.Delete(ctx, r.UUID); err != nil {
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.UUID
+	}
+	v.editThen(func(ctx context.Context) error {
+		for _, id := range ids {
+			if err := v.src.Delete(ctx, id); err != nil {
 				return err
 			}
 		}
 		return nil
+	}, func() {
+		if v.OnDeleted != nil {
+			v.OnDeleted(ids)
+		}
 	})
+}
+
+// Latest is the newest run in the history by its own date (without its
+// cells; nil when the history is empty): Results opens it at start, so a
+// restart does not say "no run" beside a History full of runs.
+func (v *View) Latest() *rundoc.Run {
+	var out *rundoc.Run
+	for _, e := range v.all {
+		if out == nil || e.Run.CreatedAt.After(out.CreatedAt) {
+			out = e.Run
+		}
+	}
+	return out
 }
 
 // edit runs a change off the UI goroutine, then reloads.
@@ -511,7 +596,7 @@ func (v *View) editThen(f func(ctx context.Context) error, ok func()) {
 		err := f(context.Background())
 		fyne.Do(func() {
 			if err != nil {
-				dialog.ShowError(err, v.win)
+				dialogkeys.ShowError(err, v.win)
 			}
 			v.ReloadThen(func() {
 				if err == nil && ok != nil {
@@ -582,6 +667,33 @@ func (v *View) ImportDialog() {
 	}, v.win)
 	d.SetFilter(storage.NewExtensionFileFilter(report.RunFileExtensions))
 	d.Show()
+	dialogkeys.Bind(v.win, d, nil) // Escape cancels; Enter opens only a file picked
+}
+
+// showImported selects an imported run in the list and scrolls to it, and
+// says where it is: the list sorts by each run's own date, so a run from
+// last month lands among last month's runs, not at the top (issue 41
+// item 5), and a filter may hide it.
+func (v *View) showImported(r *rundoc.Run) string {
+	if r == nil {
+		return "in the list"
+	}
+	i := slices.IndexFunc(v.shown, func(e Entry) bool { return e.Run.UUID == r.UUID })
+	if i < 0 {
+		return "but the filter above the list hides it: clear the filter to see it"
+	}
+	if !slices.Contains(v.selected, r.UUID) {
+		v.Toggle(r.UUID)
+	}
+	v.table.ScrollTo(widget.TableCellID{Row: i, Col: 0})
+	where := "selected in the list"
+	if i > 0 {
+		where += fmt.Sprintf(" at row %d", i+1)
+	}
+	if !r.CreatedAt.IsZero() {
+		where += ", which sorts by each run's own date (" + r.CreatedAt.Local().Format("2006-01-02") + ")"
+	}
+	return where
 }
 
 // Import imports a file off the UI goroutine; done (may be nil) gets the
@@ -603,13 +715,13 @@ func (v *View) Import(path string, done func(*rundoc.Run, error)) {
 			case done != nil:
 				done(r, err)
 			case errors.Is(err, ErrAlreadyInHistory):
-				dialog.ShowInformation("Already in the history",
+				dialogkeys.ShowInformation("Already in the history",
 					fmt.Sprintf("The run in %s (%s) is already in the history, so nothing was imported.", filepath.Base(path), runLabel(r)), v.win)
 			case err != nil:
-				dialog.ShowError(err, v.win)
+				dialogkeys.ShowError(err, v.win)
 			default:
-				dialog.ShowInformation("Run imported",
-					fmt.Sprintf("%s from %s is in the history now, at the top of the list.", runLabel(r), filepath.Base(path)), v.win)
+				dialogkeys.ShowInformation("Run imported",
+					fmt.Sprintf("%s from %s is in the history now, %s.", runLabel(r), filepath.Base(path), v.showImported(r)), v.win)
 			}
 		})
 	}()

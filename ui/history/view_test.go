@@ -132,9 +132,9 @@ func TestListsFiltersAndDeletesWithConfirmation(t *testing.T) {
 	if _, err := db.Get(context.Background(), r.UUID); err != nil {
 		t.Fatalf("the run was deleted before the user confirmed: %v", err)
 	}
-	yes := button(top, "Yes")
+	yes := button(top, "Delete")
 	if yes == nil {
-		t.Fatal("the confirmation has no Yes button")
+		t.Fatal("the confirmation has no Delete button")
 	}
 	edited := make(chan struct{})
 	v.OnEdited = func() { close(edited) }
@@ -219,5 +219,112 @@ func TestRigColumnAndFilter(t *testing.T) {
 	v.SetFilter("box3090")
 	if s := v.Shown(); len(s) != 1 {
 		t.Errorf("the word filter finds %d runs by the rig's name, want 1", len(s))
+	}
+}
+
+// Issue 41 minor 2: deleting a run of a Tune sweep says what happens to the
+// sweep (its verdict is judged without the run; Resume measures it again);
+// other runs are asked about as before.
+func TestDeletePromptWarnsOfASweep(t *testing.T) {
+	plain := &rundoc.Run{Name: "mine"}
+	v1 := &rundoc.Run{Name: "tune 0a1b2c3d · your flags", Tags: []string{"sweep:0a1b2c3d"}}
+	v2 := &rundoc.Run{Name: "tune 0a1b2c3d · --kv-cache-dtype fp8", Tags: []string{"sweep:0a1b2c3d"}}
+	for _, tc := range []struct {
+		runs []*rundoc.Run
+		want string
+	}{
+		{[]*rundoc.Run{plain}, ""},
+		{[]*rundoc.Run{v1}, "This run is a variant of Tune sweep 0a1b2c3d: the sweep's verdict will be judged without it"},
+		{[]*rundoc.Run{plain, v1}, "One of these runs is a variant of Tune sweep 0a1b2c3d"},
+		{[]*rundoc.Run{v1, v2}, "2 of these runs are variants of Tune sweep 0a1b2c3d"},
+	} {
+		_, msg := history.DeletePrompt(tc.runs)
+		if tc.want == "" && strings.Contains(msg, "sweep") || !strings.Contains(msg, tc.want) {
+			t.Errorf("delete prompt for %d runs: %q, want %q", len(tc.runs), msg, tc.want)
+		}
+	}
+}
+
+// cells returns the history table's cells under o that a click and a
+// double-click reach, in the order drawn.
+func cells(o fyne.CanvasObject) []fyne.DoubleTappable {
+	var out []fyne.DoubleTappable
+	switch x := o.(type) {
+	case *fyne.Container:
+		for _, c := range x.Objects {
+			out = append(out, cells(c)...)
+		}
+	case fyne.Widget:
+		if d, ok := x.(fyne.DoubleTappable); ok {
+			if _, isLabel := x.(fyne.Tappable); isLabel {
+				return append(out, d)
+			}
+		}
+		for _, c := range test.WidgetRenderer(x).Objects() {
+			out = append(out, cells(c)...)
+		}
+	}
+	return out
+}
+
+// Issue 41 minor 11: a click anywhere on a row ticks it (not only the
+// small check box), again unticks it; a double-click opens the run.
+func TestRowClickTicksAndDoubleClickOpens(t *testing.T) {
+	test.NewTempApp(t)
+	db, r := savedRun(t)
+	v, _ := loadedView(t, db, fyne.NewSize(1200, 700))
+	cs := cells(v.Content())
+	if len(cs) < 3 {
+		t.Fatalf("found %d clickable cells in the table, want the row's", len(cs))
+	}
+	name := cs[2] // the Name column, away from the check box
+	name.(fyne.Tappable).Tapped(&fyne.PointEvent{})
+	if sel := v.Selected(); len(sel) != 1 || sel[0].UUID != r.UUID {
+		t.Fatalf("a click on the row's name selected %d runs, want the run", len(sel))
+	}
+	name.(fyne.Tappable).Tapped(&fyne.PointEvent{})
+	if n := len(v.Selected()); n != 0 {
+		t.Errorf("a second click left %d runs selected, want none", n)
+	}
+	opened := make(chan *rundoc.Run, 1)
+	v.OnShow = func(got *rundoc.Run) { opened <- got }
+	test.DoubleTap(name)
+	select {
+	case got := <-opened:
+		if got.UUID != r.UUID || len(got.Cells) != len(r.Cells) {
+			t.Errorf("the double-click opened %s with %d cells, want %s whole", got.UUID, len(got.Cells), r.UUID)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a double-click on the row did not open the run")
+	}
+}
+
+// Issue 41 minor 11: Delete's question makes Cancel the default: Enter
+// and Escape keep the run, and only the Delete button (in the danger
+// colour) deletes. Fyne's confirm made the destructive Yes the default.
+func TestDeleteDialogDefaultsToCancel(t *testing.T) {
+	test.NewTempApp(t)
+	db, r := savedRun(t)
+	v, w := loadedView(t, db, fyne.NewSize(1200, 700))
+	v.Toggle(r.UUID)
+	for _, key := range []fyne.KeyName{fyne.KeyReturn, fyne.KeyEscape} {
+		test.Tap(button(v.Content(), "Delete"))
+		top := w.Canvas().Overlays().Top()
+		if top == nil {
+			t.Fatal("Delete did not ask")
+		}
+		if del := button(top, "Delete"); del == nil || del.Importance != widget.DangerImportance {
+			t.Errorf("the Delete button is %+v, want it in the danger colour", del)
+		}
+		if c := button(top, "Cancel"); c == nil || c.Importance != widget.HighImportance {
+			t.Errorf("the Cancel button is %+v, want it the default (high importance)", c)
+		}
+		w.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: key})
+		if w.Canvas().Overlays().Top() != nil {
+			t.Errorf("%s left the delete question open", key)
+		}
+		if _, err := db.Get(context.Background(), r.UUID); err != nil {
+			t.Fatalf("%s deleted the run: %v", key, err)
+		}
 	}
 }

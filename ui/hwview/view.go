@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/ui/wording"
 )
@@ -25,6 +26,18 @@ type Docker struct {
 	NVIDIARuntime bool
 	// Problem is one sentence saying what is wrong and what to do.
 	Problem string
+}
+
+// RuntimeProblem is what a view says of a daemon without the NVIDIA
+// runtime: Problem as the app's check wrote it, else engine/docker's
+// NoGPURuntime as a sentence, so the Container Toolkit's remedy is
+// docker.ToolkitHint wherever it is shown (the Hardware view's card, the
+// Launch view's banners).
+func (d Docker) RuntimeProblem() string {
+	if d.Problem != "" {
+		return d.Problem
+	}
+	return wording.Sentence(docker.NoGPURuntime(d.Version).Error())
 }
 
 // View is the Hardware view.
@@ -134,7 +147,7 @@ func gpuCard(g hardware.GPU, s hardware.Snapshot) fyne.CanvasObject {
 	if g.VRAMTotalBytes > 0 {
 		vram.SetValue(float64(g.VRAMUsedBytes) / float64(g.VRAMTotalBytes))
 		vram.TextFormatter = func() string {
-			return fmt.Sprintf("%s used of %s (%s free)", gib(g.VRAMUsedBytes), gib(g.VRAMTotalBytes), gib(g.VRAMFreeBytes))
+			return fmt.Sprintf("%s used of %s (%s free)", hardware.GiB(g.VRAMUsedBytes), hardware.GiB(g.VRAMTotalBytes), hardware.GiB(g.VRAMFreeBytes))
 		}
 	}
 	na := func(field string, text string) string {
@@ -163,8 +176,8 @@ func hostCard(s hardware.Snapshot, on string) fyne.CanvasObject {
 		osText += " · " + s.OS.Arch
 	}
 	form := widget.NewForm(
-		widget.NewFormItem("CPU", widget.NewLabel(fmt.Sprintf("%s (%d cores, %d threads)", orNA(s.CPU.Model), s.CPU.PhysicalCores, s.CPU.LogicalCores))),
-		widget.NewFormItem("RAM", widget.NewLabel(fmt.Sprintf("%s (%s available)", gib(s.Memory.TotalBytes), gib(s.Memory.AvailableBytes)))),
+		widget.NewFormItem("CPU", widget.NewLabel(s.CPU.Text())),
+		widget.NewFormItem("RAM", widget.NewLabel(s.Memory.Text())),
 		widget.NewFormItem("OS", widget.NewLabel(orNA(osText))),
 	)
 	title := "Computer"
@@ -186,7 +199,7 @@ func dockerCard(d Docker) fyne.CanvasObject {
 		if d.NVIDIARuntime {
 			lines = append(lines, widget.NewLabel("The NVIDIA container runtime is installed: containers can use the GPU."))
 		} else {
-			lines = append(lines, warn(reasonOr(d.Problem, "The NVIDIA container toolkit is missing: install nvidia-container-toolkit and restart Docker so containers can use the GPU.")))
+			lines = append(lines, warn(d.RuntimeProblem()))
 		}
 	}
 	return widget.NewCard("Docker", "", container.NewVBox(lines...))
@@ -224,8 +237,6 @@ func pcieText(g hardware.GPU) string {
 	}
 	return t
 }
-
-func gib(b uint64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
 
 func orNA(s string) string {
 	if strings.TrimSpace(s) == "" {

@@ -71,3 +71,31 @@ func TestFindingsOnARig(t *testing.T) {
 		t.Errorf("top line %q back on this computer, want %q", got, hwview.NoGPU)
 	}
 }
+
+// Issue 41 minor 6: a rig that reports no core counts and no available
+// memory shows them as "not reported" (hardware.CPU.Text, Memory.Text, the
+// CLI's wording), never as zeros ("0 cores", "0.0 GiB available").
+func TestRigCardSaysNotReportedNotZero(t *testing.T) {
+	test.NewTempApp(t)
+	v := hwview.New()
+	v.SetOn("ssh://me@basement")
+	v.Set(hardware.Snapshot{GPUs: []hardware.GPU{}, CPU: hardware.CPU{Model: "AMD Ryzen 5 5600X", LogicalCores: 2},
+		Memory: hardware.Memory{TotalBytes: 23 << 30}}, hwview.Docker{Checked: true})
+	var texts []string
+	for _, o := range test.LaidOutObjects(v.Content()) {
+		if l, ok := o.(*widget.Label); ok {
+			texts = append(texts, l.Text)
+		}
+	}
+	all := strings.Join(texts, "\n")
+	for _, want := range []string{"AMD Ryzen 5 5600X (2 threads); cores " + hardware.NotReported, "23.0 GiB; available " + hardware.NotReported} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the rig's card lacks %q:\n%s", want, all)
+		}
+	}
+	for _, zero := range []string{"0 cores", "0.0 GiB"} {
+		if strings.Contains(all, zero) {
+			t.Errorf("the rig's card shows an unknown as %q:\n%s", zero, all)
+		}
+	}
+}

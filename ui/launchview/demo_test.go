@@ -39,3 +39,29 @@ func TestDemoPageHasPasteAndServePreview(t *testing.T) {
 		t.Errorf("on Launch: demo shown %v, paste box shown %v", v.DemoShown(), v.PasteShown())
 	}
 }
+
+// Issue 41 minor 4: on the demo's page, a pasted command naming another
+// model says the demo serves its own simulated model instead (the pasted
+// model was replaced without a word); the demo's own model, or a paste on
+// the Launch page, says nothing of it.
+func TestDemoSaysItReplacesAPastedModel(t *testing.T) {
+	a := test.NewTempApp(t)
+	w := test.NewWindow(nil)
+	t.Cleanup(w.Close)
+	ch := target.NewChooser(target.Demo)
+	v := launchview.New(a, w, ch, nil)
+	w.SetContent(v.Content())
+	v.PasteCommand("vllm serve InternScience/Agents-A1-4B-FP8 --max-num-seqs 16")
+	if msg := v.PasteMessage(); !strings.Contains(msg, "not InternScience/Agents-A1-4B-FP8") || !strings.Contains(msg, "Launch vLLM in Docker") {
+		t.Errorf("demo paste of another model says %q, want that the demo serves its own model", msg)
+	}
+	v.PasteCommand("vllm serve agents/a1-4b-fp8 --max-num-seqs 16")
+	if msg := v.PasteMessage(); strings.Contains(msg, "simulated") {
+		t.Errorf("a paste of the demo's own model says %q", msg)
+	}
+	ch.Set(target.Choice{Kind: target.Launch})
+	v.PasteCommand("vllm serve InternScience/Agents-A1-4B-FP8 --max-num-seqs 16")
+	if msg := v.PasteMessage(); strings.Contains(msg, "simulated") {
+		t.Errorf("a paste on the Launch page says %q", msg)
+	}
+}

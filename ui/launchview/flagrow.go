@@ -142,6 +142,11 @@ func (r *flagRow) dropdown(changed func()) fyne.CanvasObject {
 // --max-model-len's 256…1M range has as much travel at 4K as at 512K.
 func (r *flagRow) slider(changed func()) fyne.CanvasObject {
 	e := widget.NewEntry()
+	// No scroller of its own: a number never outgrows the field, and
+	// Fyne gives the mouse wheel to the scroller under the pointer, which
+	// turned a wheel over the field into a sideways scroll of nothing, so
+	// the flag list barely scrolled (issue 41).
+	e.Scroll, e.Wrapping = container.ScrollNone, fyne.TextWrapOff
 	e.SetPlaceHolder(placeholder(r.flag))
 	r.entry = e
 	r.value = func() (string, bool) { v := strings.TrimSpace(e.Text); return v, v != "" }

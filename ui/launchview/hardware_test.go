@@ -276,3 +276,17 @@ func parentVisible(root, o fyne.CanvasObject) bool {
 	}
 	return false
 }
+
+// Issue 41 minor 7: on a rig whose Docker has no NVIDIA runtime (so its
+// GPUs cannot be read either) the banner says the runtime is missing on
+// the rig and that a launch there fails, not "Start launches there anyway".
+func TestRigWithoutNVIDIARuntimeSaysSo(t *testing.T) {
+	l := newLaunchingView(t)
+	l.SetRigHardware(hardware.Snapshot{GPUs: []hardware.GPU{}, GPUAbsentReason: "no image to read the GPUs with is on the rig"},
+		hwview.Docker{Checked: true, Available: true, Version: "27.1"})
+	got := l.HardwareWarning()
+	if !strings.HasPrefix(got, "On this rig: Docker 27.1 has no NVIDIA runtime") || !strings.Contains(got, "a launch on the rig fails") ||
+		strings.Contains(got, "anyway") {
+		t.Errorf("banner %q, want the rig's missing runtime and that a launch fails", got)
+	}
+}

@@ -4,12 +4,13 @@ import "fyne.io/fyne/v2"
 
 // topFirst stacks two objects: the first (the previews in a scroller, with
 // the server's buttons and messages below) gets the height it needs,
-// the second (the log pane) what is left, but never less than minBottom.
+// the second (the log pane) what is left, but never less than minBottom
+// (read at each layout: the log needs room only once a launch fills it).
 // A split with a fixed ratio cut the docker line mid-way in a small window;
 // scrollers of their own let neither part force the window to grow.
 type topFirst struct {
 	want      func() float32 // the height the top part needs
-	minBottom float32
+	minBottom func() float32
 }
 
 // Layout places objects[0] above objects[1].
@@ -19,7 +20,7 @@ func (t topFirst) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	}
 	pad := float32(4)
 	want := t.want()
-	top := min(want, size.Height-t.minBottom-pad)
+	top := min(want, size.Height-t.minBottom()-pad)
 	top = max(top, 0)
 	objs[0].Move(fyne.NewPos(0, 0))
 	objs[0].Resize(fyne.NewSize(size.Width, top))
@@ -33,5 +34,5 @@ func (t topFirst) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	for _, o := range objs {
 		w = max(w, o.MinSize().Width)
 	}
-	return fyne.NewSize(w, t.minBottom)
+	return fyne.NewSize(w, t.minBottom())
 }

@@ -4,11 +4,13 @@ package launchview
 // line pasted into the box fills the form.
 
 import (
+	"fmt"
 	"os"
 	"strings"
 
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
 
@@ -50,19 +52,43 @@ func (v *View) PasteCommand(line string) {
 	v.pasting = true
 	ignored, err := v.Form.Paste(line)
 	v.pasting = false
+	note := ""
+	if err == nil {
+		note = v.demoModelNote()
+	}
 	switch {
 	case err != nil:
 		v.pasteMsg.Importance = widget.DangerImportance
 		v.pasteMsg.SetText(err.Error())
 	case len(ignored) > 0:
 		v.pasteMsg.Importance = widget.WarningImportance
-		v.pasteMsg.SetText("Filled the form; left out: " + strings.Join(ignored, " "))
+		v.pasteMsg.SetText(strings.TrimSpace("Filled the form; left out: " + strings.Join(ignored, " ") + ". " + note))
+	case note != "":
+		v.pasteMsg.Importance = widget.WarningImportance
+		v.pasteMsg.SetText("Filled the form from the command. " + note)
 	default:
 		v.pasteMsg.Importance = widget.SuccessImportance
 		v.pasteMsg.SetText("Filled the form from the command.")
 	}
 	v.pasteMsg.Show()
 	v.relayout()
+}
+
+// demoModelNote says, on the demo's page, that the demo serves its own
+// simulated model rather than the one the pasted command names ("" when
+// they are the same, or the target is not the demo): the pasted model was
+// replaced without a word.
+func (v *View) demoModelNote() string {
+	if !v.DemoShown() {
+		return ""
+	}
+	c := v.Form.Config()
+	cfg, _ := DemoConfig(c, v.demo.value)
+	demo := session.DemoModel(cfg)
+	if c.Model == "" || demo == "" || strings.EqualFold(c.Model, demo) {
+		return ""
+	}
+	return fmt.Sprintf("The demo serves its simulated %s, not %s: the flags apply to it. Choose Launch vLLM in Docker to run %s.", demo, c.Model, c.Model)
 }
 
 // PasteMessage is what the view said about the last pasted command.

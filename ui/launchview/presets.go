@@ -6,10 +6,10 @@ import (
 	"sort"
 	"strings"
 
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/ui/dialogkeys"
 )
 
 // SetUserPresets loads presets saved earlier.
@@ -56,15 +56,15 @@ func (v *View) applyPreset(name string) {
 }
 
 func (v *View) savePreset() {
-	name := widget.NewEntry()
+	name := dialogkeys.NewField()
 	name.SetPlaceHolder("e.g. 3060 fp8 32K")
-	dialog.ShowForm("Save the flags as a preset", "Save", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
+	dialogkeys.ShowForm("Save the flags as a preset", "Save", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
 		n := strings.TrimSpace(name.Text)
 		if !ok || n == "" {
 			return
 		}
 		v.SavePreset(n)
-	}, v.win)
+	}, v.win, name)
 }
 
 // SavePreset stores the form's flags under name.

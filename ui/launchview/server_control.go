@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/ui/wording"
@@ -83,6 +84,7 @@ func (v *View) start() {
 	}
 	v.pull.SetValue(0)
 	v.pull.Show()
+	v.logShown = true
 	v.relayout()
 	prog := Progress{
 		Pull: func(done, total int64) {
@@ -121,7 +123,7 @@ func (v *View) started(cfg vllm.LaunchConfig, srv *session.Server, err error) {
 	v.mu.Unlock()
 	kv := "KV capacity unknown"
 	if srv.KVCapacity > 0 {
-		kv = fmt.Sprintf("KV cache holds %d tokens", srv.KVCapacity)
+		kv = "KV cache holds " + rundoc.TokensText(srv.KVCapacity)
 	}
 	mml := "max model length as vLLM chose it"
 	if srv.MaxModelLen > 0 {

@@ -2,6 +2,7 @@ package launchview
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"fyne.io/fyne/v2"
@@ -50,6 +51,9 @@ type View struct {
 	basics              *fyne.Container
 	demo                *demoPanel
 	demoScroll          *container.Scroll
+	// logShown is set once a launch starts: from then on the log pane
+	// keeps room for its lines (topFirst's minBottom).
+	logShown bool
 	// pasting and starting are set while PasteCommand and Start edit the
 	// form themselves, whose messages must then stay.
 	pasting, starting bool
@@ -189,7 +193,16 @@ func (v *View) layout(save, fill *widget.Button) {
 	v.topScroll = container.NewVScroll(preview)
 	v.right = container.New(topFirst{want: func() float32 {
 		return preview.MinSize().Height + controls.MinSize().Height + theme.Padding()
-	}, minBottom: 120},
+	}, minBottom: func() float32 {
+		// Before the first launch the log is empty: its search row is
+		// enough, and the previews and the paste box below them get the
+		// room (on a rig, with the picker and a banner above, 120 units
+		// for an empty log hid the paste box under the Start row).
+		if !v.logShown {
+			return v.logs.box.MinSize().Height
+		}
+		return 120
+	}},
 		container.NewBorder(nil, controls, nil, nil, v.topScroll), v.logs.box)
 	v.demoScroll = container.NewVScroll(v.demo.box)
 	v.demo.refresh(v.Form.Config())
@@ -260,7 +273,7 @@ func (v *View) SetHardware(s hardware.Snapshot, d hwview.Docker) {
 	case d.Checked && !d.Available:
 		msg = orDefault(d.Problem, "Docker is not running: start it to launch vLLM here, or benchmark an existing endpoint or the demo.")
 	case d.Checked && !d.NVIDIARuntime:
-		msg = orDefault(d.Problem, "Docker has no NVIDIA runtime, so containers may not reach the GPU: install the NVIDIA Container Toolkit, or benchmark an existing endpoint or the demo.")
+		msg = d.RuntimeProblem()
 	}
 	v.hwBanner.SetText(msg)
 	v.targetChanged(v.Target.Choice())
@@ -276,11 +289,14 @@ func (v *View) SetRigHardware(s hardware.Snapshot, d hwview.Docker) {
 	switch {
 	case d.Checked && !d.Available:
 		msg = orDefault(d.Problem, "The rig's Docker did not answer: check that Docker runs there.")
+	case d.Checked && !d.NVIDIARuntime:
+		// Before the unread GPUs: without the runtime they cannot be read,
+		// and "Start launches there anyway" promised a launch that fails.
+		msg = "On this rig: " + strings.TrimSuffix(d.RuntimeProblem(), ".") +
+			", there: a launch on the rig fails until then."
 	case len(s.GPUs) == 0:
 		msg = "RigBench could not read this rig's GPUs yet: " + wording.LowerFirst(orDefault(s.GPUAbsentReason, "no GPU was reported.")) +
 			" Start launches there anyway; Hardware shows the GPUs after the first launch."
-	case d.Checked && !d.NVIDIARuntime:
-		msg = orDefault(d.Problem, "The rig's Docker has no NVIDIA runtime, so containers may not reach the GPU: install the NVIDIA Container Toolkit there.")
 	}
 	v.hwBanner.SetText(msg)
 	v.targetChanged(v.Target.Choice())

@@ -44,3 +44,27 @@ func TestWillRunAndOverCapacityDiffer(t *testing.T) {
 		}
 	}
 }
+
+// Issue 41 minor 1: after a theme switch at run time, a cell without
+// figures ("Over capacity") reads in the new theme's foreground. Painted
+// once at build time, it stayed white on the light theme's grey.
+func TestStatusCellFollowsARuntimeThemeSwitch(t *testing.T) {
+	a := test.NewTempApp(t)
+	a.Settings().SetTheme(theme.DarkTheme())
+	m := matrix.New()
+	w := test.NewWindow(m)
+	t.Cleanup(w.Close)
+	m.SetRun(run())
+	for _, tc := range []struct {
+		name    string
+		th      fyne.Theme
+		variant fyne.ThemeVariant
+	}{{"light", theme.LightTheme(), theme.VariantLight}, {"dark", theme.DarkTheme(), theme.VariantDark}} {
+		a.Settings().SetTheme(tc.th)
+		bg := theme.DefaultTheme().Color(theme.ColorNameBackground, tc.variant)
+		fill, ink := over(m.Fill(32768, 32), bg), over(m.TextColor(32768, 32), bg)
+		if d := fill - ink; d < 80 && d > -80 {
+			t.Errorf("%s theme after a switch: Over capacity text reads %.0f on a fill of %.0f (grey levels): too faint", tc.name, ink, fill)
+		}
+	}
+}

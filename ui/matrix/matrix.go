@@ -34,6 +34,11 @@ type Matrix struct {
 	// pending is what a planned cell without figures says (the plan
 	// preview sets "will run").
 	pending string
+	// taps are the cells' tap areas, by (context, concurrency).
+	taps map[[2]int]*tapArea
+	// OnTapped, when set, is called with a cell's context and concurrency
+	// when the user taps it (Results opens the cell's details).
+	OnTapped func(context, concurrency int)
 }
 
 type cellView struct {
@@ -43,7 +48,7 @@ type cellView struct {
 
 // New returns an empty matrix ("no run yet").
 func New() *Matrix {
-	m := &Matrix{grid: container.NewVBox(widget.NewLabel("No run yet.")), views: map[[2]int]*cellView{}}
+	m := &Matrix{grid: container.NewVBox(widget.NewLabel("No run yet.")), views: map[[2]int]*cellView{}, taps: map[[2]int]*tapArea{}}
 	m.ExtendBaseWidget(m)
 	return m
 }
@@ -61,6 +66,7 @@ func (m *Matrix) SetRun(r *rundoc.Run) {
 	if r == nil {
 		m.ctxs, m.ns = nil, nil
 		m.views = map[[2]int]*cellView{}
+		m.taps = map[[2]int]*tapArea{}
 		m.grid.Objects = []fyne.CanvasObject{widget.NewLabel("No run yet.")}
 		m.grid.Refresh()
 		return
@@ -104,6 +110,33 @@ func (m *Matrix) Roofline(context, concurrency int) string {
 	return ""
 }
 
+// Cell is the tap area of the cell (context, concurrency), nil when the
+// matrix has no such cell: what a tap lands on (tests tap it).
+func (m *Matrix) Cell(context, concurrency int) fyne.Tappable {
+	if t, ok := m.taps[[2]int{context, concurrency}]; ok {
+		return t
+	}
+	return nil
+}
+
+// TextColor returns the colour a cell's text reads in (nil when there is
+// no such cell): tests check it against the cell's fill in both themes.
+func (m *Matrix) TextColor(context, concurrency int) color.Color {
+	if v, ok := m.views[[2]int{context, concurrency}]; ok {
+		return v.l1.Color
+	}
+	return nil
+}
+
+// Refresh repaints every cell before Fyne redraws: the text of a cell
+// without figures takes the theme's foreground, so it must be read again
+// when View ▸ Theme changes the theme at run time (painted once, it stayed
+// white on the light theme's grey).
+func (m *Matrix) Refresh() {
+	m.paint()
+	m.BaseWidget.Refresh()
+}
+
 // Fill returns the background colour of a cell (for tests and tooltips).
 func (m *Matrix) Fill(context, concurrency int) color.Color {
 	if v, ok := m.views[[2]int{context, concurrency}]; ok {
@@ -114,6 +147,7 @@ func (m *Matrix) Fill(context, concurrency int) color.Color {
 
 func (m *Matrix) rebuild() {
 	m.views = map[[2]int]*cellView{}
+	m.taps = map[[2]int]*tapArea{}
 	if len(m.ctxs) == 0 || len(m.ns) == 0 {
 		m.grid.Objects = []fyne.CanvasObject{widget.NewLabel("This run has no decode cells.")}
 		m.grid.Refresh()
@@ -137,7 +171,9 @@ func (m *Matrix) rebuild() {
 			v.l3.TextSize = theme.TextSize() * 0.75
 			v.l3.Hide()
 			m.views[[2]int{c, n}] = v
-			objs = append(objs, container.NewStack(v.bg, container.NewCenter(container.NewVBox(v.l1, v.l2, v.l3))))
+			t := newTapArea(container.NewStack(v.bg, container.NewCenter(container.NewVBox(v.l1, v.l2, v.l3))), m, c, n)
+			m.taps[[2]int{c, n}] = t
+			objs = append(objs, t)
 		}
 	}
 	grid := container.New(layout.NewGridLayout(len(m.ns)+1), objs...)

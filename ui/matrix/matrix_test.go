@@ -111,3 +111,34 @@ func TestRooflineLine(t *testing.T) {
 		}
 	}
 }
+
+// An Unreliable cell (issue 35 item 1) says so on the cell, with the head
+// of its reason on the second line, and is not coloured as a throughput
+// nor given a roofline share: its figure is no headline, though it stays
+// in the cell for the record.
+func TestUnreliableCellSaysWhy(t *testing.T) {
+	test.NewTempApp(t)
+	r := run()
+	lying := rundoc.Cell{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 32, Status: rundoc.StatusUnreliable,
+		TotalTokS: 8906, TTFTMs: 2368, RooflinePct: 650,
+		Reason: rundoc.UnreliableReason("counter -90%", "the server counted 1,238 generated tokens, RigBench 12,380 (-90.0%)") + "; a note"}
+	r.Cells[1] = lying
+	m := matrix.New()
+	m.SetRun(r)
+	l1, l2, ok := m.Lines(0, 32)
+	if !ok || l1 != "Unreliable" || l2 != "counter -90%" {
+		t.Errorf("the Unreliable cell shows %q / %q (present %v), want Unreliable / counter -90%%", l1, l2, ok)
+	}
+	if got := m.Roofline(0, 32); got != "" {
+		t.Errorf("the Unreliable cell shows a roofline share %q", got)
+	}
+	over := m.Fill(32768, 32) // a cell that did not run: the status fill
+	if got := m.Fill(0, 32); got != over {
+		t.Errorf("the Unreliable cell is filled %v, want the status fill %v, not a throughput colour", got, over)
+	}
+	// The fastest Valid cell takes the top of the scale: the Unreliable
+	// 8906 tok/s does not squash the others.
+	if got, want := m.Fill(0, 1), chart.Ramp(1); got != want {
+		t.Errorf("fill of the fastest Valid cell %v, want the top of the scale %v", got, want)
+	}
+}

@@ -38,7 +38,7 @@ var columns = func() []column {
 		{"Phase", func(c rundoc.Cell) string { return string(c.Phase) }, func(a, b rundoc.Cell) int { return cmp.Compare(a.Phase, b.Phase) }},
 		{"Context", func(c rundoc.Cell) string { return rundoc.ContextLabel(c.Context) }, func(a, b rundoc.Cell) int { return cmp.Compare(a.Context, b.Context) }},
 		{"N", func(c rundoc.Cell) string { return strconv.Itoa(c.Concurrency) }, func(a, b rundoc.Cell) int { return cmp.Compare(a.Concurrency, b.Concurrency) }},
-		{"Status", func(c rundoc.Cell) string { return string(c.Status) }, func(a, b rundoc.Cell) int { return cmp.Compare(a.Status, b.Status) }},
+		{"Status", func(c rundoc.Cell) string { return rundoc.StatusText(&c) }, func(a, b rundoc.Cell) int { return cmp.Compare(a.Status, b.Status) }},
 	}
 	for _, f := range rundoc.MeasurementFigures {
 		col := figureColumn(f)

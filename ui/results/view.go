@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -21,21 +22,25 @@ import (
 
 // View is the Results view. Its methods must run on the Fyne goroutine.
 type View struct {
-	run      *rundoc.Run
-	title    *widget.Label
-	summary  *widget.Label
-	badge    *widget.Label
-	failure  *widget.Label
-	server   *widget.Label
-	empty    *widget.Label
-	mx       *matrix.Matrix
-	prefill  *widget.Table
-	pcells   []rundoc.Cell
-	all      *table
-	charts   *chartview.Gallery
-	tabs     *container.AppTabs
-	content  fyne.CanvasObject
-	Exporter func(*rundoc.Run)
+	run     *rundoc.Run
+	title   *widget.Label
+	summary *widget.Label
+	// headline is the card of the run's few first figures
+	// (rundoc.HeadlineOf), above the matrix.
+	headline     *widget.Label
+	headlineCard *widget.Card
+	badge        *widget.Label
+	failure      *widget.Label
+	server       *widget.Label
+	empty        *widget.Label
+	mx           *matrix.Matrix
+	prefill      *widget.Table
+	pcells       []rundoc.Cell
+	all          *table
+	charts       *chartview.Gallery
+	tabs         *container.AppTabs
+	content      fyne.CanvasObject
+	Exporter     func(*rundoc.Run)
 	// OnResume, when set, continues the run shown: its Failed, Cancelled
 	// and missing cells are measured into it (bench.Remaining), the rest
 	// stay as they were. The Resume button shows only with it.
@@ -46,11 +51,18 @@ type View struct {
 	// with it.
 	OnTune    func(tune.Spec)
 	diagnosis *diagnosisPane
+	// gone says the run shown was deleted from History (MarkDeleted).
+	gone *widget.Label
 }
+
+// deletedText is what Results says over a run deleted in History: it stays
+// on screen (it can still be exported) but is no longer kept.
+const deletedText = "This run was deleted from History: it is shown until you open another, and is no longer kept. Export it to keep a copy."
 
 // New returns an empty Results view.
 func New() *View {
 	v := &View{mx: matrix.New(), all: newTable()}
+	v.mx.OnTapped = v.showCell
 	v.diagnosis = newDiagnosisPane(func() func(tune.Spec) { return v.OnTune })
 	v.title = widget.NewLabelWithStyle("No run selected: finish a run, or pick one in History.", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	// Wrapped: a run's name may be 200 bytes, and a label as wide as its
@@ -58,6 +70,10 @@ func New() *View {
 	v.title.Wrapping = fyne.TextWrapWord
 	v.summary = widget.NewLabel("")
 	v.summary.Wrapping = fyne.TextWrapWord
+	v.headline = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	v.headline.Wrapping = fyne.TextWrapWord
+	v.headlineCard = widget.NewCard("", "", v.headline)
+	v.headlineCard.Hide()
 	v.badge = widget.NewLabel("SIMULATED: measured on RigBench's simulated server, not a real GPU.")
 	v.badge.Importance = widget.WarningImportance
 	v.badge.Hide()
@@ -65,6 +81,10 @@ func New() *View {
 	v.failure.Importance = widget.DangerImportance
 	v.failure.Wrapping = fyne.TextWrapWord
 	v.failure.Hide()
+	v.gone = widget.NewLabel(deletedText)
+	v.gone.Importance = widget.WarningImportance
+	v.gone.Wrapping = fyne.TextWrapWord
+	v.gone.Hide()
 	v.server = widget.NewLabel("")
 	v.server.Wrapping = fyne.TextWrapWord
 	v.server.Hide()
@@ -100,7 +120,7 @@ func New() *View {
 		container.NewTabItem("Charts", v.charts.Content()),
 		container.NewTabItem("Diagnosis", v.diagnosis.content),
 	)
-	v.content = container.NewBorder(container.NewVBox(v.title, v.badge, v.summary, v.failure, v.server, container.NewHBox(v.resumeBtn)), nil, nil, nil,
+	v.content = container.NewBorder(container.NewVBox(v.title, v.gone, v.badge, v.summary, v.headlineCard, v.failure, v.server, container.NewHBox(v.resumeBtn)), nil, nil, nil,
 		container.NewStack(v.tabs, container.NewVBox(v.empty)))
 	return v
 }
@@ -110,6 +130,24 @@ func (v *View) Content() fyne.CanvasObject { return v.content }
 
 // Run is the run shown (nil when none).
 func (v *View) Run() *rundoc.Run { return v.run }
+
+// MarkDeleted tells the view that runs were deleted from History: when the
+// run shown is one of them, it says so above the run (until another run is
+// shown), instead of showing it as if it were still kept.
+func (v *View) MarkDeleted(uuids []string) {
+	if v.run != nil && slices.Contains(uuids, v.run.UUID) {
+		v.gone.Show()
+	}
+}
+
+// DeletedNote is the line saying the run shown was deleted from History
+// ("" when it is not shown).
+func (v *View) DeletedNote() string {
+	if !v.gone.Visible() {
+		return ""
+	}
+	return v.gone.Text
+}
 
 // Matrix is the decode matrix of the run shown.
 func (v *View) Matrix() *matrix.Matrix { return v.mx }
@@ -161,6 +199,9 @@ func (v *View) SortBy(i int) { v.all.SortBy(i) }
 
 // SetRun shows r; chartsDone (may be nil) runs when the charts are drawn.
 func (v *View) SetRun(r *rundoc.Run, chartsDone func()) {
+	if r == nil || v.run == nil || r.UUID != v.run.UUID {
+		v.gone.Hide()
+	}
 	v.run = r
 	v.showResume()
 	v.failure.Hide()
@@ -171,6 +212,7 @@ func (v *View) SetRun(r *rundoc.Run, chartsDone func()) {
 		v.title.SetText("No run selected.")
 		v.summary.SetText("")
 		v.badge.Hide()
+		v.headlineCard.Hide()
 		v.mx.SetRun(nil)
 		v.pcells = nil
 		v.prefill.Refresh()
@@ -181,6 +223,7 @@ func (v *View) SetRun(r *rundoc.Run, chartsDone func()) {
 	}
 	v.title.SetText(Title(r))
 	v.summary.SetText(Summary(r))
+	v.setHeadline(r)
 	if r.Simulated {
 		v.badge.Show()
 	} else {
@@ -205,6 +248,26 @@ func (v *View) SetRun(r *rundoc.Run, chartsDone func()) {
 	v.all.set(report.SortedCells(r))
 	v.diagnosis.set(r, v.OnTune != nil && r.Status != rundoc.RunRunning)
 	v.charts.Set([]*rundoc.Run{r}, chartsDone)
+}
+
+// setHeadline fills the headline card from r's Valid cells, and hides it
+// while r has no cell (a run starting, or one that measured nothing, which
+// the view says in its own words).
+func (v *View) setHeadline(r *rundoc.Run) {
+	if len(r.Cells) == 0 {
+		v.headlineCard.Hide()
+		return
+	}
+	v.headline.SetText(rundoc.HeadlineOf(r).Text())
+	v.headlineCard.Show()
+}
+
+// Headline is the headline card's text ("" when the card is hidden).
+func (v *View) Headline() string {
+	if v.headlineCard.Visible() {
+		return v.headline.Text
+	}
+	return ""
 }
 
 // showResume shows the Resume button for a run measured here that has
@@ -259,7 +322,7 @@ func prefillText(c rundoc.Cell, col int) string {
 	case 2:
 		return rundoc.FigTTFT.Text(&c)
 	default:
-		return string(c.Status)
+		return rundoc.StatusText(&c) // an Unreliable cell with its reason's head
 	}
 }
 
@@ -292,7 +355,7 @@ func Summary(r *rundoc.Run) string {
 		parts = append(parts, r.Server.Model)
 	}
 	if r.Server.KVCapacityTokens > 0 {
-		parts = append(parts, fmt.Sprintf("KV %d tokens", r.Server.KVCapacityTokens))
+		parts = append(parts, "KV "+rundoc.TokensText(r.Server.KVCapacityTokens))
 	}
 	if m := r.Plan.MethodLabel(); m != "" {
 		parts = append(parts, m)

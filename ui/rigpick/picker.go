@@ -15,6 +15,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/engine/rig"
@@ -35,9 +36,12 @@ type Picker struct {
 	sel     *widget.Select
 	entry   *widget.Entry
 	add     *widget.Button
+	remove  *widget.Button
 	adding  *fyne.Container
 	problem *widget.Label
-	box     *fyne.Container
+	// trust, under the problem, trusts an unknown host key (SetTrust).
+	trust *widget.Button
+	box   *fyne.Container
 
 	contexts, added []string
 	rig             string // the rig picked, as rig.Parse reads it
@@ -47,7 +51,7 @@ type Picker struct {
 	// ssh://user@host[:port], or a Docker context's name).
 	OnChanged func(name string)
 	// OnAdded is told every SSH rig added so far, the new one first, to
-	// remember them.
+	// remember them; also after one is removed (Remove).
 	OnAdded func(added []string)
 }
 
@@ -67,9 +71,12 @@ func New(contexts, added []string) *Picker {
 	p.problem.Wrapping = fyne.TextWrapWord
 	p.problem.Importance = widget.WarningImportance
 	p.problem.Hide()
+	p.remove = widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), p.Remove)
+	p.trust = widget.NewButtonWithIcon(TrustLabel, theme.ConfirmIcon(), nil)
+	p.trust.Hide()
 	p.box = container.NewVBox(
-		container.NewBorder(nil, nil, widget.NewLabel("Rig"), nil, p.sel),
-		p.adding, p.problem)
+		container.NewBorder(nil, nil, widget.NewLabel("Rig"), p.remove, p.sel),
+		p.adding, p.problem, container.NewHBox(p.trust))
 	p.SetChoices(contexts, added)
 	return p
 }
@@ -112,8 +119,18 @@ func (p *Picker) SetRig(name string) {
 	p.show(name)
 }
 
+// offerRemove shows Remove while name is an SSH rig the user added.
+func (p *Picker) offerRemove(name string) {
+	if slices.Contains(p.added, name) {
+		p.remove.Show()
+	} else {
+		p.remove.Hide()
+	}
+}
+
 // show selects name's label without the Select's callback acting.
 func (p *Picker) show(name string) {
+	p.offerRemove(name)
 	label := name
 	if name == rig.LocalName {
 		label = LocalLabel
@@ -148,6 +165,7 @@ func (p *Picker) picked(label string) {
 		return
 	}
 	p.rig = name
+	p.offerRemove(name)
 	p.SetProblem("")
 	if p.OnChanged != nil {
 		p.OnChanged(name)
@@ -187,14 +205,60 @@ func (p *Picker) Add() {
 	p.Pick(s.Name)
 }
 
+// CanRemove reports whether Remove shows: the rig picked is an SSH rig the
+// user added (Local and Docker contexts are not the picker's to forget).
+func (p *Picker) CanRemove() bool { return p.remove.Visible() }
+
+// Remove forgets the SSH rig picked (the rig itself, its runs in History
+// and its known_hosts entry are left alone) and picks Local: a rig
+// mistyped or sold stayed in the list for good.
+func (p *Picker) Remove() {
+	name := p.rig
+	if !slices.Contains(p.added, name) {
+		return
+	}
+	p.added = slices.DeleteFunc(p.added, func(a string) bool { return a == name })
+	if p.OnAdded != nil {
+		p.OnAdded(slices.Clone(p.added))
+	}
+	p.SetChoices(p.contexts, p.added)
+	p.Pick(LocalLabel)
+}
+
 // SetProblem shows one sentence under the picker (an address mistake, a
-// rig that could not be reached); "" hides it.
+// rig that could not be reached); "" hides it, and the Trust button with
+// it.
 func (p *Picker) SetProblem(s string) {
 	p.problem.SetText(s)
 	if s == "" {
 		p.problem.Hide()
+		p.SetTrust(nil)
 	} else {
 		p.problem.Show()
+	}
+}
+
+// TrustLabel is the button under an unknown host key's sentence.
+const TrustLabel = "Trust this key…"
+
+// SetTrust shows the Trust button under the problem, which calls trust
+// (the app asks the user to compare the fingerprint first); nil hides it.
+func (p *Picker) SetTrust(trust func()) {
+	p.trust.OnTapped = trust
+	if trust == nil {
+		p.trust.Hide()
+	} else {
+		p.trust.Show()
+	}
+}
+
+// CanTrust reports whether the Trust button shows; Trust presses it.
+func (p *Picker) CanTrust() bool { return p.trust.Visible() }
+
+// Trust presses the Trust button, as a user would (nothing when hidden).
+func (p *Picker) Trust() {
+	if p.trust.Visible() && p.trust.OnTapped != nil {
+		p.trust.OnTapped()
 	}
 }
 

@@ -71,3 +71,36 @@ func TestPickerAddsAnSSHRig(t *testing.T) {
 		t.Errorf("options %q do not list the added rig", got)
 	}
 }
+
+// Issue 41: Remove shows only on an SSH rig the user added; it forgets it
+// (OnAdded is told the rest, to remember), and picks Local.
+func TestPickerRemovesAnAddedRig(t *testing.T) {
+	test.NewTempApp(t)
+	p := rigpick.New([]string{"gpu-box"}, []string{"ssh://me@basement", "ssh://me@attic"})
+	var remembered []string
+	var picked []string
+	p.OnAdded = func(a []string) { remembered = a }
+	p.OnChanged = func(name string) { picked = append(picked, name) }
+	if p.CanRemove() {
+		t.Error("Remove offered on Local")
+	}
+	p.Pick("gpu-box")
+	if p.CanRemove() {
+		t.Error("Remove offered on a Docker context")
+	}
+	p.Pick("ssh://me@basement")
+	if !p.CanRemove() {
+		t.Fatal("Remove not offered on an added SSH rig")
+	}
+	p.Remove()
+	want := []string{rigpick.LocalLabel, "gpu-box", "ssh://me@attic", rigpick.AddLabel}
+	if got := p.Options(); !slices.Equal(got, want) {
+		t.Errorf("options after Remove %q, want %q", got, want)
+	}
+	if !slices.Equal(remembered, []string{"ssh://me@attic"}) {
+		t.Errorf("remembered %q, want the rig left", remembered)
+	}
+	if p.Rig() != "local" || picked[len(picked)-1] != "local" || p.CanRemove() {
+		t.Errorf("after Remove the rig is %q (told %q), Remove shown %v; want Local", p.Rig(), picked, p.CanRemove())
+	}
+}

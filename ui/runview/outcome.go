@@ -92,7 +92,12 @@ func outcome(r *rundoc.Run, err error, saved bool) (line, detail string) {
 	if errors.As(err, &gone) {
 		// The engine's sentence says where it died and what was kept;
 		// the advice is the app's own.
-		return fmt.Sprintf("The server stopped answering; %s.", kept),
+		what := "stopped answering"
+		var st *bench.StalledError
+		if errors.As(gone, &st) {
+			what = "stopped producing tokens"
+		}
+		return fmt.Sprintf("The server %s; %s.", what, kept),
 			wording.Sentence(oneLine(gone.Stopped()) + "; start the server again and press Resume in Results to measure the rest")
 	}
 	var failures *bench.FailuresError

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/rigbench/rigbench/engine/bench"
@@ -243,5 +244,61 @@ func TestServerGoneOutcomeOffersResume(t *testing.T) {
 	want := "The server at http://127.0.0.1:8089 stopped answering during cell decode 0×2 (13.1 s into the window); 1 of 4 cells were measured and kept; start the server again and press Resume in Results to measure the rest."
 	if d := v.Detail(); d != want {
 		t.Errorf("detail = %q\nwant       %q", d, want)
+	}
+}
+
+// A run stopped by a server that stopped producing tokens (issue 35: a
+// frozen process, a hung GPU) says so, not "stopped answering", with the
+// engine's sentence and the same way on: Resume in Results.
+func TestStalledServerOutcomeOffersResume(t *testing.T) {
+	v, f := newView(t)
+	v.SetPlanText("0, 1K", "1, 2", "", "10", "64")
+	failed := rundoc.Cell{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 2, Status: rundoc.StatusFailed,
+		Reason: "the server stopped producing tokens 4.1 s into the window: no token came for 5 s"}
+	doc := &rundoc.Run{Plan: plan22(), Status: rundoc.RunFailed, Cells: []rundoc.Cell{measured(0, 1), failed}}
+	err := &bench.ServerGoneError{URL: "http://127.0.0.1:8089", Cell: "decode 0×2", Where: "4.1 s into the window", Kept: 1, Total: 4,
+		Err: &bench.StalledError{Silent: 5 * time.Second, Fit: "2 × (0 + 64) tokens fit the KV capacity of 3264 tokens", Unanswered: true}}
+	runWith(t, v, f, []rundoc.Event{{Kind: rundoc.EventRunDone, Run: doc}}, doc, err)
+	if s := v.Status(); !strings.HasPrefix(s, "The server stopped producing tokens; the 1 measured cell") {
+		t.Errorf("status = %q", s)
+	}
+	want := "The server at http://127.0.0.1:8089 stopped producing tokens during cell decode 0×2 (4.1 s into the window): no token came for 5.0 s although 2 × (0 + 64) tokens fit the KV capacity of 3264 tokens, and the server showed no sign of a full KV cache; it did not answer /metrics either (a stopped or paused process, or a hung GPU); 1 of 4 cells were measured and kept; start the server again and press Resume in Results to measure the rest."
+	if d := v.Detail(); d != want {
+		t.Errorf("detail = %q\nwant       %q", d, want)
+	}
+}
+
+// Issue 41 minor 16: the outcome of a finished run stays on screen while
+// the plan is edited, marked as the previous run's ("Run complete: 4
+// cells" read as the new plan's), and a status too long for its room is
+// given whole on the line below instead of cut ("…300ms at …").
+func TestStatusSaysWhichRunAndWhole(t *testing.T) {
+	v, f := newView(t)
+	w := test.NewWindow(v.Content())
+	t.Cleanup(w.Close)
+	w.Resize(fyne.NewSize(900, 600))
+	v.SetPlanText("0, 1K", "1, 2", "", "10", "64")
+	doc := &rundoc.Run{Plan: plan22(), Status: rundoc.RunComplete,
+		Cells: []rundoc.Cell{measured(0, 1), measured(0, 2), measured(1024, 1), measured(1024, 2)}}
+	runWith(t, v, f, nil, doc, nil)
+	done := v.Status()
+	if done == "" || strings.HasPrefix(done, "Previous run") {
+		t.Fatalf("outcome %q", done)
+	}
+	v.SetPlanText("", "1, 2, 4", "", "", "")
+	if s := v.Status(); s != "Previous run: "+done {
+		t.Errorf("after editing the plan the status reads %q, want it marked as the previous run's: %q", s, "Previous run: "+done)
+	}
+	v.SetPlanText("", "1, 2, 8", "", "", "")
+	if s := v.Status(); strings.Count(s, "Previous run") != 1 {
+		t.Errorf("a second edit: %q", s)
+	}
+
+	// An outcome longer than its room (a run not saved says how to keep
+	// it): the line is cut there, and the detail holds it whole.
+	v.Saved = func(*rundoc.Run) bool { return false }
+	runWith(t, v, f, nil, doc, nil)
+	if s, d := v.Status(), v.Detail(); !strings.Contains(s, "use Export to keep it") || d != s {
+		t.Errorf("a long status is not given whole below it: status %q, detail %q", s, d)
 	}
 }

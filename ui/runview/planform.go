@@ -3,25 +3,18 @@ package runview
 import (
 	"errors"
 	"strconv"
-	"strings"
 
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
-// Defaults of the plan editor, from METHOD.md.
-const (
-	DefaultContexts    = "0, 16K, 32K, 64K, 128K, max"
-	DefaultConcurrency = "1, 2, 4, 8, 16, 32, 64, 128"
-	DefaultPrefill     = "8K, 16K, 32K, 64K, 128K"
-	DefaultSeconds     = rundoc.WindowAuto
-	DefaultMaxOutput   = "8192"
-)
-
 // planForm holds the plan editor's entries.
 type planForm struct {
-	contexts, concurrency, prefill, seconds, maxOutput, kvOverride *widget.Entry
+	// entries are the typed inputs by their rundoc.Field; each starts
+	// empty, which reads as its default, and shows that default as its
+	// placeholder.
+	entries map[rundoc.Field]*widget.Entry
 	// prompts picks the prompt policy (METHOD.md: Prompts).
 	prompts *widget.Select
 }
@@ -34,77 +27,67 @@ const (
 	promptsUniqueChoice = "Unique"
 )
 
+// formFields are the typed inputs of the form, in the order shown (Prompts
+// follows Max output).
+var formFields = []rundoc.Field{rundoc.FieldContexts, rundoc.FieldConcurrency, rundoc.FieldPrefill,
+	rundoc.FieldWindow, rundoc.FieldMaxOutput, rundoc.FieldKVCapacity}
+
 func newPlanForm(onChange func()) *planForm {
-	f := &planForm{
-		contexts: entry(DefaultContexts), concurrency: entry(DefaultConcurrency), prefill: entry(DefaultPrefill),
-		seconds: entry(DefaultSeconds), maxOutput: entry(DefaultMaxOutput), kvOverride: entry(""),
+	f := &planForm{entries: map[rundoc.Field]*widget.Entry{}}
+	// The placeholders are the defaults as rundoc renders them, the CLI's
+	// flag defaults too: an empty field is that default in both.
+	def := rundoc.DefaultPlan().Input()
+	for _, field := range formFields {
+		e := widget.NewEntry()
+		e.SetPlaceHolder(def.Text(field))
+		e.OnChanged = func(string) { onChange() }
+		f.entries[field] = e
 	}
+	// The server's own capacity, in one short word: the field is narrow at
+	// 900 px, where "from the server" read "from the se…".
+	f.entries[rundoc.FieldKVCapacity].SetPlaceHolder("reported")
 	// The callback is set after the first choice: the view is not built
 	// yet when the form is.
 	f.prompts = widget.NewSelect([]string{promptsSharedChoice, promptsUniqueChoice}, nil)
 	f.prompts.SetSelected(promptsSharedChoice)
 	f.prompts.OnChanged = func(string) { onChange() }
-	// One short word: the field is narrow at 900 px, where "from the
-	// server" read "from the se…".
-	f.kvOverride.SetPlaceHolder("reported")
-	f.prefill.SetPlaceHolder("none")
-	for _, e := range []*widget.Entry{f.contexts, f.concurrency, f.prefill, f.seconds, f.maxOutput, f.kvOverride} {
-		e.OnChanged = func(string) { onChange() }
-	}
 	return f
 }
 
-func entry(text string) *widget.Entry {
-	e := widget.NewEntry()
-	e.SetText(text)
-	return e
-}
-
 func (f *planForm) form() *widget.Form {
-	return widget.NewForm(
-		widget.NewFormItem("Contexts", f.contexts),
-		widget.NewFormItem("Concurrency", f.concurrency),
-		widget.NewFormItem("Prefill contexts", f.prefill),
-		widget.NewFormItem("Seconds per cell", f.seconds),
-		widget.NewFormItem("Max output", f.maxOutput),
-		widget.NewFormItem("Prompts", f.prompts),
-		widget.NewFormItem("KV capacity", f.kvOverride),
-	)
+	form := widget.NewForm()
+	for _, field := range formFields {
+		form.Append(FieldLabel(field), f.entries[field])
+		if field == rundoc.FieldMaxOutput {
+			form.Append(FieldLabel(rundoc.FieldPrompts), f.prompts)
+		}
+	}
+	return form
 }
 
-// plan reads the entries through rundoc.PlanInput, the CLI's reader too;
-// the error is one sentence naming the field by its label. An empty
-// Contexts or Prefill box means none of that phase (the CLI's flag left
-// out means its defaults).
+// plan reads the entries through rundoc.PlanInput, the CLI's reader too,
+// which parses every field (the form parses none): the same text gives
+// the same plan as the CLI's flag, and an empty field is the default in
+// both. The error is one sentence naming the field by its label.
 func (f *planForm) plan() (rundoc.Plan, error) {
-	orNone := func(s string) string {
-		if strings.TrimSpace(s) == "" {
-			return "none"
-		}
-		return s
-	}
-	in := rundoc.PlanInput{Contexts: orNone(f.contexts.Text), Concurrency: f.concurrency.Text,
-		Prefill: orNone(f.prefill.Text), Window: f.seconds.Text, MaxOutput: f.maxOutput.Text,
-		KVCapacity: f.kvOverride.Text, Prompts: rundoc.PromptsShared}
+	in := rundoc.PlanInput{Prompts: rundoc.PromptsShared}
 	if f.prompts.Selected == promptsUniqueChoice {
 		in.Prompts = rundoc.PromptsUnique
 	}
-	if strings.TrimSpace(in.Concurrency) == "" {
-		return rundoc.Plan{}, errors.New("Concurrency is empty: give levels such as 1,2,4,8")
-	}
-	if strings.TrimSpace(in.MaxOutput) == "" {
-		return rundoc.Plan{}, errors.New("Max output is empty: give a token count such as 8192")
+	for field, e := range f.entries {
+		in.Set(field, e.Text)
 	}
 	p, err := in.Plan()
 	var fe *rundoc.FieldError
 	if errors.As(err, &fe) {
-		return p, errors.New(fe.In(fieldLabel(fe.Field)))
+		return p, errors.New(fe.In(FieldLabel(fe.Field)))
 	}
 	return p, err
 }
 
-// fieldLabel is the form's label of a plan input, for its errors.
-func fieldLabel(f rundoc.Field) string {
+// FieldLabel is the Run form's label of a plan input, which its errors
+// name ("Max output must be…", where the CLI says "--max-output").
+func FieldLabel(f rundoc.Field) string {
 	if l, ok := map[rundoc.Field]string{
 		rundoc.FieldContexts: "Contexts", rundoc.FieldConcurrency: "Concurrency", rundoc.FieldPrefill: "Prefill contexts",
 		rundoc.FieldWindow: "Seconds per cell", rundoc.FieldMaxOutput: "Max output", rundoc.FieldPrompts: "Prompts",
@@ -115,43 +98,23 @@ func fieldLabel(f rundoc.Field) string {
 	return string(f)
 }
 
-// set fills the entries from p (used when preferences restore a plan).
+// set fills the entries from p (used when preferences restore a plan),
+// as rundoc renders it (Plan.Input); a field at its default is left
+// empty, which reads as that default, as it did before it was saved.
 func (f *planForm) set(p rundoc.Plan) {
-	f.contexts.SetText(labels(p.Contexts))
-	f.concurrency.SetText(joinInts(p.Concurrency))
-	f.prefill.SetText(labels(p.PrefillContexts))
-	if p.Adaptive() {
-		f.seconds.SetText(rundoc.WindowAuto)
-	} else {
-		f.seconds.SetText(strconv.FormatFloat(p.DurationS, 'f', -1, 64))
+	in, def := p.Input(), rundoc.DefaultPlan().Input()
+	for field, e := range f.entries {
+		text := in.Text(field)
+		if text == def.Text(field) {
+			text = ""
+		}
+		e.SetText(text)
 	}
-	f.maxOutput.SetText(strconv.Itoa(p.MaxOutput))
 	if p.PromptPolicy() == rundoc.PromptsUnique && p.Prompts != "" {
 		f.prompts.SetSelected(promptsUniqueChoice)
 	} else {
 		f.prompts.SetSelected(promptsSharedChoice)
 	}
-	if p.KVCapacityOverride > 0 {
-		f.kvOverride.SetText(strconv.Itoa(p.KVCapacityOverride))
-	} else {
-		f.kvOverride.SetText("")
-	}
-}
-
-func labels(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = rundoc.ContextLabel(x)
-	}
-	return strings.Join(parts, ", ")
-}
-
-func joinInts(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = strconv.Itoa(x)
-	}
-	return strings.Join(parts, ", ")
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,7 +1,6 @@
 package runview
 
 import (
-	"errors"
 	"reflect"
 	"testing"
 
@@ -10,52 +9,52 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
-// TestPlanFormReadsAsTheCLI: the Run view's fields go through
-// rundoc.PlanInput, the CLI's reader, so the same text gives the same
-// plan ("30" seconds here, --duration 30s there) and the same limits (a
-// level above rundoc.MaxConcurrency, which this form did not check, and a
-// window above an hour, which it took).
-func TestPlanFormReadsAsTheCLI(t *testing.T) {
+// TestPlanFormStartsOnTheDefaults (issue 42 item 2): the form opens with
+// every field empty, showing rundoc's default as its placeholder, and reads
+// as the CLI's run with no plan flag does (the default contexts trimmed to
+// what the server holds), not as an explicit list of them; a restored plan
+// comes back as the same plan, a field at its default empty again and a
+// prefill-only plan's Contexts "none" (an empty box would be the defaults).
+func TestPlanFormStartsOnTheDefaults(t *testing.T) {
 	test.NewTempApp(t)
 	f := newPlanForm(func() {})
-	f.contexts.SetText("0,16K")
-	f.concurrency.SetText("1,8")
-	f.prefill.SetText("8K")
-	f.seconds.SetText("30")
-	f.maxOutput.SetText("1024")
-	got, err := f.plan()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := rundoc.PlanInput{Contexts: "0,16K", Concurrency: "1,8", Prefill: "8K", Window: "30s", MaxOutput: "1024"}.Plan()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("form %+v\nCLI  %+v", got, want)
-	}
-	for _, tc := range []struct {
-		set   func()
-		field rundoc.Field
-	}{
-		{func() { f.concurrency.SetText("1,4097") }, rundoc.FieldConcurrency},
-		{func() { f.concurrency.SetText("1"); f.seconds.SetText("7200") }, rundoc.FieldWindow},
-	} {
-		tc.set()
-		_, err := f.plan()
-		in := rundoc.PlanInput{Contexts: f.contexts.Text, Concurrency: f.concurrency.Text, Prefill: f.prefill.Text,
-			Window: f.seconds.Text, MaxOutput: f.maxOutput.Text}
-		_, cliErr := in.Plan()
-		var fe *rundoc.FieldError
-		if err == nil || !errors.As(cliErr, &fe) || fe.Field != tc.field || err.Error() != fe.In(fieldLabel(tc.field)) {
-			t.Errorf("form error %v, CLI reader's %v: want the same %s error worded with the form's label", err, cliErr, tc.field)
+	def := rundoc.DefaultPlan().Input()
+	for _, field := range formFields {
+		e := f.entries[field]
+		want := def.Text(field)
+		if field == rundoc.FieldKVCapacity {
+			want = "reported" // the server's; the default has none
+		}
+		if e.Text != "" || e.PlaceHolder != want {
+			t.Errorf("%s starts %q with placeholder %q, want empty showing %q", FieldLabel(field), e.Text, e.PlaceHolder, want)
 		}
 	}
-	// An empty Prefill box means no prefill (the CLI's flag left out
-	// means its defaults).
-	f.seconds.SetText("auto")
-	f.prefill.SetText("")
-	if p, err := f.plan(); err != nil || len(p.PrefillContexts) != 0 {
-		t.Errorf("empty prefill: %+v, %v", p.PrefillContexts, err)
+	got, err := f.plan()
+	want, werr := rundoc.PlanInput{}.Plan()
+	if err != nil || werr != nil || !reflect.DeepEqual(got, want) || !got.TrimContexts {
+		t.Errorf("empty form %+v (%v)\nwant the CLI's defaults %+v (%v)", got, err, want, werr)
+	}
+
+	custom := rundoc.DefaultPlan()
+	custom.Contexts, custom.Concurrency, custom.PrefillContexts = []int{0, 16384}, []int{1, 8}, []int{8192}
+	custom.Window, custom.Precision, custom.DurationS, custom.MaxOutput = rundoc.WindowFixed, 0, 30, 1024
+	custom.Prompts, custom.KVCapacityOverride = rundoc.PromptsUnique, 36864
+	prefillOnly := rundoc.DefaultPlan()
+	prefillOnly.Contexts = nil
+	for _, p := range []rundoc.Plan{want, custom, prefillOnly} {
+		f.set(p)
+		got, err := f.plan()
+		if err != nil || !reflect.DeepEqual(got, p) {
+			t.Errorf("restored %+v\nreads %+v, %v", p, got, err)
+		}
+	}
+	if c := f.entries[rundoc.FieldContexts].Text; c != "none" {
+		t.Errorf("a prefill-only plan restores Contexts %q, want none", c)
+	}
+	f.set(rundoc.DefaultPlan())
+	for field, e := range f.entries {
+		if e.Text != "" {
+			t.Errorf("the default plan restores %s as %q, want it empty (the default)", FieldLabel(field), e.Text)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
@@ -42,6 +43,7 @@ func (v *View) StartPlan(p rundoc.Plan) {
 	v.startBtn.Disable()
 	v.cancelBtn.Enable()
 	v.setStatus("Starting…", "")
+	v.outcomeShown = false
 	v.exportBtn.Hide()
 	v.total = 0
 	v.setProgress(0)
@@ -108,7 +110,7 @@ func (v *View) apply(s snapshot) {
 		v.setStatus(s.message, "")
 	}
 	if s.eta > 0 {
-		v.eta.SetText("ETA " + FormatDuration(s.eta))
+		v.eta.SetText("ETA " + rundoc.ShortDuration(s.eta))
 	}
 	if s.measuring && s.liveTokS > 0 {
 		v.liveTok.SetText(fmt.Sprintf("%.1f tok/s now", s.liveTokS))
@@ -154,6 +156,7 @@ func (v *View) finish(obs *live, run *rundoc.Run, err error) {
 		v.mx.SetRun(shown)
 		saved := v.Saved == nil || v.Saved(run)
 		v.setStatus(outcome(run, err, saved))
+		v.outcomeShown = true
 		if !saved && measuredCells(run) > 0 && v.OnExport != nil {
 			v.exportBtn.Show()
 		}
@@ -164,6 +167,7 @@ func (v *View) finish(obs *live, run *rundoc.Run, err error) {
 		// Refused before it began (no URL, no server): nothing ran, so
 		// the grid goes back to the preview.
 		v.setStatus("The run could not start.", wording.Sentence(oneLine(err.Error())))
+		v.outcomeShown = true
 		if v.preview != nil {
 			v.showPreview(v.preview)
 		}
@@ -174,8 +178,13 @@ func (v *View) finish(obs *live, run *rundoc.Run, err error) {
 }
 
 // setStatus sets the one-line status and the detail under it ("" hides).
+// A line too long for the status's room is cut there and given whole on
+// the detail line ("Cell 3 of 14 · ramp 300ms at …" hid its end).
 func (v *View) setStatus(line, detail string) {
 	v.status.SetText(line)
+	if detail == "" && v.statusCut(line) {
+		detail = line
+	}
 	v.detail.SetText(detail)
 	if detail == "" {
 		v.detail.Hide()
@@ -189,3 +198,24 @@ func (v *View) setProgress(f float64) {
 	v.progress.SetValue(f)
 	v.pct.SetText(fmt.Sprintf("%.0f%%", 100*f))
 }
+
+// statusCut reports whether line is wider than the status label's room
+// (false before the view has a size: nothing is cut yet).
+func (v *View) statusCut(line string) bool {
+	room := v.status.Size().Width - 2*theme.InnerPadding()
+	return room > 0 && fyne.MeasureText(line, theme.TextSize(), v.status.TextStyle).Width > room
+}
+
+// planEditedByUser marks the outcome on screen as the previous run's once
+// the plan is edited, so "Run complete: 14 cells" does not read as the new
+// plan's (issue 41); its advice stays readable while the user acts on it.
+func (v *View) planEditedByUser() {
+	if v.outcomeShown && !v.Running() {
+		v.outcomeShown = false
+		v.setStatus(previousRun+v.status.Text, v.detail.Text)
+	}
+	v.planEdited()
+}
+
+// previousRun heads the outcome of the run before the plan was edited.
+const previousRun = "Previous run: "

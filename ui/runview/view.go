@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -34,18 +35,26 @@ type View struct {
 	form  *planForm
 
 	planErr, estimate, status, detail, pct, eta *widget.Label
-	liveTok, simulated, unsaved                 *widget.Label
-	target, scaleNote                           *widget.Label
-	mxScroll                                    *container.Scroll
-	startBtn, cancelBtn, exportBtn              *widget.Button
-	progress                                    *progress.Bar
-	mx                                          *matrix.Matrix
-	power, clock                                *sparkline
-	telemetry                                   *fyne.Container
-	content                                     fyne.CanvasObject
+	// startNote, beside Start, says what pressing it costs: the demo's
+	// speed and the plan's estimate ("Demo at 10× · about 13 s").
+	startNote                      *widget.Label
+	quickBtn, fullBtn              *widget.Button
+	liveTok, simulated, unsaved    *widget.Label
+	target, scaleNote              *widget.Label
+	mxScroll                       *container.Scroll
+	startBtn, cancelBtn, exportBtn *widget.Button
+	progress                       *progress.Bar
+	mx                             *matrix.Matrix
+	power, clock                   *sparkline
+	telemetry                      *fyne.Container
+	content                        fyne.CanvasObject
 
-	facts   session.Facts
-	prefill []rundoc.Cell // the last run's prefill cells, for the estimate
+	facts session.Facts
+	// outcomeShown: the status is a finished run's outcome, not yet
+	// marked as the previous run's (planEditedByUser).
+	outcomeShown bool
+	demo         bool          // runs use the simulator (SetSimulated)
+	prefill      []rundoc.Cell // the last run's prefill cells, for the estimate
 	// preview is the grid shown when the run started: a run that fails
 	// before the server is known has no plan of its own to draw.
 	preview *rundoc.Run
@@ -80,6 +89,12 @@ func New(start StartFunc) *View {
 	v.planErr.Wrapping = fyne.TextWrapWord
 	v.estimate = widget.NewLabel("")
 	v.estimate.Wrapping = fyne.TextWrapWord
+	v.startNote = widget.NewLabel("")
+	// The two plans a newcomer needs, one click each: a first look in
+	// seconds on the demo, and METHOD.md's full matrix (the form's
+	// placeholders, which an empty field stands for).
+	v.quickBtn = widget.NewButton("Quick plan", func() { v.SetPlan(rundoc.QuickPlan()) })
+	v.fullBtn = widget.NewButton("Full matrix", func() { v.SetPlan(rundoc.DefaultPlan()) })
 	// One line, cut to the space there is: a long message must not push
 	// the plan and the grid off the window. The whole text, when there is
 	// more to say, wraps on the detail line below.
@@ -126,17 +141,18 @@ func New(start StartFunc) *View {
 	v.power, v.clock = newSparkline(), newSparkline()
 	v.telemetry = container.NewHBox(widget.NewLabel("GPU power"), v.power.raster, widget.NewLabel("SM clock"), v.clock.raster)
 	v.telemetry.Hide()
-	v.form = newPlanForm(v.planEdited)
+	v.form = newPlanForm(v.planEditedByUser)
 
 	left := container.NewVBox(
-		widget.NewLabelWithStyle("Plan", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		container.NewHBox(widget.NewLabelWithStyle("Plan", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+			layout.NewSpacer(), v.quickBtn, v.fullBtn),
 		v.form.form(), v.planErr, v.estimate,
 	)
 	controls := container.NewVBox(
 		v.unsaved,
 		v.simulated,
 		v.target,
-		container.NewBorder(nil, nil, container.NewHBox(v.startBtn, v.cancelBtn), v.exportBtn, v.status),
+		container.NewBorder(nil, nil, container.NewHBox(v.startBtn, v.startNote, v.cancelBtn), v.exportBtn, v.status),
 		v.detail,
 		container.NewBorder(nil, nil, nil, container.NewHBox(fixedWidth(v.pct, "100%"), v.eta), v.progress),
 		container.NewHBox(v.liveTok, v.telemetry),
@@ -173,6 +189,16 @@ func (v *View) Progress() float64 { return v.progress.Value }
 // Estimate is the plan's estimated duration as shown under the plan, ""
 // while the plan is not valid.
 func (v *View) Estimate() string { return v.estimate.Text }
+
+// StartNote is what the line beside Start says the run will cost ("Demo
+// at 10× · about 13 s"), "" while the plan is not valid.
+func (v *View) StartNote() string { return v.startNote.Text }
+
+// PickQuickPlan presses the Quick plan button, as a user would.
+func (v *View) PickQuickPlan() { v.quickBtn.OnTapped() }
+
+// PickFullMatrix presses the Full matrix button, as a user would.
+func (v *View) PickFullMatrix() { v.fullBtn.OnTapped() }
 
 // CanExport reports whether the Export button for an unsaved run shows.
 func (v *View) CanExport() bool { return v.exportBtn.Visible() }

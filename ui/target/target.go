@@ -5,15 +5,16 @@
 package target
 
 import (
-	"net/url"
-	"strconv"
+	"errors"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/ui/wording"
 )
 
 // Kind is the kind of target: engine/session's, which a session runs.
@@ -41,9 +42,10 @@ type Choice struct {
 	Kind   Kind
 	URL    string
 	APIKey string
-	// WeightsGiB is the endpoint's model size on the card as the user
-	// gives it (0: not given), for the roofline figure (session.Options).
-	WeightsGiB float64
+	// WeightsGiB is the endpoint's model size on the card in GiB as the
+	// user typed it ("": not given), for the roofline figure; Input hands
+	// it to session.TargetInput, which reads it.
+	WeightsGiB string
 }
 
 // Default is the target to preselect: the demo when the machine cannot
@@ -104,24 +106,65 @@ func (c *Chooser) Choice() Choice {
 			k = kk
 		}
 	}
-	gib, _ := strconv.ParseFloat(strings.TrimSpace(c.weights.Text), 64)
-	if !(gib > 0 && gib < 1e6) {
-		gib = 0
-	}
-	return Choice{Kind: k, URL: strings.TrimSpace(c.url.Text), APIKey: c.key.Text, WeightsGiB: gib}
+	return Choice{Kind: k, URL: strings.TrimSpace(c.url.Text), APIKey: c.key.Text, WeightsGiB: c.weights.Text}
 }
 
-// WeightsProblem says what is wrong with the Model size field ("" when it
-// is empty or a size in GiB).
-func (c *Chooser) WeightsProblem() string {
-	t := strings.TrimSpace(c.weights.Text)
-	if t == "" {
+// Input is the choice as engine/session reads a target (the CLI's
+// --endpoint, --api-key and --weights-gib fill the same fields): the
+// model size only for an endpoint, whose box shows it. The app adds the
+// Launch page's part (flags, demo speed, server).
+func (c *Chooser) Input() session.TargetInput {
+	ch := c.Choice()
+	in := session.TargetInput{Kind: ch.Kind}
+	if ch.Kind == Endpoint {
+		in.URL, in.APIKey, in.WeightsGiB = ch.URL, ch.APIKey, ch.WeightsGiB
+	}
+	return in
+}
+
+// Problem says what is wrong with the endpoint's fields, in the app's
+// words (Text), "" when nothing is or before a URL is typed.
+func (c *Chooser) Problem() string {
+	in := c.Input()
+	if in.Kind != Endpoint {
 		return ""
 	}
-	if gib, err := strconv.ParseFloat(t, 64); err != nil || !(gib > 0 && gib < 1e6) {
-		return "Model size is the model's memory on the card in GiB, such as 4.6; leave it empty when not known."
+	if _, err := in.Options(session.Launching{}); err != nil && (in.URL != "" || !isField(err, session.FieldEndpoint)) {
+		return Text(err)
 	}
 	return ""
+}
+
+// fieldLabels are the app's names of a target's inputs (session's fields):
+// the chooser's and the Launch page's.
+var fieldLabels = map[rundoc.Field]string{
+	session.FieldEndpoint: "URL", session.FieldWeightsGiB: "Model size", session.FieldSimSpeed: "Demo speed",
+	session.FieldSimProfile: "The simulator's profile", session.FieldRig: "Rig", session.FieldModel: "The Launch page's Model",
+	session.FieldFlags: "The Launch page's flags",
+}
+
+// FieldLabel is the app's name of a target's input, and whether it is
+// one.
+func FieldLabel(f rundoc.Field) (string, bool) {
+	l, ok := fieldLabels[f]
+	return l, ok
+}
+
+// Text words err as a sentence for the app: a target's *rundoc.FieldError
+// with the field's name in the app (FieldLabel).
+func Text(err error) string {
+	var fe *rundoc.FieldError
+	if errors.As(err, &fe) {
+		if l, ok := FieldLabel(fe.Field); ok {
+			return wording.Sentence(fe.In(l))
+		}
+	}
+	return wording.Sentence(err.Error())
+}
+
+func isField(err error, f rundoc.Field) bool {
+	var fe *rundoc.FieldError
+	return errors.As(err, &fe) && fe.Field == f
 }
 
 // Set selects a choice (the API key and model size only when given).
@@ -132,36 +175,18 @@ func (c *Chooser) Set(ch Choice) {
 	if ch.APIKey != "" {
 		c.key.SetText(ch.APIKey)
 	}
-	if ch.WeightsGiB > 0 {
-		c.weights.SetText(strconv.FormatFloat(ch.WeightsGiB, 'f', -1, 64))
+	if ch.WeightsGiB != "" {
+		c.weights.SetText(ch.WeightsGiB)
 	}
 	c.radio.SetSelected(labels[ch.Kind])
 	c.changed()
-}
-
-// CheckURL says in one sentence what is wrong with an endpoint choice.
-func CheckURL(ch Choice) string {
-	if ch.Kind != Endpoint {
-		return ""
-	}
-	if ch.URL == "" {
-		return "Enter the endpoint's URL, such as http://127.0.0.1:8000."
-	}
-	u, err := url.Parse(ch.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "The URL must start with http:// or https:// and name a host, such as http://127.0.0.1:8000."
-	}
-	return ""
 }
 
 func (c *Chooser) changed() {
 	ch := c.Choice()
 	if ch.Kind == Endpoint {
 		c.epBox.Show()
-		if p := CheckURL(ch); p != "" && ch.URL != "" {
-			c.problem.SetText(p)
-			c.problem.Show()
-		} else if p := c.WeightsProblem(); p != "" {
+		if p := c.Problem(); p != "" {
 			c.problem.SetText(p)
 			c.problem.Show()
 		} else {

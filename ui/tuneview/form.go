@@ -1,7 +1,8 @@
 package tuneview
 
 // The Tune view's form: the flags to vary, the workload, the objective,
-// and the sweep they make (buildSpec), checked as the user types.
+// read as tune.SpecInput (Input), the CLI's reader, and the sweep the app
+// builds of it (Backend.Sweep), checked as the user types.
 
 import (
 	"errors"
@@ -18,6 +19,8 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/ui/target"
+	"github.com/rigbench/rigbench/ui/wording"
 )
 
 // fill puts a sweep's inputs back in the form.
@@ -58,26 +61,6 @@ func (v *View) Prefill(s tune.Spec) {
 	}
 }
 
-// advisedParts are the base flags and predictions of the prefilled advice
-// that still apply to spec: the expectations of the flags and values it
-// still varies.
-func (v *View) advisedParts(spec *tune.Spec) {
-	a := v.advised
-	if a == nil {
-		return
-	}
-	for _, f := range a.Base.Flags {
-		spec.Base.Set(f.Name, f.Value)
-	}
-	for _, e := range a.Expect {
-		for _, d := range spec.Dimensions {
-			if d.Flag == e.Flag && slices.Contains(d.Values, e.Value) {
-				spec.Expect = append(spec.Expect, e)
-			}
-		}
-	}
-}
-
 // buildInputs makes the form's widgets: what to vary, how, the workload,
 // the objective and the constraint.
 func (v *View) buildInputs() {
@@ -106,7 +89,10 @@ func (v *View) buildInputs() {
 	// The CLI's defaults: windows that stop once total tok/s is known
 	// within ±1%, and the objective at the largest cell.
 	v.dur = entry(rundoc.WindowAuto, v.edited)
-	v.objective = entry("total-tok-s", v.edited)
+	v.objectiveChoices = tune.ObjectiveChoices
+	v.objective = widget.NewSelectEntry(v.objectiveChoices)
+	v.objective.SetText(string(tune.DefaultObjective))
+	v.objective.OnChanged = func(string) { v.edited() }
 	v.objective.SetPlaceHolder(strings.Join(tune.ObjectiveNames, ", "))
 	v.constraint = entry("", v.edited)
 	v.constraint.SetPlaceHolder("optional, e.g. ttft_p90<=2s")
@@ -202,6 +188,19 @@ func (v *View) Workload() (contexts, concurrency, window string) {
 	return v.contexts.Text, v.concurrency.Text, v.dur.Text
 }
 
+// ObjectiveChoices are the choices the Objective field offers.
+func (v *View) ObjectiveChoices() []string { return slices.Clone(v.objectiveChoices) }
+
+// PickObjective picks choice in the Objective field's drop-down, as a user
+// would; false when it is not offered.
+func (v *View) PickObjective(choice string) bool {
+	if !slices.Contains(v.objectiveChoices, choice) {
+		return false
+	}
+	v.objective.SetText(choice) // what the drop-down's item does
+	return true
+}
+
 // Objective is the form's objective and constraint.
 func (v *View) Objective() (objective, constraint string) { return v.objective.Text, v.constraint.Text }
 
@@ -212,44 +211,34 @@ func (v *View) SetObjective(objective, constraint string) {
 	v.constraint.SetText(constraint)
 }
 
-// buildSpec reads the form into a spec; the error says what to fix.
-func (v *View) buildSpec() (tune.Spec, string, error) {
-	base, why := vllm.LaunchConfig{}, ""
-	if v.b.Base != nil {
-		base, why = v.b.Base()
-	}
-	if why != "" {
-		return tune.Spec{}, why, errors.New(why)
-	}
-	// tune.Workload is the CLI's reader of the same fields.
-	plan, err := tune.Workload(rundoc.PlanInput{Contexts: v.contexts.Text, Concurrency: v.concurrency.Text, Window: v.dur.Text})
-	var fe *rundoc.FieldError
-	if errors.As(err, &fe) {
-		label := map[rundoc.Field]string{rundoc.FieldContexts: "Contexts", rundoc.FieldConcurrency: "Concurrency", rundoc.FieldWindow: "Window"}[fe.Field]
-		if label == "" {
-			label = string(fe.Field)
-		}
-		return tune.Spec{}, "", errors.New(fe.In(label))
-	}
-	if err != nil {
-		return tune.Spec{}, "", err
-	}
-	spec := tune.Spec{ID: tune.NewID(), Base: base, Dimensions: append([]tune.Dimension(nil), v.dims...), Mode: tune.Grid, Plan: plan}
+// Input is the form as tune.SpecInput takes it, the text of each field
+// (the CLI's --vary, --contexts, --concurrency, --duration, --objective
+// and --constraint fill the same fields), with the prefilled advice. The
+// app adds the target.
+func (v *View) Input() tune.SpecInput {
+	in := tune.SpecInput{Mode: tune.Grid, Contexts: v.contexts.Text, Concurrency: v.concurrency.Text, Window: v.dur.Text,
+		Objective: v.objective.Text, Constraints: []string{v.constraint.Text}, Advice: v.advised}
 	if v.mode.Selected == oneLabel {
-		spec.Mode = tune.OneAtATime
+		in.Mode = tune.OneAtATime
 	}
-	v.advisedParts(&spec)
-	if spec.Objective, err = tune.ParseObjective(v.objective.Text, plan); err != nil {
-		return spec, "", err
+	for _, d := range v.dims {
+		in.Vary = append(in.Vary, d.Flag+"="+strings.Join(d.Values, ","))
 	}
-	if c := strings.TrimSpace(v.constraint.Text); c != "" {
-		k, err := tune.ParseConstraint(c)
-		if err != nil {
-			return spec, "", err
+	return in
+}
+
+// sweep is the runner of the form's sweep (Backend.Sweep), or why there
+// is none.
+func (v *View) sweep() (*tune.Runner, error) {
+	if v.b.Unavailable != nil {
+		if why := v.b.Unavailable(); why != "" {
+			return nil, errors.New(why)
 		}
-		spec.Constraints = []tune.Constraint{k}
 	}
-	return spec, "", spec.Validate()
+	if v.b.Sweep == nil {
+		return nil, errors.New("there is no target to run a sweep on")
+	}
+	return v.b.Sweep(v.Input())
 }
 
 // edited recomputes the summary: variants and estimated wall time, or
@@ -258,11 +247,15 @@ func (v *View) edited() {
 	if v.summary == nil || v.startBtn == nil {
 		return // still building
 	}
-	spec, why, err := v.buildSpec()
+	why := ""
+	if v.b.Unavailable != nil {
+		why = v.b.Unavailable()
+	}
 	v.unavailable.SetText(why)
 	v.unavailable.Hidden = why == ""
 	v.unavailable.Refresh()
 	running := v.Running()
+	r, err := v.sweep()
 	if err != nil {
 		if why == "" {
 			v.summary.SetText(wordErr(err))
@@ -275,13 +268,7 @@ func (v *View) edited() {
 		}
 		return
 	}
-	n := len(spec.Variants())
-	msg := fmt.Sprintf("%d variants", n)
-	if v.b.Runner != nil {
-		if r, err := v.b.Runner(spec); err == nil {
-			msg += ", about " + rundoc.ShortDuration(r.EstimateSweep())
-		}
-	}
+	msg := fmt.Sprintf("%s, about %s", wording.Count(len(r.Spec.Variants()), "variant"), rundoc.ShortDuration(r.EstimateSweep()))
 	if v.b.Target != nil {
 		msg += ", " + v.b.Target()
 	}
@@ -294,7 +281,22 @@ func (v *View) edited() {
 	}
 }
 
+// fieldLabels are the form's names of a sweep's inputs.
+var fieldLabels = map[rundoc.Field]string{
+	rundoc.FieldContexts: "Contexts", rundoc.FieldConcurrency: "Concurrency", rundoc.FieldWindow: "Window",
+	tune.FieldVary: "Vary", tune.FieldObjective: "Objective", tune.FieldConstraint: "Constraint",
+}
+
+// wordErr words a sweep's error for the view: a field's error with its
+// label here, or the Launch page's for the target's (target.FieldLabel).
 func wordErr(err error) string {
+	var fe *rundoc.FieldError
+	if errors.As(err, &fe) {
+		if l, ok := fieldLabels[fe.Field]; ok {
+			return wording.Sentence(fe.In(l))
+		}
+		return target.Text(err)
+	}
 	if errors.Is(err, tune.ErrNothingToVary) {
 		// The engine's sentence, with the app's way to give a flag (the
 		// CLI adds its --vary).

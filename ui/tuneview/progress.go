@@ -12,24 +12,34 @@ import (
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/tune"
+	"github.com/rigbench/rigbench/ui/wording"
 )
 
 // Start starts a new sweep of the form's inputs.
 func (v *View) Start() {
-	spec, _, err := v.buildSpec()
+	if v.Running() {
+		return
+	}
+	r, err := v.sweep()
 	if err != nil {
 		v.status.SetText(wordErr(err))
 		return
 	}
-	v.run(spec, false)
+	v.run(r, false)
 }
 
 // Resume continues the last sweep: variants the history holds finished are
 // not measured again.
 func (v *View) Resume() {
-	if v.spec != nil {
-		v.run(*v.spec, true)
+	if v.spec == nil || v.Running() || v.b.Resume == nil {
+		return
 	}
+	r, err := v.b.Resume(*v.spec)
+	if err != nil {
+		v.status.SetText(wordErr(err))
+		return
+	}
+	v.run(r, true)
 }
 
 // Stop cancels the sweep; finished variants are kept.
@@ -37,18 +47,11 @@ func (v *View) Stop() {
 	v.job.Cancel()
 }
 
-func (v *View) run(spec tune.Spec, resume bool) {
-	if v.Running() || v.b.Runner == nil {
-		return
-	}
-	r, err := v.b.Runner(spec)
-	if err != nil {
-		v.status.SetText(wordErr(err))
-		return
-	}
+func (v *View) run(r *tune.Runner, resume bool) {
 	if !resume {
 		r.History = nil
 	}
+	spec := r.Spec
 	v.spec = &spec
 	ctx, cancel := context.WithCancel(context.Background())
 	done := v.job.Begin(cancel)
@@ -59,7 +62,7 @@ func (v *View) run(spec tune.Spec, resume bool) {
 	v.verdict.SetText("")
 	v.clearResults()
 	v.progress.SetValue(0)
-	v.status.SetText(fmt.Sprintf("Sweep %s: starting %d variants…", spec.ID, len(spec.Variants())))
+	v.status.SetText(fmt.Sprintf("Sweep %s: starting %s…", spec.ID, wording.Count(len(spec.Variants()), "variant")))
 	r.Progress = func(p tune.Progress) {
 		text, frac := progressText(p)
 		fyne.Do(func() {
@@ -123,11 +126,11 @@ func (v *View) finished(res *tune.Result, err error) {
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		v.status.SetText(fmt.Sprintf("Stopped: %d of %d variants measured and kept in History; Resume measures the rest.", measured, len(res.Variants)))
+		v.status.SetText(fmt.Sprintf("Stopped: %d of %s measured and kept in History; Resume measures the rest.", measured, wording.Count(len(res.Variants), "variant")))
 	case err != nil:
-		v.status.SetText(fmt.Sprintf("The sweep stopped: %s. %d variants measured; Resume measures the rest.", wordErr(err), measured))
+		v.status.SetText(fmt.Sprintf("The sweep stopped: %s. %s measured; Resume measures the rest.", wordErr(err), wording.Count(measured, "variant")))
 	default:
-		v.status.SetText(fmt.Sprintf("Sweep %s done: %d of %d variants measured, each saved in History (tag %s).", res.Spec.ID, measured, len(res.Variants), tune.Tag(res.Spec.ID)))
+		v.status.SetText(fmt.Sprintf("Sweep %s done: %d of %s measured, each saved in History (tag %s).", res.Spec.ID, measured, wording.Count(len(res.Variants), "variant"), tune.Tag(res.Spec.ID)))
 	}
 	v.progress.SetValue(float64(len(res.Variants)-pending) / float64(max(1, len(res.Variants))))
 	if pending > 0 {

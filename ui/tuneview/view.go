@@ -20,17 +20,24 @@ import (
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/ui/job"
 	"github.com/rigbench/rigbench/ui/progress"
+	"github.com/rigbench/rigbench/ui/wording"
 )
 
-// Backend is what the view asks of the app. Base and Runner are called on
-// the Fyne goroutine.
+// Backend is what the view asks of the app; the view builds no engine
+// object itself. Unavailable, Sweep and Resume are called on the Fyne
+// goroutine.
 type Backend struct {
-	// Base returns the Launch form's configuration and, when Tune cannot
-	// run on the chosen target, why ("" when it can).
-	Base func() (cfg vllm.LaunchConfig, unavailable string)
-	// Runner builds a sweep's runner for the chosen target (demo or
-	// launch), with the history's recorder and resume lookup set.
-	Runner func(spec tune.Spec) (*tune.Runner, error)
+	// Unavailable says why Tune cannot run on the chosen target ("" when
+	// it can).
+	Unavailable func() string
+	// Sweep builds the runner of a new sweep of the form's input (Input):
+	// the app adds the chosen target (the Launch page's flags as the base)
+	// and the history's recorder. Its error says what to fix; a
+	// *rundoc.FieldError is worded with the form's labels.
+	Sweep func(in tune.SpecInput) (*tune.Runner, error)
+	// Resume rebuilds the runner of a sweep started before (its kept
+	// spec), with the history's recorder and resume lookup set.
+	Resume func(spec tune.Spec) (*tune.Runner, error)
 	// Target words where the variants run ("on the simulated server"),
 	// shown with the estimate (nil: nothing).
 	Target func() string
@@ -47,23 +54,28 @@ type Backend struct {
 	// OnFinished is told when a sweep ends (the app reloads History).
 	OnFinished func(*tune.Result, error)
 	// LastSweep returns the sweep started last with this history (nil when
-	// none), judged from the variants the history holds, and whether all
-	// were found: the view reopens on it, with its verdict when complete,
-	// with Resume when RigBench crashed or closed during it.
-	LastSweep func() (spec *tune.Spec, res *tune.Result, complete bool)
+	// none), judged from the variants the history holds, and whether it
+	// finished (ran to its end, or all its variants were found): the view
+	// reopens on it, with its verdict when finished (and Resume for the
+	// variants deleted from History since), with Resume when RigBench
+	// crashed or closed during it.
+	LastSweep func() (spec *tune.Spec, res *tune.Result, finished bool)
 }
 
 // View is the Tune view. Its methods must be called on the Fyne goroutine.
 type View struct {
 	b Backend
 
-	unavailable                          *widget.Label
-	flag                                 *widget.Select
-	values                               *widget.Entry
-	dimsBox                              *fyne.Container
-	mode                                 *widget.RadioGroup
-	contexts, concurrency, dur           *widget.Entry
-	objective, objArg, constraint        *widget.Entry
+	unavailable                *widget.Label
+	flag                       *widget.Select
+	values                     *widget.Entry
+	dimsBox                    *fyne.Container
+	mode                       *widget.RadioGroup
+	contexts, concurrency, dur *widget.Entry
+	constraint                 *widget.Entry
+	// objective offers tune.ObjectiveChoices and takes any objective typed.
+	objective                            *widget.SelectEntry
+	objectiveChoices                     []string
 	summary, status, verdict             *widget.Label
 	progress                             *progress.Bar
 	addBtn, startBtn, stopBtn, resumeBtn *widget.Button
@@ -110,20 +122,50 @@ func New(b Backend) *View {
 	return v
 }
 
+// Rejudge shows the sweep on screen again as the history now holds it,
+// when it is the last sweep and none runs: History deleted runs, and a
+// verdict that still counted them would read as if they were kept.
+func (v *View) Rejudge() {
+	if v.Running() || v.b.LastSweep == nil || v.doc == nil {
+		return
+	}
+	if s, res, finished := v.b.LastSweep(); s != nil && s.ID == v.doc.SweepID {
+		v.reopen(s, res, finished)
+	}
+}
+
 // reopen shows the last sweep as RigBench left it: its form, and its
 // verdict when every variant is in the history, else Resume.
-func (v *View) reopen(s *tune.Spec, res *tune.Result, complete bool) {
+func (v *View) reopen(s *tune.Spec, res *tune.Result, finished bool) {
 	v.fill(*s)
 	v.spec = s
-	if complete && res != nil {
+	if finished && res != nil {
 		v.Show(res.Document())
-		v.status.SetText(fmt.Sprintf("Sweep %s: all %d variants are in History (tag %s). Start runs the form again as a new sweep.",
-			s.ID, len(res.Variants), tune.Tag(s.ID)))
+		gone := 0
+		for _, vr := range res.Variants {
+			if vr.Status == tune.NotRun {
+				gone++
+			}
+		}
+		if gone == 0 {
+			v.status.SetText(fmt.Sprintf("Sweep %s: all %s are in History (tag %s). Start runs the form again as a new sweep.",
+				s.ID, wording.Count(len(res.Variants), "variant"), tune.Tag(s.ID)))
+			return
+		}
+		// A finished sweep keeps its verdict when runs of it are deleted:
+		// judged from the rest, with Resume to measure them again.
+		v.resumeBtn.Enable()
+		was, it := "were", "them"
+		if gone == 1 {
+			was, it = "was", "it"
+		}
+		v.status.SetText(fmt.Sprintf("Sweep %s finished; %d of its %s %s deleted from History since, so the verdict above is judged without %s. Resume measures %s again.",
+			s.ID, gone, wording.Count(len(res.Variants), "variant"), was, it, it))
 		return
 	}
 	v.resumeBtn.Enable()
-	v.status.SetText(fmt.Sprintf("Sweep %s (%s) stopped before its %d variants were measured: Resume measures the rest; those in History are kept.",
-		s.ID, dimsText(s.Dimensions), len(s.Variants())))
+	v.status.SetText(fmt.Sprintf("Sweep %s (%s) stopped before its %s were measured: Resume measures the rest; those in History are kept.",
+		s.ID, dimsText(s.Dimensions), wording.Count(len(s.Variants()), "variant")))
 }
 
 // buildControls makes the buttons, the progress, status and verdict.
@@ -241,6 +283,10 @@ func (v *View) Rows() [][]string { return v.rows }
 
 // CanApply reports whether Apply to Launch is enabled.
 func (v *View) CanApply() bool { return !v.applyBtn.Disabled() }
+
+// CanResume reports whether Resume is enabled: a sweep cut off, or one
+// whose runs were deleted from History since it finished.
+func (v *View) CanResume() bool { return !v.resumeBtn.Disabled() }
 
 // Running reports whether a sweep is going.
 func (v *View) Running() bool { return v.job.Running() }

@@ -1,7 +1,6 @@
 package tuneview_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -9,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/ui/tuneview"
@@ -48,9 +48,16 @@ func TestShowImportedSweep(t *testing.T) {
 	}
 }
 
+// demoSweep is the app's Sweep on the demo, as the root builds it
+// (Services.Sweep with the chosen target filled in).
+func demoSweep(in tune.SpecInput) (*tune.Runner, error) {
+	in.Target = session.TargetInput{Kind: session.Demo, SimSpeed: "50"}
+	return in.Runner(session.Launching{})
+}
+
 func TestAddDimensionRefusesBadInput(t *testing.T) {
 	test.NewTempApp(t)
-	v := tuneview.New(tuneview.Backend{})
+	v := tuneview.New(tuneview.Backend{Sweep: demoSweep})
 	for _, c := range [][2]string{{"", "1"}, {"--kv-cache-dtype", "int3"}, {"--api-key", "a,b"}, {"--max-num-seqs", ""}} {
 		if err := v.AddDimension(c[0], c[1]); err == nil {
 			t.Errorf("%q = %q was accepted", c[0], c[1])
@@ -59,8 +66,8 @@ func TestAddDimensionRefusesBadInput(t *testing.T) {
 	if err := v.AddDimension("--enable-prefix-caching", "on,off"); err != nil {
 		t.Fatal(err)
 	}
-	// Without a runner there is no estimate, but the summary counts the
-	// variants: the base and both states of the switch.
+	// The summary counts the variants: the base and both states of the
+	// switch.
 	if s := v.Summary(); !strings.HasPrefix(s, "3 variants") {
 		t.Errorf("summary %q", s)
 	}
@@ -84,7 +91,7 @@ func TestSweepChartShowsUncertaintyAboveTheTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := tuneview.New(tuneview.Backend{OnExport: func(*tune.Doc) {}, OnImport: func() {}})
+	v := tuneview.New(tuneview.Backend{Sweep: demoSweep, OnExport: func(*tune.Doc) {}, OnImport: func() {}})
 	if s := v.Summary(); strings.Contains(s, "--vary") || !strings.Contains(s, "press Add") {
 		t.Errorf("an empty form says %q, want the app's way to add a flag, not the CLI's --vary", s)
 	}
@@ -160,9 +167,12 @@ func TestEstimateStaysBelowTheForm(t *testing.T) {
 func TestPrefillKeepsTheAdvice(t *testing.T) {
 	test.NewTempApp(t)
 	var built []tune.Spec
-	v := tuneview.New(tuneview.Backend{Runner: func(s tune.Spec) (*tune.Runner, error) {
-		built = append(built, s)
-		return nil, errors.New("no runner in this test")
+	v := tuneview.New(tuneview.Backend{Sweep: func(in tune.SpecInput) (*tune.Runner, error) {
+		r, err := demoSweep(in)
+		if err == nil {
+			built = append(built, r.Spec)
+		}
+		return r, err
 	}})
 	var base vllm.LaunchConfig
 	base.Set("--max-num-seqs", "2")
@@ -220,4 +230,48 @@ func TestSweepShowsTradeOff(t *testing.T) {
 	if mw := v.Content().MinSize().Width; mw > 860 {
 		t.Errorf("with the trade-off chart the view needs %.0f units, more than a 900 px window holds", mw)
 	}
+}
+
+// Issue 41 minor 16: the Objective field offers its choices (it was free
+// text with the names in a placeholder); each choice picked reads as a
+// sweep the form accepts on its default workload, and a typed objective
+// still counts.
+func TestObjectiveOffersItsChoices(t *testing.T) {
+	test.NewTempApp(t)
+	v := tuneview.New(tuneview.Backend{Sweep: demoSweep})
+	if err := v.AddDimension("--enable-prefix-caching", "on,off"); err != nil {
+		t.Fatal(err)
+	}
+	choices := v.ObjectiveChoices()
+	if len(choices) < 6 {
+		t.Fatalf("the Objective field offers %v", choices)
+	}
+	for _, c := range choices {
+		if !v.PickObjective(c) {
+			t.Fatalf("%q could not be picked", c)
+		}
+		s, err := demoInput(v).Spec()
+		if err != nil {
+			t.Errorf("objective %q: the form refuses it: %v", c, err)
+			continue
+		}
+		if got, _ := v.Objective(); got != c || !strings.HasPrefix(s.Objective.String(), strings.Split(c, "@")[0]) {
+			t.Errorf("picked %q: the field reads %q, the sweep's objective %q", c, got, s.Objective.String())
+		}
+	}
+	if v.PickObjective("fastest") {
+		t.Error("a choice that is not offered was picked")
+	}
+	v.SetObjective("ttft-p90@1Kx8", "")
+	if s, err := demoInput(v).Spec(); err != nil || s.Objective.String() != "ttft-p90@1Kx8" {
+		t.Errorf("typed objective: %v, %v", s.Objective, err)
+	}
+}
+
+// demoInput is the form's sweep aimed at the demo (the app sets the
+// target from the Launch page).
+func demoInput(v *tuneview.View) tune.SpecInput {
+	in := v.Input()
+	in.Target = session.TargetInput{Kind: session.Demo}
+	return in
 }

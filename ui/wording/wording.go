@@ -4,6 +4,7 @@
 package wording
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -31,4 +32,14 @@ func LowerFirst(s string) string {
 	}
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// Count is "1 run" or "n runs": a count with its noun in the number the
+// count asks for (a regular plural, noun + "s"), so no status reads
+// "1 variants".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

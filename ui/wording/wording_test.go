@@ -25,3 +25,13 @@ func TestSentence(t *testing.T) {
 		t.Error("LowerFirst of blank is not blank")
 	}
 }
+
+// TestCount: a count agrees with its noun; Tune's form read "1 variants"
+// for a sweep of one variant (issue 41 item 16).
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0 variants", 1: "1 variant", 2: "2 variants", 12: "12 variants"} {
+		if got := Count(n, "variant"); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -33,9 +33,14 @@ func UniqueLabel() docker.Option {
 // Launcher connects to the daemon with opts and builds the simulator image
 // (simimage.DefaultTag) once per test binary. Without a daemon the test
 // fails when CI=true and skips otherwise. The launcher is closed when the
-// test ends.
+// test ends. Under -short (make test-quick) it skips: a container's start
+// takes seconds to tens of seconds, building the image longer, and the
+// daemon is shared with whatever else runs on the machine.
 func Launcher(ctx context.Context, t testing.TB, opts ...docker.Option) *docker.Launcher {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts containers in the Docker daemon: skipped with -short (make test runs it)")
+	}
 	l, err := docker.New(ctx, opts...)
 	if err != nil {
 		if os.Getenv("CI") == "true" {

@@ -128,6 +128,40 @@ type legendEntry struct {
 
 const thumbW = vg.Length(22)
 
+// Legend labels of the marks every chart draws the same way: a hollow
+// marker for a cell whose requests queued, a bar for a 95% interval.
+// Written once, so the lines charts and the Pareto chart key the same
+// marker in the same words (they said "hollow marker: …" and "hollow: …").
+const (
+	queuedKey   = "hollow marker: Requests queued (server did not hold all N)"
+	intervalKey = "bar: 95% interval"
+)
+
+// markerKeys are the legend entries for the marks a chart drew: the
+// queued marker when some point queued, the interval bar when some point
+// has one (both axes' bars with cross, as the Pareto chart draws them).
+func markerKeys(th Theme, queued, ci, cross bool) []legendEntry {
+	var out []legendEntry
+	if queued {
+		out = append(out, legendEntry{label: queuedKey, thumb: func(c *draw.Canvas, pt vg.Point) {
+			drawMarker(c, shapeCircle, pt, 3.5, th.Muted, th.Background, true)
+		}})
+	}
+	if ci {
+		out = append(out, legendEntry{label: intervalKey, thumb: func(c *draw.Canvas, pt vg.Point) {
+			st := draw.LineStyle{Color: th.Muted, Width: 1}
+			c.StrokeLine2(st, pt.X, pt.Y-4, pt.X, pt.Y+4)
+			if cross {
+				c.StrokeLine2(st, pt.X-6, pt.Y, pt.X+6, pt.Y)
+				return
+			}
+			c.StrokeLine2(st, pt.X-3, pt.Y-4, pt.X+3, pt.Y-4)
+			c.StrokeLine2(st, pt.X-3, pt.Y+4, pt.X+3, pt.Y+4)
+		}})
+	}
+	return out
+}
+
 // drawLegend lays entries out below the chart: rows of entries that wrap
 // when the line is full, or one entry per line when perLine is set (for
 // long run labels). It returns the canvas above the legend.

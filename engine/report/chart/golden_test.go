@@ -168,3 +168,22 @@ func TestEnergyNoDataSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreliableCellSaysWhy: the chart matrix showed "Unreliable" alone;
+// like every matrix it now says why on the cell, the reason's head under
+// the status.
+func TestUnreliableCellSaysWhy(t *testing.T) {
+	run := &rundoc.Run{Schema: rundoc.Schema, UUID: "u", Plan: rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 4}},
+		Cells: []rundoc.Cell{
+			{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 47.8, TTFTMs: 190},
+			{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 4, Status: rundoc.StatusUnreliable, TotalTokS: 165,
+				Reason: rundoc.UnreliableReason("counter -90%", "the server counted 1,238 generated tokens, RigBench 12,380")},
+		}}
+	var buf bytes.Buffer
+	if err := chart.Render(&buf, chart.Matrix, []*rundoc.Run{run}, chart.Options{Format: chart.SVG}); err != nil {
+		t.Fatal(err)
+	}
+	if svg := buf.String(); !strings.Contains(svg, ">Unreliable</text>") || !strings.Contains(svg, ">counter -90%</text>") {
+		t.Errorf("the matrix's Unreliable cell does not say why")
+	}
+}

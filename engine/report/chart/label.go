@@ -128,10 +128,12 @@ var facts = []fact{
 		return r.Plan.PromptsLabel() + " prompts"
 	}},
 	{"server", func(r *rundoc.Run) string {
-		if r.Simulated {
-			return "simulated"
+		// An imported file that does not say what served it is "not
+		// known", never assumed real (rundoc.Run.ServerLabel).
+		if l := r.ServerLabel(); l != rundoc.ServerNotKnown {
+			return l
 		}
-		return "real"
+		return "server " + rundoc.ServerNotKnown
 	}},
 }
 

@@ -271,7 +271,7 @@ func newPlot(th Theme) *plot.Plot {
 // comparison, and the keys to hollow markers when a cell queued and to
 // error bars when a point has one.
 func legendFor(kind Kind, runs []*rundoc.Run, lines []series, contexts []int, queued, ci bool, th Theme) [][]legendEntry {
-	var first, second, third []legendEntry
+	var first, second []legendEntry
 	lineThumb := func(s series, marker bool) func(*draw.Canvas, vg.Point) {
 		return func(c *draw.Canvas, pt vg.Point) {
 			c.StrokeLine2(draw.LineStyle{Color: s.color, Width: 1.5, Dashes: s.dashes}, pt.X-thumbW/2, pt.Y, pt.X+thumbW/2, pt.Y)
@@ -306,20 +306,7 @@ func legendFor(kind Kind, runs []*rundoc.Run, lines []series, contexts []int, qu
 			second = append(second, legendEntry{label: "C = " + rundoc.ContextLabel(ctx), thumb: lineThumb(lines[ci], true)})
 		}
 	}
-	if queued {
-		third = append(third, legendEntry{label: "hollow marker: Requests queued (server did not hold all N)", thumb: func(c *draw.Canvas, pt vg.Point) {
-			drawMarker(c, shapeCircle, pt, 3.5, th.Muted, th.Background, true)
-		}})
-	}
-	if ci {
-		third = append(third, legendEntry{label: "bar: 95% interval", thumb: func(c *draw.Canvas, pt vg.Point) {
-			st := draw.LineStyle{Color: th.Muted, Width: 1}
-			c.StrokeLine2(st, pt.X, pt.Y-4, pt.X, pt.Y+4)
-			c.StrokeLine2(st, pt.X-3, pt.Y-4, pt.X+3, pt.Y-4)
-			c.StrokeLine2(st, pt.X-3, pt.Y+4, pt.X+3, pt.Y+4)
-		}})
-	}
-	return [][]legendEntry{first, second, third}
+	return [][]legendEntry{first, second, markerKeys(th, queued, ci, false)}
 }
 
 // linePlotter draws a series as a polyline through its points with a

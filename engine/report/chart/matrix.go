@@ -99,6 +99,7 @@ var shortStatus = map[rundoc.Status][]string{
 	rundoc.StatusExceedsLength: {"Exceeds model length", "Too long"},
 	rundoc.StatusFailed:        {"Failed"},
 	rundoc.StatusCancelled:     {"Cancelled", "Cancel."},
+	rundoc.StatusUnreliable:    {"Unreliable", "Unrel."},
 }
 
 // drawCell paints one matrix cell: the throughput colour and figures of a
@@ -124,13 +125,24 @@ func drawCell(c draw.Canvas, rect vg.Rectangle, cell *rundoc.Cell, max float64, 
 			words = []string{string(cell.Status)}
 		}
 		sty := aligned(textStyle(fontFor(h, 0.3, 8), th.Muted, false), draw.XCenter, draw.YCenter)
+		// An Unreliable cell says why on the cell, as every matrix does
+		// (METHOD.md: Status): its first reason's head on a second line.
+		at := mid
+		head := ""
+		if cell.Status == rundoc.StatusUnreliable && h >= 20 {
+			if head = rundoc.UnreliableHead(cell); head != "" {
+				at = vg.Point{X: mid.X, Y: mid.Y + h*0.12}
+				small := shrink(aligned(textStyle(fontFor(h, 0.24, 7), th.Muted, false), draw.XCenter, draw.YCenter), head, w-4)
+				c.FillText(small, vg.Point{X: mid.X, Y: mid.Y - h*0.16}, head)
+			}
+		}
 		for _, s := range words {
 			if sty.Width(s) <= w-4 {
-				c.FillText(sty, mid, s)
+				c.FillText(sty, at, s)
 				return
 			}
 		}
-		c.FillText(shrink(sty, words[len(words)-1], w-4), mid, words[len(words)-1])
+		c.FillText(shrink(sty, words[len(words)-1], w-4), at, words[len(words)-1])
 		return
 	}
 	t := v / max

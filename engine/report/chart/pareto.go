@@ -191,18 +191,7 @@ func drawPareto(c draw.Canvas, title, sub string, series []ParetoSeries, th Them
 			c.StrokeLine2(frontierStyle(th), pt.X-thumbW/2, pt.Y, pt.X+thumbW/2, pt.Y)
 		}})
 	}
-	if queued {
-		second = append(second, legendEntry{label: "hollow: Requests queued", thumb: func(c *draw.Canvas, pt vg.Point) {
-			drawMarker(c, shapeCircle, pt, 3.5, th.Muted, th.Background, true)
-		}})
-	}
-	if ci {
-		second = append(second, legendEntry{label: "bars: 95% intervals", thumb: func(c *draw.Canvas, pt vg.Point) {
-			st := draw.LineStyle{Color: th.Muted, Width: 1}
-			c.StrokeLine2(st, pt.X, pt.Y-4, pt.X, pt.Y+4)
-			c.StrokeLine2(st, pt.X-6, pt.Y, pt.X+6, pt.Y)
-		}})
-	}
+	second = append(second, markerKeys(th, queued, ci, true)...)
 	c = drawLegend(c, th, [][]legendEntry{first, second}, []bool{len(series) > 3, false})
 	if len(xs) == 0 {
 		drawNoData(c, th, "no decode cell produced both total and per-request tok/s")
@@ -305,7 +294,7 @@ func FrontierText(series []ParetoSeries, context int) []string {
 		s := series[r.S]
 		name := cmp.Or(s.Short, s.Label)
 		p := s.Points[r.P]
-		out = append(out, fmt.Sprintf("%s×%d (%s): %.1f tok/s per request, %.1f total", rundoc.ContextLabel(context), p.Concurrency,
+		out = append(out, fmt.Sprintf("%s (%s): %.1f tok/s per request, %.1f total", rundoc.CellName(context, p.Concurrency),
 			name, p.PerRequest, p.Total))
 	}
 	return out

@@ -79,3 +79,35 @@ func TestParetoChart(t *testing.T) {
 		t.Errorf("an empty run's trade-off chart does not say Not enough data (%v)", err)
 	}
 }
+
+// The lines charts and the Pareto chart key the same marks (a queued
+// cell's hollow marker, a 95% interval's bar) in the same words (issue 42
+// item 5: one said "hollow marker: …" and "bar: 95% interval", the other
+// "hollow: …" and "bars: 95% intervals").
+func TestLegendsWordMarkersAlike(t *testing.T) {
+	cell := func(n int, total, ci float64, st rundoc.Status) rundoc.Cell {
+		return rundoc.Cell{Phase: rundoc.PhaseDecode, Context: 1024, Concurrency: n, Status: st,
+			TotalTokS: total, TotalTokSCI95: ci, PerRequestTokS: total / float64(n), PerRequestTokSCI95: ci / float64(n)}
+	}
+	run := &rundoc.Run{Schema: rundoc.Schema, UUID: "7d0e8a1c-2b3f-4a5e-9c6d-1e2f3a4b5c6d", Status: rundoc.RunComplete,
+		Plan:  rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{1, 4, 16}, DurationS: 30, MaxOutput: 64},
+		Cells: []rundoc.Cell{cell(1, 50, 1, rundoc.StatusValid), cell(4, 180, 4, rundoc.StatusValid), cell(16, 260, 9, rundoc.StatusQueued)}}
+	svg := func(kind chart.Kind) string {
+		var b bytes.Buffer
+		if err := chart.Render(&b, kind, []*rundoc.Run{run}, chart.Options{Format: chart.SVG}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	lines, pareto := svg(chart.DecodeTotal), svg(chart.Pareto)
+	for _, key := range []string{"hollow marker: Requests queued (server did not hold all N)", "bar: 95% interval"} {
+		if !strings.Contains(lines, ">"+key+"<") || !strings.Contains(pareto, ">"+key+"<") {
+			t.Errorf("the lines chart (%v) and the Pareto chart (%v) do not both key %q", strings.Contains(lines, key), strings.Contains(pareto, key), key)
+		}
+	}
+	for _, old := range []string{">hollow: ", "bars: 95% intervals"} {
+		if strings.Contains(pareto, old) {
+			t.Errorf("the Pareto chart still says %q", old)
+		}
+	}
+}
