@@ -205,11 +205,20 @@ func checkForeign(ctx context.Context, abs string) error {
 		return nil
 	}
 	defer db.Close()
-	version, err := userVersion(ctx, db)
+	// The version and the tables are read in one read transaction, one
+	// snapshot: read apart, another RigBench's first migration could
+	// commit between them (version 0, then its tables), and a new history
+	// being created beside us looked like another application's file.
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil
 	}
-	rows, err := db.QueryContext(ctx, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+	defer tx.Rollback()
+	var version int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
 	if err != nil {
 		return nil
 	}
