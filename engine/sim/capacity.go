@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/vllm"
@@ -29,24 +28,27 @@ type kvSizing struct {
 	tokens         int // numBlocks × BlockSize: "GPU KV cache size"
 }
 
-// sizeKV computes the KV cache the way vLLM does after profiling:
-// available = gpu_memory_utilization × total − non-KV memory, and the cache
-// is as many whole blocks as fit. An fp8 cache halves the bytes per token and
+// sizeKV computes the KV cache the way vLLM does after profiling
+// (vllm.Memory, the rule engine/predict predicts with): available =
+// gpu_memory_utilization × total − non-KV memory, and the cache is as many
+// whole blocks as fit. An fp8 cache halves the bytes per token and
 // so doubles the capacity.
 func sizeKV(p Profile, util float64, dtype string) (kvSizing, error) {
 	ratio, ok := kvDtypeRatio(dtype)
 	if !ok {
 		return kvSizing{}, fmt.Errorf("api_server.py: error: argument --kv-cache-dtype: invalid choice: '%s' (choose from %s)", dtype, kvDtypeChoices())
 	}
-	s := kvSizing{
-		availableBytes: (util*p.GPUMemoryGiB - p.WeightsGiB - p.ActivationGiB - p.OtherGiB) * giB,
-		bytesPerToken:  float64(p.KVBytesPerToken) * ratio,
+	m := vllm.Memory{
+		TotalGiB: p.GPUMemoryGiB, Utilization: util,
+		WeightsGiB: p.WeightsGiB, ActivationGiB: p.ActivationGiB, OtherGiB: p.OtherGiB,
+		KVBytesPerToken: float64(p.KVBytesPerToken) * ratio, BlockSize: p.BlockSize,
 	}
+	s := kvSizing{availableBytes: m.KVGiB() * giB, bytesPerToken: m.KVBytesPerToken}
 	if s.availableBytes <= 0 {
 		return s, fmt.Errorf("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.")
 	}
-	s.numBlocks = int(math.Floor(s.availableBytes / (s.bytesPerToken * float64(p.BlockSize))))
-	s.tokens = s.numBlocks * p.BlockSize
+	s.numBlocks = m.KVBlocks()
+	s.tokens = m.KVTokens()
 	return s, nil
 }
 

@@ -417,7 +417,7 @@ func (c *core) stepCost(work []chunk) float64 {
 		if w.n == 1 {
 			x := float64(w.start)
 			decodes++
-			attn += p.DecodePerContextTokenS*x + p.DecodeContextQuadS*x*x
+			attn += p.attention(x)
 			continue
 		}
 		a, b := float64(w.start), float64(w.start+w.n)

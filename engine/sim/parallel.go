@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rigbench/rigbench/engine/vllm"
+)
 
 // Link is how a profile's GPUs reach each other, as `nvidia-smi topo -m`
 // names it: the cost of every all-reduce tensor parallelism makes.
@@ -32,10 +36,9 @@ var linkCosts = map[Link]linkCost{
 	LinkPCIe: {stepS: 0.0048, perTokenS: 15e-6},
 }
 
-// tpOverheadGiB is the memory each card of a tensor-parallel server gives
-// to its communication buffers (NCCL and the custom all-reduce) before
-// the KV cache is sized.
-const tpOverheadGiB = 0.3
+// tpOverheadGiB is vllm.TPOverheadGiB, the communication buffers of each
+// card of a multi-card server.
+const tpOverheadGiB = vllm.TPOverheadGiB
 
 // ppStageS is the time one pipeline stage boundary adds to a step (the
 // activations handed to the next card).
@@ -71,10 +74,8 @@ func parallelProfile(p Profile, tp, pp int) (Profile, error) {
 	if n == 1 {
 		return p, nil
 	}
-	f := float64(n)
-	p.GPUMemoryGiB *= f
-	p.ActivationGiB *= f
-	p.OtherGiB = (p.OtherGiB + tpOverheadGiB) * f
+	m := vllm.Spread(vllm.Memory{TotalGiB: p.GPUMemoryGiB, ActivationGiB: p.ActivationGiB, OtherGiB: p.OtherGiB}, n)
+	p.GPUMemoryGiB, p.ActivationGiB, p.OtherGiB = m.TotalGiB, m.ActivationGiB, m.OtherGiB
 	if tp > 1 {
 		link := linkCosts[p.Link]
 		if p.Link == "" {

@@ -311,3 +311,41 @@ func (p *Profile) apiCost(n int) float64 {
 	}
 	return t
 }
+
+// DecodeStepS is the time model's step (see Profile) when b sequences
+// decode at context c each and nothing is prefilled:
+//
+//	step = StepBaseS + DecodePerSeqS × b + b^(q−1) × b × a(c)
+//
+// engine/predict predicts steady decode rates with it (b ÷ step tok/s), so
+// the prediction and the simulator share one time model.
+func (p Profile) DecodeStepS(b int, c float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	q := p.DecodeBatchExponent
+	if q == 0 {
+		q = 1
+	}
+	f := float64(b)
+	return p.StepBaseS + p.DecodePerSeqS*f + p.attention(c)*f*math.Pow(f, q-1)
+}
+
+// attention is a(c), one decoding sequence's attention cost at context c.
+func (p Profile) attention(c float64) float64 {
+	return p.DecodePerContextTokenS*c + p.DecodeContextQuadS*c*c
+}
+
+// PrefillS is the time model's compute for a whole cold prompt of c tokens
+// in one go: PrefillPerTokenS × c + PrefillAttentionS × c².
+func (p Profile) PrefillS(c float64) float64 {
+	return p.PrefillPerTokenS*c + p.PrefillAttentionS*c*c
+}
+
+// APICostS is the API server's time for one request with a prompt of n
+// tokens (the formula is at APILogS).
+func (p Profile) APICostS(n int) float64 { return p.apiCost(n) }
+
+// Parallel is p as one server over tp × pp of its cards sees it (memory
+// and step model; see parallelProfile).
+func Parallel(p Profile, tp, pp int) (Profile, error) { return parallelProfile(p, tp, pp) }

@@ -1,0 +1,135 @@
+package predict
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Card is one NVIDIA card model as its data sheet gives it.
+type Card struct {
+	// Name is the name NVML reports ("NVIDIA GeForce RTX 3060").
+	Name string `json:"name"`
+	// MemoryGiB is the card's memory as NVML reports it (data sheets'
+	// "12 GB" is 12 GiB on GeForce cards; HBM cards report a little less
+	// than their nominal size).
+	MemoryGiB float64 `json:"memory_gib"`
+	// BandwidthGBs is the peak memory bandwidth in GB/s (10⁹ bytes/s).
+	BandwidthGBs float64 `json:"bandwidth_gbs"`
+	// TFLOPS is the dense FP16/BF16 tensor throughput in 10¹² FLOP/s, with
+	// FP32 accumulation (what PyTorch uses), without sparsity. It only
+	// scales the compute terms; a card's efficiencies absorb its error.
+	TFLOPS float64 `json:"tflops"`
+	// Source says where the figures come from.
+	Source string `json:"source"`
+}
+
+// Sources of the known cards' figures.
+const (
+	sourceGeForce = "NVIDIA GeForce product page and architecture whitepaper"
+	sourcePro     = "NVIDIA RTX professional data sheet"
+	sourceDC      = "NVIDIA data-centre data sheet"
+	// SourceDetected: the card was detected, its memory and bandwidth read
+	// from NVML (or the rig's nvidia-smi).
+	SourceDetected = "detected"
+)
+
+// knownCards are the cards users own, with data-sheet figures. Memory is
+// NVML's total (MiB ÷ 1024); bandwidth and TFLOPS are the data sheet's.
+var knownCards = []Card{
+	// GeForce 20 (Turing): FP16 tensor with FP32 accumulate runs at half
+	// rate on GeForce cards.
+	{"NVIDIA GeForce RTX 2060", 6, 336, 26, sourceGeForce},
+	{"NVIDIA GeForce RTX 2060 12GB", 12, 360, 29, sourceGeForce},
+	{"NVIDIA GeForce RTX 2070", 8, 448, 30, sourceGeForce},
+	{"NVIDIA GeForce RTX 2080", 8, 448, 40, sourceGeForce},
+	{"NVIDIA GeForce RTX 2080 Ti", 11, 616, 54, sourceGeForce},
+	{"NVIDIA TITAN RTX", 24, 672, 130, sourceGeForce},
+	// GeForce 30 (Ampere).
+	{"NVIDIA GeForce RTX 3060", 12, 360, 25.6, sourceGeForce},
+	{"NVIDIA GeForce RTX 3060 Ti", 8, 448, 32.4, sourceGeForce},
+	{"NVIDIA GeForce RTX 3070", 8, 448, 40.6, sourceGeForce},
+	{"NVIDIA GeForce RTX 3080", 10, 760, 59.5, sourceGeForce},
+	{"NVIDIA GeForce RTX 3080 12GB", 12, 912, 61, sourceGeForce},
+	{"NVIDIA GeForce RTX 3080 Ti", 12, 912, 68, sourceGeForce},
+	{"NVIDIA GeForce RTX 3090", 24, 936, 71, sourceGeForce},
+	{"NVIDIA GeForce RTX 3090 Ti", 24, 1008, 80, sourceGeForce},
+	// GeForce 40 (Ada).
+	{"NVIDIA GeForce RTX 4060", 8, 272, 30, sourceGeForce},
+	{"NVIDIA GeForce RTX 4060 Ti", 8, 288, 44, sourceGeForce},
+	{"NVIDIA GeForce RTX 4060 Ti 16GB", 16, 288, 44, sourceGeForce},
+	{"NVIDIA GeForce RTX 4070", 12, 504, 58, sourceGeForce},
+	{"NVIDIA GeForce RTX 4070 SUPER", 12, 504, 71, sourceGeForce},
+	{"NVIDIA GeForce RTX 4070 Ti", 12, 504, 80, sourceGeForce},
+	{"NVIDIA GeForce RTX 4070 Ti SUPER", 16, 672, 88, sourceGeForce},
+	{"NVIDIA GeForce RTX 4080", 16, 717, 97, sourceGeForce},
+	{"NVIDIA GeForce RTX 4080 SUPER", 16, 736, 104, sourceGeForce},
+	{"NVIDIA GeForce RTX 4090", 24, 1008, 165, sourceGeForce},
+	// GeForce 50 (Blackwell).
+	{"NVIDIA GeForce RTX 5060 Ti", 16, 448, 95, sourceGeForce},
+	{"NVIDIA GeForce RTX 5070", 12, 672, 123, sourceGeForce},
+	{"NVIDIA GeForce RTX 5070 Ti", 16, 896, 176, sourceGeForce},
+	{"NVIDIA GeForce RTX 5080", 16, 960, 225, sourceGeForce},
+	{"NVIDIA GeForce RTX 5090", 32, 1792, 419, sourceGeForce},
+	// RTX professional (Ampere, Ada, Blackwell).
+	{"NVIDIA RTX A4000", 16, 448, 77, sourcePro},
+	{"NVIDIA RTX A5000", 24, 768, 111, sourcePro},
+	{"NVIDIA RTX A6000", 48, 768, 155, sourcePro},
+	{"NVIDIA RTX 4000 Ada Generation", 20, 360, 107, sourcePro},
+	{"NVIDIA RTX 5000 Ada Generation", 32, 576, 261, sourcePro},
+	{"NVIDIA RTX 6000 Ada Generation", 48, 960, 364, sourcePro},
+	{"NVIDIA RTX PRO 6000 Blackwell", 96, 1792, 504, sourcePro},
+	// DGX Spark: one GB10 with 128 GB of memory shared with the CPU.
+	{"NVIDIA GB10", 128, 273, 100, "NVIDIA DGX Spark data sheet"},
+	// Data centre.
+	{"NVIDIA A100-PCIE-40GB", 39.5, 1555, 312, sourceDC},
+	{"NVIDIA A100-SXM4-80GB", 79.3, 2039, 312, sourceDC},
+	{"NVIDIA H100 PCIe", 79.6, 2000, 756, sourceDC},
+	{"NVIDIA H100 80GB HBM3", 79.19, 3352, 989, sourceDC},
+	{"NVIDIA H200", 139.8, 4800, 989, sourceDC},
+	{"NVIDIA B200", 178.4, 8000, 2250, sourceDC},
+}
+
+// Cards lists the known cards, in the table's order (by family and size).
+func Cards() []Card { return append([]Card(nil), knownCards...) }
+
+// FindCard looks a card up by name. It accepts NVML's name and the short
+// names users type: "RTX 4090", "4090", "rtx3060", "H100". An exact match
+// (case and "NVIDIA "/"GeForce " ignored) wins; otherwise the one card
+// whose name contains what was typed; several such cards are an error
+// listing them, none an error saying the table.
+func FindCard(name string) (Card, error) {
+	want := normCard(name)
+	if want == "" {
+		return Card{}, fmt.Errorf("name a card, such as %q", "RTX 4090")
+	}
+	var hits []Card
+	for _, c := range knownCards {
+		n := normCard(c.Name)
+		if n == want {
+			return c, nil
+		}
+		if strings.Contains(n, want) {
+			hits = append(hits, c)
+		}
+	}
+	switch len(hits) {
+	case 1:
+		return hits[0], nil
+	case 0:
+		return Card{}, fmt.Errorf("RigBench does not know the card %q: 'rigbench-cli predict --list-cards' lists the ones it knows", name)
+	}
+	names := make([]string, len(hits))
+	for i, h := range hits {
+		names[i] = h.Name
+	}
+	return Card{}, fmt.Errorf("%q could be %s: give the full name", name, strings.Join(names, ", "))
+}
+
+// normCard is a card name without vendor words, spaces, dashes and case.
+func normCard(s string) string {
+	s = strings.ToLower(s)
+	for _, w := range []string{"nvidia", "geforce"} {
+		s = strings.ReplaceAll(s, w, "")
+	}
+	return strings.NewReplacer(" ", "", "-", "", "_", "").Replace(s)
+}

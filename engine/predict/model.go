@@ -1,0 +1,222 @@
+package predict
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/rigbench/rigbench/engine/sim"
+	"github.com/rigbench/rigbench/engine/vllm"
+)
+
+// Model is what a prediction needs to know of a model.
+type Model struct {
+	// ID is the Hugging Face id.
+	ID string `json:"id"`
+	// WeightsGiB is what the weights take on the card(s): the sum of the
+	// model's *.safetensors files, else parameters × bytes per parameter.
+	WeightsGiB float64 `json:"weights_gib"`
+	// Params is the parameter count a token passes through (the active
+	// ones of a mixture of experts): the decode and prefill compute.
+	Params float64 `json:"params"`
+	// KVBytesPerToken is one token's KV cache at 16-bit precision:
+	// 2 (K and V) × attention layers × KV heads × head size × 2 bytes.
+	KVBytesPerToken float64 `json:"kv_bytes_per_token"`
+	// MaxLen is max_position_embeddings: the default and upper bound of
+	// --max-model-len.
+	MaxLen int `json:"max_len"`
+	// Hidden and Vocab size the activation peak of an unknown model
+	// (activationGiB); 0 when the facts come from a simulator profile.
+	Hidden int `json:"hidden,omitempty"`
+	Vocab  int `json:"vocab,omitempty"`
+	// ActivationGiB and OtherGiB are a simulator profile's exact figures
+	// at its default max_num_batched_tokens (Batched); 0 for a model known
+	// from its config, whose activation peak is estimated.
+	ActivationGiB float64 `json:"activation_gib,omitempty"`
+	OtherGiB      float64 `json:"other_gib,omitempty"`
+	Batched       int     `json:"batched,omitempty"`
+	// Source says where the facts come from: SourceProfile, SourceConfig.
+	Source string `json:"source"`
+}
+
+// Sources of a model's facts.
+const (
+	// SourceProfile: a simulator profile's model (the figures it serves).
+	SourceProfile = "simulator profile"
+	// SourceConfig: the model's config.json and safetensors sizes (the
+	// Hugging Face cache, or the Hub).
+	SourceConfig = "config.json"
+)
+
+// params of the simulator's models: the reference run's 4B model and
+// Llama 3.1 8B (its model card), and the tiny test model's, which is its
+// weights at two bytes a parameter.
+var simParams = map[string]float64{
+	vllm.ModelReference: 4.02e9,
+	vllm.ModelH100:      8.03e9,
+	vllm.ModelTiny:      0.27e9,
+}
+
+// ProfileModel is the model a simulator profile serves, with the
+// profile's own figures.
+func ProfileModel(p sim.Profile) Model {
+	return Model{
+		ID: p.Model, WeightsGiB: p.WeightsGiB, Params: simParams[p.Model],
+		KVBytesPerToken: float64(p.KVBytesPerToken), MaxLen: p.ModelMaxLen,
+		ActivationGiB: p.ActivationGiB, OtherGiB: p.OtherGiB, Batched: p.DefaultMaxNumBatchedTokens,
+		Source: SourceProfile,
+	}
+}
+
+// BuiltinModel is the facts of one of the simulator's models, false for
+// any other id.
+func BuiltinModel(id string) (Model, bool) {
+	for _, name := range sim.ProfileNames() {
+		p, _ := sim.ProfileByName(name)
+		if strings.EqualFold(p.Model, id) {
+			return ProfileModel(p), true
+		}
+	}
+	return Model{}, false
+}
+
+// Config is the part of a model's config.json a prediction reads.
+type Config struct {
+	Layers     int     `json:"num_hidden_layers"`
+	Heads      int     `json:"num_attention_heads"`
+	KVHeads    int     `json:"num_key_value_heads"`
+	Hidden     int     `json:"hidden_size"`
+	HeadDim    int     `json:"head_dim"`
+	Vocab      int     `json:"vocab_size"`
+	MaxLen     int     `json:"max_position_embeddings"`
+	TorchDtype string  `json:"torch_dtype"`
+	Dtype      string  `json:"dtype"`
+	Text       *Config `json:"text_config"`
+	// Experts and ExpertsPerToken say a mixture of experts (names vary by
+	// family; the common ones are read).
+	Experts         int `json:"num_experts"`
+	LocalExperts    int `json:"num_local_experts"`
+	ExpertsPerToken int `json:"num_experts_per_tok"`
+	Intermediate    int `json:"intermediate_size"`
+	MoEIntermediate int `json:"moe_intermediate_size"`
+	// Quantization names a pre-quantised checkpoint's method and bits.
+	Quantization *struct {
+		Method string `json:"quant_method"`
+		Bits   int    `json:"bits"`
+	} `json:"quantization_config"`
+}
+
+// maxConfig bounds the config file read: real ones are a few KB.
+const maxConfig = 1 << 20
+
+// ParseConfig reads a config.json. A multimodal model's language part
+// (text_config) is taken when the top level has no layers.
+func ParseConfig(b []byte) (Config, error) {
+	if len(b) > maxConfig {
+		return Config{}, fmt.Errorf("the model's config.json is %d bytes, more than any model's (1 MiB)", len(b))
+	}
+	var c Config
+	if err := json.Unmarshal(b, &c); err != nil {
+		return Config{}, fmt.Errorf("the model's config.json is not valid JSON: %v", err)
+	}
+	if c.Text != nil && c.Layers == 0 {
+		t := *c.Text
+		if t.MaxLen == 0 {
+			t.MaxLen = c.MaxLen
+		}
+		if t.TorchDtype == "" && t.Dtype == "" {
+			t.TorchDtype, t.Dtype = c.TorchDtype, c.Dtype
+		}
+		if t.Quantization == nil {
+			t.Quantization = c.Quantization
+		}
+		c = t
+	}
+	c.Text = nil
+	if c.KVHeads == 0 {
+		c.KVHeads = c.Heads
+	}
+	if c.HeadDim == 0 && c.Heads > 0 {
+		c.HeadDim = c.Hidden / c.Heads
+	}
+	// Bounds far above any model's keep a corrupt config from overflowing.
+	if c.Layers <= 0 || c.KVHeads <= 0 || c.HeadDim <= 0 || c.Layers > 4096 || c.KVHeads > 4096 || c.HeadDim > 1<<16 ||
+		c.Hidden < 0 || c.Hidden > 1<<20 || c.Vocab < 0 || c.Vocab > 1<<24 || c.MaxLen < 0 {
+		return Config{}, fmt.Errorf("the model's config.json lacks its shape (num_hidden_layers, num_attention_heads, hidden_size) or holds impossible values")
+	}
+	return c, nil
+}
+
+// DtypeBytes is the bytes of one element of the model's own dtype (2 for
+// 16-bit, 4 for float32; 2 when the config names none, as vLLM serves
+// most models in 16 bits).
+func (c Config) DtypeBytes() int {
+	d := c.TorchDtype
+	if d == "" {
+		d = c.Dtype
+	}
+	if n := map[string]int{"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}[strings.ToLower(d)]; n > 0 {
+		return n
+	}
+	return 2
+}
+
+// KVBytesPerToken is 2 × layers × KV heads × head size × dtype bytes:
+// one token's KV cache in the model's dtype.
+func (c Config) KVBytesPerToken() float64 {
+	return float64(2 * c.Layers * c.KVHeads * c.HeadDim * c.DtypeBytes())
+}
+
+// ParamsEstimate is the parameters a token passes through, from the
+// shape: embeddings (vocab × hidden, counted once: the output head reads
+// them again in compute, but the estimate only scales compute) plus per
+// layer the attention projections (hidden × (heads + 2 KV heads) × head
+// size + the output projection) and the MLP's three matrices (hidden ×
+// intermediate × 3, times the experts a token uses).
+func (c Config) ParamsEstimate() float64 {
+	h, d := float64(c.Hidden), float64(c.HeadDim)
+	attn := h*float64(c.Heads+2*c.KVHeads)*d + float64(c.Heads)*d*h
+	inter := float64(c.Intermediate)
+	if c.MoEIntermediate > 0 && c.ExpertsPerToken > 0 {
+		inter = float64(c.MoEIntermediate * c.ExpertsPerToken)
+	}
+	if inter == 0 {
+		inter = 4 * h
+	}
+	return float64(c.Vocab)*h + float64(c.Layers)*(attn+3*h*inter)
+}
+
+// ModelFromConfig is a model's facts from its config.json and the total
+// size of its safetensors files in bytes (0 when unknown: the weights are
+// then the parameters at the checkpoint's precision).
+func ModelFromConfig(id string, c Config, safetensorsBytes int64) Model {
+	m := Model{ID: id, Params: c.ParamsEstimate(), KVBytesPerToken: c.KVBytesPerToken(), MaxLen: c.MaxLen,
+		Hidden: c.Hidden, Vocab: c.Vocab, Source: SourceConfig}
+	if safetensorsBytes > 0 {
+		m.WeightsGiB = float64(safetensorsBytes) / vllm.GiB
+	} else {
+		bytes := float64(c.DtypeBytes())
+		if q := c.Quantization; q != nil && q.Bits > 0 {
+			bytes = float64(q.Bits) / 8
+		} else if q != nil && strings.Contains(strings.ToLower(q.Method), "fp8") {
+			bytes = 1
+		}
+		m.WeightsGiB = m.totalParams(c) * bytes / vllm.GiB
+	}
+	return m
+}
+
+// totalParams is every parameter the card holds: all experts, not only
+// the active ones.
+func (m Model) totalParams(c Config) float64 {
+	experts := max(c.Experts, c.LocalExperts)
+	if experts <= 1 || c.ExpertsPerToken <= 0 {
+		return m.Params
+	}
+	h := float64(c.Hidden)
+	active := float64(c.Layers) * 3 * h * float64(c.MoEIntermediate*c.ExpertsPerToken)
+	if c.MoEIntermediate == 0 {
+		active = float64(c.Layers) * 3 * h * float64(c.Intermediate*c.ExpertsPerToken)
+	}
+	return m.Params + active*float64(experts-c.ExpertsPerToken)/float64(c.ExpertsPerToken)
+}
