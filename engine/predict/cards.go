@@ -15,9 +15,10 @@ type Card struct {
 	MemoryGiB float64 `json:"memory_gib"`
 	// BandwidthGBs is the peak memory bandwidth in GB/s (10⁹ bytes/s).
 	BandwidthGBs float64 `json:"bandwidth_gbs"`
-	// TFLOPS is the dense FP16/BF16 tensor throughput in 10¹² FLOP/s, with
-	// FP32 accumulation (what PyTorch uses), without sparsity. It only
-	// scales the compute terms; a card's efficiencies absorb its error.
+	// TFLOPS is the data sheet's dense FP16 tensor throughput in 10¹²
+	// FLOP/s (GeForce: with FP16 accumulate, the figure NVIDIA leads with;
+	// never the sparse one). It only scales the compute terms of the time
+	// model, and a card's efficiencies absorb what it gets wrong.
 	TFLOPS float64 `json:"tflops"`
 	// Source says where the figures come from.
 	Source string `json:"source"`
@@ -36,39 +37,38 @@ const (
 // knownCards are the cards users own, with data-sheet figures. Memory is
 // NVML's total (MiB ÷ 1024); bandwidth and TFLOPS are the data sheet's.
 var knownCards = []Card{
-	// GeForce 20 (Turing): FP16 tensor with FP32 accumulate runs at half
-	// rate on GeForce cards.
-	{"NVIDIA GeForce RTX 2060", 6, 336, 26, sourceGeForce},
-	{"NVIDIA GeForce RTX 2060 12GB", 12, 360, 29, sourceGeForce},
-	{"NVIDIA GeForce RTX 2070", 8, 448, 30, sourceGeForce},
-	{"NVIDIA GeForce RTX 2080", 8, 448, 40, sourceGeForce},
-	{"NVIDIA GeForce RTX 2080 Ti", 11, 616, 54, sourceGeForce},
+	// GeForce 20 (Turing).
+	{"NVIDIA GeForce RTX 2060", 6, 336, 52, sourceGeForce},
+	{"NVIDIA GeForce RTX 2060 12GB", 12, 360, 58, sourceGeForce},
+	{"NVIDIA GeForce RTX 2070", 8, 448, 60, sourceGeForce},
+	{"NVIDIA GeForce RTX 2080", 8, 448, 81, sourceGeForce},
+	{"NVIDIA GeForce RTX 2080 Ti", 11, 616, 108, sourceGeForce},
 	{"NVIDIA TITAN RTX", 24, 672, 130, sourceGeForce},
 	// GeForce 30 (Ampere).
-	{"NVIDIA GeForce RTX 3060", 12, 360, 25.6, sourceGeForce},
-	{"NVIDIA GeForce RTX 3060 Ti", 8, 448, 32.4, sourceGeForce},
-	{"NVIDIA GeForce RTX 3070", 8, 448, 40.6, sourceGeForce},
-	{"NVIDIA GeForce RTX 3080", 10, 760, 59.5, sourceGeForce},
-	{"NVIDIA GeForce RTX 3080 12GB", 12, 912, 61, sourceGeForce},
-	{"NVIDIA GeForce RTX 3080 Ti", 12, 912, 68, sourceGeForce},
-	{"NVIDIA GeForce RTX 3090", 24, 936, 71, sourceGeForce},
-	{"NVIDIA GeForce RTX 3090 Ti", 24, 1008, 80, sourceGeForce},
+	{"NVIDIA GeForce RTX 3060", 12, 360, 51.2, sourceGeForce},
+	{"NVIDIA GeForce RTX 3060 Ti", 8, 448, 64.8, sourceGeForce},
+	{"NVIDIA GeForce RTX 3070", 8, 448, 81.3, sourceGeForce},
+	{"NVIDIA GeForce RTX 3080", 10, 760, 119, sourceGeForce},
+	{"NVIDIA GeForce RTX 3080 12GB", 12, 912, 122, sourceGeForce},
+	{"NVIDIA GeForce RTX 3080 Ti", 12, 912, 136, sourceGeForce},
+	{"NVIDIA GeForce RTX 3090", 24, 936, 142, sourceGeForce},
+	{"NVIDIA GeForce RTX 3090 Ti", 24, 1008, 160, sourceGeForce},
 	// GeForce 40 (Ada).
-	{"NVIDIA GeForce RTX 4060", 8, 272, 30, sourceGeForce},
-	{"NVIDIA GeForce RTX 4060 Ti", 8, 288, 44, sourceGeForce},
-	{"NVIDIA GeForce RTX 4060 Ti 16GB", 16, 288, 44, sourceGeForce},
-	{"NVIDIA GeForce RTX 4070", 12, 504, 58, sourceGeForce},
-	{"NVIDIA GeForce RTX 4070 SUPER", 12, 504, 71, sourceGeForce},
-	{"NVIDIA GeForce RTX 4070 Ti", 12, 504, 80, sourceGeForce},
-	{"NVIDIA GeForce RTX 4070 Ti SUPER", 16, 672, 88, sourceGeForce},
-	{"NVIDIA GeForce RTX 4080", 16, 717, 97, sourceGeForce},
-	{"NVIDIA GeForce RTX 4080 SUPER", 16, 736, 104, sourceGeForce},
-	{"NVIDIA GeForce RTX 4090", 24, 1008, 165, sourceGeForce},
+	{"NVIDIA GeForce RTX 4060", 8, 272, 60, sourceGeForce},
+	{"NVIDIA GeForce RTX 4060 Ti", 8, 288, 88, sourceGeForce},
+	{"NVIDIA GeForce RTX 4060 Ti 16GB", 16, 288, 88, sourceGeForce},
+	{"NVIDIA GeForce RTX 4070", 12, 504, 117, sourceGeForce},
+	{"NVIDIA GeForce RTX 4070 SUPER", 12, 504, 142, sourceGeForce},
+	{"NVIDIA GeForce RTX 4070 Ti", 12, 504, 160, sourceGeForce},
+	{"NVIDIA GeForce RTX 4070 Ti SUPER", 16, 672, 176, sourceGeForce},
+	{"NVIDIA GeForce RTX 4080", 16, 717, 195, sourceGeForce},
+	{"NVIDIA GeForce RTX 4080 SUPER", 16, 736, 209, sourceGeForce},
+	{"NVIDIA GeForce RTX 4090", 24, 1008, 330, sourceGeForce},
 	// GeForce 50 (Blackwell).
-	{"NVIDIA GeForce RTX 5060 Ti", 16, 448, 95, sourceGeForce},
-	{"NVIDIA GeForce RTX 5070", 12, 672, 123, sourceGeForce},
-	{"NVIDIA GeForce RTX 5070 Ti", 16, 896, 176, sourceGeForce},
-	{"NVIDIA GeForce RTX 5080", 16, 960, 225, sourceGeForce},
+	{"NVIDIA GeForce RTX 5060 Ti", 16, 448, 190, sourceGeForce},
+	{"NVIDIA GeForce RTX 5070", 12, 672, 247, sourceGeForce},
+	{"NVIDIA GeForce RTX 5070 Ti", 16, 896, 352, sourceGeForce},
+	{"NVIDIA GeForce RTX 5080", 16, 960, 450, sourceGeForce},
 	{"NVIDIA GeForce RTX 5090", 32, 1792, 419, sourceGeForce},
 	// RTX professional (Ampere, Ada, Blackwell).
 	{"NVIDIA RTX A4000", 16, 448, 77, sourcePro},
