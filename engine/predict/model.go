@@ -99,6 +99,10 @@ type Config struct {
 	ExpertsPerToken int `json:"num_experts_per_tok"`
 	Intermediate    int `json:"intermediate_size"`
 	MoEIntermediate int `json:"moe_intermediate_size"`
+	// TiedEmbeddings says the output head is the input embeddings' matrix
+	// (tie_word_embeddings): it is then held and read once. nil when the
+	// config does not say, which is tied (the Hugging Face default).
+	TiedEmbeddings *bool `json:"tie_word_embeddings"`
 	// Quantization names a pre-quantised checkpoint's method and bits.
 	Quantization *struct {
 		Method string `json:"quant_method"`
@@ -130,6 +134,9 @@ func ParseConfig(b []byte) (Config, error) {
 		if t.Quantization == nil {
 			t.Quantization = c.Quantization
 		}
+		if t.TiedEmbeddings == nil {
+			t.TiedEmbeddings = c.TiedEmbeddings
+		}
 		c = t
 	}
 	c.Text = nil
@@ -141,10 +148,21 @@ func ParseConfig(b []byte) (Config, error) {
 	}
 	// Bounds far above any model's keep a corrupt config from overflowing.
 	if c.Layers <= 0 || c.KVHeads <= 0 || c.HeadDim <= 0 || c.Layers > 4096 || c.KVHeads > 4096 || c.HeadDim > 1<<16 ||
-		c.Hidden < 0 || c.Hidden > 1<<20 || c.Vocab < 0 || c.Vocab > 1<<24 || c.MaxLen < 0 {
+		c.Hidden < 0 || c.Hidden > 1<<20 || c.Vocab < 0 || c.Vocab > 1<<24 || c.MaxLen < 0 ||
+		!within(1<<16, c.Heads, c.Experts, c.LocalExperts, c.ExpertsPerToken) || !within(1<<24, c.Intermediate, c.MoEIntermediate) {
 		return Config{}, fmt.Errorf("the model's config.json lacks its shape (num_hidden_layers, num_attention_heads, hidden_size) or holds impossible values")
 	}
 	return c, nil
+}
+
+// within says every n is in [0, limit].
+func within(limit int, ns ...int) bool {
+	for _, n := range ns {
+		if n < 0 || n > limit {
+			return false
+		}
+	}
+	return true
 }
 
 // DtypeBytes is the bytes of one element of the model's own dtype (2 for
@@ -168,11 +186,15 @@ func (c Config) KVBytesPerToken() float64 {
 }
 
 // ParamsEstimate is the parameters a token passes through, from the
-// shape: embeddings (vocab × hidden, counted once: the output head reads
-// them again in compute, but the estimate only scales compute) plus per
-// layer the attention projections (hidden × (heads + 2 KV heads) × head
-// size + the output projection) and the MLP's three matrices (hidden ×
-// intermediate × 3, times the experts a token uses).
+// shape: the input embeddings (vocab × hidden), the output head (vocab ×
+// hidden again, unless tied to the embeddings: then it is the same
+// matrix, held and read once), and per layer the attention projections
+// (hidden × (heads + 2 KV heads) × head size for Q, K and V, heads × head
+// size × hidden for the output) and the MLP's three matrices (hidden ×
+// intermediate × 3, times the experts a token uses). Norms and biases are
+// left out (well under 0.1%). Llama 3.1 8B: 2 × 128256 × 4096 + 32 ×
+// (4096 × 48 × 128 + 4096² + 3 × 4096 × 14336) = 8.03e9, its model card's
+// figure.
 func (c Config) ParamsEstimate() float64 {
 	h, d := float64(c.Hidden), float64(c.HeadDim)
 	attn := h*float64(c.Heads+2*c.KVHeads)*d + float64(c.Heads)*d*h
@@ -183,7 +205,11 @@ func (c Config) ParamsEstimate() float64 {
 	if inter == 0 {
 		inter = 4 * h
 	}
-	return float64(c.Vocab)*h + float64(c.Layers)*(attn+3*h*inter)
+	embed := float64(c.Vocab) * h
+	if c.TiedEmbeddings != nil && !*c.TiedEmbeddings {
+		embed *= 2
+	}
+	return embed + float64(c.Layers)*(attn+3*h*inter)
 }
 
 // ModelFromConfig is a model's facts from its config.json and the total
