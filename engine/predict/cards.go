@@ -3,6 +3,9 @@ package predict
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rigbench/rigbench/engine/sim"
+	"github.com/rigbench/rigbench/hardware"
 )
 
 // Card is one NVIDIA card model as its data sheet gives it.
@@ -133,3 +136,33 @@ func normCard(s string) string {
 	}
 	return strings.NewReplacer(" ", "", "-", "", "_", "").Replace(s)
 }
+
+// DetectedCard is a card as the hardware snapshot reports it: NVML's (or
+// the rig's nvidia-smi's) name, memory and bandwidth, and the data
+// sheet's TFLOPS when the card is known. ok is false without a GPU or
+// with a GPU that reports no memory.
+func DetectedCard(snap *hardware.Snapshot) (c Card, cards int, ok bool) {
+	if snap == nil || len(snap.GPUs) == 0 {
+		return Card{}, 0, false
+	}
+	g := snap.GPUs[0]
+	c = Card{Name: g.Name, MemoryGiB: float64(g.VRAMTotalBytes) / (1 << 30), BandwidthGBs: g.MemoryBandwidthGBs, Source: SourceDetected}
+	known, err := FindCard(g.Name)
+	if err == nil {
+		c.TFLOPS = known.TFLOPS
+		if c.BandwidthGBs <= 0 {
+			c.BandwidthGBs = known.BandwidthGBs // NVML reported no bus width or clock
+		}
+	}
+	for _, o := range snap.GPUs {
+		if o.Name == g.Name {
+			cards++
+		}
+	}
+	return c, cards, c.MemoryGiB > 0 && c.BandwidthGBs > 0
+}
+
+// ProfileCard is the card a simulator profile imitates, as its stand-in
+// nvidia-smi reports it, and how many the profile's rig has: the card a
+// demo's prediction is for.
+func ProfileCard(p sim.Profile) (Card, int) { return cardOf(p), p.Cards() }

@@ -80,7 +80,7 @@ func fixes(in Input, pr *Prediction) []Fix {
 		for tp := s.TensorParallel + 1; tp <= pr.Cards; tp++ {
 			try(candidate{flags: set("--tensor-parallel-size", strconv.Itoa(tp)), says: fmt.Sprintf("spread the model over %d cards", tp)})
 		}
-		if m.KVGiB <= 0 && pr.Model.Source == SourceConfig {
+		if m.KVGiB <= 0 && pr.Model.WeightBits >= 16 {
 			q := candidate{flags: set("--quantization", "fp8"), weights: pr.Model.WeightsGiB / 2,
 				says: fmt.Sprintf("quantise the weights to 8 bits on load (about %.1f GiB instead of %.1f; a small loss of quality is possible)", pr.Model.WeightsGiB/2, pr.Model.WeightsGiB)}
 			if fitsWith(in, q.flags, q.weights) {

@@ -2,6 +2,8 @@ package predict
 
 import (
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
@@ -16,12 +18,28 @@ func RunCard(r *rundoc.Run) (name string, cards int, ok bool) {
 	cfg := runConfig(r)
 	cards = max(cfg.TensorParallelSize, 1) * max(cfg.PipelineParallelSize, 1)
 	if r.Simulated {
-		return cfg.Profile.GPUName, cards, true
+		return simulatedCard(r, cfg), cards, true
 	}
 	if r.Hardware == nil || len(r.Hardware.GPUs) == 0 {
 		return "", 0, false
 	}
 	return r.Hardware.GPUs[0].Name, cards, true
+}
+
+// simulatedCard is the card a demo run's simulator imitated: its
+// --profile's when its flags name one, else the card of the profile that
+// serves its model (a demo run records its flags, not the profile the
+// front end picked; the profiles serving one model share their card).
+func simulatedCard(r *rundoc.Run, cfg sim.Config) string {
+	if r.Launch != nil && slices.ContainsFunc(r.Launch.Args, func(a string) bool { return a == "--profile" || strings.HasPrefix(a, "--profile=") }) {
+		return cfg.Profile.GPUName
+	}
+	for _, name := range sim.ProfileNames() {
+		if p, _ := sim.ProfileByName(name); p.Model == r.Server.Model {
+			return p.GPUName
+		}
+	}
+	return cfg.Profile.GPUName
 }
 
 // runConfig is the run's launch flags as vLLM (and the simulator) read

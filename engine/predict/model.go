@@ -22,16 +22,18 @@ type Model struct {
 	// KVBytesPerToken is one token's KV cache at 16-bit precision:
 	// 2 (K and V) × attention layers × KV heads × head size × 2 bytes.
 	KVBytesPerToken float64 `json:"kv_bytes_per_token"`
+	// WeightBits is the checkpoint's precision: 16 for BF16/FP16, 8 for
+	// FP8 or 8-bit, 4 for 4-bit quantisations (0: not known).
+	WeightBits int `json:"weight_bits,omitempty"`
 	// MaxLen is max_position_embeddings: the default and upper bound of
 	// --max-model-len.
 	MaxLen int `json:"max_len"`
-	// Hidden and Vocab size the activation peak of an unknown model
-	// (activationGiB); 0 when the facts come from a simulator profile.
+	// Hidden and Vocab size the activation peak (activationGiB).
 	Hidden int `json:"hidden,omitempty"`
 	Vocab  int `json:"vocab,omitempty"`
 	// ActivationGiB and OtherGiB are a simulator profile's exact figures
-	// at its default max_num_batched_tokens (Batched); 0 for a model known
-	// from its config, whose activation peak is estimated.
+	// at its max_num_batched_tokens (Batched); 0 for a model known from
+	// its config, whose activation peak is estimated.
 	ActivationGiB float64 `json:"activation_gib,omitempty"`
 	OtherGiB      float64 `json:"other_gib,omitempty"`
 	Batched       int     `json:"batched,omitempty"`
@@ -48,20 +50,26 @@ const (
 	SourceConfig = "config.json"
 )
 
-// params of the simulator's models: the reference run's 4B model and
-// Llama 3.1 8B (its model card), and the tiny test model's, which is its
-// weights at two bytes a parameter.
-var simParams = map[string]float64{
-	vllm.ModelReference: 4.02e9,
-	vllm.ModelH100:      8.03e9,
-	vllm.ModelTiny:      0.27e9,
+// simFacts are what the simulator's profiles do not say of their models:
+// the parameters (the reference run's 4B model and Llama 3.1 8B from their
+// model cards, the tiny test model's from its weights at two bytes each),
+// the shape that sizes the activation peak, and the weights' precision.
+var simFacts = map[string]struct {
+	params        float64
+	hidden, vocab int
+	bits          int
+}{
+	vllm.ModelReference: {4.02e9, 2560, 151936, 8},
+	vllm.ModelH100:      {8.03e9, 4096, 128256, 16},
+	vllm.ModelTiny:      {0.27e9, 1024, 32000, 16},
 }
 
 // ProfileModel is the model a simulator profile serves, with the
 // profile's own figures.
 func ProfileModel(p sim.Profile) Model {
+	f := simFacts[p.Model]
 	return Model{
-		ID: p.Model, WeightsGiB: p.WeightsGiB, Params: simParams[p.Model],
+		ID: p.Model, WeightsGiB: p.WeightsGiB, Params: f.params, WeightBits: f.bits, Hidden: f.hidden, Vocab: f.vocab,
 		KVBytesPerToken: float64(p.KVBytesPerToken), MaxLen: p.ModelMaxLen,
 		ActivationGiB: p.ActivationGiB, OtherGiB: p.OtherGiB, Batched: p.DefaultMaxNumBatchedTokens,
 		Source: SourceProfile,
@@ -218,16 +226,17 @@ func (c Config) ParamsEstimate() float64 {
 func ModelFromConfig(id string, c Config, safetensorsBytes int64) Model {
 	m := Model{ID: id, Params: c.ParamsEstimate(), KVBytesPerToken: c.KVBytesPerToken(), MaxLen: c.MaxLen,
 		Hidden: c.Hidden, Vocab: c.Vocab, Source: SourceConfig}
+	bits := 8 * c.DtypeBytes()
+	if q := c.Quantization; q != nil && q.Bits > 0 {
+		bits = q.Bits
+	} else if q != nil && strings.Contains(strings.ToLower(q.Method), "fp8") {
+		bits = 8
+	}
+	m.WeightBits = bits
 	if safetensorsBytes > 0 {
 		m.WeightsGiB = float64(safetensorsBytes) / vllm.GiB
 	} else {
-		bytes := float64(c.DtypeBytes())
-		if q := c.Quantization; q != nil && q.Bits > 0 {
-			bytes = float64(q.Bits) / 8
-		} else if q != nil && strings.Contains(strings.ToLower(q.Method), "fp8") {
-			bytes = 1
-		}
-		m.WeightsGiB = m.totalParams(c) * bytes / vllm.GiB
+		m.WeightsGiB = m.totalParams(c) * float64(bits) / 8 / vllm.GiB
 	}
 	return m
 }

@@ -174,10 +174,7 @@ func Profile(card Card, m Model, e Efficiency) sim.Profile {
 	} else {
 		p.DefaultMaxNumSeqs, p.DefaultMaxNumBatchedTokens = 256, 2048
 	}
-	p.ActivationGiB, p.OtherGiB = m.ActivationGiB, m.OtherGiB
-	if p.ActivationGiB == 0 {
-		p.ActivationGiB = activationGiB(m, p.DefaultMaxNumBatchedTokens)
-	}
+	p.ActivationGiB, p.OtherGiB = activationGiB(m, p.DefaultMaxNumBatchedTokens), m.OtherGiB
 	if p.OtherGiB == 0 {
 		p.OtherGiB = otherGiB
 	}
@@ -200,17 +197,23 @@ func (pr *Prediction) SimProfile() sim.Profile { return pr.profile }
 // profiles have 0.8 and 1.1 GiB.
 const otherGiB = 0.9
 
-// activationGiB estimates the profiled activation peak of a model known
-// from its config: a forward pass of max_num_batched_tokens tokens holds
-// their logits in float32 (4 × vocab bytes each) and the layers'
-// intermediates (about 32 × hidden bytes each), plus 0.4 GiB of workspace.
-// It reads the profiles' 2.10 and 4.2 GiB within about 25%.
+// activationGiB is the profiled activation peak of a forward pass of
+// batched tokens. A forward pass holds its tokens' logits in float32 (4 ×
+// vocab bytes each) and the layers' intermediates (about 32 × hidden bytes
+// each), plus 0.4 GiB of workspace; that reads the profiles' 2.10 and
+// 4.2 GiB within about 25%. A profile's model keeps its exact figure at
+// the profile's batch and scales by the estimate's ratio from there, so
+// the same model on another card (another default batch) is sized too.
 func activationGiB(m Model, batched int) float64 {
 	perToken := 4*float64(m.Vocab) + 32*float64(m.Hidden)
 	if perToken == 0 {
-		perToken = 4*150000 + 32*4096
+		perToken = 4*150000 + 32*4096 // a typical model's shape
 	}
-	return 0.4 + float64(batched)*perToken/vllm.GiB
+	est := func(n int) float64 { return 0.4 + float64(n)*perToken/vllm.GiB }
+	if m.ActivationGiB > 0 && m.Batched > 0 {
+		return m.ActivationGiB * est(batched) / est(m.Batched)
+	}
+	return est(batched)
 }
 
 // settingsOf is cfg's sizing with the profile's defaults filled, as

@@ -39,11 +39,8 @@ func input(t *testing.T, name string, args []string, plan rundoc.Plan) predict.I
 	if err != nil {
 		t.Fatal(err)
 	}
-	card := predict.Card{Name: p.GPUName, MemoryGiB: p.GPUMemoryGiB, BandwidthGBs: p.PeakBandwidthGBs, Source: predict.SourceDetected}
-	if k, err := predict.FindCard(p.GPUName); err == nil {
-		card.TFLOPS = k.TFLOPS
-	}
-	return predict.Input{Card: card, Cards: p.Cards(), NVLink: p.Link == sim.LinkNVLink, Model: predict.ProfileModel(p), Args: args, Plan: plan}
+	card, cards := predict.ProfileCard(p)
+	return predict.Input{Card: card, Cards: cards, NVLink: p.Link == sim.LinkNVLink, Model: predict.ProfileModel(p), Args: args, Plan: plan}
 }
 
 // measure runs plan on the demo of profile name with args, at speed.
