@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -73,57 +74,51 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	if *listCards {
 		return printCards(e.stdout)
 	}
-	in := predict.Input{Args: vllmArgs, NVLink: *nvlink}
-	simulated := *demo
+	req := predict.Request{Demo: *demo, GPU: *gpu, Cards: *gpus, NVLink: *nvlink, Model: *model, Args: vllmArgs}
+	if *gpus < 0 {
+		return usagef("--gpus: %d is not a number of cards", *gpus)
+	}
 	switch {
 	case *demo:
 		if *gpu != "" || *rigName != "" {
 			return usagef("--demo predicts for the simulated card: leave out --gpu and --rig")
 		}
-		p, err := sim.ProfileByName(*simProfile)
-		if err != nil {
+		if req.Profile, err = sim.ProfileByName(*simProfile); err != nil {
 			return usagef("--sim-profile: %v", err)
 		}
-		in.Card, in.Cards = predict.ProfileCard(p)
-		if *model == "" {
-			*model = p.Model
+		if req.Model == "" {
+			req.Model = req.Profile.Model
 		}
 	case *gpu != "":
-		c, err := predict.FindCard(*gpu)
-		if err != nil {
+		if _, err := predict.FindCard(*gpu); err != nil {
 			return usagef("--gpu: %v", err)
 		}
-		in.Card, in.Cards = c, 1
 	default:
 		snap, err := hwSnapshot(ctx, e, *rigName, vllm.DefaultImage+":"+vllm.DefaultTag, false, probe.DefaultTimeout)
 		if err != nil {
 			return err
 		}
-		c, n, ok := predict.DetectedCard(&snap)
-		if !ok {
-			why := snap.GPUAbsentReason
-			if why == "" {
-				why = "the card reports no memory size or bandwidth"
-			}
-			return fmt.Errorf("no card to predict for (%s): name one with --gpu, such as --gpu \"RTX 3060\" (--list-cards lists them), or use --demo", why)
+		req.Snapshot = &snap
+	}
+	if _, _, err := req.Card(); err != nil {
+		var nc *predict.ErrNoCard
+		if errors.As(err, &nc) {
+			return fmt.Errorf("no card to predict for (%s): name one with --gpu, such as --gpu \"RTX 3060\" (--list-cards lists them), or use --demo", nc.Why)
 		}
-		in.Card, in.Cards = c, n
+		return err
 	}
-	if *gpus > 0 {
-		in.Cards = *gpus
-	}
-	if *model == "" {
+	if req.Model == "" {
 		return usagef("name the model with --model (a Hugging Face id such as meta-llama/Llama-3.1-8B-Instruct)")
 	}
 	histPath, err := store.ResolvePath(hist.db, e.getenv)
 	if err != nil {
 		return err
 	}
-	m, err := modelFacts(ctx, e, *model, filepath.Join(filepath.Dir(histPath), "models"), *offline, *weights, *kvBytes, *maxLen, *params)
+	m, err := modelFacts(ctx, e, req.Model, filepath.Join(filepath.Dir(histPath), "models"), *offline, *weights, *kvBytes, *maxLen, *params)
 	if err != nil {
 		return err
 	}
-	in.Model = m
+	req.Facts = &m
 	plan := rundoc.DefaultPlan()
 	if *quick {
 		plan = rundoc.QuickPlan()
@@ -134,23 +129,22 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 			pin.Set(field, fs.Lookup(string(field)).Value.String())
 		}
 	}
-	if in.Plan, err = pin.Plan(); err != nil {
+	if req.Plan, err = pin.Plan(); err != nil {
 		return flagError(err)
 	}
-	prior := predict.Prior(in.Card, in.Model.ID)
-	in.Efficiency = prior
 	if !*noLearn {
 		if _, statErr := os.Stat(histPath); statErr == nil {
 			if db, err := store.OpenForReading(ctx, histPath); err == nil {
-				in.Efficiency = predict.LearnFromHistory(ctx, db, prior, in.Card, simulated, nil)
-				db.Close()
+				defer db.Close()
+				req.History = db
 			}
 		}
 	}
-	pr, err := predict.Predict(in)
+	pr, err := req.Do(ctx)
 	if err != nil {
 		return err
 	}
+	simulated := *demo
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
