@@ -127,7 +127,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tags, "tags", "", "comma-separated tags")
 	fs.StringVar(&f.notes, "notes", "", "free-text notes")
 	fs.BoolVar(&f.demo, "demo", false, "benchmark RigBench's built-in simulated vLLM server (no GPU needed)")
-	fs.StringVar(&f.simProfile, "sim-profile", "", "simulator profile with --demo: "+strings.Join(sim.ProfileNames(), ", "))
+	fs.StringVar(&f.simProfile, "sim-profile", "", "simulator profile with --demo: "+strings.Join(sim.ProfileNames(), ", ")+
+		", or a card RigBench knows (\"RTX 4090\"; predict --list-cards), which the demo imitates serving the model as predicted")
 	fs.StringVar(&f.simSpeed, "sim-speed", "1", "with --demo, run the simulator `FACTOR` times faster than the card it imitates, 1 or more (windows shorten; figures stay in the card's time)")
 	fs.BoolVar(&f.noTelemetry, "no-telemetry", false, "do not sample GPU power and clocks")
 	fs.StringVar(&f.resume, "resume", "", "continue run ID of the history (one that stopped, say because its server died): measure only its Failed, Cancelled and missing cells, into the same run, against the server --endpoint, --demo or --launch gives; its other cells stay as they were")

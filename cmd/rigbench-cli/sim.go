@@ -8,13 +8,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rigbench/rigbench/engine/predict"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
 )
 
 func init() {
 	register(&command{
 		name:    "sim",
-		usage:   "sim [--addr 127.0.0.1:8000] [--profile NAME] [--speed S] [vLLM flags…]",
+		usage:   "sim [--addr 127.0.0.1:8000] [--profile NAME|CARD] [--speed S] [vLLM flags…]",
 		summary: "Serve the simulated vLLM server (demo mode, tests) until Ctrl-C.",
 		run:     runSim,
 	})
@@ -47,9 +49,22 @@ func runSim(ctx context.Context, e *env, args []string) error {
 			rest = append(rest, a)
 		}
 	}
+	rest, card := cardProfile(rest)
 	cfg, err := sim.ParseArgs(rest)
 	if err != nil {
 		return exitError{code: 2, err: err}
+	}
+	if card != "" {
+		model := cfg.Model
+		if cfg.Profile.Model == model {
+			model = "" // not given: the default profile's
+		}
+		if cfg.Profile, err = session.SimProfile(card, model); err != nil {
+			return usagef("--profile: %v", err)
+		}
+		if model == "" {
+			cfg.Model = cfg.Profile.Model
+		}
 	}
 	if !explicitHostPort {
 		host, port, err := net.SplitHostPort(addr)
@@ -65,6 +80,32 @@ func runSim(ctx context.Context, e *env, args []string) error {
 		return exitError{code: 1} // already logged in vLLM's words
 	}
 	return err
+}
+
+// cardProfile takes a --profile naming a card rather than a built-in
+// profile out of args, so the simulator's own parser (which knows only its
+// profiles) reads the rest; session.SimProfile makes that card's profile.
+func cardProfile(args []string) (rest []string, card string) {
+	for i := 0; i < len(args); i++ {
+		name, ok := "", false
+		switch a := args[i]; {
+		case a == "--profile" && i+1 < len(args):
+			name, ok = args[i+1], true
+		case strings.HasPrefix(a, "--profile="):
+			name, ok = strings.TrimPrefix(a, "--profile="), true
+		}
+		if _, err := sim.ProfileByName(name); ok && err != nil {
+			if _, cerr := predict.FindCard(name); cerr == nil {
+				if args[i] == "--profile" {
+					i++
+				}
+				card = name
+				continue
+			}
+		}
+		rest = append(rest, args[i])
+	}
+	return rest, card
 }
 
 // printSimHelp lists every flag the simulator acts on, read from the

@@ -54,6 +54,9 @@ func (f *runFlags) targetInput(e *env, set map[string]bool, vllmArgs []string, s
 		if err != nil {
 			return in, usagef("the vLLM flags after -- are not valid: %v", err)
 		}
+		if cfg.Model == "" {
+			cfg.Model = f.model // what a --sim-profile naming a card serves
+		}
 		in.Launch = cfg
 	default:
 		in.Kind = session.Launch

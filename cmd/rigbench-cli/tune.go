@@ -112,7 +112,8 @@ func (f *tuneFlags) parse(e *env, args []string) (set map[string]bool, rest []st
 	fs.StringVar(&f.maxOutput, "max-output", strconv.Itoa(tune.DefaultMaxOutput), "max_tokens of every decode request, in `TOKENS` (8K is 8192)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the sweep document (rigbench.tune/v1, docs/tune.md) to this file")
 	fs.BoolVar(&f.demo, "demo", false, "sweep RigBench's simulated vLLM server (no GPU needed); it takes the same vLLM flags")
-	fs.StringVar(&f.simProfile, "sim-profile", "", "simulator profile with --demo: "+strings.Join(sim.ProfileNames(), ", "))
+	fs.StringVar(&f.simProfile, "sim-profile", "", "simulator profile with --demo: "+strings.Join(sim.ProfileNames(), ", ")+
+		", or a card RigBench knows (\"RTX 4090\"; predict --list-cards), which the demo imitates serving the model as predicted")
 	fs.StringVar(&f.simSpeed, "sim-speed", "1", "with --demo, run the simulator `FACTOR` times faster than the card it imitates")
 	fs.BoolVar(&f.noTelemetry, "no-telemetry", false, "do not sample GPU power and clocks")
 	fs.Var(&f.vary, "vary", "a flag and the values to try, FLAG=V1,V2 (repeatable; dashes optional: kv-cache-dtype=auto,fp8)")

@@ -56,7 +56,8 @@ type TargetInput struct {
 	// figure; it belongs to an endpoint only.
 	URL, APIKey, WeightsGiB string
 	// SimProfile and SimSpeed set the demo's simulator: a profile name
-	// ("" the one the flags name with --profile, else the default) and a
+	// ("" the one the flags name with --profile, else the default), or a
+	// card RigBench knows, imitated as predicted (SimProfile), and a
 	// speed factor from 1 to rundoc.MaxSimSpeed ("" for 1). They belong to
 	// the demo only.
 	SimProfile, SimSpeed string
@@ -210,7 +211,7 @@ func (in TargetInput) Demo() (sim.Config, *rundoc.Launch, error) {
 		return s, nil, &rundoc.FieldError{Field: FieldFlags, Msg: "are not valid for the simulator: " + err.Error()}
 	}
 	if name := strings.TrimSpace(in.SimProfile); name != "" {
-		p, err := sim.ProfileByName(name)
+		p, err := SimProfile(name, in.Launch.Model)
 		if err != nil {
 			return s, nil, &rundoc.FieldError{Field: FieldSimProfile, Msg: ": " + err.Error()}
 		}
