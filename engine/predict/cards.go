@@ -134,8 +134,12 @@ func normCard(s string) string {
 	for _, w := range []string{"nvidia", "geforce"} {
 		s = strings.ReplaceAll(s, w, "")
 	}
-	return strings.NewReplacer(" ", "", "-", "", "_", "").Replace(s)
+	return separators.Replace(s)
 }
+
+// separators are what normCard drops (built once: a Replacer's first use
+// builds its tables).
+var separators = strings.NewReplacer(" ", "", "-", "", "_", "")
 
 // DetectedCard is a card as the hardware snapshot reports it: NVML's (or
 // the rig's nvidia-smi's) name, memory and bandwidth, and the data

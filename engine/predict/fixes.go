@@ -128,13 +128,13 @@ func with(in Input, flags []vllm.FlagValue, weights float64) Input {
 
 // fitsWith says whether the launch fits with the change.
 func fitsWith(in Input, flags []vllm.FlagValue, weights float64) bool {
-	pr, err := Predict(with(in, flags, weights))
+	pr, err := predictOnce(with(in, flags, weights))
 	return err == nil && pr.Fits
 }
 
 // kvWith is the KV cache in tokens with the change (0 when none is left).
 func kvWith(in Input, flags []vllm.FlagValue, weights float64) int {
-	pr, err := Predict(with(in, flags, weights))
+	pr, err := predictOnce(with(in, flags, weights))
 	if err != nil {
 		return 0
 	}
@@ -158,7 +158,7 @@ func smallestCardThatFits(in Input) (Card, bool) {
 		in2 := in
 		in2.Card, in2.Plan = c, zeroPlan
 		in2.Efficiency = Prior(c, in.Model.ID)
-		if pr, err := Predict(in2); err == nil && pr.Fits {
+		if pr, err := predictOnce(in2); err == nil && pr.Fits {
 			return c, true
 		}
 	}

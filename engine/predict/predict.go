@@ -110,6 +110,15 @@ type Cell struct {
 // Predict predicts a launch on a card: its memory split, whether it fits
 // and how to make it fit, and the plan's cells.
 func Predict(in Input) (*Prediction, error) {
+	pr, err := predictOnce(in)
+	if err == nil && !pr.Fits {
+		pr.Fixes = fixes(in, pr)
+	}
+	return pr, err
+}
+
+// predictOnce is Predict without the fixes: what a fix is checked with.
+func predictOnce(in Input) (*Prediction, error) {
 	if in.Card.MemoryGiB <= 0 || in.Card.BandwidthGBs <= 0 {
 		return nil, fmt.Errorf("the card %q has no memory size or bandwidth: name a known card", in.Card.Name)
 	}
@@ -143,7 +152,6 @@ func Predict(in Input) (*Prediction, error) {
 			return nil, fmt.Errorf("the launch flags: %w", ferr)
 		}
 		pr.ShortGiB = shortGiB(pr)
-		pr.Fixes = fixes(in, pr)
 		return pr, nil
 	}
 	pr.Settings.MaxModelLen = maxLen

@@ -2,6 +2,7 @@ package predict
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/vllm"
@@ -124,9 +125,8 @@ var priorProfiles = []string{"rtx3060-12gb", "h100-80gb"}
 func Prior(card Card, model string) Efficiency {
 	var sameCard *Efficiency
 	var all []Efficiency
-	for _, name := range priorProfiles {
-		p, _ := sim.ProfileByName(name)
-		e := ProfileEfficiency(p)
+	for _, pe := range priors() {
+		p, e := pe.p, pe.e
 		all = append(all, e)
 		if normCard(p.GPUName) != normCard(card.Name) {
 			continue
@@ -145,6 +145,22 @@ func Prior(card Card, model string) Efficiency {
 	g.Source, g.Uncertainty = SourceGeneric, uncertaintyGeneric
 	return g
 }
+
+// profilePrior is a prior profile with its efficiencies.
+type profilePrior struct {
+	p sim.Profile
+	e Efficiency
+}
+
+// priors are the prior profiles with their efficiencies, computed once.
+var priors = sync.OnceValue(func() []profilePrior {
+	var out []profilePrior
+	for _, name := range priorProfiles {
+		p, _ := sim.ProfileByName(name)
+		out = append(out, profilePrior{p, ProfileEfficiency(p)})
+	}
+	return out
+})
 
 // mean averages efficiencies field by field.
 func mean(es []Efficiency) Efficiency {
