@@ -12,14 +12,21 @@ import (
 // efficiencies from (predict.History). A demo run records no GPU of this
 // machine, so with simulated every demo run is a candidate and the caller
 // keeps those of its profile's card.
-func (s *DB) RunsOnCard(ctx context.Context, card string, simulated bool, limit int) ([]*rundoc.Run, error) {
+//
+// keep says which runs count toward limit (the card's own: a label that
+// contains "RTX 3080" also names a 3080 Ti); a nil DB has no runs.
+func (s *DB) RunsOnCard(ctx context.Context, card string, simulated bool, limit int, keep func(*rundoc.Run) bool) ([]*rundoc.Run, error) {
+	if s == nil {
+		return nil, nil
+	}
 	f := Filter{GPU: card}
 	if simulated {
 		f.GPU = ""
 	}
-	// Demo and measured runs are mixed in the list: read a few more than
-	// asked for, so limit of the wanted kind are found.
-	f.Limit = 4 * limit
+	// Demo and measured runs, and other cards', are mixed in the list: read
+	// a bounded number more than asked for, so limit of the wanted kind are
+	// found on a history that mixes them.
+	f.Limit = 10 * limit
 	list, err := s.List(ctx, f)
 	if err != nil {
 		return nil, err
@@ -33,7 +40,9 @@ func (s *DB) RunsOnCard(ctx context.Context, card string, simulated bool, limit 
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
+		if keep == nil || keep(r) {
+			out = append(out, r)
+		}
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/predict"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/hardware/probe"
@@ -48,7 +49,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	nvlink := fs.Bool("nvlink", false, "the cards are joined by NVLink (default PCIe)")
 	rigName := fs.String("rig", "", rigUsage+"; its card is read with nvidia-smi in a short-lived container")
 	demo := fs.Bool("demo", false, "predict for the demo's simulated card, learning from demo runs")
-	simProfile := fs.String("sim-profile", "", "with --demo, the simulator profile: "+strings.Join(sim.ProfileNames(), ", "))
+	simProfile := fs.String("sim-profile", "", "with --demo, the simulator profile: "+strings.Join(sim.ProfileNames(), ", ")+", or a card RigBench knows")
 	weights := fs.String("weights-gib", "", "the model's weights in `GiB`, for a model RigBench cannot look up")
 	kvBytes := fs.String("kv-bytes", "", "one token's KV cache in `BYTES` at 16 bits, for a model RigBench cannot look up")
 	maxLen := fs.String("max-len", "", "the model's max_position_embeddings in `TOKENS`, for a model RigBench cannot look up")
@@ -83,7 +84,7 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 		if *gpu != "" || *rigName != "" {
 			return usagef("--demo predicts for the simulated card: leave out --gpu and --rig")
 		}
-		if req.Profile, err = sim.ProfileByName(*simProfile); err != nil {
+		if req.Profile, err = session.SimProfile(*simProfile, *model); err != nil {
 			return usagef("--sim-profile: %v", err)
 		}
 		if req.Model == "" {
@@ -148,7 +149,10 @@ func runPredict(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(predictDoc{Kind: predictKind, Prediction: pr})
+		if err := enc.Encode(predictDoc{Kind: predictKind, Prediction: pr}); err != nil || pr.Fits {
+			return err
+		}
+		return exitError{code: 1} // the JSON says why
 	}
 	printPrediction(e.stdout, pr, simulated)
 	if !pr.Fits {

@@ -97,3 +97,17 @@ func TestPredictLearnsFromTheHistory(t *testing.T) {
 		t.Errorf("--no-learn: exit %d:\n%s", code, out)
 	}
 }
+
+// --json of a launch that does not fit still writes the prediction, and
+// exits 1 as the text does; an ambiguous --gpu lists the candidates.
+func TestPredictJSONDoesNotFitAndAmbiguousCard(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "history.db")
+	code, js, _ := runCLI(t, "predict", "--gpu", "RTX 3060", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--db", db, "--json")
+	var doc predictDoc
+	if code != 1 || json.Unmarshal([]byte(js), &doc) != nil || doc.Fits || len(doc.Fixes) == 0 || doc.Kind != predictKind {
+		t.Errorf("exit %d:\n%s", code, js)
+	}
+	if code, _, errs := runCLI(t, "predict", "--gpu", "H100", "--model", "x/y", "--db", db); code != 2 || !strings.Contains(errs, "H100 PCIe") {
+		t.Errorf("--gpu H100: exit %d, %s", code, errs)
+	}
+}

@@ -42,7 +42,7 @@ const (
 var knownCards = []Card{
 	// GeForce 20 (Turing).
 	{"NVIDIA GeForce RTX 2060", 6, 336, 52, sourceGeForce},
-	{"NVIDIA GeForce RTX 2060 12GB", 12, 360, 58, sourceGeForce},
+	{"NVIDIA GeForce RTX 2060 12GB", 12, 336, 58, sourceGeForce},
 	{"NVIDIA GeForce RTX 2070", 8, 448, 60, sourceGeForce},
 	{"NVIDIA GeForce RTX 2080", 8, 448, 81, sourceGeForce},
 	{"NVIDIA GeForce RTX 2080 Ti", 11, 616, 108, sourceGeForce},
@@ -67,11 +67,12 @@ var knownCards = []Card{
 	{"NVIDIA GeForce RTX 4080", 16, 717, 195, sourceGeForce},
 	{"NVIDIA GeForce RTX 4080 SUPER", 16, 736, 209, sourceGeForce},
 	{"NVIDIA GeForce RTX 4090", 24, 1008, 330, sourceGeForce},
-	// GeForce 50 (Blackwell).
-	{"NVIDIA GeForce RTX 5060 Ti", 16, 448, 190, sourceGeForce},
-	{"NVIDIA GeForce RTX 5070", 12, 672, 247, sourceGeForce},
-	{"NVIDIA GeForce RTX 5070 Ti", 16, 896, 352, sourceGeForce},
-	{"NVIDIA GeForce RTX 5080", 16, 960, 450, sourceGeForce},
+	// GeForce 50 (Blackwell): NVIDIA gives "AI TOPS" (FP4, sparse); dense
+	// FP16 is an eighth of it.
+	{"NVIDIA GeForce RTX 5060 Ti", 16, 448, 95, sourceGeForce},
+	{"NVIDIA GeForce RTX 5070", 12, 672, 124, sourceGeForce},
+	{"NVIDIA GeForce RTX 5070 Ti", 16, 896, 176, sourceGeForce},
+	{"NVIDIA GeForce RTX 5080", 16, 960, 225, sourceGeForce},
 	{"NVIDIA GeForce RTX 5090", 32, 1792, 419, sourceGeForce},
 	// RTX professional (Ampere, Ada, Blackwell).
 	{"NVIDIA RTX A4000", 16, 448, 77, sourcePro},
@@ -96,42 +97,52 @@ var knownCards = []Card{
 func Cards() []Card { return append([]Card(nil), knownCards...) }
 
 // FindCard looks a card up by name. It accepts NVML's name and the short
-// names users type: "RTX 4090", "4090", "rtx3060", "H100". An exact match
-// (case and "NVIDIA "/"GeForce " ignored) wins; otherwise the one card
-// whose name contains what was typed; several such cards are an error
-// listing them, none an error saying the table.
+// names users type: "RTX 4090", "4090", "rtx3060", "4060 Ti". A name equal
+// to a card's (case, spaces, dashes and the words NVIDIA, GeForce and RTX
+// ignored) wins; else the card whose name the typed one contains, the
+// longest such (NVML's "NVIDIA RTX PRO 6000 Blackwell Workstation
+// Edition" is the RTX PRO 6000 Blackwell); else the one card whose name
+// contains it. Several such cards ("H100": PCIe or HBM3) are an error
+// listing them; none, an error pointing at the list.
 func FindCard(name string) (Card, error) {
 	want := normCard(name)
 	if want == "" {
 		return Card{}, fmt.Errorf("name a card, such as %q", "RTX 4090")
 	}
-	var hits []Card
+	var inside []Card
+	var best Card
 	for _, c := range knownCards {
 		n := normCard(c.Name)
 		if n == want {
 			return c, nil
 		}
+		if strings.Contains(want, n) && len(n) > len(normCard(best.Name)) {
+			best = c
+		}
 		if strings.Contains(n, want) {
-			hits = append(hits, c)
+			inside = append(inside, c)
 		}
 	}
-	switch len(hits) {
-	case 1:
-		return hits[0], nil
-	case 0:
+	switch {
+	case best.Name != "":
+		return best, nil
+	case len(inside) == 1:
+		return inside[0], nil
+	case len(inside) == 0:
 		return Card{}, fmt.Errorf("RigBench does not know the card %q: 'rigbench-cli predict --list-cards' lists the ones it knows", name)
 	}
-	names := make([]string, len(hits))
-	for i, h := range hits {
+	names := make([]string, len(inside))
+	for i, h := range inside {
 		names[i] = h.Name
 	}
 	return Card{}, fmt.Errorf("%q could be %s: give the full name", name, strings.Join(names, ", "))
 }
 
-// normCard is a card name without vendor words, spaces, dashes and case.
+// normCard is a card name without vendor and family words, spaces, dashes
+// and case.
 func normCard(s string) string {
 	s = strings.ToLower(s)
-	for _, w := range []string{"nvidia", "geforce"} {
+	for _, w := range []string{"nvidia", "geforce", "rtx"} {
 		s = strings.ReplaceAll(s, w, "")
 	}
 	return separators.Replace(s)
@@ -143,8 +154,10 @@ var separators = strings.NewReplacer(" ", "", "-", "", "_", "")
 
 // DetectedCard is a card as the hardware snapshot reports it: NVML's (or
 // the rig's nvidia-smi's) name, memory and bandwidth, and the data
-// sheet's TFLOPS when the card is known. ok is false without a GPU or
-// with a GPU that reports no memory.
+// sheet's TFLOPS when the card is known. It is the first GPU's, and cards
+// counts the GPUs of that name (a rig of mixed cards is predicted on its
+// first card's kind). ok is false without a GPU, or with one whose memory
+// or bandwidth neither NVML nor the data sheet gives.
 func DetectedCard(snap *hardware.Snapshot) (c Card, cards int, ok bool) {
 	if snap == nil || len(snap.GPUs) == 0 {
 		return Card{}, 0, false
@@ -154,8 +167,13 @@ func DetectedCard(snap *hardware.Snapshot) (c Card, cards int, ok bool) {
 	known, err := FindCard(g.Name)
 	if err == nil {
 		c.TFLOPS = known.TFLOPS
+		// What NVML did not report (a bus width or clock; the memory of a
+		// GB10, which shares it with the CPU) is the data sheet's.
 		if c.BandwidthGBs <= 0 {
-			c.BandwidthGBs = known.BandwidthGBs // NVML reported no bus width or clock
+			c.BandwidthGBs = known.BandwidthGBs
+		}
+		if c.MemoryGiB <= 0 {
+			c.MemoryGiB = known.MemoryGiB
 		}
 	}
 	for _, o := range snap.GPUs {

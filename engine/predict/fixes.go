@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -38,8 +39,9 @@ type candidate struct {
 
 func set(name, value string) []vllm.FlagValue { return []vllm.FlagValue{{Name: name, Value: value}} }
 
-// fixes are the changes that make a launch that does not start start,
-// smallest first: each candidate is predicted again and kept only when it
+// fixes are the changes that make a launch that does not start start, in
+// this order (each changes less of what the user asked for than the
+// next): each candidate is predicted again and kept only when it
 // fits. Memory short of the weights tries more of the card, more cards,
 // 8-bit weights (with the longest max_model_len their cache holds when
 // the model's own is too long) and a larger card; a KV cache too small for
@@ -146,10 +148,7 @@ func kvWith(in Input, flags []vllm.FlagValue, weights float64) int {
 func smallestCardThatFits(in Input) (Card, bool) {
 	cs := Cards()
 	slices.SortStableFunc(cs, func(a, b Card) int {
-		if a.MemoryGiB != b.MemoryGiB {
-			return int(math.Copysign(1, a.MemoryGiB-b.MemoryGiB))
-		}
-		return int(math.Copysign(1, a.BandwidthGBs-b.BandwidthGBs))
+		return cmp.Or(cmp.Compare(a.MemoryGiB, b.MemoryGiB), cmp.Compare(a.BandwidthGBs, b.BandwidthGBs))
 	})
 	for _, c := range cs {
 		if c.MemoryGiB <= in.Card.MemoryGiB {
@@ -165,21 +164,15 @@ func smallestCardThatFits(in Input) (Card, bool) {
 	return Card{}, false
 }
 
-// withFlag is args with every occurrence of flag (either spelling, either
-// form) replaced by `flag value`.
+// withFlag is args with flag set to value, as the launch form sets a flag
+// (vllm.LaunchConfig.Set: every spelling of it, aliases included, replaced).
+// Arguments vLLM's parser refuses are kept, with the flag appended: the
+// prediction then refuses them in vLLM's words.
 func withFlag(args []string, flag, value string) []string {
-	norm := func(s string) string { return strings.ReplaceAll(s, "_", "-") }
-	var out []string
-	for i := 0; i < len(args); i++ {
-		a := norm(args[i])
-		if a == flag {
-			i++ // its value
-			continue
-		}
-		if strings.HasPrefix(a, flag+"=") {
-			continue
-		}
-		out = append(out, args[i])
+	cfg, err := vllm.ParseArgs(args)
+	if err != nil {
+		return append(append([]string(nil), args...), flag, value)
 	}
-	return append(out, flag, value)
+	cfg.Set(flag, value)
+	return cfg.LaunchArgs()
 }

@@ -8,17 +8,18 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/hardware"
 )
 
 // RunCard is the card a run was measured on and how many of it served:
-// the simulated profile's card for a demo run (its --profile, else the
-// default), else the first GPU of its hardware snapshot. ok is false when
-// the run does not say.
+// the simulated card of a demo run (simulatedCard), else the first GPU of
+// its hardware snapshot. ok is false when the run does not say.
 func RunCard(r *rundoc.Run) (name string, cards int, ok bool) {
 	cfg := runConfig(r)
 	cards = max(cfg.TensorParallelSize, 1) * max(cfg.PipelineParallelSize, 1)
 	if r.Simulated {
-		return simulatedCard(r, cfg), cards, true
+		p, ok := simulatedProfile(r, cfg, cards)
+		return p.GPUName, cards, ok
 	}
 	if r.Hardware == nil || len(r.Hardware.GPUs) == 0 {
 		return "", 0, false
@@ -26,20 +27,32 @@ func RunCard(r *rundoc.Run) (name string, cards int, ok bool) {
 	return r.Hardware.GPUs[0].Name, cards, true
 }
 
-// simulatedCard is the card a demo run's simulator imitated: its
-// --profile's when its flags name one, else the card of the profile that
-// serves its model (a demo run records its flags, not the profile the
-// front end picked; the profiles serving one model share their card).
-func simulatedCard(r *rundoc.Run, cfg sim.Config) string {
+// simulatedProfile is the built-in profile a demo run's simulator ran: its
+// --profile when its flags name one, else the profile that serves its
+// model on enough cards (a demo run records its flags, not the profile
+// the front end picked). The run's roofline recorded the simulated card's
+// bandwidth; a run whose bandwidth is not that profile's (a demo of a card
+// RigBench predicted, `--sim-profile "RTX 4090"`) is not credited to it:
+// ok is false.
+func simulatedProfile(r *rundoc.Run, cfg sim.Config, cards int) (sim.Profile, bool) {
+	p, found := cfg.Profile, false
 	if r.Launch != nil && slices.ContainsFunc(r.Launch.Args, func(a string) bool { return a == "--profile" || strings.HasPrefix(a, "--profile=") }) {
-		return cfg.Profile.GPUName
+		found = true
 	}
 	for _, name := range sim.ProfileNames() {
-		if p, _ := sim.ProfileByName(name); p.Model == r.Server.Model {
-			return p.GPUName
+		if found {
+			break
+		}
+		if q, _ := sim.ProfileByName(name); q.Model == r.Server.Model && q.Cards() >= cards {
+			p, found = q, true
 		}
 	}
-	return cfg.Profile.GPUName
+	// A demo's roofline peak is its profile's one card (session's
+	// runRoofline).
+	if rf := r.Server.Roofline; rf != nil && rf.PeakBandwidthGBs > 0 && math.Abs(rf.PeakBandwidthGBs/p.PeakBandwidthGBs-1) > 0.01 {
+		return p, false
+	}
+	return p, found || r.Server.Model == "" || r.Server.Model == p.Model
 }
 
 // runConfig is the run's launch flags as vLLM (and the simulator) read
@@ -53,6 +66,20 @@ func runConfig(r *rundoc.Run) sim.Config {
 		return sim.DefaultConfig()
 	}
 	return cfg
+}
+
+// nvlinked says whether a measured run's first two GPUs were joined by
+// NVLink (the snapshot's topology), as the time model's link costs need.
+func nvlinked(r *rundoc.Run) bool {
+	if r.Hardware == nil {
+		return false
+	}
+	for _, l := range r.Hardware.Topology {
+		if l.Path == hardware.PathNVLink {
+			return true
+		}
+	}
+	return false
 }
 
 // Models finds a model's facts by id (BuiltinModel, a Lookup); false when
@@ -134,7 +161,11 @@ func Learn(prior Efficiency, card Card, runs []*rundoc.Run, models Models) Effic
 		cfg := runConfig(r)
 		p0 := Profile(card, m, prior)
 		p0.GPUs = cards
-		if cfg.Profile.Link == sim.LinkNVLink {
+		if r.Simulated {
+			if sp, _ := simulatedProfile(r, cfg, cards); sp.Link == sim.LinkNVLink {
+				p0.Link = sim.LinkNVLink
+			}
+		} else if nvlinked(r) {
 			p0.Link = sim.LinkNVLink
 		}
 		tp, pp := max(cfg.TensorParallelSize, 1), max(cfg.PipelineParallelSize, 1)
@@ -162,8 +193,11 @@ func Learn(prior Efficiency, card Card, runs []*rundoc.Run, models Models) Effic
 				if window <= 0 {
 					window = r.Plan.DurationS
 				}
-				maxOut := max(r.Plan.MaxOutput, 1)
-				ctx := float64(rundoc.PromptTokens(c.Context)) + math.Min(c.PerRequestTokS*(rampS+window/2), float64(maxOut)/2)
+				maxOut := r.Plan.MaxOutput
+				if maxOut <= 0 {
+					maxOut = rundoc.DefaultMaxOutput
+				}
+				ctx := float64(rundoc.PromptTokens(c.Context)) + grown(c.PerRequestTokS, maxOut, window)
 				o := observation{y: float64(b) / c.TotalTokS}
 				p, ok := at(0, 0, 0)
 				if !ok {

@@ -3,6 +3,7 @@ package predict
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/sim"
@@ -207,8 +208,12 @@ func (c Config) ParamsEstimate() float64 {
 	h, d := float64(c.Hidden), float64(c.HeadDim)
 	attn := h*float64(c.Heads+2*c.KVHeads)*d + float64(c.Heads)*d*h
 	inter := float64(c.Intermediate)
-	if c.MoEIntermediate > 0 && c.ExpertsPerToken > 0 {
+	switch {
+	case c.MoEIntermediate > 0 && c.ExpertsPerToken > 0:
 		inter = float64(c.MoEIntermediate * c.ExpertsPerToken)
+	case max(c.Experts, c.LocalExperts) > 1 && c.ExpertsPerToken > 0:
+		// Mixtral's layout: each expert is intermediate_size wide.
+		inter = float64(c.Intermediate * c.ExpertsPerToken)
 	}
 	if inter == 0 {
 		inter = 4 * h
@@ -227,16 +232,24 @@ func ModelFromConfig(id string, c Config, safetensorsBytes int64) Model {
 	m := Model{ID: id, Params: c.ParamsEstimate(), KVBytesPerToken: c.KVBytesPerToken(), MaxLen: c.MaxLen,
 		Hidden: c.Hidden, Vocab: c.Vocab, Source: SourceConfig}
 	bits := 8 * c.DtypeBytes()
-	if q := c.Quantization; q != nil && q.Bits > 0 {
+	switch q := c.Quantization; {
+	case q == nil:
+	case q.Bits > 0:
 		bits = q.Bits
-	} else if q != nil && strings.Contains(strings.ToLower(q.Method), "fp8") {
+	case strings.Contains(strings.ToLower(q.Method), "fp8"):
 		bits = 8
+	case safetensorsBytes > 0 && m.totalParams(c) > 0:
+		// A quantised checkpoint that names no bits (compressed-tensors):
+		// its files say them, to the nearest whole bit.
+		bits = int(math.Round(float64(safetensorsBytes) * 8 / m.totalParams(c)))
+	default:
+		bits = 0 // quantised, precision unknown: no 8-bit fix is offered
 	}
 	m.WeightBits = bits
 	if safetensorsBytes > 0 {
 		m.WeightsGiB = float64(safetensorsBytes) / vllm.GiB
 	} else {
-		m.WeightsGiB = m.totalParams(c) * float64(bits) / 8 / vllm.GiB
+		m.WeightsGiB = m.totalParams(c) * float64(max(bits, 4)) / 8 / vllm.GiB
 	}
 	return m
 }

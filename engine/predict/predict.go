@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -91,12 +92,19 @@ type Split struct {
 	KVBytesPerToken float64 `json:"kv_bytes_per_token"`
 }
 
+// StatusRuns is a predicted cell that would run and be Valid: a
+// prediction never calls a cell Valid, which only a measurement's own
+// evidence can make it.
+const StatusRuns rundoc.Status = "Would run"
+
 // Cell is one predicted cell of a plan.
 type Cell struct {
-	Phase       rundoc.Phase  `json:"phase"`
-	Context     int           `json:"context"`
-	Concurrency int           `json:"concurrency"`
-	Status      rundoc.Status `json:"status"`
+	Phase       rundoc.Phase `json:"phase"`
+	Context     int          `json:"context"`
+	Concurrency int          `json:"concurrency"`
+	// Status is the plan check's (Over capacity, Exceeds model length),
+	// Requests queued beyond max-num-seqs, else StatusRuns.
+	Status rundoc.Status `json:"status"`
 	// TotalTokS and PerRequestTokS are a decode cell's steady rates;
 	// PromptTokS and TTFTMs a prefill cell's.
 	TotalTokS      float64 `json:"total_tok_s,omitempty"`
@@ -176,8 +184,9 @@ func Profile(card Card, m Model, e Efficiency) sim.Profile {
 	p.WeightsGiB = m.WeightsGiB
 	p.KVBytesPerToken = int(math.Round(m.KVBytesPerToken))
 	// vLLM's defaults by card: the OpenAI server raises them on cards of
-	// 70 GiB and more (its usage-context defaults), as the profiles have.
-	if card.MemoryGiB >= 70 {
+	// 70 GiB and more other than the A100 (its usage-context defaults), as
+	// the profiles have.
+	if card.MemoryGiB >= 70 && !strings.Contains(strings.ToLower(card.Name), "a100") {
 		p.DefaultMaxNumSeqs, p.DefaultMaxNumBatchedTokens = 1024, 8192
 	} else {
 		p.DefaultMaxNumSeqs, p.DefaultMaxNumBatchedTokens = 256, 2048
@@ -298,7 +307,7 @@ func cells(plan rundoc.Plan, pr *Prediction, cfg sim.Config) []Cell {
 	for _, c := range resolved.PrefillContexts {
 		cell := Cell{Phase: rundoc.PhasePrefill, Context: c, Concurrency: 1, Status: bench.PrefillStatus(c, lim)}
 		if cell.Status == "" {
-			cell.Status = rundoc.StatusValid
+			cell.Status = StatusRuns
 			t := ttft(p, c, pr.Settings.MaxNumBatchedTokens)
 			cell.TTFTMs, cell.PromptTokS, cell.Uncertainty = 1000*t, float64(c)/t, u
 		}
@@ -316,7 +325,7 @@ func cells(plan rundoc.Plan, pr *Prediction, cfg sim.Config) []Cell {
 		for _, n := range plan.Concurrency {
 			cell := Cell{Phase: rundoc.PhaseDecode, Context: c, Concurrency: n, Status: bench.DecodeStatus(c, n, maxOut, lim)}
 			if cell.Status == "" {
-				cell.Status = rundoc.StatusValid
+				cell.Status = StatusRuns
 				if lim.Queued(n) {
 					cell.Status = rundoc.StatusQueued
 				}
@@ -330,23 +339,32 @@ func cells(plan rundoc.Plan, pr *Prediction, cfg sim.Config) []Cell {
 	return out
 }
 
-// rampS is about how long a decode cell's ramp lasts before its window
-// opens (METHOD.md: steady state after SteadyEarliest, held SteadyHold).
-const rampS = 4.0
+// rampS is how long a decode cell's ramp lasts before its window opens,
+// as the plan's estimate assumes it (bench.AssumedRamp).
+var rampS = bench.AssumedRamp.Seconds()
 
 // decodeRate is one stream's steady decode rate (tok/s) with b streams at
 // context c: 1 ÷ step(b, c̄), where c̄ is the context the streams read at
-// the middle of the window. Each stream's context grows by the tokens it
-// generated since it was sent, rate × (ramp + window/2), up to half the max
-// output M on average once streams cycle; two fixed-point passes settle it.
+// the middle of the window (grown).
 func decodeRate(p sim.Profile, b, c, maxOut int, window float64) float64 {
 	base := float64(rundoc.PromptTokens(c))
 	rate := 1 / p.DecodeStepS(b, base)
-	for range 3 {
-		grown := math.Min(rate*(rampS+window/2), float64(maxOut)/2)
-		rate = 1 / p.DecodeStepS(b, base+grown)
+	for range 3 { // three fixed-point passes settle it
+		rate = 1 / p.DecodeStepS(b, base+grown(rate, maxOut, window))
 	}
 	return rate
+}
+
+// grown is how many tokens a stream of rate tok/s has added to its
+// context by the middle of a window of window seconds: all it generated
+// since it was sent, rate × (ramp + window/2), while that is under the max
+// output M; once streams cycle (a stream ends at M and the next starts
+// afresh) a stream holds M/2 on average.
+func grown(rate float64, maxOut int, window float64) float64 {
+	if g := rate * (rampS + window/2); g < float64(maxOut) {
+		return g
+	}
+	return float64(maxOut) / 2
 }
 
 // ttft is a lone prompt of c tokens' time to first token: the front end's

@@ -105,7 +105,14 @@ func (r Request) Do(ctx context.Context) (*Prediction, error) {
 	} else if m, err = r.Lookup.Model(ctx, id); err != nil {
 		return nil, err
 	}
-	prior := Prior(card, m.ID)
-	eff := LearnFromHistory(ctx, r.History, prior, card, r.Demo, nil)
+	// The runs' models are looked up as this one was, offline: learning
+	// never waits on the network.
+	offline := r.Lookup
+	offline.Offline = true
+	models := func(id string) (Model, bool) {
+		m, err := offline.Model(ctx, id)
+		return m, err == nil
+	}
+	eff := LearnFromHistory(ctx, r.History, Prior(card, m.ID), card, r.Demo, models)
 	return Predict(Input{Card: card, Cards: cards, NVLink: r.NVLink, Model: m, Args: r.Args, Efficiency: eff, Plan: r.Plan})
 }

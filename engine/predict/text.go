@@ -69,7 +69,11 @@ func (pr *Prediction) Basis() string {
 // formatting (rundoc.Figure); it is never stored, exported or charted:
 // it carries PredictedLabel as its reason.
 func (c Cell) Doc() rundoc.Cell {
-	return rundoc.Cell{Phase: c.Phase, Context: c.Context, Concurrency: c.Concurrency, Status: c.Status,
+	st := c.Status
+	if st == StatusRuns {
+		st = rundoc.StatusValid // for the figures' formatting only: Reason says predicted
+	}
+	return rundoc.Cell{Phase: c.Phase, Context: c.Context, Concurrency: c.Concurrency, Status: st,
 		TotalTokS: c.TotalTokS, PerRequestTokS: c.PerRequestTokS, PromptTokS: c.PromptTokS, TTFTMs: c.TTFTMs,
 		Reason: PredictedLabel}
 }
