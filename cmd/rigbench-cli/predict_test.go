@@ -83,10 +83,13 @@ func TestPredictDoesNotFitAndFacts(t *testing.T) {
 // learned from one run.
 func TestPredictLearnsFromTheHistory(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "history.db")
-	code, _, errs := runCLI(t, "run", "--demo", "--sim-speed", "20", "--contexts", "0,16K", "--concurrency", "1,4", "--prefill", "8K",
+	code, runOut, errs := runCLI(t, "run", "--demo", "--sim-speed", "20", "--contexts", "0,16K", "--concurrency", "1,4", "--prefill", "8K",
 		"--duration", "10s", "--db", db, "--no-telemetry")
 	if code != 0 {
 		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(runOut, "Predicted before the run (simulator profile rtx3060-12gb, ±10%): decode within") {
+		t.Errorf("run does not say how close the prediction came:\n%s", runOut)
 	}
 	code, out, errs := runCLI(t, "predict", "--demo", "--quick", "--db", db)
 	if code != 0 || !strings.Contains(out, "learned from 1 run on this card") {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rigbench/rigbench/engine/predict"
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/internal/termtext"
@@ -58,6 +59,13 @@ func printResults(w io.Writer, run *rundoc.Run) {
 			fmt.Fprintln(w, rundoc.QueuedNote)
 		}
 		printRoofline(w, run, contexts, conc)
+		// How close RigBench's prediction would have come (METHOD.md,
+		// Prediction): the run against the prior, not learned from itself.
+		if pr, err := predict.ForRun(run, nil); err == nil {
+			if t := pr.Compare(run).Text(pr.Basis()); t != "" {
+				fmt.Fprintln(w, t)
+			}
+		}
 		// Cells whose window was mostly spent waiting for first tokens say
 		// so in their reason; a table of figures alone would hide it.
 		for _, c := range run.Cells {

@@ -317,7 +317,9 @@ func cells(plan rundoc.Plan, pr *Prediction, cfg sim.Config) []Cell {
 	if maxOut <= 0 {
 		maxOut = rundoc.DefaultMaxOutput
 	}
-	window := plan.DurationS
+	// The window the cells would be measured over: D, or an adaptive
+	// window's expected length (bench.ExpectedWindow, as the estimate).
+	window := bench.ExpectedWindow(plan, nil).Seconds()
 	if window <= 0 {
 		window = rundoc.DefaultDuration.Seconds()
 	}

@@ -164,6 +164,16 @@ func TestPredictsEverySimulatorProfile(t *testing.T) {
 			}
 			first := agree(t, pc, pr, smallPlan, 0.15)
 
+			// What the CLI prints after the run: the prediction ForRun
+			// rebuilds from the run alone agrees as well.
+			fr, err := predict.ForRun(first, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := fr.Compare(first); v.N == 0 || v.Worst > 0.15 || !strings.Contains(v.Text(fr.Basis()), "Predicted before the run") {
+				t.Errorf("ForRun: %+v", v)
+			}
+
 			// Learning keeps a prior that is already right right: learned
 			// from that run, it predicts a second launch with other flags
 			// within 5%.
