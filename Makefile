@@ -57,6 +57,8 @@ test:
 	$(GO) test -count=1 ./ui/...
 	@echo ">> pass 3 of 3, without -race: ./engine/bench's TestReferenceRun and TestWindowLengthDoesNotMatter, the simulator against the published RTX 3060 run and steady-state windows against its ground truth (about 5 minutes; timing-sensitive). Its third !race test, TestAdaptiveMatrix, is make bench's"
 	$(GO) test -count=1 -timeout 15m -run 'TestReferenceRun|TestWindowLengthDoesNotMatter' -v ./engine/bench
+	@echo ">> and ./engine/predict's !race tests: predictions against measured demo runs of every simulator profile (about 3 minutes; timing-sensitive)"
+	$(GO) test -count=1 -timeout 15m ./engine/predict
 
 # The fast part of the suite, for a first check of a change: every package
 # once, without -race and with -short, which skips the tests that take

@@ -1,3 +1,5 @@
+//go:build !race
+
 package predict_test
 
 import (
@@ -67,14 +69,20 @@ var smallPlan = rundoc.Plan{Contexts: []int{0, 16384, 32768}, Concurrency: []int
 
 // worst compares a prediction with a measured run: every predicted status
 // must be the measured one, and it returns the largest relative error of
-// decode total tok/s over the Valid cells and how many there were.
-func worst(t *testing.T, pr *predict.Prediction, run *rundoc.Run) (float64, int) {
+// decode total tok/s over the Valid cells and how many there were. A cell
+// the run found Unreliable (its client fell behind the simulator on a
+// loaded machine, which the cell says) is no evidence either way: it is
+// counted in unreliable, for agree to measure again slower.
+func worst(t *testing.T, pr *predict.Prediction, run *rundoc.Run) (w float64, n, unreliable int) {
 	t.Helper()
-	w, n := 0.0, 0
 	for _, c := range pr.Cells {
 		m := run.Find(c.Phase, c.Context, c.Concurrency)
 		if m == nil {
 			t.Errorf("%s %d×%d predicted %s, not in the measured run", c.Phase, c.Context, c.Concurrency, c.Status)
+			continue
+		}
+		if m.Status == rundoc.StatusUnreliable {
+			unreliable++
 			continue
 		}
 		if m.Status != measuredAs(c.Status) {
@@ -85,7 +93,7 @@ func worst(t *testing.T, pr *predict.Prediction, run *rundoc.Run) (float64, int)
 			n++
 		}
 	}
-	return w, n
+	return w, n, unreliable
 }
 
 // measuredAs is the status a measurement gives a cell predicted st:
@@ -97,26 +105,48 @@ func measuredAs(st rundoc.Status) rundoc.Status {
 	return st
 }
 
+// speeds are the demo speeds a measured check tries, fastest first: a
+// loaded machine can starve the client at 20×, which then reads rates
+// low or finds cells Unreliable, so a miss is measured again at 5×.
+var speeds = []float64{20, 5}
+
 // agree measures the plan and checks the prediction's decode against it
-// within bound; a loaded machine can starve the client at 20×, so a miss
-// is measured again at 4× before it counts.
+// within bound (see speeds).
 func agree(t *testing.T, pc profileCase, pr *predict.Prediction, plan rundoc.Plan, bound float64) *rundoc.Run {
 	t.Helper()
 	var run *rundoc.Run
-	for _, speed := range []float64{20, 4} {
+	for _, speed := range speeds {
 		run = measure(t, pc.name, pc.args, plan, speed)
-		w, n := worst(t, pr, run)
+		w, n, unreliable := worst(t, pr, run)
 		if n == 0 {
 			t.Fatalf("%s: no Valid decode cell measured", pc.name)
 		}
-		if w <= bound {
+		if w <= bound && unreliable == 0 {
 			t.Logf("%s at %g×: decode within %.1f%% in %d Valid cells", pc.name, speed, 100*w, n)
 			return run
 		}
-		t.Logf("%s at %g×: decode off by %.1f%%", pc.name, speed, 100*w)
+		t.Logf("%s at %g×: decode off by %.1f%%, %d cells Unreliable", pc.name, speed, 100*w, unreliable)
 	}
-	t.Errorf("%s: predicted decode more than %.0f%% from the measured run", pc.name, 100*bound)
+	t.Errorf("%s: predicted decode more than %.0f%% from the measured run, or cells Unreliable at every speed", pc.name, 100*bound)
 	return run
+}
+
+// learnFrom learns prior from a run of the plan on the profile: a run the
+// time model fits badly (twice its RMS residual over 5%: a client starved
+// at 20× reads rates unevenly) is measured again slower (see speeds).
+func learnFrom(t *testing.T, pc profileCase, prior predict.Efficiency, card predict.Card, plan rundoc.Plan) (predict.Efficiency, *rundoc.Run) {
+	t.Helper()
+	var e predict.Efficiency
+	var run *rundoc.Run
+	for _, speed := range speeds {
+		run = measure(t, pc.name, pc.args, plan, speed)
+		e = predict.Learn(prior, card, []*rundoc.Run{run}, nil)
+		if e.Uncertainty <= 0.05 {
+			return e, run
+		}
+		t.Logf("%s at %g×: the run fits the time model within ±%.0f%% only; measuring again slower", pc.name, speed, 100*e.Uncertainty)
+	}
+	return e, run
 }
 
 // Issue 38's first "Done when": for every profile with its flags the KV
@@ -178,7 +208,11 @@ func TestPredictsEverySimulatorProfile(t *testing.T) {
 			// from that run, it predicts a second launch with other flags
 			// within 5%.
 			in := input(t, pc.name, pc.args, smallPlan)
-			learned := predict.Learn(predict.Prior(in.Card, in.Model.ID), in.Card, []*rundoc.Run{first}, nil)
+			prior := predict.Prior(in.Card, in.Model.ID)
+			learned := predict.Learn(prior, in.Card, []*rundoc.Run{first}, nil)
+			if learned.Uncertainty > 0.05 {
+				learned, _ = learnFrom(t, pc, prior, in.Card, smallPlan)
+			}
 			if learned.Runs != 1 {
 				t.Fatalf("learned from %d runs", learned.Runs)
 			}
@@ -200,7 +234,6 @@ func TestPredictsEverySimulatorProfile(t *testing.T) {
 // from one run.
 func TestLearnsFromOneRun(t *testing.T) {
 	pc := profileCases[0]
-	first := measure(t, pc.name, nil, smallPlan, 20)
 	in := input(t, pc.name, nil, smallPlan)
 	generic := predict.Prior(predict.Card{Name: "a card no profile has"}, "")
 	if generic.Source != predict.SourceGeneric {
@@ -214,7 +247,7 @@ func TestLearnsFromOneRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	learned := predict.Learn(generic, in.Card, []*rundoc.Run{first}, nil)
+	learned, _ := learnFrom(t, pc, generic, in.Card, smallPlan)
 	if learned.Runs != 1 || learned.Source == generic.Source {
 		t.Fatalf("learned from %d runs (%s), want 1", learned.Runs, learned.Source)
 	}
@@ -224,8 +257,8 @@ func TestLearnsFromOneRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := agree(t, profileCase{pc.name, otherFlags}, after, second, 0.05)
-	wBefore, _ := worst(t, before, run)
-	wAfter, _ := worst(t, after, run)
+	wBefore, _, _ := worst(t, before, run)
+	wAfter, _, _ := worst(t, after, run)
 	t.Logf("generic efficiencies off by %.1f%%, learned %.1f%% (uncertainty ±%.0f%%)", 100*wBefore, 100*wAfter, 100*learned.Uncertainty)
 	if wBefore <= 0.05 {
 		t.Errorf("the generic prediction was already within 5%% (%.1f%%): the test shows no learning", 100*wBefore)
