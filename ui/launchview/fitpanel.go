@@ -65,7 +65,7 @@ func newFitPanel() *fitPanel {
 	p.headline = widget.NewLabel("")
 	p.headline.Wrapping = fyne.TextWrapWord
 	p.lookup = widget.NewButtonWithIcon("Look up on Hugging Face", theme.SearchIcon(), nil)
-	p.box = container.NewVBox(widget.NewSeparator(), p.title, p.bar, p.legend, p.verdict, p.fixes, p.lookup, p.headline)
+	p.box = container.NewVBox(widget.NewSeparator(), p.title, p.bar, p.legend, p.verdict, p.fixes, container.NewHBox(p.lookup), p.headline)
 	p.box.Hide()
 	return p
 }
@@ -165,7 +165,7 @@ func (v *View) refreshFit() {
 	if why != "" {
 		p.live.Stop()
 		p.showFailure(why, false)
-		v.relayout()
+		v.fitResized()
 		return
 	}
 	p.model = req.Model
@@ -176,8 +176,18 @@ func (v *View) refreshFit() {
 		} else {
 			p.show(pr, v.applyFix)
 		}
-		v.relayout()
+		v.fitResized()
 	})
+}
+
+// fitResized lays out anew the column the panel is in, whose height
+// changed with it (the previews' above Start, or the demo's).
+func (v *View) fitResized() {
+	v.relayout()
+	if v.demo != nil && v.demoScroll != nil && v.demoScroll.Visible() {
+		v.demo.box.Refresh()
+		v.demoScroll.Refresh()
+	}
 }
 
 // showFailure shows why there is no prediction, with the lookup button
@@ -274,7 +284,7 @@ func (v *View) lookUpModel() {
 			p.lookup.SetText("Look up on Hugging Face")
 			if err != nil {
 				p.showFailure(wording.Sentence(err.Error()), false)
-				v.relayout()
+				v.fitResized()
 				return
 			}
 			v.refreshFit()

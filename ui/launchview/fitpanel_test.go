@@ -9,6 +9,7 @@ package launchview_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -164,8 +165,8 @@ func TestFitPanelShowsPredictsFigures(t *testing.T) {
 		}
 	}
 	for _, part := range pr.Parts() {
-		if !strings.Contains(f.FitText(), part.Name) {
-			t.Errorf("the panel %q lacks the part %q", f.FitText(), part.Name)
+		if want := fmt.Sprintf("%s %.2f GiB", part.Name, part.GiB); !strings.Contains(f.FitText(), want) {
+			t.Errorf("the panel %q lacks the part %q", f.FitText(), want)
 		}
 	}
 }

@@ -40,9 +40,10 @@ func partColor(name string) fyne.ThemeColorName {
 	case "KV cache":
 		return theme.ColorNameSuccess
 	case "left to other programs":
-		return theme.ColorNameInputBorder
+		// The empty track's colour: memory vLLM does not take.
+		return theme.ColorNameInputBackground
 	}
-	return theme.ColorNamePlaceHolder
+	return theme.ColorNameDisabled
 }
 
 // CreateRenderer is Fyne's.
