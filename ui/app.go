@@ -198,7 +198,9 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	src, note, unsaved, closeHistory := openHistory(os.Getenv)
 	// "Will it fit?" and the Run view's predicted figures learn from the
 	// history, as rigbench-cli predict does.
-	u.Launch.SetPrediction(predictSource(src))
+	psrc := predictSource(src)
+	u.Launch.SetPrediction(psrc)
+	u.Results.SetPrediction(psrc)
 	if p, err := u.Run.Plan(); err == nil {
 		u.Launch.SetPredictPlan(p)
 	}
