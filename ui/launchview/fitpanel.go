@@ -219,7 +219,7 @@ func (p *fitPanel) show(pr *predict.Prediction, apply func(predict.Fix)) {
 	parts := pr.Parts()
 	p.bar.set(parts)
 	p.bar.Show()
-	p.legend.Segments = legend(parts)
+	p.legend.Segments = legend(parts, pr.Memory.TotalGiB)
 	p.legend.Refresh()
 	p.legend.Show()
 	p.lookup.Hide()
@@ -292,8 +292,9 @@ func (v *View) lookUpModel() {
 	}()
 }
 
-// legend labels the bar: each part's colour, name and GiB.
-func legend(parts []predict.Part) []widget.RichTextSegment {
+// legend labels the bar: each part's colour, name and GiB, then the sum,
+// said against the card's memory (card) when it is more.
+func legend(parts []predict.Part, card float64) []widget.RichTextSegment {
 	var segs []widget.RichTextSegment
 	total := 0.0
 	for _, pt := range parts {
@@ -302,7 +303,11 @@ func legend(parts []predict.Part) []widget.RichTextSegment {
 			&widget.TextSegment{Text: "■ ", Style: widget.RichTextStyle{Inline: true, ColorName: partColor(pt.Name)}},
 			&widget.TextSegment{Text: fmt.Sprintf("%s %.2f GiB   ", pt.Name, pt.GiB), Style: widget.RichTextStyleInline})
 	}
-	segs = append(segs, &widget.TextSegment{Text: fmt.Sprintf("(%.1f GiB in all)", total), Style: widget.RichTextStyleInline})
+	sum := fmt.Sprintf("(%.1f GiB in all)", total)
+	if total > card+0.05 {
+		sum = fmt.Sprintf("(%.1f GiB in all, more than the %.1f GiB there is)", total, card)
+	}
+	segs = append(segs, &widget.TextSegment{Text: sum, Style: widget.RichTextStyleInline})
 	return segs
 }
 

@@ -10,9 +10,12 @@ package launchview_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,6 +24,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/predict"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/hardware"
 	"github.com/rigbench/rigbench/store"
 	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/launchview"
@@ -188,5 +192,65 @@ func TestFitPanelWithoutACardOrModel(t *testing.T) {
 	f.ch.Set(target.Choice{Kind: target.Endpoint, URL: "http://127.0.0.1:1"})
 	if f.FitShown() {
 		t.Errorf("for an endpoint the panel shows %q", f.FitText())
+	}
+}
+
+// llamaConfig is the part of an 8B Llama's config.json a prediction reads.
+const llamaConfig = `{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336,
+ "max_position_embeddings": 131072, "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 32,
+ "num_key_value_heads": 8, "torch_dtype": "bfloat16", "vocab_size": 128256}`
+
+// A model nothing on this machine knows: the live prediction never asks
+// the network and says so in the lookup's sentence with the Hub lookup
+// offered; one tap asks a (local) Hub once, and the panel then predicts
+// the model from what it fetched.
+func TestFitPanelLooksAModelUpOnce(t *testing.T) {
+	const id = "acme/llama-test-8b"
+	var asked atomic.Int32
+	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		switch r.URL.Path {
+		case "/api/models/" + id:
+			fmt.Fprintf(w, `{"id": %q, "siblings": [{"rfilename": "config.json", "size": %d},
+				{"rfilename": "model.safetensors", "size": 16060522496}]}`, id, len(llamaConfig))
+		case "/" + id + "/resolve/main/config.json":
+			fmt.Fprint(w, llamaConfig)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer hub.Close()
+	t.Setenv("HF_ENDPOINT", hub.URL)
+	t.Setenv("HF_HOME", t.TempDir())
+	t.Setenv("HF_HUB_CACHE", "")
+	t.Setenv("HF_HUB_OFFLINE", "")
+	t.Setenv("HF_TOKEN", "")
+
+	f := newFitView(t, target.Launch)
+	f.SetHardware(hardware.Snapshot{GPUs: []hardware.GPU{{Name: "NVIDIA GeForce RTX 3060", VRAMTotalBytes: 12 << 30, MemoryBandwidthGBs: 360}}},
+		hwview.Docker{Checked: true, Available: true, NVIDIARuntime: true})
+	f.Form.SetModel(id)
+	waitFit(t, f, "the lookup button", func() bool { return f.FitLookupButton() != nil })
+	if v := f.FitVerdict(); !strings.Contains(v, "offline") || !strings.Contains(v, id) {
+		t.Errorf("an unknown model says %q, want the offline lookup's sentence", v)
+	}
+	if n := asked.Load(); n != 0 {
+		t.Fatalf("typing the model asked the Hub %d times", n)
+	}
+	test.Tap(f.FitLookupButton())
+	waitFit(t, f, "the model's prediction", func() bool { return strings.Contains(f.FitText(), "memory split of "+id) })
+	t.Logf("after the lookup the panel says:\n%s\nfixes %q", f.FitText(), f.FitFixes())
+	if n := asked.Load(); n == 0 {
+		t.Error("the lookup did not ask the Hub")
+	}
+	if v := f.FitVerdict(); !strings.HasPrefix(v, "Fits") && !strings.HasPrefix(v, "Does not fit") {
+		t.Errorf("after the lookup the verdict is %q", v)
+	}
+	// Typing elsewhere predicts again from the cache, without the Hub.
+	before := asked.Load()
+	f.Form.SetFlagText("--max-model-len", "8192")
+	waitFit(t, f, "the prediction at 8K", func() bool { return strings.Contains(f.FitVerdict(), "8,192") })
+	if n := asked.Load(); n != before {
+		t.Errorf("a later edit asked the Hub %d more times", n-before)
 	}
 }
