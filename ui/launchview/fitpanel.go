@@ -394,3 +394,13 @@ func upperFirst(s string) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
+
+// RevealFit scrolls the column that holds the panel to its end, where the
+// panel is (the screenshot tour frames it).
+func (v *View) RevealFit() {
+	if v.demoScroll.Visible() {
+		v.demoScroll.ScrollToBottom()
+		return
+	}
+	v.topScroll.ScrollToBottom()
+}
