@@ -385,9 +385,6 @@ func (v *View) FitLookupButton() *widget.Button {
 	return v.fit.lookup
 }
 
-// FitPanel is the panel's root object (the screenshot tour frames it).
-func (v *View) FitPanel() fyne.CanvasObject { return v.fit.box }
-
 func upperFirst(s string) string {
 	if s == "" {
 		return s
