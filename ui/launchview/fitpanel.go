@@ -29,14 +29,17 @@ import (
 // fitPanel is the "Will it fit?" panel: in the launch previews' column
 // above Start, or in the demo's panel.
 type fitPanel struct {
-	box      *fyne.Container
-	title    *widget.Label
-	bar      *memoryBar
-	legend   *widget.RichText
-	verdict  *widget.Label
-	fixes    *fyne.Container
-	headline *widget.Label
-	lookup   *widget.Button
+	box   *fyne.Container
+	title *widget.Label
+	bar   *memoryBar
+	// legend is the bar's key (newLegend) in legendSlot; legendText its
+	// lines.
+	legendSlot *fyne.Container
+	legendText []string
+	verdict    *widget.Label
+	fixes      *fyne.Container
+	headline   *widget.Label
+	lookup     *widget.Button
 
 	// src is where predictions learn and look models up; nil: the panel
 	// is off (the app turns it on with SetPrediction).
@@ -57,15 +60,14 @@ func newFitPanel() *fitPanel {
 	p.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	p.title.Wrapping = fyne.TextWrapWord
 	p.bar = newMemoryBar()
-	p.legend = widget.NewRichText()
-	p.legend.Wrapping = fyne.TextWrapWord
+	p.legendSlot = container.NewStack()
 	p.verdict = widget.NewLabel("")
 	p.verdict.Wrapping = fyne.TextWrapWord
 	p.fixes = container.NewVBox()
 	p.headline = widget.NewLabel("")
 	p.headline.Wrapping = fyne.TextWrapWord
 	p.lookup = widget.NewButtonWithIcon("Look up on Hugging Face", theme.SearchIcon(), nil)
-	p.box = container.NewVBox(widget.NewSeparator(), p.title, p.bar, p.legend, p.verdict, p.fixes, container.NewHBox(p.lookup), p.headline)
+	p.box = container.NewVBox(widget.NewSeparator(), p.title, p.bar, p.legendSlot, p.verdict, p.fixes, container.NewHBox(p.lookup), p.headline)
 	p.box.Hide()
 	return p
 }
@@ -195,10 +197,10 @@ func (v *View) fitResized() {
 func (p *fitPanel) showFailure(why string, lookup bool) {
 	p.title.SetText("Will it fit?")
 	p.bar.Hide()
-	p.legend.Hide()
+	p.legendSlot.Hide()
 	p.fixes.RemoveAll()
 	p.headline.Hide()
-	p.verdict.Importance = widget.WarningImportance
+	p.verdict.Importance, p.verdict.TextStyle.Bold = widget.WarningImportance, false
 	p.verdict.SetText(why)
 	if lookup {
 		p.lookup.Show()
@@ -219,11 +221,14 @@ func (p *fitPanel) show(pr *predict.Prediction, apply func(predict.Fix)) {
 	parts := pr.Parts()
 	p.bar.set(parts)
 	p.bar.Show()
-	p.legend.Segments = legend(parts, pr.Memory.TotalGiB)
-	p.legend.Refresh()
-	p.legend.Show()
+	key, texts := newLegend(parts, pr.Memory.TotalGiB)
+	p.legendSlot.Objects, p.legendText = []fyne.CanvasObject{key}, texts
+	p.legendSlot.Show()
+	p.legendSlot.Refresh()
 	p.lookup.Hide()
-	p.verdict.Importance = widget.SuccessImportance
+	// Fyne's success green reads at 1.5:1 on the light theme's white: a
+	// verdict that fits is in the text's colour, in bold.
+	p.verdict.Importance, p.verdict.TextStyle.Bold = widget.MediumImportance, pr.Fits
 	if !pr.Fits {
 		p.verdict.Importance = widget.DangerImportance
 	}
@@ -292,25 +297,6 @@ func (v *View) lookUpModel() {
 	}()
 }
 
-// legend labels the bar: each part's colour, name and GiB, then the sum,
-// said against the card's memory (card) when it is more.
-func legend(parts []predict.Part, card float64) []widget.RichTextSegment {
-	var segs []widget.RichTextSegment
-	total := 0.0
-	for _, pt := range parts {
-		total += pt.GiB
-		segs = append(segs,
-			&widget.TextSegment{Text: "■ ", Style: widget.RichTextStyle{Inline: true, ColorName: partColor(pt.Name)}},
-			&widget.TextSegment{Text: fmt.Sprintf("%s %.2f GiB   ", pt.Name, pt.GiB), Style: widget.RichTextStyleInline})
-	}
-	sum := fmt.Sprintf("(%.1f GiB in all)", total)
-	if total > card+0.05 {
-		sum = fmt.Sprintf("(%.1f GiB in all, more than the %.1f GiB there is)", total, card)
-	}
-	segs = append(segs, &widget.TextSegment{Text: sum, Style: widget.RichTextStyleInline})
-	return segs
-}
-
 // FitShown reports whether the "Will it fit?" panel is on the page.
 func (v *View) FitShown() bool { return v.fit.box.Visible() }
 
@@ -325,15 +311,14 @@ func (v *View) FitText() string {
 		return ""
 	}
 	var lines []string
-	for _, o := range []fyne.CanvasObject{p.title, p.legend, p.verdict, p.headline} {
+	for _, o := range []fyne.CanvasObject{p.title, p.legendSlot, p.verdict, p.headline} {
 		if !o.Visible() {
 			continue
 		}
-		switch w := o.(type) {
-		case *widget.Label:
-			lines = append(lines, w.Text)
-		case *widget.RichText:
-			lines = append(lines, w.String())
+		if l, ok := o.(*widget.Label); ok {
+			lines = append(lines, l.Text)
+		} else {
+			lines = append(lines, strings.Join(p.legendText, "  "))
 		}
 	}
 	return strings.Join(lines, "\n")

@@ -15,10 +15,12 @@ import (
 type memoryBar struct {
 	widget.BaseWidget
 	parts []predict.Part
+	// min is its minimum size (a swatch of the legend is one small bar).
+	min fyne.Size
 }
 
 func newMemoryBar() *memoryBar {
-	b := &memoryBar{}
+	b := &memoryBar{min: fyne.NewSize(120, 14)}
 	b.ExtendBaseWidget(b)
 	return b
 }
@@ -76,7 +78,7 @@ func (r *memoryBarRenderer) Layout(size fyne.Size) {
 	}
 }
 
-func (r *memoryBarRenderer) MinSize() fyne.Size { return fyne.NewSize(120, 14) }
+func (r *memoryBarRenderer) MinSize() fyne.Size { return r.b.min }
 
 func (r *memoryBarRenderer) Refresh() {
 	for len(r.rects) < len(r.b.parts) {
