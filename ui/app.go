@@ -169,6 +169,7 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.Launch.OnReady = func(s *session.Server) {
 		u.Run.SetTarget(u.targetLine(u.Target.Choice().Kind))
 		u.Run.SetFacts(session.ServerFacts(s))
+		u.Run.SetPrediction(u.runPrediction())
 		// A model that served goes first in the model drop-down, next
 		// start included.
 		if s.Record != nil {
@@ -184,13 +185,25 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 		// is one click away (Full matrix).
 		u.Run.SetPlan(rundoc.QuickPlan())
 	}
-	u.Run.OnPlanChanged = func(p rundoc.Plan) { savePlan(prefs, p) }
+	u.Run.OnPlanChanged = func(p rundoc.Plan) {
+		savePlan(prefs, p)
+		// The Launch view's predicted headline is for the plan a run runs.
+		u.Launch.SetPredictPlan(p)
+	}
 	u.Run.OnFinished = u.runFinished
 	u.Run.Saved = u.saved
 	u.Run.OnExport = func(r *rundoc.Run) { u.exportRuns([]*rundoc.Run{r}) }
 	u.Results = results.New()
 	u.Results.OnResume = u.resume
 	src, note, unsaved, closeHistory := openHistory(os.Getenv)
+	// "Will it fit?" and the Run view's predicted figures learn from the
+	// history, as rigbench-cli predict does.
+	psrc := predictSource(src)
+	u.Launch.SetPrediction(psrc)
+	u.Results.SetPrediction(psrc)
+	if p, err := u.Run.Plan(); err == nil {
+		u.Launch.SetPredictPlan(p)
+	}
 	u.unsavedWhy = unsaved
 	u.Run.SetUnsaved(unsaved)
 	u.History = history.New(w, src, note)

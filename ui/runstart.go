@@ -161,6 +161,7 @@ func (u *UI) targetChanged(k target.Kind) {
 	default:
 		u.Run.SetFacts(session.Facts{})
 	}
+	u.Run.SetPrediction(u.runPrediction())
 }
 
 // targetLine names what a run will benchmark, above the Run view's Start

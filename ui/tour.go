@@ -133,6 +133,7 @@ func (u *UI) tour(dir string) {
 	})
 	shot("2b-launch-demo", time.Second)
 	u.tourDemoPaste(step, shot)
+	u.tourFit(step, shot)
 	// What a fresh start's Run tab offers: the quick plan, the speed and
 	// the estimate beside Start (issue 41: the first demo read 34 min).
 	step(func() { u.SelectTab(TabRun) })

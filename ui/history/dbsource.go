@@ -20,6 +20,12 @@ var _ Source = (*DB)(nil)
 // ownership of db and closes it.
 func NewDB(db *store.DB) *DB { return &DB{db: db} }
 
+// RunsOnCard is the store's (predict.History): the newest runs on a card,
+// which the app's predictions learn the card's efficiencies from.
+func (d *DB) RunsOnCard(ctx context.Context, card string, simulated bool, limit int) ([]*rundoc.Run, error) {
+	return d.db.RunsOnCard(ctx, card, simulated, limit)
+}
+
 // Path is the history file.
 func (d *DB) Path() string { return d.db.Path() }
 

@@ -39,6 +39,8 @@ type demoPanel struct {
 	// pasteSlot holds the Launch page's paste box while the demo is
 	// chosen: a command pasted here fills the same flags.
 	pasteSlot *fyne.Container
+	// fitSlot holds the "Will it fit?" panel while the demo is chosen.
+	fitSlot *fyne.Container
 	// value is the chosen speed; onSpeed is called after a change.
 	value   float64
 	onSpeed func(float64)
@@ -78,6 +80,7 @@ func newDemoPanel() *demoPanel {
 	p.serve = mono()
 	p.vllm = mono()
 	p.pasteSlot = container.NewStack()
+	p.fitSlot = container.NewStack()
 	p.problem = widget.NewLabel("")
 	p.problem.Importance = widget.DangerImportance
 	p.problem.Wrapping = fyne.TextWrapWord
@@ -92,6 +95,7 @@ func newDemoPanel() *demoPanel {
 		widget.NewLabelWithStyle("which stands for", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		p.vllm,
 		p.problem,
+		p.fitSlot,
 		widget.NewLabelWithStyle("Paste a command", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		p.pasteSlot,
 	)

@@ -6,5 +6,8 @@
 // server's start/stop with pull progress, logs, readiness and start-up
 // failure banners, and the hardware banner (SetHardware: no NVIDIA GPU,
 // Docker without the NVIDIA runtime) that makes Start refuse at once on a
-// computer without a GPU.
+// computer without a GPU. "Will it fit?" (SetPrediction) predicts the
+// launch the form describes, live, as `rigbench-cli predict` does: the
+// memory split, the verdict, the fixes as one-click buttons and the
+// predicted speed.
 package launchview

@@ -50,7 +50,11 @@ type View struct {
 	rig                 *fyne.Container // the rig picker, above the banner
 	basics              *fyne.Container
 	demo                *demoPanel
-	demoScroll          *container.Scroll
+	// fit is the "Will it fit?" panel, in fitSlot under the previews or
+	// in the demo's panel, whichever the target shows.
+	fit        *fitPanel
+	fitSlot    *fyne.Container
+	demoScroll *container.Scroll
 	// logShown is set once a launch starts: from then on the log pane
 	// keeps room for its lines (topFirst's minBottom).
 	logShown bool
@@ -83,6 +87,7 @@ type View struct {
 func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc) *View {
 	v := &View{app: a, win: win, launch: launch, Target: chooser, user: map[string][]vllm.FlagValue{}}
 	v.demo = newDemoPanel()
+	v.fit = newFitPanel()
 	v.demo.onSpeed = func(s float64) {
 		v.demo.refresh(v.Form.Config())
 		if v.OnDemoSpeed != nil {
@@ -103,6 +108,7 @@ func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc
 		if v.demo != nil {
 			v.demo.refresh(c)
 		}
+		v.refreshFit()
 		if v.OnConfig != nil {
 			v.OnConfig(c)
 		}
@@ -155,6 +161,7 @@ func (v *View) buildWidgets() (save, fill *widget.Button) {
 	v.failure.Hide()
 	v.fixBtn = widget.NewButton("", nil)
 	v.fixBtn.Hide()
+	v.fit.lookup.OnTapped = v.lookUpModel
 
 	return save, fill
 }
@@ -162,6 +169,8 @@ func (v *View) buildWidgets() (save, fill *widget.Button) {
 // layout places the form on the left and the previews, controls and log
 // (or the demo's panel) on the right, under the hardware banner.
 func (v *View) layout(save, fill *widget.Button) {
+	// The fit panel ends the previews' column, just above Start.
+	v.fitSlot = container.NewStack(v.fit.box)
 	copyServe := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { v.copy(v.Form.ServePreview()) })
 	copyDocker := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { v.copy(v.Form.DockerPreview()) })
 	preview := container.NewVBox(
@@ -170,6 +179,7 @@ func (v *View) layout(save, fill *widget.Button) {
 		container.NewBorder(nil, nil, widget.NewLabelWithStyle("docker run", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), copyDocker),
 		v.Form.docker,
 		v.pasteSlot,
+		v.fitSlot,
 	)
 	// One paste box, shown under the launch previews or in the demo's
 	// panel, whichever the target shows.
@@ -226,6 +236,7 @@ func (v *View) targetChanged(ch target.Choice) {
 	switch ch.Kind {
 	case target.Launch:
 		moveTo(v.pasteSlot, v.demo.pasteSlot, v.pasteRow)
+		moveTo(v.fitSlot, v.demo.fitSlot, v.fit.box)
 		v.launchParts.Show()
 		v.basics.Show()
 		v.right.Show()
@@ -237,6 +248,7 @@ func (v *View) targetChanged(ch target.Choice) {
 		}
 	case target.Demo:
 		moveTo(v.demo.pasteSlot, v.pasteSlot, v.pasteRow)
+		moveTo(v.demo.fitSlot, v.fitSlot, v.fit.box)
 		v.launchParts.Show()
 		v.basics.Hide()
 		v.right.Hide()
@@ -246,6 +258,7 @@ func (v *View) targetChanged(ch target.Choice) {
 	default:
 		v.launchParts.Hide()
 	}
+	v.refreshFit()
 }
 
 // moveTo makes o the one object of slot, taking it out of from.
@@ -264,6 +277,7 @@ func moveTo(slot, from *fyne.Container, o fyne.CanvasObject) {
 // containers (a warning only: a CDI setup can work without the "nvidia"
 // runtime Docker lists).
 func (v *View) SetHardware(s hardware.Snapshot, d hwview.Docker) {
+	v.fit.hw = &s
 	v.noGPU = ""
 	msg := ""
 	switch {
@@ -284,6 +298,7 @@ func (v *View) SetHardware(s hardware.Snapshot, d hwview.Docker) {
 // warning, not a refusal, and a rig that could not be reached or whose
 // Docker does not answer is said as such.
 func (v *View) SetRigHardware(s hardware.Snapshot, d hwview.Docker) {
+	v.fit.hw = &s
 	v.noGPU = ""
 	msg := ""
 	switch {
@@ -306,6 +321,7 @@ func (v *View) SetRigHardware(s hardware.Snapshot, d hwview.Docker) {
 // reached: the rig picker above says why, and Start tries to reach it
 // again.
 func (v *View) SetRigUnreachable() {
+	v.fit.hw = nil
 	v.noGPU = ""
 	v.hwBanner.SetText("")
 	v.targetChanged(v.Target.Choice())

@@ -27,7 +27,12 @@ func (v *View) showCell(context, concurrency int) {
 	if c == nil {
 		body = widget.NewLabel("This cell has not been measured yet.")
 	} else {
-		body = detailsForm(report.CellDetails(v.run, c))
+		form := detailsForm(report.CellDetails(v.run, c))
+		if l := v.predictedRow(v.run, c); l != nil {
+			form.Add(widget.NewLabelWithStyle(PredictedDetail, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}))
+			form.Add(l)
+		}
+		body = form
 	}
 	d := dialog.NewCustom(title, "Close", container.NewVScroll(body), win)
 	size := win.Canvas().Size()
@@ -38,7 +43,7 @@ func (v *View) showCell(context, concurrency int) {
 
 // detailsForm lays the details out as label and value, the values
 // wrapped so a long reason or readiness line stays inside the dialog.
-func detailsForm(ds []report.Detail) fyne.CanvasObject {
+func detailsForm(ds []report.Detail) *fyne.Container {
 	var objs []fyne.CanvasObject
 	for _, d := range ds {
 		l := widget.NewLabelWithStyle(d.Label, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})

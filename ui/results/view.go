@@ -18,13 +18,18 @@ import (
 	"github.com/rigbench/rigbench/ui/chartview"
 	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/matrix"
+	"github.com/rigbench/rigbench/ui/predicted"
 )
 
 // View is the Results view. Its methods must run on the Fyne goroutine.
 type View struct {
-	run     *rundoc.Run
-	title   *widget.Label
-	summary *widget.Label
+	run *rundoc.Run
+	// pred is where the cell details' predictions learn and look models
+	// up (nil: no predicted figure); predLive makes them.
+	pred     *predicted.Source
+	predLive predicted.Live
+	title    *widget.Label
+	summary  *widget.Label
 	// headline is the card of the run's few first figures
 	// (rundoc.HeadlineOf), above the matrix.
 	headline     *widget.Label

@@ -89,6 +89,8 @@ func (v *View) planEdited() {
 		v.estimate.SetText("")
 		v.estimate.Hide()
 		v.startNote.SetText("")
+		v.pred.live.Stop()
+		v.pred.label.Hide()
 		return
 	}
 	v.planErr.SetText("")
@@ -113,6 +115,7 @@ func (v *View) planEdited() {
 	v.estimate.Show()
 	v.startNote.SetText(startNote(v.demo, v.facts.Speed, d, v.facts.KVCapacity > 0 || p.KVCapacityOverride > 0))
 	v.showPreview(preview)
+	v.predictPlan(p)
 	if v.OnPlanChanged != nil {
 		v.OnPlanChanged(p)
 	}

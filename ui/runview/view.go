@@ -50,6 +50,8 @@ type View struct {
 	content                        fyne.CanvasObject
 
 	facts session.Facts
+	// pred is the plan's predicted figures (SetPrediction).
+	pred *predictedLine
 	// outcomeShown: the status is a finished run's outcome, not yet
 	// marked as the previous run's (planEditedByUser).
 	outcomeShown bool
@@ -141,12 +143,13 @@ func New(start StartFunc) *View {
 	v.power, v.clock = newSparkline(), newSparkline()
 	v.telemetry = container.NewHBox(widget.NewLabel("GPU power"), v.power.raster, widget.NewLabel("SM clock"), v.clock.raster)
 	v.telemetry.Hide()
+	v.pred = newPredictedLine()
 	v.form = newPlanForm(v.planEditedByUser)
 
 	left := container.NewVBox(
 		container.NewHBox(widget.NewLabelWithStyle("Plan", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 			layout.NewSpacer(), v.quickBtn, v.fullBtn),
-		v.form.form(), v.planErr, v.estimate,
+		v.form.form(), v.planErr, v.estimate, v.pred.label,
 	)
 	controls := container.NewVBox(
 		v.unsaved,
