@@ -61,7 +61,7 @@ func printResults(w io.Writer, run *rundoc.Run) {
 		printRoofline(w, run, contexts, conc)
 		// How close RigBench's prediction would have come (METHOD.md,
 		// Prediction): the run against the prior, not learned from itself.
-		if pr, err := predict.ForRun(run, nil); err == nil {
+		if pr, err := predict.ForRun(run); err == nil {
 			if t := pr.Compare(run).Text(pr.Basis()); t != "" {
 				fmt.Fprintln(w, t)
 			}

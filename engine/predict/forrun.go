@@ -1,73 +1,25 @@
 package predict
 
 import (
+	"context"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
-	"github.com/rigbench/rigbench/engine/sim"
 )
 
-// ForRun is what RigBench would have predicted for a run before it ran:
-// its card (the simulated one of a demo run, else its hardware's, from
-// the data sheet where the snapshot lacks a figure), its model's facts
-// (models, the simulator's, else the run's roofline), its launch flags
-// and its plan, from the prior efficiencies (not learned from the run
-// itself). An error says what the run lacks.
-func ForRun(r *rundoc.Run, models Models) (*Prediction, error) {
-	name, cards, ok := RunCard(r)
+// ForRun is what RigBench would have predicted for a run before it ran,
+// from the prior efficiencies (not learned from the run, nor from any
+// other: a run's own output says how good the data sheet and profiles
+// are): RunRequest with the model looked up offline. An error says what
+// the run lacks.
+func ForRun(r *rundoc.Run) (*Prediction, error) {
+	req, ok := RunRequest(r)
 	if !ok {
-		return nil, fmt.Errorf("the run records no card")
+		return nil, fmt.Errorf("the run records no card RigBench can predict for")
 	}
-	var card Card
-	if r.Simulated {
-		p, ok := simulatedProfile(r, runConfig(r), cards)
-		if !ok {
-			return nil, fmt.Errorf("the run's simulated card is not a built-in profile's")
-		}
-		card, _ = ProfileCard(p)
-	} else if c, _, ok := DetectedCard(r.Hardware); ok {
-		card = c // the cards the launch used are its parallel size
-	} else if c, err := FindCard(name); err == nil {
-		card = c
-	} else {
-		return nil, err
-	}
-	m, ok := runModel(r, models)
-	if !ok {
-		return nil, fmt.Errorf("the run's model's size is not known")
-	}
-	var args []string
-	if r.Launch != nil {
-		args = r.Launch.Args
-	}
-	cfg := runConfig(r)
-	in := Input{Card: card, Cards: cards, Model: m, Args: withoutSimFlags(args), Plan: r.Plan, Efficiency: Prior(card, m.ID)}
-	if r.Simulated {
-		if p, _ := simulatedProfile(r, cfg, cards); p.Link == sim.LinkNVLink {
-			in.NVLink = true
-		}
-	} else {
-		in.NVLink = nvlinked(r)
-	}
-	return Predict(in)
-}
-
-// withoutSimFlags drops the simulator's own --profile from a demo run's
-// flags: the card is already the profile's.
-func withoutSimFlags(args []string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "--profile":
-			i++
-		case strings.HasPrefix(a, "--profile="):
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
+	req.Lookup.Offline = true
+	return req.Do(context.Background())
 }
 
 // Versus compares a prediction with the run it predicted: over the run's

@@ -30,7 +30,7 @@ func RunCard(r *rundoc.Run) (name string, cards int, ok bool) {
 // simulatedProfile is the built-in profile a demo run's simulator ran: its
 // --profile when its flags name one, else the profile that serves its
 // model on enough cards (a demo run records its flags, not the profile
-// the front end picked). The run's roofline recorded the simulated card's
+// the front end picked), else the flags' own (the default). The run's roofline recorded the simulated card's
 // bandwidth; a run whose bandwidth is not that profile's (a demo of a card
 // RigBench predicted, `--sim-profile "RTX 4090"`) is not credited to it:
 // ok is false.
@@ -52,7 +52,7 @@ func simulatedProfile(r *rundoc.Run, cfg sim.Config, cards int) (sim.Profile, bo
 	if rf := r.Server.Roofline; rf != nil && rf.PeakBandwidthGBs > 0 && math.Abs(rf.PeakBandwidthGBs/p.PeakBandwidthGBs-1) > 0.01 {
 		return p, false
 	}
-	return p, found || r.Server.Model == "" || r.Server.Model == p.Model
+	return p, true // the flags' profile (the default): a served name is no profile's model
 }
 
 // runConfig is the run's launch flags as vLLM (and the simulator) read

@@ -14,8 +14,14 @@ import (
 // runsHistory is a History of fixed runs.
 type runsHistory []*rundoc.Run
 
-func (h runsHistory) RunsOnCard(context.Context, string, bool, int) ([]*rundoc.Run, error) {
-	return append([]*rundoc.Run(nil), h...), nil
+func (h runsHistory) RunsOnCard(_ context.Context, _ string, _ bool, _ int, keep func(*rundoc.Run) bool) ([]*rundoc.Run, error) {
+	var out []*rundoc.Run
+	for _, r := range h {
+		if keep == nil || keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 func TestRunRequest(t *testing.T) {
@@ -40,7 +46,7 @@ func TestBeforeRun(t *testing.T) {
 	at := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
 	r := &rundoc.Run{UUID: "this", CreatedAt: at}
 	h := runsHistory{{UUID: "older", CreatedAt: at.Add(-time.Hour)}, r, {UUID: "newer", CreatedAt: at.Add(time.Hour)}}
-	runs, err := predict.BeforeRun(h, r).RunsOnCard(context.Background(), "x", false, 20)
+	runs, err := predict.BeforeRun(h, r).RunsOnCard(context.Background(), "x", false, 20, nil)
 	if err != nil || len(runs) != 1 || runs[0].UUID != "older" {
 		t.Errorf("BeforeRun kept %d runs (%v), want only the older one", len(runs), err)
 	}

@@ -196,7 +196,7 @@ func TestPredictsEverySimulatorProfile(t *testing.T) {
 
 			// What the CLI prints after the run: the prediction ForRun
 			// rebuilds from the run alone agrees as well.
-			fr, err := predict.ForRun(first, nil)
+			fr, err := predict.ForRun(first)
 			if err != nil {
 				t.Fatal(err)
 			}

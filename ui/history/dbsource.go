@@ -22,8 +22,11 @@ func NewDB(db *store.DB) *DB { return &DB{db: db} }
 
 // RunsOnCard is the store's (predict.History): the newest runs on a card,
 // which the app's predictions learn the card's efficiencies from.
-func (d *DB) RunsOnCard(ctx context.Context, card string, simulated bool, limit int) ([]*rundoc.Run, error) {
-	return d.db.RunsOnCard(ctx, card, simulated, limit)
+func (d *DB) RunsOnCard(ctx context.Context, card string, simulated bool, limit int, keep func(*rundoc.Run) bool) ([]*rundoc.Run, error) {
+	if d == nil {
+		return nil, nil
+	}
+	return d.db.RunsOnCard(ctx, card, simulated, limit, keep)
 }
 
 // Path is the history file.

@@ -126,7 +126,7 @@ func decodeCells(pr *predict.Prediction) []predict.Cell {
 	var out []predict.Cell
 	for _, c := range pr.Cells {
 		if c.Phase == rundoc.PhaseDecode && c.TotalTokS > 0 &&
-			(c.Status == rundoc.StatusValid || c.Status == rundoc.StatusQueued) {
+			(c.Status == predict.StatusRuns || c.Status == rundoc.StatusQueued) {
 			out = append(out, c)
 		}
 	}
@@ -179,7 +179,7 @@ func Cells(pr *predict.Prediction) string {
 	}
 	var pre []string
 	for _, c := range pr.Cells {
-		if c.Phase == rundoc.PhasePrefill && c.Status == rundoc.StatusValid {
+		if c.Phase == rundoc.PhasePrefill && c.Status == predict.StatusRuns {
 			d := c.Doc()
 			pre = append(pre, "prefill "+rundoc.ContextLabel(c.Context)+" "+rundoc.FigTTFT.WithUnit(&d)+" TTFT")
 		}

@@ -12,7 +12,7 @@ import (
 )
 
 func TestVersusMeasured(t *testing.T) {
-	p := predict.Cell{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 49.1}
+	p := predict.Cell{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: predict.StatusRuns, TotalTokS: 49.1}
 	for _, tc := range []struct {
 		measured *rundoc.Cell
 		want     string
