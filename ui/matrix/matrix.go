@@ -32,8 +32,10 @@ type Matrix struct {
 	running [2]int
 	active  bool
 	// pending is what a planned cell without figures says (the plan
-	// preview sets "will run").
-	pending string
+	// preview sets "will run"); pendingDetail its second line, by cell
+	// (the plan preview's predicted figure).
+	pending       string
+	pendingDetail map[[2]int]string
 	// taps are the cells' tap areas, by (context, concurrency).
 	taps map[[2]int]*tapArea
 	// OnTapped, when set, is called with a cell's context and concurrency
@@ -88,6 +90,14 @@ func (m *Matrix) SetRunning(context, concurrency int, active bool) {
 // SetPendingText sets what planned cells that have no figures yet say.
 func (m *Matrix) SetPendingText(s string) {
 	m.pending = s
+	m.paint()
+}
+
+// SetPendingDetail sets the second line of planned cells that have no
+// figures yet, by (context, concurrency): the plan preview's predicted
+// figure. nil clears them.
+func (m *Matrix) SetPendingDetail(detail map[[2]int]string) {
+	m.pendingDetail = detail
 	m.paint()
 }
 
@@ -192,7 +202,7 @@ func (m *Matrix) paint() {
 		running := m.active && m.running == k && (c == nil || c.Status == "")
 		v.l1.Text, v.l2.Text = CellLines(c, running)
 		if c == nil && !running {
-			v.l1.Text = m.pending
+			v.l1.Text, v.l2.Text = m.pending, m.pendingDetail[k]
 		}
 		if v.l3.Text = rundoc.MatrixRoofline(c); v.l3.Text != "" && !running {
 			v.l3.Show()

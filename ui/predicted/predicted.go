@@ -163,6 +163,18 @@ func Headline(pr *predict.Prediction) string {
 		strings.Join(parts, ", "), pr.Basis())
 }
 
+// CellDetails is each decode cell that will run's predicted total tok/s
+// as the plan preview's matrix shows it under "will run": "≈ 49.3 tok/s
+// predicted", by (context, concurrency).
+func CellDetails(pr *predict.Prediction) map[[2]int]string {
+	out := map[[2]int]string{}
+	for _, c := range decodeCells(pr) {
+		d := c.Doc()
+		out[[2]int{c.Context, c.Concurrency}] = "≈ " + rundoc.FigTotalTokS.WithUnit(&d) + " " + predict.PredictedLabel
+	}
+	return out
+}
+
 // Cells is every decode cell that will run, with its predicted total
 // tok/s, in one line: "Predicted (simulator profile rtx3060-12gb, ±10%):
 // 0×1 49.1, 0×4 180.2 … total tok/s"; prefill cells follow with their

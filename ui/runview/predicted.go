@@ -59,6 +59,7 @@ func (v *View) predictPlan(p rundoc.Plan) {
 	if l.req == nil {
 		l.live.Stop()
 		l.label.Hide()
+		v.mx.SetPendingDetail(nil)
 		return
 	}
 	req := *l.req
@@ -72,8 +73,14 @@ func (v *View) predictPlan(p rundoc.Plan) {
 			return
 		case !pr.Fits:
 			l.label.SetText("Predicted: " + wording.LowerFirst(pr.Verdict()))
+			v.mx.SetPendingDetail(nil)
 		default:
 			l.label.SetText(predicted.Cells(pr))
+			if !v.Running() && !v.outcomeShown {
+				// Only the plan preview's matrix: a run's shows measured
+				// cells, never beside predicted ones.
+				v.mx.SetPendingDetail(predicted.CellDetails(pr))
+			}
 		}
 		l.label.Show()
 	})

@@ -98,6 +98,18 @@ func TestPlanPreviewShowsPredictedFigures(t *testing.T) {
 				t.Errorf("the preview %q lacks predict's %q", got, w)
 			}
 		}
+		// The preview's matrix says each cell's predicted figure under
+		// "will run".
+		for _, c := range pr.Cells {
+			if c.Phase != rundoc.PhaseDecode || c.Status != predict.StatusRuns {
+				continue
+			}
+			d := c.Doc()
+			l1, l2, ok := v.Matrix().Lines(c.Context, c.Concurrency)
+			if want := "≈ " + rundoc.FigTotalTokS.WithUnit(&d) + " predicted"; !ok || l1 != "will run" || l2 != want {
+				t.Errorf("matrix cell %s says %q / %q, want \"will run\" / %q", rundoc.CellName(c.Context, c.Concurrency), l1, l2, want)
+			}
+		}
 	}
 	v.SetPrediction(nil)
 	if got := v.Predicted(); got != "" {

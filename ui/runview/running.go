@@ -52,6 +52,7 @@ func (v *View) StartPlan(p rundoc.Plan) {
 	v.scaleNote.Show()
 	v.preview = session.Predict(p, v.facts)
 	v.mx.SetPendingText("")
+	v.mx.SetPendingDetail(nil) // measured cells only, from here on
 	v.mx.SetRun(v.preview)
 
 	tick := time.NewTicker(RepaintInterval)
