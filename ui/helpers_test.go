@@ -11,6 +11,7 @@ import (
 	"github.com/rigbench/rigbench/store"
 	"github.com/rigbench/rigbench/ui"
 	"github.com/rigbench/rigbench/ui/hwview"
+	"github.com/rigbench/rigbench/ui/predicted"
 )
 
 // testServices: no GPU, no Docker (so the demo is the default target), the
@@ -38,6 +39,9 @@ func TestMain(m *testing.M) {
 	os.Setenv(store.EnvDB, filepath.Join(dir, "history.db"))
 	// Nor the user's data folder (the compile cache a launch mounts).
 	os.Setenv("XDG_DATA_HOME", dir)
+	// The tests drive widgets from their own goroutine; predictions must
+	// not redraw them from another (predicted.Inline).
+	predicted.Inline = true
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -62,6 +62,14 @@ type Live struct {
 	OnShown func()
 }
 
+// Inline makes every Live predict on the caller's goroutine and show the
+// answer at once. Tests of the whole app set it: Fyne's test driver runs
+// fyne.Do on the goroutine that calls it, so an answer delivered from a
+// predicting goroutine would redraw the Launch page while the test edits
+// it from its own (a crash in Fyne's text cache, not only a race report).
+// The real driver serialises fyne.Do, and the app leaves Inline false.
+var Inline bool
+
 // Do predicts req on a goroutine of its own and calls show with the
 // answer on the Fyne goroutine, unless another Do or Stop came since.
 func (l *Live) Do(req predict.Request, show func(*predict.Prediction, error)) {
@@ -74,6 +82,15 @@ func (l *Live) Do(req predict.Request, show func(*predict.Prediction, error)) {
 	gen := l.gen
 	l.cancel, l.pending = cancel, true
 	l.mu.Unlock()
+	if Inline {
+		defer cancel()
+		pr, err := req.Do(ctx)
+		if l.current(gen) {
+			show(pr, err)
+			l.shown(gen)
+		}
+		return
+	}
 	go func() {
 		defer cancel()
 		pr, err := req.Do(ctx)
@@ -84,22 +101,30 @@ func (l *Live) Do(req predict.Request, show func(*predict.Prediction, error)) {
 				return
 			}
 			show(pr, err)
-			if l.OnShown != nil {
-				l.OnShown()
-			}
+			l.shown(gen)
 		})
 	}()
 }
 
-// current reports whether gen is the newest Do, marking it answered.
+// current reports whether gen is the newest Do.
 func (l *Live) current(gen int) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if gen != l.gen {
-		return false
+	return gen == l.gen
+}
+
+// shown marks Do gen answered once its answer is on screen (not before:
+// a test that waits for Pending to clear must find the view done), and
+// calls OnShown.
+func (l *Live) shown(gen int) {
+	l.mu.Lock()
+	if gen == l.gen {
+		l.pending = false
 	}
-	l.pending = false
-	return true
+	l.mu.Unlock()
+	if l.OnShown != nil {
+		l.OnShown()
+	}
 }
 
 // Stop drops the answer of the Do in progress.
