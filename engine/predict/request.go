@@ -114,5 +114,8 @@ func (r Request) Do(ctx context.Context) (*Prediction, error) {
 		return m, err == nil
 	}
 	eff := LearnFromHistory(ctx, r.History, Prior(card, m.ID), card, r.Demo, models)
-	return Predict(Input{Card: card, Cards: cards, NVLink: r.NVLink, Model: m, Args: r.Args, Efficiency: eff, Plan: r.Plan})
+	// A demo's cards are joined as its profile's are (the two H100s of
+	// h100-80gb-x2 by NVLink).
+	nvlink := r.NVLink || r.Demo && r.Profile.Link == sim.LinkNVLink
+	return Predict(Input{Card: card, Cards: cards, NVLink: nvlink, Model: m, Args: r.Args, Efficiency: eff, Plan: r.Plan})
 }
