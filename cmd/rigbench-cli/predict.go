@@ -246,43 +246,14 @@ func printPrediction(w io.Writer, pr *predict.Prediction, simulated bool) {
 		return
 	}
 	fmt.Fprintf(w, "\nPredicted decode: total tok/s (%s)\n", pr.Basis())
-	var contexts, conc []int
+	doc := &rundoc.Run{}
 	for _, c := range pr.Cells {
-		if c.Phase != rundoc.PhaseDecode {
-			continue
-		}
-		if len(contexts) == 0 || contexts[len(contexts)-1] != c.Context {
-			contexts = append(contexts, c.Context)
-		}
-		if len(contexts) == 1 {
-			conc = append(conc, c.Concurrency)
+		if c.Phase == rundoc.PhaseDecode {
+			doc.Cells = append(doc.Cells, c.Doc())
 		}
 	}
-	width := 12
-	for _, c := range pr.Cells {
-		d := c.Doc()
-		width = max(width, len([]rune(rundoc.MatrixText(&d)))+2)
-	}
-	fmt.Fprint(w, padRight("context \\ N", 12))
-	for _, n := range conc {
-		fmt.Fprint(w, padRight(strconv.Itoa(n), width))
-	}
-	fmt.Fprintln(w)
-	queued := false
-	for _, ctx := range contexts {
-		fmt.Fprint(w, padRight(rundoc.ContextLabel(ctx), 12))
-		for _, c := range pr.Cells {
-			if c.Phase == rundoc.PhaseDecode && c.Context == ctx {
-				d := c.Doc()
-				queued = queued || c.Status == rundoc.StatusQueued
-				fmt.Fprint(w, padRight(rundoc.MatrixText(&d), width))
-			}
-		}
-		fmt.Fprintln(w)
-	}
-	if queued {
-		fmt.Fprintln(w, rundoc.QueuedNote)
-	}
+	contexts, conc := doc.DecodeAxes()
+	printMatrix(w, doc, contexts, conc)
 	first := true
 	for _, c := range pr.Cells {
 		if c.Phase != rundoc.PhasePrefill {
@@ -293,7 +264,7 @@ func printPrediction(w io.Writer, pr *predict.Prediction, simulated bool) {
 			first = false
 		}
 		d := c.Doc()
-		if c.Status != rundoc.StatusValid {
+		if c.Status != predict.StatusRuns {
 			fmt.Fprintf(w, "%-10s %s\n", rundoc.ContextLabel(c.Context), c.Status)
 			continue
 		}

@@ -21,7 +21,8 @@ func TestPredictDemo(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{"PREDICTED: agents/a1-4b-fp8 on NVIDIA GeForce RTX 3060", "KV cache: 431,632 tokens",
-		"Fits: the KV cache holds 431,632 tokens", "Predicted decode: total tok/s (simulator profile rtx3060-12gb, ±10%)", "Predicted prefill"} {
+		"Fits: the KV cache holds 431,632 tokens", "Predicted decode: total tok/s (simulator profile rtx3060-12gb, ±10%)", "Predicted prefill",
+		"16K        2047.0         8004"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -32,32 +32,7 @@ func printResults(w io.Writer, run *rundoc.Run) {
 		} else {
 			fmt.Fprintf(w, "\nDecode: total tok/s · TTFT (window %s)\n", window)
 		}
-		width := 12
-		for _, c := range run.Cells {
-			width = max(width, len([]rune(rundoc.MatrixText(&c)))+2)
-		}
-		fmt.Fprint(w, padRight("context \\ N", 12))
-		for _, n := range conc {
-			fmt.Fprint(w, padRight(fmt.Sprint(n), width))
-		}
-		fmt.Fprintln(w)
-		queued := false
-		for _, c := range contexts {
-			fmt.Fprint(w, padRight(rundoc.ContextLabel(c), 12))
-			for _, n := range conc {
-				cell := run.Find(rundoc.PhaseDecode, c, n)
-				queued = queued || (cell != nil && cell.Status == rundoc.StatusQueued)
-				text := rundoc.MatrixText(cell)
-				if cell == nil {
-					text = "·"
-				}
-				fmt.Fprint(w, padRight(text, width))
-			}
-			fmt.Fprintln(w)
-		}
-		if queued {
-			fmt.Fprintln(w, rundoc.QueuedNote)
-		}
+		printMatrix(w, run, contexts, conc)
 		printRoofline(w, run, contexts, conc)
 		// How close RigBench's prediction would have come (METHOD.md,
 		// Prediction): the run against the prior, not learned from itself.
@@ -101,6 +76,39 @@ func printResults(w io.Writer, run *rundoc.Run) {
 		for _, l := range lines {
 			fmt.Fprintln(w, "  "+l)
 		}
+	}
+}
+
+// printMatrix prints the decode matrix of run (rows = context, columns =
+// concurrency; each cell rundoc.MatrixText, "·" for a cell the run lacks)
+// and the queued note under it when a cell queued: a run's results and a
+// prediction's (predict, whose cells read "Would run" as figures).
+func printMatrix(w io.Writer, run *rundoc.Run, contexts, conc []int) {
+	width := 12
+	for _, c := range run.Cells {
+		width = max(width, len([]rune(rundoc.MatrixText(&c)))+2)
+	}
+	fmt.Fprint(w, padRight("context \\ N", 12))
+	for _, n := range conc {
+		fmt.Fprint(w, padRight(fmt.Sprint(n), width))
+	}
+	fmt.Fprintln(w)
+	queued := false
+	for _, c := range contexts {
+		fmt.Fprint(w, padRight(rundoc.ContextLabel(c), 12))
+		for _, n := range conc {
+			cell := run.Find(rundoc.PhaseDecode, c, n)
+			queued = queued || (cell != nil && cell.Status == rundoc.StatusQueued)
+			text := rundoc.MatrixText(cell)
+			if cell == nil {
+				text = "·"
+			}
+			fmt.Fprint(w, padRight(text, width))
+		}
+		fmt.Fprintln(w)
+	}
+	if queued {
+		fmt.Fprintln(w, rundoc.QueuedNote)
 	}
 }
 

@@ -233,30 +233,16 @@ func activationGiB(m Model, batched int) float64 {
 	return est(batched)
 }
 
-// settingsOf is cfg's sizing with the profile's defaults filled, as
-// sim.Facts fills them.
+// settingsOf is cfg's sizing with the profile's defaults filled, as the
+// simulator fills them (sim.WithDefaults).
 func settingsOf(cfg sim.Config, p sim.Profile) Settings {
-	s := Settings{
+	cfg.Profile = p
+	cfg = sim.WithDefaults(cfg)
+	return Settings{
 		Utilization: cfg.GPUMemoryUtilization, MaxModelLen: cfg.MaxModelLen, KVCacheDtype: cfg.KVCacheDtype,
 		MaxNumSeqs: cfg.MaxNumSeqs, MaxNumBatchedTokens: cfg.MaxNumBatchedTokens,
 		TensorParallel: max(cfg.TensorParallelSize, 1), PipelineParallel: max(cfg.PipelineParallelSize, 1),
 	}
-	if s.Utilization == 0 {
-		s.Utilization = p.DefaultGPUMemoryUtilization
-	}
-	if s.MaxModelLen == 0 {
-		s.MaxModelLen = p.ModelMaxLen
-	}
-	if s.KVCacheDtype == "" {
-		s.KVCacheDtype = "auto"
-	}
-	if s.MaxNumSeqs == 0 {
-		s.MaxNumSeqs = p.DefaultMaxNumSeqs
-	}
-	if s.MaxNumBatchedTokens == 0 {
-		s.MaxNumBatchedTokens = p.DefaultMaxNumBatchedTokens
-	}
-	return s
 }
 
 // memoryOf is vLLM's budget for settings s on profile p's cards (vllm.Memory,

@@ -123,25 +123,8 @@ func New(cfg Config) (*Server, error) {
 // like vLLM's start-up (the scheduler limits, the KV cache, the
 // max_model_len check): everything New does before it serves.
 func size(cfg Config) (Config, kvSizing, error) {
-	if cfg.Profile.Name == "" {
-		cfg.Profile = DefaultProfile()
-	}
+	cfg = WithDefaults(cfg)
 	p := cfg.Profile
-	if cfg.Model == "" {
-		cfg.Model = p.Model
-	}
-	if cfg.MaxNumSeqs == 0 {
-		cfg.MaxNumSeqs = p.DefaultMaxNumSeqs
-	}
-	if cfg.MaxNumBatchedTokens == 0 {
-		cfg.MaxNumBatchedTokens = p.DefaultMaxNumBatchedTokens
-	}
-	if cfg.GPUMemoryUtilization == 0 {
-		cfg.GPUMemoryUtilization = p.DefaultGPUMemoryUtilization
-	}
-	if cfg.KVCacheDtype == "" {
-		cfg.KVCacheDtype = "auto"
-	}
 	if cfg.Speed == 0 {
 		cfg.Speed = 1
 	}
@@ -171,6 +154,37 @@ func size(cfg Config) (Config, kvSizing, error) {
 		return cfg, kv, err
 	}
 	return cfg, kv, nil
+}
+
+// WithDefaults is cfg with what its command line left out taken from its
+// profile (the default profile when none), as vLLM fills it from the card
+// and the model: the model, max_num_seqs, max_num_batched_tokens,
+// gpu_memory_utilization, the cache dtype ("auto") and max_model_len (the
+// model's own). engine/predict sizes a launch with the same values.
+func WithDefaults(cfg Config) Config {
+	if cfg.Profile.Name == "" {
+		cfg.Profile = DefaultProfile()
+	}
+	p := cfg.Profile
+	if cfg.Model == "" {
+		cfg.Model = p.Model
+	}
+	if cfg.MaxNumSeqs == 0 {
+		cfg.MaxNumSeqs = p.DefaultMaxNumSeqs
+	}
+	if cfg.MaxNumBatchedTokens == 0 {
+		cfg.MaxNumBatchedTokens = p.DefaultMaxNumBatchedTokens
+	}
+	if cfg.GPUMemoryUtilization == 0 {
+		cfg.GPUMemoryUtilization = p.DefaultGPUMemoryUtilization
+	}
+	if cfg.KVCacheDtype == "" {
+		cfg.KVCacheDtype = "auto"
+	}
+	if cfg.MaxModelLen == 0 {
+		cfg.MaxModelLen = p.ModelMaxLen
+	}
+	return cfg
 }
 
 // Facts is what a server for cfg would report, computed without starting
