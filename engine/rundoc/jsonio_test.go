@@ -31,7 +31,7 @@ func jsonioFullRun() *rundoc.Run {
 		Simulated:  true,
 		Plan: rundoc.Plan{
 			Contexts: []int{0, 16384}, Concurrency: []int{1, 2}, PrefillContexts: []int{8192},
-			DurationS: 30, MaxOutput: 8192, KVCapacityOverride: 100000, SimSpeed: 20,
+			DurationS: 30, MaxOutput: 8192, KVCapacityOverride: 100000, SimSpeed: 20, AcceptLenRef: 3,
 			Window: rundoc.WindowAuto, Precision: 0.01, WindowOpens: rundoc.OpensSteady, Prompts: rundoc.PromptsShared,
 		},
 		Hardware: &hardware.Snapshot{
@@ -65,7 +65,7 @@ func jsonioFullRun() *rundoc.Run {
 			ServerFacts: rundoc.ServerFacts{Personality: "vllm", Slots: 4, KVUnified: true, NotReported: []string{rundoc.NotReportedDecodeTime},
 				Roofline: &rundoc.Roofline{WeightsGiB: 4.61, WeightsSource: rundoc.RooflineLog, KVBytesPerToken: 8192,
 					KVBytesSource: rundoc.RooflineLog, PeakBandwidthGBs: 360.048, BandwidthSource: rundoc.RooflineHardware,
-					Missing: []string{rundoc.RooflineMissingWeights}}},
+					Speculative: true, Missing: []string{rundoc.RooflineMissingWeights}}},
 		},
 		Cells: []rundoc.Cell{
 			{Phase: rundoc.PhasePrefill, Context: 8192, Concurrency: 1, Status: rundoc.StatusValid,
@@ -97,6 +97,9 @@ func jsonioFullRun() *rundoc.Run {
 					ServerDecodeS: 59.5, ServerDecodeTokS: 47.7, ServerPrefillS: 0.0115, ServerPromptTokS: 2087.5},
 				CellWindow: rundoc.CellWindow{RampS: 11.5, Readiness: "streams_with_tokens=2/2, running_reqs=2/2, queue_reqs=0",
 					WarmupTimedOut: true, ChunkGapMs: 20.25, ClientCPUPct: 37.5, PerRequestTokSWindow: 31.4, TBTMsWindow: 31.85, ClientLagS: 0.125},
+				CellSpec: rundoc.CellSpec{SpecDrafts: 1200, SpecDraftTokens: 2400, SpecAcceptedTokens: 1560, SpecOutputTokens: 2834,
+					SpecAcceptRate: 0.65, SpecAcceptLength: 2.3, SpecPosAccept: []float64{0.78, 0.52}, EngineSteps: 1274,
+					SpecAcceptLengthEff: 2.2245, StepsPerS: 42.5, StepsPerSCI95: 0.4, ProjectedTokS: 127.5},
 			},
 		},
 		Error: "none, really",

@@ -274,3 +274,25 @@ func (s *Server) SpecTruth(from, to time.Time) SpecTruth {
 	}
 	return t
 }
+
+// SpecBandwidthFraction is BandwidthFraction for one stream decoding at
+// context 0 with speculation sp: its step also verifies k drafts and pays
+// the drafter, so it lasts
+//
+//	(StepBaseS + DecodePerSeqS + VerifyPerTokenS × k) × (1 + DraftShare × k)
+//
+// (no draft share for n-gram) and still reads the weights once. It is what
+// RigBench's roofline figure, which counts steps by the server's
+// spec_decode counters, should read for such a 0×1 cell. nil sp gives
+// BandwidthFraction.
+func (p Profile) SpecBandwidthFraction(sp *Speculation) float64 {
+	if sp == nil || p.PeakBandwidthGBs <= 0 {
+		return p.BandwidthFraction()
+	}
+	m := p.Spec.orDefault()
+	step := p.StepBaseS + p.DecodePerSeqS + m.VerifyPerTokenS*float64(sp.Tokens)
+	if sp.drafts() {
+		step *= 1 + m.DraftShare*float64(sp.Tokens)
+	}
+	return p.WeightsGiB * giB / step / (p.PeakBandwidthGBs * 1e9)
+}

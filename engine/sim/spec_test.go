@@ -34,11 +34,11 @@ func TestSpeculativeConfigFlag(t *testing.T) {
 		t.Errorf("{} turns speculation off: %+v, %v", c.Speculative, err)
 	}
 	for v, want := range map[string]string{
-		`{"method":"mtp"`:                                 "invalid loads value",
+		`{"method":"mtp"`: "invalid loads value",
 		`{"method":"medusa2","num_speculative_tokens":2}`: "method 'medusa2' is not supported",
-		`{"method":"mtp"}`:                                "num_speculative_tokens must be provided",
-		`{"method":"mtp","num_speculative_tokens":0}`:     "between 1 and 16",
-		`{"num_speculative_tokens":2}`:                    "no \"method\"",
+		`{"method":"mtp"}`: "num_speculative_tokens must be provided",
+		`{"method":"mtp","num_speculative_tokens":0}`: "between 1 and 16",
+		`{"num_speculative_tokens":2}`:                "no \"method\"",
 	} {
 		_, err := ParseArgs([]string{"--speculative-config", v})
 		var ae *ArgError
