@@ -439,16 +439,7 @@ func (c *core) stepCost(work []chunk) float64 {
 			q = 1
 		}
 		t += p.DecodePerSeqS*float64(decodes) + attn*math.Pow(float64(decodes), q-1)
-		if sp := c.spec; sp != nil {
-			// Verifying k drafts per sequence computes k more positions;
-			// a drafting model runs k small passes, a share of the step
-			// each (SpecModel).
-			m := p.Spec.orDefault()
-			t += m.VerifyPerTokenS * float64(sp.Tokens*decodes)
-			if sp.drafts() {
-				t *= 1 + m.DraftShare*float64(sp.Tokens)
-			}
-		}
+		t = p.withDrafts(t, c.spec, decodes)
 	}
 	return t
 }

@@ -275,24 +275,50 @@ func (s *Server) SpecTruth(from, to time.Time) SpecTruth {
 	return t
 }
 
+// withDrafts is the time of a step that took t without speculation when
+// decodes of its sequences draft with sp: verifying k drafts each adds
+// VerifyPerTokenS per draft token, and a drafting model runs k small
+// passes of DraftShare of the step each (none for n-gram lookup):
+//
+//	(t + VerifyPerTokenS × k × decodes) × (1 + DraftShare × k)
+func (p Profile) withDrafts(t float64, sp *Speculation, decodes int) float64 {
+	if sp == nil || decodes <= 0 {
+		return t
+	}
+	m := p.Spec.orDefault()
+	t += m.VerifyPerTokenS * float64(sp.Tokens*decodes)
+	if sp.drafts() {
+		t *= 1 + m.DraftShare*float64(sp.Tokens)
+	}
+	return t
+}
+
+// SpecDecodeStepS is DecodeStepS for b sequences drafting with sp (nil:
+// DecodeStepS): engine/predict predicts a speculative launch's steps
+// with it, as the simulator times them.
+func (p Profile) SpecDecodeStepS(sp *Speculation, b int, c float64) float64 {
+	return p.withDrafts(p.DecodeStepS(b, c), sp, b)
+}
+
+// SpecTokensPerStep is the tokens a drafted step yields on average, 1 +
+// ExpectedAccepted, for a prompt with nothing to copy (repetition 0: the
+// prediction does not know the prompt's text); 1 for nil sp.
+func (p Profile) SpecTokensPerStep(sp *Speculation) float64 {
+	if sp == nil {
+		return 1
+	}
+	return 1 + ExpectedAccepted(p.Spec.Probabilities(sp.Method, sp.Tokens, 0))
+}
+
 // SpecBandwidthFraction is BandwidthFraction for one stream decoding at
-// context 0 with speculation sp: its step also verifies k drafts and pays
-// the drafter, so it lasts
-//
-//	(StepBaseS + DecodePerSeqS + VerifyPerTokenS × k) × (1 + DraftShare × k)
-//
-// (no draft share for n-gram) and still reads the weights once. It is what
-// RigBench's roofline figure, which counts steps by the server's
-// spec_decode counters, should read for such a 0×1 cell. nil sp gives
-// BandwidthFraction.
+// context 0 with speculation sp: its step (withDrafts) still reads the
+// weights once. It is what RigBench's roofline figure, which counts steps
+// by the server's spec_decode counters, should read for such a 0×1 cell.
+// nil sp gives BandwidthFraction.
 func (p Profile) SpecBandwidthFraction(sp *Speculation) float64 {
 	if sp == nil || p.PeakBandwidthGBs <= 0 {
 		return p.BandwidthFraction()
 	}
-	m := p.Spec.orDefault()
-	step := p.StepBaseS + p.DecodePerSeqS + m.VerifyPerTokenS*float64(sp.Tokens)
-	if sp.drafts() {
-		step *= 1 + m.DraftShare*float64(sp.Tokens)
-	}
+	step := p.withDrafts(p.StepBaseS+p.DecodePerSeqS, sp, 1)
 	return p.WeightsGiB * giB / step / (p.PeakBandwidthGBs * 1e9)
 }
