@@ -229,7 +229,7 @@ func (v *View) Input() tune.SpecInput {
 		in.Mode = tune.OneAtATime
 	}
 	for _, d := range v.dims {
-		in.Vary = append(in.Vary, d.Flag+"="+strings.Join(d.Values, ","))
+		in.Vary = append(in.Vary, d.Text())
 	}
 	return in
 }
