@@ -89,6 +89,7 @@ type ldbCell struct {
 	ReadyReason        string   `json:"ready_reason"`
 	TimeoutReason      string   `json:"timeout_reason"`
 	CapacityLimited    bool     `json:"capacity_limited"`
+	ldbSpec
 	// What RigBench's own files add: the cell's status and reason.
 	Status string `json:"rigbench_status"`
 	Reason string `json:"rigbench_reason"`
@@ -257,7 +258,11 @@ func ReadLDBJSON(data []byte) (*rundoc.Run, error) {
 		}
 	}
 	for i, r := range *f.Results {
-		run.Cells = append(run.Cells, chk.decodeCell(i, r))
+		c := chk.decodeCell(i, r)
+		if ref := chk.spec(fmt.Sprintf("results[%d].", i), r.ldbSpec, &c); ref > 0 && run.Plan.AcceptLenRef == 0 {
+			run.Plan.AcceptLenRef = ref
+		}
+		run.Cells = append(run.Cells, c)
 	}
 	if chk.err != nil {
 		return nil, chk.err
