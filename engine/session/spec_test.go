@@ -73,6 +73,11 @@ func TestSpeculativeCellsMatchTruth(t *testing.T) {
 		if want := c.StepsPerS * plan.AcceptLenRef; math.Abs(c.ProjectedTokS-want) > 0.2 {
 			t.Errorf("%s: projected %.1f tok/s, want steps/s × 3 = %.1f", c.Name(), c.ProjectedTokS, want)
 		}
+		// Chunks carry several tokens; RigBench counts tokens, so its
+		// count still agrees with the server's (METHOD.md: Cross-check).
+		if c.ServerTokenDiffPct == nil || math.Abs(*c.ServerTokenDiffPct) > rundoc.ServerCheckTolerancePct || c.TokenCountMismatch {
+			t.Errorf("%s: the cross-check does not hold with multi-token chunks: server Δ %v%%, mismatch %v", c.Name(), c.ServerTokenDiffPct, c.TokenCountMismatch)
+		}
 		if len(c.SpecPosAccept) != 2 || !(c.SpecPosAccept[0] > c.SpecPosAccept[1]) {
 			t.Errorf("%s: per-position acceptance %v, want two falling shares", c.Name(), c.SpecPosAccept)
 		}
