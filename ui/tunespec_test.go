@@ -3,6 +3,10 @@
 package ui_test
 
 import (
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +25,7 @@ func TestTuneSpeculativeVerdict(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a demo sweep through the app in real time: skipped with -short (make test runs it)")
 	}
-	u, _ := newUI(t)
+	u, w := newUI(t)
 	fyne.DoAndWait(func() {
 		u.SelectTab(ui.TabTune)
 		if err := u.Tune.AddDimension(vllm.SpeculativeFlag, strings.Join(vllm.Suggestions(vllm.SpeculativeFlag), ",")); err != nil {
@@ -57,4 +61,16 @@ func TestTuneSpeculativeVerdict(t *testing.T) {
 		t.Errorf("the table's variants are not in the short form:\n%s", labels)
 	}
 	t.Log(verdict)
+	if dir := os.Getenv("RIGBENCH_TEST_SHOTS"); dir != "" {
+		// For a person to look at: the view as the test driver draws it.
+		var img image.Image
+		fyne.DoAndWait(func() { w.Resize(fyne.NewSize(1280, 800)) })
+		fyne.DoAndWait(func() { w.Content().Refresh() })
+		fyne.DoAndWait(func() { img = w.Canvas().Capture() })
+		f, err := os.Create(filepath.Join(dir, "tune-speculative.png"))
+		if err == nil {
+			png.Encode(f, img)
+			f.Close()
+		}
+	}
 }

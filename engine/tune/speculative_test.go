@@ -46,6 +46,15 @@ func TestSpeculativeDimension(t *testing.T) {
 	if err != nil || strings.Join(back.Values, "|") != strings.Join(d.Values, "|") {
 		t.Errorf("read back: %+v, %v", back, err)
 	}
+	for label, want := range map[string]string{"speculative mtp:2": "speculative mtp:2", "without speculative decoding": "without speculative decoding"} {
+		v := tune.DocVariant{Label: label}
+		if label == "speculative mtp:2" {
+			v.Flags = tune.FlagArgs([]vllm.FlagValue{{Name: vllm.SpeculativeFlag, Value: d.Values[2]}})
+		}
+		if got := tune.BarLabel(v); got != want {
+			t.Errorf("bar label %q, want %q", got, want)
+		}
+	}
 	for _, bad := range []string{"speculative=mtp", "speculative=medusa:2", "speculative=mtp:0", "speculative={oops"} {
 		if _, err := tune.ParseDimension(bad); err == nil {
 			t.Errorf("%s: no error", bad)
