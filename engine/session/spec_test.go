@@ -106,3 +106,28 @@ func TestSpeculativeCellsMatchTruth(t *testing.T) {
 	}
 	t.Logf("free drafting: %.1f ± %.1f steps/s at %.1f tok/s; plain %.1f ± %.1f", s.StepsPerS, s.StepsPerSCI95, s.TotalTokS, p.TotalTokS, p.TotalTokSCI95)
 }
+
+// TestSpeculativeSGLang: SGLang gives only its spec_accept_length gauge;
+// a drafting cell then takes its acceptance length from the gauge's last
+// reading in the window, and steps/s from it, close to what the
+// simulator's drafted steps yielded.
+func TestSpeculativeSGLang(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator in real time: skipped with -short (make test runs it)")
+	}
+	const speed = 10
+	cfg := sim.DefaultConfig()
+	cfg.Speed, cfg.Personality = speed, sim.PersonalitySGLang
+	cfg.Speculative = &sim.Speculation{Method: "mtp", Tokens: 2}
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{4}, DurationS: 20, MaxOutput: 512}
+	run, srv := specRun(t, cfg, plan)
+	c := run.Find(rundoc.PhaseDecode, 0, 4)
+	if c == nil || !c.Status.Ran() || !c.Speculative() || c.StepsPerS <= 0 || c.SpecDrafts != 0 {
+		t.Fatalf("0×4 on SGLang: %+v", c)
+	}
+	truth := srv.SpecTruth(window(c, speed))
+	want := float64(truth.Accepted+truth.Drafts) / float64(truth.Drafts)
+	if math.Abs(c.SpecAcceptLength-want) > 0.05*want {
+		t.Errorf("acceptance length %.3f from the gauge, the simulator's drafted steps yielded %.3f", c.SpecAcceptLength, want)
+	}
+}

@@ -322,3 +322,22 @@ func (p Profile) SpecBandwidthFraction(sp *Speculation) float64 {
 	step := p.withDrafts(p.StepBaseS+p.DecodePerSeqS, sp, 1)
 	return p.WeightsGiB * giB / step / (p.PeakBandwidthGBs * 1e9)
 }
+
+// recentSpecSteps is how many of the latest steps SGLang's
+// spec_accept_length gauge averages over in the simulator.
+const recentSpecSteps = 64
+
+// recentAcceptLength is SGLang's spec_accept_length gauge: the tokens a
+// drafted step yielded, (accepted + drafts) ÷ drafts, over the latest
+// recentSpecSteps steps; 1 before any drafted step.
+func (c *core) recentAcceptLength() float64 {
+	drafts, accepted := 0, 0
+	for i := len(c.specLog) - 1; i >= 0 && i >= len(c.specLog)-recentSpecSteps; i-- {
+		drafts += c.specLog[i].drafts
+		accepted += c.specLog[i].accepted
+	}
+	if drafts == 0 {
+		return 1
+	}
+	return float64(accepted+drafts) / float64(drafts)
+}
