@@ -33,6 +33,7 @@ func jsonioFullRun() *rundoc.Run {
 			Contexts: []int{0, 16384}, Concurrency: []int{1, 2}, PrefillContexts: []int{8192},
 			DurationS: 30, MaxOutput: 8192, KVCapacityOverride: 100000, SimSpeed: 20,
 			Window: rundoc.WindowAuto, Precision: 0.01, WindowOpens: rundoc.OpensSteady, Prompts: rundoc.PromptsShared,
+			Burst: rundoc.BurstAfter, RequestCount: 8, BurstLimitS: 600,
 		},
 		Hardware: &hardware.Snapshot{
 			GPUs: []hardware.GPU{{
@@ -97,6 +98,9 @@ func jsonioFullRun() *rundoc.Run {
 					ServerDecodeS: 59.5, ServerDecodeTokS: 47.7, ServerPrefillS: 0.0115, ServerPromptTokS: 2087.5},
 				CellWindow: rundoc.CellWindow{RampS: 11.5, Readiness: "streams_with_tokens=2/2, running_reqs=2/2, queue_reqs=0",
 					WarmupTimedOut: true, ChunkGapMs: 20.25, ClientCPUPct: 37.5, PerRequestTokSWindow: 31.4, TBTMsWindow: 31.85, ClientLagS: 0.125},
+				// A decode cell has no burst figures; here they only cover the round trip.
+				CellBurst: rundoc.CellBurst{RequestCount: 8, WarmupRequests: 2, LatencyMs: 5012.5, LatencyMsCI95: 40.25, LatencyP90Ms: 5300,
+					LatencyP99Ms: 5400.5, LatencyMeanMs: 5050.75, RequestsPerS: 0.39, RequestsPerSCI95: 0.015},
 			},
 		},
 		Error: "none, really",
