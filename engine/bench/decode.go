@@ -24,25 +24,10 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 		cell.Status, cell.Reason = st, predictReason(st, cell.Context, cell.Concurrency, m, run.Server)
 		return
 	}
-	var docs []cellDoc
-	switch {
-	case run.Plan.PromptPolicy() == rundoc.PromptsShared:
-		docs = r.sharedDocs(cell.Context, cell.Concurrency)
-	case r.docs != nil:
-		docs = r.docs.forCell(cell.Context, cell.Concurrency, r.newDoc)
-	default:
-		for range cell.Concurrency {
-			docs = append(docs, cellDoc{doc: r.newDoc()})
-		}
-	}
-	prompts := make([]string, len(docs))
-	for i, d := range docs {
-		p, err := r.prompts.Prompt(ctx, cell.Context, d.doc)
-		if err != nil {
-			r.fail(cell, err)
-			return
-		}
-		prompts[i] = p
+	docs, prompts, err := r.cellPrompts(ctx, run, cell)
+	if err != nil {
+		r.fail(cell, err)
+		return
 	}
 	waited, note := r.waitIdle(ctx, run)
 	cell.IdleWaitS = waited
@@ -60,10 +45,7 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 		}
 		r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: run, Cell: cell, Index: index, Total: total, Message: msg})
 	}
-	var (
-		promptTokens int
-		err          error
-	)
+	var promptTokens int
 	if k > 1 {
 		err = r.warmSlots(ctx, run, prompts[0], k, cell.Context, m, started)
 		if err == nil {
@@ -97,6 +79,33 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 	}
 	w.live = newLive(w.d, len(prompts))
 	w.measure(ctx, index, total)
+}
+
+// cellPrompts returns the documents a decode or burst cell's N streams
+// send and their prompts, by the plan's prompt policy: under shared the
+// context's one document N times, else one per stream (reused from cell to
+// cell in an adaptive plan, reuse.go).
+func (r *Runner) cellPrompts(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell) ([]cellDoc, []string, error) {
+	var docs []cellDoc
+	switch {
+	case run.Plan.PromptPolicy() == rundoc.PromptsShared:
+		docs = r.sharedDocs(cell.Context, cell.Concurrency)
+	case r.docs != nil:
+		docs = r.docs.forCell(cell.Context, cell.Concurrency, r.newDoc)
+	default:
+		for range cell.Concurrency {
+			docs = append(docs, cellDoc{doc: r.newDoc()})
+		}
+	}
+	prompts := make([]string, len(docs))
+	for i, d := range docs {
+		p, err := r.prompts.Prompt(ctx, cell.Context, d.doc)
+		if err != nil {
+			return nil, nil, err
+		}
+		prompts[i] = p
+	}
+	return docs, prompts, nil
 }
 
 // distinct returns the prompts without repeats, in order: under the shared
