@@ -53,6 +53,8 @@ type ldbFile struct {
 	} `json:"metadata"`
 	Prefill map[string]ldbPrefill `json:"prefill"`
 	Results *[]ldbCell            `json:"results"`
+	// BurstResults are the tool's burst cells (ldb_burst.go).
+	BurstResults []ldbCell `json:"burst_results"`
 }
 
 type ldbPrefill struct {
@@ -92,6 +94,7 @@ type ldbCell struct {
 	// What RigBench's own files add: the cell's status and reason.
 	Status string `json:"rigbench_status"`
 	Reason string `json:"rigbench_reason"`
+	ldbBurstFields
 }
 
 // Physical bounds of the figures an llm_decode_bench file may hold
@@ -257,7 +260,10 @@ func ReadLDBJSON(data []byte) (*rundoc.Run, error) {
 		}
 	}
 	for i, r := range *f.Results {
-		run.Cells = append(run.Cells, chk.decodeCell(i, r))
+		run.Cells = append(run.Cells, chk.decodeCell(fmt.Sprintf("results[%d].", i), r))
+	}
+	for i, r := range f.BurstResults {
+		run.Cells = append(run.Cells, chk.decodeCell(fmt.Sprintf("burst_results[%d].", i), r))
 	}
 	if chk.err != nil {
 		return nil, chk.err
@@ -342,8 +348,7 @@ func (k *ldbChecker) intRange(field string, n, lo, hi int, unit string) {
 
 // decodeCell converts results[i]. Seconds become milliseconds; the
 // tool's per-user tok/s p50 is per-request tok/s.
-func (k *ldbChecker) decodeCell(i int, r ldbCell) rundoc.Cell {
-	at := fmt.Sprintf("results[%d].", i)
+func (k *ldbChecker) decodeCell(at string, r ldbCell) rundoc.Cell {
 	c := rundoc.Cell{
 		Phase:             rundoc.PhaseDecode,
 		Context:           k.whole(at+"context_tokens", r.ContextTokens, 0, maxContextTokens, "tokens"),
@@ -409,6 +414,9 @@ func (k *ldbChecker) decodeCell(i int, r ldbCell) rundoc.Cell {
 			k.fail("its %srigbench_status: %v", at, err)
 		}
 		c.Status, c.Reason = st, rundoc.CutText(r.Reason, rundoc.MaxTextLen)
+	}
+	if r.BenchmarkMode == ldbRequestCount {
+		k.burstCell(at, r, &c)
 	}
 	if !c.Status.Ran() {
 		c.TotalTokS, c.PerRequestTokS = 0, 0 // an invalid cell's throughput is not a figure

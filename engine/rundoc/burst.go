@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -180,4 +182,53 @@ func (v *validator) burst(where string, b CellBurst) {
 		v.num(where+": "+f.name, f.v)
 	}
 	v.rate(where+": requests_per_s", b.RequestsPerS)
+}
+
+// burstInput renders the plan's burst fields as typed (Plan.Input): Burst
+// "after" or "only" ("" for none), K and the limit where they are set.
+func (p Plan) burstInput(in *PlanInput) {
+	in.Burst = p.Burst
+	if p.RequestCount > 0 {
+		in.RequestCount = strconv.Itoa(p.RequestCount)
+		if p.Burst == BurstOnly {
+			in.Burst = "" // K alone reads as instead of the matrix
+		}
+	}
+	if p.BurstLimitS > 0 {
+		in.BurstLimit = strconv.FormatFloat(p.BurstLimitS, 'f', -1, 64)
+	}
+}
+
+// burst reads the burst fields into p (PlanInput.Plan).
+func (in PlanInput) burst(p *Plan) error {
+	switch b := strings.ToLower(strings.TrimSpace(in.Burst)); b {
+	case "", "false", "off", "no", "0":
+	case "true", "on", "yes", "1", BurstAfter:
+		p.Burst = BurstAfter
+	case BurstOnly:
+		p.Burst = BurstOnly
+	default:
+		return &FieldError{FieldBurst, fmt.Sprintf("must be on (burst cells after the sustained matrix), off, or only (instead of it), not %q", in.Burst)}
+	}
+	if t := strings.TrimSpace(in.RequestCount); t != "" {
+		k, err := strconv.Atoi(t)
+		if err != nil || k < 1 || k > MaxRequestCount {
+			return &FieldError{FieldRequestCount, fmt.Sprintf("must be a whole number of requests per burst cell from 1 to %d, e.g. 64, or empty for 4 × the concurrency, not %q", MaxRequestCount, in.RequestCount)}
+		}
+		p.RequestCount = k
+		if p.Burst == "" {
+			p.Burst = BurstOnly
+		}
+	}
+	if t := strings.TrimSpace(in.BurstLimit); t != "" {
+		d, err := time.ParseDuration(t)
+		if secs, nerr := strconv.ParseFloat(t, 64); nerr == nil {
+			d, err = time.Duration(secs*float64(time.Second)), nil
+		}
+		if err != nil || d < MinDuration || d > 24*time.Hour {
+			return &FieldError{FieldBurstLimit, fmt.Sprintf("must be a length from %s to 24h, e.g. 30m, or empty for %s, not %q", MinDuration, ShortDuration(DefaultBurstLimit), in.BurstLimit)}
+		}
+		p.BurstLimitS = d.Seconds()
+	}
+	return nil
 }
