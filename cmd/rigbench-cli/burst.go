@@ -74,3 +74,10 @@ func printBurst(w io.Writer, run *rundoc.Run) {
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
 }
+
+// burstDetail is a finished burst cell's progress line: "Valid: latency
+// p50 785 ± 3.7 ms, 5.03 req/s, 322.1 tok/s, 16 of 16 requests".
+func burstDetail(c *rundoc.Cell) string {
+	return fmt.Sprintf("%s: latency p50 %s, %s, %s, %d of %d requests", c.Status, rundoc.FigLatency.WithUnitCI(c),
+		rundoc.FigRequestsPerS.WithUnitCI(c), rundoc.FigBurstTokS.WithUnitCI(c), c.CompletedRequests, c.RequestCount)
+}
