@@ -47,18 +47,13 @@ func printBurst(w io.Writer, run *rundoc.Run) {
 		return
 	}
 	fmt.Fprintf(w, "\nBurst: K requests at concurrency N, each to its last token (max output %d; not part of the sustained matrix)\n", run.Plan.MaxOutput)
-	head := []string{"cell"}
-	for _, f := range rundoc.BurstFigures {
-		head = append(head, f.Label)
-	}
-	rows := [][]string{append(head, "status")}
+	rows := [][]string{rundoc.BurstHeader()}
 	for i := range cells {
-		c := &cells[i]
-		row := []string{c.Name()}
-		for _, f := range rundoc.BurstFigures {
-			row = append(row, orDash(f.TextCI(c)))
+		row := rundoc.BurstRow(&cells[i])
+		for j := range row {
+			row[j] = orDash(row[j])
 		}
-		rows = append(rows, append(row, rundoc.StatusText(c)))
+		rows = append(rows, row)
 	}
 	widths := make([]int, len(rows[0]))
 	for _, r := range rows {

@@ -157,6 +157,34 @@ var (
 var BurstFigures = []Figure{FigLatency, FigLatencyP90, FigLatencyP99, FigBurstTTFT, FigRequestsPerS, FigBurstTokS,
 	FigBurstCompleted, FigRequestCount}
 
+// CSVBurstFigures are the columns a measurements CSV adds when the run
+// has burst cells, and reads back on import: the figures only a burst cell
+// has, with their half-widths; a burst row's tok/s, TTFT and completed
+// requests are in the CSV's own columns.
+var CSVBurstFigures = []Figure{FigLatency, ciFigure(FigLatency), FigLatencyP90, FigLatencyP99, FigRequestsPerS,
+	ciFigure(FigRequestsPerS), FigRequestCount}
+
+// BurstHeader is the header of every burst table: the cell, the burst
+// figures (BurstFigures) and the status.
+func BurstHeader() []string {
+	head := []string{"cell"}
+	for _, f := range BurstFigures {
+		head = append(head, f.Label)
+	}
+	return append(head, "status")
+}
+
+// BurstRow is one burst cell as every burst table prints it, under
+// BurstHeader: its name ("0×4"), each figure with its ± ("" where it has
+// none) and its status (StatusText).
+func BurstRow(c *Cell) []string {
+	row := []string{c.Name()}
+	for _, f := range BurstFigures {
+		row = append(row, f.TextCI(c))
+	}
+	return append(row, StatusText(c))
+}
+
 // burstCI95 is CI95 for the figures only a burst cell has.
 func (c *Cell) burstCI95(key string) float64 {
 	switch key {
