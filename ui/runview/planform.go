@@ -53,7 +53,7 @@ func newPlanForm(onChange func()) *planForm {
 	// 900 px, where "from the server" read "from the se…".
 	f.entries[rundoc.FieldKVCapacity].SetPlaceHolder("reported")
 	f.entries[rundoc.FieldRequestCount].SetPlaceHolder(fmt.Sprintf("%d × N", rundoc.BurstPerConcurrency))
-	f.burst = widget.NewCheck("Burst cells after the matrix", nil)
+	f.burst = widget.NewCheck("after the matrix", nil)
 	// The callback is set after the first choice: the view is not built
 	// yet when the form is.
 	f.prompts = widget.NewSelect([]string{promptsSharedChoice, promptsUniqueChoice}, nil)
@@ -107,7 +107,7 @@ func FieldLabel(f rundoc.Field) string {
 		rundoc.FieldContexts: "Contexts", rundoc.FieldConcurrency: "Concurrency", rundoc.FieldPrefill: "Prefill contexts",
 		rundoc.FieldWindow: "Seconds per cell", rundoc.FieldMaxOutput: "Max output", rundoc.FieldPrompts: "Prompts",
 		rundoc.FieldKVCapacity: "KV capacity", rundoc.FieldPrecision: "Precision", rundoc.FieldMaxDuration: "Longest window",
-		rundoc.FieldBurst: "Burst", rundoc.FieldRequestCount: "Requests per burst cell (K)", rundoc.FieldBurstLimit: "Burst limit",
+		rundoc.FieldBurst: "Burst cells", rundoc.FieldRequestCount: "Burst K", rundoc.FieldBurstLimit: "Burst limit",
 	}[f]; ok {
 		return l
 	}

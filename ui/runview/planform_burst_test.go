@@ -8,8 +8,8 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
-// TestPlanFormAsksForBurstCells (issue 39): the Run form's "Burst cells
-// after the matrix" and its K read as the CLI's --burst and
+// TestPlanFormAsksForBurstCells (issue 39): the Run form's "Burst cells:
+// after the matrix" and its "Burst K" read as the CLI's --burst and
 // --request-count do (through rundoc.PlanInput): ticked, burst cells follow
 // the matrix with K = 4N unless K is given; K alone runs them instead of
 // it; a K that is no count is refused naming the field; a restored plan
@@ -39,7 +39,7 @@ func TestPlanFormAsksForBurstCells(t *testing.T) {
 		t.Errorf("K alone: burst %q, %v; want only", p.Burst, err)
 	}
 	f.entries[rundoc.FieldRequestCount].SetText("8K")
-	if _, err = f.plan(); err == nil || err.Error()[:len("Requests per burst cell (K) must")] != "Requests per burst cell (K) must" {
+	if _, err = f.plan(); err == nil || err.Error()[:len("Burst K must")] != "Burst K must" {
 		t.Errorf("K 8K: %v; want the field's sentence", err)
 	}
 }
