@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"math"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -13,18 +14,23 @@ import (
 )
 
 // burstTruth is the simulator's truth of a burst cell's measured requests:
-// those that arrived from the cell's first measured send (WindowStart)
-// until its last token, with M tokens; each one's end-to-end latency in the
-// card's milliseconds, from its arrival (the client's send, which the
-// simulator takes from the request's header) to its last token's stamp.
-func burstTruth(srv *sim.Server, cell rundoc.Cell, speed float64, m int) []float64 {
-	from := cell.WindowStart.Add(-time.Millisecond)
-	to := cell.WindowStart.Add(time.Duration(cell.MeasuredS/speed*float64(time.Second)) + time.Millisecond)
-	var lat []float64
+// the first k requests of m tokens that arrived from the cell's first
+// measured send on (WindowStart, set once its warm-up requests had all
+// ended; the next cell's come after them), each one's end-to-end latency
+// in the card's milliseconds, from its arrival (the client's send, which
+// the simulator takes from the request's header) to its last token's
+// stamp. It returns fewer than k when the simulator served fewer.
+func burstTruth(srv *sim.Server, cell rundoc.Cell, k, m int) []float64 {
+	from := cell.WindowStart.Add(-time.Millisecond) // WindowStart is cut to the millisecond
+	var recs []sim.RequestRecord
 	for _, rec := range srv.Truth() {
-		if rec.Arrived.Before(from) || rec.Arrived.After(to) || rec.OutputTokens() != m || len(rec.Tokens) == 0 {
-			continue
+		if !rec.Arrived.Before(from) && rec.OutputTokens() == m && len(rec.Tokens) > 0 {
+			recs = append(recs, rec)
 		}
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].Arrived.Before(recs[j].Arrived) })
+	var lat []float64
+	for _, rec := range recs[:min(k, len(recs))] {
 		lat = append(lat, (rec.Tokens[len(rec.Tokens)-1].SimS-rec.SimArrivedS)*1000)
 	}
 	return lat
@@ -57,7 +63,7 @@ func TestBurstCellsMatchTruth(t *testing.T) {
 				cell.Name(), cell.Phase, cell.Status, cell.Reason, cell.RequestCount, cell.CompletedRequests, k)
 			continue
 		}
-		truth := burstTruth(srv, cell, speed, m)
+		truth := burstTruth(srv, cell, k, m)
 		if len(truth) != k {
 			t.Errorf("cell %s: the simulator served %d requests of %d tokens in the burst, want K = %d", cell.Name(), len(truth), m, k)
 			continue
@@ -118,4 +124,65 @@ func phases(cells []rundoc.Cell) []string {
 		out = append(out, c.Label())
 	}
 	return out
+}
+
+// TestBurstStatusesAsSustained: a burst cell's status follows a decode
+// cell's rules: above the server's max-num-seqs it is Requests queued, and
+// over the KV capacity it is predicted Over capacity and sends nothing.
+func TestBurstStatusesAsSustained(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator through a burst in real time: skipped with -short (make test runs it)")
+	}
+	cfg := tinyConfig(t, 20)
+	cfg.MaxNumSeqs = 2
+	srv, c := startSim(t, cfg)
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{4}, DurationS: 5, MaxOutput: 32, Burst: rundoc.BurstOnly}
+	run, err := (&bench.Runner{Client: c, Plan: plan, SlotsFromLaunch: 2}).Run(context.Background())
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if b := run.Cells[0]; b.Status != rundoc.StatusQueued || !strings.Contains(b.Reason, "max_num_seqs") || b.CompletedRequests != 16 {
+		t.Errorf("burst 0×4 on 2 slots: %s (%s), %d completed; want Requests queued, 16", b.Status, b.Reason, b.CompletedRequests)
+	}
+	sent := len(srv.Truth())
+	// The plan check counts N × (C + M): 4 × 32 tokens are over 100, 1 × 32
+	// are not.
+	plan.KVCapacityOverride = 100
+	plan.Concurrency = []int{1, 4}
+	run, err = (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if b := run.Find(rundoc.PhaseBurst, 0, 4); b == nil || b.Status != rundoc.StatusOverCapacity || !strings.HasPrefix(b.Reason, "predicted") {
+		t.Errorf("burst 0×4 over a KV capacity of 100: %+v; want predicted Over capacity", b)
+	}
+	// The second run's probes, its 0×1 cell (a warm-up, 1 warm-up and 4
+	// measured requests), nothing for 0×4.
+	if b := run.Find(rundoc.PhaseBurst, 0, 1); b == nil || b.Status != rundoc.StatusValid || b.CompletedRequests != 4 {
+		t.Errorf("burst 0×1: %+v", b)
+	}
+	if n := len(srv.Truth()) - sent; n > 10 {
+		t.Errorf("the second run sent %d requests: the cell predicted over capacity sent some", n)
+	}
+}
+
+// TestBurstCancelled: a run cancelled during a burst ends at once; the cell
+// is Cancelled with the requests that finished, and the run says so.
+func TestBurstCancelled(t *testing.T) {
+	_, c := startSim(t, tinyConfig(t, 5))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{2}, DurationS: 5, MaxOutput: 512, Burst: rundoc.BurstOnly}
+	obs := rundoc.ObserverFunc(func(e rundoc.Event) {
+		if e.Kind == rundoc.EventCellProgress && strings.HasPrefix(e.Message, "sending 8 request(s)") {
+			cancel() // the measured burst has started
+		}
+	})
+	run, err := (&bench.Runner{Client: c, Plan: plan, Observer: obs}).Run(ctx)
+	if err == nil || run.Status != rundoc.RunCancelled {
+		t.Fatalf("run %s, %v; want cancelled", run.Status, err)
+	}
+	if len(run.Cells) != 1 || run.Cells[0].Status != rundoc.StatusCancelled || run.Cells[0].CompletedRequests >= 8 {
+		t.Errorf("cells %+v; want the burst cell Cancelled before its 8 requests finished", run.Cells)
+	}
 }
