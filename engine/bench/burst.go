@@ -88,7 +88,7 @@ func (r *Runner) burst(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, 
 		}
 	case cell.CompletedRequests < k:
 		cell.Status = rundoc.StatusFailed
-		cell.Reason = fmt.Sprintf("%d of %d requests finished without a token", k-cell.CompletedRequests, k)
+		cell.Reason = fmt.Sprintf("%d of %d requests ended without finishing with tokens: the server closed their streams early", k-cell.CompletedRequests, k)
 	default:
 		cell.Status = rundoc.StatusValid
 	}
