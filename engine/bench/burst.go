@@ -17,10 +17,13 @@ type burstRequest struct {
 	sent, first, last time.Duration
 	hasFirst, hasLast bool
 	done              bool
-	tokens            int
-	source            string
-	promptTokens      int
-	err               error
+	// finishLength: the server ended the request with finish_reason
+	// "length".
+	finishLength bool
+	tokens       int
+	source       string
+	promptTokens int
+	err          error
 }
 
 // latency is the request's end-to-end latency: its send to its last token.
@@ -76,6 +79,11 @@ func (r *Runner) burst(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, 
 	cell.WindowStart = r.Now().UTC().Truncate(time.Millisecond)
 	reqs, err := r.sendBurst(ctx, run, prompts, k, n)
 	burstFigures(cell, reqs)
+	for _, rq := range reqs {
+		if rq.finishLength && rq.tokens < run.Plan.MaxOutput {
+			cell.EndedByLength++
+		}
+	}
 	switch {
 	case ctx.Err() != nil:
 		cell.Status, cell.Reason = rundoc.StatusCancelled, "the run was cancelled during this burst; figures cover the requests that finished"
@@ -86,6 +94,11 @@ func (r *Runner) burst(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, 
 		if cell.Status == rundoc.StatusFailed {
 			cell.Reason = fmt.Sprintf("%d of %d requests finished before one failed: %s", cell.CompletedRequests, k, cell.Reason)
 		}
+	case cell.EndedByLength > 0:
+		// As a decode cell's (classify): the streams were shorter than M.
+		cell.Status = rundoc.StatusExceedsLength
+		cell.Reason = fmt.Sprintf("%d request(s) ended by length before %d tokens: prompt + output reach the server's context limit, so the requests were shorter than planned",
+			cell.EndedByLength, run.Plan.MaxOutput)
 	case cell.CompletedRequests < k:
 		cell.Status = rundoc.StatusFailed
 		cell.Reason = fmt.Sprintf("%d of %d requests ended without finishing with tokens: the server closed their streams early", k-cell.CompletedRequests, k)
@@ -152,7 +165,7 @@ func (r *Runner) sendBurst(ctx context.Context, run *rundoc.Run, prompts []strin
 				}
 				res, err := r.Client.StreamBody(bctx, bodies[i%len(bodies)], nil)
 				rq := burstRequest{sent: clk.at(res.Sent), done: err == nil && res.Finished, source: res.Source,
-					promptTokens: res.PromptTokens, tokens: res.Tokens}
+					promptTokens: res.PromptTokens, tokens: res.Tokens, finishLength: err == nil && res.FinishLength}
 				if !res.FirstToken.IsZero() {
 					rq.first, rq.hasFirst = clk.at(res.FirstToken), true
 				}
