@@ -34,24 +34,14 @@ func (b burstRequest) latency() time.Duration { return b.last - b.sent }
 // requests at concurrency N, then exactly K measured requests with at most
 // N in flight, waited for to the last token.
 func (r *Runner) burst(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, index, total int) {
-	m, n := run.Plan.MaxOutput, cell.Concurrency
+	n := cell.Concurrency
 	cell.RequestCount = run.Plan.RequestCountFor(n)
-	if st := DecodeStatus(cell.Context, n, m, ServerLimits(run.Server)); st != "" {
-		cell.Status, cell.Reason = st, predictReason(st, cell.Context, n, m, run.Server)
-		return
-	}
-	_, prompts, err := r.cellPrompts(ctx, run, cell)
-	if err != nil {
-		r.fail(cell, err)
-		return
-	}
-	waited, note := r.waitIdle(ctx, run)
-	cell.IdleWaitS = waited
+	_, prompts, note, ok := r.openCell(ctx, run, cell)
 	defer addNote(cell, note)
-	if r.gone != nil {
-		cell.Status, cell.Reason = rundoc.StatusFailed, goneWords(r.gone.evidence, r.gone.where, false)
+	if !ok {
 		return
 	}
+	var err error
 	progress := func(msg string) {
 		r.emit(rundoc.Event{Kind: rundoc.EventCellProgress, Run: run, Cell: cell, Index: index, Total: total, Message: msg})
 	}
