@@ -55,6 +55,10 @@ func (r *Runner) burst(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, 
 		cell.WarmupRequests = n
 		progress(fmt.Sprintf("sending %d warm-up request(s), %d at a time", n, n))
 		_, err = r.sendBurst(ctx, run, prompts, n, n)
+		var limit *BurstLimitError
+		if errors.As(err, &limit) {
+			limit.Warmup = true
+		}
 	}
 	if err != nil {
 		r.fail(cell, err)
@@ -110,11 +114,17 @@ type BurstLimitError struct {
 	// within Limit, the card time allowed.
 	Requests, Finished int
 	Limit              time.Duration
+	// Warmup: it was the cell's warm-up requests that did not finish.
+	Warmup bool
 }
 
 func (e *BurstLimitError) Error() string {
-	return fmt.Sprintf("the burst did not finish its %d requests within %s of card time (%d finished): lower --request-count or --max-output, or raise --burst-limit",
-		e.Requests, rundoc.ShortDuration(e.Limit), e.Finished)
+	what := "burst"
+	if e.Warmup {
+		what = "burst's warm-up"
+	}
+	return fmt.Sprintf("the %s did not finish its %d requests within %s of card time (%d finished): lower --request-count or --max-output, or raise --burst-limit",
+		what, e.Requests, rundoc.ShortDuration(e.Limit), e.Finished)
 }
 
 // sendBurst sends k requests of M tokens with at most n in flight, request

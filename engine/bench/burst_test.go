@@ -93,11 +93,14 @@ func TestBurstAfterMatrixAndLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the simulator through a window and a burst in real time: skipped with -short (make test runs it)")
 	}
-	const speed = 10
-	_, c := startSim(t, tinyConfig(t, speed))
 	// One request of 64 tokens at 0×2 takes about 0.7 s of card time, so
-	// the warm-up's wave fits in 1.5 s and K = 8 (four waves) does not.
-	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{2}, DurationS: 5, MaxOutput: 64, Burst: rundoc.BurstAfter, BurstLimitS: 1.5}
+	// the warm-up's wave fits in 3 s and K = 40 (twenty waves, 14 s) does
+	// not. At speed 2 the warm-up has over a real second to spare on a
+	// loaded machine.
+	const speed = 2
+	_, c := startSim(t, tinyConfig(t, speed))
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{2}, DurationS: 1, MaxOutput: 64, Burst: rundoc.BurstAfter,
+		RequestCount: 40, BurstLimitS: 3}
 	run, err := (&bench.Runner{Client: c, Plan: plan}).Run(context.Background())
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -106,14 +109,16 @@ func TestBurstAfterMatrixAndLimit(t *testing.T) {
 		t.Fatalf("cells %v, want the decode cell, then the burst cell", phases(run.Cells))
 	}
 	b := run.Cells[1]
-	want := "the burst did not finish its 8 requests within 1.5 s of card time ("
+	want := "the burst did not finish its 40 requests within 3.0 s of card time ("
 	if b.Status != rundoc.StatusFailed || !strings.HasPrefix(b.Reason, want) || !strings.Contains(b.Reason, "raise --burst-limit") {
 		t.Errorf("burst cell %s: %q; want Failed, %q…", b.Status, b.Reason, want)
 	}
-	if b.CompletedRequests >= 8 {
-		t.Errorf("burst cell completed %d of 8 requests within a limit that holds about two waves", b.CompletedRequests)
+	if b.CompletedRequests >= 40 {
+		t.Errorf("burst cell completed %d of 40 requests within a limit that holds about four waves", b.CompletedRequests)
 	}
-	if h := rundoc.HeadlineOf(run); h.Best == nil || h.Best.Phase != rundoc.PhaseDecode {
+	// The headline is the sustained cell's, never the burst's (a short
+	// window on a loaded machine may leave it none).
+	if h := rundoc.HeadlineOf(run); h.Best != nil && h.Best.Phase != rundoc.PhaseDecode {
 		t.Errorf("headline %+v, want the sustained cell", h.Best)
 	}
 }
