@@ -32,9 +32,9 @@ func registerBurst(fs *flag.FlagSet) {
 	fs.Var(&boolText{}, string(rundoc.FieldBurst), "after the sustained matrix, run a burst cell for every decode cell: "+
 		"its own warm-up, then exactly K requests (--request-count) with at most N in flight, each to its last token; "+
 		"end-to-end latency p50/p90/p99, TTFT, requests/s and tok/s over the burst (--burst=only: instead of the matrix)")
-	fs.String(string(rundoc.FieldRequestCount), "", fmt.Sprintf("K, the measured requests of every burst cell (default %d × its concurrency N); "+
+	fs.String(string(rundoc.FieldRequestCount), "", fmt.Sprintf("`K`, the measured requests of every burst cell (default %d × its concurrency N); "+
 		"without --burst, burst cells run instead of the sustained windows", rundoc.BurstPerConcurrency))
-	fs.String(string(rundoc.FieldBurstLimit), "", fmt.Sprintf("the longest a burst cell's requests may take, in card time, e.g. 30m "+
+	fs.String(string(rundoc.FieldBurstLimit), "", fmt.Sprintf("the longest a burst cell's requests may take, in card time: a `DURATION` such as 30m "+
 		"(default %s); a burst that needs longer fails and says so", rundoc.ShortDuration(rundoc.DefaultBurstLimit)))
 }
 
