@@ -71,7 +71,9 @@ func (r *Runner) burst(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, 
 	progress(fmt.Sprintf("sending %d request(s), at most %d in flight, waiting for all of them (%s of card time at most)",
 		k, n, rundoc.ShortDuration(run.Plan.BurstLimit())))
 	cell.WindowStart = r.Now().UTC().Truncate(time.Millisecond)
+	waiting := r.watchWaiting(ctx, run)
 	reqs, err := r.sendBurst(ctx, run, prompts, k, n)
+	waits := waiting()
 	burstFigures(cell, reqs)
 	for _, rq := range reqs {
 		if rq.finishLength && rq.tokens < run.Plan.MaxOutput {
@@ -96,6 +98,14 @@ func (r *Runner) burst(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, 
 	case cell.CompletedRequests < k:
 		cell.Status = rundoc.StatusFailed
 		cell.Reason = fmt.Sprintf("%d of %d requests ended without finishing with tokens: the server closed their streams early", k-cell.CompletedRequests, k)
+	case sustainedWaiting(waits):
+		// As a sustained cell's (classify): a queue that held from one
+		// sample to the next, not a request arriving between two steps.
+		most := 0.0
+		for _, w := range waits {
+			most = max(most, w.Waiting)
+		}
+		cell.Status, cell.Reason = rundoc.StatusQueued, fmt.Sprintf("the server reported up to %.0f waiting requests", most)
 	default:
 		cell.Status = rundoc.StatusValid
 	}
@@ -105,6 +115,42 @@ func (r *Runner) burst(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, 
 		reported = append(reported, rq.promptTokens)
 	}
 	checkPromptLength(cell, reported)
+}
+
+// watchWaiting samples the server's waiting gauge during a burst, every
+// MetricsInterval of the card's time, and returns the function that stops
+// it and gives the samples (T from 1 on, Waiting alone: they are judged,
+// not stored). A server without /metrics gives none.
+func (r *Runner) watchWaiting(ctx context.Context, run *rundoc.Run) func() []rundoc.ServerSample {
+	if !run.Server.HasMetrics {
+		return func() []rundoc.ServerSample { return nil }
+	}
+	wctx, stop := context.WithCancel(ctx)
+	var out []rundoc.ServerSample
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(max(scaleDown(r.MetricsInterval, run.Plan.Speed()), minMetricsInterval))
+		defer t.Stop()
+		for {
+			select {
+			case <-wctx.Done():
+				return
+			case <-t.C:
+				sctx, cancel := context.WithTimeout(wctx, 2*time.Second)
+				m, err := r.Client.Metrics(sctx)
+				cancel()
+				if err == nil {
+					out = append(out, rundoc.ServerSample{T: float64(len(out) + 1), Running: m.Running, Waiting: m.Waiting})
+				}
+			}
+		}
+	}()
+	return func() []rundoc.ServerSample {
+		stop()
+		<-done
+		return out
+	}
 }
 
 // BurstLimitError is why a burst cell failed at the plan's time limit

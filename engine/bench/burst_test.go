@@ -132,8 +132,9 @@ func phases(cells []rundoc.Cell) []string {
 }
 
 // TestBurstStatusesAsSustained: a burst cell's status follows a decode
-// cell's rules: above the server's max-num-seqs it is Requests queued, and
-// over the KV capacity it is predicted Over capacity and sends nothing.
+// cell's rules: above the server's max-num-seqs it is Requests queued (by
+// the launch's flag, else by the server's waiting gauge), and over the KV
+// capacity it is predicted Over capacity and sends nothing.
 func TestBurstStatusesAsSustained(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the simulator through a burst in real time: skipped with -short (make test runs it)")
@@ -148,6 +149,17 @@ func TestBurstStatusesAsSustained(t *testing.T) {
 	}
 	if b := run.Cells[0]; b.Status != rundoc.StatusQueued || !strings.Contains(b.Reason, "max_num_seqs") || b.CompletedRequests != 16 {
 		t.Errorf("burst 0×4 on 2 slots: %s (%s), %d completed; want Requests queued, 16", b.Status, b.Reason, b.CompletedRequests)
+	}
+	// Without the launch's max-num-seqs, the server's waiting gauge tells:
+	// longer requests give it about ten samples of a second each.
+	long := plan
+	long.MaxOutput = 128
+	run, err = (&bench.Runner{Client: c, Plan: long}).Run(context.Background())
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if b := run.Cells[0]; b.Status != rundoc.StatusQueued || !strings.Contains(b.Reason, "waiting requests") {
+		t.Errorf("burst 0×4 on 2 slots it was not told of: %s (%s); want Requests queued by the waiting gauge", b.Status, b.Reason)
 	}
 	sent := len(srv.Truth())
 	// The plan check counts N × (C + M): 4 × 32 tokens are over 100, 1 × 32
