@@ -24,8 +24,8 @@ INSERT INTO cells (run_id, seq, phase, context, concurrency, status, reason, pro
 	avg_active, completed_requests, output_tokens, measured_s, token_count_source, chunk_tokens,
 	token_count_mismatch, server_stats, gpu_stats, energy_j_per_token, started_at, window_start,
 	prompt_tok_s_ci95, total_tok_s_ci95, per_request_tok_s_ci95, ttft_ms_ci95, tbt_ms_ci95, checks, window,
-	roofline_pct)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	roofline_pct, burst)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING id`); err != nil {
 		return nil, err
 	}
@@ -70,6 +70,10 @@ func (w *cellWriter) insert(ctx context.Context, runID int64, seq int, c *rundoc
 	if err != nil {
 		return err
 	}
+	burst, err := jsonCol(c.CellBurst, c.CellBurst == rundoc.CellBurst{})
+	if err != nil {
+		return err
+	}
 	var id int64
 	err = w.cell.QueryRowContext(ctx,
 		runID, seq, string(c.Phase), c.Context, c.Concurrency, string(c.Status), c.Reason, c.PromptTokS,
@@ -77,7 +81,7 @@ func (w *cellWriter) insert(ctx context.Context, runID int64, seq int, c *rundoc
 		c.TBTP90Ms, c.TBTP99Ms, c.AvgActive, c.CompletedRequests, c.OutputTokens, c.MeasuredS,
 		c.TokenCountSource, c.ChunkTokens, boolInt(c.TokenCountMismatch), srv, gpu, c.EnergyJPerToken,
 		nanos(c.StartedAt), nanos(c.WindowStart),
-		c.PromptTokSCI95, c.TotalTokSCI95, c.PerRequestTokSCI95, c.TTFTMsCI95, c.TBTMsCI95, checks, window, c.RooflinePct,
+		c.PromptTokSCI95, c.TotalTokSCI95, c.PerRequestTokSCI95, c.TTFTMsCI95, c.TBTMsCI95, checks, window, c.RooflinePct, burst,
 	).Scan(&id)
 	if err != nil {
 		return err

@@ -39,10 +39,14 @@ func fullRun(t testing.TB, seed int) *rundoc.Run {
 	r.Source.Format = rundoc.SourceLDB
 	r.Source.File = json.RawMessage(fmt.Sprintf(`{"metadata":{"ForceP2P":"%d"},"results":[]}`, seed))
 	r.FinishedAt = r.CreatedAt.Add(time.Hour)
-	phases := []rundoc.Phase{rundoc.PhasePrefill, rundoc.PhaseDecode}
+	// A burst cell (issue 39) beside the decode cell, at its own context
+	// and concurrency: the history keeps every phase.
+	r.Cells = append(r.Cells, r.Cells[1])
+	r.Cells[2].Context++
+	phases := []rundoc.Phase{rundoc.PhasePrefill, rundoc.PhaseDecode, rundoc.PhaseBurst}
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		c.Phase = phases[i%2]
+		c.Phase = phases[i%3]
 		c.Status = rundoc.StatusValid
 		c.TokenCountSource = rundoc.TokensContinuousUsage
 		// Shares and tokens per step have bounds of their own.

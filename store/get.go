@@ -161,7 +161,7 @@ SELECT id, phase, context, concurrency, status, reason, prompt_tok_s, prompt_tok
 	completed_requests, output_tokens, measured_s, token_count_source, chunk_tokens, token_count_mismatch,
 	server_stats, gpu_stats, energy_j_per_token, started_at, window_start,
 	prompt_tok_s_ci95, total_tok_s_ci95, per_request_tok_s_ci95, ttft_ms_ci95, tbt_ms_ci95, checks, window,
-	roofline_pct
+	roofline_pct, burst
 FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, err
@@ -175,7 +175,7 @@ FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 			phase, status    string
 			mismatch         int
 			srv, gpu, checks sql.NullString
-			window           sql.NullString
+			window, burst    sql.NullString
 			started, windowS sql.NullInt64
 		)
 		if err := rows.Scan(&id, &phase, &c.Context, &c.Concurrency, &status, &c.Reason, &c.PromptTokS,
@@ -183,7 +183,7 @@ FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 			&c.TBTP90Ms, &c.TBTP99Ms, &c.AvgActive, &c.CompletedRequests, &c.OutputTokens, &c.MeasuredS,
 			&c.TokenCountSource, &c.ChunkTokens, &mismatch, &srv, &gpu, &c.EnergyJPerToken, &started,
 			&windowS, &c.PromptTokSCI95, &c.TotalTokSCI95, &c.PerRequestTokSCI95, &c.TTFTMsCI95,
-			&c.TBTMsCI95, &checks, &window, &c.RooflinePct); err != nil {
+			&c.TBTMsCI95, &checks, &window, &c.RooflinePct, &burst); err != nil {
 			return nil, err
 		}
 		c.Phase, c.Status, c.TokenCountMismatch = rundoc.Phase(phase), rundoc.Status(status), mismatch != 0
@@ -200,6 +200,9 @@ FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 		}
 		c.CellChecks, c.CellSpec = col.CellChecks, col.CellSpec
 		if err := fromJSONCol("window", window, &c.CellWindow); err != nil {
+			return nil, err
+		}
+		if err := fromJSONCol("burst", burst, &c.CellBurst); err != nil {
 			return nil, err
 		}
 		if gpu.Valid {

@@ -78,6 +78,8 @@ func (p *progress) Observe(e rundoc.Event) {
 			if c.ServerPromptTokS > 0 {
 				detail += fmt.Sprintf(" (the server's own: %.0f prompt tok/s)", c.ServerPromptTokS)
 			}
+		case c.Phase == rundoc.PhaseBurst && c.Status.Ran():
+			detail = burstDetail(c)
 		case c.Status.Ran():
 			ttft := fmt.Sprintf("%.0f ms", c.TTFTMs)
 			if c.TTFTMs == 0 && c.NeverStarted > 0 {
@@ -112,7 +114,7 @@ func (p *progress) line(e rundoc.Event, detail string) {
 		return
 	}
 	name := fmt.Sprintf("prefill %s", rundoc.ContextLabel(c.Context))
-	if c.Phase == rundoc.PhaseDecode {
+	if c.Phase != rundoc.PhasePrefill {
 		name = c.Label()
 	}
 	s := fmt.Sprintf("[%d/%d] %-18s elapsed %s  ETA %s", e.Index+1, e.Total, name, rundoc.ShortDuration(e.Elapsed), rundoc.ShortDuration(e.ETA))

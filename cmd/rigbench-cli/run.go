@@ -29,7 +29,7 @@ func init() {
 			fmt.Sprintf("[--contexts %s] [--concurrency %s] [--prefill %s|none] ", def.Contexts, def.Concurrency, def.Prefill) +
 			fmt.Sprintf("[--duration %s|30s] [--precision %s] [--max-duration %s] [--prompts %s|%s] [--max-output %s] ",
 				def.Window, def.Precision, def.MaxDuration, rundoc.PromptsShared, rundoc.PromptsUnique, def.MaxOutput) +
-			"[--quick] [--kv-capacity TOKENS] [--weights-gib GIB] [--json FILE] [--name NAME] " +
+			"[--burst] [--request-count K] [--burst-limit 30m] [--quick] [--kv-capacity TOKENS] [--weights-gib GIB] [--json FILE] [--name NAME] " +
 			"[--no-save] [--db FILE] [--resume ID] [-- vLLM flags…]",
 		summary: "Run the prefill and sustained-decode matrix against a server and print the results.",
 		run:     runRun,
@@ -121,6 +121,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 			"it replaces a reported one (the run records the source as user); left out or empty: the server's",
 	})
 	f.registerWindow(fs)
+	registerBurst(fs)
 	fs.BoolVar(&f.quick, "quick", false, "start from the quick plan, the app's first one (decode at "+
 		quickText(rundoc.FieldContexts)+" × "+quickText(rundoc.FieldConcurrency)+", prefill "+quickText(rundoc.FieldPrefill)+
 		"): a first look in minutes on a card, seconds on --demo --sim-speed 10, instead of the full matrix; plan flags given still win")

@@ -50,6 +50,7 @@ func printResults(w io.Writer, run *rundoc.Run) {
 			}
 		}
 	}
+	printBurst(w, run)
 	printUnreliable(w, run)
 	if pre := run.PrefillCells(); len(pre) > 0 {
 		fmt.Fprintln(w, "\nPrefill: prompt tok/s by context")

@@ -20,35 +20,9 @@ import (
 // warm-up, a fixed window of N closed-loop streams, figures and status.
 func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell, index, total int) {
 	m := run.Plan.MaxOutput
-	if st := DecodeStatus(cell.Context, cell.Concurrency, m, ServerLimits(run.Server)); st != "" {
-		cell.Status, cell.Reason = st, predictReason(st, cell.Context, cell.Concurrency, m, run.Server)
-		return
-	}
-	var docs []cellDoc
-	switch {
-	case run.Plan.PromptPolicy() == rundoc.PromptsShared:
-		docs = r.sharedDocs(cell.Context, cell.Concurrency)
-	case r.docs != nil:
-		docs = r.docs.forCell(cell.Context, cell.Concurrency, r.newDoc)
-	default:
-		for range cell.Concurrency {
-			docs = append(docs, cellDoc{doc: r.newDoc()})
-		}
-	}
-	prompts := make([]string, len(docs))
-	for i, d := range docs {
-		p, err := r.prompts.Prompt(ctx, cell.Context, d.doc)
-		if err != nil {
-			r.fail(cell, err)
-			return
-		}
-		prompts[i] = p
-	}
-	waited, note := r.waitIdle(ctx, run)
-	cell.IdleWaitS = waited
+	docs, prompts, note, ok := r.openCell(ctx, run, cell)
 	defer addNote(cell, note)
-	if r.gone != nil {
-		cell.Status, cell.Reason = rundoc.StatusFailed, goneWords(r.gone.evidence, r.gone.where, false)
+	if !ok {
 		return
 	}
 	k := slotCopies(ServerLimits(run.Server), docs)
@@ -97,6 +71,46 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 	}
 	w.live = newLive(w.d, len(prompts))
 	w.measure(ctx, index, total)
+}
+
+// openCell starts a decode or burst cell up to its warm-up: the plan check
+// (DecodeStatus), the documents its N streams send and their prompts, by
+// the plan's prompt policy (under shared the context's one document N
+// times, else one per stream, reused from cell to cell in an adaptive plan,
+// reuse.go), and the wait for an idle server. ok is false when the cell
+// ends there, its status and reason set; note is what the wait has to say,
+// which the caller adds to the cell's reason at its end.
+func (r *Runner) openCell(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell) (docs []cellDoc, prompts []string, note string, ok bool) {
+	m := run.Plan.MaxOutput
+	if st := DecodeStatus(cell.Context, cell.Concurrency, m, ServerLimits(run.Server)); st != "" {
+		cell.Status, cell.Reason = st, predictReason(st, cell.Context, cell.Concurrency, m, run.Server)
+		return nil, nil, "", false
+	}
+	switch {
+	case run.Plan.PromptPolicy() == rundoc.PromptsShared:
+		docs = r.sharedDocs(cell.Context, cell.Concurrency)
+	case r.docs != nil:
+		docs = r.docs.forCell(cell.Context, cell.Concurrency, r.newDoc)
+	default:
+		for range cell.Concurrency {
+			docs = append(docs, cellDoc{doc: r.newDoc()})
+		}
+	}
+	prompts = make([]string, len(docs))
+	for i, d := range docs {
+		p, err := r.prompts.Prompt(ctx, cell.Context, d.doc)
+		if err != nil {
+			r.fail(cell, err)
+			return nil, nil, "", false
+		}
+		prompts[i] = p
+	}
+	cell.IdleWaitS, note = r.waitIdle(ctx, run)
+	if r.gone != nil {
+		cell.Status, cell.Reason = rundoc.StatusFailed, goneWords(r.gone.evidence, r.gone.where, false)
+		return nil, nil, note, false
+	}
+	return docs, prompts, note, true
 }
 
 // distinct returns the prompts without repeats, in order: under the shared

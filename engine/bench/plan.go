@@ -232,6 +232,8 @@ func estimateSpecs(p rundoc.Plan, specs []cellSpec, from int, l Limits, measured
 			}
 		case DecodeStatus(sp.context, sp.n, p.MaxOutput, l) != "":
 			continue
+		case sp.phase == rundoc.PhaseBurst:
+			cost = burstSeconds(p, sp.context, sp.n, measured) + cold(sp.context)
 		case ran != nil && strings.HasPrefix(ran.Reason, notRunReason):
 			continue
 		case shared != nil:

@@ -425,12 +425,24 @@ func (r *Runner) prepare(ctx context.Context, run *rundoc.Run) (rundoc.Plan, err
 // each context's prefill cell just before its decode row, so that the
 // prompts the prefill cell sent are still cached when its decode cells
 // reuse them (reuse.go).
-func cellSpecs(plan rundoc.Plan) []cellSpec {
-	var specs []cellSpec
-	decodeRow := func(c int) {
+func cellSpecs(plan rundoc.Plan) (specs []cellSpec) {
+	row := func(phase rundoc.Phase, c int) {
 		for _, n := range plan.Concurrency {
-			specs = append(specs, cellSpec{rundoc.PhaseDecode, c, n})
+			specs = append(specs, cellSpec{phase, c, n})
 		}
+	}
+	// Burst cells take the decode rows' place (--request-count), or follow
+	// the whole sustained matrix (--burst).
+	decodeRow := func(c int) { row(rundoc.PhaseDecode, c) }
+	if plan.Burst == rundoc.BurstOnly {
+		decodeRow = func(c int) { row(rundoc.PhaseBurst, c) }
+	}
+	if plan.Burst == rundoc.BurstAfter {
+		defer func() {
+			for _, c := range plan.Contexts {
+				row(rundoc.PhaseBurst, c)
+			}
+		}()
 	}
 	if !plan.Adaptive() {
 		for _, c := range plan.PrefillContexts {
@@ -471,6 +483,8 @@ func (r *Runner) runCell(ctx context.Context, run *rundoc.Run, specs []cellSpec,
 	switch {
 	case s.phase == rundoc.PhasePrefill:
 		r.prefill(ctx, run, &cell, i, len(specs))
+	case s.phase == rundoc.PhaseBurst:
+		r.burst(ctx, run, &cell, i, len(specs))
 	default:
 		if n0, ok := overCapacityAt[s.context]; ok && s.n > n0 {
 			cell.Status = rundoc.StatusOverCapacity
@@ -494,6 +508,8 @@ func cellMoment(c *rundoc.Cell) string {
 	switch {
 	case c.Phase == rundoc.PhasePrefill:
 		return "in the prefill request"
+	case c.Phase == rundoc.PhaseBurst:
+		return "in the burst"
 	case c.RampS > 0:
 		return "at the end of the window"
 	default:

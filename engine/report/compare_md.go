@@ -52,8 +52,11 @@ func WriteCompareMarkdown(w io.Writer, runs []*rundoc.Run) error {
 }
 
 func phaseTitle(p rundoc.Phase) string {
-	if p == rundoc.PhasePrefill {
+	switch p {
+	case rundoc.PhasePrefill:
 		return "Prefill"
+	case rundoc.PhaseBurst:
+		return "Burst"
 	}
 	return "Decode"
 }

@@ -50,7 +50,7 @@ const ReasonColumn = "reason"
 // registry (rundoc.Figure), which follows the reference files.
 func WriteCSV(w io.Writer, r *rundoc.Run) error {
 	cw := csv.NewWriter(w)
-	ci := rundoc.Used(slices.Concat(rundoc.CIFigures, rundoc.CSVExtraFigures), r.Cells)
+	ci := slices.Concat(rundoc.Used(slices.Concat(rundoc.CIFigures, rundoc.CSVExtraFigures), r.Cells), csvBurstColumns(r))
 	header := slices.Clip(CSVColumns)
 	for _, f := range ci {
 		header = append(header, f.Key)
@@ -104,7 +104,7 @@ func csvRow(c rundoc.Cell) []string {
 
 // SortedCells returns a copy of r's cells in report order: prefill cells by
 // ascending context, then decode cells by context and concurrency (the
-// order of METHOD.md's matrix, rows = context).
+// order of METHOD.md's matrix, rows = context), then burst cells so.
 func SortedCells(r *rundoc.Run) []rundoc.Cell {
 	cells := slices.Clone(r.Cells)
 	slices.SortStableFunc(cells, func(a, b rundoc.Cell) int {
@@ -118,8 +118,11 @@ func SortedCells(r *rundoc.Run) []rundoc.Cell {
 }
 
 func phaseRank(p rundoc.Phase) int {
-	if p == rundoc.PhasePrefill {
+	switch p {
+	case rundoc.PhasePrefill:
 		return 0
+	case rundoc.PhaseBurst:
+		return 2 // burst cells after the sustained matrix, as they run
 	}
 	return 1
 }

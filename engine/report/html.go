@@ -40,6 +40,7 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 	"headline": func(r *rundoc.Run) string { return rundoc.HeadlineOf(r).Text() },
 	"pct":      fractionPct,
 	"join":     strings.Join,
+	"phase":    phaseTitle,
 }).Parse(htmlTemplate))
 
 // WriteHTML writes one self-contained HTML file: a report of one run, or a
@@ -79,6 +80,10 @@ type page struct {
 	Diagnosed bool
 	// HasEnergy is true when some run has energy lines.
 	HasEnergy bool
+	// HasBurst is true when some run has burst cells; BurstHead is their
+	// table's header (rundoc.BurstHeader).
+	HasBurst  bool
+	BurstHead []string
 	// TTFT and PromptTokS head the prefill table.
 	TTFT, PromptTokS rundoc.Figure
 }
@@ -90,7 +95,9 @@ type pageRun struct {
 	Machine       machineText
 	Matrix        pageMatrix
 	Prefill       []rundoc.Cell
-	Cells         []rundoc.Cell
+	// Burst are the run's burst cells, each a row of rundoc.BurstRow.
+	Burst [][]string
+	Cells []rundoc.Cell
 	// Figures are the measurement columns this run's cells have.
 	Figures []rundoc.Figure
 	// Bottlenecks and Advice are the run's diagnosis (diagnosis.go).
@@ -123,7 +130,7 @@ type pageMatrixCell struct {
 
 func buildPage(runs []*rundoc.Run, opts HTMLOptions) (*page, error) {
 	p := &page{Title: opts.Title, Compare: len(runs) > 1, Method: methodHTML(), TTFT: rundoc.FigTTFT, PromptTokS: rundoc.FigPromptTokS,
-		QueuedNote: rundoc.QueuedNote}
+		QueuedNote: rundoc.QueuedNote, BurstHead: rundoc.BurstHeader()}
 	if p.Title == "" {
 		p.Title = "RigBench report: " + chart.RunName(runs[0])
 		if p.Compare {
@@ -143,13 +150,15 @@ func buildPage(runs []*rundoc.Run, opts HTMLOptions) (*page, error) {
 			Model: chart.Model(r), Engine: chart.Engine(r), Machine: describeMachine(r),
 			Matrix:  matrixOf(r, contexts, conc, max),
 			Prefill: r.PrefillCells(),
-			Cells:   SortedCells(r),
+			Burst:   burstRows(r),
+			Cells:   SustainedCells(r),
 			Figures: rundoc.Used(rundoc.MeasurementFigures, r.Cells),
 		})
 		pr := &p.Runs[len(p.Runs)-1]
 		pr.Bottlenecks, pr.Advice = diagnosisLines(r)
 		pr.Energy = rundoc.EnergyLines(r)
 		p.HasEnergy = p.HasEnergy || len(pr.Energy) > 0
+		p.HasBurst = p.HasBurst || len(pr.Burst) > 0
 		p.Diagnosed = p.Diagnosed || len(pr.Bottlenecks) > 0 || len(pr.Advice) > 0
 	}
 	for _, k := range chart.KindsFor(len(runs)) {

@@ -53,6 +53,8 @@ type ldbFile struct {
 	} `json:"metadata"`
 	Prefill map[string]ldbPrefill `json:"prefill"`
 	Results *[]ldbCell            `json:"results"`
+	// BurstResults are the tool's burst cells (ldb_burst.go).
+	BurstResults []ldbCell `json:"burst_results"`
 }
 
 type ldbPrefill struct {
@@ -93,6 +95,7 @@ type ldbCell struct {
 	// What RigBench's own files add: the cell's status and reason.
 	Status string `json:"rigbench_status"`
 	Reason string `json:"rigbench_reason"`
+	ldbBurstFields
 }
 
 // Physical bounds of the figures an llm_decode_bench file may hold
@@ -258,10 +261,17 @@ func ReadLDBJSON(data []byte) (*rundoc.Run, error) {
 		}
 	}
 	for i, r := range *f.Results {
-		c := chk.decodeCell(i, r)
-		if ref := chk.spec(fmt.Sprintf("results[%d].", i), r.ldbSpec, &c); ref > 0 && run.Plan.AcceptLenRef == 0 {
+		at := fmt.Sprintf("results[%d].", i)
+		c := chk.decodeCell(at, r)
+		if ref := chk.spec(at, r.ldbSpec, &c); ref > 0 && run.Plan.AcceptLenRef == 0 {
 			run.Plan.AcceptLenRef = ref
 		}
+		run.Cells = append(run.Cells, c)
+	}
+	for i, r := range f.BurstResults {
+		at := fmt.Sprintf("burst_results[%d].", i)
+		c := chk.decodeCell(at, r)
+		chk.spec(at, r.ldbSpec, &c)
 		run.Cells = append(run.Cells, c)
 	}
 	if chk.err != nil {
@@ -347,8 +357,7 @@ func (k *ldbChecker) intRange(field string, n, lo, hi int, unit string) {
 
 // decodeCell converts results[i]. Seconds become milliseconds; the
 // tool's per-user tok/s p50 is per-request tok/s.
-func (k *ldbChecker) decodeCell(i int, r ldbCell) rundoc.Cell {
-	at := fmt.Sprintf("results[%d].", i)
+func (k *ldbChecker) decodeCell(at string, r ldbCell) rundoc.Cell {
 	c := rundoc.Cell{
 		Phase:             rundoc.PhaseDecode,
 		Context:           k.whole(at+"context_tokens", r.ContextTokens, 0, maxContextTokens, "tokens"),
@@ -414,6 +423,9 @@ func (k *ldbChecker) decodeCell(i int, r ldbCell) rundoc.Cell {
 			k.fail("its %srigbench_status: %v", at, err)
 		}
 		c.Status, c.Reason = st, rundoc.CutText(r.Reason, rundoc.MaxTextLen)
+	}
+	if r.BenchmarkMode == ldbRequestCount {
+		k.burstCell(at, r, &c)
 	}
 	if !c.Status.Ran() {
 		c.TotalTokS, c.PerRequestTokS = 0, 0 // an invalid cell's throughput is not a figure

@@ -110,7 +110,6 @@ func ldbDocument(r *rundoc.Run) (map[string]any, error) {
 		"duration_per_test":            r.Plan.DurationS,
 		"request_count":                0,
 		"warmup_request_count":         0,
-		"run_burst":                    false,
 		"standalone_prefill":           len(r.Plan.PrefillContexts) > 0,
 		"prefill_only":                 len(r.Plan.Contexts) == 0,
 		"skip_prefill":                 len(r.Plan.PrefillContexts) == 0,
@@ -121,6 +120,7 @@ func ldbDocument(r *rundoc.Run) (map[string]any, error) {
 		"context_lengths":              nonNil(r.Plan.Contexts),
 		"show_capacity_limited_values": false,
 	}
+	ldbBurstMeta(meta, r)
 	if len(r.Plan.PrefillContexts) > 0 {
 		meta["prefill_mode"] = "standalone"
 	}
@@ -133,6 +133,7 @@ func ldbDocument(r *rundoc.Run) (map[string]any, error) {
 	prefill := map[string]any{}
 	results := []map[string]any{}
 	summary := map[string]map[string]float64{}
+	burst, burstSummary := []map[string]any{}, map[string]map[string]float64{}
 	for _, c := range r.Cells {
 		switch c.Phase {
 		case rundoc.PhasePrefill:
@@ -146,9 +147,13 @@ func ldbDocument(r *rundoc.Run) (map[string]any, error) {
 				}
 				summary[k][strconv.Itoa(c.Concurrency)] = c.TotalTokS
 			}
+		case rundoc.PhaseBurst:
+			burst = append(burst, ldbBurstResult(&c, r.Plan.Speed()))
+			ldbBurstSummary(burstSummary, &c)
 		}
 	}
-	return map[string]any{"metadata": meta, "prefill": prefill, "results": results, "summary_table": summary}, nil
+	return map[string]any{"metadata": meta, "prefill": prefill, "results": results, "summary_table": summary,
+		"burst_results": burst, "burst_summary_table": burstSummary}, nil
 }
 
 // ldbPrefillEntry is one prefill cell: RigBench's prefill cells are their

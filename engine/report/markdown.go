@@ -29,6 +29,7 @@ func WriteMarkdown(w io.Writer, r *rundoc.Run) error {
 	mdPlan(b, &r.Plan)
 	mdMatrix(b, r)
 	mdPrefill(b, r)
+	mdBurst(b, r)
 	mdEnergy(b, r)
 	mdDiagnosis(b, r)
 	mdMeasurements(b, r)
@@ -222,7 +223,7 @@ func mdPrefill(b *bufio.Writer, r *rundoc.Run) {
 // figures (optional ones only when some cell has them, so an imported
 // reference run stays as narrow as its CSV), then the reason of a failure.
 func mdMeasurements(b *bufio.Writer, r *rundoc.Run) {
-	cells := SortedCells(r)
+	cells := SustainedCells(r)
 	b.WriteString("\n## All measurements\n\n")
 	if len(cells) == 0 {
 		b.WriteString("No cells.\n")

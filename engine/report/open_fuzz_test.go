@@ -16,7 +16,10 @@ import (
 func FuzzOpenRun(f *testing.F) {
 	for _, s := range []string{"", "{", `{"schema":"rigbench.run/v1"}`, `{"schema":"rigbench.run/v1","uuid":"x"`,
 		`{"schema":"something.else/v9"}`, `{"schema":"rigbench.run/v2"}`, `[1,2]`, `{"schema":null}`, "\xff",
-		"phase,context_tokens\n", "\xef\xbb\xbf  \n"} {
+		"phase,context_tokens\n", "\xef\xbb\xbf  \n",
+		// The seed tool's layout with a burst cell (ldb_burst.go).
+		`{"metadata":{"version":"0.4.29"},"results":[],"burst_results":[{"concurrency":2,"context_tokens":0,` +
+			`"benchmark_mode":"request-count","request_count_target":8,"aggregate_tps":9,"request_latency_p50":0.5}]}`} {
 		f.Add([]byte(s))
 	}
 	dir := f.TempDir()

@@ -236,10 +236,10 @@ func parseReferenceRow(rec []string, col map[string]int) (rundoc.Cell, error) {
 	}
 	var c rundoc.Cell
 	switch p := rundoc.Phase(field("phase")); p {
-	case rundoc.PhasePrefill, rundoc.PhaseDecode:
+	case rundoc.PhasePrefill, rundoc.PhaseDecode, rundoc.PhaseBurst:
 		c.Phase = p
 	default:
-		return c, fmt.Errorf("phase %q is neither prefill nor decode", field("phase"))
+		return c, fmt.Errorf("phase %q is not prefill, decode or burst", field("phase"))
 	}
 	st, err := ParseStatus(field("status"))
 	if err != nil {
@@ -272,6 +272,13 @@ func parseReferenceRow(rec []string, col map[string]int) (rundoc.Cell, error) {
 	c.StepsPerS = p.float(rundoc.FigStepsPerS.Key)
 	c.ProjectedTokS = p.float(rundoc.FigProjectedTokS.Key)
 	c.Reason = field(ReasonColumn)
+	if c.Phase == rundoc.PhaseBurst {
+		// rundoc.CSVBurstFigures
+		c.LatencyMs, c.LatencyMsCI95 = p.float("latency_ms"), p.float("latency_ms_ci95")
+		c.LatencyP90Ms, c.LatencyP99Ms = p.float("latency_p90_ms"), p.float("latency_p99_ms")
+		c.RequestsPerS, c.RequestsPerSCI95 = p.float("requests_per_s"), p.float("requests_per_s_ci95")
+		c.RequestCount = p.int("request_count", rundoc.MaxRequestCount, false)
+	}
 	if p.err != nil {
 		return c, p.err
 	}
@@ -390,6 +397,10 @@ func planFromCells(cells []rundoc.Cell) rundoc.Plan {
 		switch c.Phase {
 		case rundoc.PhasePrefill:
 			p.PrefillContexts = insertSorted(p.PrefillContexts, c.Context)
+		case rundoc.PhaseBurst:
+			p.Contexts = insertSorted(p.Contexts, c.Context)
+			p.Concurrency = insertSorted(p.Concurrency, c.Concurrency)
+			p.Burst = rundoc.BurstAfter
 		case rundoc.PhaseDecode:
 			p.Contexts = insertSorted(p.Contexts, c.Context)
 			p.Concurrency = insertSorted(p.Concurrency, c.Concurrency)
@@ -406,6 +417,9 @@ func planFromCells(cells []rundoc.Cell) rundoc.Plan {
 	}
 	if window > 0 {
 		p.DurationS = window
+	}
+	if p.Burst != "" && !slices.ContainsFunc(cells, func(c rundoc.Cell) bool { return c.Phase == rundoc.PhaseDecode }) {
+		p.Burst = rundoc.BurstOnly
 	}
 	return p
 }

@@ -26,7 +26,7 @@ func (c *Cell) CI95(key string) float64 {
 	case "tbt_ms":
 		return c.TBTMsCI95
 	}
-	return 0
+	return c.burstCI95(key)
 }
 
 // Significant reports whether a change from a (± ha) to b (± hb) is larger

@@ -226,7 +226,8 @@ func Used(fs []Figure, cells []Cell) []Figure {
 
 // CompareFigures are the figures a comparison of runs puts side by side,
 // each with its change in percent.
-var CompareFigures = []Figure{FigTotalTokS, FigPerRequestTokS, FigTTFT, FigPromptTokS, FigRoofline}
+// Burst figures (FigLatency, FigBurstTokS) compare burst cells alone.
+var CompareFigures = []Figure{FigTotalTokS, FigPerRequestTokS, FigTTFT, FigPromptTokS, FigRoofline, FigLatency, FigBurstTokS}
 
 // MatrixLines is a decode cell as the graphical matrices (the app's, the
 // HTML report's) show it, on two self-describing lines: "890.6 tok/s" and

@@ -379,9 +379,9 @@ func (v *validator) hardware(h *hardware.Snapshot) {
 func (v *validator) cell(i int, c *Cell) {
 	where := fmt.Sprintf("cells[%d] (%s)", i, c.Label())
 	switch c.Phase {
-	case PhasePrefill, PhaseDecode:
+	case PhasePrefill, PhaseDecode, PhaseBurst:
 	default:
-		v.fail("cells[%d]: phase %q is neither prefill nor decode", i, c.Phase)
+		v.fail("cells[%d]: phase %q is not prefill, decode or burst", i, c.Phase)
 		return
 	}
 	switch c.Status {
@@ -415,6 +415,7 @@ func (v *validator) cell(i int, c *Cell) {
 	v.rate(where+": prompt_tok_s", c.PromptTokS)
 	v.rate(where+": total_tok_s", c.TotalTokS)
 	v.rate(where+": per_request_tok_s", c.PerRequestTokS)
+	v.burst(where, c.CellBurst)
 	switch c.TokenCountSource {
 	case "", TokensContinuousUsage, TokensFinalUsage, TokensChunks:
 	default:

@@ -22,11 +22,13 @@ func (r *Run) Find(p Phase, context, concurrency int) *Cell {
 // matrix: rows are contexts, columns concurrencies. It sorts once: n log n
 // in the cells, so a report of many contexts is not cubic.
 func (r *Run) DecodeAxes() (contexts, concurrency []int) {
-	for _, v := range r.Plan.Contexts {
-		contexts = appendAxis(contexts, v)
-	}
-	for _, v := range r.Plan.Concurrency {
-		concurrency = appendAxis(concurrency, v)
+	if r.Plan.Burst != BurstOnly { // a burst-only plan has no sustained cell
+		for _, v := range r.Plan.Contexts {
+			contexts = appendAxis(contexts, v)
+		}
+		for _, v := range r.Plan.Concurrency {
+			concurrency = appendAxis(concurrency, v)
+		}
 	}
 	for _, c := range r.Cells {
 		if c.Phase == PhaseDecode {

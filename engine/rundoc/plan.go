@@ -349,5 +349,8 @@ func (p Plan) Validate() error {
 			errs = append(errs, fmt.Errorf("context %d is negative", c))
 		}
 	}
+	if err := p.validateBurst(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }

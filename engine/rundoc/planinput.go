@@ -33,13 +33,18 @@ const (
 	FieldPrompts     Field = "prompts"
 	FieldMaxOutput   Field = "max-output"
 	FieldKVCapacity  Field = "kv-capacity"
+	// FieldBurst, FieldRequestCount and FieldBurstLimit ask for burst
+	// cells (burst.go).
+	FieldBurst        Field = "burst"
+	FieldRequestCount Field = "request-count"
+	FieldBurstLimit   Field = "burst-limit"
 )
 
 // PlanFields are the inputs of a plan, in the order the CLI lists them.
 // Each Field is also the CLI's flag name ("--max-output"), so a front end
 // that keeps its inputs by field fills a PlanInput with Set.
 var PlanFields = []Field{FieldContexts, FieldConcurrency, FieldPrefill, FieldWindow, FieldPrecision,
-	FieldMaxDuration, FieldPrompts, FieldMaxOutput, FieldKVCapacity}
+	FieldMaxDuration, FieldPrompts, FieldMaxOutput, FieldKVCapacity, FieldBurst, FieldRequestCount, FieldBurstLimit}
 
 // FieldError is a plan input that cannot be read. Msg reads after the
 // field's name, after a space ("must be a positive token count…") or
@@ -87,6 +92,15 @@ type PlanInput struct {
 	// KVCapacity overrides the server's KV capacity in tokens; empty: the
 	// server's.
 	KVCapacity string
+	// Burst asks for burst cells after the sustained matrix: on ("true",
+	// "on", "yes", "after", as a bare --burst and the app's checkbox
+	// give it) or off ("", "false", …); "only" runs them instead of it.
+	Burst string
+	// RequestCount is K of every burst cell ("64"); empty: 4 × N. Given
+	// without Burst on, burst cells run instead of the sustained matrix.
+	RequestCount string
+	// BurstLimit bounds each burst ("30m", or seconds); empty: the default.
+	BurstLimit string
 }
 
 // field is the text of f in the input; nil for a field that is not a
@@ -111,6 +125,12 @@ func (in *PlanInput) field(f Field) *string {
 		return &in.MaxOutput
 	case FieldKVCapacity:
 		return &in.KVCapacity
+	case FieldBurst:
+		return &in.Burst
+	case FieldRequestCount:
+		return &in.RequestCount
+	case FieldBurstLimit:
+		return &in.BurstLimit
 	}
 	return nil
 }
@@ -158,6 +178,7 @@ func (p Plan) Input() PlanInput {
 	if p.KVCapacityOverride > 0 {
 		in.KVCapacity = strconv.Itoa(p.KVCapacityOverride)
 	}
+	p.burstInput(&in)
 	return in
 }
 
@@ -236,6 +257,9 @@ func (in PlanInput) Plan() (Plan, error) {
 			return p, &FieldError{FieldKVCapacity, fmt.Sprintf("must be a positive number of tokens up to %d, e.g. 36864, or empty for the server's, not %q", MaxKVCapacity, in.KVCapacity)}
 		}
 		p.KVCapacityOverride = n
+	}
+	if err := in.burst(&p); err != nil {
+		return p, err
 	}
 	// "max" stands for a length not known yet: checked as 0 (Resolve
 	// would drop it, and a plan of only "max" would look empty).

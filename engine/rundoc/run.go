@@ -116,6 +116,16 @@ type Plan struct {
 	// max_model_len when the plan is resolved: set for default plans, so the
 	// defaults work on any server while explicit contexts are checked.
 	TrimContexts bool `json:"-"`
+	// Burst is whether the run measures burst cells (METHOD.md: Burst
+	// cells): BurstAfter (after the sustained matrix), BurstOnly (instead
+	// of it) or "" (none, and every run written before burst cells).
+	Burst string `json:"burst,omitempty"`
+	// RequestCount is K of every burst cell; 0 means BurstPerConcurrency
+	// × the cell's concurrency (RequestCountFor).
+	RequestCount int `json:"request_count,omitempty"`
+	// BurstLimitS bounds a burst cell's measured requests in the card's
+	// seconds; 0 means DefaultBurstLimit.
+	BurstLimitS float64 `json:"burst_limit_s,omitempty"`
 }
 
 // ContextMax in Plan.Contexts stands for the longest context that fits:
@@ -315,6 +325,7 @@ type Cell struct {
 	CellChecks
 	CellWindow
 	CellSpec
+	CellBurst
 
 	// ServerStats summarises the /metrics samples; nil when the server has no
 	// metrics (figures unavailable, not zero).

@@ -41,6 +41,8 @@ type View struct {
 	mx           *matrix.Matrix
 	prefill      *widget.Table
 	pcells       []rundoc.Cell
+	burst        *widget.Table
+	bcells       []rundoc.Cell
 	all          *table
 	charts       *chartview.Gallery
 	tabs         *container.AppTabs
@@ -117,6 +119,7 @@ func New() *View {
 	for i, w := range []float32{90, 130, 110, 200} {
 		v.prefill.SetColumnWidth(i, w)
 	}
+	v.burst = newBurstTable(&v.bcells)
 	v.charts = chartview.NewGallery(chart.Kinds()...)
 	v.tabs = container.NewAppTabs(
 		container.NewTabItem("Decode matrix", container.NewScroll(v.mx)),
@@ -124,6 +127,7 @@ func New() *View {
 		container.NewTabItem("All measurements", container.NewBorder(nil, allNote(), nil, nil, v.all.t)),
 		container.NewTabItem("Charts", v.charts.Content()),
 		container.NewTabItem("Diagnosis", v.diagnosis.content),
+		container.NewTabItem("Burst", v.burst),
 	)
 	v.content = container.NewBorder(container.NewVBox(v.title, v.gone, v.badge, v.summary, v.headlineCard, v.failure, v.server, container.NewHBox(v.resumeBtn)), nil, nil, nil,
 		container.NewStack(v.tabs, container.NewVBox(v.empty)))
@@ -164,7 +168,8 @@ func (v *View) Diagnosis() string { return v.diagnosis.text.Text }
 // advice names no flag to sweep, or OnTune is not set).
 func (v *View) TuneButton() *widget.Button { return v.diagnosis.tuneBtn }
 
-// Tabs are the view's inner tabs (matrix, prefill, all, charts, diagnosis).
+// Tabs are the view's inner tabs (matrix, prefill, all, charts, diagnosis,
+// burst).
 func (v *View) Tabs() *container.AppTabs { return v.tabs }
 
 // Rows returns the measurements table as text, in its current order.
@@ -219,8 +224,9 @@ func (v *View) SetRun(r *rundoc.Run, chartsDone func()) {
 		v.badge.Hide()
 		v.headlineCard.Hide()
 		v.mx.SetRun(nil)
-		v.pcells = nil
+		v.pcells, v.bcells = nil, nil
 		v.prefill.Refresh()
+		v.burst.Refresh()
 		v.all.set(nil)
 		v.diagnosis.set(nil, false)
 		v.charts.Set(nil, chartsDone)
@@ -246,11 +252,13 @@ func (v *View) SetRun(r *rundoc.Run, chartsDone func()) {
 	}
 	v.mx.SetPendingText("")
 	v.mx.SetRun(r)
-	v.pcells = r.PrefillCells()
+	v.pcells, v.bcells = r.PrefillCells(), r.BurstCells()
 	v.prefill.Refresh()
+	v.burst.Refresh()
 	// The order CSV and Markdown list cells in, whatever order they ran in
-	// (adaptive runs put each prefill cell before its context's decode row).
-	v.all.set(report.SortedCells(r))
+	// (adaptive runs put each prefill cell before its context's decode row);
+	// burst cells are in their own tab.
+	v.all.set(report.SustainedCells(r))
 	v.diagnosis.set(r, v.OnTune != nil && r.Status != rundoc.RunRunning)
 	v.charts.Set([]*rundoc.Run{r}, chartsDone)
 }

@@ -2,6 +2,7 @@ package runview
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 
 	"fyne.io/fyne/v2/widget"
@@ -17,6 +18,11 @@ type planForm struct {
 	entries map[rundoc.Field]*widget.Entry
 	// prompts picks the prompt policy (METHOD.md: Prompts).
 	prompts *widget.Select
+	// burst asks for burst cells after the matrix (METHOD.md: Burst
+	// cells); their K is the entry of rundoc.FieldRequestCount, which
+	// given alone runs them instead of the matrix, as the CLI's
+	// --request-count does.
+	burst *widget.Check
 }
 
 // Choices of the Prompts field, in the order shown: one word each, so the
@@ -30,7 +36,7 @@ const (
 // formFields are the typed inputs of the form, in the order shown (Prompts
 // follows Max output).
 var formFields = []rundoc.Field{rundoc.FieldContexts, rundoc.FieldConcurrency, rundoc.FieldPrefill,
-	rundoc.FieldWindow, rundoc.FieldMaxOutput, rundoc.FieldKVCapacity}
+	rundoc.FieldWindow, rundoc.FieldMaxOutput, rundoc.FieldKVCapacity, rundoc.FieldRequestCount}
 
 func newPlanForm(onChange func()) *planForm {
 	f := &planForm{entries: map[rundoc.Field]*widget.Entry{}}
@@ -46,11 +52,14 @@ func newPlanForm(onChange func()) *planForm {
 	// The server's own capacity, in one short word: the field is narrow at
 	// 900 px, where "from the server" read "from the se…".
 	f.entries[rundoc.FieldKVCapacity].SetPlaceHolder("reported")
+	f.entries[rundoc.FieldRequestCount].SetPlaceHolder(fmt.Sprintf("%d × N", rundoc.BurstPerConcurrency))
+	f.burst = widget.NewCheck("after the matrix", nil)
 	// The callback is set after the first choice: the view is not built
 	// yet when the form is.
 	f.prompts = widget.NewSelect([]string{promptsSharedChoice, promptsUniqueChoice}, nil)
 	f.prompts.SetSelected(promptsSharedChoice)
 	f.prompts.OnChanged = func(string) { onChange() }
+	f.burst.OnChanged = func(bool) { onChange() }
 	return f
 }
 
@@ -60,6 +69,9 @@ func (f *planForm) form() *widget.Form {
 		form.Append(FieldLabel(field), f.entries[field])
 		if field == rundoc.FieldMaxOutput {
 			form.Append(FieldLabel(rundoc.FieldPrompts), f.prompts)
+		}
+		if field == rundoc.FieldKVCapacity {
+			form.Append(FieldLabel(rundoc.FieldBurst), f.burst)
 		}
 	}
 	return form
@@ -77,6 +89,9 @@ func (f *planForm) plan() (rundoc.Plan, error) {
 	for field, e := range f.entries {
 		in.Set(field, e.Text)
 	}
+	if f.burst.Checked {
+		in.Burst = rundoc.BurstAfter
+	}
 	p, err := in.Plan()
 	var fe *rundoc.FieldError
 	if errors.As(err, &fe) {
@@ -92,6 +107,7 @@ func FieldLabel(f rundoc.Field) string {
 		rundoc.FieldContexts: "Contexts", rundoc.FieldConcurrency: "Concurrency", rundoc.FieldPrefill: "Prefill contexts",
 		rundoc.FieldWindow: "Seconds per cell", rundoc.FieldMaxOutput: "Max output", rundoc.FieldPrompts: "Prompts",
 		rundoc.FieldKVCapacity: "KV capacity", rundoc.FieldPrecision: "Precision", rundoc.FieldMaxDuration: "Longest window",
+		rundoc.FieldBurst: "Burst cells", rundoc.FieldRequestCount: "Burst K", rundoc.FieldBurstLimit: "Burst limit",
 	}[f]; ok {
 		return l
 	}
@@ -110,6 +126,7 @@ func (f *planForm) set(p rundoc.Plan) {
 		}
 		e.SetText(text)
 	}
+	f.burst.SetChecked(p.Burst == rundoc.BurstAfter)
 	if p.PromptPolicy() == rundoc.PromptsUnique && p.Prompts != "" {
 		f.prompts.SetSelected(promptsUniqueChoice)
 	} else {

@@ -25,6 +25,9 @@ func TestPlanFormStartsOnTheDefaults(t *testing.T) {
 		if field == rundoc.FieldKVCapacity {
 			want = "reported" // the server's; the default has none
 		}
+		if field == rundoc.FieldRequestCount {
+			want = "4 × N" // K of a burst cell, by its concurrency
+		}
 		if e.Text != "" || e.PlaceHolder != want {
 			t.Errorf("%s starts %q with placeholder %q, want empty showing %q", FieldLabel(field), e.Text, e.PlaceHolder, want)
 		}
