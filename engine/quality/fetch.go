@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 
@@ -65,6 +66,10 @@ func Fetch(ctx context.Context, client *http.Client, src Source, cacheDir string
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is in the sentence already
 		}
 		var ne net.Error
 		var op *net.OpError
