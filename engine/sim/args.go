@@ -78,6 +78,7 @@ var simFlags = map[string]simFlag{
 	"--enable-prefix-caching":    {flagBool, func(c *Config, _ string) error { c.EnablePrefixCaching = true; return nil }},
 	"--no-enable-prefix-caching": {flagBool, func(c *Config, _ string) error { c.EnablePrefixCaching = false; return nil }},
 	"--api-key":                  {flagValue, func(c *Config, v string) error { c.APIKey = v; return nil }},
+	"--quantization":             {flagValue, func(c *Config, v string) error { c.Quantization = v; return nil }},
 	"--host":                     {flagValue, func(c *Config, v string) error { c.Host = v; return nil }},
 	"--port":                     {flagValue, intFlag("--port", false, func(c *Config, n int) { c.Port = n })},
 	"--seed":                     {flagValue, intFlag("--seed", false, func(c *Config, n int) { c.Seed = int64(n) })},
@@ -139,7 +140,7 @@ var simFlags = map[string]simFlag{
 // ignoredValueFlags and ignoredBoolFlags are real vLLM flags the simulator
 // accepts and does not model, so a command line written for vLLM starts.
 var ignoredValueFlags = []string{
-	"--dtype", "--quantization",
+	"--dtype",
 	"--data-parallel-size", "--tokenizer", "--revision", "--download-dir", "--load-format",
 	"--swap-space", "--cpu-offload-gb", "--block-size", "--attention-backend",
 	"--compilation-config", "--limit-mm-per-prompt", "--chat-template",

@@ -20,6 +20,9 @@ type genOptions struct {
 	AddSpecialTokens *bool          `json:"add_special_tokens"`
 	CacheSalt        string         `json:"cache_salt"`
 	StreamOptions    *streamOptions `json:"stream_options"`
+	// quality is what the quality model needs beyond the tokens: the
+	// prompt's text and the logprobs asked for (quality.go); not JSON.
+	quality qualityRequest
 }
 
 // streamOptions is OpenAI's stream_options with vLLM's
@@ -34,6 +37,8 @@ type streamOptions struct {
 type completionRequest struct {
 	genOptions
 	Prompt json.RawMessage `json:"prompt"`
+	// Logprobs is how many top alternatives to report per token.
+	Logprobs *int `json:"logprobs"`
 }
 
 // usage is the OpenAI usage object.
@@ -148,6 +153,10 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "BadRequestError", err.Error())
 		return
 	}
+	if req.genOptions.quality, err = readQualityRequest(req.Prompt, req.Logprobs); err != nil {
+		writeError(w, http.StatusBadRequest, "BadRequestError", err.Error())
+		return
+	}
 	s.generate(w, r, arrived, prompt, req.genOptions, func(id string) responseShape {
 		return completionShape{id: id, model: s.model, created: s.created}
 	})
@@ -185,7 +194,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, arrived arriva
 		return
 	}
 	defer s.release(st)
-	shape := shapeFor(st.rec.ID)
+	shape := s.withLogprobs(shapeFor(st.rec.ID), st, opts.quality)
 	if opts.Stream {
 		s.streamResponse(w, r, st, opts.StreamOptions, shape)
 		return
@@ -236,6 +245,7 @@ func (s *Server) submit(prompt []uint32, maxTokens int, req genOptions, arrived 
 	}
 	sq := newSeq(rec.ID, prompt, maxTokens, req.MinTokens, req.IgnoreEOS, req.CacheSalt, s.cfg.Seed, s.prof)
 	st := &stream{sq: sq, notify: make(chan struct{}, 1), rec: rec, sent: arrived.sent}
+	s.startQuality(st, req.quality.text)
 	s.streams[sq] = st
 	// The request arrived when its body started to be read: decoding and
 	// tokenising it is the API server's work, which the time model already
@@ -431,7 +441,7 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, st *stre
 					return
 				}
 			}
-			if !writeStampedEvent(w, fl, shape.delta(outputText(st.sq.key, sent, sent+n), fr, usageAt(sent+n)), ch.at) {
+			if !writeStampedEvent(w, fl, shape.delta(s.textOf(st, sent, sent+n), fr, usageAt(sent+n)), ch.at) {
 				return
 			}
 			sent += n
@@ -538,7 +548,7 @@ func (s *Server) fullResponse(w http.ResponseWriter, r *http.Request, st *stream
 		s.mu.Lock()
 		s.completeRecord(st)
 		s.mu.Unlock()
-		writeJSON(w, http.StatusOK, shape.full(outputText(st.sq.key, 0, n), st.sq.stopReason, newUsage(len(st.sq.prompt), n)))
+		writeJSON(w, http.StatusOK, shape.full(s.textOf(st, 0, n), st.sq.stopReason, newUsage(len(st.sq.prompt), n)))
 		return
 	}
 }

@@ -24,6 +24,9 @@ type Config struct {
 	GPUMemoryUtilization float64
 	// KVCacheDtype is --kv-cache-dtype ("auto", "fp8", …).
 	KVCacheDtype string
+	// Quantization is --quantization ("" for none): it changes only the
+	// answers (quality.go), not the time model.
+	Quantization string
 	// TensorParallelSize and PipelineParallelSize are vLLM's
 	// --tensor-parallel-size and --pipeline-parallel-size (0 reads as 1):
 	// their product of the profile's cards serve (parallel.go).

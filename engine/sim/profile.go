@@ -146,6 +146,9 @@ type Profile struct {
 	// Spec is speculative decoding's cost and acceptance on this card and
 	// model (spec.go); the zero value reads as DefaultSpecModel.
 	Spec SpecModel
+	// Quality is what the model answers and what lossy launches lose
+	// (quality.go); the zero value reads as DefaultQualityModel.
+	Quality QualityModel
 }
 
 // BandwidthFraction is the share of the card's peak bandwidth that one

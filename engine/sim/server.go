@@ -48,6 +48,11 @@ type Server struct {
 	// pers holds what the llama-server and SGLang personalities count
 	// beyond vLLM's counters, and the idle-connection closer's state.
 	pers persState
+
+	// loss is this launch's quality loss and lossSalt its draws' salt, 0
+	// when lossless (quality.go).
+	loss     Loss
+	lossSalt uint64
 }
 
 // stream is the handler side of one request, guarded by Server.mu.
@@ -68,6 +73,9 @@ type stream struct {
 	// sent is when the client sent the request, in simulated time: the
 	// arrival the clock headers tell (arrive).
 	sent float64
+	// quality is the request's answer and divergence (quality.go); nil
+	// for the plain words.
+	quality *streamQuality
 }
 
 // New validates cfg like vLLM's start-up does (KV cache sizing, the
@@ -97,6 +105,7 @@ func New(cfg Config) (*Server, error) {
 		loopDone: make(chan struct{}),
 	}
 	s.created = s.start.Unix()
+	s.loss, s.lossSalt = launchLoss(p, cfg.KVCacheDtype, cfg.Quantization)
 	s.core = newCore(p, limits{
 		maxNumSeqs:          cfg.MaxNumSeqs,
 		maxNumBatchedTokens: cfg.MaxNumBatchedTokens,

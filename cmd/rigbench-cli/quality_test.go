@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rigbench/rigbench/engine/quality"
+)
+
+func runQualityCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	dir := t.TempDir()
+	e := &env{stdout: &out, stderr: &errb, getenv: func(k string) string {
+		if k == "RIGBENCH_DB" {
+			return filepath.Join(dir, "history.db")
+		}
+		return ""
+	}}
+	code := execute(context.Background(), e, append([]string{"quality"}, args...))
+	return code, out.String(), errb.String()
+}
+
+// The demo's KV-cache sweep, as a user runs it: a baseline saved with
+// --json, then each lossy launch compared with it.
+func TestQualityCommandDemoPaired(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base.json")
+	code, out, errs := runQualityCLI(t, "--demo", "--probe", "gsm8k:200", "--json", base)
+	if code != 0 || !strings.Contains(out, "accuracy ") || !strings.Contains(out, "(Wilson)") {
+		t.Fatalf("baseline: exit %d\n%s%s", code, out, errs)
+	}
+	f, err := os.Open(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := quality.Read(f)
+	f.Close()
+	if err != nil || len(r.Items) != 200 || !r.Simulated {
+		t.Fatalf("the saved result: %v, %d items", err, len(r.Items))
+	}
+	code, out, errs = runQualityCLI(t, "--demo", "--probe", "gsm8k:200", "--baseline", base, "--", "--kv-cache-dtype", "int4_per_token_head")
+	if code != 0 || !strings.Contains(out, "verdict: accuracy lost") || !strings.Contains(out, "exact McNemar p = ") ||
+		!strings.Contains(out, "profile states this launch's loss") {
+		t.Errorf("int4: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = runQualityCLI(t, "--demo", "--probe", "gsm8k:200", "--baseline", base, "--", "--kv-cache-dtype", "fp8")
+	if code != 0 || !strings.Contains(out, "verdict: no significant change") {
+		t.Errorf("fp8: exit %d\n%s%s", code, out, errs)
+	}
+	t.Log(out)
+}
+
+func TestQualityCommandRefuses(t *testing.T) {
+	dir := t.TempDir()
+	ag := filepath.Join(dir, "ag.json")
+	if code, out, errs := runQualityCLI(t, "--demo", "--probe", "agreement", "--json", ag); code != 0 || !strings.Contains(out, "agreement: 8 prompts") {
+		t.Fatalf("agreement: exit %d\n%s%s", code, out, errs)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--demo", "--probe", "gsm8k:20", "--baseline", ag}, 1, "the baseline measured agreement, not gsm8k:20"},
+		{[]string{"--probe", "agreement"}, 2, "choose one target"},
+		{[]string{"--demo", "--probe", "mmlu"}, 2, "is not a probe"},
+		{[]string{"--demo", "--probe", "agreement", "--baseline", ag, "--json", ag}, 2, "the baseline (--baseline)"},
+	} {
+		code, _, errs := runQualityCLI(t, tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d %q, want %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+}

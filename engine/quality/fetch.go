@@ -1,0 +1,125 @@
+package quality
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/rigbench/rigbench/internal/safefile"
+)
+
+// Source is where a data set's file comes from and what it must be: it is
+// fetched on first use, checked against SHA256 and kept in the cache
+// folder as File, never stored in RigBench's repository.
+type Source struct {
+	// Name is the data set's name ("gsm8k").
+	Name string
+	// URL is the public file, at a pinned revision.
+	URL string
+	// SHA256 is the file's pinned sha256 (hex).
+	SHA256 string
+	// File is the cached file's name in the cache folder.
+	File string
+	// Size is the file's length in bytes, for the truncation message; 0
+	// when not pinned.
+	Size int64
+}
+
+// GSM8K is the GSM8K test split (1,319 problems) at openai/grade-school-math
+// commit 3101c7d, the file and sha256 other evaluation harnesses pin too.
+var GSM8K = Source{
+	Name:   "gsm8k",
+	URL:    "https://raw.githubusercontent.com/openai/grade-school-math/3101c7d5072418e28b9008a6636bde82a006892c/grade_school_math/data/test.jsonl",
+	SHA256: "3730d312f6e3440559ace48831e51066acaca737f6eabec99bccb9e4b3c39d14",
+	File:   "gsm8k-test.jsonl",
+}
+
+// maxDatasetBytes bounds a download: GSM8K's test split is 0.7 MB.
+const maxDatasetBytes = 256 << 20
+
+// Fetch returns the data set's bytes: from cacheDir when the cached file
+// matches the pinned sha256, else downloaded with client, checked and then
+// written to cacheDir atomically. Its errors are one sentence with what to
+// do: offline (which file, where to put it), a truncated download, a file
+// whose sha256 is not the pinned one.
+func Fetch(ctx context.Context, client *http.Client, src Source, cacheDir string) ([]byte, error) {
+	path := filepath.Join(cacheDir, src.File)
+	if data, err := os.ReadFile(path); err == nil {
+		if sum := hexSHA(data); sum == src.SHA256 {
+			return data, nil
+		}
+		// A damaged or foreign file is replaced by a good download below;
+		// if that fails too, the error says so.
+	}
+	if client == nil {
+		client = http.DefaultClient
+	}
+	data, err := download(ctx, client, src)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is in the sentence already
+		}
+		var ne net.Error
+		var op *net.OpError
+		if errors.As(err, &op) || errors.As(err, &ne) {
+			return nil, fmt.Errorf("%s is not cached and %s cannot be reached (%v): download that file and put it at %s", src.Name, src.URL, err, path)
+		}
+		return nil, err
+	}
+	if sum := hexSHA(data); sum != src.SHA256 {
+		return nil, fmt.Errorf("%s from %s has sha256 %s, not the pinned %s: the source changed or a proxy altered it; put the right file at %s", src.Name, src.URL, sum, src.SHA256, path)
+	}
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot make the data set folder %s (%v): check its permissions", cacheDir, err)
+	}
+	if err := safefile.WriteBytes(path, data); err != nil {
+		return nil, fmt.Errorf("cannot keep %s in %s (%v): check the folder's permissions", src.Name, cacheDir, err)
+	}
+	return data, nil
+}
+
+// download GETs src.URL whole; a body shorter than its Content-Length (a
+// dropped connection) is a truncation error, never a short file.
+func download(ctx context.Context, client *http.Client, src Source) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.URL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("the address of %s (%s) is not a URL: %v", src.Name, src.URL, err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s answered %s for %s: download the file yourself and put it in the data set folder as %s", src.URL, resp.Status, src.Name, src.File)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxDatasetBytes+1))
+	want := resp.ContentLength
+	if want <= 0 {
+		want = src.Size
+	}
+	if err != nil || (want > 0 && int64(len(data)) < want) {
+		return nil, fmt.Errorf("the download of %s stopped after %d of %d bytes: run the probe again, or put the file at %s yourself", src.Name, len(data), want, src.File)
+	}
+	if len(data) > maxDatasetBytes {
+		return nil, fmt.Errorf("%s sent more than %d MiB for %s, far more than the data set: check the URL", src.URL, maxDatasetBytes>>20, src.Name)
+	}
+	return data, nil
+}
+
+func hexSHA(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
