@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -29,6 +28,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(holdEnv) == "1" {
+		holdUntilStdinCloses()
+	}
 	code := m.Run()
 	if bigDir != "" {
 		os.RemoveAll(bigDir)
@@ -118,18 +120,6 @@ func windowCell(context int) *rundoc.Cell {
 		c.GPUSamples = append(c.GPUSamples, hardware.GPUSample{T: float64(s), PowerW: 160, SMClockMHz: 1800, VRAMUsedBytes: 11 << 30})
 	}
 	return c
-}
-
-// cpuTime is the CPU time this process has used. The machines these
-// benchmarks run on are shared, so besides wall time (ns/op) they report
-// cpu-ns/op, the CPU the operation itself consumed, which does not grow
-// when other processes take the cores.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // reportCPU adds the cpu-ns/op metric for the loop that started at start.
