@@ -208,13 +208,14 @@ func (l *Launcher) expandHome(p, what, example string) (string, error) {
 // portsHere reports whether the daemon's loopback is this machine's, so a
 // port free here is free there (FreePort). On a remote rig (an SSH dialer,
 // a tcp:// or ssh:// host) a port free here says nothing about the rig:
-// Docker picks one on the rig's loopback instead (publishedPort).
+// Docker picks one on the rig's loopback instead (publishedPort). Docker
+// Desktop's named pipe (npipe://, Windows' default) is this machine's.
 func (l *Launcher) portsHere() bool {
 	host := l.host
 	if host == "" && l.getenv != nil {
 		host = l.getenv("DOCKER_HOST")
 	}
-	return l.dockerDial == nil && (host == "" || strings.HasPrefix(host, "unix://"))
+	return l.dockerDial == nil && (host == "" || strings.HasPrefix(host, "unix://") || strings.HasPrefix(host, "npipe://"))
 }
 
 // hostPort is a port binding's host side: "" lets Docker choose a free one.
