@@ -42,4 +42,7 @@ if [ ! -e "$sys32/bcryptprimitives.dll" ] && ! ls /usr/lib/*/wine/x86_64-windows
 	fi
 	x86_64-w64-mingw32-gcc -shared -O2 -o "$sys32/bcryptprimitives.dll" "$(dirname "$0")/wine-prng.c" -ladvapi32
 fi
+if [ -z "$own" ]; then
+	exec "$wine" "$@" # the caller's signals reach the program itself
+fi
 "$wine" "$@"
