@@ -30,7 +30,7 @@ export WINEDEBUG=${WINEDEBUG:--all}
 export WINEDLLOVERRIDES=${WINEDLLOVERRIDES:-mscoree,mshtml=}
 export DISPLAY=
 # Go's runtime needs bcryptprimitives.dll's ProcessPrng, which Wine before 9
-# lacks: give the prefix a stand-in (scripts/wine-prng.c) the first time.
+# lacks: give the prefix a stand-in (scripts/wine/bcryptprimitives.c) the first time.
 sys32=$WINEPREFIX/drive_c/windows/system32
 if [ ! -e "$sys32/bcryptprimitives.dll" ] && ! ls /usr/lib/*/wine/x86_64-windows/bcryptprimitives.dll /usr/lib/wine/x86_64-windows/bcryptprimitives.dll >/dev/null 2>&1; then
 	if [ ! -d "$sys32" ]; then
@@ -40,7 +40,7 @@ if [ ! -e "$sys32/bcryptprimitives.dll" ] && ! ls /usr/lib/*/wine/x86_64-windows
 		echo "This Wine lacks bcryptprimitives.dll, which Go programs need, and mingw is not installed to build a stand-in: run scripts/deps.sh test (or apt-get install gcc-mingw-w64-x86-64), then try again." >&2
 		exit 1
 	fi
-	x86_64-w64-mingw32-gcc -shared -O2 -o "$sys32/bcryptprimitives.dll" "$(dirname "$0")/wine-prng.c" -ladvapi32
+	x86_64-w64-mingw32-gcc -shared -O2 -o "$sys32/bcryptprimitives.dll" "$(dirname "$0")/wine/bcryptprimitives.c" -ladvapi32
 fi
 if [ -z "$own" ]; then
 	exec "$wine" "$@" # the caller's signals reach the program itself
