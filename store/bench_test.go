@@ -14,6 +14,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/internal/cputime"
 )
 
 // The speed targets of the history (issue 6): listing 10,000 runs ≤ 50 ms,
@@ -125,7 +126,7 @@ func windowCell(context int) *rundoc.Cell {
 // reportCPU adds the cpu-ns/op metric for the loop that started at start.
 func reportCPU(b *testing.B, start time.Duration) {
 	if b.N > 0 {
-		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(cputime.Process()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
 
@@ -138,7 +139,7 @@ func BenchmarkList10000Runs(b *testing.B) {
 	defer db.Close()
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
+	start := cputime.Process()
 	defer func() { reportCPU(b, start) }()
 	for b.Loop() {
 		list, err := db.List(context.Background(), Filter{})
@@ -152,7 +153,7 @@ func BenchmarkOpen10000Runs(b *testing.B) {
 	path := bigHistory(b)
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
+	start := cputime.Process()
 	defer func() { reportCPU(b, start) }()
 	for b.Loop() {
 		db, err := Open(context.Background(), path)
@@ -175,7 +176,7 @@ func BenchmarkRecordCellWithSamples(b *testing.B) {
 	rec.Observe(rundoc.Event{Kind: rundoc.EventRunStarted, Run: run})
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
+	start := cputime.Process()
 	i := 0
 	for b.Loop() {
 		c := windowCell(i)

@@ -1,6 +1,6 @@
 //go:build windows
 
-package store
+package cputime
 
 import (
 	"time"
@@ -8,10 +8,8 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// cpuTime is the CPU time this process has used (see the Unix one for
-// why the benchmarks report it): user plus kernel time from
-// GetProcessTimes, in 100 ns ticks.
-func cpuTime() time.Duration {
+// process reads GetProcessTimes' kernel and user time (100 ns ticks).
+func process() time.Duration {
 	var creation, exit, kernel, user windows.Filetime
 	if err := windows.GetProcessTimes(windows.CurrentProcess(), &creation, &exit, &kernel, &user); err != nil {
 		return 0
