@@ -192,10 +192,14 @@ func (l *Launcher) expandHome(p, what, example string) (string, error) {
 			return "", fmt.Errorf("%s is in your home folder on this machine, which the rig does not share: give %s as a full path on the rig, such as %s", p, what, example)
 		}
 		if home == "" {
-			var err error
-			if home, err = os.UserHomeDir(); err != nil {
+			// This machine's daemon: the folder is named as this
+			// platform names it. On Windows that is C:\Users\you\…, which
+			// Docker Desktop mounts as the docker CLI's -v does.
+			h, err := os.UserHomeDir()
+			if err != nil {
 				return "", fmt.Errorf("finding your home folder for %s: %w", p, err)
 			}
+			return filepath.Join(h, filepath.FromSlash(rest)), nil
 		}
 		return path.Join(home, rest), nil
 	}
