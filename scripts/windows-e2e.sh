@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The Windows CLI's journeys under Wine (issue 43's "done when"): a demo
+# The Windows CLI's journeys under Wine (issue 43's "done when"): the GPU
+# read with nvidia-smi.exe (and its absence in one sentence), a demo
 # run saved to the history in the Windows data folder (%LOCALAPPDATA%\RigBench),
 # runs/show, export -o (written, then replaced atomically, and refused onto
 # the history itself), import, and a second run of a running sweep, then a
@@ -23,7 +24,17 @@ fail() { echo "windows-e2e: FAIL: $*" >&2; exit 1; }
 step() { echo ">> windows-e2e: $*"; }
 
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO build -o "$work/rigbench-cli.exe" ./cmd/rigbench-cli
+# The simulator answers as nvidia-smi under that name: the stand-in for the
+# driver's nvidia-smi.exe that Windows detection runs.
+mkdir -p "$work/smi"
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO build -o "$work/smi/nvidia-smi.exe" ./cmd/rigbench-sim
 cli() { "$here/wine-exec.sh" "$work/rigbench-cli.exe" "$@" 2>&1 | tr -d '\r'; }
+
+step "hw without an NVIDIA driver, then with nvidia-smi.exe on PATH"
+out=$(cli hw)
+grep -q "no NVIDIA driver found (nvidia-smi is not installed); install the NVIDIA driver" <<<"$out" || fail "hw without nvidia-smi.exe: $out"
+out=$(WINEPATH="Z:$(tr / '\\' <<<"$work/smi")" cli hw)
+grep -q "^GPU 0 .*NVIDIA GeForce RTX 3060" <<<"$out" || fail "hw with nvidia-smi.exe did not list the card: $out"
 
 step "run --demo --sim-speed 20 --contexts 0 --concurrency 1,4 --prefill none"
 out=$(cli run --demo --sim-speed 20 --contexts 0 --concurrency 1,4 --prefill none)
