@@ -50,11 +50,13 @@ CROSS  ?= $(BIN)/cross
 # (scripts/wine-test.sh, -short): the run document, the reports, the
 # history on real SQLite (modernc, pure Go), safefile, the client against
 # the in-process simulator, and the small platform packages; plus
-# engine/tune's sweep lock and the CLI's journeys (scripts/windows-e2e.sh).
+# engine/tune's sweep lock, engine/docker's owner processes and the CLI's
+# journeys (scripts/windows-e2e.sh).
 # Not run under Wine, and why:
-#   engine/docker, engine/session, engine/rig: they start containers in the
-#     Docker daemon and sshd on loopback; a Windows binary under Wine
-#     reaches neither (Docker Desktop's named pipe does not exist here).
+#   engine/docker (but its owner-process tests, which run), engine/session,
+#     engine/rig: they start containers in the Docker daemon and sshd on
+#     loopback; a Windows binary under Wine reaches neither (Docker
+#     Desktop's named pipe does not exist here).
 #   engine/bench, engine/sim, engine/predict: their tests hold the simulator
 #     to wall-clock ground truth; under Wine on two shared cores they would
 #     measure the emulation, not RigBench (their logic is the same Go on

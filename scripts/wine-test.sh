@@ -16,7 +16,11 @@ overlay=$("$here/wine-overlay.sh" "$work/overlay")
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO test -overlay "$overlay" -exec "$here/wine-exec.sh" \
 	-short -count=1 -p 1 -timeout 10m "$@"
 # engine/tune: its sweep lock only (LockFileEx); its other tests run the
-# demo under timings of their own.
+# demo under timings of their own. engine/docker: how a container's owner
+# process is named and judged (OpenProcess, its creation time); its other
+# tests need the Docker daemon.
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO test -overlay "$overlay" -exec "$here/wine-exec.sh" \
 	-short -count=1 -timeout 5m -run 'TestSweepRunsOnceAtATime|TestLoadSpec' ./engine/tune
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO test -overlay "$overlay" -exec "$here/wine-exec.sh" \
+	-short -count=1 -timeout 5m -run 'TestOwnerState|TestParseStatStart' ./engine/docker
 GO=$GO "$here/windows-e2e.sh"
