@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // NvidiaSMIFields are the nvidia-smi --query-gpu fields a rig's GPUs are
@@ -140,6 +141,40 @@ func gpuFromSMI(rec []string) (GPU, string, error) {
 
 // NvidiaSMITelemetryFields are the nvidia-smi --query-gpu fields one
 // telemetry reading of a rig's GPUs is taken with, in the order
+// NvidiaSMIBadArgument is nvidia-smi's exit code for a query it cannot
+// answer, an unknown field among them.
+const NvidiaSMIBadArgument = 2
+
+// NvidiaSMIReadings is one telemetry reading of every GPU through
+// nvidia-smi, for a sampler (probe.WithReadings): a rig's, run in its
+// serving container, and on Windows this machine's, where NVML's Go
+// binding does not build. run runs one nvidia-smi command line and returns
+// its output, or its exit code (-1 when it did not exit) and error. The
+// card's energy counter (NvidiaSMIEnergyField) is asked for while
+// nvidia-smi answers it; one that refuses the field (older drivers exit
+// with NvidiaSMIBadArgument) is asked without it from then on, and the
+// cells' energy then comes from the power samples. energy reports whether
+// the counter is still asked for. read is safe to call from one goroutine
+// while energy is called from another.
+func NvidiaSMIReadings(run func(args []string) (string, int, error)) (read func() ([]GPUSample, error), energy func() bool) {
+	var noEnergy atomic.Bool
+	read = func() ([]GPUSample, error) {
+		for {
+			withEnergy := !noEnergy.Load()
+			out, code, err := run(NvidiaSMITelemetryArgs(withEnergy))
+			if withEnergy && err != nil && code == NvidiaSMIBadArgument {
+				noEnergy.Store(true) // this nvidia-smi does not know energy.consumed
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			return ParseNvidiaSMISamples(out, withEnergy)
+		}
+	}
+	return read, func() bool { return !noEnergy.Load() }
+}
+
 // ParseNvidiaSMISamples reads them: the same quantities the NVML sampler
 // reads (GPUSample), so a remote rig's cells carry the samples a local
 // one's do. clocks_throttle_reasons.active is the clocks-event mask

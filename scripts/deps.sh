@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the system packages RigBench needs on Debian or Ubuntu, only when
-# they are missing, and says what it does. Usage: scripts/deps.sh build|test|screenshots
+# they are missing, and says what it does. Usage: scripts/deps.sh build|cross|test|screenshots
 #   build:       gcc and the OpenGL/X11 headers Fyne's cgo build needs
-#   test:        build + Chromium (the HTML report test opens reports in it)
+#   cross:       build + mingw-w64 (the app's cgo for Windows, make cross)
+#   test:        cross + Chromium (the HTML report test opens reports in it)
 #                + openssh-server (the remote-rig tests start sshd on loopback)
+#                + Wine (the Windows tests, scripts/wine-test.sh)
 #   screenshots: build + Xvfb and ImageMagick (the scripted screenshot tour)
 set -euo pipefail
 want=${1:-build}
@@ -18,7 +20,13 @@ for h in X11/Xlib.h X11/Xcursor/Xcursor.h X11/extensions/Xrandr.h X11/extensions
 	have_header "$h" || { need+=(xorg-dev); break; }
 done
 case "$want" in
+cross | test)
+	command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || need+=(gcc-mingw-w64-x86-64)
+	;;
+esac
+case "$want" in
 test)
+	command -v wine64 >/dev/null 2>&1 || [ -x /usr/lib/wine/wine64 ] || need+=(wine wine64)
 	command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
 	[ -x /usr/sbin/sshd ] || need+=(openssh-server)
 	;;

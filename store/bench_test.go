@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/internal/cputime"
 )
 
 // The speed targets of the history (issue 6): listing 10,000 runs ≤ 50 ms,
@@ -29,6 +29,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(holdEnv) == "1" {
+		holdUntilStdinCloses()
+	}
 	code := m.Run()
 	if bigDir != "" {
 		os.RemoveAll(bigDir)
@@ -120,22 +123,10 @@ func windowCell(context int) *rundoc.Cell {
 	return c
 }
 
-// cpuTime is the CPU time this process has used. The machines these
-// benchmarks run on are shared, so besides wall time (ns/op) they report
-// cpu-ns/op, the CPU the operation itself consumed, which does not grow
-// when other processes take the cores.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // reportCPU adds the cpu-ns/op metric for the loop that started at start.
 func reportCPU(b *testing.B, start time.Duration) {
 	if b.N > 0 {
-		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(cputime.Process()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
 
@@ -148,7 +139,7 @@ func BenchmarkList10000Runs(b *testing.B) {
 	defer db.Close()
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
+	start := cputime.Process()
 	defer func() { reportCPU(b, start) }()
 	for b.Loop() {
 		list, err := db.List(context.Background(), Filter{})
@@ -162,7 +153,7 @@ func BenchmarkOpen10000Runs(b *testing.B) {
 	path := bigHistory(b)
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
+	start := cputime.Process()
 	defer func() { reportCPU(b, start) }()
 	for b.Loop() {
 		db, err := Open(context.Background(), path)
@@ -185,7 +176,7 @@ func BenchmarkRecordCellWithSamples(b *testing.B) {
 	rec.Observe(rundoc.Event{Kind: rundoc.EventRunStarted, Run: run})
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
+	start := cputime.Process()
 	i := 0
 	for b.Loop() {
 		c := windowCell(i)

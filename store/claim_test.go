@@ -2,6 +2,9 @@ package store
 
 import (
 	"context"
+	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,8 +48,8 @@ func TestClaimRefusesASecondResume(t *testing.T) {
 		t.Errorf("released claim left the run %s, want interrupted as before", s)
 	}
 
-	// Another live process (pid 1 always exists) measures it.
-	if _, err := db.sql.ExecContext(ctx, `UPDATE runs SET status = 'running', recorder_pid = 1 WHERE uuid = ?`, run.UUID); err != nil {
+	// Another live process measures it.
+	if _, err := db.sql.ExecContext(ctx, `UPDATE runs SET status = 'running', recorder_pid = ? WHERE uuid = ?`, otherLiveProcess(t), run.UUID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Recorder().Claim(ctx, run.UUID); err == nil || !strings.Contains(err.Error(), "being measured by another RigBench") {
@@ -59,4 +62,31 @@ func TestClaimRefusesASecondResume(t *testing.T) {
 	if _, err := db.Recorder().Claim(ctx, run.UUID); err != nil {
 		t.Errorf("claim after a dead recorder: %v", err)
 	}
+}
+
+// holdEnv asks a copy of the test binary to wait for its standard input to
+// close and exit (TestMain): a live process other than this one, on every
+// platform (Windows has no pid 1 that always exists).
+const holdEnv = "RIGBENCH_STORE_TEST_HOLD"
+
+func holdUntilStdinCloses() {
+	io.Copy(io.Discard, os.Stdin)
+	os.Exit(0)
+}
+
+// otherLiveProcess starts a copy of the test binary that lives until the
+// test ends, and returns its pid.
+func otherLiveProcess(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), holdEnv+"=1")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	return cmd.Process.Pid
 }

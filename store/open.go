@@ -40,9 +40,8 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, explain(err, path)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return nil, explain(err, path)
-	}
+	// What is there is looked at before the folder is made: a device's
+	// folder (\\.\ for Windows' NUL) cannot be made.
 	if fi, err := os.Stat(abs); err == nil && !fi.Mode().IsRegular() {
 		// SQLite's own words for these were "check that its folder
 		// exists" (a folder) and "busy" (/dev/null).
@@ -50,6 +49,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 			return nil, hinted(fmt.Sprintf("%s is a folder, not a history file: give a file name inside it, such as %s", path, filepath.Join(path, "history.db")), "; ", HintSetPath)
 		}
 		return nil, hinted(fmt.Sprintf("%s is not a regular file (a device, a pipe or a socket), so it cannot hold a history", path), "; ", HintSetPath)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, explain(err, path)
 	}
 	// Look at the file's header before SQLite touches it: turning on WAL
 	// rewrites the header, and a newer history must stay exactly as it is.
@@ -100,7 +102,7 @@ func OpenForReading(ctx context.Context, path string) (*DB, error) {
 	if fi, serr := os.Stat(abs); serr != nil || fi.Size() == 0 {
 		return nil, err // nothing to read
 	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+	u := fileURI(abs)
 	// immutable: SQLite may not create the -shm beside a file it cannot
 	// write, and a history nobody here can write does not change under us.
 	ro, oerr := sql.Open("sqlite", u.String()+"?mode=ro&immutable=1")
@@ -138,6 +140,18 @@ func (s *DB) init(ctx context.Context) error {
 	return s.markInterrupted(ctx)
 }
 
+// fileURI is the file: URI of the absolute path abs. A Windows path
+// (C:\Users\me\…) becomes file:///C:/Users/me/…: its slashed form has
+// no leading slash, and without one the drive would be read as the URI's
+// host ("invalid uri authority: C:").
+func fileURI(abs string) url.URL {
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return url.URL{Scheme: "file", Path: p}
+}
+
 // dsn builds the connection string: a file: URI (so any path works) with
 // the pragmas every pooled connection needs. WAL lets readers run while a
 // run writes; synchronous=NORMAL in WAL mode is durable across a process
@@ -145,7 +159,7 @@ func (s *DB) init(ctx context.Context) error {
 // cell write near a millisecond. Write transactions begin IMMEDIATE so two
 // writers queue on busy_timeout instead of failing on a lock upgrade.
 func dsn(abs string) string {
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+	u := fileURI(abs)
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMs))
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -199,7 +213,7 @@ func checkForeign(ctx context.Context, abs string) error {
 	if fi, err := os.Stat(abs); err != nil || fi.Size() == 0 {
 		return nil
 	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+	u := fileURI(abs)
 	db, err := sql.Open("sqlite", u.String()+"?mode=ro&_pragma=busy_timeout(2000)")
 	if err != nil {
 		return nil

@@ -26,14 +26,14 @@ func dockerFindings(st session.DockerStatus) hwview.Docker {
 	if st.Err != nil {
 		return hwview.Docker{Checked: true, Problem: dockerProblem(st.Err)}
 	}
-	d := hwview.Docker{Checked: true, Available: true, Version: st.Version, NVIDIARuntime: st.NVIDIARuntime}
+	d := hwview.Docker{Checked: true, Available: true, Version: st.Version, NVIDIARuntime: st.NVIDIARuntime, Desktop: st.Desktop}
 	switch {
 	case errors.Is(st.RuntimesErr, session.ErrNoRuntimeInfo):
 		d.Problem = "RigBench could not ask Docker about its runtimes; if launching fails, " + docker.ToolkitHint + "."
 	case st.RuntimesErr != nil:
 		d.Problem = "Docker did not say which runtimes it has (" + st.RuntimesErr.Error() + "); if launching fails, " + docker.ToolkitHint + "."
-	case !st.NVIDIARuntime:
-		d.Problem = dockerProblem(docker.NoGPURuntime(st.Version))
+	case st.Problem() != nil:
+		d.Problem = dockerProblem(st.Problem())
 	}
 	return d
 }

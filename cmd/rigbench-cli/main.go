@@ -42,6 +42,9 @@ var commands = map[string]*command{}
 func register(c *command) { commands[c.name] = c }
 
 func main() {
+	// os.Interrupt is Ctrl-C on every platform and Ctrl-Break too on
+	// Windows (Go maps both console events to it); SIGTERM is kill on Unix
+	// and, on Windows, the console window closing or the user signing out.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e := &env{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, getenv: os.Getenv}

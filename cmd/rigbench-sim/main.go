@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/rigbench/rigbench/engine/sim"
@@ -23,8 +24,9 @@ import (
 
 func main() {
 	// Linked as nvidia-smi in the simulator image, the binary is the
-	// stand-in nvidia-smi that hardware detection on a rig runs.
-	if filepath.Base(os.Args[0]) == sim.NvidiaSMIName {
+	// stand-in nvidia-smi that hardware detection on a rig runs; copied as
+	// nvidia-smi.exe, the one Windows detection runs (scripts/windows-e2e.sh).
+	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == sim.NvidiaSMIName {
 		os.Exit(sim.NvidiaSMI(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 	}
 	os.Exit(run(os.Args[1:]))

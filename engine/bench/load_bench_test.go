@@ -9,13 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/client"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/internal/cputime"
 )
 
 // BenchmarkClient128Streams checks that the client is never the bottleneck
@@ -42,18 +42,11 @@ func BenchmarkClient128Streams(b *testing.B) {
 		tokens += run.Cells[0].OutputTokens
 		b.Logf("%d tokens in %gs (%.0f tok/s), status %s", run.Cells[0].OutputTokens, plan.DurationS, run.Cells[0].TotalTokS, run.Cells[0].Status)
 	}
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	b.ReportMetric(float64(cpu.Nanoseconds())/1000/float64(tokens), "client-cpu-µs/token")
-	b.ReportMetric(float64(ru.Maxrss)/1024, "peak-rss-MB")
+	if mb, ok := peakRSSMB(); ok {
+		b.ReportMetric(mb, "peak-rss-MB")
+	}
 	b.ReportMetric(float64(tokens)/float64(b.N)/plan.DurationS, "tok/s")
-}
-
-// cpuTime is the user+system CPU time of this process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // startSimProcess builds cmd/rigbench-sim and runs it in its own process on
@@ -103,9 +96,9 @@ func runCountingCPU(b *testing.B, c *client.Client, plan rundoc.Plan) (*rundoc.R
 	obs := rundoc.ObserverFunc(func(e rundoc.Event) {
 		switch {
 		case e.Kind == rundoc.EventCellProgress && strings.HasPrefix(e.Message, "measuring"):
-			cpu0 = cpuTime()
+			cpu0 = cputime.Process()
 		case e.Kind == rundoc.EventCellDone:
-			cpu = cpuTime() - cpu0
+			cpu = cputime.Process() - cpu0
 		}
 	})
 	run, err := (&bench.Runner{Client: c, Plan: plan, Observer: obs}).Run(context.Background())

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/rigbench/rigbench/internal/cputime"
 )
 
 func TestParseChunk(t *testing.T) {
@@ -224,7 +224,7 @@ func BenchmarkParseChunk(b *testing.B) {
 	var c chunk
 	b.ReportAllocs()
 	b.SetBytes(int64(len(in)))
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		if err := parseChunk(in, &c); err != nil {
 			b.Fatal(err)
@@ -232,12 +232,5 @@ func BenchmarkParseChunk(b *testing.B) {
 	}
 	// CPU time per op, unlike ns/op, is not inflated when other processes
 	// share the cores.
-	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
-}
-
-// cpuTime is the user+system CPU time of this process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }

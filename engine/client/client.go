@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rigbench/rigbench/internal/redact"
@@ -221,10 +220,10 @@ func (c *Client) transportError(ctx context.Context, err error) error {
 	if re := (*RedirectError)(nil); errors.As(err, &re) {
 		return re
 	}
-	if errors.Is(err, syscall.ECONNREFUSED) || isDialError(err) {
+	if connRefused(err) || isDialError(err) {
 		return &UnreachableError{URL: c.base.String(), Err: err}
 	}
-	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+	if connReset(err) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return fmt.Errorf("the server at %s closed the connection without an answer (%w): is it restarting, or behind a proxy that cut it?", c.base.String(), err)
 	}
 	return fmt.Errorf("request to %s failed: %w", c.base.String(), err)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -69,10 +68,9 @@ func (c *Client) Probe(ctx context.Context) error {
 		return nil // it answered: alive
 	}
 	switch {
-	case errors.Is(err, syscall.ECONNREFUSED) || isDialError(err) && pctx.Err() == nil:
+	case connRefused(err) || isDialError(err) && pctx.Err() == nil:
 		return &GoneError{URL: c.base.String(), Refused: true, Err: err}
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.EPIPE) || strings.Contains(err.Error(), "server closed idle connection"):
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || connReset(err) || strings.Contains(err.Error(), "server closed idle connection"):
 		// EPIPE and net/http's "server closed idle connection" (its
 		// word for a close before any response byte, on a fresh
 		// connection too) are the same evidence as EOF: a loaded

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -121,6 +120,6 @@ func transient(err error, reused bool) bool {
 		return false
 	}
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		connReset(err) ||
 		strings.Contains(msg, "transport connection broken") || strings.Contains(msg, "connection reset")
 }

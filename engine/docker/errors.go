@@ -3,6 +3,7 @@ package docker
 import (
 	"errors"
 	"os"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -43,12 +44,25 @@ const (
 // banners all carry this hint, so the commands to type never differ.
 const ToolkitHint = "install the NVIDIA Container Toolkit (nvidia-container-toolkit), run `sudo nvidia-ctk runtime configure --runtime=docker` and restart Docker"
 
-// NoGPURuntime is the *Error (ErrGPUToolkit, with ToolkitHint) of a
-// daemon that lists no NVIDIA runtime, found before any launch: its
-// containers may not reach the GPU. version is the daemon's, "" when
-// unknown. A CDI setup can work without the runtime, so front ends show
-// it as a warning, not a refusal.
-func NoGPURuntime(version string) *Error {
+// DesktopGPUHint is ToolkitHint's counterpart for Docker Desktop on
+// Windows, whose WSL 2 engine hands the GPU to containers itself (no
+// Container Toolkit to install): the three things that must be in place.
+const DesktopGPUHint = "turn on WSL 2 GPU support: install a current NVIDIA driver for Windows, run `wsl --update`, tick \"Use the WSL 2 based engine\" in Docker Desktop's settings, then restart Docker Desktop"
+
+// DesktopName is what Docker Desktop calls its engine's operating system
+// in the daemon's Info (OperatingSystem), on Windows and macOS alike.
+const DesktopName = "Docker Desktop"
+
+// NoGPURuntime is the *Error (ErrGPUToolkit) of a daemon that lists no
+// NVIDIA runtime, found before any launch: its containers may not reach
+// the GPU. version is the daemon's, "" when unknown; desktop says it is
+// Docker Desktop, whose remedy is DesktopGPUHint rather than ToolkitHint.
+// A CDI setup can work without the runtime, so front ends show it as a
+// warning, not a refusal.
+func NoGPURuntime(version string, desktop bool) *Error {
+	if desktop {
+		return &Error{Kind: ErrGPUToolkit, Message: DesktopName + " does not see your GPU", Hint: DesktopGPUHint}
+	}
 	d := "Docker"
 	if version != "" {
 		d += " " + version
@@ -87,11 +101,11 @@ func classify(err error) error {
 	case errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EACCES) || strings.Contains(msg, "permission denied while trying to connect"):
 		return &Error{Kind: ErrDaemonPermission, Err: err,
 			Message: "your user may not use Docker",
-			Hint:    "add it to the docker group with `sudo usermod -aG docker $USER`, then log out and back in"}
+			Hint:    permissionHint(runtime.GOOS)}
 	case client.IsErrConnectionFailed(err) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT):
 		return &Error{Kind: ErrDaemonMissing, Err: err,
 			Message: "Docker is not running",
-			Hint:    "start it with `sudo systemctl start docker` (or start Docker Desktop), or install Docker Engine"}
+			Hint:    daemonMissingHint(runtime.GOOS)}
 	case strings.Contains(msg, `could not select device driver "" with capabilities: [[gpu]]`):
 		return &Error{Kind: ErrGPUToolkit, Err: err,
 			Message: "Docker cannot give containers a GPU",
@@ -102,4 +116,27 @@ func classify(err error) error {
 			Hint:    "pick another port, or leave it empty so RigBench finds a free one"}
 	}
 	return err
+}
+
+// daemonMissingHint is what to do when this machine's Docker does not
+// answer, by platform: Windows and macOS run Docker Desktop (on Windows its
+// engine listens on the named pipe npipe:////./pipe/docker_engine, the
+// Docker client's default there, unless DOCKER_HOST says otherwise).
+func daemonMissingHint(goos string) string {
+	switch goos {
+	case "windows":
+		return "start Docker Desktop (with the WSL 2 based engine), or install it from docker.com; to use another machine's Docker, pick a rig"
+	case "darwin":
+		return "start Docker Desktop, or drive a Linux rig with an NVIDIA card over SSH (--rig ssh://user@host)"
+	}
+	return "start it with `sudo systemctl start docker` (or start Docker Desktop), or install Docker Engine"
+}
+
+// permissionHint is what to do when this user may not open the daemon's
+// socket or pipe: Docker Desktop on Windows admits the docker-users group.
+func permissionHint(goos string) string {
+	if goos == "windows" {
+		return "add your Windows user to the docker-users group (Computer Management > Local Users and Groups), then sign out and back in"
+	}
+	return "add it to the docker group with `sudo usermod -aG docker $USER`, then log out and back in"
 }

@@ -12,10 +12,13 @@ import (
 
 // Owner is the process that started a container, named so that another
 // process can tell, without asking it, whether it still runs: a process id
-// alone is reused, but a process id with the process's start time (in clock
-// ticks after boot, /proc/PID/stat field 22) names one process for the
-// life of a boot, and the boot id (/proc/sys/kernel/random/boot_id) and the
-// host name say which boot of which machine that was.
+// alone is reused, but a process id with the process's start time names
+// one process for the life of a boot, and the boot id and the host name
+// say which boot of which machine that was. On Linux the start time is in
+// clock ticks after boot (/proc/PID/stat field 22) and the boot id is
+// /proc/sys/kernel/random/boot_id; on Windows the start time is the
+// process's creation time (GetProcessTimes, 100 ns since 1601), which
+// already tells boots apart, and the boot id is WindowsBoot.
 type Owner struct {
 	Host  string
 	Boot  string
@@ -77,8 +80,8 @@ var (
 	selfErr  error
 )
 
-// Self is this process as an Owner; err says why it cannot be named (no
-// /proc, as on macOS), in which case its containers carry no owner and
+// Self is this process as an Owner; err says why it cannot be named (as on
+// macOS, which has neither /proc nor a Windows process's creation time), in which case its containers carry no owner and
 // are never judged left over while they run.
 func Self() (Owner, error) {
 	selfOnce.Do(func() { self, selfErr = ProcessOwner(os.Getpid()) })
@@ -91,7 +94,7 @@ func ProcessOwner(pid int) (Owner, error) {
 	if err != nil {
 		return Owner{}, err
 	}
-	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	boot, err := bootID()
 	if err != nil {
 		return Owner{}, err
 	}
@@ -99,7 +102,7 @@ func ProcessOwner(pid int) (Owner, error) {
 	if err != nil {
 		return Owner{}, err
 	}
-	return Owner{Host: host, Boot: strings.TrimSpace(string(boot)), PID: pid, Start: start}, nil
+	return Owner{Host: host, Boot: boot, PID: pid, Start: start}, nil
 }
 
 // State tells whether o still runs, judged from this process: alive when
@@ -124,15 +127,6 @@ func (o Owner) State() OwnerState {
 		return OwnerGone // the id was reused by a later process
 	}
 	return OwnerAlive
-}
-
-// processStart reads the start time of pid from /proc/PID/stat.
-func processStart(pid int) (uint64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	return parseStatStart(string(b))
 }
 
 // parseStatStart returns field 22 (starttime) of a /proc/PID/stat line. The

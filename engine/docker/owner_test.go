@@ -3,6 +3,8 @@ package docker
 import (
 	"context"
 	"errors"
+	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -41,10 +43,7 @@ func TestOwnerState(t *testing.T) {
 	if o, ok := ParseOwner(me.String()); !ok || o != me {
 		t.Errorf("ParseOwner(%q) = %+v, %v", me.String(), o, ok)
 	}
-	child := exec.Command("sleep", "600")
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
+	child, stdin := holdingChild(t)
 	o, err := ProcessOwner(child.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +56,7 @@ func TestOwnerState(t *testing.T) {
 	if s := reused.State(); s != OwnerGone {
 		t.Errorf("same id, other start time: %v, want gone", s)
 	}
-	child.Process.Kill()
+	stdin.Close() // the child exits
 	child.Wait()
 	if s := o.State(); s != OwnerGone {
 		t.Errorf("killed child: %v, want gone", s)
@@ -72,6 +71,35 @@ func TestOwnerState(t *testing.T) {
 	if s := rebooted.State(); s != OwnerGone {
 		t.Errorf("earlier boot: %v, want gone", s)
 	}
+}
+
+// holdEnv makes a copy of this test binary wait in TestHoldStdin until its
+// standard input closes: a child process that lives exactly as long as a
+// test wants, on every platform (Windows has no sleep(1)).
+const holdEnv = "RIGBENCH_DOCKER_TEST_HOLD"
+
+func TestHoldStdin(t *testing.T) {
+	if os.Getenv(holdEnv) != "1" {
+		t.Skip("a helper: TestOwnerState runs it as a child process")
+	}
+	io.Copy(io.Discard, os.Stdin)
+	os.Exit(0)
+}
+
+// holdingChild starts that child; closing stdin ends it.
+func holdingChild(t *testing.T) (*exec.Cmd, io.Closer) {
+	t.Helper()
+	child := exec.Command(os.Args[0], "-test.run=^TestHoldStdin$")
+	child.Env = append(os.Environ(), holdEnv+"=1")
+	stdin, err := child.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); child.Wait() })
+	return child, stdin
 }
 
 func TestGPUsOverlap(t *testing.T) {

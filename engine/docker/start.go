@@ -192,10 +192,14 @@ func (l *Launcher) expandHome(p, what, example string) (string, error) {
 			return "", fmt.Errorf("%s is in your home folder on this machine, which the rig does not share: give %s as a full path on the rig, such as %s", p, what, example)
 		}
 		if home == "" {
-			var err error
-			if home, err = os.UserHomeDir(); err != nil {
+			// This machine's daemon: the folder is named as this
+			// platform names it. On Windows that is C:\Users\you\…, which
+			// Docker Desktop mounts as the docker CLI's -v does.
+			h, err := os.UserHomeDir()
+			if err != nil {
 				return "", fmt.Errorf("finding your home folder for %s: %w", p, err)
 			}
+			return filepath.Join(h, filepath.FromSlash(rest)), nil
 		}
 		return path.Join(home, rest), nil
 	}
@@ -208,13 +212,14 @@ func (l *Launcher) expandHome(p, what, example string) (string, error) {
 // portsHere reports whether the daemon's loopback is this machine's, so a
 // port free here is free there (FreePort). On a remote rig (an SSH dialer,
 // a tcp:// or ssh:// host) a port free here says nothing about the rig:
-// Docker picks one on the rig's loopback instead (publishedPort).
+// Docker picks one on the rig's loopback instead (publishedPort). Docker
+// Desktop's named pipe (npipe://, Windows' default) is this machine's.
 func (l *Launcher) portsHere() bool {
 	host := l.host
 	if host == "" && l.getenv != nil {
 		host = l.getenv("DOCKER_HOST")
 	}
-	return l.dockerDial == nil && (host == "" || strings.HasPrefix(host, "unix://"))
+	return l.dockerDial == nil && (host == "" || strings.HasPrefix(host, "unix://") || strings.HasPrefix(host, "npipe://"))
 }
 
 // hostPort is a port binding's host side: "" lets Docker choose a free one.

@@ -163,7 +163,7 @@ func TestStartWithoutGPUToolkit(t *testing.T) {
 	}
 	// A daemon found without the runtime before any launch carries the
 	// same kind and the same remedy.
-	if nr := NoGPURuntime("27.0"); nr.Kind != ErrGPUToolkit || nr.Hint != ToolkitHint || !strings.HasPrefix(nr.Error(), "Docker 27.0 has no NVIDIA runtime") {
+	if nr := NoGPURuntime("27.0", false); nr.Kind != ErrGPUToolkit || nr.Hint != ToolkitHint || !strings.HasPrefix(nr.Error(), "Docker 27.0 has no NVIDIA runtime") {
 		t.Errorf("NoGPURuntime = %+v", nr)
 	}
 	if len(fake.created) != 1 || len(fake.removed) != 1 || !strings.HasPrefix(fake.removed[0], "id-rigbench-") {

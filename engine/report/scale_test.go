@@ -2,12 +2,12 @@ package report_test
 
 import (
 	"io"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rigbench/rigbench/engine/report"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/internal/cputime"
 )
 
 // contextsRun is a run with n decode contexts (one concurrency each) and n
@@ -23,28 +23,20 @@ func contextsRun(n int) *rundoc.Run {
 	return r
 }
 
-// processCPU is the CPU time of this process so far (getrusage): other
-// work on a shared machine stretches wall-clock time, not this.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // cpuOfReports is the least CPU time of tries runs writing the HTML and
 // Markdown reports of r.
 func cpuOfReports(t *testing.T, r *rundoc.Run, tries int) time.Duration {
 	t.Helper()
 	best := time.Duration(1 << 62)
 	for range tries {
-		start := processCPU()
+		start := cputime.Process()
 		if err := report.WriteHTML(io.Discard, []*rundoc.Run{r}, report.HTMLOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if err := report.WriteMarkdown(io.Discard, r); err != nil {
 			t.Fatal(err)
 		}
-		best = min(best, processCPU()-start)
+		best = min(best, cputime.Process()-start)
 	}
 	return best
 }

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/internal/homedir"
 )
 
 // DockerSocket is where a rig's Docker daemon listens; the SSH connection
@@ -31,8 +32,9 @@ const DialTimeout = 15 * time.Second
 // Options change how a rig is reached; the zero value reads the real
 // environment.
 type Options struct {
-	// Getenv reads HOME and SSH_AUTH_SOCK (nil: os.Getenv). Tests point
-	// HOME at a temporary folder, so the real user's files are never read.
+	// Getenv reads HOME (USERPROFILE on Windows) and SSH_AUTH_SOCK (nil:
+	// os.Getenv). Tests point the home at a temporary folder, so the real
+	// user's files are never read.
 	Getenv func(string) string
 }
 
@@ -43,11 +45,13 @@ func (o Options) getenv(k string) string {
 	return o.Getenv(k)
 }
 
-// home is $HOME as the options see it: the SSH settings are read from
-// $HOME/.ssh (the system ssh binary reads the password database instead,
-// which is why RigBench does not run it).
+// home is $HOME (%USERPROFILE% on Windows) as the options see it: the SSH
+// settings are read from its .ssh folder, where both OpenSSH and Windows'
+// own OpenSSH keep config, keys and known_hosts (the system ssh binary
+// reads the password database instead, which is why RigBench does not run
+// it).
 func (o Options) home() string {
-	if h := o.getenv("HOME"); h != "" {
+	if h := homedir.Lookup(o.getenv); h != "" {
 		return h
 	}
 	h, _ := os.UserHomeDir()
@@ -598,7 +602,8 @@ func (s timedSigner) SignWithAlgorithm(rand io.Reader, data []byte, algorithm st
 	return sig, err
 }
 
-// authMethods offers the agent's keys (SSH_AUTH_SOCK) and then the
+// authMethods offers the agent's keys (SSH_AUTH_SOCK, or Windows'
+// OpenSSH agent: agentSocket) and then the
 // identity files, as two methods, so a key the agent does not sign in
 // time falls through to the files. Passphrase-protected files are skipped
 // with a note, since RigBench asks for no passphrase; the agent is the way
@@ -609,8 +614,8 @@ func authMethods(t sshTarget, o Options) ([]ssh.AuthMethod, *agentConn, []string
 		notes                 []string
 		ac                    *agentConn
 	)
-	if sock := o.getenv("SSH_AUTH_SOCK"); sock != "" && !t.agentOff {
-		if conn, err := net.DialTimeout("unix", sock, AgentTimeout); err == nil {
+	if sock := agentSocket(o.getenv); sock != "" && !t.agentOff {
+		if conn, err := dialAgent(sock, AgentTimeout); err == nil {
 			ac = &agentConn{conn: conn, sock: sock}
 			deadline := time.Now().Add(AgentTimeout)
 			conn.SetDeadline(deadline)

@@ -30,6 +30,19 @@ type DockerStatus struct {
 	// NVIDIARuntime is true when the daemon can hand GPUs to containers
 	// (an "nvidia" runtime, registered by the NVIDIA Container Toolkit).
 	NVIDIARuntime bool
+	// Desktop is true when the daemon is Docker Desktop's engine, whose
+	// remedy for a missing GPU is WSL 2's (docker.NoGPURuntime).
+	Desktop bool
+}
+
+// Problem is the *docker.Error a front end shows for a daemon that
+// answered but cannot hand GPUs to containers, nil when it can or when it
+// did not say (RuntimesErr).
+func (s DockerStatus) Problem() *docker.Error {
+	if s.Err != nil || s.RuntimesErr != nil || s.NVIDIARuntime {
+		return nil
+	}
+	return docker.NoGPURuntime(s.Version, s.Desktop)
 }
 
 // Available reports whether the daemon answered.
@@ -69,7 +82,14 @@ func CheckDocker(ctx context.Context, cleanup bool, opts ...docker.Option) Docke
 	if err != nil {
 		return DockerStatus{RuntimesErr: err}
 	}
-	return DockerStatus{Version: info.ServerVersion, NVIDIARuntime: hasNVIDIARuntime(info)}
+	return statusOf(info)
+}
+
+// statusOf reads the daemon's Info: its version, whether it lists the
+// NVIDIA runtime, and whether it is Docker Desktop.
+func statusOf(info system.Info) DockerStatus {
+	return DockerStatus{Version: info.ServerVersion, NVIDIARuntime: hasNVIDIARuntime(info),
+		Desktop: info.OperatingSystem == docker.DesktopName}
 }
 
 // hasNVIDIARuntime reports whether the daemon lists the NVIDIA runtime

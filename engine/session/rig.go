@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/rigbench/rigbench/engine/docker"
@@ -161,10 +160,6 @@ func rigTopology(ctx context.Context, l *docker.Launcher, image string) []hardwa
 	return links
 }
 
-// nvidiaSMIBadArgument is nvidia-smi's exit code for a query it cannot
-// answer, an unknown field among them.
-const nvidiaSMIBadArgument = 2
-
 // startRigTelemetry starts a sampler of a remote rig's GPUs: each tick
 // runs `nvidia-smi --query-gpu=… --format=csv,noheader,nounits`
 // (hardware.NvidiaSMITelemetryArgs) in the serving container through the
@@ -182,32 +177,27 @@ func startRigTelemetry(ctx context.Context, conn *rig.Conn, exec func(context.Co
 	if exec == nil {
 		return nil, errors.New("the server runs in no container RigBench can read the GPUs in")
 	}
-	var noEnergy atomic.Bool // read on the sampler's goroutine and here
+	smi, energy := hardware.NvidiaSMIReadings(func(args []string) (string, int, error) {
+		out, err := exec(ctx, args)
+		var ee *docker.ExecError
+		if errors.As(err, &ee) {
+			return out, ee.Code, err
+		}
+		return out, -1, err
+	})
 	read := func() ([]hardware.GPUSample, error) {
 		select {
 		case <-conn.Lost():
 			return nil, conn.LostError()
 		default:
 		}
-		for {
-			withEnergy := !noEnergy.Load()
-			out, err := exec(ctx, hardware.NvidiaSMITelemetryArgs(withEnergy))
-			var ee *docker.ExecError
-			if withEnergy && errors.As(err, &ee) && ee.Code == nvidiaSMIBadArgument {
-				noEnergy.Store(true) // this nvidia-smi does not know energy.consumed
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			return hardware.ParseNvidiaSMISamples(out, withEnergy)
-		}
+		return smi()
 	}
 	s := probe.NewSampler(probe.WithReadings(read))
 	if err := s.Start(ctx); err != nil {
 		return nil, fmt.Errorf("reading the rig's GPUs with nvidia-smi in the server's container failed: %w", err)
 	}
-	if !noEnergy.Load() {
+	if energy() {
 		log("GPU telemetry: nvidia-smi in the server's container on the rig, energy from the cards' counters where they have one")
 	} else {
 		log("GPU telemetry: nvidia-smi in the server's container on the rig; its nvidia-smi has no energy counter, so energy comes from the power samples")

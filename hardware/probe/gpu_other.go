@@ -1,4 +1,4 @@
-//go:build !(linux && cgo)
+//go:build !(linux && cgo) && !windows
 
 package probe
 
@@ -7,12 +7,16 @@ import (
 	"runtime"
 )
 
-// errNoNVML is why this build reads no GPU: go-nvml needs Linux and cgo.
+// errNoNVML is why this build reads no GPU: go-nvml needs Linux and cgo,
+// and Windows reads its GPUs with nvidia-smi.exe instead (gpu_windows.go).
 var errNoNVML = func() error {
-	if runtime.GOOS == "linux" {
+	switch runtime.GOOS {
+	case "linux":
 		return errors.New("GPU detection needs a build with cgo; rebuild with CGO_ENABLED=1")
+	case "darwin":
+		return errors.New("a Mac has no NVIDIA GPU to benchmark; pick a rig (ssh://user@host) to benchmark a Linux machine's card, or benchmark an endpoint")
 	}
-	return errors.New("GPU detection needs Linux")
+	return errors.New("GPU detection needs Linux or Windows")
 }()
 
 func detectGPUs(options) gpuResult { return gpuResult{reason: errNoNVML.Error()} }

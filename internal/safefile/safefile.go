@@ -130,7 +130,7 @@ func resolve(shown, path string) (target, error) {
 			}
 			path = link
 		case m.IsRegular():
-			if err := syscall.Access(path, 2 /* W_OK */); err != nil {
+			if err := writable(path); err != nil {
 				return target{}, &Error{Path: shown, Err: err, Hint: "the file is read-only; make it writable or choose another name"}
 			}
 			return target{path: path, kind: kindRegular, old: fi}, nil
@@ -172,7 +172,7 @@ func Check(path string) error {
 		return err
 	}
 	if t.kind == kindThrough {
-		if err := syscall.Access(t.path, 2 /* W_OK */); err != nil {
+		if err := writable(t.path); err != nil {
 			return fail(path, &fs.PathError{Op: "open", Path: t.path, Err: err})
 		}
 		return nil
@@ -261,9 +261,7 @@ func replace(shown, path string, perm fs.FileMode, old fs.FileInfo, write func(i
 		if err := tmp.Chmod(perm); err != nil {
 			return fail(shown, err)
 		}
-		if st, ok := old.Sys().(*syscall.Stat_t); ok {
-			_ = tmp.Chown(int(st.Uid), int(st.Gid)) // only root may give a file away; others keep their own
-		}
+		keepOwner(tmp, old)
 	}
 	// Sync before the rename: otherwise a crash can leave the new name
 	// pointing at an empty file on some file systems.
@@ -319,8 +317,9 @@ func fail(shown string, err error) error {
 	if errors.As(err, &le) {
 		reason = le.Err
 	}
-	e := &Error{Path: shown, Err: reason}
+	e := &Error{Path: shown, Err: reason, Hint: platformHint(reason)}
 	switch {
+	case e.Hint != "":
 	case errors.Is(reason, syscall.ENOSPC), errors.Is(reason, syscall.EDQUOT):
 		e.Hint = "free some disk space or choose another folder"
 	case errors.Is(reason, fs.ErrNotExist):

@@ -24,6 +24,8 @@ type Docker struct {
 	Version string
 	// NVIDIARuntime: the daemon can hand GPUs to containers.
 	NVIDIARuntime bool
+	// Desktop: the daemon is Docker Desktop's (its GPU remedy is WSL 2's).
+	Desktop bool
 	// Problem is one sentence saying what is wrong and what to do.
 	Problem string
 }
@@ -37,7 +39,7 @@ func (d Docker) RuntimeProblem() string {
 	if d.Problem != "" {
 		return d.Problem
 	}
-	return wording.Sentence(docker.NoGPURuntime(d.Version).Error())
+	return wording.Sentence(docker.NoGPURuntime(d.Version, d.Desktop).Error())
 }
 
 // View is the Hardware view.

@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -178,7 +177,9 @@ func (s *Server) Log() string { return s.log.String() }
 func (s *Server) Kill() {
 	s.once.Do(func() {
 		for _, pid := range descendants(s.cmd.Process.Pid) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			if p, err := os.FindProcess(pid); err == nil {
+				p.Kill()
+			}
 		}
 		s.cmd.Process.Kill()
 		s.cmd.Wait()

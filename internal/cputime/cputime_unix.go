@@ -1,15 +1,14 @@
 //go:build unix
 
-package bench
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// ProcessCPU is the CPU time this process has used (user + system, every
-// thread): Runner.ClientCPU's reading on a real target.
-func ProcessCPU() time.Duration {
+// process reads getrusage(2)'s user and system time.
+func process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
