@@ -10,10 +10,16 @@ import (
 	"github.com/rigbench/rigbench/engine/vllm"
 )
 
-// planFlags are the flags of `run` that make a plan or label a new run:
-// --resume continues a run with its own, so none of them may come with it.
-var planFlags = []string{"contexts", "concurrency", "prefill", "duration", "precision", "max-duration",
-	"prompts", "max-output", "kv-capacity", "name", "tags", "notes"}
+// planFlags are the flags of `run` that make a plan (every rundoc.PlanFields
+// input, each its flag) or label a new run: --resume continues a run with
+// its own, so none of them may come with it.
+var planFlags = func() []string {
+	var out []string
+	for _, f := range rundoc.PlanFields {
+		out = append(out, string(f))
+	}
+	return append(out, "name", "tags", "notes")
+}()
 
 // checkResume refuses flags that --resume has no use for: a plan of its
 // own (the run keeps the plan it measured with), and --no-save (the run is

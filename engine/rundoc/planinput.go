@@ -38,13 +38,16 @@ const (
 	FieldBurst        Field = "burst"
 	FieldRequestCount Field = "request-count"
 	FieldBurstLimit   Field = "burst-limit"
+	// FieldAcceptLenRef is the reference acceptance length of drafting
+	// cells' projected tok/s (spec.go).
+	FieldAcceptLenRef Field = "accept-len-ref"
 )
 
 // PlanFields are the inputs of a plan, in the order the CLI lists them.
 // Each Field is also the CLI's flag name ("--max-output"), so a front end
 // that keeps its inputs by field fills a PlanInput with Set.
 var PlanFields = []Field{FieldContexts, FieldConcurrency, FieldPrefill, FieldWindow, FieldPrecision,
-	FieldMaxDuration, FieldPrompts, FieldMaxOutput, FieldKVCapacity, FieldBurst, FieldRequestCount, FieldBurstLimit}
+	FieldMaxDuration, FieldPrompts, FieldMaxOutput, FieldKVCapacity, FieldBurst, FieldRequestCount, FieldBurstLimit, FieldAcceptLenRef}
 
 // FieldError is a plan input that cannot be read. Msg reads after the
 // field's name, after a space ("must be a positive token count…") or
@@ -101,6 +104,9 @@ type PlanInput struct {
 	RequestCount string
 	// BurstLimit bounds each burst ("30m", or seconds); empty: the default.
 	BurstLimit string
+	// AcceptLenRef is the tokens per step at which drafting cells project
+	// their tok/s ("3"); empty: none (Plan.AcceptLenRef).
+	AcceptLenRef string
 }
 
 // field is the text of f in the input; nil for a field that is not a
@@ -131,6 +137,8 @@ func (in *PlanInput) field(f Field) *string {
 		return &in.RequestCount
 	case FieldBurstLimit:
 		return &in.BurstLimit
+	case FieldAcceptLenRef:
+		return &in.AcceptLenRef
 	}
 	return nil
 }
@@ -179,6 +187,9 @@ func (p Plan) Input() PlanInput {
 		in.KVCapacity = strconv.Itoa(p.KVCapacityOverride)
 	}
 	p.burstInput(&in)
+	if p.AcceptLenRef > 0 {
+		in.AcceptLenRef = strconv.FormatFloat(p.AcceptLenRef, 'f', -1, 64)
+	}
 	return in
 }
 
@@ -260,6 +271,13 @@ func (in PlanInput) Plan() (Plan, error) {
 	}
 	if err := in.burst(&p); err != nil {
 		return p, err
+	}
+	if t := strings.TrimSpace(in.AcceptLenRef); t != "" {
+		v, err := strconv.ParseFloat(t, 64)
+		if err != nil || !(v >= 1 && v <= MaxSpecPositions+1) {
+			return p, &FieldError{FieldAcceptLenRef, fmt.Sprintf("must be the tokens a drafted step yields, from 1 to %d (such as 3), or empty for none, not %q", MaxSpecPositions+1, in.AcceptLenRef)}
+		}
+		p.AcceptLenRef = v
 	}
 	// "max" stands for a length not known yet: checked as 0 (Resolve
 	// would drop it, and a plan of only "max" would look empty).
