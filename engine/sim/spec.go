@@ -324,8 +324,11 @@ func (p Profile) SpecBandwidthFraction(sp *Speculation) float64 {
 }
 
 // recentSpecSteps is how many of the latest steps SGLang's
-// spec_accept_length gauge averages over in the simulator.
-const recentSpecSteps = 64
+// spec_accept_length gauge averages over in the simulator: enough that
+// the gauge's own sampling error (a step accepts 0 to k drafts) is about
+// 1% at mtp:2, so it reads the acceptance rather than the last few
+// steps' luck.
+const recentSpecSteps = 1024
 
 // recentAcceptLength is SGLang's spec_accept_length gauge: the tokens a
 // drafted step yielded, (accepted + drafts) ÷ drafts, over the latest
