@@ -265,6 +265,7 @@ func ReadLDBJSON(data []byte) (*rundoc.Run, error) {
 	for i, r := range f.BurstResults {
 		run.Cells = append(run.Cells, chk.decodeCell(fmt.Sprintf("burst_results[%d].", i), r))
 	}
+	ldbBurstPlan(run, len(m.Plan) > 0)
 	if chk.err != nil {
 		return nil, chk.err
 	}
