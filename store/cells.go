@@ -62,7 +62,7 @@ func (w *cellWriter) insert(ctx context.Context, runID int64, seq int, c *rundoc
 	if err != nil {
 		return err
 	}
-	checks, err := jsonCol(c.CellChecks, c.CellChecks == rundoc.CellChecks{})
+	checks, err := jsonCol(cellChecksCol{c.CellChecks, c.CellSpec}, c.CellChecks == rundoc.CellChecks{} && !c.Speculative())
 	if err != nil {
 		return err
 	}
@@ -137,4 +137,13 @@ func putCell(ctx context.Context, tx *sql.Tx, runID int64, c *rundoc.Cell) error
 		return err
 	}
 	return refreshHeadline(ctx, tx, runID)
+}
+
+// cellChecksCol is what the checks column holds: the cross-checks and a
+// speculative cell's drafting figures, whose JSON fields sit side by side
+// at the top level as in the run document (so the column needs no
+// migration, and a history written before issue 39 reads as it was).
+type cellChecksCol struct {
+	rundoc.CellChecks
+	rundoc.CellSpec
 }

@@ -49,6 +49,10 @@ func fullRun(t testing.TB, seed int) *rundoc.Run {
 		c.Phase = phases[i%3]
 		c.Status = rundoc.StatusValid
 		c.TokenCountSource = rundoc.TokensContinuousUsage
+		// Shares and tokens per step have bounds of their own.
+		c.SpecAcceptRate = 0.5 + float64(seed%40+i)/100
+		c.SpecAcceptLength, c.SpecAcceptLengthEff = 2.25+float64(i)/8, 2.125+float64(i)/8
+		c.SpecPosAccept = []float64{0.75 + float64(i)/100, 0.5 + float64(i)/100}
 	}
 	if err := rundoc.ValidateRun(r); err != nil {
 		t.Fatalf("fixture is invalid: %v", err)

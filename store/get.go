@@ -194,9 +194,11 @@ FROM cells WHERE run_id = ? ORDER BY seq`, runID)
 				return nil, err
 			}
 		}
-		if err := fromJSONCol("checks", checks, &c.CellChecks); err != nil {
+		col := cellChecksCol{}
+		if err := fromJSONCol("checks", checks, &col); err != nil {
 			return nil, err
 		}
+		c.CellChecks, c.CellSpec = col.CellChecks, col.CellSpec
 		if err := fromJSONCol("window", window, &c.CellWindow); err != nil {
 			return nil, err
 		}

@@ -28,6 +28,8 @@ func oneCellRun() *rundoc.Run {
 		CellChecks: rundoc.CellChecks{RetriedRequests: 2, NeverStarted: 1, ServerOutputTokens: 6412, CheckedOutputTokens: 6401,
 			ServerTokenDiffPct: rundoc.Reported(0.1718, true), ServerDecodeTokS: 27.4321},
 		CellWindow: rundoc.CellWindow{PerRequestTokSWindow: 21.4567, TBTMsWindow: 46.7123},
+		CellSpec: rundoc.CellSpec{SpecAcceptRate: 0.654321, SpecAcceptLengthEff: 2.345678, StepsPerS: 90.87654,
+			ProjectedTokS: 272.62962},
 	}
 	// The server cross-check's figures (promoted fields of an embedded
 	// struct, so set one by one).

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/client"
@@ -46,8 +47,10 @@ type runFlags struct {
 	// contexts and concurrency are where tune.go declares its workload
 	// flags; run declares its plan flags as text (registerPlan) and never
 	// reads these.
-	contexts, concurrency       string
-	weightsGiB                  string
+	contexts, concurrency string
+	weightsGiB            string
+	// acceptLenRef is --accept-len-ref, as typed (Plan.AcceptLenRef).
+	acceptLenRef                string
 	jsonPath, name, tags, notes string
 	demo                        bool
 	// quick starts the plan from rundoc.QuickPlan, the app's first plan,
@@ -304,6 +307,13 @@ func (f *runFlags) plan(set map[string]bool) (rundoc.Plan, error) {
 	if err != nil {
 		return p, flagError(err)
 	}
+	if f.acceptLenRef != "" {
+		v, perr := strconv.ParseFloat(strings.TrimSpace(f.acceptLenRef), 64)
+		p.AcceptLenRef = v
+		if verr := p.Validate(); perr != nil || verr != nil {
+			return p, fmt.Errorf("--accept-len-ref %q: give the tokens per step a drafted step yields, from 1 to %d (such as 3)", f.acceptLenRef, rundoc.MaxSpecPositions+1)
+		}
+	}
 	// The run's words are checked by the rule an import applies, so the
 	// saved run always imports again.
 	for _, l := range []struct {
@@ -342,6 +352,8 @@ func (f *runFlags) registerWindow(fs *flag.FlagSet) {
 		rundoc.FieldPrompts: "prompt policy: shared (one document per context for every stream and cell, the seed tool's, " +
 			"so figures compare with published runs) or unique (one per stream)",
 	})
+	fs.StringVar(&f.acceptLenRef, "accept-len-ref", "", "for a speculative launch, the acceptance length `L` (tokens per step, such as 3) at which every decode cell "+
+		"also reports projected tok/s = steps/s × L, so runs whose prompts draft differently compare on one footing")
 }
 
 func splitList(s string) []string {

@@ -34,6 +34,7 @@ func printResults(w io.Writer, run *rundoc.Run) {
 		}
 		printMatrix(w, run, contexts, conc)
 		printRoofline(w, run, contexts, conc)
+		printSpec(w, run, contexts, conc)
 		// How close RigBench's prediction would have come (METHOD.md,
 		// Prediction): the run against the prior, not learned from itself.
 		if pr, err := predict.ForRun(run); err == nil {
@@ -158,24 +159,64 @@ func printRoofline(w io.Writer, run *rundoc.Run, contexts, conc []int) {
 		basis = " (" + basis + ")"
 	}
 	fmt.Fprintf(w, "\nDecode: %s of the peak memory bandwidth%s\n", f.Unit, basis)
+	printCellMatrix(w, run, contexts, conc, f.WithUnit)
+}
+
+// printCellMatrix prints one phrase per decode cell in a matrix like
+// printMatrix's, "—" where a cell lacks it. By rundoc.MatrixRoofline's
+// rule only a cell that ran, whose tok/s its evidence does not
+// contradict, has a figure.
+func printCellMatrix(w io.Writer, run *rundoc.Run, contexts, conc []int, text func(*rundoc.Cell) string) {
+	cells := map[[2]int]string{}
+	width := 8
+	for _, c := range contexts {
+		for _, n := range conc {
+			if cell := run.Find(rundoc.PhaseDecode, c, n); cell != nil && cell.Status.Ran() {
+				cells[[2]int{c, n}] = text(cell)
+				width = max(width, len([]rune(cells[[2]int{c, n}]))+2)
+			}
+		}
+	}
 	fmt.Fprint(w, padRight("context \\ N", 12))
 	for _, n := range conc {
-		fmt.Fprint(w, padRight(fmt.Sprint(n), 8))
+		fmt.Fprint(w, padRight(fmt.Sprint(n), width))
 	}
 	fmt.Fprintln(w)
 	for _, c := range contexts {
 		fmt.Fprint(w, padRight(rundoc.ContextLabel(c), 12))
 		for _, n := range conc {
-			// rundoc.MatrixRoofline's rule: only a cell that ran, whose
-			// tok/s its evidence does not contradict, has the figure.
-			text := ""
-			if cell := run.Find(rundoc.PhaseDecode, c, n); cell != nil && cell.Status.Ran() {
-				text = f.WithUnit(cell)
-			}
-			fmt.Fprint(w, padRight(orDash(text), 8))
+			fmt.Fprint(w, padRight(orDash(cells[[2]int{c, n}]), width))
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// printSpec prints a speculative run's drafting figures per decode cell
+// (METHOD.md: Speculative decoding): the share of drafts accepted, the
+// tokens each step yields and the engine's steps/s, and the projected
+// tok/s at the plan's reference acceptance length; nothing for a run
+// that did not draft.
+func printSpec(w io.Writer, run *rundoc.Run, contexts, conc []int) {
+	figs := rundoc.Used([]rundoc.Figure{rundoc.FigSpecAcceptRate, rundoc.FigSpecAcceptLength, rundoc.FigStepsPerS, rundoc.FigProjectedTokS}, run.Cells)
+	if len(figs) == 0 {
+		return
+	}
+	var head []string
+	for _, f := range figs {
+		head = append(head, f.Label)
+	}
+	ref := ""
+	if run.Plan.AcceptLenRef > 0 {
+		ref = fmt.Sprintf("; projected at %g tokens/step", run.Plan.AcceptLenRef)
+	}
+	fmt.Fprintf(w, "\nDecode: speculative decoding, %s%s\n", strings.Join(head, " · "), ref)
+	printCellMatrix(w, run, contexts, conc, func(c *rundoc.Cell) string {
+		var parts []string
+		for _, f := range figs {
+			parts = append(parts, orDash(f.Text(c)))
+		}
+		return strings.Join(parts, " · ")
+	})
 }
 
 // orDash stands in for a figure a cell lacks.

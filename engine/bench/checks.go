@@ -126,6 +126,8 @@ func finite(v float64, digits int) float64 {
 type counters struct {
 	output, prompt, decodeS, prefillS float64
 	hasDecode, hasPrefill, hasPrompt  bool
+	// spec is the drafting counters, nil on a server without them.
+	spec *specReading
 }
 
 // readCounters scrapes the server's token counters; nil when the server
@@ -141,7 +143,7 @@ func (r *Runner) readCounters(ctx context.Context, run *rundoc.Run) *counters {
 		return nil
 	}
 	return &counters{output: m.GenerationTokens, prompt: m.PromptTokens, decodeS: m.DecodeSeconds, hasDecode: m.HasDecodeSeconds,
-		prefillS: m.PrefillSeconds, hasPrefill: m.HasPrefillSeconds, hasPrompt: m.HasPromptTokens}
+		prefillS: m.PrefillSeconds, hasPrefill: m.HasPrefillSeconds, hasPrompt: m.HasPromptTokens, spec: readSpec(m)}
 }
 
 // PrefillCheckTolerancePct is the difference between RigBench's prompt

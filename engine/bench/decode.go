@@ -269,6 +269,9 @@ type window struct {
 	// send (bodyErrs: why one could not be).
 	bodies   [][]byte
 	bodyErrs []error
+	// spec holds the server's drafting counters at the window's opening
+	// and at its last sample (spec.go).
+	spec specSpan
 }
 
 // drainMax bounds how long a window's close waits for streams still
@@ -504,7 +507,9 @@ func (w *window) measure(ctx context.Context, index, total int) {
 		w.markGone(ev, reqs)
 		return
 	}
-	w.crossCheck(before, r.readCounters(ctx, w.run), reqs)
+	after := r.readCounters(ctx, w.run)
+	w.crossCheck(before, after, reqs)
+	w.specFigures(before, after)
 	judge(w.cell, w.evidence)
 }
 
@@ -799,8 +804,12 @@ func (w *window) sampleMetrics(ctx context.Context, baseline *rundoc.ServerSampl
 		case <-t.C:
 			if !w.over(w.clk.at(time.Now())) {
 				before := w.live.inFlight.Load()
-				if s, at := w.scrape(ctx); s != nil {
+				if s, at, sp := w.scrape(ctx); s != nil {
 					s.T = w.sampleT(at)
+					w.spec.last = sp
+					if w.spec.first == nil {
+						w.spec.first = sp // no baseline: the window's first sample
+					}
 					out = append(out, *s)
 					inFlight = append(inFlight, float64(before+w.live.inFlight.Load())/2)
 				}
@@ -815,19 +824,19 @@ const minMetricsInterval = 20 * time.Millisecond
 
 // scrape takes one sample and returns it with the time it was taken; the
 // caller sets T. A failed scrape is skipped (nil), not fatal.
-func (w *window) scrape(ctx context.Context) (*rundoc.ServerSample, time.Time) {
+func (w *window) scrape(ctx context.Context) (*rundoc.ServerSample, time.Time, *specReading) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	m, err := w.runner.Client.Metrics(sctx)
 	if err != nil {
-		return nil, time.Time{}
+		return nil, time.Time{}, nil
 	}
 	return &rundoc.ServerSample{
 		Running: m.Running, Waiting: m.Waiting, KVUsage: rundoc.Reported(m.KVUsage, m.HasKVUsage),
 		PrefixCacheQueries: rundoc.Reported(m.PrefixCacheQueries, m.HasPrefixCache),
 		PrefixCacheHits:    rundoc.Reported(m.PrefixCacheHits, m.HasPrefixCache),
 		Preemptions:        rundoc.Reported(m.Preemptions, m.HasPreemptions),
-	}, time.Now()
+	}, time.Now(), readSpec(m)
 }
 
 // sampleT is the sample time T of an instant: seconds of the served card's

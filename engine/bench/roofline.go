@@ -31,8 +31,13 @@ const (
 // prompt of C tokens plus half of the M = max_output tokens it grows by
 // before it is replaced (decode requests run to max_output). kv = 0
 // (unknown) leaves the KV reads out, so the figure is then a lower bound.
+//
+// A speculative cell's steps are its own: each sequence-step yields L_eff
+// tokens (METHOD.md: Speculative decoding), so steps/s = the cell's
+// StepsPerS ÷ B, and the figure stays the engine's share of the bandwidth
+// whatever its drafts' luck.
 func RooflinePct(r *rundoc.Roofline, plan rundoc.Plan, c *rundoc.Cell) float64 {
-	if !r.Complete() || c.Phase != rundoc.PhaseDecode || !c.Status.Ran() || c.TotalTokS <= 0 {
+	if !r.CompleteFor(c) || c.Phase != rundoc.PhaseDecode || !c.Status.Ran() || c.TotalTokS <= 0 {
 		return 0
 	}
 	running := float64(c.Concurrency)
@@ -40,6 +45,9 @@ func RooflinePct(r *rundoc.Roofline, plan rundoc.Plan, c *rundoc.Cell) float64 {
 		running = min(running, c.ServerStats.RunningMean)
 	}
 	steps := c.TotalTokS / running
+	if c.StepsPerS > 0 {
+		steps = c.StepsPerS / running
+	}
 	meanLen := float64(c.Context) + float64(plan.MaxOutput)/2
 	bytes := r.WeightsGiB*bytesPerGiB + running*meanLen*r.KVBytesPerToken
 	return 100 * steps * bytes / (r.PeakBandwidthGBs * bytesPerGB)
@@ -66,4 +74,14 @@ func (r *Runner) roofline(model string) *rundoc.Roofline {
 		}
 	}
 	return &c
+}
+
+// noteUncountedSteps names the step count among the roofline's missing
+// inputs when a speculative launch's decode cell ran without the server's
+// drafting counters (an older vLLM): that cell has no figure, and every
+// output says why (Roofline.Why).
+func noteUncountedSteps(r *rundoc.Roofline, c *rundoc.Cell) {
+	if r != nil && r.Speculative && c.Status.Ran() && c.StepsPerS <= 0 && !slices.Contains(r.Missing, rundoc.RooflineMissingSteps) {
+		r.Missing = append(r.Missing, rundoc.RooflineMissingSteps)
+	}
 }

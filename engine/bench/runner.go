@@ -495,6 +495,7 @@ func (r *Runner) runCell(ctx context.Context, run *rundoc.Run, specs []cellSpec,
 		}
 		r.decode(ctx, run, &cell, i, len(specs))
 		cell.RooflinePct = RooflinePct(run.Server.Roofline, run.Plan, &cell)
+		noteUncountedSteps(run.Server.Roofline, &cell)
 		noteOverCapacity(overCapacityAt, &cell)
 	}
 	r.checkCellGone(ctx, &cell, cellMoment(&cell))

@@ -52,6 +52,7 @@ func (w *window) openWhenSteady(ctx context.Context, st *steadiness) bool {
 	ok := producing == n && generating
 	limit := rundoc.SteadyLimit(w.cell.Context)
 	var sample *rundoc.ServerSample
+	var spec *specReading
 	// A server whose queue gauges are not reported (absent, or NaN/Inf)
 	// is judged by the streams' own conditions, as one without /metrics:
 	// a running gauge read as 0 would hold every cell to its ramp limit.
@@ -59,7 +60,7 @@ func (w *window) openWhenSteady(ctx context.Context, st *steadiness) bool {
 		// The gauges only matter when the streams' own conditions hold or
 		// the ramp's limit opens the window: a silent server (stall.go) is
 		// not kept waiting on /metrics at every check.
-		sample, _ = w.scrape(ctx)
+		sample, _, spec = w.scrape(ctx)
 	}
 	var why string
 	if sample != nil {
@@ -90,6 +91,7 @@ func (w *window) openWhenSteady(ctx context.Context, st *steadiness) bool {
 	if sample != nil {
 		sample.T = 0 // the baseline: counters are measured from it
 		w.baseline = sample
+		w.spec.first = spec
 	}
 	w.live.setOpen(now)
 	close(w.opened)

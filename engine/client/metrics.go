@@ -48,6 +48,23 @@ type Metrics struct {
 	Family string
 	// Cache holds vllm:cache_config_info's labels when present.
 	Cache *CacheConfig
+	// Spec is the server's speculative-decoding counters; nil when it
+	// exposes none (it does not decode speculatively, or is no vLLM).
+	Spec *SpecCounters
+	// SpecAcceptLength is SGLang's sglang:spec_accept_length gauge, the
+	// tokens each drafted step yields lately; HasSpecAcceptLength says
+	// whether the server exposes it.
+	SpecAcceptLength    float64
+	HasSpecAcceptLength bool
+}
+
+// SpecCounters are vLLM's cumulative speculative-decoding counters
+// (shared/VLLM.md): drafts proposed (one per sequence and drafted step),
+// draft tokens proposed, draft tokens accepted, and the accepted ones by
+// draft position (AcceptedPerPos[i] for position label i).
+type SpecCounters struct {
+	Drafts, DraftTokens, Accepted float64
+	AcceptedPerPos                []float64
 }
 
 // CacheConfig is vLLM's cache configuration as its info metric reports it.
@@ -62,16 +79,21 @@ type CacheConfig struct {
 
 // Metric names, current and older vLLM spellings, and llama-server's.
 var (
-	runningNames     = []string{"vllm:num_requests_running", "llamacpp:requests_processing", "sglang:num_running_reqs"}
-	waitingNames     = []string{"vllm:num_requests_waiting", "llamacpp:requests_deferred", "sglang:num_queue_reqs"}
-	kvUsageNames     = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage"}
-	prefixQueryNames = []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries"}
-	prefixHitNames   = []string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits"}
-	preemptionNames  = []string{"vllm:num_preemptions_total", "vllm:num_preemptions"}
-	promptTokNames   = []string{"vllm:prompt_tokens_total", "vllm:prompt_tokens", "llamacpp:prompt_tokens_total", "sglang:prompt_tokens_total"}
-	genTokNames      = []string{"vllm:generation_tokens_total", "vllm:generation_tokens", "llamacpp:tokens_predicted_total", "sglang:generation_tokens_total"}
-	decodeSecNames   = []string{"llamacpp:tokens_predicted_seconds_total"}
-	prefillSecNames  = []string{"llamacpp:prompt_seconds_total", "vllm:request_prefill_time_seconds"}
+	runningNames      = []string{"vllm:num_requests_running", "llamacpp:requests_processing", "sglang:num_running_reqs"}
+	waitingNames      = []string{"vllm:num_requests_waiting", "llamacpp:requests_deferred", "sglang:num_queue_reqs"}
+	kvUsageNames      = []string{"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage"}
+	prefixQueryNames  = []string{"vllm:prefix_cache_queries_total", "vllm:prefix_cache_queries", "vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries"}
+	prefixHitNames    = []string{"vllm:prefix_cache_hits_total", "vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits"}
+	preemptionNames   = []string{"vllm:num_preemptions_total", "vllm:num_preemptions"}
+	promptTokNames    = []string{"vllm:prompt_tokens_total", "vllm:prompt_tokens", "llamacpp:prompt_tokens_total", "sglang:prompt_tokens_total"}
+	genTokNames       = []string{"vllm:generation_tokens_total", "vllm:generation_tokens", "llamacpp:tokens_predicted_total", "sglang:generation_tokens_total"}
+	decodeSecNames    = []string{"llamacpp:tokens_predicted_seconds_total"}
+	specDraftNames    = []string{"vllm:spec_decode_num_drafts_total", "vllm:spec_decode_num_drafts"}
+	specDraftTokNames = []string{"vllm:spec_decode_num_draft_tokens_total", "vllm:spec_decode_num_draft_tokens"}
+	specAcceptNames   = []string{"vllm:spec_decode_num_accepted_tokens_total", "vllm:spec_decode_num_accepted_tokens"}
+	specPerPosNames   = []string{"vllm:spec_decode_num_accepted_tokens_per_pos_total", "vllm:spec_decode_num_accepted_tokens_per_pos"}
+	specLengthNames   = []string{"sglang:spec_accept_length"}
+	prefillSecNames   = []string{"llamacpp:prompt_seconds_total", "vllm:request_prefill_time_seconds"}
 )
 
 // metricFamilies are the name prefixes that say which server this is.
@@ -126,7 +148,53 @@ func ParseMetrics(r io.Reader) (Metrics, error) {
 	m.PrefillSeconds, m.HasPrefillSeconds = sum(fams, prefillSecNames)
 	m.Family = family(families)
 	m.Cache = cacheConfig(fams[cacheInfoName])
+	m.Spec = specCounters(fams)
+	m.SpecAcceptLength, m.HasSpecAcceptLength = sum(fams, specLengthNames)
 	return m, nil
+}
+
+// maxSpecPositions bounds the per-position series read: no drafter
+// proposes more than a handful of tokens, a hostile page could list
+// millions of positions.
+const maxSpecPositions = 64
+
+// specCounters reads vLLM's speculative-decoding counters: nil unless the
+// drafts, draft-token and accepted-token counters are all there.
+func specCounters(fams map[string]*dto.MetricFamily) *SpecCounters {
+	var s SpecCounters
+	var ok1, ok2, ok3 bool
+	s.Drafts, ok1 = sum(fams, specDraftNames)
+	s.DraftTokens, ok2 = sum(fams, specDraftTokNames)
+	s.Accepted, ok3 = sum(fams, specAcceptNames)
+	if !ok1 || !ok2 || !ok3 {
+		return nil
+	}
+	for _, n := range specPerPosNames {
+		f, found := fams[n]
+		if !found {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			pos := -1
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "position" {
+					if v, err := strconv.Atoi(l.GetValue()); err == nil && v >= 0 && v < maxSpecPositions {
+						pos = v
+					}
+				}
+			}
+			v := value(m)
+			if pos < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
+			}
+			for len(s.AcceptedPerPos) <= pos {
+				s.AcceptedPerPos = append(s.AcceptedPerPos, 0)
+			}
+			s.AcceptedPerPos[pos] += v
+		}
+		break
+	}
+	return &s
 }
 
 // cacheInfoName is vLLM's info metric whose labels are its cache
@@ -137,7 +205,8 @@ const cacheInfoName = "vllm:cache_config_info"
 var wantedNames = func() map[string]bool {
 	w := map[string]bool{cacheInfoName: true}
 	for _, l := range [][]string{runningNames, waitingNames, kvUsageNames, prefixQueryNames, prefixHitNames,
-		preemptionNames, promptTokNames, genTokNames, decodeSecNames, prefillSecNames} {
+		preemptionNames, promptTokNames, genTokNames, decodeSecNames, prefillSecNames,
+		specDraftNames, specDraftTokNames, specAcceptNames, specPerPosNames, specLengthNames} {
 		for _, n := range l {
 			w[n] = true
 		}

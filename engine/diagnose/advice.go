@@ -115,10 +115,19 @@ func Advise(run *rundoc.Run) []Advice {
 // server's CPU, which no flag of the engine's scheduler or KV cache moves.
 func boundNotes(run *rundoc.Run) []Advice {
 	var out []Advice
+	if cells := cellsWith(run, Drafting); len(cells) > 0 {
+		out = append(out, Advice{Moves: Drafting, Note: cellList(cells) +
+			" drafting poorly on this prompt: fewer speculative tokens (num_speculative_tokens), another drafter (an n-gram one drafts well " +
+			"only on repetitive text), or no speculation may be faster; measure them side by side with " +
+			"`rigbench-cli tune --vary speculative=off,mtp:1,mtp:2`"})
+	}
 	if cells := cellsWith(run, Bandwidth); len(cells) > 0 {
+		more := "more tokens per step (speculative decoding, --speculative-config, as far as its drafts are accepted)"
+		if speculative(run) {
+			more = "more tokens per step (drafts accepted more often)"
+		}
 		out = append(out, Advice{Moves: Bandwidth, Note: cellList(cells) + " bandwidth-bound: no launch flag RigBench can predict moves " +
-			pick(len(cells) == 1, "it", "them") + "; fewer bytes per token (a more quantised model) or more tokens per step " +
-			"(speculative decoding, --speculative-config, as far as its drafts are accepted) do"})
+			pick(len(cells) == 1, "it", "them") + "; fewer bytes per token (a more quantised model) or " + more + " do"})
 	}
 	if cells := cellsWith(run, FrontEnd); len(cells) > 0 {
 		out = append(out, Advice{Moves: FrontEnd, Note: cellList(cells) + " front-end-bound: no launch flag RigBench can predict moves " +
@@ -335,4 +344,14 @@ func launchValue(run *rundoc.Run, flag, def string) (v string, known bool) {
 		return v, true
 	}
 	return def, true
+}
+
+// speculative reports whether some decode cell of run drafted.
+func speculative(run *rundoc.Run) bool {
+	for i := range run.Cells {
+		if run.Cells[i].Speculative() {
+			return true
+		}
+	}
+	return false
 }

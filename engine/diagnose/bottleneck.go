@@ -34,6 +34,10 @@ const (
 	// Client: RigBench itself kept this machine's cores busy during the
 	// window (CellWindow.ClientCPUPct): the client may set the pace.
 	Client Kind = "client"
+	// Drafting: a speculative launch's drafts are mostly rejected
+	// (SpecAcceptRate below PoorAcceptRate): the steps spent verifying
+	// them buy little, whatever the bandwidth.
+	Drafting Kind = "drafting"
 	// Bandwidth: decode reads the memory near its peak (RooflinePct).
 	Bandwidth Kind = "bandwidth"
 )
@@ -54,6 +58,11 @@ const (
 	// measured now never reaches this diagnosis; runs recorded before
 	// Unreliable was a status still do.
 	ClientBoundPct = rundoc.ClientBehindPct
+	// PoorAcceptRate is the share of draft tokens accepted below which a
+	// speculative cell drafts poorly: at half its drafts rejected, a
+	// drafter of k tokens yields under 2 tokens per step for k + 1
+	// verified, and a shorter draft or another drafter usually does better.
+	PoorAcceptRate = 0.5
 )
 
 // Bottleneck is one limit of one decode cell and the evidence for it, in
@@ -82,6 +91,8 @@ func (k Kind) Title() string {
 		return "front-end-bound"
 	case Client:
 		return "client-bound"
+	case Drafting:
+		return "drafts poorly"
 	case Bandwidth:
 		return "bandwidth-bound"
 	}
@@ -125,6 +136,9 @@ func Cell(run *rundoc.Run, c *rundoc.Cell) []Bottleneck {
 	}
 	if c.ClientCPUPct >= ClientBoundPct {
 		add(Client, "RigBench used %.0f%% of this machine's CPU during the window: run it on another machine, or lower the concurrency", c.ClientCPUPct)
+	}
+	if c.Speculative() && c.SpecDraftTokens > 0 && c.SpecAcceptRate < PoorAcceptRate {
+		add(Drafting, "accepted %s%% of its drafts, %s tokens per step", rundoc.FigSpecAcceptRate.Text(c), rundoc.FigSpecAcceptLength.Text(c))
 	}
 	if c.RooflinePct >= BandwidthBoundPct {
 		add(Bandwidth, "reads %s of the peak memory bandwidth", rundoc.FigRoofline.WithUnit(c))

@@ -187,6 +187,10 @@ func Learn(prior Efficiency, card Card, runs []*rundoc.Run, models Models) Effic
 				continue
 			}
 			switch {
+			case c.Phase == rundoc.PhaseDecode && c.Speculative():
+				// A drafting cell's time per token is its prompt's
+				// acceptance as much as the card's: it teaches the card's
+				// efficiencies nothing a plain cell would not.
 			case c.Phase == rundoc.PhaseDecode && c.TotalTokS > 0 && c.PerRequestTokS > 0:
 				b := min(c.Concurrency, slots)
 				window := c.MeasuredS

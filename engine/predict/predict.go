@@ -318,7 +318,7 @@ func cells(plan rundoc.Plan, pr *Prediction, cfg sim.Config) []Cell {
 					cell.Status = rundoc.StatusQueued
 				}
 				b := lim.Running(n)
-				per := decodeRate(p, b, c, maxOut, window)
+				per := decodeRate(p, cfg.Speculative, b, c, maxOut, window)
 				cell.TotalTokS, cell.PerRequestTokS, cell.Uncertainty = per*float64(b), per, u
 			}
 			out = append(out, cell)
@@ -333,12 +333,16 @@ var rampS = bench.AssumedRamp.Seconds()
 
 // decodeRate is one stream's steady decode rate (tok/s) with b streams at
 // context c: 1 ÷ step(b, c̄), where c̄ is the context the streams read at
-// the middle of the window (grown).
-func decodeRate(p sim.Profile, b, c, maxOut int, window float64) float64 {
+// the middle of the window (grown). A speculative launch (sp) yields L
+// tokens per step, L ÷ its longer step (sim.Profile.SpecDecodeStepS),
+// with L for a prompt that gives its drafter nothing to copy: the
+// prediction does not know the prompt's text.
+func decodeRate(p sim.Profile, sp *sim.Speculation, b, c, maxOut int, window float64) float64 {
 	base := float64(rundoc.PromptTokens(c))
-	rate := 1 / p.DecodeStepS(b, base)
+	l := p.SpecTokensPerStep(sp)
+	rate := l / p.SpecDecodeStepS(sp, b, base)
 	for range 3 { // three fixed-point passes settle it
-		rate = 1 / p.DecodeStepS(b, base+grown(rate, maxOut, window))
+		rate = l / p.SpecDecodeStepS(sp, b, base+grown(rate, maxOut, window))
 	}
 	return rate
 }

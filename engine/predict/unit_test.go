@@ -114,3 +114,37 @@ func TestLearnFallbacks(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictsSpeculation: a speculative launch is predicted at the
+// tokens its drafted steps yield over their longer steps (the
+// simulator's time model, for a prompt with nothing to copy), and
+// learning leaves drafting cells out.
+func TestPredictsSpeculation(t *testing.T) {
+	card, err := predict.FindCard("RTX 3060")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := sim.DefaultProfile()
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, MaxOutput: 8192, DurationS: 30}
+	in := predict.Input{Card: card, Model: predict.ProfileModel(p), Plan: plan}
+	plain, err := predict.Predict(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Args = []string{"--speculative-config", `{"method":"mtp","num_speculative_tokens":2}`}
+	spec, err := predict.Predict(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := &sim.Speculation{Method: "mtp", Tokens: 2}
+	want := p.SpecTokensPerStep(sp) * p.DecodeStepS(1, 700) / p.SpecDecodeStepS(sp, 1, 700)
+	if got := spec.Cells[0].TotalTokS / plain.Cells[0].TotalTokS; math.Abs(got-want) > 0.02*want || got < 1.5 {
+		t.Errorf("mtp:2 predicted %.2f× the plain launch, want %.2f× (tokens per step over the longer step)", got, want)
+	}
+	run := &rundoc.Run{Simulated: true, Server: rundoc.Server{Model: p.Model}, Plan: plan,
+		Cells: []rundoc.Cell{{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 1, Status: rundoc.StatusValid, TotalTokS: 200, PerRequestTokS: 200,
+			MeasuredS: 30, CellSpec: rundoc.CellSpec{SpecAcceptLengthEff: 2.3, StepsPerS: 87}}}}
+	if e := predict.Learn(predict.Prior(card, p.Model), card, []*rundoc.Run{run}, nil); e.Runs != 0 {
+		t.Errorf("a drafting run was learned from: %+v", e)
+	}
+}

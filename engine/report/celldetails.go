@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rigbench/rigbench/engine/diagnose"
@@ -54,6 +56,15 @@ func CellDetails(r *rundoc.Run, c *rundoc.Cell) []Detail {
 	}
 	for _, f := range rundoc.MeasurementFigures {
 		add(f.Title, f.WithUnitCI(c))
+	}
+	if len(c.SpecPosAccept) > 0 {
+		// The drafts' acceptance by depth: where a longer draft stops
+		// paying (METHOD.md: Speculative decoding).
+		var pos []string
+		for i, p := range c.SpecPosAccept {
+			pos = append(pos, fmt.Sprintf("%d: %s%%", i+1, rundoc.FigSpecAcceptRate.Format(100*p)))
+		}
+		add("Accepted by draft position", strings.Join(pos, ", "))
 	}
 	if c.ChunkGapMs > 0 {
 		add("Chunk gap", rundoc.FigTBT.Format(c.ChunkGapMs)+" "+rundoc.FigTBT.Unit)

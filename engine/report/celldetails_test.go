@@ -56,3 +56,20 @@ func TestCellDetails(t *testing.T) {
 		t.Error("details of no cell")
 	}
 }
+
+// A drafting cell's details give its drafting figures and its acceptance
+// by draft position.
+func TestCellDetailsOfADraftingCell(t *testing.T) {
+	c := &rundoc.Cell{Phase: rundoc.PhaseDecode, Context: 0, Concurrency: 4, Status: rundoc.StatusValid, TotalTokS: 300, MeasuredS: 30,
+		CellSpec: rundoc.CellSpec{SpecAcceptRate: 0.651, SpecAcceptLengthEff: 2.3, StepsPerS: 130.4, SpecPosAccept: []float64{0.78, 0.523}}}
+	got := map[string]string{}
+	for _, d := range report.CellDetails(nil, c) {
+		got[d.Label] = d.Text
+	}
+	for label, want := range map[string]string{"Accepted %": "65.1 %", "Tokens/step": "2.30", "Steps/s": "130.4 steps/s",
+		"Accepted by draft position": "1: 78.0%, 2: 52.3%"} {
+		if got[label] != want {
+			t.Errorf("%s: %q, want %q", label, got[label], want)
+		}
+	}
+}

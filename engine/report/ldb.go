@@ -91,6 +91,7 @@ type ldbCell struct {
 	ReadyReason        string   `json:"ready_reason"`
 	TimeoutReason      string   `json:"timeout_reason"`
 	CapacityLimited    bool     `json:"capacity_limited"`
+	ldbSpec
 	// What RigBench's own files add: the cell's status and reason.
 	Status string `json:"rigbench_status"`
 	Reason string `json:"rigbench_reason"`
@@ -260,7 +261,12 @@ func ReadLDBJSON(data []byte) (*rundoc.Run, error) {
 		}
 	}
 	for i, r := range *f.Results {
-		run.Cells = append(run.Cells, chk.decodeCell(fmt.Sprintf("results[%d].", i), r))
+		at := fmt.Sprintf("results[%d].", i)
+		c := chk.decodeCell(at, r)
+		if ref := chk.spec(at, r.ldbSpec, &c); ref > 0 && run.Plan.AcceptLenRef == 0 {
+			run.Plan.AcceptLenRef = ref
+		}
+		run.Cells = append(run.Cells, c)
 	}
 	for i, r := range f.BurstResults {
 		run.Cells = append(run.Cells, chk.decodeCell(fmt.Sprintf("burst_results[%d].", i), r))

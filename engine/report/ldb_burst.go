@@ -58,7 +58,7 @@ func ldbBurstPlan(run *rundoc.Run, ours bool) {
 // ldbBurstResult is one burst cell as a burst_results[] entry: a results[]
 // entry (ldbResult) with the request-count fields, latencies in seconds.
 func ldbBurstResult(c *rundoc.Cell, speed float64) map[string]any {
-	e := ldbResult(c, speed)
+	e := ldbResult(c, speed, 0) // a burst has no drafting figures: they are over a window
 	e["benchmark_mode"] = ldbRequestCount
 	e["request_count"], e["request_count_target"] = c.RequestCount, c.RequestCount
 	e["warmup_request_count"] = c.WarmupRequests

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,5 +153,46 @@ func TestNormaliseModelKnowsTheSimulatorsModels(t *testing.T) {
 	}
 	if got := report.NormaliseModel("some-other-model", nil); got != "some-other-model" {
 		t.Errorf("unknown: %q", got)
+	}
+}
+
+// A speculative run's drafting figures go out under llm_decode_bench's
+// names (server_spec_accept_rate, server_steps_per_s, accept_norm_tps …)
+// and come back as they were, with the reference acceptance length; a
+// plain cell gets the tool's zeros, which read back as no drafting.
+func TestLDBKeepsDraftingFigures(t *testing.T) {
+	run := reference(t)
+	run.Plan.AcceptLenRef = 3
+	var drafting *rundoc.Cell
+	for i := range run.Cells {
+		if c := &run.Cells[i]; c.Phase == rundoc.PhaseDecode && c.Status.Ran() {
+			drafting = c
+			break
+		}
+	}
+	drafting.CellSpec = rundoc.CellSpec{SpecDrafts: 1200, SpecDraftTokens: 2400, SpecAcceptedTokens: 1560, SpecAcceptRate: 0.65,
+		SpecAcceptLength: 2.3, SpecPosAccept: []float64{0.78, 0.52}, EngineSteps: 1274, SpecAcceptLengthEff: 2.2245,
+		StepsPerS: 42.5, ProjectedTokS: 127.5}
+	var b strings.Builder
+	if err := report.Write(&b, report.LDB, []*rundoc.Run{run}, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{`"server_spec_accept_rate": 0.65`, `"server_steps_per_s": 42.5`, `"accept_norm_ref_len": 3`, `"server_spec_pos_accept": [`} {
+		if !strings.Contains(b.String(), field) {
+			t.Errorf("the export lacks %s", field)
+		}
+	}
+	back, err := report.ReadRunData([]byte(b.String()), "back.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Plan.AcceptLenRef != 3 {
+		t.Errorf("reference acceptance length %g back, want 3", back.Plan.AcceptLenRef)
+	}
+	for _, c := range back.Cells {
+		orig := run.Find(c.Phase, c.Context, c.Concurrency)
+		if fmt.Sprint(c.CellSpec) != fmt.Sprint(orig.CellSpec) {
+			t.Errorf("%s: drafting %+v back, want %+v", c.Label(), c.CellSpec, orig.CellSpec)
+		}
 	}
 }

@@ -139,7 +139,7 @@ func ldbDocument(r *rundoc.Run) (map[string]any, error) {
 		case rundoc.PhasePrefill:
 			prefill[strconv.Itoa(c.Context)] = ldbPrefillEntry(&c)
 		case rundoc.PhaseDecode:
-			results = append(results, ldbResult(&c, r.Plan.Speed()))
+			results = append(results, ldbResult(&c, r.Plan.Speed(), r.Plan.AcceptLenRef))
 			if c.Status.Ran() {
 				k := strconv.Itoa(c.Context)
 				if summary[k] == nil {
@@ -185,7 +185,7 @@ func ldbPrefillEntry(c *rundoc.Cell) map[string]any {
 // holds go to every field of the layout that means them; speed converts
 // the window's card seconds to the wall seconds it lasted (the demo's
 // simulator runs speed times faster than the card it imitates).
-func ldbResult(c *rundoc.Cell, speed float64) map[string]any {
+func ldbResult(c *rundoc.Cell, speed, refLen float64) map[string]any {
 	e := map[string]any{
 		"concurrency": c.Concurrency, "context_tokens": c.Context, "benchmark_mode": "duration",
 		"request_count_target": 0, "warmup_request_count": 0,
@@ -198,7 +198,7 @@ func ldbResult(c *rundoc.Cell, speed float64) map[string]any {
 	}
 	if !c.Status.Ran() {
 		// The tool writes an invalid cell's throughput as null and its
-		// reason as timeout_reason.
+		// reason as timeout_reason, and no drafting figures.
 		e["aggregate_tps"], e["timeout_reason"] = nil, c.Reason
 		if c.Status == rundoc.StatusFailed {
 			e["num_errors"] = max(1, c.CellChecks.RetriedRequests)
@@ -206,6 +206,7 @@ func ldbResult(c *rundoc.Cell, speed float64) map[string]any {
 		return e
 	}
 	e["num_errors"], e["timeout_reason"] = 0, ""
+	ldbSpecFields(e, c, refLen)
 	if c.WarmupTimedOut {
 		e["timeout_reason"] = c.Readiness
 	}

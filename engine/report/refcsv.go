@@ -267,6 +267,10 @@ func parseReferenceRow(rec []string, col map[string]int) (rundoc.Cell, error) {
 	c.RooflinePct = p.float(rundoc.FigRoofline.Key)
 	c.ServerOutputTokens = p.int(rundoc.FigServerOutputTokens.Key, math.MaxInt32, false)
 	c.ServerTokenDiffPct = p.diffPct(rundoc.FigServerTokenDiff.Key)
+	c.SpecAcceptRate = p.float(rundoc.FigSpecAcceptRate.Key) / 100 // the CSV says it in %
+	c.SpecAcceptLengthEff = p.float(rundoc.FigSpecAcceptLength.Key)
+	c.StepsPerS = p.float(rundoc.FigStepsPerS.Key)
+	c.ProjectedTokS = p.float(rundoc.FigProjectedTokS.Key)
 	c.Reason = field(ReasonColumn)
 	if c.Phase == rundoc.PhaseBurst {
 		// rundoc.CSVBurstFigures

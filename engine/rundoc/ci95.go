@@ -108,5 +108,6 @@ var CIFigures = []Figure{ciFigure(FigRate), ciFigure(FigPerRequestTokS), ciFigur
 // after CIFigures when some cell has them, and reads back on import: the
 // roofline share, and the server's cross-check (its own token count and
 // how far it is from RigBench's), which a spreadsheet needs to see why a
-// cell reads Unreliable (issue 41: the CSV had no server-Δ column).
-var CSVExtraFigures = []Figure{FigRoofline, FigServerOutputTokens, FigServerTokenDiff}
+// cell reads Unreliable (issue 41: the CSV had no server-Δ column), and a
+// speculative launch's drafting figures (issue 39).
+var CSVExtraFigures = []Figure{FigRoofline, FigServerOutputTokens, FigServerTokenDiff, FigSpecAcceptRate, FigSpecAcceptLength, FigStepsPerS, FigProjectedTokS}

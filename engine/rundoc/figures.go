@@ -205,7 +205,8 @@ var CSVFigures = []Figure{FigRate, FigPerRequestTokS, FigTTFT, FigTBT, FigAvgAct
 // order; Optional ones appear only when some cell has them.
 var MeasurementFigures = []Figure{FigRate, FigPerRequestTokS, FigTTFT, FigTTFTP90, FigTTFTP99, FigTBT, FigTBTP90,
 	FigTBTP99, FigPerRequestTokSWindow, FigTBTWindow, FigAvgActive, FigCompleted, FigOutputTokens, FigMeasuredS, FigRoofline, FigKVUsageMax, FigPowerW, FigEnergy,
-	FigRetried, FigNeverStarted, FigServerOutputTokens, FigServerTokenDiff, FigServerDecodeTokS, FigServerPromptTokS}
+	FigRetried, FigNeverStarted, FigServerOutputTokens, FigServerTokenDiff, FigServerDecodeTokS, FigServerPromptTokS,
+	FigSpecAcceptRate, FigSpecAcceptLength, FigStepsPerS, FigProjectedTokS}
 
 // Used returns the figures of fs that some cell of cells has, keeping every
 // figure that is not Optional.

@@ -392,6 +392,7 @@ func (v *validator) cell(i int, c *Cell) {
 	v.intRange(where+": context", c.Context, 0, MaxContextTokens)
 	v.intRange(where+": concurrency", c.Concurrency, 1, maxConc)
 	v.checks(where, c.CellChecks)
+	v.spec(where, c.CellSpec)
 	for _, n := range []struct {
 		name string
 		v    int

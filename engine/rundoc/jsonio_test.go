@@ -31,7 +31,7 @@ func jsonioFullRun() *rundoc.Run {
 		Simulated:  true,
 		Plan: rundoc.Plan{
 			Contexts: []int{0, 16384}, Concurrency: []int{1, 2}, PrefillContexts: []int{8192},
-			DurationS: 30, MaxOutput: 8192, KVCapacityOverride: 100000, SimSpeed: 20,
+			DurationS: 30, MaxOutput: 8192, KVCapacityOverride: 100000, SimSpeed: 20, AcceptLenRef: 3,
 			Window: rundoc.WindowAuto, Precision: 0.01, WindowOpens: rundoc.OpensSteady, Prompts: rundoc.PromptsShared,
 			Burst: rundoc.BurstAfter, RequestCount: 8, BurstLimitS: 600,
 		},
@@ -66,7 +66,7 @@ func jsonioFullRun() *rundoc.Run {
 			ServerFacts: rundoc.ServerFacts{Personality: "vllm", Slots: 4, KVUnified: true, NotReported: []string{rundoc.NotReportedDecodeTime},
 				Roofline: &rundoc.Roofline{WeightsGiB: 4.61, WeightsSource: rundoc.RooflineLog, KVBytesPerToken: 8192,
 					KVBytesSource: rundoc.RooflineLog, PeakBandwidthGBs: 360.048, BandwidthSource: rundoc.RooflineHardware,
-					Missing: []string{rundoc.RooflineMissingWeights}}},
+					Speculative: true, Missing: []string{rundoc.RooflineMissingWeights}}},
 		},
 		Cells: []rundoc.Cell{
 			{Phase: rundoc.PhasePrefill, Context: 8192, Concurrency: 1, Status: rundoc.StatusValid,
@@ -101,6 +101,9 @@ func jsonioFullRun() *rundoc.Run {
 				// A decode cell has no burst figures; here they only cover the round trip.
 				CellBurst: rundoc.CellBurst{RequestCount: 8, WarmupRequests: 2, LatencyMs: 5012.5, LatencyMsCI95: 40.25, LatencyP90Ms: 5300,
 					LatencyP99Ms: 5400.5, LatencyMeanMs: 5050.75, RequestsPerS: 0.39, RequestsPerSCI95: 0.015},
+				CellSpec: rundoc.CellSpec{SpecDrafts: 1200, SpecDraftTokens: 2400, SpecAcceptedTokens: 1560, SpecOutputTokens: 2834,
+					SpecAcceptRate: 0.65, SpecAcceptLength: 2.3, SpecPosAccept: []float64{0.78, 0.52}, EngineSteps: 1274,
+					SpecAcceptLengthEff: 2.2245, StepsPerS: 42.5, StepsPerSCI95: 0.4, ProjectedTokS: 127.5},
 			},
 		},
 		Error: "none, really",

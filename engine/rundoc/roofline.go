@@ -32,6 +32,11 @@ type Roofline struct {
 	// the tensor-parallel size, or the simulated card's (RooflineProfile).
 	PeakBandwidthGBs float64 `json:"peak_bandwidth_gbs,omitempty"`
 	BandwidthSource  string  `json:"bandwidth_source,omitempty"`
+	// Speculative is set for a launch that decodes speculatively: a
+	// cell's figure then rests on its own steps/s, from the server's
+	// spec_decode counters (Cell.StepsPerS), and a cell without them has
+	// none (CompleteFor).
+	Speculative bool `json:"speculative,omitempty"`
 	// Missing names the inputs the figure lacks (RooflineMissing…), so
 	// every output can say why a run has no roofline figure; empty when
 	// it has every input it needs.
@@ -49,8 +54,9 @@ const (
 	RooflineMissingBandwidth = "peak_bandwidth"
 	// RooflineMissingSteps: the server decodes speculatively, so a step
 	// yields more than one token per sequence and total tok/s does not
-	// count the steps (vLLM's spec_decode counters would; RigBench does
-	// not read them yet).
+	// count the steps; a cell that read the server's spec_decode counters
+	// counts them (Cell.StepsPerS, CompleteFor), one whose server has none
+	// has no figure.
 	RooflineMissingSteps = "decode_steps"
 )
 
@@ -75,6 +81,19 @@ func (r *Roofline) Complete() bool {
 	return r != nil && r.WeightsGiB > 0 && r.PeakBandwidthGBs > 0 && !slices.Contains(r.Missing, RooflineMissingSteps)
 }
 
+// CompleteFor reports whether cell c's figure can be computed: as
+// Complete, except that a speculative launch's missing step count is
+// there when the cell read the server's drafting counters (StepsPerS).
+func (r *Roofline) CompleteFor(c *Cell) bool {
+	if r == nil || r.WeightsGiB <= 0 || r.PeakBandwidthGBs <= 0 {
+		return false
+	}
+	if c != nil && c.StepsPerS > 0 {
+		return true
+	}
+	return !r.Speculative && !slices.Contains(r.Missing, RooflineMissingSteps)
+}
+
 // Why says in a sentence fragment why a run has no roofline figure ("the
 // model's size in memory is not known"), "" when nothing is missing; each
 // front end adds how its user gives what is missing.
@@ -90,7 +109,7 @@ func (r *Roofline) Why() string {
 		case RooflineMissingBandwidth:
 			parts = append(parts, "the card's peak memory bandwidth is not known (no GPU reported its bus width and memory clock)")
 		case RooflineMissingSteps:
-			parts = append(parts, "the server decodes speculatively (--speculative-config), so a step yields more than one token per sequence and tok/s does not count the steps")
+			parts = append(parts, "the server decodes speculatively (--speculative-config) and reported no spec_decode counters, so a step yields more than one token per sequence and tok/s does not count the steps")
 		}
 	}
 	return strings.Join(parts, ", and ")
@@ -109,7 +128,11 @@ func (r *Roofline) Basis() string {
 	} else {
 		s += ", KV reads not counted"
 	}
-	return s + fmt.Sprintf(", peak %.0f GB/s", r.PeakBandwidthGBs)
+	s += fmt.Sprintf(", peak %.0f GB/s", r.PeakBandwidthGBs)
+	if r.Speculative {
+		s += ", steps counted by the server's spec_decode counters"
+	}
+	return s
 }
 
 // FigRoofline is a decode cell's achieved memory bandwidth as a share of

@@ -107,6 +107,11 @@ type Plan struct {
 	// every figure is converted back to the simulated card's time (rates
 	// ÷ S, durations × S), so a fast demo reads like the card.
 	SimSpeed float64 `json:"sim_speed,omitempty"`
+	// AcceptLenRef, when > 0, is the acceptance length L at which every
+	// drafting decode cell also reports projected tok/s = steps/s × L
+	// (METHOD.md: Speculative decoding), so runs whose prompts draft
+	// differently compare on one footing.
+	AcceptLenRef float64 `json:"accept_len_ref,omitempty"`
 	// TrimContexts drops (instead of rejecting) contexts above the server's
 	// max_model_len when the plan is resolved: set for default plans, so the
 	// defaults work on any server while explicit contexts are checked.
@@ -320,6 +325,7 @@ type Cell struct {
 	CellChecks
 	CellWindow
 	CellBurst
+	CellSpec
 
 	// ServerStats summarises the /metrics samples; nil when the server has no
 	// metrics (figures unavailable, not zero).

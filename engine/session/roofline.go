@@ -67,14 +67,13 @@ func runRoofline(o Options, doc *rundoc.Run, t target) *rundoc.Roofline {
 	} else {
 		r = Roofline(t.startup, o.WeightsGiB, HardwarePeakGBs(doc.Hardware, doc.Launch), rundoc.RooflineHardware)
 	}
-	if Speculative(doc.Launch) {
-		r.Missing = append(r.Missing, rundoc.RooflineMissingSteps)
-	}
+	r.Speculative = Speculative(doc.Launch)
 	return r
 }
 
 // Speculative reports whether a launch decodes speculatively
-// (--speculative-config set): a step then yields more than one token per
+// (--speculative-config set, or the older --speculative-model): a step
+// then yields more than one token per
 // sequence, so total tok/s ÷ the running sequences over-counts the steps
 // the roofline figure needs (METHOD.md: Roofline, Limits).
 func Speculative(l *rundoc.Launch) bool {
@@ -87,7 +86,12 @@ func Speculative(l *rundoc.Launch) bool {
 	}
 	v, ok := cfg.Get("--speculative-config")
 	v = strings.TrimSpace(v)
-	return ok && v != "" && v != "null" && v != "{}"
+	if ok && v != "" && v != "null" && v != "{}" {
+		return true
+	}
+	// vLLM's older spelling: a draft model and how many tokens it drafts.
+	m, ok := cfg.Get("--speculative-model")
+	return ok && strings.TrimSpace(m) != ""
 }
 
 // cachedKV reads an endpoint's KV bytes per token from its model's config

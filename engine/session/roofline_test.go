@@ -6,10 +6,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
@@ -167,11 +167,12 @@ func TestHFCacheWeights(t *testing.T) {
 	}
 }
 
-// A launch that decodes speculatively gets no roofline figure, and says
-// why: a step yields more than one token per sequence, so tok/s ÷ the
-// running sequences would over-count the steps and read high (METHOD.md:
-// Roofline, Limits). The cells keep their other figures.
-func TestSpeculativeLaunchHasNoRooflineFigure(t *testing.T) {
+// A launch that decodes speculatively gets its roofline figure from its
+// own steps, counted by the server's spec_decode counters (METHOD.md:
+// Speculative decoding): tok/s ÷ the running sequences would over-count
+// the steps and read high. Without those counters a cell has no figure,
+// and the run says why.
+func TestSpeculativeLaunchCountsItsSteps(t *testing.T) {
 	lc := vllm.LaunchConfig{Model: "m", Extra: []string{"--speculative-config", `{"method":"ngram","num_speculative_tokens":4}`}}
 	cfg, err := session.DemoConfig(lc, 10)
 	if err != nil {
@@ -188,12 +189,31 @@ func TestSpeculativeLaunchHasNoRooflineFigure(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := run.Server.Roofline
-	if r.Complete() || !slices.Contains(r.Missing, rundoc.RooflineMissingSteps) || !strings.Contains(r.Why(), "speculatively") {
-		t.Errorf("roofline %+v (why %q), want the steps named missing", r, r.Why())
+	if !r.Speculative || len(r.Missing) != 0 || !strings.Contains(r.Basis(), "spec_decode") {
+		t.Errorf("roofline %+v, want a speculative launch whose steps the counters gave", r)
 	}
 	c := run.Find(rundoc.PhaseDecode, 0, 1)
-	if c == nil || c.Status != rundoc.StatusValid || c.TotalTokS <= 0 || c.RooflinePct != 0 {
-		t.Errorf("0×1: %+v, want a valid cell without a roofline figure", c)
+	if c == nil || c.Status != rundoc.StatusValid || c.StepsPerS <= 0 || c.RooflinePct <= 0 {
+		t.Fatalf("0×1: %+v, want a valid cell with steps/s and a roofline figure", c)
+	}
+	// The figure rests on steps/s: the same cell read by its tok/s would
+	// be L_eff times higher.
+	plain := *c
+	plain.CellSpec = rundoc.CellSpec{}
+	asIfPlain := *r
+	asIfPlain.Speculative = false
+	if got, want := bench.RooflinePct(&asIfPlain, run.Plan, &plain)/c.RooflinePct, c.SpecAcceptLengthEff; math.Abs(got-want) > 0.02*want {
+		t.Errorf("tok/s over steps/s reads %.3f× the figure, want L_eff %.3f×", got, want)
+	}
+	// A server without the counters: the cell has no steps/s, so no
+	// figure, and the run names the steps missing.
+	if bench.RooflinePct(r, run.Plan, &plain) != 0 {
+		t.Errorf("a speculative cell without steps/s got a roofline figure")
+	}
+	missing := *r
+	missing.Missing = []string{rundoc.RooflineMissingSteps}
+	if missing.Complete() || !strings.Contains(missing.Why(), "speculatively") || !strings.Contains(missing.Why(), "spec_decode") {
+		t.Errorf("missing steps: why %q", missing.Why())
 	}
 	for _, args := range [][]string{nil, {"--max-num-seqs", "8"}, {"--speculative-config", "{}"}} {
 		if session.Speculative(&rundoc.Launch{Args: args}) {

@@ -43,6 +43,10 @@ type Options struct {
 	// sim.DefaultConfig() (default profile, prefix caching on, speed 1);
 	// otherwise start from DefaultConfig and change what you need.
 	Sim sim.Config
+	// OnSim (Kind Demo, may be nil) is handed the simulator before it
+	// serves: tests read its ground truth (sim.Server.SpecTruth, TrueRate)
+	// over a cell's window.
+	OnSim func(*sim.Server)
 	// SimLaunch (Kind Demo, may be nil) records the vLLM flags the
 	// simulator was given, as a launch records its command line, so a demo
 	// run shows which flags it measured.
@@ -278,7 +282,7 @@ func startTarget(ctx context.Context, o *Options, doc *rundoc.Run) (target, erro
 		if reflect.ValueOf(o.Sim).IsZero() {
 			o.Sim = sim.DefaultConfig()
 		}
-		stop, endpoint, startup, err := startSim(o.Sim, o.Log)
+		stop, endpoint, startup, err := startSim(o.Sim, o.Log, o.OnSim)
 		if err != nil {
 			return target{}, err
 		}
@@ -343,10 +347,13 @@ func maxInt(xs []int) int {
 
 // startSim serves the simulator on a free 127.0.0.1 port and returns what
 // its start-up log tells, read by the recognisers that read vLLM's.
-func startSim(cfg sim.Config, log func(string)) (stop func(), url string, startup vllm.FactsSnapshot, err error) {
+func startSim(cfg sim.Config, log func(string), onSim func(*sim.Server)) (stop func(), url string, startup vllm.FactsSnapshot, err error) {
 	s, err := sim.New(cfg)
 	if err != nil {
 		return nil, "", startup, err
+	}
+	if onSim != nil {
+		onSim(s)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -70,6 +70,11 @@ var simFlags = map[string]simFlag{
 		c.KVCacheDtype = v
 		return nil
 	}},
+	"--speculative-config": {flagValue, func(c *Config, v string) error {
+		sp, err := parseSpeculativeConfig(v)
+		c.Speculative = sp
+		return err
+	}},
 	"--enable-prefix-caching":    {flagBool, func(c *Config, _ string) error { c.EnablePrefixCaching = true; return nil }},
 	"--no-enable-prefix-caching": {flagBool, func(c *Config, _ string) error { c.EnablePrefixCaching = false; return nil }},
 	"--api-key":                  {flagValue, func(c *Config, v string) error { c.APIKey = v; return nil }},
@@ -137,7 +142,7 @@ var ignoredValueFlags = []string{
 	"--dtype", "--quantization",
 	"--data-parallel-size", "--tokenizer", "--revision", "--download-dir", "--load-format",
 	"--swap-space", "--cpu-offload-gb", "--block-size", "--attention-backend",
-	"--compilation-config", "--speculative-config", "--limit-mm-per-prompt", "--chat-template",
+	"--compilation-config", "--limit-mm-per-prompt", "--chat-template",
 	"--tool-call-parser", "--reasoning-parser", "--uvicorn-log-level", "--max-logprobs",
 	"--generation-config", "--override-generation-config", "--distributed-executor-backend",
 	"--root-path", "--hf-overrides", "--max-num-partial-prefills", "--long-prefill-token-threshold",

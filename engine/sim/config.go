@@ -60,6 +60,9 @@ type Config struct {
 	Personality Personality
 	// Llama holds llama-server's own settings, used by that personality.
 	Llama LlamaSettings
+	// Speculative is --speculative-config: nil decodes one token per
+	// sequence and step, as vLLM without speculation does.
+	Speculative *Speculation
 }
 
 // Faults are the failures the simulator can inject for reliability tests.

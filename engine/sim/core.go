@@ -51,6 +51,10 @@ type seq struct {
 	// given, see slotCache).
 	slot    int
 	slotted bool
+	// specP are the acceptance probabilities of the request's drafts
+	// (SpecModel.Probabilities for its prompt), set at its first drafted
+	// step; nil without speculation.
+	specP []float64
 }
 
 // known is the number of tokens the sequence holds: prompt plus outputs.
@@ -84,12 +88,14 @@ type counters struct {
 	// (local_compute) or found in the prefix cache (local_cache_hit).
 	promptComputed int64
 	promptCached   int64
+	// spec are vLLM's spec_decode counters (a speculative launch only).
+	spec specCounters
 }
 
 // emission is what one step produced for one sequence.
 type emission struct {
 	s        *seq
-	tokens   int // 0 or 1
+	tokens   int // 0, 1, or accepted drafts + 1 on a speculative step
 	finished bool
 }
 
@@ -129,6 +135,10 @@ type core struct {
 	// cold is a fresh server's first prompt computing slower than later
 	// ones (llama-server, coldStart); nil for the other personalities.
 	cold *coldStart
+	// spec is the launch's speculative decoding (nil: none), and specLog
+	// its ground truth, one record per step (SpecTruth).
+	spec    *Speculation
+	specLog []specRecord
 }
 
 func newCore(p Profile, lim limits, numBlocks int) *core {
@@ -429,6 +439,7 @@ func (c *core) stepCost(work []chunk) float64 {
 			q = 1
 		}
 		t += p.DecodePerSeqS*float64(decodes) + attn*math.Pow(float64(decodes), q-1)
+		t = p.withDrafts(t, c.spec, decodes)
 	}
 	return t
 }
@@ -471,6 +482,7 @@ func (c *core) step() []emission {
 	c.worked = c.now
 	c.count.steps++
 	out := make([]emission, 0, len(work))
+	var rec specRecord
 	for _, w := range work {
 		s := w.s
 		if p := len(s.prompt); w.start < p {
@@ -481,8 +493,18 @@ func (c *core) step() []emission {
 		if s.computed < s.known() {
 			continue // a prefill chunk that does not reach the end yet
 		}
+		drafted := c.spec != nil && w.n == 1 && s.output > 0
 		s.output++
-		c.count.generationTokens++
+		tokens := 1
+		if drafted {
+			tokens += c.draft(s)
+			rec.drafts++
+			rec.draftTokens += c.spec.Tokens
+			rec.accepted += tokens - 1
+		}
+		c.count.generationTokens += int64(tokens)
+		rec.seqSteps++
+		rec.out += tokens
 		if s.output == 1 {
 			s.firstTokenAt = c.now
 			c.hist.ttft.observe(c.now - s.arrival)
@@ -492,7 +514,7 @@ func (c *core) step() []emission {
 			c.hist.itl.observe(c.now - s.lastTokenAt)
 		}
 		s.lastTokenAt = c.now
-		e := emission{s: s, tokens: 1}
+		e := emission{s: s, tokens: tokens}
 		if s.output >= s.stopAt {
 			c.finish(s)
 			c.count.finished++
@@ -507,7 +529,11 @@ func (c *core) step() []emission {
 		out = append(out, e)
 	}
 	if c.noise != nil {
-		c.steps = append(c.steps, stepRecord{end: c.now, excess: noisy - cost, tokens: len(out)})
+		c.steps = append(c.steps, stepRecord{end: c.now, excess: noisy - cost, tokens: rec.out})
+	}
+	if c.spec != nil {
+		rec.end = c.now
+		c.specLog = append(c.specLog, rec)
 	}
 	c.cold.settle()
 	return out
@@ -522,4 +548,32 @@ func (c *core) registerHashes(s *seq) {
 	for ; s.hashed < full && s.hashed < len(s.blocks); s.hashed++ {
 		c.pool.setHash(s.blocks[s.hashed], s.hashes[s.hashed])
 	}
+}
+
+// draft runs one drafted step's acceptance for s, whose verified token
+// the caller has counted: it returns the accepted drafts, at most what
+// s may still emit and what its blocks can hold (their KV was computed
+// by the verification), and counts them in vLLM's counters. Every draft
+// proposed counts, accepted or not.
+func (c *core) draft(s *seq) int {
+	k := c.spec.Tokens
+	if s.specP == nil {
+		s.specP = c.prof.Spec.Probabilities(c.spec.Method, k, Repetition(s.prompt))
+	}
+	acc := min(specAccepted(s, s.specP), s.stopAt-s.output)
+	if acc > 0 && !c.grow(s, acc) {
+		acc = 0
+	}
+	s.output += acc
+	s.computed += acc
+	c.count.spec.drafts++
+	c.count.spec.draftTokens += int64(k)
+	c.count.spec.accepted += int64(acc)
+	if len(c.count.spec.perPos) < k {
+		c.count.spec.perPos = append(c.count.spec.perPos, make([]int64, k-len(c.count.spec.perPos))...)
+	}
+	for i := range acc {
+		c.count.spec.perPos[i]++
+	}
+	return acc
 }

@@ -52,6 +52,20 @@ func (s *Server) writeMetrics(b *bytes.Buffer) {
 	}{{"local_compute", c.count.promptComputed}, {"local_cache_hit", c.count.promptCached}, {"external_kv_transfer", 0}} {
 		fmt.Fprintf(b, "vllm:prompt_tokens_by_source_total{%s,source=%q} %s\n", lbl, src.name, fmtFloat(float64(src.n)))
 	}
+	if c.spec != nil {
+		// vLLM exports these only for a speculative launch.
+		counter("vllm:spec_decode_num_drafts_total", "Number of spec decoding drafts.", c.count.spec.drafts)
+		counter("vllm:spec_decode_num_draft_tokens_total", "Number of draft tokens.", c.count.spec.draftTokens)
+		counter("vllm:spec_decode_num_accepted_tokens_total", "Number of accepted tokens.", c.count.spec.accepted)
+		fmt.Fprintf(b, "# HELP vllm:spec_decode_num_accepted_tokens_per_pos_total Accepted tokens per draft position.\n# TYPE vllm:spec_decode_num_accepted_tokens_per_pos_total counter\n")
+		for i := range c.spec.Tokens {
+			n := int64(0)
+			if i < len(c.count.spec.perPos) {
+				n = c.count.spec.perPos[i]
+			}
+			fmt.Fprintf(b, "vllm:spec_decode_num_accepted_tokens_per_pos_total{%s,position=\"%d\"} %s\n", lbl, i, fmtFloat(float64(n)))
+		}
+	}
 	c.hist.ttft.write(b, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", lbl)
 	c.hist.itl.write(b, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", lbl)
 	c.hist.e2e.write(b, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", lbl)

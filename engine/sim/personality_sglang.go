@@ -92,6 +92,9 @@ func (s *Server) sglangMetrics(w http.ResponseWriter, r *http.Request) {
 	metric("num_queue_reqs", "gauge", "The number of requests in the waiting queue.", float64(len(c.waiting)+len(c.api)))
 	metric("token_usage", "gauge", "The token usage.", c.pool.usage())
 	metric("cache_hit_rate", "gauge", "The prefix cache hit rate.", hit)
+	if c.spec != nil {
+		metric("spec_accept_length", "gauge", "The average acceptance length of speculative decoding.", c.recentAcceptLength())
+	}
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	w.Write(b.Bytes())

@@ -143,6 +143,9 @@ type Profile struct {
 	// NaturalMinTokens and NaturalMaxTokens bound the output length of a
 	// request that does not ignore EOS (drawn deterministically per prompt).
 	NaturalMinTokens, NaturalMaxTokens int
+	// Spec is speculative decoding's cost and acceptance on this card and
+	// model (spec.go); the zero value reads as DefaultSpecModel.
+	Spec SpecModel
 }
 
 // BandwidthFraction is the share of the card's peak bandwidth that one
@@ -207,6 +210,7 @@ func DefaultProfile() Profile {
 		GraphCaptureSeconds:         14,
 		NaturalMinTokens:            24,
 		NaturalMaxTokens:            480,
+		Spec:                        DefaultSpecModel(),
 	}
 }
 

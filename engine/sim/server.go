@@ -109,6 +109,7 @@ func New(cfg Config) (*Server, error) {
 		s.core.slots = newSlotCache(cfg.Llama.Slots)
 		s.core.cold = newColdStart(llamaColdShare)
 	}
+	s.core.spec = cfg.Speculative
 	if cfg.Noise > 0 {
 		s.core.noise = &stepNoise{sigma: cfg.Noise, rng: rand.New(rand.NewPCG(uint64(cfg.Seed), 0x2015e))}
 	}

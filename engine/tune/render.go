@@ -9,6 +9,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/internal/termtext"
 )
 
@@ -270,17 +271,28 @@ func (d *Doc) Bars() []Bar {
 
 // BarLabel names a variant by what it changes, without the dashes a
 // command line needs: "kv-cache-dtype fp8, max-num-seqs 64".
+//
+// Speculative decoding reads in its short form ("speculative mtp:2"), and
+// a variant that only leaves a flag out, which has no arguments, by its
+// label ("without speculative decoding").
 func BarLabel(v DocVariant) string {
 	if len(v.Flags) == 0 {
+		if v.Label != "" && v.Label != BaseLabel {
+			return termtext.Safe(v.Label)
+		}
 		return BaseLabel
 	}
 	var parts []string
+	spec := strings.TrimPrefix(vllm.SpeculativeFlag, "--")
 	for _, a := range v.Flags {
-		if strings.HasPrefix(a, "--") {
+		switch {
+		case strings.HasPrefix(a, "--"):
 			parts = append(parts, strings.TrimPrefix(a, "--"))
-		} else if len(parts) > 0 {
+		case len(parts) > 0 && parts[len(parts)-1] == spec:
+			parts[len(parts)-1] = "speculative " + vllm.SpeculativeLabel(a)
+		case len(parts) > 0:
 			parts[len(parts)-1] += " " + a
-		} else {
+		default:
 			parts = append(parts, a)
 		}
 	}

@@ -67,7 +67,7 @@ func simText(s Spec) string {
 func dimsText(s Spec) string {
 	parts := make([]string, len(s.Dimensions))
 	for i, d := range s.Dimensions {
-		parts[i] = d.Flag + "=" + strings.Join(d.Values, ",")
+		parts[i] = d.Text()
 	}
 	return strings.Join(parts, " ")
 }

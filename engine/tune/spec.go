@@ -120,6 +120,9 @@ func NewDimension(name string, values []string) (Dimension, error) {
 	if !strings.HasPrefix(name, "-") {
 		name = "--" + name
 	}
+	if name == "--speculative" || name == vllm.SpeculativeFlag {
+		return speculativeDimension(values)
+	}
 	f, _, known := vllm.Lookup(name)
 	if !known || !vllm.Tunable(name) {
 		return Dimension{}, fmt.Errorf("%s cannot be varied: a sweep varies the catalog's numeric, choice and on/off flags (e.g. --kv-cache-dtype, --max-num-seqs, --enable-prefix-caching)", name)
@@ -187,15 +190,37 @@ const BaseLabel = "your flags"
 
 // FlagsLabel renders flag changes as a command line; a boolean reads as its
 // bare name or its negation.
+//
+// Speculative decoding reads in its short form ("speculative mtp:2",
+// "without speculative decoding"): its JSON would fill a table's column.
 func FlagsLabel(fvs []vllm.FlagValue) string {
-	return vllm.JoinArgs(FlagArgs(fvs))
+	var parts []string
+	for _, fv := range fvs {
+		switch {
+		case fv.Name == vllm.SpeculativeFlag && fv.Value == "":
+			parts = append(parts, "without speculative decoding")
+		case fv.Name == vllm.SpeculativeFlag:
+			parts = append(parts, "speculative "+vllm.SpeculativeLabel(fv.Value))
+		case fv.Value == "":
+			parts = append(parts, "without "+fv.Name)
+		default:
+			parts = append(parts, vllm.JoinArgs(FlagArgs([]vllm.FlagValue{fv})))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // FlagArgs renders flag changes as command-line arguments: a true boolean
 // is its bare name, a false one its negation ("--no-enable-prefix-caching").
+//
+// A flag left out (Value "", speculative "off") has no argument: its label
+// says "without" it (FlagsLabel).
 func FlagArgs(fvs []vllm.FlagValue) []string {
 	var out []string
 	for _, fv := range fvs {
+		if fv.Value == "" {
+			continue
+		}
 		f, _, ok := vllm.Lookup(fv.Name)
 		if ok && f.Type == vllm.KindBool {
 			switch b, _ := vllm.ParseOnOff(fv.Value); {
@@ -337,6 +362,15 @@ func (s Spec) Variants() []Variant {
 		var eff []vllm.FlagValue
 		cfg := s.Base
 		for _, ch := range changes {
+			if ch.Value == "" {
+				// A flag left out (speculative "off"): a change only when
+				// the base sets it.
+				if _, ok := s.Base.Get(ch.Name); ok {
+					eff = append(eff, ch)
+					cfg.Unset(ch.Name)
+				}
+				continue
+			}
 			if cur, ok := s.Base.Get(ch.Name); ok && vllm.SameValue(ch.Name, cur, ch.Value) {
 				continue
 			}
@@ -381,4 +415,39 @@ func (s Spec) Variants() []Variant {
 		}
 	}
 	return out
+}
+
+// speculativeDimension is the sweep's speculative-decoding dimension
+// (--vary speculative=off,mtp:1,mtp:2): each value as
+// vllm.SpeculativeValue reads it, "" for off, duplicates once.
+func speculativeDimension(values []string) (Dimension, error) {
+	if len(values) == 0 {
+		return Dimension{}, fmt.Errorf("speculative needs values to try, e.g. speculative=off,mtp:1,mtp:2,mtp:3")
+	}
+	d := Dimension{Flag: vllm.SpeculativeFlag}
+	seen := map[string]bool{}
+	for _, v := range values {
+		sv, err := vllm.SpeculativeValue(v)
+		if err != nil {
+			return Dimension{}, err
+		}
+		if !seen[sv] {
+			seen[sv] = true
+			d.Values = append(d.Values, sv)
+		}
+	}
+	return d, nil
+}
+
+// Text is the dimension as --vary takes it ("kv-cache-dtype=auto,fp8",
+// "speculative=off,mtp:2").
+func (d Dimension) Text() string {
+	if d.Flag == vllm.SpeculativeFlag {
+		labels := make([]string, len(d.Values))
+		for i, v := range d.Values {
+			labels[i] = vllm.SpeculativeLabel(v)
+		}
+		return "speculative=" + strings.Join(labels, ",")
+	}
+	return strings.TrimPrefix(d.Flag, "--") + "=" + strings.Join(d.Values, ",")
 }

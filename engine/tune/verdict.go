@@ -64,6 +64,9 @@ func Judge(spec Spec, variants []VariantResult) *Result {
 		}
 	}
 	r.judge()
+	if d := r.drafting(); d != "" {
+		r.Verdict += " " + d
+	}
 	r.Checks = r.check()
 	if len(r.Checks) > 0 {
 		var ts []string

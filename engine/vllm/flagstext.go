@@ -41,6 +41,9 @@ func flagParts(args []string) []flagPart {
 		name := strings.TrimPrefix(fv.Name, "--")
 		tunable := Tunable(fv.Name)
 		switch {
+		case fv.Name == SpeculativeFlag:
+			// Its JSON would fill a run's name: the sweep's short form.
+			parts = append(parts, flagPart{"speculative " + SpeculativeLabel(fv.Value), tunable})
 		case ok && !f.TakesValue():
 			// A switch without a "--no-" spelling is off unless it says
 			// otherwise; one with it is shown unless its default is known.

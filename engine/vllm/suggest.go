@@ -12,6 +12,9 @@ var suggestions = map[string][]string{
 	"--tensor-parallel-size":   {"1", "2"},
 	"--block-size":             {"16", "32"},
 	"--max-model-len":          {"16384", "32768"},
+	// Speculative decoding in the short form a sweep reads
+	// (SpeculativeValue): off, and an MTP head drafting 1 to 3 tokens.
+	SpeculativeFlag: {"off", "mtp:1", "mtp:2", "mtp:3"},
 }
 
 // Suggestions returns the values a sweep proposes for a flag given by any
@@ -36,8 +39,13 @@ func Suggestions(name string) []string {
 }
 
 // Tunable reports whether a sweep may vary the flag: a catalog flag that
-// RigBench does not manage and whose values are not free text or JSON.
+// RigBench does not manage and whose values are not free text or JSON,
+// and --speculative-config, whose values a sweep writes as "off" and
+// "METHOD:TOKENS".
 func Tunable(name string) bool {
 	f, _, ok := Lookup(name)
+	if ok && f.Name == SpeculativeFlag {
+		return true // varied by its short form (SpeculativeValue)
+	}
 	return ok && !f.Managed && f.Type != KindString && f.Type != KindJSON
 }

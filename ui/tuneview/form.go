@@ -119,6 +119,13 @@ func entry(text string, changed func()) *widget.Entry {
 
 // displayValues shows booleans as on/off.
 func displayValues(name string, vals []string) []string {
+	if name == vllm.SpeculativeFlag {
+		out := make([]string, len(vals))
+		for i, x := range vals {
+			out[i] = vllm.SpeculativeLabel(x)
+		}
+		return out
+	}
 	f, _, ok := vllm.Lookup(name)
 	if !ok || f.Type != vllm.KindBool {
 		return vals
@@ -222,7 +229,7 @@ func (v *View) Input() tune.SpecInput {
 		in.Mode = tune.OneAtATime
 	}
 	for _, d := range v.dims {
-		in.Vary = append(in.Vary, d.Flag+"="+strings.Join(d.Values, ","))
+		in.Vary = append(in.Vary, d.Text())
 	}
 	return in
 }

@@ -1,0 +1,58 @@
+package diagnose_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/rigbench/rigbench/engine/diagnose"
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/sim"
+)
+
+// TestDraftsPoorly: an n-gram drafter on a prompt with nothing to copy
+// has most drafts rejected; the diagnosis names that apart from the
+// bandwidth, with its acceptance as evidence, and the advice points at
+// the drafter (and Tune's vary), not at turning speculation on.
+func TestDraftsPoorly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator in real time: skipped with -short (make test runs it)")
+	}
+	cfg := sim.DefaultConfig()
+	cfg.Speed = 20
+	cfg.Speculative = &sim.Speculation{Method: "ngram", Tokens: 3}
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1}, DurationS: 15, MaxOutput: 256}
+	run, err := session.Run(context.Background(), session.Options{Kind: session.Demo, Sim: cfg, Plan: plan, Hardware: noGPU, NoTelemetry: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := run.Find(rundoc.PhaseDecode, 0, 1)
+	if c == nil || !c.Speculative() || c.SpecAcceptRate >= diagnose.PoorAcceptRate {
+		t.Fatalf("0×1 with an n-gram drafter on a varied prompt: %+v", c)
+	}
+	var found bool
+	for _, b := range diagnose.Cell(run, c) {
+		if b.Kind == diagnose.Drafting {
+			found = true
+			if !strings.Contains(b.Text(), "drafts poorly") || !strings.Contains(b.Evidence, rundoc.FigSpecAcceptRate.Text(c)+"%") {
+				t.Errorf("drafting bottleneck %q does not give its acceptance", b.Text())
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("0×1 accepted %.0f%% of its drafts and is not diagnosed as drafting poorly: %v", 100*c.SpecAcceptRate, diagnose.Cell(run, c))
+	}
+	var advice []string
+	for _, a := range diagnose.Advise(run) {
+		advice = append(advice, a.Text())
+	}
+	all := strings.Join(advice, "\n")
+	if !strings.Contains(all, "--vary speculative=") {
+		t.Errorf("no advice names Tune's speculative vary:\n%s", all)
+	}
+	if strings.Contains(all, "speculative decoding, --speculative-config") {
+		t.Errorf("a speculative run is advised to turn speculative decoding on:\n%s", all)
+	}
+	t.Logf("0×1: accepted %.1f%%, %.2f tokens/step\n%s", 100*c.SpecAcceptRate, c.SpecAcceptLengthEff, all)
+}
