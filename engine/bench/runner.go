@@ -424,20 +424,22 @@ func (r *Runner) prepare(ctx context.Context, run *rundoc.Run) (rundoc.Plan, err
 // row by row. An adaptive plan runs context by context in ascending order,
 // each context's prefill cell just before its decode row, so that the
 // prompts the prefill cell sent are still cached when its decode cells
-// reuse them (reuse.go).
+// reuse them (reuse.go). Burst cells (METHOD.md: Burst cells) take the
+// decode rows' place (BurstOnly) or follow the whole matrix, a row per
+// context (BurstAfter).
 func cellSpecs(plan rundoc.Plan) (specs []cellSpec) {
 	row := func(phase rundoc.Phase, c int) {
 		for _, n := range plan.Concurrency {
 			specs = append(specs, cellSpec{phase, c, n})
 		}
 	}
-	// Burst cells take the decode rows' place (--request-count), or follow
-	// the whole sustained matrix (--burst).
 	decodeRow := func(c int) { row(rundoc.PhaseDecode, c) }
 	if plan.Burst == rundoc.BurstOnly {
 		decodeRow = func(c int) { row(rundoc.PhaseBurst, c) }
 	}
 	if plan.Burst == rundoc.BurstAfter {
+		// Deferred: both orders below return their matrix, and the burst
+		// rows go after either.
 		defer func() {
 			for _, c := range plan.Contexts {
 				row(rundoc.PhaseBurst, c)

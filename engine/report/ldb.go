@@ -269,11 +269,9 @@ func ReadLDBJSON(data []byte) (*rundoc.Run, error) {
 		run.Cells = append(run.Cells, c)
 	}
 	for i, r := range f.BurstResults {
-		at := fmt.Sprintf("burst_results[%d].", i)
-		c := chk.decodeCell(at, r)
-		chk.spec(at, r.ldbSpec, &c)
-		run.Cells = append(run.Cells, c)
+		run.Cells = append(run.Cells, chk.decodeCell(fmt.Sprintf("burst_results[%d].", i), r))
 	}
+	ldbBurstPlan(run, len(m.Plan) > 0)
 	if chk.err != nil {
 		return nil, chk.err
 	}

@@ -38,10 +38,27 @@ func ldbBurstMeta(meta map[string]any, r *rundoc.Run) {
 	}
 }
 
+// ldbBurstPlan says in an imported run's plan that it measured burst cells:
+// after the matrix where it has sustained cells too, else instead of it, so
+// its decode matrix is not drawn empty. A plan RigBench wrote (ours) says
+// it already.
+func ldbBurstPlan(run *rundoc.Run, ours bool) {
+	if ours || len(run.BurstCells()) == 0 {
+		return
+	}
+	run.Plan.Burst = rundoc.BurstOnly
+	for _, c := range run.Cells {
+		if c.Phase == rundoc.PhaseDecode {
+			run.Plan.Burst = rundoc.BurstAfter
+			return
+		}
+	}
+}
+
 // ldbBurstResult is one burst cell as a burst_results[] entry: a results[]
 // entry (ldbResult) with the request-count fields, latencies in seconds.
 func ldbBurstResult(c *rundoc.Cell, speed float64) map[string]any {
-	e := ldbResult(c, speed, 0) // a burst cell has no drafting figures
+	e := ldbResult(c, speed, 0) // a burst has no drafting figures: they are over a window
 	e["benchmark_mode"] = ldbRequestCount
 	e["request_count"], e["request_count_target"] = c.RequestCount, c.RequestCount
 	e["warmup_request_count"] = c.WarmupRequests

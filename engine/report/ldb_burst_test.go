@@ -98,7 +98,7 @@ func TestLDBBurstRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tool.Cells) != 2 || tool.Find(rundoc.PhaseDecode, 0, 4) == nil {
+	if len(tool.Cells) != 2 || tool.Find(rundoc.PhaseDecode, 0, 4) == nil || tool.Plan.Burst != rundoc.BurstAfter {
 		t.Fatalf("cells %+v, want the sustained 0×4 and the burst 0×4", tool.Cells)
 	}
 	got := tool.Find(rundoc.PhaseBurst, 0, 4)
@@ -132,5 +132,8 @@ func TestLDBRequestCountResults(t *testing.T) {
 	c := r.Find(rundoc.PhaseBurst, 0, 2)
 	if c == nil || c.RequestCount != 8 || !near(c.LatencyMs, 900) || c.RequestsPerS != 2 || r.Find(rundoc.PhaseDecode, 0, 2) != nil {
 		t.Errorf("cells %+v", r.Cells)
+	}
+	if r.Plan.Burst != rundoc.BurstOnly {
+		t.Errorf("plan burst %q, want only: the run has no sustained cell, so no decode matrix to draw", r.Plan.Burst)
 	}
 }
