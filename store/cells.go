@@ -62,7 +62,7 @@ func (w *cellWriter) insert(ctx context.Context, runID int64, seq int, c *rundoc
 	if err != nil {
 		return err
 	}
-	checks, err := jsonCol(cellChecksCol{c.CellChecks, c.CellSpec}, c.CellChecks == rundoc.CellChecks{} && !c.Speculative())
+	checks, err := jsonCol(cellChecksCol{c.CellChecks, c.CellSpec}, c.CellChecks == rundoc.CellChecks{} && c.CellSpec.IsZero())
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,8 @@ func fullRun(t testing.TB, seed int) *rundoc.Run {
 	r.Source.Format = rundoc.SourceLDB
 	r.Source.File = json.RawMessage(fmt.Sprintf(`{"metadata":{"ForceP2P":"%d"},"results":[]}`, seed))
 	r.FinishedAt = r.CreatedAt.Add(time.Hour)
+	r.Plan.AcceptLenRef = 1 + float64(seed%60) // tokens per step: 1 to 65
+
 	// A burst cell (issue 39) beside the decode cell, at its own context
 	// and concurrency: the history keeps every phase.
 	r.Cells = append(r.Cells, r.Cells[1])

@@ -63,6 +63,10 @@ func (u *UI) tuneBackend() tuneview.Backend {
 		OnApply: func(changes []vllm.FlagValue) {
 			cfg := u.Launch.Form.Config()
 			for _, c := range changes {
+				if c.Value == "" {
+					cfg.Unset(c.Name) // a flag the winner leaves out
+					continue
+				}
 				cfg.Set(c.Name, c.Value)
 			}
 			u.Launch.Form.SetConfig(cfg)

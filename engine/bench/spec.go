@@ -40,25 +40,25 @@ func specDelta(a, b *specReading) (d rundoc.SpecDelta, ok bool) {
 	}
 	if !a.hasCounters || !b.hasCounters {
 		d.AcceptLength = b.acceptLength
-		return d, b.acceptLength >= 1
+		return d, d.Valid()
 	}
 	d = rundoc.SpecDelta{
+		Counted:     true,
 		Drafts:      b.spec.Drafts - a.spec.Drafts,
 		DraftTokens: b.spec.DraftTokens - a.spec.DraftTokens,
 		Accepted:    b.spec.Accepted - a.spec.Accepted,
 		Output:      b.generated - a.generated,
-	}
-	if d.Drafts < 0 || d.DraftTokens < 0 || d.Accepted < 0 || d.Output < 0 || d.Accepted > d.DraftTokens {
-		return rundoc.SpecDelta{}, false
 	}
 	for i, x := range b.spec.AcceptedPerPos {
 		prev := 0.0
 		if i < len(a.spec.AcceptedPerPos) {
 			prev = a.spec.AcceptedPerPos[i]
 		}
-		d.AcceptedPerPos = append(d.AcceptedPerPos, max(x-prev, 0))
+		d.AcceptedPerPos = append(d.AcceptedPerPos, x-prev)
 	}
-	return d, d.Drafts > 0
+	// A counter that went backwards (a restarted server) or moved beyond
+	// what drafting can make is not believed (SpecDelta.Valid).
+	return d, d.Valid()
 }
 
 // specFigures sets a decode cell's drafting figures (METHOD.md:

@@ -56,3 +56,29 @@ func TestNoteUncountedSteps(t *testing.T) {
 		t.Errorf("a plain launch marked the steps missing")
 	}
 }
+
+// A window whose server counted but proposed no draft yields one token per
+// step: steps/s is its tok/s and no acceptance is claimed. A server whose
+// counters cannot be a drafter's (fewer tokens than drafted steps) is not
+// believed.
+func TestSpecDeltaEdges(t *testing.T) {
+	a := &specReading{hasCounters: true, generated: 100}
+	b := &specReading{hasCounters: true, generated: 600}
+	d, ok := specDelta(a, b)
+	c := &rundoc.Cell{TotalTokS: 50, TotalTokSCI95: 1}
+	rundoc.SetSpec(c, d, 0)
+	if !ok || c.SpecAcceptLengthEff != 1 || c.StepsPerS != 50 || c.EngineSteps != 500 || c.SpecDrafts != 0 || c.SpecAcceptRate != 0 {
+		t.Errorf("no drafts: %+v (%v)", c.CellSpec, ok)
+	}
+	if got := rundoc.FigSpecAcceptRate.Text(c); got != "" {
+		t.Errorf("no drafts proposed, yet an acceptance rate %q", got)
+	}
+	bad := &specReading{hasCounters: true, generated: 150, spec: client.SpecCounters{Drafts: 100, DraftTokens: 200, Accepted: 10}}
+	if _, ok := specDelta(a, bad); ok {
+		t.Error("50 tokens from 100 drafted steps were believed")
+	}
+	zero := &rundoc.Cell{Phase: rundoc.PhaseDecode, CellSpec: rundoc.CellSpec{SpecDrafts: 10, SpecDraftTokens: 20, SpecAcceptLengthEff: 1.1}}
+	if got := rundoc.FigSpecAcceptRate.Text(zero); got != "0.0" {
+		t.Errorf("every draft rejected reads %q, want 0.0", got)
+	}
+}

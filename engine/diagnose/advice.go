@@ -346,8 +346,13 @@ func launchValue(run *rundoc.Run, flag, def string) (v string, known bool) {
 	return def, true
 }
 
-// speculative reports whether some decode cell of run drafted.
+// speculative reports whether run's launch drafts (its roofline's note of
+// --speculative-config, also for a server without drafting counters) or
+// some decode cell of it drafted (an endpoint's counters).
 func speculative(run *rundoc.Run) bool {
+	if r := run.Server.Roofline; r != nil && r.Speculative {
+		return true
+	}
 	for i := range run.Cells {
 		if run.Cells[i].Speculative() {
 			return true

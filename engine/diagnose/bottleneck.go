@@ -34,9 +34,10 @@ const (
 	// Client: RigBench itself kept this machine's cores busy during the
 	// window (CellWindow.ClientCPUPct): the client may set the pace.
 	Client Kind = "client"
-	// Drafting: a speculative launch's drafts are mostly rejected
-	// (SpecAcceptRate below PoorAcceptRate): the steps spent verifying
-	// them buy little, whatever the bandwidth.
+	// Drafting: a speculative launch's first drafted token is mostly
+	// rejected (below PoorAcceptRate), or the server proposed no draft:
+	// the steps spent drafting and verifying buy little, whatever the
+	// bandwidth.
 	Drafting Kind = "drafting"
 	// Bandwidth: decode reads the memory near its peak (RooflinePct).
 	Bandwidth Kind = "bandwidth"
@@ -58,10 +59,14 @@ const (
 	// measured now never reaches this diagnosis; runs recorded before
 	// Unreliable was a status still do.
 	ClientBoundPct = rundoc.ClientBehindPct
-	// PoorAcceptRate is the share of draft tokens accepted below which a
-	// speculative cell drafts poorly: at half its drafts rejected, a
-	// drafter of k tokens yields under 2 tokens per step for k + 1
-	// verified, and a shorter draft or another drafter usually does better.
+	// PoorAcceptRate is the share of first drafted tokens (draft position
+	// 1) accepted below which a speculative cell drafts poorly. Later
+	// positions are accepted only after it, and less often, so with p₁ <
+	// ½ a drafted step's expected accepted tokens Σᵢ Πⱼ≤ᵢ pⱼ stay below
+	// p₁ / (1 − p₁) < 1: a step yields under 2 tokens however many it
+	// drafts (k + 1 verified). The overall acceptance rate would not do:
+	// it falls with k by construction, so a long draft that still pays
+	// would read as poor.
 	PoorAcceptRate = 0.5
 )
 
@@ -137,8 +142,8 @@ func Cell(run *rundoc.Run, c *rundoc.Cell) []Bottleneck {
 	if c.ClientCPUPct >= ClientBoundPct {
 		add(Client, "RigBench used %.0f%% of this machine's CPU during the window: run it on another machine, or lower the concurrency", c.ClientCPUPct)
 	}
-	if c.Speculative() && c.SpecDraftTokens > 0 && c.SpecAcceptRate < PoorAcceptRate {
-		add(Drafting, "accepted %s%% of its drafts, %s tokens per step", rundoc.FigSpecAcceptRate.Text(c), rundoc.FigSpecAcceptLength.Text(c))
+	if e := draftingEvidence(c); e != "" {
+		add(Drafting, "%s", e)
 	}
 	if c.RooflinePct >= BandwidthBoundPct {
 		add(Bandwidth, "reads %s of the peak memory bandwidth", rundoc.FigRoofline.WithUnit(c))
@@ -367,4 +372,21 @@ func throttleEvidence(g *hardware.GPUStats) string {
 // plan check counts them.
 func running(run *rundoc.Run, c *rundoc.Cell) int {
 	return bench.ServerLimits(run.Server).Running(c.Concurrency)
+}
+
+// draftingEvidence names a speculative cell that drafts poorly
+// (PoorAcceptRate): "accepted 32.0% of its first drafted tokens, 1.41
+// tokens per step", or a server that counted drafts and proposed none in
+// the window; "" otherwise.
+func draftingEvidence(c *rundoc.Cell) string {
+	switch {
+	case !c.Speculative():
+		return ""
+	case c.SpecOutputTokens > 0 && c.SpecDrafts == 0:
+		return "proposed no draft in the window (an n-gram drafter finds nothing to copy in a prompt that does not repeat itself)"
+	case len(c.SpecPosAccept) > 0 && c.SpecPosAccept[0] < PoorAcceptRate:
+		return fmt.Sprintf("accepted %s%% of its first drafted tokens, %s tokens per step",
+			rundoc.FigSpecAcceptRate.Format(100*c.SpecPosAccept[0]), rundoc.FigSpecAcceptLength.Text(c))
+	}
+	return ""
 }

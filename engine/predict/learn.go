@@ -182,6 +182,12 @@ func Learn(prior Efficiency, card Card, runs []*rundoc.Run, models Models) Effic
 			slots = p0.DefaultMaxNumSeqs
 		}
 		n0 := len(dec) + len(pre)
+		if rl := r.Server.Roofline; rl != nil && rl.Speculative {
+			// A drafting launch whose server had no drafting counters:
+			// its cells' time per token is their prompts' acceptance as
+			// much as the card's (below).
+			continue
+		}
 		for _, c := range r.Cells {
 			if c.Status != rundoc.StatusValid {
 				continue

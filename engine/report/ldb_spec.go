@@ -22,16 +22,13 @@ type ldbSpec struct {
 	AcceptNormRefLen *float64  `json:"accept_norm_ref_len"`
 }
 
-// maxAcceptLength bounds the tokens a drafted step can yield.
-const maxAcceptLength = rundoc.MaxSpecPositions + 1
-
 // spec reads an entry's drafting figures into c, refusing shares above 1
-// and lengths beyond maxAcceptLength with their field's name. It returns
+// and lengths beyond rundoc.MaxAcceptLength with their field's name. It returns
 // the entry's reference acceptance length (0: none).
 func (k *ldbChecker) spec(at string, s ldbSpec, c *rundoc.Cell) float64 {
 	c.SpecAcceptRate = k.figure(at+"server_spec_accept_rate", s.SpecAcceptRate, 1, "(a share)")
-	c.SpecAcceptLength = k.figure(at+"server_spec_accept_length", s.SpecAcceptLength, maxAcceptLength, "tokens per step")
-	c.SpecAcceptLengthEff = k.figure(at+"server_accept_len_effective", s.AcceptLenEff, maxAcceptLength, "tokens per step")
+	c.SpecAcceptLength = k.figure(at+"server_spec_accept_length", s.SpecAcceptLength, rundoc.MaxAcceptLength, "tokens per step")
+	c.SpecAcceptLengthEff = k.figure(at+"server_accept_len_effective", s.AcceptLenEff, rundoc.MaxAcceptLength, "tokens per step")
 	c.SpecDrafts = k.count(at+"server_spec_drafts", s.SpecDrafts)
 	c.SpecDraftTokens = k.count(at+"server_spec_draft_tokens", s.SpecDraftTokens)
 	c.SpecAcceptedTokens = k.count(at+"server_spec_accepted_tokens", s.SpecAccepted)
@@ -44,12 +41,14 @@ func (k *ldbChecker) spec(at string, s ldbSpec, c *rundoc.Cell) float64 {
 	for i := range min(len(s.SpecPosAccept), rundoc.MaxSpecPositions) {
 		c.SpecPosAccept = append(c.SpecPosAccept, k.figure(at+"server_spec_pos_accept", &s.SpecPosAccept[i], 1, "(a share)"))
 	}
-	if c.SpecAcceptLengthEff == 0 {
-		// Not a drafting cell: the tool's zeros say nothing.
-		c.CellSpec = rundoc.CellSpec{}
-		return 0
+	if c.CellSpec.IsZero() {
+		return 0 // not a drafting cell: the tool writes zeros
 	}
-	return k.figure(at+"accept_norm_ref_len", s.AcceptNormRefLen, maxAcceptLength, "tokens per step")
+	ref := k.figure(at+"accept_norm_ref_len", s.AcceptNormRefLen, rundoc.MaxAcceptLength, "tokens per step")
+	if ref > 0 && ref < 1 {
+		k.fail("its %saccept_norm_ref_len is %g, below the 1 token every step yields", at, ref)
+	}
+	return ref
 }
 
 // ldbSpecFields writes a drafting cell's figures under the tool's names,

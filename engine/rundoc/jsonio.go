@@ -302,6 +302,9 @@ func (v *validator) plan(p *Plan) {
 	v.intRange("plan.max_output", p.MaxOutput, 0, MaxContextTokens)
 	v.intRange("plan.kv_capacity_override", p.KVCapacityOverride, 0, math.MaxInt32)
 	v.num("plan.sim_speed", p.SimSpeed)
+	if r := p.AcceptLenRef; r != 0 && !(r >= 1 && r <= MaxAcceptLength) {
+		v.fail("plan.accept_len_ref is %v, want 1 to %d tokens per step", r, MaxAcceptLength)
+	}
 }
 
 func (v *validator) server(s *Server) {

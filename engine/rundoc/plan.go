@@ -330,8 +330,8 @@ func (p Plan) Validate() error {
 	if p.MaxOutput < 1 {
 		errs = append(errs, fmt.Errorf("max output must be at least 1 token, not %d", p.MaxOutput))
 	}
-	if math.IsNaN(p.AcceptLenRef) || p.AcceptLenRef != 0 && (p.AcceptLenRef < 1 || p.AcceptLenRef > MaxSpecPositions+1) {
-		errs = append(errs, fmt.Errorf("the reference acceptance length must be from 1 to %d tokens per step, not %g: a drafted step yields its accepted drafts plus one token", MaxSpecPositions+1, p.AcceptLenRef))
+	if p.AcceptLenRef != 0 && !(p.AcceptLenRef >= 1 && p.AcceptLenRef <= MaxAcceptLength) {
+		errs = append(errs, fmt.Errorf("the reference acceptance length must be from 1 to %d tokens per step, not %g: a drafted step yields its accepted drafts plus one token", MaxAcceptLength, p.AcceptLenRef))
 	}
 	if len(p.Contexts) == 0 && len(p.PrefillContexts) == 0 {
 		errs = append(errs, errors.New("the plan has no contexts: give decode contexts, prefill contexts or both"))

@@ -274,8 +274,8 @@ func (in PlanInput) Plan() (Plan, error) {
 	}
 	if t := strings.TrimSpace(in.AcceptLenRef); t != "" {
 		v, err := strconv.ParseFloat(t, 64)
-		if err != nil || !(v >= 1 && v <= MaxSpecPositions+1) {
-			return p, &FieldError{FieldAcceptLenRef, fmt.Sprintf("must be the tokens a drafted step yields, from 1 to %d (such as 3), or empty for none, not %q", MaxSpecPositions+1, in.AcceptLenRef)}
+		if err != nil || !(v >= 1 && v <= MaxAcceptLength) {
+			return p, &FieldError{FieldAcceptLenRef, fmt.Sprintf("must be the tokens a drafted step yields, from 1 to %d (such as 3), or empty for none, not %q", MaxAcceptLength, in.AcceptLenRef)}
 		}
 		p.AcceptLenRef = v
 	}

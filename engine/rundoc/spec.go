@@ -60,6 +60,9 @@ const MaxSpecPositions = 64
 // SpecDelta is what the spec figures are derived from: deltas of a
 // server's counters over one span.
 type SpecDelta struct {
+	// Counted is true when the server's spec_decode counters were read
+	// (vLLM); false for SGLang's gauge alone.
+	Counted                       bool
 	Drafts, DraftTokens, Accepted float64
 	AcceptedPerPos                []float64
 	// Output is Δ of the generated-token counter over the same span.
@@ -68,42 +71,75 @@ type SpecDelta struct {
 	AcceptLength float64
 }
 
+// MaxAcceptLength is the most tokens a drafted step can yield: every
+// draft position accepted, plus the step's own token.
+const MaxAcceptLength = MaxSpecPositions + 1
+
+// Valid reports whether d can be a drafting server's: counts that are not
+// negative, no more accepted tokens than drafted, every drafted step
+// emitting at least its own token (out ≥ Δdrafts), and a gauge within
+// MaxAcceptLength. A server that breaks these is not believed: the cell
+// gets no drafting figures rather than ones its own import would refuse.
+func (d SpecDelta) Valid() bool {
+	if !d.Counted {
+		return d.AcceptLength >= 1 && d.AcceptLength <= MaxAcceptLength
+	}
+	for _, x := range append([]float64{d.Drafts, d.DraftTokens, d.Accepted, d.Output}, d.AcceptedPerPos...) {
+		if !(x >= 0 && x <= math.MaxInt32) {
+			return false
+		}
+	}
+	return d.Output > 0 && d.Accepted <= d.DraftTokens && d.Output >= d.Drafts && d.Accepted <= d.Drafts*MaxSpecPositions
+}
+
 // SetSpec fills c's drafting figures from d and c's total tok/s (and its
 // ±), with ProjectedTokS at refLen when refLen > 0. It leaves c as it was
-// when d holds no drafting (no drafts, nothing generated).
+// when d is not Valid. A span whose server counted but proposed no draft
+// (an n-gram drafter that found nothing to copy) has out steps of one
+// token each: L_eff 1, steps/s its total tok/s, and no acceptance.
 func SetSpec(c *Cell, d SpecDelta, refLen float64) {
+	if !d.Valid() {
+		return
+	}
 	var s CellSpec
-	switch {
-	case d.Drafts > 0 && d.Output > 0:
+	if d.Counted {
 		s.SpecDrafts, s.SpecDraftTokens = int(d.Drafts), int(d.DraftTokens)
 		s.SpecAcceptedTokens, s.SpecOutputTokens = int(d.Accepted), int(d.Output)
 		if d.DraftTokens > 0 {
 			s.SpecAcceptRate = round4(d.Accepted / d.DraftTokens)
 		}
-		s.SpecAcceptLength = round4(1 + d.Accepted/d.Drafts)
-		for i, a := range d.AcceptedPerPos {
-			if i >= MaxSpecPositions {
-				break
+		if d.Drafts > 0 {
+			s.SpecAcceptLength = round4(1 + d.Accepted/d.Drafts)
+			for i, a := range d.AcceptedPerPos {
+				if i >= MaxSpecPositions {
+					break
+				}
+				s.SpecPosAccept = append(s.SpecPosAccept, round4(min(a/d.Drafts, 1)))
 			}
-			s.SpecPosAccept = append(s.SpecPosAccept, round4(a/d.Drafts))
 		}
 		steps := d.Drafts + math.Max(0, d.Output-(d.Accepted+d.Drafts))
 		s.EngineSteps = math.Round(steps)
 		s.SpecAcceptLengthEff = round4(d.Output / steps)
-	case d.AcceptLength >= 1:
+	} else {
 		// SGLang gives only its recent acceptance length.
 		s.SpecAcceptLength, s.SpecAcceptLengthEff = round4(d.AcceptLength), round4(d.AcceptLength)
-	default:
-		return
 	}
 	if c.TotalTokS > 0 {
-		s.StepsPerS = round1(c.TotalTokS / s.SpecAcceptLengthEff)
+		steps := c.TotalTokS / s.SpecAcceptLengthEff
+		s.StepsPerS = round1(steps)
 		s.StepsPerSCI95 = round1(c.TotalTokSCI95 / s.SpecAcceptLengthEff)
 		if refLen > 0 {
-			s.ProjectedTokS = round1(c.TotalTokS / s.SpecAcceptLengthEff * refLen)
+			s.ProjectedTokS = round1(steps * refLen)
 		}
 	}
 	c.CellSpec = s
+}
+
+// IsZero reports whether s holds no drafting figure at all (a plain cell).
+func (s CellSpec) IsZero() bool {
+	return s.SpecDrafts == 0 && s.SpecDraftTokens == 0 && s.SpecAcceptedTokens == 0 && s.SpecOutputTokens == 0 &&
+		s.SpecAcceptRate == 0 && s.SpecAcceptLength == 0 && len(s.SpecPosAccept) == 0 && s.EngineSteps == 0 &&
+		s.SpecAcceptLengthEff == 0 && s.StepsPerS == 0 && s.StepsPerSCI95 == 0 && s.ProjectedTokS == 0
 }
 
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
@@ -113,8 +149,10 @@ func round1(v float64) float64 { return math.Round(v*10) / 10 }
 // shown only when some cell drafted.
 var (
 	// FigSpecAcceptRate is the share of draft tokens accepted.
+	// A rate of 0 is a figure where drafts were proposed (all rejected).
 	FigSpecAcceptRate = Figure{Key: "spec_accept_rate", Label: "accepted %", Title: "Accepted %", Unit: "%", Decimals: 1, Better: Higher,
-		Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return 100 * c.SpecAcceptRate }}
+		Phase: PhaseDecode, Optional: true, value: func(c *Cell) float64 { return 100 * c.SpecAcceptRate },
+		zeroCounts: func(c *Cell) bool { return c.SpecDraftTokens > 0 }}
 	// FigSpecAcceptLength is the tokens per sequence-step, first tokens
 	// included (L_eff).
 	FigSpecAcceptLength = Figure{Key: "spec_accept_length_eff", Label: "tokens/step", Title: "Tokens/step", Decimals: 2, Better: Higher,
@@ -165,8 +203,8 @@ func (v *validator) spec(where string, s CellSpec) {
 		name string
 		v    float64
 	}{{"spec_accept_length", s.SpecAcceptLength}, {"spec_accept_length_eff", s.SpecAcceptLengthEff}} {
-		if !(f.v == 0 || f.v >= 1 && f.v <= MaxSpecPositions+1) {
-			v.fail("%s: %s is %v, want 1 to %d tokens per step", where, f.name, f.v, MaxSpecPositions+1)
+		if !(f.v == 0 || f.v >= 1 && f.v <= MaxAcceptLength) {
+			v.fail("%s: %s is %v, want 1 to %d tokens per step", where, f.name, f.v, MaxAcceptLength)
 		}
 	}
 	v.count(where+": spec_pos_accept", len(s.SpecPosAccept), MaxSpecPositions)

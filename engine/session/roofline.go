@@ -90,8 +90,21 @@ func Speculative(l *rundoc.Launch) bool {
 		return true
 	}
 	// vLLM's older spelling: a draft model and how many tokens it drafts.
-	m, ok := cfg.Get("--speculative-model")
-	return ok && strings.TrimSpace(m) != ""
+	// The catalog does not know it, so it is among the launch's extra
+	// arguments.
+	for i, a := range cfg.Extra {
+		name, val, eq := strings.Cut(a, "=")
+		if strings.ReplaceAll(name, "_", "-") != "--speculative-model" {
+			continue
+		}
+		if !eq && i+1 < len(cfg.Extra) {
+			val = cfg.Extra[i+1]
+		}
+		if v := strings.TrimSpace(val); v != "" && !strings.HasPrefix(v, "--") {
+			return true
+		}
+	}
+	return false
 }
 
 // cachedKV reads an endpoint's KV bytes per token from its model's config

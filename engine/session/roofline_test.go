@@ -215,7 +215,12 @@ func TestSpeculativeLaunchCountsItsSteps(t *testing.T) {
 	if missing.Complete() || !strings.Contains(missing.Why(), "speculatively") || !strings.Contains(missing.Why(), "spec_decode") {
 		t.Errorf("missing steps: why %q", missing.Why())
 	}
-	for _, args := range [][]string{nil, {"--max-num-seqs", "8"}, {"--speculative-config", "{}"}} {
+	for _, args := range [][]string{{"--speculative-model", "org/draft", "--num-speculative-tokens", "3"}, {"--speculative_model=org/draft"}} {
+		if !session.Speculative(&rundoc.Launch{Args: args}) {
+			t.Errorf("%q (vLLM's older spelling) not taken as speculative", args)
+		}
+	}
+	for _, args := range [][]string{nil, {"--max-num-seqs", "8"}, {"--speculative-config", "{}"}, {"--speculative-model", "--max-num-seqs", "8"}} {
 		if session.Speculative(&rundoc.Launch{Args: args}) {
 			t.Errorf("%q taken as speculative", args)
 		}

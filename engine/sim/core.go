@@ -533,6 +533,11 @@ func (c *core) step() []emission {
 	}
 	if c.spec != nil {
 		rec.end = c.now
+		if len(c.specLog) >= maxSpecLog {
+			// Keep the latest half: a truth is read over a cell's
+			// window, not the server's whole life.
+			c.specLog = append(c.specLog[:0], c.specLog[len(c.specLog)/2:]...)
+		}
 		c.specLog = append(c.specLog, rec)
 	}
 	c.cold.settle()

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rigbench/rigbench/engine/vllm"
 )
 
 // Speculation is a launch's speculative decoding as the simulator models it
@@ -25,10 +27,9 @@ type Speculation struct {
 // "deepseek_mtp", "qwen3_next_mtp" and so on; they read as "mtp".
 var specMethods = []string{"draft_model", "eagle", "eagle3", "mtp", "ngram"}
 
-// maxSpecTokens bounds num_speculative_tokens: vLLM accepts more, but no
-// drafter is useful beyond a handful, and the per-position counters are
-// one series each.
-const maxSpecTokens = 16
+// maxSpecTokens bounds num_speculative_tokens (vllm.MaxSpeculativeTokens):
+// the per-position counters are one series each.
+const maxSpecTokens = vllm.MaxSpeculativeTokens
 
 // parseSpeculativeConfig reads --speculative-config's JSON as vLLM's
 // SpeculativeConfig does, with its error wording: a JSON object with
@@ -205,6 +206,10 @@ type specCounters struct {
 	drafts, draftTokens, accepted int64
 	perPos                        []int64
 }
+
+// maxSpecLog bounds the speculative truth a server keeps (about 6 MB):
+// the latest steps, hours of a busy card's, enough for any cell's window.
+const maxSpecLog = 1 << 17
 
 // specRecord is one step of a speculative engine in the ground truth: when
 // it ended (simulated seconds), the sequence-steps that produced tokens,

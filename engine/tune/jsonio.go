@@ -49,7 +49,10 @@ type DocBase struct {
 type DocVariant struct {
 	// Flags are the arguments the variant changes from the base ([] for
 	// the base itself); Label is them as one line.
-	Flags  []string `json:"flags"`
+	Flags []string `json:"flags"`
+	// Unset are the flags the variant leaves out that the base sets
+	// (speculative "off" against a base that drafts); absent when none.
+	Unset  []string `json:"unset,omitempty"`
 	Label  string   `json:"label"`
 	Status Status   `json:"status"`
 	RunID  string   `json:"run_id,omitempty"`
@@ -110,6 +113,11 @@ func (r *Result) Document() *Doc {
 	for _, v := range r.Variants {
 		dv := DocVariant{Flags: nonNil(FlagArgs(v.Variant.Changes)), Label: v.Variant.Label(), Status: v.Status,
 			RunID: v.RunID, ScoreWhy: v.Score.Why, Error: v.Error, Fix: v.Fix, LoadS: v.LoadS, Cells: []DocCell{}}
+		for _, ch := range v.Variant.Changes {
+			if ch.Value == "" {
+				dv.Unset = append(dv.Unset, ch.Name)
+			}
+		}
 		if v.Score.OK {
 			s := v.Score.Value
 			dv.Score, dv.ScoreCI95 = &s, v.Score.CI95
@@ -189,15 +197,23 @@ func (r *Result) BestConfig() (vllm.LaunchConfig, bool) {
 }
 
 // BestChanges returns the flags the best variant changes from the base, as
-// "Apply to Launch" sets them on the launch form; ok is false when no
-// variant won or the base won (nothing to change).
+// "Apply to Launch" sets them on the launch form, a flag it leaves out
+// with an empty Value (Variant.Changes' rule: unset it); ok is false when
+// no variant won or the base won (nothing to change).
 func (d *Doc) BestChanges() (changes []vllm.FlagValue, ok bool) {
-	if d.Best == nil || len(d.Variants[*d.Best].Flags) == 0 {
+	if d.Best == nil {
 		return nil, false
 	}
-	c, err := vllm.ParseArgs(d.Variants[*d.Best].Flags)
-	if err != nil || len(c.Flags) == 0 {
-		return nil, false
+	best := d.Variants[*d.Best]
+	if len(best.Flags) > 0 {
+		c, err := vllm.ParseArgs(best.Flags)
+		if err != nil {
+			return nil, false
+		}
+		changes = c.Flags
 	}
-	return c.Flags, true
+	for _, name := range best.Unset {
+		changes = append(changes, vllm.FlagValue{Name: name})
+	}
+	return changes, len(changes) > 0
 }

@@ -105,13 +105,7 @@ func ParseDimension(s string) (Dimension, error) {
 	if !ok || name == "" {
 		return Dimension{}, fmt.Errorf("%q: write FLAG=V1,V2, e.g. kv-cache-dtype=auto,fp8", s)
 	}
-	var values []string
-	for _, v := range strings.Split(vals, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			values = append(values, v)
-		}
-	}
-	return NewDimension(name, values)
+	return NewDimension(name, vllm.SplitValues(vals))
 }
 
 // NewDimension checks a flag and its values against the catalog and returns

@@ -46,6 +46,17 @@ func TestSpeculativeDimension(t *testing.T) {
 	if err != nil || strings.Join(back.Values, "|") != strings.Join(d.Values, "|") {
 		t.Errorf("read back: %+v, %v", back, err)
 	}
+	// The winner "off" against a drafting base: Apply leaves the flag out.
+	base := s.Base
+	res := &tune.Result{Spec: tune.Spec{Mode: tune.Grid, Plan: plan, Base: base, Dimensions: []tune.Dimension{dim(t, "speculative=off,mtp:2")}}}
+	for _, v := range res.Spec.Variants() {
+		res.Variants = append(res.Variants, tune.VariantResult{Variant: v, Status: tune.Measured})
+	}
+	res.Best = 1
+	changes, ok := res.Document().BestChanges()
+	if !ok || len(changes) != 1 || changes[0].Name != vllm.SpeculativeFlag || changes[0].Value != "" {
+		t.Errorf("the off winner's changes %+v (%v), want --speculative-config left out", changes, ok)
+	}
 	for label, want := range map[string]string{"speculative mtp:2": "speculative mtp:2", "without speculative decoding": "without speculative decoding"} {
 		v := tune.DocVariant{Label: label}
 		if label == "speculative mtp:2" {
@@ -54,6 +65,23 @@ func TestSpeculativeDimension(t *testing.T) {
 		if got := tune.BarLabel(v); got != want {
 			t.Errorf("bar label %q, want %q", got, want)
 		}
+	}
+	// A configuration the short form cannot say stays whole: in --vary
+	// (commas inside JSON do not split it), in labels and in run names,
+	// so two draft models are two variants.
+	d = dim(t, `speculative={"method":"eagle","model":"a/eagle-1","num_speculative_tokens":3},{"method":"eagle","model":"b/eagle-2","num_speculative_tokens":3},mtp:2`)
+	if len(d.Values) != 3 {
+		t.Fatalf("JSON values split: %q", d.Values)
+	}
+	vs = tune.Spec{Mode: tune.Grid, Plan: plan, Dimensions: []tune.Dimension{d}}.Variants()
+	if len(vs) != 4 || !strings.Contains(vs[1].Label(), "a/eagle-1") || !strings.Contains(vs[2].Label(), "b/eagle-2") {
+		t.Errorf("two draft models: %d variants, %q, %q", len(vs), vs[1].Label(), vs[2].Label())
+	}
+	if again, err := tune.ParseDimension(d.Text()); err != nil || strings.Join(again.Values, "|") != strings.Join(d.Values, "|") {
+		t.Errorf("the dimension's text %q reads back as %q, %v", d.Text(), again.Values, err)
+	}
+	if _, err := tune.ParseDimension("speculative=eagle:3"); err == nil || !strings.Contains(err.Error(), "model") {
+		t.Errorf("eagle without its draft model: %v", err)
 	}
 	for _, bad := range []string{"speculative=mtp", "speculative=medusa:2", "speculative=mtp:0", "speculative={oops"} {
 		if _, err := tune.ParseDimension(bad); err == nil {
