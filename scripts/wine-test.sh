@@ -23,4 +23,7 @@ GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO test -overlay "$overlay" -exec "$her
 	-short -count=1 -timeout 5m -run 'TestSweepRunsOnceAtATime|TestLoadSpec' ./engine/tune
 GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO test -overlay "$overlay" -exec "$here/wine-exec.sh" \
 	-short -count=1 -timeout 5m -run 'TestOwnerState|TestParseStatStart' ./engine/docker
+# engine/rig: which SSH agent Windows asks; its other tests start sshd.
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $GO test -overlay "$overlay" -exec "$here/wine-exec.sh" \
+	-short -count=1 -timeout 5m -run 'TestWindowsAgentPipe' ./engine/rig
 GO=$GO "$here/windows-e2e.sh"

@@ -140,3 +140,18 @@ func permissionHint(goos string) string {
 	}
 	return "add it to the docker group with `sudo usermod -aG docker $USER`, then log out and back in"
 }
+
+// desktopGPU words a launch Docker refused a GPU for (ErrGPUToolkit) as
+// Docker Desktop's problem when the daemon is this machine's on Windows
+// (local), which is Docker Desktop there: its remedy is WSL 2's, not the
+// Linux Container Toolkit's. goos is a parameter so the rule is tested on
+// every platform. Any other error comes back unchanged.
+func desktopGPU(goos string, local bool, err error) error {
+	var de *Error
+	if goos != "windows" || !local || !errors.As(err, &de) || de.Kind != ErrGPUToolkit {
+		return err
+	}
+	d := NoGPURuntime("", true)
+	d.Err = de.Err
+	return d
+}

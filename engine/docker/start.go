@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -65,7 +66,7 @@ func (l *Launcher) Start(ctx context.Context, cfg vllm.LaunchConfig, obs func(Lo
 	}
 	if err := l.api.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
 		c.Stop(ctx)
-		return nil, fmt.Errorf("starting the container: %w", classify(err))
+		return nil, fmt.Errorf("starting the container: %w", desktopGPU(runtime.GOOS, l.portsHere(), classify(err)))
 	}
 	if port == 0 {
 		if c.port, err = l.publishedPort(ctx, created.ID); err != nil {

@@ -334,3 +334,28 @@ func TestBusyOnASharedRigNamesTheOtherDesktop(t *testing.T) {
 		t.Errorf("message %q", e.Message)
 	}
 }
+
+// On Windows a GPU refused by this machine's daemon (Docker Desktop) is
+// Docker Desktop's sentence with WSL 2's remedy; a rig's, or Linux's, keeps
+// the Container Toolkit's.
+func TestDesktopGPURefusal(t *testing.T) {
+	refused := classify(errors.New(`Error response from daemon: could not select device driver "" with capabilities: [[gpu]]`))
+	got := desktopGPU("windows", true, refused)
+	var de *Error
+	if !errors.As(got, &de) || de.Kind != ErrGPUToolkit || de.Hint != DesktopGPUHint ||
+		!strings.HasPrefix(got.Error(), "Docker Desktop does not see your GPU: turn on WSL 2 GPU support") || de.Err == nil {
+		t.Errorf("Windows, local daemon: %v", got)
+	}
+	for _, tc := range []struct {
+		goos  string
+		local bool
+	}{{"windows", false}, {"linux", true}} {
+		if got := desktopGPU(tc.goos, tc.local, refused); !errors.As(got, &de) || de.Hint != ToolkitHint {
+			t.Errorf("%s, local %v: %v, want the Container Toolkit's remedy", tc.goos, tc.local, got)
+		}
+	}
+	other := errors.New("boom")
+	if got := desktopGPU("windows", true, other); got != other {
+		t.Errorf("another error came back as %v", got)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rigbench/rigbench/internal/homedir"
 )
 
 // maxIDPart is the longest org or name the Hub allows (its repo-id rule).
@@ -41,15 +43,16 @@ func idPart(s string) bool {
 
 // HFCacheDir is this machine's Hugging Face hub cache, where the Hugging
 // Face libraries (and so vLLM) keep downloaded models: $HF_HUB_CACHE,
-// else $HF_HOME/hub, else ~/.cache/huggingface/hub; "" when getenv knows
-// none of them.
+// else $HF_HOME/hub, else ~/.cache/huggingface/hub (the home is
+// %USERPROFILE% on Windows, where the libraries keep it too); "" when
+// getenv knows none of them.
 func HFCacheDir(getenv func(string) string) string {
 	if hub := getenv("HF_HUB_CACHE"); hub != "" {
 		return hub
 	}
 	home := getenv("HF_HOME")
 	if home == "" {
-		h := getenv("HOME")
+		h := homedir.Lookup(getenv)
 		if h == "" {
 			return ""
 		}
