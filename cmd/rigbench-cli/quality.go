@@ -161,7 +161,7 @@ func printStatedLoss(w io.Writer, l sim.Loss) {
 		return
 	}
 	fmt.Fprintf(w, "the simulator's profile states this launch's loss: tokens diverge with probability %.3g each, logit noise %.3g nats, "+
-		"%.3g%% of right answers turn wrong and %.3g%% of wrong ones right\n", l.TokenDivergence, l.LogitNoise, 100*l.Lose, 100*l.Gain)
+		"%.3g%% of right answers turn wrong and %.3g%% of wrong ones right, answers %.3g%% longer\n", l.TokenDivergence, l.LogitNoise, 100*l.Lose, 100*l.Gain, 100*l.LengthInflation)
 }
 
 // printQuality prints a result and, with a baseline, the paired comparison.
@@ -185,11 +185,11 @@ func printQuality(w io.Writer, r, base *quality.Result) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "against the baseline (%.1f%%): %+.1f points, 95%% CI %+.1f to %+.1f; %d right only in the baseline, %d only in this run; exact McNemar p = %s\n",
+		fmt.Fprintf(w, "against the baseline (%.1f%%): %+.1f points, 95%% CI %+.1f to %+.1f; %d right only in the baseline, %d only in this run; exact McNemar %s\n",
 			100*c.Baseline.Share, c.DeltaPoints, c.DeltaCI95.Lo, c.DeltaCI95.Hi, c.RightOnlyBaseline, c.RightOnlyCandidate, quality.PText(c.McNemarP))
 		fmt.Fprintf(w, "verdict: %s\n", c.Verdict())
 		for _, k := range c.Categories {
-			fmt.Fprintf(w, "  %-10s %3d items  %+5.1f points  (%d lost, %d gained, p = %s)\n", k.Name, k.N, k.DeltaPoints, k.Lost, k.Gained, quality.PText(k.McNemarP))
+			fmt.Fprintf(w, "  %-10s %3d items  %+5.1f points  (%d lost, %d gained, %s)\n", k.Name, k.N, k.DeltaPoints, k.Lost, k.Gained, quality.PText(k.McNemarP))
 		}
 		t := c.Tokens
 		fmt.Fprintf(w, "completion tokens: mean %.0f → %.0f (×%.2f), p50 %.0f → %.0f, p90 %.0f → %.0f; hit max_tokens %d → %d, unparseable %d → %d\n",

@@ -44,7 +44,7 @@ func TestQualityCommandDemoPaired(t *testing.T) {
 		t.Fatalf("the saved result: %v, %d items", err, len(r.Items))
 	}
 	code, out, errs = runQualityCLI(t, "--demo", "--probe", "gsm8k:200", "--baseline", base, "--", "--kv-cache-dtype", "int4_per_token_head")
-	if code != 0 || !strings.Contains(out, "verdict: accuracy lost") || !strings.Contains(out, "exact McNemar p = ") ||
+	if code != 0 || !strings.Contains(out, "verdict: accuracy lost") || !strings.Contains(out, "exact McNemar p ") ||
 		!strings.Contains(out, "profile states this launch's loss") {
 		t.Errorf("int4: exit %d\n%s%s", code, out, errs)
 	}

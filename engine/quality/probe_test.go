@@ -51,10 +51,13 @@ func TestTaskProbeMatchesSimulatorTruth(t *testing.T) {
 		return s, r
 	}
 	baseSim, base := run("--kv-cache-dtype", "auto")
-	truthCorrect := func(s *sim.Server, it quality.DatasetItem) bool {
-		ok, readable := s.AnswerTruth(quality.TaskPrompt(it.Question))
+	truthCorrect := func(s *sim.Server, it quality.DatasetItem, got quality.Item) bool {
+		ok, truncated, readable, tokens := s.AnswerTruth(quality.TaskPrompt(it.Question), quality.DefaultTaskMaxTokens)
 		if !readable {
 			t.Fatalf("the simulator cannot read item %s", it.ID)
+		}
+		if got.HitMaxTokens != truncated || got.CompletionTokens != tokens || got.Unparseable != truncated {
+			t.Fatalf("item %s: %+v, truth truncated %v, %d tokens", it.ID, got, truncated, tokens)
 		}
 		return ok
 	}
@@ -63,9 +66,15 @@ func TestTaskProbeMatchesSimulatorTruth(t *testing.T) {
 		significant bool
 	}{{"fp8", false}, {"int4_per_token_head", true}} {
 		candSim, cand := run("--kv-cache-dtype", tc.dtype)
-		var right, b, c int
+		var right, b, c, truncated int
+		var baseTok, candTok float64
 		for i, it := range ds.Subset(200) {
-			bt, ct := truthCorrect(baseSim, it), truthCorrect(candSim, it)
+			bt, ct := truthCorrect(baseSim, it, base.Items[i]), truthCorrect(candSim, it, cand.Items[i])
+			baseTok += float64(base.Items[i].CompletionTokens)
+			candTok += float64(cand.Items[i].CompletionTokens)
+			if cand.Items[i].HitMaxTokens {
+				truncated++
+			}
 			if base.Items[i].Correct != bt || cand.Items[i].Correct != ct {
 				t.Fatalf("%s item %s: scored %v/%v, truth %v/%v", tc.dtype, it.ID, base.Items[i].Correct, cand.Items[i].Correct, bt, ct)
 			}
@@ -93,8 +102,12 @@ func TestTaskProbeMatchesSimulatorTruth(t *testing.T) {
 			t.Errorf("%s: %s, want significant = %v", tc.dtype, cmp.Verdict(), tc.significant)
 		}
 		t.Logf("%s: %s (Δ %+.1f [%+.1f, %+.1f])", tc.dtype, cmp.Verdict(), cmp.DeltaPoints, cmp.DeltaCI95.Lo, cmp.DeltaCI95.Hi)
-		if cand.Accuracy().Unparseable != 0 {
-			t.Errorf("%s: %d unparseable answers at max_tokens 512", tc.dtype, cand.Accuracy().Unparseable)
+		if math.Abs(cmp.Tokens.Ratio-candTok/baseTok) > 1e-12 || cmp.Candidate.HitMax != truncated {
+			t.Errorf("%s: token ratio %g, truth %g; %d hit max_tokens, truth %d", tc.dtype, cmp.Tokens.Ratio, candTok/baseTok, cmp.Candidate.HitMax, truncated)
+		}
+		// The profile's stated inflation, less what max_tokens cut.
+		if want := 1 + candSim.QualityLoss().LengthInflation; cmp.Tokens.Ratio > want+0.01 || cmp.Tokens.Ratio < want-0.05 {
+			t.Errorf("%s: token ratio %.3f, the profile states %.3f", tc.dtype, cmp.Tokens.Ratio, want)
 		}
 	}
 }
