@@ -133,7 +133,7 @@ func qualityProbe(ctx context.Context, e *env, name string, demo bool, file, db,
 			return nil, err
 		}
 	case demo:
-		ds, _ = quality.ParseGSM8K(quality.DemoDatasetName, quality.DemoGSM8K(max(items, 200)))
+		ds, _ = quality.ParseGSM8K(quality.DemoDatasetName, quality.DemoGSM8K(quality.DemoItems))
 	default:
 		histPath, err := store.ResolvePath(db, e.getenv)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/client"
 )
 
@@ -113,7 +114,7 @@ type Agreement struct {
 	Prompts int `json:"prompts"`
 	// PrefixShare is the mean over prompts of the share of tokens
 	// identical before the first divergence (1: the same text), with the
-	// half-width of its 95% interval over prompts.
+	// half-width of its Student-t 95% interval over prompts.
 	PrefixShare     float64 `json:"prefix_share"`
 	PrefixShareCI95 float64 `json:"prefix_share_ci95"`
 	// AfterShare is the mean share of positions still identical after the
@@ -197,9 +198,9 @@ func CompareAgreement(base, cand *Result) (*Agreement, error) {
 		kls = append(kls, kl)
 	}
 	ag.Prompts = len(ag.PerPrompt)
-	ag.PrefixShare, ag.PrefixShareCI95 = meanCI95(prefix)
-	ag.KL, ag.KLCI95 = meanCI95(kls)
-	ag.AfterShare, _ = meanCI95(after)
+	ag.PrefixShare, ag.PrefixShareCI95 = bench.MeanCI95(prefix)
+	ag.KL, ag.KLCI95 = bench.MeanCI95(kls)
+	ag.AfterShare, _ = bench.MeanCI95(after)
 	return ag, nil
 }
 

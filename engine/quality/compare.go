@@ -149,8 +149,7 @@ func Compare(base, cand *Result) (*Comparison, error) {
 
 // inflation summarises the completion tokens of the paired items.
 func inflation(base, cand []float64) TokenInflation {
-	bm, _ := meanCI95(base)
-	cm, _ := meanCI95(cand)
+	bm, cm := mean(base), mean(cand)
 	slices.Sort(base)
 	slices.Sort(cand)
 	t := TokenInflation{BaselineMean: bm, CandidateMean: cm,
@@ -188,6 +187,17 @@ func PText(p float64) string {
 		return fmt.Sprintf("p = %.2f", p)
 	}
 	return fmt.Sprintf("p = %.2g", p)
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
 }
 
 func abs(x float64) float64 {

@@ -40,6 +40,23 @@ func FuzzExtractAnswer(f *testing.F) {
 	})
 }
 
+func FuzzParseGSM8K(f *testing.F) {
+	f.Add(DemoGSM8K(3))
+	f.Add([]byte(`{"question":"q","answer":"#### 1,000"}` + "\n\n"))
+	f.Add([]byte("not json"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := ParseGSM8K("f", data)
+		if err != nil {
+			return
+		}
+		for _, it := range d.Items {
+			if it.Question == "" || it.Answer == "" || NormalizeNumber(it.Answer) != it.Answer {
+				t.Fatalf("item %+v from %q", it, data)
+			}
+		}
+	})
+}
+
 func TestParseDemoGSM8K(t *testing.T) {
 	data := DemoGSM8K(50)
 	d, err := ParseGSM8K(DemoDatasetName, data)
