@@ -65,7 +65,7 @@ func runQuality(ctx context.Context, e *env, args []string) error {
 	if err := guard.Check(*jsonOut); err != nil {
 		return usagef("--json: %v", err)
 	}
-	probe, err := qualityProbe(ctx, e, *probeName, *demo, *dataset, hist.db, *model, *maxTokens)
+	probe, err := qualityProbe(ctx, e, *probeName, *demo, *dataset, hist.db, *maxTokens)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func runQuality(ctx context.Context, e *env, args []string) error {
 		key = e.getenv("RIGBENCH_API_KEY")
 	}
 	var stated *sim.Loss
-	target := session.QualityTarget{Endpoint: *endpoint, APIKey: key, Demo: *demo, DemoArgs: vllmArgs,
+	target := session.QualityTarget{Endpoint: *endpoint, APIKey: key, Model: *model, Demo: *demo, DemoArgs: vllmArgs,
 		OnSim: func(s *sim.Server) { l := s.QualityLoss(); stated = &l }}
 	res, err := session.Quality(ctx, target, probe)
 	if err != nil {
@@ -113,9 +113,9 @@ func readQuality(path string) (*quality.Result, error) {
 // qualityProbe reads --probe: "agreement", or "gsm8k:N" with its data set
 // (the demo's own arithmetic set on --demo, whose simulator reads only
 // that; else GSM8K from --dataset or fetched into the cache).
-func qualityProbe(ctx context.Context, e *env, name string, demo bool, file, db, model string, maxTokens int) (session.QualityProbe, error) {
+func qualityProbe(ctx context.Context, e *env, name string, demo bool, file, db string, maxTokens int) (session.QualityProbe, error) {
 	if name == "agreement" {
-		return quality.AgreementProbe{Model: model}.Run, nil
+		return quality.AgreementProbe{}.Run, nil
 	}
 	n, ok := strings.CutPrefix(name, "gsm8k:")
 	items, err := strconv.Atoi(n)
@@ -150,7 +150,7 @@ func qualityProbe(ctx context.Context, e *env, name string, demo bool, file, db,
 	if items > len(ds.Items) {
 		return nil, usagef("--probe: %s has %d items, fewer than %d", ds.Name, len(ds.Items), items)
 	}
-	return quality.TaskProbe{Name: name, Dataset: ds, N: items, Model: model, MaxTokens: maxTokens}.Run, nil
+	return quality.TaskProbe{Name: name, Dataset: ds, N: items, MaxTokens: maxTokens}.Run, nil
 }
 
 // printStatedLoss says what the simulator's profile makes this launch

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rigbench/rigbench/engine/quality"
+	"github.com/rigbench/rigbench/engine/sim"
 )
 
 func runQualityCLI(t *testing.T, args ...string) (int, string, string) {
@@ -75,5 +77,38 @@ func TestQualityCommandRefuses(t *testing.T) {
 		if code != tc.code || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d %q, want %d and %q", tc.args, code, errs, tc.code, tc.want)
 		}
+	}
+}
+
+// An endpoint that needs a key, a data file given with --dataset: the
+// model comes from /v1/models and the result says the simulator answered.
+func TestQualityCommandEndpointWithDatasetFile(t *testing.T) {
+	cfg, err := sim.ParseArgs([]string{"--speed", "inf", "--api-key", "sekret-key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(func() { s.Close(); hs.Close() })
+	dir := t.TempDir()
+	data := filepath.Join(dir, "set.jsonl")
+	if err := os.WriteFile(data, quality.DemoGSM8K(30), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.json")
+	code, stdout, errs := runQualityCLI(t, "--endpoint", hs.URL, "--api-key", "sekret-key", "--probe", "gsm8k:30", "--dataset", data, "--json", out)
+	if code != 0 || !strings.Contains(stdout, "gsm8k:30 on gsm8k (sha256 ") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, errs)
+	}
+	raw, _ := os.ReadFile(out)
+	r, err := quality.Read(bytes.NewReader(raw))
+	if err != nil || r.Model != s.Model() || !r.Simulated || len(r.Items) != 30 || strings.Contains(string(raw), "sekret-key") {
+		t.Fatalf("result: %v, model %q simulated %v, %d items", err, r.Model, r.Simulated, len(r.Items))
+	}
+	if code, _, errs := runQualityCLI(t, "--endpoint", hs.URL, "--probe", "agreement"); code != 1 || !strings.Contains(errs, "API key") {
+		t.Errorf("without the key: exit %d %q", code, errs)
 	}
 }

@@ -57,7 +57,6 @@ const (
 // AgreementProbe asks each of the project's prompts for a greedy
 // continuation of Tokens tokens with TopK logprobs per token.
 type AgreementProbe struct {
-	Model       string
 	Tokens      int
 	TopK        int
 	Concurrency int
@@ -85,13 +84,13 @@ func (p AgreementProbe) Profile() string {
 	return fmt.Sprintf("agreement-v1 prompts=%.12s tokens=%d top_k=%d temperature=0", hex.EncodeToString(h.Sum(nil)), p.tokens(), p.topK())
 }
 
-// Run asks every prompt and returns the result.
-func (p AgreementProbe) Run(ctx context.Context, a Answerer) (*Result, error) {
-	res := &Result{Kind: Kind, Probe: "agreement", Profile: p.Profile(), Model: p.Model, Started: now(p.Now)}
+// Run asks model every prompt and returns the result.
+func (p AgreementProbe) Run(ctx context.Context, a Answerer, model string) (*Result, error) {
+	res := &Result{Kind: Kind, Probe: "agreement", Profile: p.Profile(), Model: model, Started: now(p.Now)}
 	res.Prompts = make([]PromptTokens, len(agreementPrompts))
 	err := forEach(ctx, len(agreementPrompts), p.Concurrency, p.Progress, func(ctx context.Context, i int) error {
 		pr := agreementPrompts[i]
-		ans, err := a.Greedy(ctx, client.GreedyRequest{Model: p.Model, Prompt: pr.text, MaxTokens: p.tokens(), Logprobs: p.topK()})
+		ans, err := a.Greedy(ctx, client.GreedyRequest{Model: model, Prompt: pr.text, MaxTokens: p.tokens(), Logprobs: p.topK()})
 		if err != nil {
 			return fmt.Errorf("prompt %s: %w", pr.id, err)
 		}

@@ -124,6 +124,11 @@ func TestFetchEndToEnd(t *testing.T) {
 		if data, err := Fetch(context.Background(), srv.Client(), src, dir); err != nil || string(data) != string(body) {
 			t.Fatalf("from the cache: %v", err)
 		}
+		// A damaged cached file, offline: the error says so.
+		os.WriteFile(filepath.Join(dir, "demo.jsonl"), body[:10], 0o644)
+		if _, err := Fetch(context.Background(), srv.Client(), src, dir); err == nil || !strings.Contains(err.Error(), "in the cache does not match its pinned sha256") {
+			t.Fatalf("damaged cache offline: %v", err)
+		}
 	})
 	t.Run("wrong sha256", func(t *testing.T) {
 		dir := t.TempDir()
@@ -145,7 +150,7 @@ func TestFetchEndToEnd(t *testing.T) {
 		src := good
 		src.URL = srv.URL + "/data.jsonl"
 		_, err := Fetch(context.Background(), srv.Client(), src, dir)
-		if err == nil || !strings.Contains(err.Error(), "stopped after") {
+		if err == nil || !strings.Contains(err.Error(), "stopped after "+strconv.Itoa(len(body)/2)+" of "+strconv.Itoa(len(body))+" bytes") {
 			t.Fatalf("err = %v", err)
 		}
 		if _, serr := os.Stat(filepath.Join(dir, "demo.jsonl")); serr == nil {

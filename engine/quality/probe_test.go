@@ -44,7 +44,7 @@ func TestTaskProbeMatchesSimulatorTruth(t *testing.T) {
 	probe := quality.TaskProbe{Name: "gsm8k:200", Dataset: ds, N: 200}
 	run := func(args ...string) (*sim.Server, *quality.Result) {
 		s, c := simEndpoint(t, args...)
-		r, err := probe.Run(context.Background(), c)
+		r, err := probe.Run(context.Background(), c, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +117,7 @@ func TestTaskProbeCountsTruncation(t *testing.T) {
 	t.Parallel()
 	ds, _ := quality.ParseGSM8K(quality.DemoDatasetName, quality.DemoGSM8K(20))
 	_, c := simEndpoint(t)
-	r, err := quality.TaskProbe{Name: "gsm8k:20", Dataset: ds, MaxTokens: 16}.Run(context.Background(), c)
+	r, err := quality.TaskProbe{Name: "gsm8k:20", Dataset: ds, MaxTokens: 16}.Run(context.Background(), c, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestAgreementProbeSeparatesLosses(t *testing.T) {
 	probe := quality.AgreementProbe{}
 	run := func(args ...string) *quality.Result {
 		_, c := simEndpoint(t, args...)
-		r, err := probe.Run(context.Background(), c)
+		r, err := probe.Run(context.Background(), c, "")
 		if err != nil {
 			t.Fatal(err)
 		}
