@@ -63,12 +63,20 @@ func TestQualityCommandRefuses(t *testing.T) {
 	if code, out, errs := runQualityCLI(t, "--demo", "--probe", "agreement", "--json", ag); code != 0 || !strings.Contains(out, "agreement: 8 prompts") {
 		t.Fatalf("agreement: exit %d\n%s%s", code, out, errs)
 	}
+	b20 := filepath.Join(dir, "b20.json")
+	if code, out, errs := runQualityCLI(t, "--demo", "--probe", "gsm8k:20", "--json", b20); code != 0 {
+		t.Fatalf("gsm8k:20: exit %d\n%s%s", code, out, errs)
+	}
+	other := filepath.Join(dir, "other.jsonl")
+	os.WriteFile(other, quality.DemoGSM8K(30), 0o644)
 	for _, tc := range []struct {
 		args []string
 		code int
 		want string
 	}{
-		{[]string{"--demo", "--probe", "gsm8k:20", "--baseline", ag}, 1, "the baseline measured agreement, not gsm8k:20"},
+		{[]string{"--demo", "--probe", "gsm8k:20", "--dataset", other, "--baseline", b20}, 1, "is not this probe's (sha256"},
+		{[]string{"--demo", "--probe", "gsm8k:20", "--max-tokens", "256", "--baseline", b20}, 1, "settings"},
+		{[]string{"--demo", "--probe", "gsm8k:20", "--baseline", ag}, 1, "the baseline measured agreement and this probe gsm8k:20"},
 		{[]string{"--probe", "agreement"}, 2, "choose one target"},
 		{[]string{"--demo", "--probe", "mmlu"}, 2, "is not a probe"},
 		{[]string{"--demo", "--probe", "agreement", "--baseline", ag, "--json", ag}, 2, "the baseline (--baseline)"},

@@ -84,9 +84,15 @@ func (p AgreementProbe) Profile() string {
 	return fmt.Sprintf("agreement-v1 prompts=%.12s tokens=%d top_k=%d temperature=0", hex.EncodeToString(h.Sum(nil)), p.tokens(), p.topK())
 }
 
+// Header is the result's identity before the probe runs (TaskProbe.Header).
+func (p AgreementProbe) Header() *Result {
+	return &Result{Kind: Kind, Probe: "agreement", Profile: p.Profile()}
+}
+
 // Run asks model every prompt and returns the result.
 func (p AgreementProbe) Run(ctx context.Context, a Answerer, model string) (*Result, error) {
-	res := &Result{Kind: Kind, Probe: "agreement", Profile: p.Profile(), Model: model, Started: now(p.Now)}
+	res := p.Header()
+	res.Model, res.Started = model, now(p.Now)
 	res.Prompts = make([]PromptTokens, len(agreementPrompts))
 	err := forEach(ctx, len(agreementPrompts), p.Concurrency, p.Progress, func(ctx context.Context, i int) error {
 		pr := agreementPrompts[i]

@@ -68,11 +68,19 @@ func (p TaskProbe) maxTokens() int {
 	return DefaultTaskMaxTokens
 }
 
+// Header is the result's identity before the probe runs (kind, probe,
+// settings, data set): what Comparable checks, so a front end can refuse
+// a baseline before asking anything.
+func (p TaskProbe) Header() *Result {
+	return &Result{Kind: Kind, Probe: p.Name, Profile: p.Profile(), Dataset: p.Dataset.Ref(len(p.Dataset.Subset(p.N)))}
+}
+
 // Run asks model every item and returns the result. A failed request
 // ends the probe with its error: a half-asked data set is no measurement.
 func (p TaskProbe) Run(ctx context.Context, a Answerer, model string) (*Result, error) {
 	items := p.Dataset.Subset(p.N)
-	res := &Result{Kind: Kind, Probe: p.Name, Profile: p.Profile(), Dataset: p.Dataset.Ref(len(items)), Model: model, Started: now(p.Now)}
+	res := p.Header()
+	res.Model, res.Started = model, now(p.Now)
 	res.Items = make([]Item, len(items))
 	err := forEach(ctx, len(items), p.Concurrency, p.Progress, func(ctx context.Context, i int) error {
 		it := items[i]
