@@ -37,7 +37,7 @@ func runQuality(ctx context.Context, e *env, args []string) error {
 	model := fs.String("model", "", "model to ask (default: the server's)")
 	demo := fs.Bool("demo", false, "ask RigBench's built-in simulated vLLM server, with the vLLM flags after --")
 	probeName := fs.String("probe", "agreement", "what to measure: agreement (token agreement with logprobs) or gsm8k:N (the first N GSM8K test problems)")
-	baseline := fs.String("baseline", "", "a result written earlier by --json: compare with it pair by pair")
+	baseline := fs.String("baseline", "", "a result written earlier by --json, in `FILE`: compare with it pair by pair")
 	jsonOut := fs.String("json", "", "write the result ("+quality.Kind+") to `FILE`, for a later --baseline")
 	dataset := fs.String("dataset", "", "read GSM8K's test set (or a file in its layout) from `FILE` instead of fetching it")
 	maxTokens := fs.Int("max-tokens", 0, fmt.Sprintf("max_tokens of each GSM8K answer (default %d)", quality.DefaultTaskMaxTokens))
@@ -65,19 +65,21 @@ func runQuality(ctx context.Context, e *env, args []string) error {
 	if err := guard.Check(*jsonOut); err != nil {
 		return usagef("--json: %v", err)
 	}
-	probe, err := qualityProbe(ctx, e, *probeName, *demo, *dataset, hist.db, *model, *maxTokens)
+	probe, header, err := qualityProbe(ctx, e, *probeName, *demo, *dataset, hist.db, *maxTokens)
 	if err != nil {
 		return err
 	}
-	if base != nil && base.Probe != *probeName {
-		return fmt.Errorf("the baseline measured %s, not %s: run the same probe, or give another baseline", base.Probe, *probeName)
+	if base != nil {
+		if err := quality.Comparable(base, header); err != nil {
+			return fmt.Errorf("%s: %w", *baseline, err) // before asking anything
+		}
 	}
 	key := *apiKey
 	if key == "" {
 		key = e.getenv("RIGBENCH_API_KEY")
 	}
 	var stated *sim.Loss
-	target := session.QualityTarget{Endpoint: *endpoint, APIKey: key, Demo: *demo, DemoArgs: vllmArgs,
+	target := session.QualityTarget{Endpoint: *endpoint, APIKey: key, Model: *model, Demo: *demo, DemoArgs: vllmArgs,
 		OnSim: func(s *sim.Server) { l := s.QualityLoss(); stated = &l }}
 	res, err := session.Quality(ctx, target, probe)
 	if err != nil {
@@ -113,44 +115,46 @@ func readQuality(path string) (*quality.Result, error) {
 // qualityProbe reads --probe: "agreement", or "gsm8k:N" with its data set
 // (the demo's own arithmetic set on --demo, whose simulator reads only
 // that; else GSM8K from --dataset or fetched into the cache).
-func qualityProbe(ctx context.Context, e *env, name string, demo bool, file, db, model string, maxTokens int) (session.QualityProbe, error) {
+func qualityProbe(ctx context.Context, e *env, name string, demo bool, file, db string, maxTokens int) (session.QualityProbe, *quality.Result, error) {
 	if name == "agreement" {
-		return quality.AgreementProbe{Model: model}.Run, nil
+		p := quality.AgreementProbe{}
+		return p.Run, p.Header(), nil
 	}
 	n, ok := strings.CutPrefix(name, "gsm8k:")
 	items, err := strconv.Atoi(n)
 	if !ok || err != nil || items < 1 {
-		return nil, usagef("--probe: %q is not a probe: use agreement or gsm8k:N (N items, e.g. gsm8k:200)", name)
+		return nil, nil, usagef("--probe: %q is not a probe: use agreement or gsm8k:N (N items, e.g. gsm8k:200)", name)
 	}
 	var ds *quality.Dataset
 	switch {
 	case file != "":
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read the data set %s (%v): check the path", file, err)
+			return nil, nil, fmt.Errorf("cannot read the data set %s (%v): check the path", file, err)
 		}
 		if ds, err = quality.ParseGSM8K(quality.GSM8K.Name, data); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	case demo:
-		ds, _ = quality.ParseGSM8K(quality.DemoDatasetName, quality.DemoGSM8K(max(items, 200)))
+		ds, _ = quality.ParseGSM8K(quality.DemoDatasetName, quality.DemoGSM8K(quality.DemoItems))
 	default:
 		histPath, err := store.ResolvePath(db, e.getenv)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		data, err := quality.Fetch(ctx, nil, quality.GSM8K, datasetDir(histPath))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if ds, err = quality.ParseGSM8K(quality.GSM8K.Name, data); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if items > len(ds.Items) {
-		return nil, usagef("--probe: %s has %d items, fewer than %d", ds.Name, len(ds.Items), items)
+		return nil, nil, usagef("--probe: %s has %d items, fewer than %d", ds.Name, len(ds.Items), items)
 	}
-	return quality.TaskProbe{Name: name, Dataset: ds, N: items, Model: model, MaxTokens: maxTokens}.Run, nil
+	p := quality.TaskProbe{Name: name, Dataset: ds, N: items, MaxTokens: maxTokens}
+	return p.Run, p.Header(), nil
 }
 
 // printStatedLoss says what the simulator's profile makes this launch
@@ -161,7 +165,7 @@ func printStatedLoss(w io.Writer, l sim.Loss) {
 		return
 	}
 	fmt.Fprintf(w, "the simulator's profile states this launch's loss: tokens diverge with probability %.3g each, logit noise %.3g nats, "+
-		"%.3g%% of right answers turn wrong and %.3g%% of wrong ones right\n", l.TokenDivergence, l.LogitNoise, 100*l.Lose, 100*l.Gain)
+		"%.3g%% of right answers turn wrong and %.3g%% of wrong ones right, answers %.3g%% longer\n", l.TokenDivergence, l.LogitNoise, 100*l.Lose, 100*l.Gain, 100*l.LengthInflation)
 }
 
 // printQuality prints a result and, with a baseline, the paired comparison.
@@ -185,11 +189,11 @@ func printQuality(w io.Writer, r, base *quality.Result) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "against the baseline (%.1f%%): %+.1f points, 95%% CI %+.1f to %+.1f; %d right only in the baseline, %d only in this run; exact McNemar p = %s\n",
+		fmt.Fprintf(w, "against the baseline (%.1f%%): %+.1f points, 95%% CI %+.1f to %+.1f; %d right only in the baseline, %d only in this run; exact McNemar %s\n",
 			100*c.Baseline.Share, c.DeltaPoints, c.DeltaCI95.Lo, c.DeltaCI95.Hi, c.RightOnlyBaseline, c.RightOnlyCandidate, quality.PText(c.McNemarP))
 		fmt.Fprintf(w, "verdict: %s\n", c.Verdict())
 		for _, k := range c.Categories {
-			fmt.Fprintf(w, "  %-10s %3d items  %+5.1f points  (%d lost, %d gained, p = %s)\n", k.Name, k.N, k.DeltaPoints, k.Lost, k.Gained, quality.PText(k.McNemarP))
+			fmt.Fprintf(w, "  %-10s %3d items  %+5.1f points  (%d lost, %d gained, %s)\n", k.Name, k.N, k.DeltaPoints, k.Lost, k.Gained, quality.PText(k.McNemarP))
 		}
 		t := c.Tokens
 		fmt.Fprintf(w, "completion tokens: mean %.0f → %.0f (×%.2f), p50 %.0f → %.0f, p90 %.0f → %.0f; hit max_tokens %d → %d, unparseable %d → %d\n",

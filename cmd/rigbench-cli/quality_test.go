@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rigbench/rigbench/engine/quality"
+	"github.com/rigbench/rigbench/engine/sim"
 )
 
 func runQualityCLI(t *testing.T, args ...string) (int, string, string) {
@@ -44,7 +46,7 @@ func TestQualityCommandDemoPaired(t *testing.T) {
 		t.Fatalf("the saved result: %v, %d items", err, len(r.Items))
 	}
 	code, out, errs = runQualityCLI(t, "--demo", "--probe", "gsm8k:200", "--baseline", base, "--", "--kv-cache-dtype", "int4_per_token_head")
-	if code != 0 || !strings.Contains(out, "verdict: accuracy lost") || !strings.Contains(out, "exact McNemar p = ") ||
+	if code != 0 || !strings.Contains(out, "verdict: accuracy lost") || !strings.Contains(out, "exact McNemar p ") ||
 		!strings.Contains(out, "profile states this launch's loss") {
 		t.Errorf("int4: exit %d\n%s%s", code, out, errs)
 	}
@@ -61,12 +63,20 @@ func TestQualityCommandRefuses(t *testing.T) {
 	if code, out, errs := runQualityCLI(t, "--demo", "--probe", "agreement", "--json", ag); code != 0 || !strings.Contains(out, "agreement: 8 prompts") {
 		t.Fatalf("agreement: exit %d\n%s%s", code, out, errs)
 	}
+	b20 := filepath.Join(dir, "b20.json")
+	if code, out, errs := runQualityCLI(t, "--demo", "--probe", "gsm8k:20", "--json", b20); code != 0 {
+		t.Fatalf("gsm8k:20: exit %d\n%s%s", code, out, errs)
+	}
+	other := filepath.Join(dir, "other.jsonl")
+	os.WriteFile(other, quality.DemoGSM8K(30), 0o644)
 	for _, tc := range []struct {
 		args []string
 		code int
 		want string
 	}{
-		{[]string{"--demo", "--probe", "gsm8k:20", "--baseline", ag}, 1, "the baseline measured agreement, not gsm8k:20"},
+		{[]string{"--demo", "--probe", "gsm8k:20", "--dataset", other, "--baseline", b20}, 1, "is not this probe's (sha256"},
+		{[]string{"--demo", "--probe", "gsm8k:20", "--max-tokens", "256", "--baseline", b20}, 1, "settings"},
+		{[]string{"--demo", "--probe", "gsm8k:20", "--baseline", ag}, 1, "the baseline measured agreement and this probe gsm8k:20"},
 		{[]string{"--probe", "agreement"}, 2, "choose one target"},
 		{[]string{"--demo", "--probe", "mmlu"}, 2, "is not a probe"},
 		{[]string{"--demo", "--probe", "agreement", "--baseline", ag, "--json", ag}, 2, "the baseline (--baseline)"},
@@ -75,5 +85,38 @@ func TestQualityCommandRefuses(t *testing.T) {
 		if code != tc.code || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d %q, want %d and %q", tc.args, code, errs, tc.code, tc.want)
 		}
+	}
+}
+
+// An endpoint that needs a key, a data file given with --dataset: the
+// model comes from /v1/models and the result says the simulator answered.
+func TestQualityCommandEndpointWithDatasetFile(t *testing.T) {
+	cfg, err := sim.ParseArgs([]string{"--speed", "inf", "--api-key", "sekret-key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(func() { s.Close(); hs.Close() })
+	dir := t.TempDir()
+	data := filepath.Join(dir, "set.jsonl")
+	if err := os.WriteFile(data, quality.DemoGSM8K(30), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.json")
+	code, stdout, errs := runQualityCLI(t, "--endpoint", hs.URL, "--api-key", "sekret-key", "--probe", "gsm8k:30", "--dataset", data, "--json", out)
+	if code != 0 || !strings.Contains(stdout, "gsm8k:30 on gsm8k (sha256 ") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, errs)
+	}
+	raw, _ := os.ReadFile(out)
+	r, err := quality.Read(bytes.NewReader(raw))
+	if err != nil || r.Model != s.Model() || !r.Simulated || len(r.Items) != 30 || strings.Contains(string(raw), "sekret-key") {
+		t.Fatalf("result: %v, model %q simulated %v, %d items", err, r.Model, r.Simulated, len(r.Items))
+	}
+	if code, _, errs := runQualityCLI(t, "--endpoint", hs.URL, "--probe", "agreement"); code != 1 || !strings.Contains(errs, "API key") {
+		t.Errorf("without the key: exit %d %q", code, errs)
 	}
 }

@@ -63,6 +63,10 @@ func meanCI(xs []float64) (mean, half float64) {
 	return mean, tQuantile(n-1) * s / math.Sqrt(float64(n))
 }
 
+// MeanCI95 is meanCI for other packages: the mean of xs and the half-width
+// of its Student-t 95% interval (engine/quality's agreement over prompts).
+func MeanCI95(xs []float64) (mean, half float64) { return meanCI(xs) }
+
 // rateCI is the half-width of the 95% interval of the mean token rate of
 // a stretch of a window, in tokens per bin, from its bins (METHOD.md:
 // Uncertainty). It uses batch means: the stretch is cut into ciBatches

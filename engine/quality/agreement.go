@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rigbench/rigbench/engine/bench"
 	"github.com/rigbench/rigbench/engine/client"
 )
 
@@ -56,7 +57,6 @@ const (
 // AgreementProbe asks each of the project's prompts for a greedy
 // continuation of Tokens tokens with TopK logprobs per token.
 type AgreementProbe struct {
-	Model       string
 	Tokens      int
 	TopK        int
 	Concurrency int
@@ -84,13 +84,19 @@ func (p AgreementProbe) Profile() string {
 	return fmt.Sprintf("agreement-v1 prompts=%.12s tokens=%d top_k=%d temperature=0", hex.EncodeToString(h.Sum(nil)), p.tokens(), p.topK())
 }
 
-// Run asks every prompt and returns the result.
-func (p AgreementProbe) Run(ctx context.Context, a Answerer) (*Result, error) {
-	res := &Result{Kind: Kind, Probe: "agreement", Profile: p.Profile(), Model: p.Model, Started: now(p.Now)}
+// Header is the result's identity before the probe runs (TaskProbe.Header).
+func (p AgreementProbe) Header() *Result {
+	return &Result{Kind: Kind, Probe: "agreement", Profile: p.Profile()}
+}
+
+// Run asks model every prompt and returns the result.
+func (p AgreementProbe) Run(ctx context.Context, a Answerer, model string) (*Result, error) {
+	res := p.Header()
+	res.Model, res.Started = model, now(p.Now)
 	res.Prompts = make([]PromptTokens, len(agreementPrompts))
 	err := forEach(ctx, len(agreementPrompts), p.Concurrency, p.Progress, func(ctx context.Context, i int) error {
 		pr := agreementPrompts[i]
-		ans, err := a.Greedy(ctx, client.GreedyRequest{Model: p.Model, Prompt: pr.text, MaxTokens: p.tokens(), Logprobs: p.topK()})
+		ans, err := a.Greedy(ctx, client.GreedyRequest{Model: model, Prompt: pr.text, MaxTokens: p.tokens(), Logprobs: p.topK()})
 		if err != nil {
 			return fmt.Errorf("prompt %s: %w", pr.id, err)
 		}
@@ -113,7 +119,7 @@ type Agreement struct {
 	Prompts int `json:"prompts"`
 	// PrefixShare is the mean over prompts of the share of tokens
 	// identical before the first divergence (1: the same text), with the
-	// half-width of its 95% interval over prompts.
+	// half-width of its Student-t 95% interval over prompts.
 	PrefixShare     float64 `json:"prefix_share"`
 	PrefixShareCI95 float64 `json:"prefix_share_ci95"`
 	// AfterShare is the mean share of positions still identical after the
@@ -197,9 +203,9 @@ func CompareAgreement(base, cand *Result) (*Agreement, error) {
 		kls = append(kls, kl)
 	}
 	ag.Prompts = len(ag.PerPrompt)
-	ag.PrefixShare, ag.PrefixShareCI95 = meanCI95(prefix)
-	ag.KL, ag.KLCI95 = meanCI95(kls)
-	ag.AfterShare, _ = meanCI95(after)
+	ag.PrefixShare, ag.PrefixShareCI95 = bench.MeanCI95(prefix)
+	ag.KL, ag.KLCI95 = bench.MeanCI95(kls)
+	ag.AfterShare, _ = bench.MeanCI95(after)
 	return ag, nil
 }
 

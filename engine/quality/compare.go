@@ -149,8 +149,7 @@ func Compare(base, cand *Result) (*Comparison, error) {
 
 // inflation summarises the completion tokens of the paired items.
 func inflation(base, cand []float64) TokenInflation {
-	bm, _ := meanCI95(base)
-	cm, _ := meanCI95(cand)
+	bm, cm := mean(base), mean(cand)
 	slices.Sort(base)
 	slices.Sort(cand)
 	t := TokenInflation{BaselineMean: bm, CandidateMean: cm,
@@ -167,27 +166,38 @@ func inflation(base, cand []float64) TokenInflation {
 // detected.
 func (c *Comparison) Verdict() string {
 	if !c.Significant {
-		return fmt.Sprintf("no significant change (%+.1f points, p = %s); with %d items a loss below %.1f points would likely go unseen",
+		return fmt.Sprintf("no significant change (%+.1f points, %s); with %d items a loss below %.1f points would likely go unseen",
 			c.DeltaPoints, PText(c.McNemarP), c.N, c.MinDetectableLossPoints)
 	}
 	word := "lost"
 	if c.DeltaPoints > 0 {
 		word = "gained"
 	}
-	return fmt.Sprintf("accuracy %s %.1f points (p = %s): %d items right only in the baseline, %d only in the candidate",
+	return fmt.Sprintf("accuracy %s %.1f points (%s): %d items right only in the baseline, %d only in the candidate",
 		word, abs(c.DeltaPoints), PText(c.McNemarP), c.RightOnlyBaseline, c.RightOnlyCandidate)
 }
 
-// PText writes a p-value as people read one: two significant digits,
-// "< 0.0001" below that.
+// PText writes a p-value as people read one, with its "p": "p = 0.62",
+// "p = 0.0034" (two significant digits), "p < 0.0001".
 func PText(p float64) string {
 	if p < 1e-4 {
-		return "< 0.0001"
+		return "p < 0.0001"
 	}
 	if p >= 0.1 {
-		return fmt.Sprintf("%.2f", p)
+		return fmt.Sprintf("p = %.2f", p)
 	}
-	return fmt.Sprintf("%.2g", p)
+	return fmt.Sprintf("p = %.2g", p)
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
 }
 
 func abs(x float64) float64 {

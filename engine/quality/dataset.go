@@ -113,9 +113,10 @@ func NormalizeNumber(s string) string {
 	return strings.TrimRight(strings.TrimRight(r.FloatString(12), "0"), ".")
 }
 
-// ExtractAnswer reads the final number of a model's answer, GSM8K's
-// exact-match rule as llm-inference-bench applies it: the first number
-// after the last "####" when the text has one, else the last number in the
+// ExtractAnswer reads the final number of a model's answer for GSM8K's
+// exact final-number match (the scoring llm-inference-bench names; this
+// is RigBench's own parse, METHOD.md states it): the first number after
+// the last "####" when the text has one, else the last number in the
 // text; normalised (NormalizeNumber). "" means unparseable.
 func ExtractAnswer(text string) string {
 	if i := strings.LastIndex(text, "####"); i >= 0 {

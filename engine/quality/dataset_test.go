@@ -40,6 +40,23 @@ func FuzzExtractAnswer(f *testing.F) {
 	})
 }
 
+func FuzzParseGSM8K(f *testing.F) {
+	f.Add(DemoGSM8K(3))
+	f.Add([]byte(`{"question":"q","answer":"#### 1,000"}` + "\n\n"))
+	f.Add([]byte("not json"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := ParseGSM8K("f", data)
+		if err != nil {
+			return
+		}
+		for _, it := range d.Items {
+			if it.Question == "" || it.Answer == "" || NormalizeNumber(it.Answer) != it.Answer {
+				t.Fatalf("item %+v from %q", it, data)
+			}
+		}
+	})
+}
+
 func TestParseDemoGSM8K(t *testing.T) {
 	data := DemoGSM8K(50)
 	d, err := ParseGSM8K(DemoDatasetName, data)
@@ -107,6 +124,11 @@ func TestFetchEndToEnd(t *testing.T) {
 		if data, err := Fetch(context.Background(), srv.Client(), src, dir); err != nil || string(data) != string(body) {
 			t.Fatalf("from the cache: %v", err)
 		}
+		// A damaged cached file, offline: the error says so.
+		os.WriteFile(filepath.Join(dir, "demo.jsonl"), body[:10], 0o644)
+		if _, err := Fetch(context.Background(), srv.Client(), src, dir); err == nil || !strings.Contains(err.Error(), "in the cache does not match its pinned sha256") {
+			t.Fatalf("damaged cache offline: %v", err)
+		}
 	})
 	t.Run("wrong sha256", func(t *testing.T) {
 		dir := t.TempDir()
@@ -128,7 +150,7 @@ func TestFetchEndToEnd(t *testing.T) {
 		src := good
 		src.URL = srv.URL + "/data.jsonl"
 		_, err := Fetch(context.Background(), srv.Client(), src, dir)
-		if err == nil || !strings.Contains(err.Error(), "stopped after") {
+		if err == nil || !strings.Contains(err.Error(), "stopped after "+strconv.Itoa(len(body)/2)+" of "+strconv.Itoa(len(body))+" bytes") {
 			t.Fatalf("err = %v", err)
 		}
 		if _, serr := os.Stat(filepath.Join(dir, "demo.jsonl")); serr == nil {

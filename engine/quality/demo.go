@@ -10,6 +10,11 @@ import (
 // DemoDatasetName names the project's own arithmetic set in GSM8K's layout.
 const DemoDatasetName = "demo-arith"
 
+// DemoItems is the size of the demo's set: GSM8K's test split's, so any
+// gsm8k:N that fits one fits the other, and always the same file (and
+// sha256) whatever N a probe asks for.
+const DemoItems = 1319
+
 // DemoGSM8K writes n project-made word problems in GSM8K's JSONL layout:
 // each starts from a number and applies two to four steps ("Start with 14.
 // Add 6. Multiply by 3. What number do you get?"), its answer the worked

@@ -52,17 +52,18 @@ const maxDatasetBytes = 256 << 20
 // whose sha256 is not the pinned one.
 func Fetch(ctx context.Context, client *http.Client, src Source, cacheDir string) ([]byte, error) {
 	path := filepath.Join(cacheDir, src.File)
+	state := "is not cached"
 	if data, err := os.ReadFile(path); err == nil {
-		if sum := hexSHA(data); sum == src.SHA256 {
+		if hexSHA(data) == src.SHA256 {
 			return data, nil
 		}
-		// A damaged or foreign file is replaced by a good download below;
-		// if that fails too, the error says so.
+		// A damaged or foreign file is replaced by a good download below.
+		state = "in the cache does not match its pinned sha256"
 	}
 	if client == nil {
 		client = http.DefaultClient
 	}
-	data, err := download(ctx, client, src)
+	data, err := download(ctx, client, src, path)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -74,7 +75,7 @@ func Fetch(ctx context.Context, client *http.Client, src Source, cacheDir string
 		var ne net.Error
 		var op *net.OpError
 		if errors.As(err, &op) || errors.As(err, &ne) {
-			return nil, fmt.Errorf("%s is not cached and %s cannot be reached (%v): download that file and put it at %s", src.Name, src.URL, err, path)
+			return nil, fmt.Errorf("%s %s and %s cannot be reached (%v): download that file and put it at %s", src.Name, state, src.URL, err, path)
 		}
 		return nil, err
 	}
@@ -91,8 +92,9 @@ func Fetch(ctx context.Context, client *http.Client, src Source, cacheDir string
 }
 
 // download GETs src.URL whole; a body shorter than its Content-Length (a
-// dropped connection) is a truncation error, never a short file.
-func download(ctx context.Context, client *http.Client, src Source) ([]byte, error) {
+// dropped connection) is a truncation error, never a short file. path is
+// where the file belongs, for the messages.
+func download(ctx context.Context, client *http.Client, src Source, path string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.URL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("the address of %s (%s) is not a URL: %v", src.Name, src.URL, err)
@@ -103,7 +105,7 @@ func download(ctx context.Context, client *http.Client, src Source) ([]byte, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s answered %s for %s: download the file yourself and put it in the data set folder as %s", src.URL, resp.Status, src.Name, src.File)
+		return nil, fmt.Errorf("%s answered %s for %s: download the file yourself and put it at %s", src.URL, resp.Status, src.Name, path)
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxDatasetBytes+1))
 	want := resp.ContentLength
@@ -111,7 +113,11 @@ func download(ctx context.Context, client *http.Client, src Source) ([]byte, err
 		want = src.Size
 	}
 	if err != nil || (want > 0 && int64(len(data)) < want) {
-		return nil, fmt.Errorf("the download of %s stopped after %d of %d bytes: run the probe again, or put the file at %s yourself", src.Name, len(data), want, src.File)
+		of := ""
+		if want > 0 {
+			of = fmt.Sprintf(" of %d", want)
+		}
+		return nil, fmt.Errorf("the download of %s stopped after %d%s bytes: run the probe again, or download %s yourself and put it at %s", src.Name, len(data), of, src.URL, path)
 	}
 	if len(data) > maxDatasetBytes {
 		return nil, fmt.Errorf("%s sent more than %d MiB for %s, far more than the data set: check the URL", src.URL, maxDatasetBytes>>20, src.Name)

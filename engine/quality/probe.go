@@ -44,8 +44,6 @@ type TaskProbe struct {
 	Dataset *Dataset
 	// N is how many items (the first N); 0 takes them all.
 	N int
-	// Model is the served model id ("" lets the server pick).
-	Model string
 	// MaxTokens of each answer (DefaultTaskMaxTokens when 0).
 	MaxTokens int
 	// Concurrency is how many items are in flight (DefaultConcurrency
@@ -70,15 +68,23 @@ func (p TaskProbe) maxTokens() int {
 	return DefaultTaskMaxTokens
 }
 
-// Run asks every item and returns the result. A failed request ends the
-// probe with its error: a half-asked data set is no measurement.
-func (p TaskProbe) Run(ctx context.Context, a Answerer) (*Result, error) {
+// Header is the result's identity before the probe runs (kind, probe,
+// settings, data set): what Comparable checks, so a front end can refuse
+// a baseline before asking anything.
+func (p TaskProbe) Header() *Result {
+	return &Result{Kind: Kind, Probe: p.Name, Profile: p.Profile(), Dataset: p.Dataset.Ref(len(p.Dataset.Subset(p.N)))}
+}
+
+// Run asks model every item and returns the result. A failed request
+// ends the probe with its error: a half-asked data set is no measurement.
+func (p TaskProbe) Run(ctx context.Context, a Answerer, model string) (*Result, error) {
 	items := p.Dataset.Subset(p.N)
-	res := &Result{Kind: Kind, Probe: p.Name, Profile: p.Profile(), Dataset: p.Dataset.Ref(len(items)), Model: p.Model, Started: now(p.Now)}
+	res := p.Header()
+	res.Model, res.Started = model, now(p.Now)
 	res.Items = make([]Item, len(items))
 	err := forEach(ctx, len(items), p.Concurrency, p.Progress, func(ctx context.Context, i int) error {
 		it := items[i]
-		ans, err := a.Greedy(ctx, client.GreedyRequest{Model: p.Model, Prompt: fmt.Sprintf(taskPrompt, it.Question), MaxTokens: p.maxTokens()})
+		ans, err := a.Greedy(ctx, client.GreedyRequest{Model: model, Prompt: fmt.Sprintf(taskPrompt, it.Question), MaxTokens: p.maxTokens()})
 		if err != nil {
 			return fmt.Errorf("item %s: %w", it.ID, err)
 		}

@@ -44,17 +44,20 @@ func TestTaskProbeMatchesSimulatorTruth(t *testing.T) {
 	probe := quality.TaskProbe{Name: "gsm8k:200", Dataset: ds, N: 200}
 	run := func(args ...string) (*sim.Server, *quality.Result) {
 		s, c := simEndpoint(t, args...)
-		r, err := probe.Run(context.Background(), c)
+		r, err := probe.Run(context.Background(), c, "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s, r
 	}
 	baseSim, base := run("--kv-cache-dtype", "auto")
-	truthCorrect := func(s *sim.Server, it quality.DatasetItem) bool {
-		ok, readable := s.AnswerTruth(quality.TaskPrompt(it.Question))
+	truthCorrect := func(s *sim.Server, it quality.DatasetItem, got quality.Item) bool {
+		ok, truncated, readable, tokens := s.AnswerTruth(quality.TaskPrompt(it.Question), quality.DefaultTaskMaxTokens)
 		if !readable {
 			t.Fatalf("the simulator cannot read item %s", it.ID)
+		}
+		if got.HitMaxTokens != truncated || got.CompletionTokens != tokens || got.Unparseable != truncated {
+			t.Fatalf("item %s: %+v, truth truncated %v, %d tokens", it.ID, got, truncated, tokens)
 		}
 		return ok
 	}
@@ -63,9 +66,15 @@ func TestTaskProbeMatchesSimulatorTruth(t *testing.T) {
 		significant bool
 	}{{"fp8", false}, {"int4_per_token_head", true}} {
 		candSim, cand := run("--kv-cache-dtype", tc.dtype)
-		var right, b, c int
+		var right, b, c, truncated int
+		var baseTok, candTok float64
 		for i, it := range ds.Subset(200) {
-			bt, ct := truthCorrect(baseSim, it), truthCorrect(candSim, it)
+			bt, ct := truthCorrect(baseSim, it, base.Items[i]), truthCorrect(candSim, it, cand.Items[i])
+			baseTok += float64(base.Items[i].CompletionTokens)
+			candTok += float64(cand.Items[i].CompletionTokens)
+			if cand.Items[i].HitMaxTokens {
+				truncated++
+			}
 			if base.Items[i].Correct != bt || cand.Items[i].Correct != ct {
 				t.Fatalf("%s item %s: scored %v/%v, truth %v/%v", tc.dtype, it.ID, base.Items[i].Correct, cand.Items[i].Correct, bt, ct)
 			}
@@ -93,8 +102,12 @@ func TestTaskProbeMatchesSimulatorTruth(t *testing.T) {
 			t.Errorf("%s: %s, want significant = %v", tc.dtype, cmp.Verdict(), tc.significant)
 		}
 		t.Logf("%s: %s (Δ %+.1f [%+.1f, %+.1f])", tc.dtype, cmp.Verdict(), cmp.DeltaPoints, cmp.DeltaCI95.Lo, cmp.DeltaCI95.Hi)
-		if cand.Accuracy().Unparseable != 0 {
-			t.Errorf("%s: %d unparseable answers at max_tokens 512", tc.dtype, cand.Accuracy().Unparseable)
+		if math.Abs(cmp.Tokens.Ratio-candTok/baseTok) > 1e-12 || cmp.Candidate.HitMax != truncated {
+			t.Errorf("%s: token ratio %g, truth %g; %d hit max_tokens, truth %d", tc.dtype, cmp.Tokens.Ratio, candTok/baseTok, cmp.Candidate.HitMax, truncated)
+		}
+		// The profile's stated inflation, less what max_tokens cut.
+		if want := 1 + candSim.QualityLoss().LengthInflation; cmp.Tokens.Ratio > want+0.01 || cmp.Tokens.Ratio < want-0.05 {
+			t.Errorf("%s: token ratio %.3f, the profile states %.3f", tc.dtype, cmp.Tokens.Ratio, want)
 		}
 	}
 }
@@ -104,7 +117,7 @@ func TestTaskProbeCountsTruncation(t *testing.T) {
 	t.Parallel()
 	ds, _ := quality.ParseGSM8K(quality.DemoDatasetName, quality.DemoGSM8K(20))
 	_, c := simEndpoint(t)
-	r, err := quality.TaskProbe{Name: "gsm8k:20", Dataset: ds, MaxTokens: 16}.Run(context.Background(), c)
+	r, err := quality.TaskProbe{Name: "gsm8k:20", Dataset: ds, MaxTokens: 16}.Run(context.Background(), c, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +133,7 @@ func TestAgreementProbeSeparatesLosses(t *testing.T) {
 	probe := quality.AgreementProbe{}
 	run := func(args ...string) *quality.Result {
 		_, c := simEndpoint(t, args...)
-		r, err := probe.Run(context.Background(), c)
+		r, err := probe.Run(context.Background(), c, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -131,24 +131,3 @@ func quantile(sorted []float64, q float64) float64 {
 	}
 	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
 }
-
-// meanCI95 is the mean of xs and the half-width of its normal 95% interval,
-// z·s/√n (s the sample standard deviation); fewer than two values give a
-// half-width of 0, which the documents read as unknown.
-func meanCI95(xs []float64) (mean, half float64) {
-	if len(xs) == 0 {
-		return 0, 0
-	}
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	if len(xs) < 2 {
-		return mean, 0
-	}
-	var ss float64
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, z975 * math.Sqrt(ss/float64(len(xs)-1)/float64(len(xs)))
-}

@@ -16,6 +16,8 @@ import (
 type QualityTarget struct {
 	// Endpoint and APIKey name a running server.
 	Endpoint, APIKey string
+	// Model is the model to ask ("": the server's first, as a run picks).
+	Model string
 	// Demo starts the simulator with DemoArgs (vLLM flags) instead.
 	Demo     bool
 	DemoArgs []string
@@ -24,14 +26,15 @@ type QualityTarget struct {
 	OnSim func(*sim.Server)
 }
 
-// QualityProbe is a probe that asks an endpoint (quality.TaskProbe.Run,
-// quality.AgreementProbe.Run).
-type QualityProbe func(ctx context.Context, a quality.Answerer) (*quality.Result, error)
+// QualityProbe is a probe that asks an endpoint's model
+// (quality.TaskProbe.Run, quality.AgreementProbe.Run).
+type QualityProbe func(ctx context.Context, a quality.Answerer, model string) (*quality.Result, error)
 
-// Quality runs probe against the target, starting and stopping the demo's
-// simulator around it, and stamps the result with what answered. The
-// demo runs unthrottled: a probe measures answers, not speed, and the
-// simulator's answers do not depend on its clock.
+// Quality runs probe against the target's model (client.PickModel's rule),
+// starting and stopping the demo's simulator around it, and stamps the
+// result with what answered. The demo runs unthrottled: a probe measures
+// answers, not speed, and the simulator's answers do not depend on its
+// clock.
 func Quality(ctx context.Context, t QualityTarget, probe QualityProbe) (*quality.Result, error) {
 	endpoint, key, simulated := t.Endpoint, t.APIKey, t.Demo
 	var flags []string
@@ -54,7 +57,18 @@ func Quality(ctx context.Context, t QualityTarget, probe QualityProbe) (*quality
 		return nil, err
 	}
 	defer c.CloseIdle()
-	res, err := probe(ctx, c)
+	models, err := c.Models(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := client.PickModel(models, t.Model)
+	if err != nil {
+		return nil, err
+	}
+	if v, err := c.Version(ctx); err == nil && v.Simulated {
+		simulated = true // an endpoint that is the simulator says so
+	}
+	res, err := probe(ctx, c, m.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -245,7 +245,7 @@ func (s *Server) submit(prompt []uint32, maxTokens int, req genOptions, arrived 
 	}
 	sq := newSeq(rec.ID, prompt, maxTokens, req.MinTokens, req.IgnoreEOS, req.CacheSalt, s.cfg.Seed, s.prof)
 	st := &stream{sq: sq, notify: make(chan struct{}, 1), rec: rec, sent: arrived.sent}
-	s.startQuality(st, req.quality.text)
+	s.startQuality(st, req.quality.text, maxTokens)
 	s.streams[sq] = st
 	// The request arrived when its body started to be read: decoding and
 	// tokenising it is the API server's work, which the time model already

@@ -54,19 +54,23 @@ type Loss struct {
 	// Lose is the probability that an item the lossless launch answers
 	// right comes out wrong; Gain that a wrong one comes out right.
 	Lose, Gain float64
+	// LengthInflation lengthens every answer to a readable problem by this
+	// share (0.1: 10% more tokens, rounded), as a degraded model rambles;
+	// an answer that no longer fits max_tokens is cut there.
+	LengthInflation float64
 }
 
 // DefaultQualityModel is the profiles' model: an 8-bit KV cache loses
 // almost nothing (one token in 500 diverges, flips are rare and go both
 // ways: no net loss), a 4-bit one loses clearly (one token in 30 diverges,
-// 8% of right answers go wrong: about −6 points from 80%), and
-// weight quantization lies between.
+// 8% of right answers go wrong: about −6 points from 80%, and answers
+// 12% longer), and weight quantization lies between.
 func DefaultQualityModel() QualityModel {
 	return QualityModel{
 		BaseAccuracy: 0.80,
 		KV8:          Loss{TokenDivergence: 0.002, LogitNoise: 0.03, Lose: 0.005, Gain: 0.02},
-		KV4:          Loss{TokenDivergence: 0.035, LogitNoise: 0.25, Lose: 0.08, Gain: 0.01},
-		Quantization: Loss{TokenDivergence: 0.01, LogitNoise: 0.12, Lose: 0.03, Gain: 0.01},
+		KV4:          Loss{TokenDivergence: 0.035, LogitNoise: 0.25, Lose: 0.08, Gain: 0.01, LengthInflation: 0.12},
+		Quantization: Loss{TokenDivergence: 0.01, LogitNoise: 0.12, Lose: 0.03, Gain: 0.01, LengthInflation: 0.05},
 	}
 }
 
@@ -101,14 +105,15 @@ func launchLoss(p Profile, kvDtype, quantization string) (Loss, uint64) {
 		return parts[0], salt // exactly the profile's figures
 	}
 	var l Loss
-	keep, keepR, keepW := 1.0, 1.0, 1.0
+	keep, keepR, keepW, grow := 1.0, 1.0, 1.0, 1.0
 	for _, x := range parts {
+		grow *= 1 + x.LengthInflation
 		keep *= 1 - x.TokenDivergence
 		keepR *= 1 - x.Lose
 		keepW *= 1 - x.Gain
 		l.LogitNoise = math.Hypot(l.LogitNoise, x.LogitNoise)
 	}
-	l.TokenDivergence, l.Lose, l.Gain = 1-keep, 1-keepR, 1-keepW
+	l.TokenDivergence, l.Lose, l.Gain, l.LengthInflation = 1-keep, 1-keepR, 1-keepW, grow-1
 	return l, salt
 }
 
@@ -179,16 +184,37 @@ func solve(text string) (int64, string, bool) {
 	return v, text[loc[0]:end], true
 }
 
-// AnswerTruth says whether this server answers the problem in prompt right
-// (correct) and whether it reads one there at all (readable): the truth
-// a test checks the probe's scoring and statistics against. The draw is
-// per item (its problem's text) and launch, independent of the seed.
-func (s *Server) AnswerTruth(prompt string) (correct, readable bool) {
+// inflate lengthens a lossy launch's answer by its LengthInflation,
+// cutting it at maxTokens.
+func (s *Server) inflate(sq *seq, maxTokens int) {
+	if s.loss.LengthInflation <= 0 || sq.stopReason != "stop" {
+		return
+	}
+	n := int(math.Round(float64(sq.stopAt) * (1 + s.loss.LengthInflation)))
+	if n >= maxTokens {
+		sq.stopAt, sq.stopReason = maxTokens, "length"
+	} else {
+		sq.stopAt = n
+	}
+}
+
+// AnswerTruth is what this server answers to a /v1/completions request of
+// prompt (a string, special tokens added) with maxTokens: whether it reads a
+// problem there at all (readable), whether its answer is cut by maxTokens
+// before the "####" (truncated), whether the number it gives is right
+// (correct: readable, not truncated, and drawn right), and how many tokens
+// it answers with. It is the truth a test checks the probe's scoring and
+// statistics against. The right-or-wrong draw is per item (its problem's
+// text) and launch, independent of the seed; the length is the request's.
+func (s *Server) AnswerTruth(prompt string, maxTokens int) (correct, truncated, readable bool, tokens int) {
 	_, problem, ok := solve(prompt)
 	if !ok {
-		return false, false
+		return false, false, false, 0
 	}
-	return s.answersRight(problem), true
+	sq := newSeq("", tokenize(prompt, true), maxTokens, 0, false, "", s.cfg.Seed, s.prof)
+	s.inflate(sq, maxTokens)
+	truncated = sq.stopReason != "stop"
+	return !truncated && s.answersRight(problem), truncated, true, sq.stopAt
 }
 
 func (s *Server) answersRight(problem string) bool {
@@ -278,12 +304,17 @@ func (s *Server) textOf(st *stream, from, to int) string {
 	return b.String()
 }
 
-// startQuality sets a new request's answer and divergence; text is its
-// prompt's text ("" when it came as token ids). s.mu is held.
-func (s *Server) startQuality(st *stream, text string) {
+// startQuality sets a new request's answer and divergence, and lengthens
+// a lossy launch's answer by its LengthInflation (cut at maxTokens); text
+// is its prompt's text ("" when it came as token ids). s.mu is held, and
+// the engine has not seen the request yet.
+func (s *Server) startQuality(st *stream, text string, maxTokens int) {
 	q := &streamQuality{divergeAt: s.divergesAt(st.sq.key)}
 	if text != "" {
 		q.answer = s.planAnswer(text)
+	}
+	if q.answer != nil {
+		s.inflate(st.sq, maxTokens)
 	}
 	if q.answer != nil || q.divergeAt >= 0 {
 		st.quality = q

@@ -85,18 +85,20 @@ func TestSimAnswersAsItsTruthSays(t *testing.T) {
 		}{{base, baseURL}, {lossy, lossyURL}} {
 			a := complete(t, side.url, p, 512, 0, false)
 			text := a.Choices[0].Text
-			k := strings.LastIndex(text, "####")
-			if k < 0 {
-				t.Fatalf("item %d: no #### in %q", i, text)
+			correct, truncated, readable, tokens := side.s.AnswerTruth(p, 512)
+			if !readable || a.Usage.CompletionTokens != tokens || truncated != (a.Choices[0].FinishReason == "length") {
+				t.Fatalf("item %d: %d tokens, finish %s; truth readable=%v truncated=%v %d tokens", i, a.Usage.CompletionTokens, a.Choices[0].FinishReason, readable, truncated, tokens)
 			}
-			got := strings.TrimSpace(text[k+4:])
-			correct, readable := side.s.AnswerTruth(p)
-			if !readable || (got == fmt.Sprint(want)) != correct {
-				t.Fatalf("item %d: answered %s (want %d), truth says correct=%v readable=%v", i, got, want, correct, readable)
+			k := strings.LastIndex(text, "####")
+			if truncated != (k < 0) {
+				t.Fatalf("item %d: truncated %v, #### at %d", i, truncated, k)
+			}
+			if !truncated && (strings.TrimSpace(text[k+4:]) == fmt.Sprint(want)) != correct {
+				t.Fatalf("item %d: answered %s (want %d), truth says correct=%v", i, text[k+4:], want, correct)
 			}
 		}
-		b, _ := base.AnswerTruth(p)
-		c, _ := lossy.AnswerTruth(p)
+		b, _, _, _ := base.AnswerTruth(p, 1<<20)
+		c, _, _, _ := lossy.AnswerTruth(p, 1<<20)
 		switch {
 		case b && !c:
 			lost++
