@@ -69,7 +69,7 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 		d: run.Plan.Duration(), speed: run.Plan.Speed(), maxOutput: m,
 		adaptive: run.Plan.Adaptive(), opened: make(chan struct{}),
 	}
-	w.live = newLive(w.d, len(prompts))
+	w.live = newLive(w.d, rundoc.SteadyLimit(cell.Context), len(prompts))
 	w.measure(ctx, index, total)
 }
 
@@ -231,8 +231,7 @@ type window struct {
 	maxOutput int
 	adaptive  bool
 
-	clk        cardClock // set at the first send; offsets count from it
-	liveTokens atomic.Int64
+	clk cardClock // set at the first send; offsets count from it
 	// live counts tokens by arrival for the readiness check (each
 	// stream's first token) and, once the window opens, in bins for an
 	// adaptive window's controller.
@@ -546,7 +545,7 @@ func (w *window) follow(ctx context.Context, done <-chan struct{}, stop func(), 
 	var (
 		check  <-chan time.Time
 		timer  *time.Timer
-		steady = &steadiness{since: -1}
+		steady = newSteadiness()
 	)
 	defer func() {
 		if timer != nil {
@@ -750,7 +749,6 @@ func (w *window) stream(ctx context.Context, i int) []request {
 		res, err := w.runner.Client.StreamBody(ctx, body, func(at time.Time, n int) {
 			card := w.clk.at(at)
 			rq.chunks = append(rq.chunks, chunkAt{at: card, tokens: n})
-			w.liveTokens.Add(int64(n))
 			w.live.add(i, card, n)
 			if n > 0 {
 				w.progressed()
