@@ -253,8 +253,13 @@ type window struct {
 	// while the server showed no full KV cache, capacity when it showed one
 	// (stall.go).
 	progress atomic.Int64
-	stalled  *StalledError
-	capacity string
+	// starved reads the time this process was kept from running
+	// (Runner.Starved), and progressStarved is what it read at the last
+	// progress: a silence counts without the freezes inside it.
+	starved         func() time.Duration
+	progressStarved atomic.Int64
+	stalled         *StalledError
+	capacity        string
 	// watch is the stall check's state (watchOn, watchLingering,
 	// watchDecided), shared with the window's closing timer (closeLive).
 	watch atomic.Int32
@@ -449,6 +454,12 @@ func (w *window) measure(ctx context.Context, index, total int) {
 	w.bodies, w.bodyErrs = make([][]byte, len(w.prompts)), make([]error, len(w.prompts))
 	for i, p := range w.prompts {
 		w.bodies[i], w.bodyErrs[i] = r.request(r.modelID, p, w.maxOutput).Body()
+	}
+	w.starved = r.Starved
+	if w.starved == nil {
+		lag := startLagMeter()
+		defer lag.stop()
+		w.starved = lag.starved
 	}
 	w.clk = cardClock{start: time.Now(), speed: w.speed}
 	w.progressed()
