@@ -31,6 +31,11 @@ type Source struct {
 	// Size is the file's length in bytes, for the truncation message; 0
 	// when not pinned.
 	Size int64
+	// BuiltFrom, when set, says that the file is not published as such but
+	// built from another (a sentence naming it and the tool that builds
+	// it): Fetch then takes the file only from the cache, checked against
+	// SHA256, and otherwise says how to get it.
+	BuiltFrom string
 }
 
 // GSM8K is the GSM8K test split (1,319 problems) at openai/grade-school-math
@@ -40,6 +45,37 @@ var GSM8K = Source{
 	URL:    "https://raw.githubusercontent.com/openai/grade-school-math/3101c7d5072418e28b9008a6636bde82a006892c/grade_school_math/data/test.jsonl",
 	SHA256: "3730d312f6e3440559ace48831e51066acaca737f6eabec99bccb9e4b3c39d14",
 	File:   "gsm8k-test.jsonl",
+}
+
+// MMLUPro is the seed tool's pinned stratified 1,000-question subset of
+// TIGER-Lab/MMLU-Pro's test split (Apache-2.0; largest-remainder per
+// category, floor-stride by question_id), as llm-inference-bench 0.4.29
+// states it (llm_decode_bench.py, BENCH_DATASETS["mmlu_pro_1000"]): the URL
+// is its repository's main branch, not a fixed commit, so the sha256 it
+// states is the pin.
+var MMLUPro = Source{
+	Name:   "mmlu-pro",
+	URL:    "https://raw.githubusercontent.com/local-inference-lab/llm-inference-bench/main/data/mmlu_pro_1000.jsonl",
+	SHA256: "a229ed37f28bea012bf08e81d8ae3358dda17ef7370dca360f632952e3bdcaca",
+	File:   "mmlu_pro_1000.jsonl",
+}
+
+// GPQADiamond is GPQA Diamond's 198 questions (CC BY 4.0) in the seed
+// tool's JSONL, which llm-inference-bench 0.4.29 builds on first use
+// (llm_decode_bench.py, BENCH_DATASETS["gpqa_diamond"] and
+// _build_gpqa_diamond_jsonl): it downloads idavidrein/gpqa's
+// password-protected dataset.zip (main branch, sha256 461ae732…08dc),
+// reads dataset/gpqa_diamond.csv and shuffles each item's four options
+// with Python's random.Random seeded by "gpqa-diamond-<record id>". The
+// GPQA authors ask that the plaintext never be republished, so it is
+// published nowhere as such; RigBench does not build it, and takes the
+// seed tool's file, checked against the sha256 the seed tool states for it.
+var GPQADiamond = Source{
+	Name:   "gpqa-diamond",
+	SHA256: "a8472c5a82ea2df8f209c17713aba1a6d409120c609ec0582dae0cb940c7e28c",
+	File:   "gpqa_diamond.jsonl",
+	BuiltFrom: "llm-inference-bench builds it from the password-protected https://github.com/idavidrein/gpqa/raw/main/dataset.zip " +
+		"(run `python3 llm_decode_bench.py --test-profile gpqa-diamond` once; it keeps it at ~/.cache/llm_decode_bench/datasets/gpqa_diamond.jsonl)",
 }
 
 // maxDatasetBytes bounds a download: GSM8K's test split is 0.7 MB.
@@ -59,6 +95,9 @@ func Fetch(ctx context.Context, client *http.Client, src Source, cacheDir string
 		}
 		// A damaged or foreign file is replaced by a good download below.
 		state = "in the cache does not match its pinned sha256"
+	}
+	if src.BuiltFrom != "" {
+		return nil, fmt.Errorf("%s %s and is not published as a file: %s; copy that file (sha256 %s) to %s", src.Name, state, src.BuiltFrom, src.SHA256, path)
 	}
 	if client == nil {
 		client = http.DefaultClient

@@ -56,7 +56,7 @@ func TestTaskProbeMatchesSimulatorTruth(t *testing.T) {
 		if !readable {
 			t.Fatalf("the simulator cannot read item %s", it.ID)
 		}
-		if got.HitMaxTokens != truncated || got.CompletionTokens != tokens || got.Unparseable != truncated {
+		if got.HitMaxTokens != truncated || got.CompletionTokens != tokens || got.Truncated != truncated || got.Unparseable {
 			t.Fatalf("item %s: %+v, truth truncated %v, %d tokens", it.ID, got, truncated, tokens)
 		}
 		return ok

@@ -66,10 +66,15 @@ type Item struct {
 	Got  string `json:"got,omitempty"`
 	// Correct is Got == Want by the data set's scoring rule.
 	Correct bool `json:"correct"`
-	// Unparseable is true when no answer could be read from the text.
+	// Unparseable is true when the model finished but no answer could be
+	// read from its text (the seed tool's "unparseable").
 	Unparseable bool `json:"unparseable,omitempty"`
+	// Truncated is true when no answer could be read and the model stopped
+	// at max_tokens: it never answered (the seed tool's "truncated", a
+	// token-budget artifact rather than a format miss).
+	Truncated bool `json:"truncated,omitempty"`
 	// HitMaxTokens is true when the answer stopped at max_tokens
-	// (finish_reason "length"): truncated.
+	// (finish_reason "length"), whether or not an answer was read.
 	HitMaxTokens bool `json:"hit_max_tokens,omitempty"`
 	// CompletionTokens is usage.completion_tokens of the answer.
 	CompletionTokens int `json:"completion_tokens"`
@@ -98,21 +103,29 @@ type Accuracy struct {
 	Share       float64  `json:"share"`
 	CI95        Interval `json:"ci95"`
 	Unparseable int      `json:"unparseable"`
+	Truncated   int      `json:"truncated"`
 	HitMax      int      `json:"hit_max_tokens"`
 	// MeanTokens is the mean of the items' completion tokens.
 	MeanTokens float64 `json:"mean_completion_tokens"`
 }
 
 // Accuracy summarises a task probe's items (Wilson).
-func (r *Result) Accuracy() Accuracy {
-	a := Accuracy{N: len(r.Items)}
+func (r *Result) Accuracy() Accuracy { return accuracyOf(r.Items) }
+
+// accuracyOf summarises items: the share right with its Wilson interval
+// and the counts that qualify it.
+func accuracyOf(items []Item) Accuracy {
+	a := Accuracy{N: len(items)}
 	var tok int
-	for _, it := range r.Items {
+	for _, it := range items {
 		if it.Correct {
 			a.Correct++
 		}
 		if it.Unparseable {
 			a.Unparseable++
+		}
+		if it.Truncated {
+			a.Truncated++
 		}
 		if it.HitMaxTokens {
 			a.HitMax++
