@@ -17,6 +17,10 @@ const Kind = "rigbench.quality/v1"
 type Result struct {
 	// Kind is always Kind.
 	Kind string `json:"kind"`
+	// Source is "" for a result RigBench measured, and names the tool and
+	// version for one imported from another tool's file
+	// ("llm-inference-bench 0.4.29", seedfile.go).
+	Source string `json:"source,omitempty"`
 	// Probe is what was measured, as the user names it ("gsm8k:200",
 	// "agreement").
 	Probe string `json:"probe"`
@@ -147,15 +151,41 @@ func (r *Result) Write(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// Read reads a rigbench.quality/v1 document; another kind is refused with
-// the sentence the user reads.
+// Read reads a quality result: a rigbench.quality/v1 document, or
+// llm-inference-bench's completion-stats report (seedfile.go), told apart
+// by their shape. Anything else is refused with the sentence the user
+// reads.
 func Read(rd io.Reader) (*Result, error) {
-	var r Result
-	if err := json.NewDecoder(rd).Decode(&r); err != nil {
-		return nil, fmt.Errorf("this is not a quality result (%v): give a file that `rigbench-cli quality --json` wrote", err)
+	data, err := io.ReadAll(io.LimitReader(rd, maxResultBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the result (%v)", err)
 	}
-	if r.Kind != Kind {
-		return nil, fmt.Errorf("this file is a %q document, not a quality result (%s): give a file that `rigbench-cli quality --json` wrote", r.Kind, Kind)
+	if len(data) > maxResultBytes {
+		return nil, fmt.Errorf("the file is larger than %d MiB, far more than a quality result: give a file that `rigbench-cli quality --json` or %s wrote", maxResultBytes>>20, SeedTool)
 	}
-	return &r, nil
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("this is not a quality result (%v): give a file that `rigbench-cli quality --json` or %s's completion-stats mode wrote", err, SeedTool)
+	}
+	if head.Kind == Kind {
+		var r Result
+		if err := json.Unmarshal(data, &r); err != nil {
+			return nil, fmt.Errorf("this %s document is damaged (%v): give the file `rigbench-cli quality --json` wrote, unedited", Kind, err)
+		}
+		return &r, nil
+	}
+	if r, ok, err := readSeed(data); ok {
+		return r, err
+	}
+	what := "a JSON object of another kind"
+	if head.Kind != "" {
+		what = fmt.Sprintf("a %q document", head.Kind)
+	}
+	return nil, fmt.Errorf("this file is %s, neither a RigBench quality result (%s) nor %s's completion-stats report (metadata.mode %q with runs): give a file that `rigbench-cli quality --json` or %s wrote", what, Kind, SeedTool, seedMode, SeedTool)
 }
+
+// maxResultBytes bounds a result file: a seed report of GSM8K's 1,319
+// items with their texts is a few MiB.
+const maxResultBytes = 256 << 20
