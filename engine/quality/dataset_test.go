@@ -221,8 +221,22 @@ func fileServer(t *testing.T, body []byte, truncate int) *httptest.Server {
 	return srv
 }
 
+// The download, end to end against loopback file servers, for each layout
+// a pinned source has: the real loader reads what Fetch returns.
 func TestFetchEndToEnd(t *testing.T) {
-	body := DemoGSM8K(40)
+	for _, layout := range []struct {
+		name  string
+		body  []byte
+		parse func([]byte) (*Dataset, error)
+	}{
+		{"gsm8k", DemoGSM8K(40), func(b []byte) (*Dataset, error) { return ParseGSM8K("demo", b) }},
+		{"mmlu-pro", DemoChoice(40), func(b []byte) (*Dataset, error) { return ParseChoice("demo", LayoutMMLUPro, b) }},
+	} {
+		t.Run(layout.name, func(t *testing.T) { fetchEndToEnd(t, layout.body, layout.parse) })
+	}
+}
+
+func fetchEndToEnd(t *testing.T, body []byte, parse func([]byte) (*Dataset, error)) {
 	good := Source{Name: "demo", SHA256: hexSHA(body), File: "demo.jsonl"}
 
 	t.Run("good file, then from the cache", func(t *testing.T) {
@@ -233,6 +247,9 @@ func TestFetchEndToEnd(t *testing.T) {
 		data, err := Fetch(context.Background(), srv.Client(), src, dir)
 		if err != nil || string(data) != string(body) {
 			t.Fatalf("fetch: %v (%d bytes)", err, len(data))
+		}
+		if d, err := parse(data); err != nil || len(d.Items) != 40 || d.SHA256 != src.SHA256 {
+			t.Fatalf("the loader: %v", err)
 		}
 		kept, err := os.ReadFile(filepath.Join(dir, "demo.jsonl"))
 		if err != nil || string(kept) != string(body) {
@@ -291,4 +308,32 @@ func TestFetchEndToEnd(t *testing.T) {
 			t.Fatalf("err = %v, want it to say %q and where to put the file", err, want)
 		}
 	})
+}
+
+// GPQA Diamond's file is built by the seed tool, never downloaded as such:
+// a cached file with the pinned sha256 is read, otherwise one sentence
+// names the file, the tool that builds it and where to put it.
+func TestFetchBuiltFile(t *testing.T) {
+	body := []byte(`{"answer":"C","answer_index":2,"category":"Physics","options":["1","2","3","4"],"question":"q","record_id":"recX","subdomain":"Optics"}` + "\n")
+	src := GPQADiamond
+	src.SHA256 = hexSHA(body) // the test's own file stands for the pinned one
+	dir := t.TempDir()
+	_, err := Fetch(context.Background(), nil, src, dir)
+	path := filepath.Join(dir, GPQADiamond.File)
+	if err == nil || !strings.Contains(err.Error(), "gpqa-diamond is not cached and is not published as a file") || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "llm_decode_bench.py") {
+		t.Fatalf("missing: %v", err)
+	}
+	os.WriteFile(path, body[:20], 0o644)
+	if _, err := Fetch(context.Background(), nil, src, dir); err == nil || !strings.Contains(err.Error(), "in the cache does not match its pinned sha256") {
+		t.Fatalf("damaged: %v", err)
+	}
+	os.WriteFile(path, body, 0o644)
+	data, err := Fetch(context.Background(), nil, src, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ParseChoice(src.Name, LayoutGPQA, data)
+	if err != nil || d.Items[0].ID != "gpqa-recX" || d.Items[0].Category != "Physics" {
+		t.Fatalf("%v %+v", err, d)
+	}
 }
