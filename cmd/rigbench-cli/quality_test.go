@@ -131,6 +131,9 @@ func TestQualityCommandDemoChoice(t *testing.T) {
 	if code, out, errs := runQualityCLI(t, "--demo", "--probe", "mmlupro:300", "--json", base); code != 0 || !strings.Contains(out, "mmlu-pro:300 on demo-choice") {
 		t.Fatalf("baseline: exit %d\n%s%s", code, out, errs)
 	}
+	if code, out, errs := runQualityCLI(t, "--demo", "--probe", "gpqa:20"); code != 0 || !strings.Contains(out, "gpqa-diamond:20 on demo-choice") {
+		t.Fatalf("gpqa: exit %d\n%s%s", code, out, errs)
+	}
 	code, out, errs := runQualityCLI(t, "--demo", "--probe", "mmlu-pro:300", "--baseline", base, "--json", cand, "--", "--kv-cache-dtype", "int4_per_token_head")
 	if code != 0 || !strings.Contains(out, "verdict: accuracy lost") || !strings.Contains(out, "  2 steps") || !strings.Contains(out, "  4 steps") {
 		t.Fatalf("int4: exit %d\n%s%s", code, out, errs)
@@ -177,7 +180,7 @@ func TestQualityCompareSeedReports(t *testing.T) {
 	}{
 		{[]string{"compare", a, junk}, 1, "neither a RigBench quality result"},
 		{[]string{"compare", a}, 2, "takes two files"},
-		{[]string{"--probe", "gpqa:20", "--endpoint", "http://127.0.0.1:1"}, 1, "is not published as a file"},
+		{[]string{"--demo", "--probe", "gpqa:20", "--dataset", a}, 1, "line 1 of gpqa-diamond has no question, no options"},
 	} {
 		code, _, errs := runQualityCLI(t, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {

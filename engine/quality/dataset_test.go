@@ -213,6 +213,7 @@ func fileServer(t *testing.T, body []byte, truncate int) *httptest.Server {
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		if truncate > 0 {
 			w.Write(body[:truncate])
+			w.(http.Flusher).Flush()
 			panic(http.ErrAbortHandler) // the connection drops mid-body
 		}
 		w.Write(body)
@@ -292,6 +293,17 @@ func fetchEndToEnd(t *testing.T, body []byte, parse func([]byte) (*Dataset, erro
 			t.Error("a truncated file was kept")
 		}
 	})
+	t.Run("dropped before answering", func(t *testing.T) {
+		dir := t.TempDir()
+		srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) }))
+		t.Cleanup(srv.Close)
+		src := good
+		src.URL = srv.URL + "/data.jsonl"
+		_, err := Fetch(context.Background(), srv.Client(), src, dir)
+		if err == nil || !strings.Contains(err.Error(), "closed the connection before answering for demo") || !strings.Contains(err.Error(), filepath.Join(dir, "demo.jsonl")) {
+			t.Fatalf("err = %v", err)
+		}
+	})
 	t.Run("offline", func(t *testing.T) {
 		dir := t.TempDir()
 		l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -308,32 +320,4 @@ func fetchEndToEnd(t *testing.T, body []byte, parse func([]byte) (*Dataset, erro
 			t.Fatalf("err = %v, want it to say %q and where to put the file", err, want)
 		}
 	})
-}
-
-// GPQA Diamond's file is built by the seed tool, never downloaded as such:
-// a cached file with the pinned sha256 is read, otherwise one sentence
-// names the file, the tool that builds it and where to put it.
-func TestFetchBuiltFile(t *testing.T) {
-	body := []byte(`{"answer":"C","answer_index":2,"category":"Physics","options":["1","2","3","4"],"question":"q","record_id":"recX","subdomain":"Optics"}` + "\n")
-	src := GPQADiamond
-	src.SHA256 = hexSHA(body) // the test's own file stands for the pinned one
-	dir := t.TempDir()
-	_, err := Fetch(context.Background(), nil, src, dir)
-	path := filepath.Join(dir, GPQADiamond.File)
-	if err == nil || !strings.Contains(err.Error(), "gpqa-diamond is not cached and is not published as a file") || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "llm_decode_bench.py") {
-		t.Fatalf("missing: %v", err)
-	}
-	os.WriteFile(path, body[:20], 0o644)
-	if _, err := Fetch(context.Background(), nil, src, dir); err == nil || !strings.Contains(err.Error(), "in the cache does not match its pinned sha256") {
-		t.Fatalf("damaged: %v", err)
-	}
-	os.WriteFile(path, body, 0o644)
-	data, err := Fetch(context.Background(), nil, src, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := ParseChoice(src.Name, LayoutGPQA, data)
-	if err != nil || d.Items[0].ID != "gpqa-recX" || d.Items[0].Category != "Physics" {
-		t.Fatalf("%v %+v", err, d)
-	}
 }
