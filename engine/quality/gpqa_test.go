@@ -145,3 +145,19 @@ func FuzzBuildGPQADiamond(f *testing.F) {
 		}
 	})
 }
+
+func FuzzReadZipMember(f *testing.F) {
+	archive, err := os.ReadFile(filepath.Join("testdata", "gpqa", "fixture.zip"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(archive)
+	f.Add(archive[:len(archive)/2])
+	f.Add([]byte("PK\x03\x04"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, err := readZipMember(data, "dataset/gpqa_diamond.csv", "fixture-password")
+		if err == nil && len(out) > 0 && string(data) == string(archive) && !strings.HasPrefix(string(out), "Record ID,") {
+			t.Fatalf("the fixture's member reads %q", out[:min(len(out), 40)])
+		}
+	})
+}
