@@ -32,7 +32,7 @@ func (u *UI) startRun(ctx context.Context, plan rundoc.Plan, obs rundoc.Observer
 		in = u.targetInput()
 	})
 	if in.Kind == target.Launch && in.Server == nil {
-		return nil, errors.New("start the server in the Launch tab first, or choose an existing endpoint or the demo")
+		return nil, session.ErrNoServer
 	}
 	// The target is read by session.TargetInput, the CLI's reader: a
 	// launch measures the Launch page's server (its record is the launched

@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/quality"
@@ -26,10 +25,6 @@ func init() {
 		run: runQuality,
 	})
 }
-
-// datasetDir is the folder beside the history where fetched data sets are
-// cached (as predict keeps model facts in "models").
-func datasetDir(histPath string) string { return filepath.Join(filepath.Dir(histPath), "datasets") }
 
 func runQuality(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && args[0] == "compare" {
@@ -141,83 +136,24 @@ func runQualityCompare(e *env, args []string) error {
 	return printQuality(e.stdout, cand, base)
 }
 
-// taskProbes are the task probes by the seed tool's profile names, with
-// its aliases (llm_decode_bench.py 0.4.29, BUILTIN_TEST_PROFILE_ALIASES):
-// the pinned source, and how its file is read.
-var taskProbes = map[string]struct {
-	src   quality.Source
-	parse func(name string, data []byte) (*quality.Dataset, error)
-	demo  func() (*quality.Dataset, error)
-}{
-	"gsm8k": {quality.GSM8K, quality.ParseGSM8K, func() (*quality.Dataset, error) {
-		return quality.ParseGSM8K(quality.DemoDatasetName, quality.DemoGSM8K(quality.DemoItems))
-	}},
-	"mmlu-pro": {quality.MMLUPro, func(n string, d []byte) (*quality.Dataset, error) {
-		return quality.ParseChoice(n, quality.LayoutMMLUPro, d)
-	}, demoChoice},
-	"gpqa-diamond": {quality.GPQADiamond, func(n string, d []byte) (*quality.Dataset, error) {
-		return quality.ParseChoice(n, quality.LayoutGPQA, d)
-	}, demoChoice},
-}
-
-var probeAliases = map[string]string{"gsm-8k": "gsm8k", "mmlupro": "mmlu-pro", "mmlu-pro-1000": "mmlu-pro", "gpqa": "gpqa-diamond", "gpqa_diamond": "gpqa-diamond"}
-
-func demoChoice() (*quality.Dataset, error) {
-	return quality.ParseChoice(quality.DemoChoiceName, quality.LayoutMMLUPro, quality.DemoChoice(quality.DemoItems))
-}
-
-// qualityProbe reads --probe: "agreement", or a task probe NAME[:N] with
-// its data set (the demo's own sets on --demo, the only problems its
-// simulator reads; else the pinned file from --dataset or fetched into the
-// cache). The probe is named by its canonical name and item count
-// ("mmlu-pro:200"), so results pair whatever alias asked for them.
+// qualityProbe reads --probe, --dataset and --max-tokens by
+// session.NewQualityProbe's rule, the app's too; a name that is no probe
+// is a usage error of --probe. The history's path is resolved only when a
+// data set is fetched into the folder beside it.
 func qualityProbe(ctx context.Context, e *env, name string, demo bool, file, db string, maxTokens int) (session.QualityProbe, *quality.Result, error) {
-	if name == "agreement" {
-		p := quality.AgreementProbe{}
-		return p.Run, p.Header(), nil
+	probe, header, err := session.NewQualityProbe(ctx, session.QualityProbeInput{Name: name, Demo: demo, Dataset: file, MaxTokens: maxTokens,
+		DatasetDir: func() (string, error) {
+			histPath, err := store.ResolvePath(db, e.getenv)
+			if err != nil {
+				return "", err
+			}
+			return session.QualityDatasetDir(histPath), nil
+		}})
+	var pe *session.ProbeNameError
+	if errors.As(err, &pe) {
+		return nil, nil, usagef("--probe: %s", pe.Msg)
 	}
-	kind, n, hasN := strings.Cut(name, ":")
-	if a, ok := probeAliases[kind]; ok {
-		kind = a
-	}
-	tp, known := taskProbes[kind]
-	items, err := strconv.Atoi(n)
-	if !known || (hasN && (err != nil || items < 1)) {
-		return nil, nil, usagef("--probe: %q is not a probe: use agreement, gsm8k:N, mmlu-pro:N or gpqa-diamond:N (N items, e.g. gsm8k:200)", name)
-	}
-	var ds *quality.Dataset
-	switch {
-	case file != "":
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return nil, nil, fmt.Errorf("cannot read the data set %s (%v): check the path", file, err)
-		}
-		if ds, err = tp.parse(tp.src.Name, data); err != nil {
-			return nil, nil, err
-		}
-	case demo:
-		ds, _ = tp.demo()
-	default:
-		histPath, err := store.ResolvePath(db, e.getenv)
-		if err != nil {
-			return nil, nil, err
-		}
-		data, err := quality.Fetch(ctx, nil, tp.src, datasetDir(histPath))
-		if err != nil {
-			return nil, nil, err
-		}
-		if ds, err = tp.parse(tp.src.Name, data); err != nil {
-			return nil, nil, err
-		}
-	}
-	if !hasN {
-		items = len(ds.Items)
-	}
-	if items > len(ds.Items) {
-		return nil, nil, usagef("--probe: %s has %d items, fewer than %d", ds.Name, len(ds.Items), items)
-	}
-	p := quality.TaskProbe{Name: fmt.Sprintf("%s:%d", kind, items), Dataset: ds, N: items, MaxTokens: maxTokens}
-	return p.Run, p.Header(), nil
+	return probe, header, err
 }
 
 // printStatedLoss says what the simulator's profile makes this launch
@@ -231,61 +167,18 @@ func printStatedLoss(w io.Writer, l sim.Loss) {
 		"%.3g%% of right answers turn wrong and %.3g%% of wrong ones right, answers %.3g%% longer\n", l.TokenDivergence, l.LogitNoise, 100*l.Lose, 100*l.Gain, 100*l.LengthInflation)
 }
 
-// printQuality prints a result and, with a baseline, the paired comparison.
+// printQuality prints a result and, with a baseline, the paired
+// comparison (quality.Report, the app's wording too).
 func printQuality(w io.Writer, r, base *quality.Result) error {
-	what := r.Endpoint
-	if r.Source != "" {
-		what = fmt.Sprintf("%s (%s report of %s)", r.Endpoint, r.Source, r.Model)
-	}
-	if r.Simulated {
-		what = "the simulator"
-		if len(r.Flags) > 0 {
-			what += " (" + strings.Join(r.Flags, " ") + ")"
-		}
-	}
-	if r.Dataset != nil {
-		a := r.Accuracy()
-		fmt.Fprintf(w, "%s on %s (sha256 %.12s…), %d items, asked of %s\n", r.Probe, r.Dataset.Name, r.Dataset.SHA256, a.N, what)
-		fmt.Fprintf(w, "accuracy %.1f%% (%d/%d), 95%% CI %.1f–%.1f%% (Wilson); %d unparseable, %d cut at max_tokens before answering (%d hit it); mean %.0f completion tokens\n",
-			100*a.Share, a.Correct, a.N, 100*a.CI95.Lo, 100*a.CI95.Hi, a.Unparseable, a.Truncated, a.HitMax, a.MeanTokens)
-		if base == nil {
-			return nil
-		}
-		c, err := quality.Compare(base, r)
-		if err != nil {
-			return err
-		}
-		if c.BaselineOnly+c.CandidateOnly > 0 {
-			fmt.Fprintf(w, "paired on the %d items both scored (%d only in the baseline, %d only here, left out, as %s pairs them)\n",
-				c.N, c.BaselineOnly, c.CandidateOnly, quality.SeedTool)
-		}
-		fmt.Fprintf(w, "against the baseline (%.1f%%): %+.1f points, 95%% CI %+.1f to %+.1f; %d right only in the baseline, %d only in this run; exact McNemar %s\n",
-			100*c.Baseline.Share, c.DeltaPoints, c.DeltaCI95.Lo, c.DeltaCI95.Hi, c.RightOnlyBaseline, c.RightOnlyCandidate, quality.PText(c.McNemarP))
-		fmt.Fprintf(w, "verdict: %s\n", c.Verdict())
-		for _, k := range c.Categories {
-			fmt.Fprintf(w, "  %-10s %3d items  %+5.1f points  (%d lost, %d gained, %s)\n", k.Name, k.N, k.DeltaPoints, k.Lost, k.Gained, quality.PText(k.McNemarP))
-		}
-		t := c.Tokens
-		fmt.Fprintf(w, "completion tokens: mean %.0f → %.0f (×%.2f), p50 %.0f → %.0f, p90 %.0f → %.0f; hit max_tokens %d → %d, cut before answering %d → %d, unparseable %d → %d\n",
-			t.BaselineMean, t.CandidateMean, t.Ratio, t.BaselineP50, t.CandidateP50, t.BaselineP90, t.CandidateP90,
-			c.Baseline.HitMax, c.Candidate.HitMax, c.Baseline.Truncated, c.Candidate.Truncated, c.Baseline.Unparseable, c.Candidate.Unparseable)
-		return nil
-	}
-	tokens := 0
-	for _, p := range r.Prompts {
-		tokens = max(tokens, len(p.Tokens))
-	}
-	fmt.Fprintf(w, "agreement: %d prompts × %d greedy tokens with top-k logprobs, asked of %s\n", len(r.Prompts), tokens, what)
-	if base == nil {
-		fmt.Fprintln(w, "save it with --json FILE and compare a later launch with --baseline FILE")
-		return nil
-	}
-	ag, err := quality.CompareAgreement(base, r)
+	rep, err := quality.NewReport(r, base)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "against the baseline: %.1f%% ± %.1f%% of tokens identical before the first divergence (%d of %d prompts diverged; %.0f%% identical after it)\n",
-		100*ag.PrefixShare, 100*ag.PrefixShareCI95, ag.Diverged, ag.Prompts, 100*ag.AfterShare)
-	fmt.Fprintf(w, "approximate KL divergence over the top-k: %.4f ± %.4f nats per token at shared-prefix positions\n", ag.KL, ag.KLCI95)
+	for _, l := range rep.Lines() {
+		fmt.Fprintln(w, l)
+	}
+	if r.Dataset == nil && base == nil {
+		fmt.Fprintln(w, "save it with --json FILE and compare a later launch with --baseline FILE")
+	}
 	return nil
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"math"
+	"net"
 	"net/url"
 
 	"github.com/rigbench/rigbench/engine/client"
@@ -18,6 +19,10 @@ type QualityTarget struct {
 	Endpoint, APIKey string
 	// Model is the model to ask ("": the server's first, as a run picks).
 	Model string
+	// Dial opens connections to Endpoint (nil: this machine's network):
+	// a server launched on a remote rig is reached through its SSH
+	// connection (Server.Dial).
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Demo starts the simulator with DemoArgs (vLLM flags) instead.
 	Demo     bool
 	DemoArgs []string
@@ -52,7 +57,7 @@ func Quality(ctx context.Context, t QualityTarget, probe QualityProbe) (*quality
 		endpoint, key = u, ""
 		flags = vllm.RedactArgs(t.DemoArgs)
 	}
-	c, err := client.New(endpoint, client.WithAPIKey(key))
+	c, err := client.New(endpoint, client.WithAPIKey(key), client.WithDial(t.Dial))
 	if err != nil {
 		return nil, err
 	}
