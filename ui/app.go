@@ -193,6 +193,9 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	u.Run.OnFinished = u.runFinished
 	u.Run.Saved = u.saved
 	u.Run.OnExport = func(r *rundoc.Run) { u.exportRuns([]*rundoc.Run{r}) }
+	u.Run.SetQuality(u.checkQuality)
+	u.Run.SetOnQualityOpen(u.openQualityBaseline)
+	u.Run.SetOnQualityExport(u.exportQuality)
 	u.Results = results.New()
 	u.Results.OnResume = u.resume
 	src, note, unsaved, closeHistory := openHistory(os.Getenv)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/quality"
@@ -99,18 +98,8 @@ func runQuality(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func readQuality(path string) (*quality.Result, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %s (%v): give a file that `rigbench-cli quality --json` or %s wrote", path, err, quality.SeedTool)
-	}
-	defer f.Close()
-	r, err := quality.Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return r, nil
-}
+// readQuality reads a saved result (quality.ReadFile).
+func readQuality(path string) (*quality.Result, error) { return quality.ReadFile(path) }
 
 // runQualityCompare is `quality compare BASELINE CANDIDATE`: two saved
 // results, each RigBench's (rigbench.quality/v1) or llm-inference-bench's

@@ -24,6 +24,7 @@ func (v *View) Facts() session.Facts { return v.facts }
 // SetSimulated shows or hides the banner saying runs use the simulator.
 func (v *View) SetSimulated(sim bool) {
 	v.demo = sim
+	v.qc.setDemo(sim)
 	defer v.planEdited() // the line beside Start names the demo's speed
 	if sim {
 		v.simulated.SetText("Demo mode: runs use RigBench's simulated server, and are labelled simulated.")

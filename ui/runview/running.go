@@ -37,6 +37,11 @@ func (v *View) StartPlan(p rundoc.Plan) {
 	if v.Running() || v.start == nil {
 		return
 	}
+	if v.qc.job.Running() {
+		// The probe's requests would disturb the run's measurements.
+		v.setStatus("A quality check is in progress: start the run once it has finished, or cancel it.", "")
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	obs := &live{}
 	done := v.job.Begin(cancel)

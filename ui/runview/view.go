@@ -64,6 +64,9 @@ type View struct {
 	// runner has planned them).
 	total int
 
+	// qc is the Quality check section (quality.go).
+	qc *qualityCheck
+
 	// job is the run in progress, if any.
 	job  job.Job
 	last *rundoc.Run
@@ -162,7 +165,11 @@ func New(start StartFunc) *View {
 		v.scaleNote,
 	)
 	v.mxScroll = container.NewScroll(v.mx)
-	right := container.NewBorder(controls, nil, nil, nil, v.mxScroll)
+	// The Quality check sits under the grid, closed until opened, and
+	// hidden until the app gives it a target to ask (SetQuality).
+	v.qc = newQualityCheck(v.Running)
+	v.qc.accordion.Hide()
+	right := container.NewBorder(controls, v.qc.accordion, nil, nil, v.mxScroll)
 	split := container.NewHSplit(container.NewVScroll(left), right)
 	// The plan form needs about a quarter of a 1280-unit window; the
 	// default grid (N up to 128, nine columns) needs the rest.
