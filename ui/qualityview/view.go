@@ -119,6 +119,8 @@ func (v *View) show(rep *quality.Report, hint bool) {
 		h = Hint
 	}
 	set(v.hint, h)
+	// Labels shown or hidden and rewrapped: the box lays them out anew.
+	v.content.Refresh()
 }
 
 // Report is the report shown (an empty one before Set).

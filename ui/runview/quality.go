@@ -10,7 +10,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -97,38 +96,47 @@ func newQualityCheck(busy func() bool) *qualityCheck {
 	q.cancelBtn.Disable()
 	q.exportBtn = widget.NewButtonWithIcon("Export…", theme.DocumentSaveIcon(), nil)
 	q.exportBtn.Disable()
-	q.status = widget.NewLabel("Checks what the target answers; against a baseline, whether a flag cost accuracy.")
+	q.status = widget.NewLabel(qualityIdle)
 	q.status.Wrapping = fyne.TextWrapWord
-	q.demoNote = widget.NewLabel("")
-	q.demoNote.TextStyle.Italic = true
-	q.demoNote.Hide()
 	q.bar = progress.NewBar()
 	q.bar.Hide()
 	q.result = qualityview.New()
 	// The result scrolls in a fixed height: opened, the section must leave
 	// the decode matrix room on an 800-unit-high window.
 	q.scroll = container.NewVScroll(q.result.Content())
-	q.scroll.SetMinSize(fyne.NewSize(0, 220))
+	q.scroll.SetMinSize(fyne.NewSize(0, 260))
+	// The baseline's label names the check's time and launch: it takes
+	// the width the row leaves.
 	q.content = container.NewVBox(
-		container.NewHBox(widget.NewLabel("Probe"), q.probe, widget.NewLabel("Items"), container.NewGridWrap(fyne.NewSize(80, q.items.MinSize().Height), q.items),
-			widget.NewLabel("Baseline"), q.baseline, q.openBtn),
-		q.demoNote,
-		container.NewHBox(q.checkBtn, q.cancelBtn, layout.NewSpacer(), q.exportBtn),
-		q.bar, q.status, q.scroll,
+		container.NewBorder(nil, nil,
+			container.NewHBox(widget.NewLabel("Probe"), q.probe, widget.NewLabel("Items"), container.NewGridWrap(fyne.NewSize(80, q.items.MinSize().Height), q.items),
+				widget.NewLabel("Baseline")),
+			q.openBtn, q.baseline),
+		container.NewBorder(nil, nil, container.NewHBox(q.checkBtn, q.cancelBtn), q.exportBtn, q.status),
+		q.bar, q.scroll,
 	)
 	q.item = widget.NewAccordionItem("Quality check", q.content)
 	q.accordion = widget.NewAccordion(q.item)
 	return q
 }
 
-// setDemo says which data the demo's probes ask: its own sets, the only
-// problems its simulator reads.
+// qualityIdle is the status before a check, and qualityDemo the demo's:
+// which data its probes ask (its own sets, the only problems its simulator
+// reads).
+const (
+	qualityIdle = "Checks what the target answers; against a baseline, whether a flag cost accuracy."
+	qualityDemo = "On the demo, GSM8K asks its own arithmetic set, and MMLU-Pro and GPQA Diamond the same problems as four-option questions."
+)
+
+// setDemo says, until a check has run, which data the demo's probes ask.
 func (q *qualityCheck) setDemo(demo bool) {
+	if q.last != nil || q.job.Running() {
+		return
+	}
 	if demo {
-		q.demoNote.SetText("On the demo, GSM8K asks its own arithmetic set, and MMLU-Pro and GPQA Diamond the same problems as four-option questions.")
-		q.demoNote.Show()
+		q.setStatus(qualityDemo, widget.MediumImportance)
 	} else {
-		q.demoNote.Hide()
+		q.setStatus(qualityIdle, widget.MediumImportance)
 	}
 }
 
@@ -233,6 +241,8 @@ func (q *qualityCheck) finish(name string, r, base *quality.Result, err error, c
 		return
 	}
 	q.last = r
+	q.scroll.ScrollToTop()
+	q.scroll.Refresh()
 	q.exportBtn.Enable()
 	label := fmt.Sprintf("%s at %s, %s", r.Probe, r.Started.Local().Format(time.TimeOnly), quality.Answered(r))
 	q.addBaseline(label, r, false)
