@@ -165,6 +165,10 @@ func (u *UI) tour(dir string) {
 	}
 	step(func() { u.SelectTab(TabRun) })
 	shot("5-run-done", 800*time.Millisecond)
+	if err := u.tourQuality(step, shot); err != nil {
+		fail(err)
+		return
+	}
 
 	step(func() { u.SelectTab(TabResults) })
 	shot("6-results-matrix", time.Second)
