@@ -2,9 +2,13 @@ package ui_test
 
 import (
 	"context"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"fyne.io/fyne/v2"
 
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/hardware"
@@ -45,4 +49,27 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// saveShot writes the window at 1280×800 as the test driver draws it to
+// name.png in $RIGBENCH_TEST_SHOTS, for a person to look at; without the
+// variable it does nothing.
+func saveShot(t *testing.T, w fyne.Window, name string) {
+	dir := os.Getenv("RIGBENCH_TEST_SHOTS")
+	if dir == "" {
+		return
+	}
+	var img image.Image
+	fyne.DoAndWait(func() { w.Resize(fyne.NewSize(1280, 800)) })
+	fyne.DoAndWait(func() { w.Content().Refresh() })
+	fyne.DoAndWait(func() { img = w.Canvas().Capture() })
+	f, err := os.Create(filepath.Join(dir, name+".png"))
+	if err != nil {
+		t.Log(err)
+		return
+	}
+	defer f.Close()
+	if err := png.Encode(f, img); err != nil {
+		t.Log(err)
+	}
 }

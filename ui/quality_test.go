@@ -7,9 +7,6 @@ package ui_test
 
 import (
 	"fmt"
-	"image"
-	"image/png"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -187,18 +184,7 @@ func TestQualityCheckShowsTheLossOfALossyFlag(t *testing.T) {
 	}
 	t.Log(all)
 
-	if dir := os.Getenv("RIGBENCH_TEST_SHOTS"); dir != "" {
-		// For a person to look at: the view as the test driver draws it.
-		var img image.Image
-		fyne.DoAndWait(func() { w.Resize(fyne.NewSize(1280, 800)) })
-		fyne.DoAndWait(func() { w.Content().Refresh() })
-		fyne.DoAndWait(func() { img = w.Canvas().Capture() })
-		f, err := os.Create(filepath.Join(dir, "run-quality.png"))
-		if err == nil {
-			png.Encode(f, img)
-			f.Close()
-		}
-	}
+	saveShot(t, w, "run-quality")
 }
 
 // A baseline of another probe is refused in one sentence before anything

@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
 
 	"github.com/rigbench/rigbench/engine/quality"
 	"github.com/rigbench/rigbench/engine/session"
@@ -57,17 +55,7 @@ func (u *UI) checkQuality(ctx context.Context, name string, base *quality.Result
 // app's Export, or the seed tool's completion-stats report) and offers it
 // as the Quality check's baseline.
 func (u *UI) openQualityBaseline() {
-	fd := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil || r == nil {
-			return
-		}
-		path := r.URI().Path()
-		r.Close()
-		u.addQualityBaseline(path)
-	}, u.win)
-	fd.SetFilter(storage.NewExtensionFileFilter([]string{".json"}))
-	fd.Show()
-	dialogkeys.Bind(u.win, fd, nil) // Escape cancels; Enter opens only a file picked
+	dialogkeys.ShowFileOpen(u.win, []string{".json"}, u.addQualityBaseline)
 }
 
 // addQualityBaseline reads path and offers it as the baseline, or says

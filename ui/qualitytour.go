@@ -53,7 +53,7 @@ func (u *UI) tourQuality(step func(func()), shot func(string, time.Duration)) er
 	if err := check(); err != nil {
 		return err
 	}
-	shot("5b-run-quality", time.Second)
+	shot("3b-run-quality", time.Second)
 	step(func() {
 		u.Launch.Form.SetConfig(saved)
 		u.Run.OpenQuality(false)

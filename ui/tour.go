@@ -155,6 +155,10 @@ func (u *UI) tour(dir string) {
 		u.SelectTab(TabRun)
 	})
 	shot("3-run-plan", 800*time.Millisecond)
+	if err := u.tourQuality(step, shot); err != nil {
+		fail(err)
+		return
+	}
 	step(u.Run.Start)
 	shot("4-run-live", 6*time.Second)
 	select {
@@ -165,10 +169,6 @@ func (u *UI) tour(dir string) {
 	}
 	step(func() { u.SelectTab(TabRun) })
 	shot("5-run-done", 800*time.Millisecond)
-	if err := u.tourQuality(step, shot); err != nil {
-		fail(err)
-		return
-	}
 
 	step(func() { u.SelectTab(TabResults) })
 	shot("6-results-matrix", time.Second)

@@ -3,10 +3,6 @@
 package ui_test
 
 import (
-	"image"
-	"image/png"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -61,16 +57,5 @@ func TestTuneSpeculativeVerdict(t *testing.T) {
 		t.Errorf("the table's variants are not in the short form:\n%s", labels)
 	}
 	t.Log(verdict)
-	if dir := os.Getenv("RIGBENCH_TEST_SHOTS"); dir != "" {
-		// For a person to look at: the view as the test driver draws it.
-		var img image.Image
-		fyne.DoAndWait(func() { w.Resize(fyne.NewSize(1280, 800)) })
-		fyne.DoAndWait(func() { w.Content().Refresh() })
-		fyne.DoAndWait(func() { img = w.Canvas().Capture() })
-		f, err := os.Create(filepath.Join(dir, "tune-speculative.png"))
-		if err == nil {
-			png.Encode(f, img)
-			f.Close()
-		}
-	}
+	saveShot(t, w, "tune-speculative")
 }

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
 
 	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -226,22 +224,14 @@ func writeSweep(path string, d *tune.Doc) error {
 
 // importSweep reads an exported sweep document and shows it in the view.
 func (u *UI) importSweep() {
-	fd := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil || r == nil {
-			return
-		}
-		path := r.URI().Path()
-		r.Close()
+	dialogkeys.ShowFileOpen(u.win, []string{".json"}, func(path string) {
 		d, err := readSweep(path)
 		if err != nil {
 			dialogkeys.ShowError(err, u.win)
 			return
 		}
 		u.Tune.Show(d)
-	}, u.win)
-	fd.SetFilter(storage.NewExtensionFileFilter([]string{".json"}))
-	fd.Show()
-	dialogkeys.Bind(u.win, fd, nil) // Escape cancels; Enter opens only a file picked
+	})
 }
 
 // readSweep reads a sweep document from a file.

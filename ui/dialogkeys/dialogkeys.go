@@ -8,6 +8,7 @@ package dialogkeys
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -134,3 +135,24 @@ func (f *Field) TypedKey(e *fyne.KeyEvent) {
 }
 
 var _ fyne.Focusable = (*Field)(nil)
+
+// ShowFileOpen asks for a file to read, listing only exts (".json"; none:
+// every file), and calls open with its path once one is picked; Escape
+// cancels, and Enter opens only a file picked. Every file the app reads
+// (History's import, Tune's sweep, the Quality check's baseline) is asked
+// for here.
+func ShowFileOpen(win fyne.Window, exts []string, open func(path string)) {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil || r == nil {
+			return
+		}
+		path := r.URI().Path()
+		r.Close()
+		open(path)
+	}, win)
+	if len(exts) > 0 {
+		d.SetFilter(storage.NewExtensionFileFilter(exts))
+	}
+	d.Show()
+	Bind(win, d, nil)
+}

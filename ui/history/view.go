@@ -12,8 +12,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -657,17 +655,7 @@ func runLabel(r *rundoc.Run) string {
 // Only run files are listed (JSON exports, measurements CSVs): the others
 // a folder holds (reports, charts) cannot be imported.
 func (v *View) ImportDialog() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil || r == nil {
-			return
-		}
-		path := r.URI().Path()
-		r.Close()
-		v.Import(path, nil)
-	}, v.win)
-	d.SetFilter(storage.NewExtensionFileFilter(report.RunFileExtensions))
-	d.Show()
-	dialogkeys.Bind(v.win, d, nil) // Escape cancels; Enter opens only a file picked
+	dialogkeys.ShowFileOpen(v.win, report.RunFileExtensions, func(path string) { v.Import(path, nil) })
 }
 
 // showImported selects an imported run in the list and scrolls to it, and
