@@ -125,6 +125,9 @@ func NewWithServices(a fyne.App, w fyne.Window, svc Services) *UI {
 	if svc.Resweep == nil {
 		svc.Resweep = DefaultServices().Resweep
 	}
+	if svc.Quality == nil {
+		svc.Quality = session.Quality
+	}
 	u := &UI{app: a, win: w, svc: svc, ready: make(chan struct{}), notSaved: map[string]bool{}}
 	prefs := a.Preferences()
 	if th := os.Getenv(TourThemeEnv); th != "" && os.Getenv(TourEnv) != "" {

@@ -47,7 +47,7 @@ func (u *UI) checkQuality(ctx context.Context, name string, base *quality.Result
 			return nil, fmt.Errorf("the baseline does not pair with this check: %w", err)
 		}
 	}
-	res, err := session.Quality(ctx, t, probe)
+	res, err := u.svc.Quality(ctx, t, probe)
 	return res, forApp(err)
 }
 

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 
+	"github.com/rigbench/rigbench/engine/quality"
 	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
@@ -16,7 +17,7 @@ import (
 // Services are what the window talks to: every engine object a view needs
 // (a session, a launcher, a sweep's runner) is made by one of them, so the
 // views hold no engine sequence of their own. Tests replace single fields
-// (a nil Sweep or Resweep is the default's); New uses DefaultServices.
+// (a nil Sweep, Resweep or Quality is the default's); New uses DefaultServices.
 type Services struct {
 	// Detect returns the hardware snapshot.
 	Detect func(ctx context.Context) hardware.Snapshot
@@ -44,6 +45,9 @@ type Services struct {
 	// Resweep rebuilds a kept sweep's runner, to resume it
 	// (tune.NewRunner, the CLI's too).
 	Resweep func(spec tune.Spec, how session.Launching) (*tune.Runner, error)
+	// Quality runs a quality probe against a target (the Run tab's
+	// Quality check; session.Quality, the CLI's too).
+	Quality func(ctx context.Context, t session.QualityTarget, probe session.QualityProbe) (*quality.Result, error)
 	// SimSpeed divides the simulator's durations in demo mode (1 = real
 	// time; the screenshot tour and tests go faster).
 	SimSpeed float64
@@ -65,6 +69,7 @@ func DefaultServices() Services {
 		LaunchOn: func(conn *rig.Conn) launchview.LaunchFunc { return rigDockerLaunch(conn) },
 		Sweep:    sweep,
 		Resweep:  tune.NewRunner,
+		Quality:  session.Quality,
 		SimSpeed: 1,
 	}
 }
