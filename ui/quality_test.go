@@ -183,6 +183,10 @@ func TestQualityCheckShowsTheLossOfALossyFlag(t *testing.T) {
 		}
 	}
 	t.Log(all)
+	// Open, with a result and its table, the section widens no window.
+	for _, s := range []fyne.Size{fyne.NewSize(1280, 800), fyne.NewSize(900, 600)} {
+		fits(t, u, w, s, "with the Quality check open and a comparison shown")
+	}
 
 	saveShot(t, w, "run-quality")
 }

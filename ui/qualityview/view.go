@@ -43,7 +43,7 @@ func New() *View {
 	v.accuracy, v.paired, v.against = label(fyne.TextStyle{}), label(fyne.TextStyle{}), label(fyne.TextStyle{})
 	v.verdict = label(fyne.TextStyle{Bold: true})
 	v.tokens, v.kl, v.hint = label(fyne.TextStyle{}), label(fyne.TextStyle{}), label(fyne.TextStyle{Italic: true})
-	v.categories = container.NewGridWithColumns(4)
+	v.categories = container.New(columns{4})
 	v.categories.Hide()
 	v.content = container.NewVBox(v.title, v.accuracy, v.paired, v.against, v.verdict, v.categories, v.tokens, v.kl, v.hint)
 	return v

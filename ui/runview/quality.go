@@ -59,13 +59,16 @@ type qualityCheck struct {
 	bar                            *progress.Bar
 	result                         *qualityview.View
 	scroll                         *container.Scroll
-	item                           *widget.AccordionItem
-	accordion                      *widget.Accordion
-	content                        fyne.CanvasObject
-	baselines                      []namedResult
-	last                           *quality.Result
-	job                            job.Job
-	busy                           func() bool // a run is in progress
+	// header opens and closes the section; pane is the open section
+	// (the header above its scrolling content).
+	header    *widget.Button
+	pane      fyne.CanvasObject
+	open      bool
+	content   fyne.CanvasObject
+	baselines []namedResult
+	last      *quality.Result
+	job       job.Job
+	busy      func() bool // a run is in progress
 }
 
 // namedResult is a baseline choice: its label in the drop-down and the
@@ -101,22 +104,22 @@ func newQualityCheck(busy func() bool) *qualityCheck {
 	q.bar = progress.NewBar()
 	q.bar.Hide()
 	q.result = qualityview.New()
-	// The result scrolls in a fixed height: opened, the section must leave
-	// the decode matrix room on an 800-unit-high window.
-	q.scroll = container.NewVScroll(q.result.Content())
-	q.scroll.SetMinSize(fyne.NewSize(0, 260))
-	// The baseline's label names the check's time and launch: it takes
-	// the width the row leaves.
+	// Three short rows rather than one long one: the Run tab must fit a
+	// 900-unit-wide window. The baseline's label names the check's time
+	// and launch: it takes the width its row leaves.
 	q.content = container.NewVBox(
-		container.NewBorder(nil, nil,
-			container.NewHBox(widget.NewLabel("Probe"), q.probe, widget.NewLabel("Items"), container.NewGridWrap(fyne.NewSize(80, q.items.MinSize().Height), q.items),
-				widget.NewLabel("Baseline")),
-			q.openBtn, q.baseline),
+		container.NewHBox(widget.NewLabel("Probe"), q.probe, widget.NewLabel("Items"), container.NewGridWrap(fyne.NewSize(80, q.items.MinSize().Height), q.items)),
+		container.NewBorder(nil, nil, widget.NewLabel("Baseline"), q.openBtn, q.baseline),
 		container.NewBorder(nil, nil, container.NewHBox(q.checkBtn, q.cancelBtn), q.exportBtn, q.status),
-		q.bar, q.scroll,
+		q.bar, q.result.Content(),
 	)
-	q.item = widget.NewAccordionItem("Quality check", q.content)
-	q.accordion = widget.NewAccordion(q.item)
+	// Open, the section shares the height with the grid (a split the user
+	// can drag) and scrolls, so it fits a 900×600 window.
+	q.scroll = container.NewVScroll(q.content)
+	q.header = widget.NewButtonWithIcon("Quality check", theme.MenuExpandIcon(), nil)
+	q.header.Alignment = widget.ButtonAlignLeading
+	q.header.Importance = widget.LowImportance
+	q.pane = container.NewBorder(q.header, nil, nil, nil, q.scroll)
 	return q
 }
 
@@ -241,7 +244,6 @@ func (q *qualityCheck) finish(name string, r, base *quality.Result, err error, c
 		return
 	}
 	q.last = r
-	q.scroll.ScrollToTop()
 	q.scroll.Refresh()
 	q.exportBtn.Enable()
 	label := fmt.Sprintf("%s at %s, %s", r.Probe, r.Started.Local().Format(time.TimeOnly), quality.Answered(r))
@@ -261,20 +263,37 @@ func (q *qualityCheck) cancel() {
 // hides it).
 func (v *View) SetQuality(f QualityFunc) {
 	v.qc.run = f
-	if f == nil {
-		v.qc.accordion.Hide()
-	} else {
-		v.qc.accordion.Show()
-	}
+	v.layoutRight()
 }
 
-// OpenQuality opens (or closes) the Quality check section.
+// OpenQuality opens (or closes) the Quality check section, as its header
+// does.
 func (v *View) OpenQuality(open bool) {
-	if open {
-		v.qc.accordion.Open(0)
-	} else {
-		v.qc.accordion.Close(0)
+	v.qc.open = open
+	v.layoutRight()
+}
+
+// layoutRight puts the grid and the Quality check on the right-hand side:
+// the grid alone while the check is hidden, the check's header under it
+// while closed, and the two in a split while open.
+func (v *View) layoutRight() {
+	q := v.qc
+	icon := theme.MenuExpandIcon()
+	var body fyne.CanvasObject
+	switch {
+	case q.run == nil:
+		body = v.mxScroll
+	case q.open:
+		icon = theme.MenuDropDownIcon()
+		split := container.NewVSplit(v.mxScroll, q.pane)
+		split.Offset = 0.35
+		body = split
+	default:
+		body = container.NewBorder(nil, q.header, nil, nil, v.mxScroll)
 	}
+	q.header.SetIcon(icon)
+	v.rightBody.Objects = []fyne.CanvasObject{body}
+	v.rightBody.Refresh()
 }
 
 // SetQualityProbe picks the probe (ProbeAgreement, ProbeGSM8K, …) and the

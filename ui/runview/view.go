@@ -37,11 +37,13 @@ type View struct {
 	planErr, estimate, status, detail, pct, eta *widget.Label
 	// startNote, beside Start, says what pressing it costs: the demo's
 	// speed and the plan's estimate ("Demo at 10× · about 13 s").
-	startNote                      *widget.Label
-	quickBtn, fullBtn              *widget.Button
-	liveTok, simulated, unsaved    *widget.Label
-	target, scaleNote              *widget.Label
-	mxScroll                       *container.Scroll
+	startNote                   *widget.Label
+	quickBtn, fullBtn           *widget.Button
+	liveTok, simulated, unsaved *widget.Label
+	target, scaleNote           *widget.Label
+	mxScroll                    *container.Scroll
+	// rightBody holds the grid and the Quality check (layoutRight).
+	rightBody                      *fyne.Container
 	startBtn, cancelBtn, exportBtn *widget.Button
 	progress                       *progress.Bar
 	mx                             *matrix.Matrix
@@ -168,8 +170,10 @@ func New(start StartFunc) *View {
 	// The Quality check sits under the grid, closed until opened, and
 	// hidden until the app gives it a target to ask (SetQuality).
 	v.qc = newQualityCheck(v.Running)
-	v.qc.accordion.Hide()
-	right := container.NewBorder(controls, v.qc.accordion, nil, nil, v.mxScroll)
+	v.qc.header.OnTapped = func() { v.OpenQuality(!v.qc.open) }
+	v.rightBody = container.NewStack()
+	v.layoutRight()
+	right := container.NewBorder(controls, nil, nil, nil, v.rightBody)
 	split := container.NewHSplit(container.NewVScroll(left), right)
 	// The plan form needs about a quarter of a 1280-unit window; the
 	// default grid (N up to 128, nine columns) needs the rest.
