@@ -55,7 +55,7 @@ type qualityCheck struct {
 	items                          *widget.Entry
 	checkBtn, cancelBtn, exportBtn *widget.Button
 	openBtn                        *widget.Button
-	status, demoNote               *widget.Label
+	status                         *widget.Label
 	bar                            *progress.Bar
 	result                         *qualityview.View
 	scroll                         *container.Scroll
