@@ -46,6 +46,10 @@ type Run struct {
 	// writer, whether it says what served it, the file itself); nil for a
 	// run measured here.
 	Source *Source `json:"source,omitempty"`
+
+	// Quality is the quality probe asked of the run's server after its
+	// matrix, and its pairing with a baseline; nil when none was asked.
+	Quality *Quality `json:"quality,omitempty"`
 }
 
 // RunStatus is the lifecycle state of a run.

@@ -87,6 +87,9 @@ type Options struct {
 	// only its Failed, Cancelled and missing cells are measured (Plan and
 	// Hardware are ignored). The server must be the one the run measured.
 	Resume *rundoc.Run
+	// Quality, when set, is asked of the server after a complete run, before
+	// it stops (RunQuality); nil asks nothing.
+	Quality *RunQuality
 }
 
 // DetectTimeout bounds hardware detection: NVML init can hang on a broken
@@ -201,6 +204,11 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		guard = &planGuard{next: obs, cancel: cancel}
 		obs = guard
 	}
+	var held *heldEnd
+	if o.Quality != nil {
+		held = &heldEnd{next: obs}
+		obs = held
+	}
 	r := &bench.Runner{
 		Client:                c,
 		Model:                 o.Model,
@@ -224,6 +232,12 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		r.ClientCPU = bench.ProcessCPU
 	}
 	run, err := r.Run(ctx)
+	if held != nil {
+		if err == nil && run != nil && run.Status == rundoc.RunComplete {
+			probeRun(ctx, o.Quality, c, run)
+		}
+		held.release(run)
+	}
 	if guard != nil && guard.err != nil {
 		return run, guard.err
 	}
