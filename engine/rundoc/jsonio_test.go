@@ -107,6 +107,12 @@ func jsonioFullRun() *rundoc.Run {
 			},
 		},
 		Error: "none, really",
+		// A quality check whose top-k maps are keyed by token texts, which
+		// no RigBench key spells so.
+		Quality: &rundoc.Quality{Probe: "agreement", Error: "a later retry failed",
+			Result: json.RawMessage(`{"kind":"rigbench.quality/v1","probe":"agreement","prompts":[{"id":"a","tokens":[" The"],"top_logprobs":[{" The":-0.1,"A":-2.5}]}]}`),
+			Baseline: &rundoc.QualityBaseline{RunID: "c0ffee00-0000-4000-8000-000000000001", Label: "your flags", Error: "none",
+				Comparison: json.RawMessage(`{"prompts":1,"prefix_share":1}`)}},
 	}
 }
 
