@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -218,4 +219,31 @@ func printQuality(w io.Writer, r, base *quality.Result) error {
 		100*ag.PrefixShare, 100*ag.PrefixShareCI95, ag.Diverged, ag.Prompts, 100*ag.AfterShare)
 	fmt.Fprintf(w, "approximate KL divergence over the top-k: %.4f ± %.4f nats per token at shared-prefix positions\n", ag.KL, ag.KLCI95)
 	return nil
+}
+
+// registerQuality declares --quality and --quality-dataset, the flags of
+// run and tune that ask a quality probe of each launch after its matrix.
+func (f *runFlags) registerQuality(fs *flag.FlagSet) {
+	fs.StringVar(&f.quality, "quality", "", "after the matrix, ask the same server a quality `PROBE`: agreement (token agreement with logprobs) or gsm8k:N (the first N GSM8K test problems); "+
+		"the run keeps its result (rigbench-cli quality describes the probes)")
+	fs.StringVar(&f.qualityData, "quality-dataset", "", "with --quality gsm8k:N, read GSM8K's test set (or a file in its layout) from `FILE` instead of fetching it")
+}
+
+// runQuality is --quality as the session asks it (nil when not given),
+// with its header: what a baseline must match, known before anything is
+// asked.
+func (f *runFlags) runQuality(ctx context.Context, e *env) (*session.RunQuality, *quality.Result, error) {
+	if f.quality == "" {
+		if f.qualityData != "" {
+			return nil, nil, usagef("--quality-dataset needs --quality gsm8k:N")
+		}
+		return nil, nil, nil
+	}
+	probe, header, err := qualityProbe(ctx, e, f.quality, f.demo, f.qualityData, f.db, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	name := f.quality
+	return &session.RunQuality{Name: name, Probe: probe,
+		Started: func() { fmt.Fprintf(e.stderr, "quality probe %s: asking the same server\n", name) }}, header, nil
 }

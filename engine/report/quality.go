@@ -67,7 +67,7 @@ func mdQuality(b *bufio.Writer, r *rundoc.Run) {
 	if len(rows) == 0 {
 		return
 	}
-	b.WriteString("\n## Quality: paired against a baseline on the same items\n\n| | |\n|---|---|\n")
+	b.WriteString("\n## Quality\n\n| | |\n|---|---|\n")
 	for _, row := range rows {
 		fmt.Fprintf(b, "| %s | %s |\n", mdText(row[0]), mdText(row[1]))
 	}
