@@ -72,6 +72,9 @@ type DocVariant struct {
 	// for the demo, which launches nothing.
 	Startup *rundoc.Startup `json:"startup,omitempty"`
 	Cells   []DocCell       `json:"cells"`
+	// Quality is the variant's quality check against the base launch's;
+	// absent when the sweep asks no probe.
+	Quality *DocQuality `json:"quality,omitempty"`
 }
 
 // DocCell is a decode cell's headline figures.
@@ -112,7 +115,8 @@ func (r *Result) Document() *Doc {
 	}
 	for _, v := range r.Variants {
 		dv := DocVariant{Flags: nonNil(FlagArgs(v.Variant.Changes)), Label: v.Variant.Label(), Status: v.Status,
-			RunID: v.RunID, ScoreWhy: v.Score.Why, Error: v.Error, Fix: v.Fix, LoadS: v.LoadS, Cells: []DocCell{}}
+			RunID: v.RunID, ScoreWhy: v.Score.Why, Error: v.Error, Fix: v.Fix, LoadS: v.LoadS, Cells: []DocCell{},
+			Quality: docQuality(r.Spec.Quality, v.Quality)}
 		for _, ch := range v.Variant.Changes {
 			if ch.Value == "" {
 				dv.Unset = append(dv.Unset, ch.Name)

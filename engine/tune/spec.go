@@ -63,6 +63,12 @@ type Spec struct {
 	// context), so a resume launches on the same rig. The spec file stays
 	// beside the history; the sweep document (Doc) does not carry it.
 	Rig string `json:"rig,omitempty"`
+	// Quality is the probe each variant's server is asked after its
+	// workload ("gsm8k:200", "agreement"; "" asks none), paired against the
+	// base launch's (issue 37), and QualityDataset the file its items are
+	// read from when they are not fetched: a resume asks the same.
+	Quality        string `json:"quality,omitempty"`
+	QualityDataset string `json:"quality_dataset,omitempty"`
 }
 
 // OnRig reports whether the variants run on a rig other than this
