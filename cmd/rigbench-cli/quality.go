@@ -179,10 +179,8 @@ func printQuality(w io.Writer, r, base *quality.Result) error {
 		}
 	}
 	if r.Dataset != nil {
-		a := r.Accuracy()
-		fmt.Fprintf(w, "%s on %s (sha256 %.12s…), %d items, asked of %s\n", r.Probe, r.Dataset.Name, r.Dataset.SHA256, a.N, what)
-		fmt.Fprintf(w, "accuracy %.1f%% (%d/%d), 95%% CI %.1f–%.1f%% (Wilson); %d unparseable, %d hit max_tokens; mean %.0f completion tokens\n",
-			100*a.Share, a.Correct, a.N, 100*a.CI95.Lo, 100*a.CI95.Hi, a.Unparseable, a.HitMax, a.MeanTokens)
+		fmt.Fprintf(w, "%s on %s (sha256 %.12s…), %d items, asked of %s\n", r.Probe, r.Dataset.Name, r.Dataset.SHA256, len(r.Items), what)
+		fmt.Fprintln(w, r.Text())
 		if base == nil {
 			return nil
 		}
@@ -196,10 +194,7 @@ func printQuality(w io.Writer, r, base *quality.Result) error {
 		for _, k := range c.Categories {
 			fmt.Fprintf(w, "  %-10s %3d items  %+5.1f points  (%d lost, %d gained, %s)\n", k.Name, k.N, k.DeltaPoints, k.Lost, k.Gained, quality.PText(k.McNemarP))
 		}
-		t := c.Tokens
-		fmt.Fprintf(w, "completion tokens: mean %.0f → %.0f (×%.2f), p50 %.0f → %.0f, p90 %.0f → %.0f; hit max_tokens %d → %d, unparseable %d → %d\n",
-			t.BaselineMean, t.CandidateMean, t.Ratio, t.BaselineP50, t.CandidateP50, t.BaselineP90, t.CandidateP90,
-			c.Baseline.HitMax, c.Candidate.HitMax, c.Baseline.Unparseable, c.Candidate.Unparseable)
+		fmt.Fprintln(w, "completion tokens: "+c.TokensText())
 		return nil
 	}
 	tokens := 0

@@ -216,3 +216,13 @@ func FromRun(q *rundoc.Quality) (*Check, error) {
 	}
 	return c, nil
 }
+
+// TokensText words the completion-token inflation and what qualifies the
+// answers: "mean 256 → 286 (×1.12), p50 257 → 288, p90 441 → 494; hit
+// max_tokens 0 → 12, unparseable 0 → 12".
+func (c *Comparison) TokensText() string {
+	t := c.Tokens
+	return fmt.Sprintf("mean %.0f → %.0f (×%.2f), p50 %.0f → %.0f, p90 %.0f → %.0f; hit max_tokens %d → %d, unparseable %d → %d",
+		t.BaselineMean, t.CandidateMean, t.Ratio, t.BaselineP50, t.CandidateP50, t.BaselineP90, t.CandidateP90,
+		c.Baseline.HitMax, c.Candidate.HitMax, c.Baseline.Unparseable, c.Candidate.Unparseable)
+}

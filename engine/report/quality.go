@@ -48,10 +48,7 @@ func QualityRows(r *rundoc.Run) [][2]string {
 	}
 	rows = append(rows, [2]string{"baseline", base}, [2]string{"against the baseline", p.Text()})
 	if t := p.Task; t != nil {
-		k := t.Tokens
-		rows = append(rows, [2]string{"completion tokens", fmt.Sprintf("mean %.0f → %.0f (×%.2f), p50 %.0f → %.0f, p90 %.0f → %.0f; hit max_tokens %d → %d, unparseable %d → %d",
-			k.BaselineMean, k.CandidateMean, k.Ratio, k.BaselineP50, k.CandidateP50, k.BaselineP90, k.CandidateP90,
-			t.Baseline.HitMax, t.Candidate.HitMax, t.Baseline.Unparseable, t.Candidate.Unparseable)})
+		rows = append(rows, [2]string{"completion tokens", t.TokensText()})
 		for _, cat := range t.Categories {
 			rows = append(rows, [2]string{"category " + cat.Name, fmt.Sprintf("%d items, %+.1f points (%d lost, %d gained, %s)",
 				cat.N, cat.DeltaPoints, cat.Lost, cat.Gained, quality.PText(cat.McNemarP))})
