@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/rigbench/rigbench/engine/diagnose"
-	"github.com/rigbench/rigbench/engine/quality"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
@@ -50,7 +49,7 @@ func TestSweepFromAdviceConfirmsPredictions(t *testing.T) {
 	if spec.Quality != tune.AdviceProbe {
 		t.Fatalf("the sweep of lossy advice asks quality probe %q, want %q", spec.Quality, tune.AdviceProbe)
 	}
-	r := &tune.Runner{Spec: spec, Target: tune.Demo{Sim: cfg}, Hardware: noGPU, NoTelemetry: true, QualityProbe: quality.AgreementProbe{}.Run}
+	r := &tune.Runner{Spec: spec, Target: tune.Demo{Sim: cfg}, Hardware: noGPU, NoTelemetry: true} // the agreement probe needs no builder
 	res, err := r.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

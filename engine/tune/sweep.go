@@ -107,7 +107,9 @@ type Runner struct {
 	SpecDir string
 	// QualityProbe asks each variant's server Spec.Quality after its
 	// workload; the front end builds it from the probe's name (and
-	// Spec.QualityDataset). Required when Spec.Quality is set.
+	// Spec.QualityDataset). Required when Spec.Quality names a task probe
+	// (gsm8k:N); for "agreement", which needs no data set, Run builds it
+	// when nil.
 	QualityProbe session.QualityProbe
 
 	// baseProbe is the base launch's quality result, which each later
@@ -128,6 +130,11 @@ func RunName(id string, v Variant) string { return "tune " + id + " · " + v.Lab
 func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	if err := r.Spec.Validate(); err != nil {
 		return nil, err
+	}
+	if r.Spec.Quality == AdviceProbe && r.QualityProbe == nil {
+		// Needs no data set: a front end that builds no probe (the app's
+		// "Tune this" of lossy advice) still gets its check.
+		r.QualityProbe = quality.AgreementProbe{}.Run
 	}
 	if r.Spec.Quality != "" && r.QualityProbe == nil {
 		return nil, fmt.Errorf("sweep %s asks the quality probe %s, but no probe was built for it", r.Spec.ID, r.Spec.Quality)
