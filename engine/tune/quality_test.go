@@ -171,3 +171,18 @@ func TestQualitySweepNeedsItsProbe(t *testing.T) {
 		t.Errorf("err %v, want a refusal naming the probe", err)
 	}
 }
+
+// A resume that asks another probe than the sweep's is refused: its
+// variants' probes would not pair with the kept ones.
+func TestResumeKeepsTheQualityProbe(t *testing.T) {
+	t.Parallel()
+	kept := qualitySpec(t)
+	other := kept
+	other.Quality = "agreement"
+	if err := other.Matches(kept); err == nil || !strings.Contains(err.Error(), "quality probe") {
+		t.Errorf("a resume with another probe: %v, want a refusal naming the quality probe", err)
+	}
+	if err := kept.Matches(kept); err != nil {
+		t.Errorf("the same sweep refused: %v", err)
+	}
+}
