@@ -109,8 +109,15 @@ func (p *Pairing) Text() string {
 	switch {
 	case p.Task != nil:
 		c := p.Task
-		return fmt.Sprintf("%s points, 95%% CI %+.1f to %+.1f; %d right only in the baseline, %d only in this run; exact McNemar %s: %s",
-			signed(c.DeltaPoints), c.DeltaCI95.Lo, c.DeltaCI95.Hi, c.RightOnlyBaseline, c.RightOnlyCandidate, PText(c.McNemarP), c.Verdict())
+		verdict := fmt.Sprintf("no significant change; with %d items a loss below %.1f points would likely go unseen", c.N, c.MinDetectableLossPoints)
+		switch {
+		case c.Loses():
+			verdict = "a significant loss"
+		case c.Significant:
+			verdict = "a significant gain"
+		}
+		return fmt.Sprintf("%s points, 95%% CI %s to %s; %d right only in the baseline, %d only in this run; exact McNemar %s: %s",
+			signed(c.DeltaPoints), signed(c.DeltaCI95.Lo), signed(c.DeltaCI95.Hi), c.RightOnlyBaseline, c.RightOnlyCandidate, PText(c.McNemarP), verdict)
 	case p.Agreement != nil:
 		a := p.Agreement
 		verdict := "no systematic divergence"
@@ -225,4 +232,10 @@ func (c *Comparison) TokensText() string {
 	return fmt.Sprintf("mean %.0f → %.0f (×%.2f), p50 %.0f → %.0f, p90 %.0f → %.0f; hit max_tokens %d → %d, unparseable %d → %d",
 		t.BaselineMean, t.CandidateMean, t.Ratio, t.BaselineP50, t.CandidateP50, t.BaselineP90, t.CandidateP90,
 		c.Baseline.HitMax, c.Candidate.HitMax, c.Baseline.Unparseable, c.Candidate.Unparseable)
+}
+
+// Text words one category's paired change: "35 items, −20.0 points (7
+// lost, 0 gained, p = 0.016)".
+func (k CategoryDelta) Text() string {
+	return fmt.Sprintf("%d items, %s points (%d lost, %d gained, %s)", k.N, signed(k.DeltaPoints), k.Lost, k.Gained, PText(k.McNemarP))
 }

@@ -50,8 +50,7 @@ func QualityRows(r *rundoc.Run) [][2]string {
 	if t := p.Task; t != nil {
 		rows = append(rows, [2]string{"completion tokens", t.TokensText()})
 		for _, cat := range t.Categories {
-			rows = append(rows, [2]string{"category " + cat.Name, fmt.Sprintf("%d items, %+.1f points (%d lost, %d gained, %s)",
-				cat.N, cat.DeltaPoints, cat.Lost, cat.Gained, quality.PText(cat.McNemarP))})
+			rows = append(rows, [2]string{"category " + cat.Name, cat.Text()})
 		}
 	}
 	return rows
