@@ -84,8 +84,10 @@ type page struct {
 	// table's header (rundoc.BurstHeader).
 	HasBurst  bool
 	BurstHead []string
-	// HasQuality is true when some run has a quality check.
-	HasQuality bool
+	// HasQuality is true when some run has a quality check; QualityPaired
+	// pairs each run's probe with run A's (QualityCompare).
+	HasQuality    bool
+	QualityPaired []string
 	// TTFT and PromptTokS head the prefill table.
 	TTFT, PromptTokS rundoc.Figure
 }
@@ -167,6 +169,7 @@ func buildPage(runs []*rundoc.Run, opts HTMLOptions) (*page, error) {
 		p.HasQuality = p.HasQuality || len(pr.Quality) > 0
 		p.Diagnosed = p.Diagnosed || len(pr.Bottlenecks) > 0 || len(pr.Advice) > 0
 	}
+	p.QualityPaired = QualityCompare(runs)
 	for _, k := range chart.KindsFor(len(runs)) {
 		if k == chart.Energy && !hasEnergy(runs) {
 			continue // the issue: energy only where telemetry exists

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/quality"
+	"github.com/rigbench/rigbench/engine/report/chart"
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
@@ -102,4 +103,37 @@ func qualityCSV(r *rundoc.Run) []string {
 		v[10], v[11], v[12], v[13] = f(100*a.PrefixShare, 1), f(100*a.PrefixShareCI95, 1), f(a.KL, 4), f(a.KLCI95, 4)
 	}
 	return v
+}
+
+// QualityCompare pairs each run's quality probe with run A's where the two
+// pair (the same probe, settings, data and items: quality.Comparable), as
+// lines "B against A: …"; a run whose probe cannot pair says why. nil when
+// no run has a probe result.
+func QualityCompare(runs []*rundoc.Run) []string {
+	results := make([]*quality.Result, len(runs))
+	found := false
+	for i, r := range runs {
+		if c, err := quality.FromRun(r.Quality); err == nil && c != nil && c.Result != nil {
+			results[i], found = c.Result, true
+		}
+	}
+	if !found || len(runs) < 2 {
+		return nil
+	}
+	var out []string
+	for i := 1; i < len(runs); i++ {
+		who := chart.Letter(i) + " against " + chart.Letter(0)
+		switch {
+		case results[0] == nil && results[i] == nil:
+			continue
+		case results[0] == nil:
+			out = append(out, who+": not paired: run A has no quality probe")
+		case results[i] == nil:
+			out = append(out, who+": not paired: run "+chart.Letter(i)+" has no quality probe")
+		default:
+			p := quality.Pair(results[0], results[i], runs[0].UUID, chart.Letter(0))
+			out = append(out, who+" ("+results[i].Probe+"): "+p.Text())
+		}
+	}
+	return out
 }

@@ -17,6 +17,12 @@ import (
 // a baseline: 100 items, the baseline right on the first 80, the run
 // losing items 0–11 and gaining 80–81.
 func withQuality(t *testing.T) (*rundoc.Run, *quality.Comparison) {
+	r, cmp, _ := withQualityAndBase(t)
+	return r, cmp
+}
+
+// withQualityAndBase is withQuality with the baseline's result.
+func withQualityAndBase(t *testing.T) (*rundoc.Run, *quality.Comparison, *quality.Result) {
 	t.Helper()
 	ds := &quality.DatasetRef{Name: "demo-arith", SHA256: "3730d312aaaa", Items: 100}
 	base := &quality.Result{Kind: quality.Kind, Probe: "gsm8k:100", Profile: "p", Dataset: ds}
@@ -33,7 +39,7 @@ func withQuality(t *testing.T) (*rundoc.Run, *quality.Comparison) {
 	}
 	r := reference(t)
 	r.Quality = q
-	return r, p.Task
+	return r, p.Task, base
 }
 
 // TestReportsShowTheQualityCheck: Markdown, HTML and CSV each carry the
@@ -124,5 +130,41 @@ func TestImportRefusesABadQualityCheck(t *testing.T) {
 	_, err := report.ReadRunData(b.Bytes(), "bad.json")
 	if err == nil || !strings.Contains(err.Error(), "not rigbench.quality/v1") {
 		t.Errorf("import of a foreign quality result: %v, want a refusal naming rigbench.quality/v1", err)
+	}
+}
+
+// TestCompareQualityPairsWithRunA: a comparison pairs each run's probe
+// with run A's item by item, in Markdown and HTML, and says why a run
+// without a probe is not paired.
+func TestCompareQualityPairsWithRunA(t *testing.T) {
+	t.Parallel()
+	cand, cmp, baseRes := withQualityAndBase(t)
+	base := reference(t)
+	base.UUID = "c0ffee00-0000-4000-8000-000000000001"
+	q, err := (&quality.Check{Probe: baseRes.Probe, Result: baseRes}).Doc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.Quality = q
+	bare := reference(t)
+	bare.UUID = "c0ffee00-0000-4000-8000-000000000002"
+	runs := []*rundoc.Run{base, cand, bare}
+	lines := report.QualityCompare(runs)
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "B against A (gsm8k:100): −10.0 points") ||
+		!strings.Contains(lines[0], quality.PText(cmp.McNemarP)) || lines[1] != "C against A: not paired: run C has no quality probe" {
+		t.Fatalf("paired lines %q", lines)
+	}
+	var md, html bytes.Buffer
+	if err := report.WriteCompareMarkdown(&md, runs); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteHTML(&html, runs, report.HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "## Quality, paired item by item") || !strings.Contains(md.String(), "B against A (gsm8k:100): −10.0 points") {
+		t.Errorf("the Markdown comparison lacks the paired quality:\n%s", md.String())
+	}
+	if !strings.Contains(html.String(), "<li>B against A (gsm8k:100): −10.0 points") {
+		t.Error("the HTML comparison lacks the paired quality")
 	}
 }
