@@ -17,15 +17,20 @@ import (
 // prints it, and a run exported as JSON and imported elsewhere keeps it
 // byte for byte; `tune --resume ID` alone asks no probe again.
 func TestTuneQualityDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a demo sweep of three variants at speed 5 (about 20 s): skipped with -short (make test runs it)")
+	}
 	dir := t.TempDir()
 	db, out := filepath.Join(dir, "h.db"), filepath.Join(dir, "sweep.json")
-	code, stdout, stderr := runCLI(t, "tune", "--demo", "--sim-speed", "200", "--vary", "kv-cache-dtype=auto,fp8,int4_per_token_head",
-		"--contexts", "32K", "--concurrency", "8,16,48", "--objective", "most-streams@32K:30s", "--duration", "3s",
-		"--quality", "gsm8k:200", "--no-telemetry", "--db", db, "--json", out)
+	// A base whose KV cache holds 4 streams of 4K + 1K: fp8 holds 8 and
+	// int4 16 (engine/tune's TestQualitySweepPassesOverTheLossyVariant).
+	code, stdout, stderr := runCLI(t, "tune", "--demo", "--sim-speed", "5", "--vary", "kv-cache-dtype=auto,fp8,int4_per_token_head",
+		"--contexts", "4K", "--concurrency", "4,8,16", "--objective", "most-streams@4K:30s", "--duration", "3s",
+		"--quality", "gsm8k:200", "--no-telemetry", "--db", db, "--json", out, "--", "--gpu-memory-utilization", "0.64", "--max-model-len", "16384")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"quality (gsm8k:200)", ": baseline", ": keeps", ": loses", "`--kv-cache-dtype int4_per_token_head`: 48 streams",
+	for _, want := range []string{"quality (gsm8k:200)", ": baseline", ": keeps", ": loses", "`--kv-cache-dtype int4_per_token_head`: 16 streams",
 		"not recommended", "`--kv-cache-dtype fp8`: no significant change in quality"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)

@@ -112,12 +112,37 @@ type RunQuality struct {
 // probeRun asks q's probe of the run's server through c and keeps the
 // result, or the probe's error, in doc. A cancelled probe keeps nothing:
 // a half-asked probe is no measurement.
-func probeRun(ctx context.Context, q *RunQuality, c *client.Client, doc *rundoc.Run) {
+//
+// The demo asks a second simulator with the same configuration, without
+// its speed limit: the simulator's answers are a function of its flags and
+// the prompt alone, not of its clock, and a probe measures answers, not
+// speed, so a demo at its card's speed does not spend minutes of waiting
+// on 200 answers (as `quality --demo` runs unthrottled).
+func probeRun(ctx context.Context, o *Options, c *client.Client, doc *rundoc.Run) {
+	q := o.Quality
 	if q.Started != nil {
 		q.Started()
 	}
 	check := &quality.Check{Probe: q.Name}
-	res, err := q.Probe(ctx, c, doc.Server.Model)
+	ask := quality.Answerer(c)
+	if o.Kind == Demo {
+		cfg := o.Sim
+		cfg.Speed = math.Inf(1)
+		stop, u, _, err := startSim(cfg, func(string) {}, nil)
+		if err != nil {
+			doc.Quality = &rundoc.Quality{Probe: q.Name, Error: "the quality probe could not start its simulator: " + err.Error()}
+			return
+		}
+		defer stop()
+		fast, err := client.New(u, client.WithAPIKey(cfg.APIKey))
+		if err != nil {
+			doc.Quality = &rundoc.Quality{Probe: q.Name, Error: "the quality probe could not reach its simulator: " + err.Error()}
+			return
+		}
+		defer fast.CloseIdle()
+		ask = fast
+	}
+	res, err := q.Probe(ctx, ask, doc.Server.Model)
 	if ctx.Err() != nil {
 		return
 	}

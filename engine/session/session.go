@@ -234,7 +234,7 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 	run, err := r.Run(ctx)
 	if held != nil {
 		if err == nil && run != nil && run.Status == rundoc.RunComplete {
-			probeRun(ctx, o.Quality, c, run)
+			probeRun(ctx, &o, c, run)
 		}
 		held.release(run)
 	}

@@ -268,6 +268,9 @@ func (s Spec) Validate() error {
 			return fmt.Errorf("%s is not the catalog's name of the flag: write %s", d.Flag, nd.Flag)
 		}
 	}
+	if s.QualityDataset != "" && s.Quality == "" {
+		return fmt.Errorf("the sweep names a quality data set (%s) but no quality probe: give --quality gsm8k:N with it", s.QualityDataset)
+	}
 	switch s.Mode {
 	case Grid, OneAtATime:
 	default:
