@@ -35,6 +35,9 @@ type Doc struct {
 	Best    *int   `json:"best"`
 	Ties    []int  `json:"ties,omitempty"`
 	Verdict string `json:"verdict"`
+	// QualityVerdict is the verdict's quality sentences alone
+	// (Result.QualityVerdict); absent without a probe.
+	QualityVerdict string `json:"quality_verdict,omitempty"`
 }
 
 // DocBase is the base launch without secrets.
@@ -102,7 +105,7 @@ func (r *Result) Document() *Doc {
 	rec := base.Record()
 	d := &Doc{Schema: SchemaV1, SweepID: r.Spec.ID, Objective: r.Spec.Objective.String(),
 		Base:       DocBase{Model: base.Model, Image: rec.Image, Flags: nonNil(rec.Args)},
-		Dimensions: r.Spec.Dimensions, Mode: r.Spec.Mode, Plan: r.Spec.Plan, Ties: r.Ties, Verdict: r.Verdict}
+		Dimensions: r.Spec.Dimensions, Mode: r.Spec.Mode, Plan: r.Spec.Plan, Ties: r.Ties, Verdict: r.Verdict, QualityVerdict: r.QualityVerdict}
 	if base.Image == "" {
 		d.Base.Image = "" // the demo: no image
 	}

@@ -81,6 +81,9 @@ func TestQualityVerdicts(t *testing.T) {
 		if r.Best != tc.best {
 			t.Errorf("%s: best %d, want %d: %s", tc.name, r.Best, tc.best, r.Verdict)
 		}
+		if r.QualityVerdict == "" || !strings.HasSuffix(r.Verdict, r.QualityVerdict) {
+			t.Errorf("%s: the quality sentences %q are not the verdict's end: %s", tc.name, r.QualityVerdict, r.Verdict)
+		}
 		for _, w := range tc.want {
 			if !strings.Contains(r.Verdict, w) {
 				t.Errorf("%s: the verdict lacks %q:\n%s", tc.name, w, r.Verdict)

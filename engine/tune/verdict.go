@@ -31,6 +31,11 @@ type Result struct {
 	Verdict string
 	// Checks are the spec's expectations against what was measured.
 	Checks []Check
+	// QualityVerdict is the verdict's quality sentences alone (they are in
+	// Verdict too): each faster variant passed over for losing quality,
+	// and what the winner's probe found; "" without a probe
+	// (METHOD.md: "In a run and in Tune").
+	QualityVerdict string
 }
 
 // Tie reports whether two scores are within the noise of each other. When
@@ -65,8 +70,8 @@ func Judge(spec Spec, variants []VariantResult) *Result {
 	}
 	r.judgeQuality()
 	r.judge()
-	if q := r.qualityWords(); q != "" {
-		r.Verdict += " " + q
+	if r.QualityVerdict = r.qualityWords(); r.QualityVerdict != "" {
+		r.Verdict += " " + r.QualityVerdict
 	}
 	if d := r.drafting(); d != "" {
 		r.Verdict += " " + d
