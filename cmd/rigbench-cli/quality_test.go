@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -118,5 +120,71 @@ func TestQualityCommandEndpointWithDatasetFile(t *testing.T) {
 	}
 	if code, _, errs := runQualityCLI(t, "--endpoint", hs.URL, "--probe", "agreement"); code != 1 || !strings.Contains(errs, "API key") {
 		t.Errorf("without the key: exit %d %q", code, errs)
+	}
+}
+
+// The demo's multiple-choice probe, paired: per-category deltas show, and
+// `quality compare` of the two saved results says the same.
+func TestQualityCommandDemoChoice(t *testing.T) {
+	dir := t.TempDir()
+	base, cand := filepath.Join(dir, "base.json"), filepath.Join(dir, "int4.json")
+	if code, out, errs := runQualityCLI(t, "--demo", "--probe", "mmlupro:300", "--json", base); code != 0 || !strings.Contains(out, "mmlu-pro:300 on demo-choice") {
+		t.Fatalf("baseline: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := runQualityCLI(t, "--demo", "--probe", "gpqa:20"); code != 0 || !strings.Contains(out, "gpqa-diamond:20 on demo-choice") {
+		t.Fatalf("gpqa: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs := runQualityCLI(t, "--demo", "--probe", "mmlu-pro:300", "--baseline", base, "--json", cand, "--", "--kv-cache-dtype", "int4_per_token_head")
+	if code != 0 || !strings.Contains(out, "verdict: accuracy lost") || !strings.Contains(out, "  2 steps") || !strings.Contains(out, "  4 steps") {
+		t.Fatalf("int4: exit %d\n%s%s", code, out, errs)
+	}
+	verdict := out[strings.Index(out, "verdict:"):]
+	verdict = verdict[:strings.Index(verdict, "\n")]
+	code, out2, errs := runQualityCLI(t, "compare", base, cand)
+	if code != 0 || !strings.Contains(out2, verdict) {
+		t.Errorf("compare: exit %d, want %q\n%s%s", code, verdict, out2, errs)
+	}
+	t.Log(out)
+}
+
+// Two of llm-inference-bench's completion-stats reports compare with
+// `quality compare`, paired on the items both scored; anything else is
+// refused in one sentence.
+func TestQualityCompareSeedReports(t *testing.T) {
+	dir := t.TempDir()
+	report := func(name string, right func(i int) bool) string {
+		var runs []map[string]any
+		for i := range 40 {
+			runs = append(runs, map[string]any{"run_index": i + 1, "ok": true, "item_id": fmt.Sprintf("gsm8k-%04d", i), "category": "",
+				"correct": right(i), "completion_tokens": 200 + i, "score_label": "exact", "score_detail": "exact", "hit_max_tokens": false})
+		}
+		data, _ := json.Marshal(map[string]any{"metadata": map[string]any{"version": "0.4.29", "mode": "completion_stats", "test_profile": "gsm8k",
+			"server": "http://10.0.0.5:8000", "model": "m", "dataset": "gsm8k_test", "dataset_sha256": quality.GSM8K.SHA256}, "runs": runs})
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, data, 0o644)
+		return p
+	}
+	a := report("a.json", func(i int) bool { return i < 30 })
+	b := report("b.json", func(i int) bool { return i < 22 })
+	code, out, errs := runQualityCLI(t, "compare", a, b)
+	// 8 right only in the baseline, none gained: p = 2·2⁻⁸.
+	if code != 0 || !strings.Contains(out, "8 right only in the baseline, 0 only in this run; exact McNemar p = 0.0078") || !strings.Contains(out, "llm-inference-bench 0.4.29 report of m") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	junk := filepath.Join(dir, "junk.json")
+	os.WriteFile(junk, []byte(`{"kind":"rigbench.run/v1"}`), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"compare", a, junk}, 1, "neither a RigBench quality result"},
+		{[]string{"compare", a}, 2, "takes two files"},
+		{[]string{"--demo", "--probe", "gpqa:20", "--dataset", a}, 1, "line 1 of gpqa-diamond has no question, no options"},
+	} {
+		code, _, errs := runQualityCLI(t, tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d %q, want %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
 	}
 }

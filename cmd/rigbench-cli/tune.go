@@ -371,6 +371,9 @@ func (f *tuneFlags) attachQuality(ctx context.Context, e *env, r *tune.Runner) e
 		return nil
 	}
 	probe, _, err := qualityProbe(ctx, e, r.Spec.Quality, r.Spec.Target == tune.TargetDemo, r.Spec.QualityDataset, f.db, 0)
+	if u := (usageError{}); errors.As(err, &u) {
+		return usagef("--quality%s", strings.TrimPrefix(u.msg, "--probe"))
+	}
 	if err != nil {
 		return err
 	}

@@ -30,11 +30,16 @@ type live struct {
 	// in flight: what the close of a window waits on (window.drain).
 	last []atomic.Int64
 	busy []atomic.Int32
+	// ramp marks each rampSlot of the ramp (ramp.go).
+	ramp []atomic.Int32
 }
 
-func newLive(d time.Duration, streams int) *live {
+// newLive sizes the bins for a window of d and the ramp marks for a ramp
+// of at most rampLimit (rundoc.SteadyLimit of the cell's context).
+func newLive(d, rampLimit time.Duration, streams int) *live {
 	return &live{bins: make([]atomic.Int64, d/binWidth+1), first: make([]atomic.Int64, streams),
-		waiting: make([]atomic.Int32, streams), last: make([]atomic.Int64, streams), busy: make([]atomic.Int32, streams)}
+		waiting: make([]atomic.Int32, streams), last: make([]atomic.Int64, streams), busy: make([]atomic.Int32, streams),
+		ramp: make([]atomic.Int32, rampLimit/rampSlot+1)}
 }
 
 // frontier is the oldest latest chunk (card offset) among the streams in
@@ -89,6 +94,7 @@ func (l *live) add(stream int, at time.Duration, n int) {
 	l.waiting[stream].Store(0)
 	open, ok := l.opening()
 	if !ok || at < open {
+		l.markToken(at)
 		return
 	}
 	if k := int((at - open) / binWidth); k < len(l.bins) {

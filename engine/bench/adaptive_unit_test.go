@@ -15,7 +15,7 @@ import (
 func steadyWindow(sigma float64, started int) *window {
 	w := &window{d: 30 * time.Second, maxOutput: 8192, prompts: make([]string, 4),
 		run: &rundoc.Run{Plan: rundoc.Plan{Window: rundoc.WindowAuto, Precision: 0.01, DurationS: 30}}}
-	w.live = newLive(w.d, len(w.prompts))
+	w.live = newLive(w.d, rundoc.SteadyLimit(0), len(w.prompts))
 	w.live.setOpen(0) // a window opened at the first send: every offset counts from it
 	rng := rand.New(rand.NewPCG(7, 8))
 	for t := 100 * time.Millisecond; t < w.d; t += time.Duration(float64(25*time.Millisecond) * max(0.1, 1+sigma*rng.NormFloat64())) {

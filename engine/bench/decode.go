@@ -69,7 +69,7 @@ func (r *Runner) decode(ctx context.Context, run *rundoc.Run, cell *rundoc.Cell,
 		d: run.Plan.Duration(), speed: run.Plan.Speed(), maxOutput: m,
 		adaptive: run.Plan.Adaptive(), opened: make(chan struct{}),
 	}
-	w.live = newLive(w.d, len(prompts))
+	w.live = newLive(w.d, rundoc.SteadyLimit(cell.Context), len(prompts))
 	w.measure(ctx, index, total)
 }
 
@@ -231,8 +231,7 @@ type window struct {
 	maxOutput int
 	adaptive  bool
 
-	clk        cardClock // set at the first send; offsets count from it
-	liveTokens atomic.Int64
+	clk cardClock // set at the first send; offsets count from it
 	// live counts tokens by arrival for the readiness check (each
 	// stream's first token) and, once the window opens, in bins for an
 	// adaptive window's controller.
@@ -254,6 +253,15 @@ type window struct {
 	// while the server showed no full KV cache, capacity when it showed one
 	// (stall.go).
 	progress atomic.Int64
+	// starved reads the time this process was kept from running
+	// (Runner.Starved), and progressStarved is what it read at the last
+	// progress: a silence counts without the freezes inside it.
+	starved         func() time.Duration
+	progressStarved atomic.Int64
+	// reported is the time up to which the lag meter has reported every
+	// freeze (lagMeter.reported): the readiness check reads the ramp's
+	// marks no further.
+	reported func() time.Time
 	stalled  *StalledError
 	capacity string
 	// watch is the stall check's state (watchOn, watchLingering,
@@ -452,6 +460,16 @@ func (w *window) measure(ctx context.Context, index, total int) {
 		w.bodies[i], w.bodyErrs[i] = r.request(r.modelID, p, w.maxOutput).Body()
 	}
 	w.clk = cardClock{start: time.Now(), speed: w.speed}
+	w.starved, w.reported = r.Starved, time.Now
+	if w.starved == nil {
+		lag := startLagMeter(func(from, to time.Time) {
+			if _, open := w.live.opening(); !open {
+				w.live.markFrozen(w.clk.at(from), w.clk.at(to))
+			}
+		})
+		defer lag.stop()
+		w.starved, w.reported = lag.starved, lag.reported
+	}
 	w.progressed()
 
 	var samples []rundoc.ServerSample
@@ -546,7 +564,7 @@ func (w *window) follow(ctx context.Context, done <-chan struct{}, stop func(), 
 	var (
 		check  <-chan time.Time
 		timer  *time.Timer
-		steady = &steadiness{since: -1}
+		steady = newSteadiness()
 	)
 	defer func() {
 		if timer != nil {
@@ -750,7 +768,6 @@ func (w *window) stream(ctx context.Context, i int) []request {
 		res, err := w.runner.Client.StreamBody(ctx, body, func(at time.Time, n int) {
 			card := w.clk.at(at)
 			rq.chunks = append(rq.chunks, chunkAt{at: card, tokens: n})
-			w.liveTokens.Add(int64(n))
 			w.live.add(i, card, n)
 			if n > 0 {
 				w.progressed()

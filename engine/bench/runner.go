@@ -81,6 +81,11 @@ type Runner struct {
 	// waiting for a first token get their prefill's time on top, see
 	// stallLimit). It is measured on Now.
 	StallTimeout time.Duration
+	// Starved, when set, reads how long this process has so far been kept
+	// from running (a loaded machine's freezes, which the stall check does
+	// not count as a server's silence); nil: each decode window measures
+	// it with a lag meter (starve.go).
+	Starved func() time.Duration
 	// Exited, when set, is closed when a launched server's process ended
 	// (its container exited): the run knows at once, instead of from
 	// requests that fail.

@@ -90,7 +90,19 @@ func (w *window) stallLimit() time.Duration {
 
 // progressed records, on the runner's clock, that the cell's streams moved
 // on: a token arrived or a request was sent.
-func (w *window) progressed() { w.progress.Store(w.runner.Now().UnixNano()) }
+func (w *window) progressed() {
+	w.progressStarved.Store(int64(w.starved()))
+	w.progress.Store(w.runner.Now().UnixNano())
+}
+
+// silence is how long the streams have gone without a token or a send, on
+// the runner's clock, less the time this process was kept from running
+// since (starve.go): a machine's freeze is not the server's silence.
+func (w *window) silence() time.Duration {
+	wall := w.runner.Now().Sub(time.Unix(0, w.progress.Load()))
+	frozen := w.starved() - time.Duration(w.progressStarved.Load())
+	return max(wall-max(frozen, 0), 0)
+}
 
 // stallCheckEvery is how often the window asks whether its streams stalled.
 func (w *window) stallCheckEvery() time.Duration {
@@ -101,7 +113,7 @@ func (w *window) stallCheckEvery() time.Duration {
 // for a stall check's period: far longer than a decode step, so a pause,
 // not the gap between two tokens.
 func (w *window) silent() bool {
-	return w.runner.Now().Sub(time.Unix(0, w.progress.Load())) >= w.stallCheckEvery()
+	return w.silence() >= w.stallCheckEvery()
 }
 
 // The stall check's states (window.watch): watching, the window's length
@@ -135,7 +147,7 @@ func (w *window) closeLive(stop func()) {
 func (w *window) checkStall(ctx context.Context) (stop, decided bool) {
 	r := w.runner
 	limit := w.stallLimit()
-	silent := r.Now().Sub(time.Unix(0, w.progress.Load()))
+	silent := w.silence()
 	if silent < max(w.clk.real(limit), minStallReal) || ctx.Err() != nil {
 		return false, false
 	}

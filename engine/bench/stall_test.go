@@ -249,3 +249,55 @@ func TestResumeMeasuresStallVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// TestFreezeOfThisProcessIsNotTheServersSilence: a loaded machine that
+// keeps RigBench itself from running (Runner.Starved, measured by the lag
+// meter where not injected) is not a server that stopped producing. Here
+// the server freezes in cell 0×2's ramp and Starved says this process was
+// itself frozen for the first 3 s of the silence: the stall is declared
+// only once the silence less those 3 s reaches the stall limit (2 s of
+// real time at speed 10, minStallReal), so no sooner than 5 s after the
+// freeze, and then as a stall, with 0×1 kept.
+func TestFreezeOfThisProcessIsNotTheServersSilence(t *testing.T) {
+	const frozen = 3 * time.Second
+	s, c := startSim(t, tinyConfig(t, 10))
+	var frozeAt atomic.Int64 // UnixNano on the runner's clock, 0: not yet
+	var took time.Duration
+	var mu sync.Mutex
+	plan := rundoc.Plan{Contexts: []int{0, 512}, Concurrency: []int{1, 2, 4}, DurationS: 30, MaxOutput: 64}
+	r := &bench.Runner{Client: c, Plan: plan}
+	var freezeElapsed time.Duration
+	r.Starved = func() time.Duration {
+		at := frozeAt.Load()
+		if at == 0 {
+			return 0
+		}
+		return min(time.Since(time.Unix(0, at)), frozen)
+	}
+	r.Observer = rundoc.ObserverFunc(func(e rundoc.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if frozeAt.Load() == 0 && e.Kind == rundoc.EventCellProgress && e.Index == 1 && strings.HasPrefix(e.Message, "sending") {
+			freezeElapsed = e.Elapsed
+			frozeAt.Store(time.Now().UnixNano())
+			s.Freeze()
+		}
+		if e.Kind == rundoc.EventRunDone {
+			took = e.Elapsed - freezeElapsed
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	run, err := r.Run(ctx)
+	var stalled *bench.StalledError
+	if !errors.As(err, &stalled) {
+		t.Fatalf("err = %v, want the server's stall once the silence outlasted the process's own freeze", err)
+	}
+	if minimum := frozen + 2*time.Second; took < minimum {
+		t.Errorf("the stall was declared %v after the server froze, want no sooner than %v (3 s of it were this process's)", took, minimum)
+	}
+	if len(run.Cells) != 2 || !run.Cells[0].Status.Ran() {
+		t.Errorf("want 0×1 measured and 0×2 failed, got %d cells: %+v", len(run.Cells), run.Cells)
+	}
+	t.Logf("stall declared %v after the freeze: %v", took, err)
+}

@@ -15,7 +15,12 @@ import (
 // without a break, and no earlier than rundoc.SteadyEarliest after the
 // first send:
 //   - every stream has received at least one token;
-//   - the server is generating (tokens arrived since the last check);
+//   - the server is generating: no silence of rundoc.SteadyCheck or more
+//     (ramp.go) has begun, nor broken the hold. This is the seed tool's
+//     "tokens arrived since the last check" for checks a second apart,
+//     judged from the tokens' own times: on a busy host the checks can
+//     fall seconds apart, and a server that generates in bursts between
+//     long silences would then look steady;
 //   - with metrics, the server's waiting gauge is 0 and its running gauge
 //     is at least N.
 //
@@ -34,8 +39,29 @@ import (
 
 // steadiness is the readiness check's memory between checks.
 type steadiness struct {
-	since  time.Duration // card offset where the conditions began to hold, −1: not holding
-	tokens int64         // tokens received at the last check
+	since time.Duration // card offset where the conditions began to hold, −1: not holding
+	scan  rampScan      // the ramp's token marks read so far
+}
+
+// newSteadiness is the memory of a cell whose checks have not begun.
+func newSteadiness() *steadiness {
+	return &steadiness{since: -1, scan: newRampScan()}
+}
+
+// hold takes one check's verdict at card offset now and returns how long
+// the conditions have held without a break: from the first check that
+// found them, or from the end of a silence the ramp marks show after it.
+func (st *steadiness) hold(ok bool, now time.Duration) time.Duration {
+	switch {
+	case !ok:
+		st.since = -1
+		return 0
+	case st.since < 0:
+		st.since = now
+	case st.scan.quietEnd > st.since:
+		st.since = st.scan.quietEnd // a silence since the hold began: it holds from the silence's end
+	}
+	return now - st.since
 }
 
 // openWhenSteady checks readiness once, at the current instant, and opens
@@ -45,9 +71,8 @@ func (w *window) openWhenSteady(ctx context.Context, st *steadiness) bool {
 	now := w.frontier(w.clk.at(time.Now()))
 	n := len(w.prompts)
 	producing := w.live.started()
-	tokens := w.liveTokens.Load()
-	generating := tokens > st.tokens
-	st.tokens = tokens
+	w.live.scanRamp(&st.scan, min(now, w.clk.at(w.reported())))
+	generating := st.scan.generating()
 
 	ok := producing == n && generating
 	limit := rundoc.SteadyLimit(w.cell.Context)
@@ -73,13 +98,7 @@ func (w *window) openWhenSteady(ctx context.Context, st *steadiness) bool {
 	if !generating {
 		why += ", not generating"
 	}
-	switch {
-	case !ok:
-		st.since = -1
-	case st.since < 0:
-		st.since = now
-	}
-	steady := ok && now-st.since >= rundoc.SteadyHold && now >= rundoc.SteadyEarliest
+	steady := ok && st.hold(ok, now) >= rundoc.SteadyHold && now >= rundoc.SteadyEarliest
 	if !steady && now < limit {
 		return false
 	}

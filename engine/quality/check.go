@@ -135,8 +135,8 @@ func (p *Pairing) Text() string {
 func (r *Result) Text() string {
 	if r.Dataset != nil {
 		a := r.Accuracy()
-		return fmt.Sprintf("accuracy %.1f%% (%d/%d), 95%% CI %.1f–%.1f%% (Wilson); %d unparseable, %d hit max_tokens; mean %.0f completion tokens",
-			100*a.Share, a.Correct, a.N, 100*a.CI95.Lo, 100*a.CI95.Hi, a.Unparseable, a.HitMax, a.MeanTokens)
+		return fmt.Sprintf("accuracy %.1f%% (%d/%d), 95%% CI %.1f–%.1f%% (Wilson); %d unparseable, %d cut at max_tokens before answering (%d hit it); mean %.0f completion tokens",
+			100*a.Share, a.Correct, a.N, 100*a.CI95.Lo, 100*a.CI95.Hi, a.Unparseable, a.Truncated, a.HitMax, a.MeanTokens)
 	}
 	tokens := 0
 	for _, p := range r.Prompts {
@@ -226,12 +226,12 @@ func FromRun(q *rundoc.Quality) (*Check, error) {
 
 // TokensText words the completion-token inflation and what qualifies the
 // answers: "mean 256 → 286 (×1.12), p50 257 → 288, p90 441 → 494; hit
-// max_tokens 0 → 12, unparseable 0 → 12".
+// max_tokens 0 → 12, cut before answering 0 → 12, unparseable 0 → 12".
 func (c *Comparison) TokensText() string {
 	t := c.Tokens
-	return fmt.Sprintf("mean %.0f → %.0f (×%.2f), p50 %.0f → %.0f, p90 %.0f → %.0f; hit max_tokens %d → %d, unparseable %d → %d",
+	return fmt.Sprintf("mean %.0f → %.0f (×%.2f), p50 %.0f → %.0f, p90 %.0f → %.0f; hit max_tokens %d → %d, cut before answering %d → %d, unparseable %d → %d",
 		t.BaselineMean, t.CandidateMean, t.Ratio, t.BaselineP50, t.CandidateP50, t.BaselineP90, t.CandidateP90,
-		c.Baseline.HitMax, c.Candidate.HitMax, c.Baseline.Unparseable, c.Candidate.Unparseable)
+		c.Baseline.HitMax, c.Candidate.HitMax, c.Baseline.Truncated, c.Candidate.Truncated, c.Baseline.Unparseable, c.Candidate.Unparseable)
 }
 
 // Text words one category's paired change: "35 items, −20.0 points (7

@@ -12,6 +12,12 @@ import (
 type Comparison struct {
 	// N is the number of paired items.
 	N int `json:"n"`
+	// BaselineOnly and CandidateOnly are items of only one side, left out
+	// of the pairing: always 0 for RigBench's own results, which must hold
+	// the same items; imported reports pair on the items both scored, as
+	// their tool does.
+	BaselineOnly  int `json:"baseline_only_items,omitempty"`
+	CandidateOnly int `json:"candidate_only_items,omitempty"`
 	// Baseline and Candidate are each side's accuracy (Wilson).
 	Baseline  Accuracy `json:"baseline"`
 	Candidate Accuracy `json:"candidate"`
@@ -69,6 +75,8 @@ type TokenInflation struct {
 // same data (sha256) and the same items.
 func Comparable(base, cand *Result) error {
 	switch {
+	case base.Source != cand.Source:
+		return fmt.Errorf("one result is %s and the other %s: their prompts and item ids differ, so they do not pair; compare two results of the same tool", sourceName(base), sourceName(cand))
 	case base.Probe != cand.Probe:
 		return fmt.Errorf("the baseline measured %s and this probe %s: compare results of the same probe", base.Probe, cand.Probe)
 	case base.Profile != cand.Profile:
@@ -81,31 +89,54 @@ func Comparable(base, cand *Result) error {
 	return nil
 }
 
+// sourceName is who measured a result, for the refusal.
+func sourceName(r *Result) string {
+	if r.Source == "" {
+		return "RigBench's"
+	}
+	return r.Source + "'s"
+}
+
 // Compare pairs a candidate task probe with its baseline item by item. It
-// refuses results that are not Comparable or whose item ids differ.
+// refuses results that are not Comparable; RigBench's own results must hold
+// the same item ids, while imported reports pair on the ids both scored
+// (the seed tool's build_paired_comparison), refused only when none are
+// shared.
 func Compare(base, cand *Result) (*Comparison, error) {
 	if err := Comparable(base, cand); err != nil {
 		return nil, err
 	}
 	if len(base.Items) == 0 {
-		return nil, fmt.Errorf("the baseline holds no task items: give a task probe's result (gsm8k:N)")
+		return nil, fmt.Errorf("the baseline holds no task items: give a task probe's result (gsm8k:N, mmlu-pro:N, gpqa:N)")
 	}
 	byID := make(map[string]Item, len(cand.Items))
 	for _, it := range cand.Items {
 		byID[it.ID] = it
 	}
-	if len(byID) != len(base.Items) {
+	imported := base.Source != ""
+	var pb, pc []Item // the paired items, in the baseline's order
+	for _, bi := range base.Items {
+		ci, ok := byID[bi.ID]
+		switch {
+		case ok:
+			pb, pc = append(pb, bi), append(pc, ci)
+		case !imported:
+			return nil, fmt.Errorf("item %s of the baseline is missing from this probe: run both on the same items", bi.ID)
+		}
+	}
+	if !imported && len(byID) != len(base.Items) {
 		return nil, fmt.Errorf("the baseline has %d items and this probe %d: run both on the same items", len(base.Items), len(cand.Items))
 	}
-	cmp := &Comparison{N: len(base.Items), Baseline: base.Accuracy(), Candidate: cand.Accuracy()}
+	if len(pb) == 0 {
+		return nil, fmt.Errorf("the two reports share no scored item: compare two runs of the same data-set profile")
+	}
+	cmp := &Comparison{N: len(pb), Baseline: accuracyOf(pb), Candidate: accuracyOf(pc),
+		BaselineOnly: len(base.Items) - len(pb), CandidateOnly: len(cand.Items) - len(pc)}
 	type cat struct{ n, b, c int }
 	cats := map[string]*cat{}
 	var bt, ct []float64
-	for _, bi := range base.Items {
-		ci, ok := byID[bi.ID]
-		if !ok {
-			return nil, fmt.Errorf("item %s of the baseline is missing from this probe: run both on the same items", bi.ID)
-		}
+	for i, bi := range pb {
+		ci := pc[i]
 		k := cats[bi.Category]
 		if k == nil {
 			k = &cat{}

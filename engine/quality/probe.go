@@ -3,6 +3,7 @@ package quality
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,13 +18,26 @@ type Answerer interface {
 
 var _ Answerer = (*client.Client)(nil)
 
-// taskPromptVersion names taskPrompt: a change to the wording is a new
-// version, so results asked differently never pair.
-const taskPromptVersion = "gsm8k-v1"
+// Prompt versions name the wording of each scorer's prompt: a change to
+// the wording (or to the scoring or the pinned subset) is a new version, so
+// results asked or scored differently never pair. gsm8k-v1 took the first N
+// items and RigBench's own number parse; v2 takes the seed tool's evenly
+// spread subset and its scoring (score.go).
+const (
+	numberPromptVersion = "gsm8k-v2"
+	letterPromptVersion = "mc-letter-v1"
+)
 
 // taskPrompt asks one GSM8K question zero-shot, asking for the final line
-// the scoring rule reads ("#### <number>").
+// the scoring rule reads ("#### <number>": the last number on the last
+// line, as the seed tool's rule reads it).
 const taskPrompt = "Solve the math problem. Think step by step, then write the final answer as a number on its own last line, after \"#### \".\n\nQuestion: %s\nAnswer:"
+
+// choicePrompt is the seed tool's MMLU_PRO_PROMPT_TEMPLATE
+// (llm_decode_bench.py 0.4.29), which it uses for MMLU-Pro and GPQA
+// Diamond alike: the question, its options lettered "A. …" one a line, and
+// the request to end with "Answer: <letter>".
+const choicePrompt = "Answer the following multiple-choice question.\n\n%s\n\nOptions:\n%s\n\nReason as needed, then end your response with only the chosen option letter on the last line, in the form:\nAnswer: <letter>"
 
 // Defaults of a task probe.
 const (
@@ -37,12 +51,13 @@ const (
 )
 
 // TaskProbe asks the pinned subset of a data set, each item one request
-// at temperature 0, and scores each answer by exact final-number match.
+// at temperature 0, and scores each answer by its data set's rule (score.go:
+// exact final-number match, or option-letter match).
 type TaskProbe struct {
 	// Name is the probe as the user named it ("gsm8k:200").
 	Name    string
 	Dataset *Dataset
-	// N is how many items (the first N); 0 takes them all.
+	// N is how many items (Dataset.Subset: evenly spread); 0 takes them all.
 	N int
 	// MaxTokens of each answer (DefaultTaskMaxTokens when 0).
 	MaxTokens int
@@ -58,7 +73,11 @@ type TaskProbe struct {
 // Profile is the settings that decide the probe's answers; results pair
 // only when theirs are equal.
 func (p TaskProbe) Profile() string {
-	return fmt.Sprintf("%s max_tokens=%d temperature=0", taskPromptVersion, p.maxTokens())
+	version := numberPromptVersion
+	if p.Dataset.Scorer == ScoreLetter {
+		version = letterPromptVersion
+	}
+	return fmt.Sprintf("%s max_tokens=%d temperature=0", version, p.maxTokens())
 }
 
 func (p TaskProbe) maxTokens() int {
@@ -84,13 +103,13 @@ func (p TaskProbe) Run(ctx context.Context, a Answerer, model string) (*Result, 
 	res.Items = make([]Item, len(items))
 	err := forEach(ctx, len(items), p.Concurrency, p.Progress, func(ctx context.Context, i int) error {
 		it := items[i]
-		ans, err := a.Greedy(ctx, client.GreedyRequest{Model: model, Prompt: fmt.Sprintf(taskPrompt, it.Question), MaxTokens: p.maxTokens()})
+		ans, err := a.Greedy(ctx, client.GreedyRequest{Model: model, Prompt: ItemPrompt(p.Dataset.Scorer, it), MaxTokens: p.maxTokens()})
 		if err != nil {
 			return fmt.Errorf("item %s: %w", it.ID, err)
 		}
-		got := ExtractAnswer(ans.Text)
-		res.Items[i] = Item{ID: it.ID, Category: it.Category, Want: it.Answer, Got: got, Correct: got != "" && got == it.Answer,
-			Unparseable: got == "", HitMaxTokens: ans.FinishReason == "length", CompletionTokens: ans.CompletionTokens}
+		s := score(p.Dataset.Scorer, it, ans.Text, ans.FinishReason)
+		res.Items[i] = Item{ID: it.ID, Category: it.Category, Want: it.Answer, Got: s.got, Correct: s.correct,
+			Unparseable: s.unparseable, Truncated: s.noAnswerCut, HitMaxTokens: ans.FinishReason == "length", CompletionTokens: ans.CompletionTokens}
 		return nil
 	})
 	if err != nil {
@@ -99,9 +118,22 @@ func (p TaskProbe) Run(ctx context.Context, a Answerer, model string) (*Result, 
 	return res, nil
 }
 
-// TaskPrompt is the prompt a task probe sends for question: the demo's
-// simulator and tests read it.
+// TaskPrompt is the prompt a task probe sends for a GSM8K-style question:
+// the demo's simulator and tests read it.
 func TaskPrompt(question string) string { return fmt.Sprintf(taskPrompt, question) }
+
+// ItemPrompt is the prompt a task probe sends for item under scorer: a
+// number question's TaskPrompt, or a multiple-choice item's choicePrompt.
+func ItemPrompt(scorer Scorer, it DatasetItem) string {
+	if scorer != ScoreLetter {
+		return TaskPrompt(it.Question)
+	}
+	opts := make([]string, len(it.Options))
+	for i, o := range it.Options {
+		opts[i] = fmt.Sprintf("%c. %s", OptionLetters[i], o)
+	}
+	return fmt.Sprintf(choicePrompt, it.Question, strings.Join(opts, "\n"))
+}
 
 func now(clock func() time.Time) time.Time {
 	if clock == nil {

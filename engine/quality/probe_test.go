@@ -56,7 +56,7 @@ func TestTaskProbeMatchesSimulatorTruth(t *testing.T) {
 		if !readable {
 			t.Fatalf("the simulator cannot read item %s", it.ID)
 		}
-		if got.HitMaxTokens != truncated || got.CompletionTokens != tokens || got.Unparseable != truncated {
+		if got.HitMaxTokens != truncated || got.CompletionTokens != tokens || got.Truncated != truncated || got.Unparseable {
 			t.Fatalf("item %s: %+v, truth truncated %v, %d tokens", it.ID, got, truncated, tokens)
 		}
 		return ok
@@ -112,7 +112,67 @@ func TestTaskProbeMatchesSimulatorTruth(t *testing.T) {
 	}
 }
 
-// Answers cut by max_tokens count as truncated and unparseable.
+// The multiple-choice probe on the demo's MMLU-Pro-layout set: the
+// simulator answers "Answer: <letter>", scored by the seed tool's letter
+// rule; every item's score, the flips, the exact p and the per-category
+// flips match the simulator's truth.
+func TestChoiceProbeMatchesSimulatorTruth(t *testing.T) {
+	t.Parallel()
+	ds, err := quality.ParseChoice(quality.DemoChoiceName, quality.LayoutMMLUPro, quality.DemoChoice(quality.DemoItems))
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := quality.TaskProbe{Name: "mmlu-pro:300", Dataset: ds, N: 300}
+	sims := map[string]*sim.Server{}
+	res := map[string]*quality.Result{}
+	for _, dt := range []string{"auto", "int4_per_token_head"} {
+		s, c := simEndpoint(t, "--kv-cache-dtype", dt)
+		r, err := probe.Run(context.Background(), c, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sims[dt], res[dt] = s, r
+	}
+	var b, c int
+	lost := map[string]int{}
+	for i, it := range ds.Subset(300) {
+		truth := func(dt string) bool {
+			ok, truncated, readable, _ := sims[dt].AnswerTruth(quality.ItemPrompt(quality.ScoreLetter, it), quality.DefaultTaskMaxTokens)
+			got := res[dt].Items[i]
+			if !readable || got.Correct != ok || got.Truncated != truncated || got.Unparseable || (!truncated && len(got.Got) != 1) {
+				t.Fatalf("%s item %s: %+v, truth right %v, truncated %v, readable %v", dt, it.ID, got, ok, truncated, readable)
+			}
+			return ok
+		}
+		bt, ct := truth("auto"), truth("int4_per_token_head")
+		if bt && !ct {
+			b++
+			lost[it.Category]++
+		}
+		if !bt && ct {
+			c++
+		}
+	}
+	cmp, err := quality.Compare(res["auto"], res["int4_per_token_head"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmp.RightOnlyBaseline != b || cmp.RightOnlyCandidate != c || cmp.McNemarP != quality.McNemarExact(b, c) || !cmp.Significant {
+		t.Errorf("flips %d/%d p %g, truth %d/%d p %g", cmp.RightOnlyBaseline, cmp.RightOnlyCandidate, cmp.McNemarP, b, c, quality.McNemarExact(b, c))
+	}
+	if len(cmp.Categories) < 2 {
+		t.Fatalf("categories: %+v", cmp.Categories)
+	}
+	for _, k := range cmp.Categories {
+		if k.Lost != lost[k.Name] {
+			t.Errorf("category %s lost %d, truth %d", k.Name, k.Lost, lost[k.Name])
+		}
+	}
+	t.Logf("mmlu-pro:300 on the demo, int4 against auto: %s", cmp.Verdict())
+}
+
+// Answers cut by max_tokens before any answer count as truncated, not
+// unparseable (the seed tool's labels).
 func TestTaskProbeCountsTruncation(t *testing.T) {
 	t.Parallel()
 	ds, _ := quality.ParseGSM8K(quality.DemoDatasetName, quality.DemoGSM8K(20))
@@ -121,7 +181,7 @@ func TestTaskProbeCountsTruncation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := r.Accuracy(); a.HitMax != 20 || a.Correct != 0 {
+	if a := r.Accuracy(); a.HitMax != 20 || a.Truncated != 20 || a.Unparseable != 0 || a.Correct != 0 {
 		t.Errorf("max_tokens 16: %+v, want all 20 truncated", a)
 	}
 }

@@ -17,6 +17,10 @@ const Kind = "rigbench.quality/v1"
 type Result struct {
 	// Kind is always Kind.
 	Kind string `json:"kind"`
+	// Source is "" for a result RigBench measured, and names the tool and
+	// version for one imported from another tool's file
+	// ("llm-inference-bench 0.4.29", seedfile.go).
+	Source string `json:"source,omitempty"`
 	// Probe is what was measured, as the user names it ("gsm8k:200",
 	// "agreement").
 	Probe string `json:"probe"`
@@ -66,10 +70,15 @@ type Item struct {
 	Got  string `json:"got,omitempty"`
 	// Correct is Got == Want by the data set's scoring rule.
 	Correct bool `json:"correct"`
-	// Unparseable is true when no answer could be read from the text.
+	// Unparseable is true when the model finished but no answer could be
+	// read from its text (the seed tool's "unparseable").
 	Unparseable bool `json:"unparseable,omitempty"`
+	// Truncated is true when no answer could be read and the model stopped
+	// at max_tokens: it never answered (the seed tool's "truncated", a
+	// token-budget artifact rather than a format miss).
+	Truncated bool `json:"truncated,omitempty"`
 	// HitMaxTokens is true when the answer stopped at max_tokens
-	// (finish_reason "length"): truncated.
+	// (finish_reason "length"), whether or not an answer was read.
 	HitMaxTokens bool `json:"hit_max_tokens,omitempty"`
 	// CompletionTokens is usage.completion_tokens of the answer.
 	CompletionTokens int `json:"completion_tokens"`
@@ -98,21 +107,29 @@ type Accuracy struct {
 	Share       float64  `json:"share"`
 	CI95        Interval `json:"ci95"`
 	Unparseable int      `json:"unparseable"`
+	Truncated   int      `json:"truncated"`
 	HitMax      int      `json:"hit_max_tokens"`
 	// MeanTokens is the mean of the items' completion tokens.
 	MeanTokens float64 `json:"mean_completion_tokens"`
 }
 
 // Accuracy summarises a task probe's items (Wilson).
-func (r *Result) Accuracy() Accuracy {
-	a := Accuracy{N: len(r.Items)}
+func (r *Result) Accuracy() Accuracy { return accuracyOf(r.Items) }
+
+// accuracyOf summarises items: the share right with its Wilson interval
+// and the counts that qualify it.
+func accuracyOf(items []Item) Accuracy {
+	a := Accuracy{N: len(items)}
 	var tok int
-	for _, it := range r.Items {
+	for _, it := range items {
 		if it.Correct {
 			a.Correct++
 		}
 		if it.Unparseable {
 			a.Unparseable++
+		}
+		if it.Truncated {
+			a.Truncated++
 		}
 		if it.HitMaxTokens {
 			a.HitMax++
@@ -134,15 +151,41 @@ func (r *Result) Write(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// Read reads a rigbench.quality/v1 document; another kind is refused with
-// the sentence the user reads.
+// Read reads a quality result: a rigbench.quality/v1 document, or
+// llm-inference-bench's completion-stats report (seedfile.go), told apart
+// by their shape. Anything else is refused with the sentence the user
+// reads.
 func Read(rd io.Reader) (*Result, error) {
-	var r Result
-	if err := json.NewDecoder(rd).Decode(&r); err != nil {
-		return nil, fmt.Errorf("this is not a quality result (%v): give a file that `rigbench-cli quality --json` wrote", err)
+	data, err := io.ReadAll(io.LimitReader(rd, maxResultBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the result (%v)", err)
 	}
-	if r.Kind != Kind {
-		return nil, fmt.Errorf("this file is a %q document, not a quality result (%s): give a file that `rigbench-cli quality --json` wrote", r.Kind, Kind)
+	if len(data) > maxResultBytes {
+		return nil, fmt.Errorf("the file is larger than %d MiB, far more than a quality result: give a file that `rigbench-cli quality --json` or %s wrote", maxResultBytes>>20, SeedTool)
 	}
-	return &r, nil
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("this is not a quality result (%v): give a file that `rigbench-cli quality --json` or %s's completion-stats mode wrote", err, SeedTool)
+	}
+	if head.Kind == Kind {
+		var r Result
+		if err := json.Unmarshal(data, &r); err != nil {
+			return nil, fmt.Errorf("this %s document is damaged (%v): give the file `rigbench-cli quality --json` wrote, unedited", Kind, err)
+		}
+		return &r, nil
+	}
+	if r, ok, err := readSeed(data); ok {
+		return r, err
+	}
+	what := "a JSON object of another kind"
+	if head.Kind != "" {
+		what = fmt.Sprintf("a %q document", head.Kind)
+	}
+	return nil, fmt.Errorf("this file is %s, neither a RigBench quality result (%s) nor %s's completion-stats report (metadata.mode %q with runs): give a file that `rigbench-cli quality --json` or %s wrote", what, Kind, SeedTool, seedMode, SeedTool)
 }
+
+// maxResultBytes bounds a result file: a seed report of GSM8K's 1,319
+// items with their texts is a few MiB.
+const maxResultBytes = 256 << 20

@@ -153,7 +153,9 @@ func probeRun(ctx context.Context, o *Options, c *client.Client, doc *rundoc.Run
 		if doc.Launch != nil {
 			res.Flags = vllm.RedactArgs(doc.Launch.Args)
 		}
-		check.Result = res
+		// The probe's own name is canonical ("gsm8k" asks
+		// "gsm8k:1319"): the run names it so, as its result does.
+		check.Probe, check.Result = res.Probe, res
 		if q.Baseline != nil {
 			check.Baseline = quality.Pair(q.Baseline, res, q.BaselineRunID, q.BaselineLabel)
 		}

@@ -26,7 +26,11 @@ import (
 //     share BaseAccuracy of items (drawn per item from its text), and a
 //     lossy launch turns a right item wrong with probability Lose and a
 //     wrong one right with probability Gain (drawn per item and launch).
-//     AnswerTruth tells a test which items a launch gets right.
+//     When the prompt also lists numbered options ("Options:\nA. 60\nB. 57",
+//     engine/quality's demo multiple-choice set), one of which is the
+//     problem's result, the answer is "Answer: <letter>" instead: the
+//     result's letter when right, else the near miss's (or the next
+//     option's). AnswerTruth tells a test which items a launch gets right.
 
 // QualityModel is what a profile's model answers and how lossy launches
 // change it. The zero value reads as DefaultQualityModel.
@@ -145,11 +149,39 @@ type answerPlan struct {
 	tokens []string
 }
 
-// problemRe finds the demo set's steps; solve reads them.
+// problemRe finds the demo set's steps; solve reads them. optionRe finds
+// a multiple-choice prompt's numbered options.
 var (
 	problemStartRe = regexp.MustCompile(`Start with (\d+)\.`)
 	problemStepRe  = regexp.MustCompile(`^\s*(Add|Subtract|Multiply by) (\d+)\.`)
+	optionRe       = regexp.MustCompile(`(?m)^([A-J])\. (-?\d+)$`)
 )
+
+// chooseLetter is the option letter a multiple-choice prompt's answer
+// names: the option equal to the result the model reached (got), else,
+// when it is wrong and no option shows its number, the option after the
+// right one. "" when the prompt lists no option equal to right.
+func chooseLetter(text string, right, got int64) string {
+	opts := optionRe.FindAllStringSubmatch(text, -1)
+	ri := -1
+	for i, o := range opts {
+		if v, _ := strconv.ParseInt(o[2], 10, 64); v == right {
+			ri = i
+		}
+	}
+	if ri < 0 {
+		return ""
+	}
+	if got == right {
+		return opts[ri][1]
+	}
+	for _, o := range opts {
+		if v, _ := strconv.ParseInt(o[2], 10, 64); v == got {
+			return o[1]
+		}
+	}
+	return opts[(ri+1)%len(opts)][1]
+}
 
 // solve reads the last problem in text the simulated model understands and
 // returns its result and the problem's text (from "Start with" to the
@@ -237,8 +269,12 @@ func (s *Server) planAnswer(text string) *answerPlan {
 	if !ok {
 		return nil
 	}
+	right := v
 	if !s.answersRight(problem) {
 		v += 1 + int64(mix64(hashString(problem)^0xbad)%9) // a near miss
+	}
+	if letter := chooseLetter(text, right, v); letter != "" {
+		return &answerPlan{tokens: []string{" Answer:", " " + letter}}
 	}
 	p := &answerPlan{tokens: []string{" ####"}}
 	digits := strconv.FormatInt(v, 10)
