@@ -290,9 +290,9 @@ func printQuality(w io.Writer, r, base *quality.Result) error {
 // registerQuality declares --quality and --quality-dataset, the flags of
 // run and tune that ask a quality probe of each launch after its matrix.
 func (f *runFlags) registerQuality(fs *flag.FlagSet) {
-	fs.StringVar(&f.quality, "quality", "", "after the matrix, ask the same server a quality `PROBE`: agreement (token agreement with logprobs) or gsm8k:N (the first N GSM8K test problems); "+
+	fs.StringVar(&f.quality, "quality", "", "after the matrix, ask the same server a quality `PROBE`: agreement (token agreement with logprobs), or gsm8k:N, mmlu-pro:N or gpqa-diamond:N (the first N items of the data set); "+
 		"the run keeps its result (rigbench-cli quality describes the probes)")
-	fs.StringVar(&f.qualityData, "quality-dataset", "", "with --quality gsm8k:N, read GSM8K's test set (or a file in its layout) from `FILE` instead of fetching it")
+	fs.StringVar(&f.qualityData, "quality-dataset", "", "with a task probe in --quality, read its data set (or a file in its layout) from `FILE` instead of fetching it")
 }
 
 // runQuality is --quality as the session asks it (nil when not given),
@@ -301,7 +301,7 @@ func (f *runFlags) registerQuality(fs *flag.FlagSet) {
 func (f *runFlags) runQuality(ctx context.Context, e *env) (*session.RunQuality, *quality.Result, error) {
 	if f.quality == "" {
 		if f.qualityData != "" {
-			return nil, nil, usagef("--quality-dataset needs --quality gsm8k:N")
+			return nil, nil, usagef("--quality-dataset needs a task probe in --quality (gsm8k:N, mmlu-pro:N, gpqa-diamond:N)")
 		}
 		return nil, nil, nil
 	}

@@ -29,7 +29,7 @@ func init() {
 			fmt.Sprintf("[--duration %s|30s] [--precision %s] [--max-duration %s] [--prompts %s|%s] [--max-output %s] ",
 				def.Window, def.Precision, def.MaxDuration, rundoc.PromptsShared, rundoc.PromptsUnique, def.MaxOutput) +
 			"[--burst] [--request-count K] [--burst-limit 30m] [--quick] [--kv-capacity TOKENS] [--weights-gib GIB] [--json FILE] [--name NAME] " +
-			"[--quality agreement|gsm8k:N] [--no-save] [--db FILE] [--resume ID] [-- vLLM flags…]",
+			"[--quality PROBE] [--no-save] [--db FILE] [--resume ID] [-- vLLM flags…]",
 		summary: "Run the prefill and sustained-decode matrix against a server and print the results.",
 		run:     runRun,
 		cleanup: "saving the cells measured so far and stopping a launched server",

@@ -22,8 +22,8 @@ func init() {
 		name: "tune",
 		usage: "tune (--demo [--sim-speed S] | --launch --model ID [--image …] [--gpus …] [--rig NAME|ssh://user@host]) --vary FLAG=V1,V2 [--vary …] " +
 			"[--grid|--one-at-a-time] --contexts 16K,64K --concurrency 1,8 --objective NAME[@CTXxN] [--constraint ttft_p90<=2s] " +
-			"[--duration auto|30s] [--precision 1%] [--max-duration 30s] [--quality agreement|gsm8k:N] [--json FILE] [--no-save] [--resume ID] [-- base vLLM flags…] " +
-			"| tune --from-advice RUN [--quality agreement|gsm8k:N] [--json FILE]",
+			"[--duration auto|30s] [--precision 1%] [--max-duration 30s] [--quality PROBE] [--json FILE] [--no-save] [--resume ID] [-- base vLLM flags…] " +
+			"| tune --from-advice RUN [--quality PROBE] [--json FILE]",
 		summary: "Sweep vLLM launch flags, measure each variant, and say which flags make the card fastest (with --quality, the fastest that keeps quality).",
 		run:     runTune,
 		cleanup: "keeping the finished variants and stopping a launched server",

@@ -198,7 +198,14 @@ func (r *Result) qualityWords() string {
 	for _, i := range r.passedOver() {
 		v := r.Variants[i]
 		gain := o.Value(v.Score)
-		if base.Score.OK {
+		switch {
+		case r.Best >= 0 && o.Tie(v.Score, r.Variants[r.Best].Score):
+			of := "your flags"
+			if r.Best > 0 {
+				of = "`" + r.Variants[r.Best].Variant.Label() + "`"
+			}
+			gain = o.FormatScoreCI(v.Score) + ", within the noise of " + of
+		case base.Score.OK:
 			gain = change(o, base.Score.Value, v.Score.Value)
 		}
 		q := v.Quality

@@ -66,6 +66,9 @@ func TestQualityVerdicts(t *testing.T) {
 		{"only a lossy variant is faster", func(t *testing.T) []*rundoc.Run {
 			return []*rundoc.Run{probeRun(t, 100, 80, ""), probeRun(t, 100, 80, ""), probeRun(t, 160, 60, "")}
 		}, 0, []string{"Keep your flags:", "not recommended"}, []string{"no variant beats"}},
+		{"a lossy variant within the noise", func(t *testing.T) []*rundoc.Run {
+			return []*rundoc.Run{probeRun(t, 100, 80, ""), probeRun(t, 90, 80, ""), probeRun(t, 101, 60, "")}
+		}, 0, []string{"`--kv-cache-dtype int4_per_token_head`: 101.0 tok/s, within the noise of your flags, but gsm8k:100 −20.0 points (p < 0.0001): not recommended."}, nil},
 		{"a faster variant whose probe failed", func(t *testing.T) []*rundoc.Run {
 			return []*rundoc.Run{probeRun(t, 100, 80, ""), probeRun(t, 120, 80, ""), probeRun(t, 160, 0, "the quality probe failed: item 3: timeout")}
 		}, 1, []string{"but its quality could not be checked (the quality probe failed: item 3: timeout): not recommended"}, nil},
