@@ -33,6 +33,11 @@ type Builder interface {
 	ImageBuild(ctx context.Context, context io.Reader, options build.ImageBuildOptions) (build.ImageBuildResponse, error)
 }
 
+// The simulator answers as nvidia-smi, ray and vllm by the name it is run
+// under: the stand-ins of a rig's card, of Ray (a cluster launch) and of
+// `vllm serve` (run in the Ray head's container), each labelled as a
+// stand-in where it prints.
+//
 // The image's VLLM_CACHE_ROOT is vLLM's default cache root, where a launch
 // mounts the compile cache folder: the simulator then takes vLLM's
 // start-up time, shorter when the folder holds its configuration's
@@ -40,6 +45,8 @@ type Builder interface {
 const dockerfile = `FROM scratch
 COPY rigbench-sim /rigbench-sim
 COPY rigbench-sim /usr/bin/nvidia-smi
+COPY rigbench-sim /usr/bin/ray
+COPY rigbench-sim /usr/bin/vllm
 ENV VLLM_CACHE_ROOT=/root/.cache/vllm
 ENTRYPOINT ["/rigbench-sim"]
 `
