@@ -93,7 +93,7 @@ var simFlags = map[string]simFlag{
 	}},
 
 	// The simulator's own flags.
-	"--network-gbps": {flagValue, floatFlag("--network-gbps", func(c *Config, f float64) { c.Network.Gbps = f })},
+	"--network-gbps":       {flagValue, floatFlag("--network-gbps", func(c *Config, f float64) { c.Network.Gbps = f })},
 	"--network-latency-us": {flagValue, floatFlag("--network-latency-us", func(c *Config, f float64) { c.Network.LatencyUS = f })},
 	"--profile": {flagValue, func(c *Config, v string) error {
 		p, err := ProfileByName(v)

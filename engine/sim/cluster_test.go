@@ -129,4 +129,3 @@ func FuzzParseRayStart(f *testing.F) {
 		}
 	})
 }
-
