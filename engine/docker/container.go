@@ -25,6 +25,10 @@ type Container struct {
 	redact   redact.Redactor
 	facts    *vllm.StartupFacts
 	tail     tail
+	// execID is set when the server is a process exec'd into the
+	// container (a cluster's `vllm serve` in the Ray head's): its exit,
+	// not the container's, is the server's.
+	execID string
 
 	logCancel context.CancelFunc
 	logsDone  chan struct{}
@@ -120,6 +124,15 @@ func (e *StartupFailure) Unwrap() error {
 // exitFailure builds the StartupFailure once the log has ended.
 func (c *Container) exitFailure(ctx context.Context) error {
 	code := -1
+	if c.execID != "" {
+		if info, err := c.l.api.ContainerExecInspect(context.WithoutCancel(ctx), c.execID); err == nil {
+			if info.Running {
+				return nil
+			}
+			code = info.ExitCode
+		}
+		return &StartupFailure{ExitCode: code, Cause: c.facts.Snapshot().Err, Tail: c.tail.get()}
+	}
 	if info, err := c.l.api.ContainerInspect(context.WithoutCancel(ctx), c.id); err == nil && info.State != nil {
 		if info.State.Running {
 			return nil
@@ -138,7 +151,11 @@ func (c *Container) exitFailure(ctx context.Context) error {
 // says nothing of its end.
 func (c *Container) ExitReport(ctx context.Context) string {
 	msg := "exit code unknown"
-	if info, err := c.l.api.ContainerInspect(context.WithoutCancel(ctx), c.id); err == nil && info.State != nil {
+	if c.execID != "" {
+		if info, err := c.l.api.ContainerExecInspect(context.WithoutCancel(ctx), c.execID); err == nil && !info.Running {
+			msg = fmt.Sprintf("exit code %d", info.ExitCode)
+		}
+	} else if info, err := c.l.api.ContainerInspect(context.WithoutCancel(ctx), c.id); err == nil && info.State != nil {
 		msg = fmt.Sprintf("exit code %d", info.State.ExitCode)
 		if info.State.OOMKilled {
 			msg += ", killed by the kernel for want of memory"
