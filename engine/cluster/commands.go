@@ -15,6 +15,10 @@ func (p Plan) NodeSpec(i int, token string) docker.NodeSpec {
 	n := p.Nodes[i]
 	s := docker.NodeSpec{Name: n.Name, Image: p.Image, Cmd: n.Cmd, Env: append([]string(nil), n.Env...), GPUs: n.GPUs,
 		Labels: map[string]string{docker.LabelCluster: p.ID, docker.LabelManaged: "true"}}
+	// The launch's own variables (VLLM_LOGGING_LEVEL, a Ray setting) go
+	// to every node; a bare name is copied from RigBench's environment by
+	// the launcher, as for a single launch.
+	s.Env = append(s.Env, p.Serve.Env...)
 	if p.Serve.HFCache != "" {
 		s.Binds = append(s.Binds, p.Serve.HFCache+":"+vllm.ContainerHFCache)
 	}

@@ -59,7 +59,7 @@ func (s NodeSpec) DockerCommand() string {
 	r := redact.New(s.Secrets...)
 	for _, e := range s.Env {
 		name, val, _ := strings.Cut(e, "=")
-		if r.String(val) != val {
+		if r.String(val) != val || vllm.SecretEnvName(name) {
 			e = name
 		}
 		a = append(a, "-e", e)
@@ -94,8 +94,23 @@ func (l *Launcher) StartNode(ctx context.Context, s NodeSpec, obs func(LogLine))
 		labels[LabelGPUs] = gpus
 	}
 	maps.Copy(labels, l.labels)
-	ccfg := &container.Config{Image: s.Image, Entrypoint: s.Cmd[:1], Cmd: s.Cmd[1:], Env: s.Env, Labels: labels}
-	hcfg := &container.HostConfig{NetworkMode: "host", IpcMode: container.IPCModeHost}
+	var env []string
+	for _, e := range s.Env {
+		if !strings.Contains(e, "=") { // a bare name: copied from RigBench's environment, as docker -e NAME does
+			v := l.getenv(e)
+			if v == "" {
+				continue
+			}
+			e += "=" + v
+		}
+		env = append(env, e)
+	}
+	ccfg := &container.Config{Image: s.Image, Entrypoint: s.Cmd[:1], Cmd: s.Cmd[1:], Env: env, Labels: labels}
+	// AutoRemove: a node whose Ray exits (a worker that lost its head,
+	// which Ray's own worker does after its reconnect timeout) is removed
+	// by its daemon, so a rig whose link dropped keeps nothing of the
+	// cluster once the head is stopped.
+	hcfg := &container.HostConfig{NetworkMode: "host", IpcMode: container.IPCModeHost, AutoRemove: true}
 	for _, b := range s.Binds {
 		src, dst, ok := strings.Cut(b, ":")
 		if ok {

@@ -162,7 +162,9 @@ func rayStart(ctx context.Context, a rayArgs, getenv func(string) string, stdout
 		defer h.Close()
 		_, port, _ := net.SplitHostPort(h.Addr())
 		addr := net.JoinHostPort(ip, port)
-		writeClusterFile(addr)
+		// The head's own processes (ray status, vllm serve) reach it on
+		// the loopback, whatever address it gives the other nodes.
+		writeClusterFile(net.JoinHostPort("127.0.0.1", port))
 		fmt.Fprintf(stdout, "Local node IP: %s\n%s\n--------------------\nRay runtime started.\n--------------------\n\n"+
 			"Next steps\n  To add another node to this Ray cluster, run\n    ray start --address='%s'\n", ip, RayStandInNote, addr)
 		<-ctx.Done()

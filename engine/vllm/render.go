@@ -217,9 +217,10 @@ func SecretOption(name string) bool {
 // in their dashed spelling.
 var secretOption = map[string]bool{"--api-key": true, "--hf-token": true, "--token": true}
 
-// secretEnvName reports whether an environment variable probably holds a
-// secret, judged by the words vendors use in such names.
-func secretEnvName(name string) bool {
+// SecretEnvName reports whether an environment variable probably holds a
+// secret, judged by the words vendors use in such names: every shown
+// command line gives such a variable by name only.
+func SecretEnvName(name string) bool {
 	u := strings.ToUpper(name)
 	for _, w := range []string{"TOKEN", "KEY", "SECRET", "PASSWORD"} {
 		if strings.Contains(u, w) {
@@ -299,7 +300,7 @@ func (c LaunchConfig) dockerArgs(redact bool) []string {
 		a = append(a, "-e", "HF_TOKEN", "-e", "HUGGING_FACE_HUB_TOKEN")
 	}
 	for _, e := range c.Env {
-		if name, _, _ := strings.Cut(e, "="); redact && secretEnvName(name) {
+		if name, _, _ := strings.Cut(e, "="); redact && SecretEnvName(name) {
 			e = name // docker copies it from the caller's environment
 		}
 		a = append(a, "-e", e)

@@ -1,0 +1,462 @@
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/cluster"
+	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/rig"
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/vllm"
+)
+
+// DefaultJoinTimeout bounds the wait for every node to join the head: a
+// worker that has not joined by then is named, and the cluster stopped.
+const DefaultJoinTimeout = 3 * time.Minute
+
+// ClusterLauncher launches one vLLM server over several rigs (engine/cluster
+// plans it): on each rig it removes what a crashed RigBench left, makes sure
+// of the image, reads the GPUs, and checks the facts; it then starts the
+// Ray head and the workers through each rig's own Docker connection, waits
+// (bounded, with progress) until the head sees every node, runs `vllm
+// serve` in the head's container and waits for it as a single launch
+// waits. Its Server is measured like any launched server; its Stop stops
+// every node on every rig, and its Exited closes when any node, any rig's
+// link or the server ends.
+type ClusterLauncher struct {
+	// Config is the launch every node runs: the image, the HF cache and
+	// token on every node, the model and flags in the serve line.
+	Config vllm.LaunchConfig
+	// Rigs are the cluster's rigs, connected, the head first (nil: the
+	// local daemon). The caller closes them.
+	Rigs []*rig.Conn
+	// Addresses are the nodes' IP addresses on the link, one per rig;
+	// an empty one is the rig's host name resolved (127.0.0.1 for the
+	// local daemon).
+	Addresses []string
+	// Interface is the link's interface (NCCL_SOCKET_IFNAME and
+	// GLOO_SOCKET_IFNAME on every node); "" leaves NCCL to choose.
+	Interface string
+	// RayPort and ServePort are the head's Ray port and the server's
+	// port on the head rig's loopback (0: engine/cluster's defaults).
+	RayPort, ServePort int
+	// Options go to engine/docker on every rig (tests: WithoutGPU).
+	Options []docker.Option
+	// JoinTimeout bounds the wait for the nodes (0: DefaultJoinTimeout).
+	JoinTimeout time.Duration
+	// Poll is how often the head is asked (0: every second).
+	Poll time.Duration
+	// Pull receives image pull progress (nil: none).
+	Pull func(docker.PullProgress)
+	// Getenv is where the token source "env" reads (nil: os.Getenv).
+	Getenv func(string) string
+}
+
+var _ Launcher = (*ClusterLauncher)(nil)
+
+// clusterRig is one rig of a launch under way.
+type clusterRig struct {
+	conn *rig.Conn
+	name string
+	l    *docker.Launcher
+	node *docker.Container
+}
+
+// Launch starts the cluster and its server; on every error and on
+// cancellation it stops what it started on every rig.
+func (c *ClusterLauncher) Launch(ctx context.Context, log func(string)) (srv *Server, err error) {
+	if log == nil {
+		log = func(string) {}
+	}
+	if len(c.Rigs) < 2 {
+		return nil, errors.New("a cluster needs two rigs or more")
+	}
+	rigs := make([]*clusterRig, len(c.Rigs))
+	defer func() {
+		if err != nil {
+			stopCluster(ctx, rigs)
+		}
+	}()
+	ref := c.Config.ImageRef()
+	facts := make([]cluster.RigFacts, len(rigs))
+	in := cluster.Input{Interface: c.Interface, Launch: c.Config, RayPort: c.RayPort, ServePort: c.ServePort, ID: randomID()}
+	for i, conn := range c.Rigs {
+		r := &clusterRig{conn: conn, name: RigRecord(conn).Name}
+		rigs[i] = r
+		if r.l, err = c.prepare(ctx, r, log); err != nil {
+			return nil, fmt.Errorf("rig %s: %w", r.name, err)
+		}
+		if facts[i], err = c.rigFacts(ctx, r, ref); err != nil {
+			return nil, fmt.Errorf("rig %s: %w", r.name, err)
+		}
+		addr, err := c.address(ctx, i, conn)
+		if err != nil {
+			return nil, fmt.Errorf("rig %s: %w", r.name, err)
+		}
+		in.Rigs = append(in.Rigs, cluster.Rig{Name: r.name, GPUs: max(facts[i].GPUs, 1), Address: addr})
+	}
+	plan, err := cluster.Propose(in)
+	if err != nil {
+		return nil, err
+	}
+	log(fmt.Sprintf("Cluster of %d rigs: %s (%s)", len(rigs), plan.Split.Text(), plan.Split.Why))
+	for i, line := range plan.DockerCommands() {
+		log(fmt.Sprintf("[%s] $ %s", rigs[i].name, line))
+	}
+	log(fmt.Sprintf("[%s] $ %s", rigs[0].name, plan.ServeLine()))
+	if probs := cluster.Check(plan, facts); len(probs) > 0 {
+		return nil, problemsError(probs)
+	}
+	if err := c.startNodes(ctx, rigs, plan, facts, log); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	log("Starting vllm serve in the head's container…")
+	served, err := rigs[0].l.StartServe(ctx, rigs[0].node, plan.Serve, plan.ServePort, func(line docker.LogLine) { log(line.Text) })
+	if err != nil {
+		return nil, err
+	}
+	return c.server(ctx, rigs, plan, served, time.Since(t0)), nil
+}
+
+// prepare reaches a rig's Docker, removes what a crashed RigBench left
+// there (its nodes carry the same ownership labels as single launches),
+// and makes sure of the image.
+func (c *ClusterLauncher) prepare(ctx context.Context, r *clusterRig, log func(string)) (*docker.Launcher, error) {
+	l, err := docker.New(ctx, append(RigOptions(ctx, r.conn), c.Options...)...)
+	if err != nil {
+		return nil, err
+	}
+	if n, err := l.CleanupLeftovers(ctx); err != nil {
+		log("warning: " + err.Error())
+	} else if n > 0 {
+		log(fmt.Sprintf("[%s] removed %d container(s) left by an earlier RigBench run", r.name, n))
+	}
+	pull := c.Pull
+	if pull == nil {
+		pull = func(docker.PullProgress) {}
+	}
+	log(fmt.Sprintf("[%s] Checking image %s…", r.name, c.Config.ImageRef()))
+	if err := l.EnsureImage(ctx, c.Config.ImageRef(), pull); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// rigFacts reads what the checks judge on one rig: the image's ID, its
+// GPUs (nvidia-smi in the image, as the rig's hardware view reads them),
+// and whether another RigBench server holds them.
+func (c *ClusterLauncher) rigFacts(ctx context.Context, r *clusterRig, ref string) (cluster.RigFacts, error) {
+	f := cluster.RigFacts{Rig: r.name}
+	id, err := r.l.ImageID(ctx, ref)
+	if err != nil {
+		return f, err
+	}
+	f.ImageID = id
+	snap, err := RigHardware(ctx, r.conn, []string{ref}, c.Options...)
+	if err != nil {
+		return f, err
+	}
+	f.GPUs = len(snap.GPUs)
+	f.FreeGPUs = f.GPUs
+	if err := r.l.CheckFree(ctx, vllm.LaunchConfig{GPUs: "all"}); err != nil {
+		f.FreeGPUs = 0
+	}
+	return f, nil
+}
+
+// address is rig i's node address: the one given, else its host resolved.
+func (c *ClusterLauncher) address(ctx context.Context, i int, conn *rig.Conn) (string, error) {
+	if i < len(c.Addresses) && strings.TrimSpace(c.Addresses[i]) != "" {
+		return strings.TrimSpace(c.Addresses[i]), nil
+	}
+	host := "127.0.0.1"
+	if conn != nil && conn.Spec().Host != "" {
+		host = conn.Spec().Host
+	}
+	if net.ParseIP(host) != nil {
+		return host, nil
+	}
+	ips, err := net.DefaultResolver.LookupIP(ctx, "ip4", host)
+	if err != nil || len(ips) == 0 {
+		return "", fmt.Errorf("cannot tell the node's address from %s (%v): give it with --node-ips", host, err)
+	}
+	return ips[0].String(), nil
+}
+
+// problemsError is the checks' problems, one sentence each.
+func problemsError(probs []cluster.Problem) error {
+	errs := make([]error, len(probs))
+	for i, p := range probs {
+		errs[i] = p
+	}
+	return fmt.Errorf("the cluster cannot start: %w", errors.Join(errs...))
+}
+
+// startNodes starts the head, then every worker, and waits until the head
+// sees them all.
+func (c *ClusterLauncher) startNodes(ctx context.Context, rigs []*clusterRig, plan cluster.Plan, facts []cluster.RigFacts, log func(string)) error {
+	getenv := c.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	token := c.Config.Token(getenv)
+	for i, r := range rigs {
+		spec := plan.NodeSpec(i, token)
+		name := r.name
+		node, err := r.l.StartNode(ctx, spec, func(line docker.LogLine) { log("[" + name + "] " + line.Text) })
+		if err != nil {
+			return fmt.Errorf("rig %s: %w", r.name, err)
+		}
+		r.node = node
+		if i == 0 {
+			if err := c.waitNodes(ctx, rigs[:1], plan, facts, log); err != nil {
+				return err
+			}
+		}
+	}
+	return c.waitNodes(ctx, rigs, plan, facts, log)
+}
+
+// waitNodes asks the head's `ray status` until it counts every node of
+// rigs, bounded by the join timeout. A worker whose `ray start` ended
+// could not reach the head: its last line is the reach check's failure. At
+// the deadline the rigs whose workers never said "Ray runtime started"
+// are named.
+func (c *ClusterLauncher) waitNodes(ctx context.Context, rigs []*clusterRig, plan cluster.Plan, facts []cluster.RigFacts, log func(string)) error {
+	timeout, poll := c.JoinTimeout, c.Poll
+	if timeout <= 0 {
+		timeout = DefaultJoinTimeout
+	}
+	if poll <= 0 {
+		poll = time.Second
+	}
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	last := -1
+	for {
+		for i, r := range rigs {
+			select {
+			case <-r.node.Exited():
+				if i == 0 {
+					return fmt.Errorf("the Ray head on %s stopped: %s", r.name, lastLine(r.node))
+				}
+				facts[i].Probed, facts[i].Reach = true, errors.New(lastLine(r.node))
+				var reach []cluster.Problem
+				for _, p := range cluster.Check(plan, facts) {
+					if p.Check == "reach" {
+						reach = append(reach, p)
+					}
+				}
+				return problemsError(reach)
+			default:
+			}
+		}
+		if out, err := rigs[0].node.Exec(ctx, []string{"ray", "status"}); err == nil {
+			if st, err := cluster.ParseStatus(out); err == nil {
+				if st.Nodes != last {
+					last = st.Nodes
+					log(fmt.Sprintf("Ray: %d of %d node(s) joined the head", st.Nodes, len(rigs)))
+				}
+				if st.Nodes >= len(rigs) {
+					return nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			return fmt.Errorf("after %s the Ray head sees %d of %d nodes; %s: check their logs above, the head's address %s and its firewall",
+				rundoc.ShortDuration(timeout), max(last, 0), len(rigs), missing(rigs), plan.HeadAddress)
+		case <-tick.C:
+		}
+	}
+}
+
+// missing names the rigs whose node has not said it started.
+func missing(rigs []*clusterRig) string {
+	var out []string
+	for _, r := range rigs {
+		joined := false
+		for _, l := range r.node.Tail() {
+			if strings.Contains(l.Text, "Ray runtime started") {
+				joined = true
+			}
+		}
+		if !joined {
+			out = append(out, r.name)
+		}
+	}
+	if len(out) == 0 {
+		return "every node started but not all joined"
+	}
+	return "not joined: " + strings.Join(out, ", ")
+}
+
+// lastLine is a node container's last log line, or why there is none.
+func lastLine(c *docker.Container) string {
+	tail := c.Tail()
+	if len(tail) == 0 {
+		return "its container ended without a word"
+	}
+	return tail[len(tail)-1].Text
+}
+
+// stopCluster stops every node that started, the head first (a worker
+// whose rig cannot be reached then ends by itself: its Ray loses the head
+// and its container removes itself), and closes the rigs' launchers. It
+// returns what could not be stopped, each naming its rig.
+func stopCluster(ctx context.Context, rigs []*clusterRig) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
+	defer cancel()
+	errs := make([]error, len(rigs))
+	var wg sync.WaitGroup
+	for i, r := range rigs {
+		if r == nil || r.l == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r.node != nil {
+				if lost := r.conn.LostError(); lost != nil {
+					errs[i] = fmt.Errorf("%w; its node %s ends by itself once the head is gone", lost, r.node.Name())
+				} else if err := r.node.Stop(ctx); err != nil {
+					errs[i] = fmt.Errorf("rig %s: %w", r.name, err)
+				}
+			}
+			r.l.Close()
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// server is the running cluster as a session measures it.
+func (c *ClusterLauncher) server(ctx context.Context, rigs []*clusterRig, plan cluster.Plan, served *docker.Container, took time.Duration) *Server {
+	facts := served.Facts()
+	rec := plan.Serve.Record()
+	rec.DockerCommand = strings.Join(plan.DockerCommands(), "\n")
+	rec.ServeCommand = plan.ServeLine()
+	rec.Startup = &rundoc.Startup{LoadS: took.Seconds(), WeightsS: facts.WeightsS, CompileS: facts.CompileS,
+		GraphCaptureS: facts.GraphCaptureS, CompileCacheHit: facts.CompileCacheHit}
+	rec.Cluster = &rundoc.Cluster{TP: plan.Split.TP, PP: plan.Split.PP, Interface: plan.Interface}
+	for _, r := range rigs {
+		rec.Cluster.Rigs = append(rec.Cluster.Rigs, r.name)
+	}
+	w := watchCluster(rigs, served)
+	var stopOnce sync.Once
+	var stopErr error
+	return &Server{
+		Endpoint:    served.Endpoint(),
+		APIKey:      served.APIKey(),
+		Model:       plan.Serve.ServedModelName(),
+		Version:     facts.Version,
+		KVCapacity:  facts.KVCacheTokens,
+		KVCacheGiB:  facts.KVCacheGiB,
+		WeightsGiB:  facts.WeightsGiB,
+		MaxModelLen: MaxModelLen(plan.Serve),
+		Record:      &rec,
+		Rig:         RigRecord(rigs[0].conn),
+		Simulated:   strings.Contains(c.Config.Image, "rigbench-sim"),
+		Container:   rigs[0].node.Name(),
+		Exited:      w.done,
+		ExitReport:  func() string { return w.report(ctx, served) },
+		Dial:        rigs[0].conn.Dial(),
+		LinkLost:    w.linkLost,
+		Exec:        served.Exec,
+		Stop: func(ctx context.Context) error {
+			stopOnce.Do(func() { stopErr = stopCluster(ctx, rigs) })
+			return stopErr
+		},
+	}
+}
+
+// clusterWatch merges what can end a cluster: the server, a node, a rig's
+// link.
+type clusterWatch struct {
+	done  chan struct{}
+	once  sync.Once
+	mu    sync.Mutex
+	cause string
+	lost  error
+}
+
+func watchCluster(rigs []*clusterRig, served *docker.Container) *clusterWatch {
+	w := &clusterWatch{done: make(chan struct{})}
+	end := func(cause string, lost error) {
+		w.once.Do(func() {
+			w.mu.Lock()
+			w.cause, w.lost = cause, lost
+			w.mu.Unlock()
+			close(w.done)
+		})
+	}
+	go func() {
+		select {
+		case <-served.Exited():
+			end("", nil)
+		case <-w.done:
+		}
+	}()
+	for _, r := range rigs {
+		go func() {
+			select {
+			case <-r.conn.Lost():
+				end("", fmt.Errorf("%w; the cluster's other rigs were stopped, and its node there ends by itself once the head is gone. "+
+					"Resume the run once the rig is back (rigbench-cli run --resume)", r.conn.LostError()))
+			case <-r.node.Exited():
+				end(fmt.Sprintf("the Ray node on rig %s stopped (%s)", r.name, lastLine(r.node)), nil)
+			case <-w.done:
+			}
+		}()
+	}
+	return w
+}
+
+// linkLost is the sentence of a rig whose link dropped, nil while every
+// link is up (bench.Runner.LinkLost).
+func (w *clusterWatch) linkLost() error {
+	select {
+	case <-w.done:
+	case <-time.After(linkLostWait):
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lost
+}
+
+// report says why the cluster ended.
+func (w *clusterWatch) report(ctx context.Context, served *docker.Container) string {
+	w.mu.Lock()
+	cause, lost := w.cause, w.lost
+	w.mu.Unlock()
+	switch {
+	case lost != nil:
+		return lost.Error()
+	case cause != "":
+		return cause
+	}
+	return served.ExitReport(ctx)
+}
+
+
+func randomID() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

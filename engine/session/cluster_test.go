@@ -1,0 +1,220 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/rig"
+	"github.com/rigbench/rigbench/engine/rig/rigtest"
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
+)
+
+// twoRigs starts two sshd on loopback, both reaching this machine's Docker
+// daemon (the simulator image built), and connects to each: a cluster of
+// two "remote" rigs whose nodes meet over real TCP on 127.0.0.1.
+func twoRigs(ctx context.Context, t *testing.T) (*docker.Launcher, docker.Option, []*rigtest.Server, []*rig.Conn) {
+	t.Helper()
+	l, label := simImage(ctx, t)
+	var servers []*rigtest.Server
+	var conns []*rig.Conn
+	for range 2 {
+		s := rigtest.Start(t, rigtest.Options{})
+		spec, err := rig.Parse(s.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := rig.Connect(ctx, spec, rig.Options{Getenv: s.Getenv})
+		if err != nil {
+			t.Fatalf("connecting to the rig: %v\nsshd:\n%s", err, s.Log())
+		}
+		t.Cleanup(func() { conn.Close() })
+		servers, conns = append(servers, s), append(conns, conn)
+	}
+	return l, label, servers, conns
+}
+
+// freePorts are n loopback ports free now.
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var ports []int
+	for range n {
+		p, err := docker.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports = append(ports, p)
+	}
+	return ports
+}
+
+// clusterLauncher is a two-node stand-in cluster: the head on rig 0 at
+// 127.0.0.1, the worker on rig 1 at 127.0.0.2 (both this machine's
+// loopback, told apart as vLLM tells nodes apart: by VLLM_HOST_IP).
+func clusterLauncher(t *testing.T, conns []*rig.Conn, label docker.Option, env ...string) *session.ClusterLauncher {
+	ports := freePorts(t, 2)
+	cfg := simLaunch("10")
+	cfg.GPUs, cfg.Env = "", env
+	return &session.ClusterLauncher{Config: cfg, Rigs: conns, Addresses: []string{"127.0.0.1", "127.0.0.2"}, Interface: "lo",
+		RayPort: ports[0], ServePort: ports[1], Poll: 100 * time.Millisecond, JoinTimeout: time.Minute,
+		Options: []docker.Option{docker.WithoutGPU(), label, docker.WithPollInterval(100 * time.Millisecond)}}
+}
+
+// syncLog collects a session's log from several goroutines.
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncLog) add(line string) { s.mu.Lock(); s.b.WriteString(line + "\n"); s.mu.Unlock() }
+func (s *syncLog) String() string  { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// noneLeft waits (bounded) until no container of the test remains: a
+// worker whose head is gone ends by itself and its daemon removes it.
+func noneLeft(t *testing.T, l *docker.Launcher) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for {
+		left, err := l.Managed(ctx)
+		if err == nil && len(left) == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			var names []string
+			for _, m := range left {
+				names = append(names, strings.Join(m.Names, ","))
+			}
+			t.Fatalf("containers left on the rigs: %v (%v)", names, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// The stand-in cluster on two loopback rigs serves one model measured as
+// one server: every cell Valid, the cluster recorded, nothing left.
+func TestClusterRunOnTwoRigs(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, label, servers, conns := twoRigs(ctx, t)
+	var log syncLog
+	plan := rundoc.Plan{Contexts: []int{0, 512}, Concurrency: []int{1, 4}, DurationS: 20, MaxOutput: 128}
+	run, err := session.Run(ctx, session.Options{Kind: session.Launch, Launcher: clusterLauncher(t, conns, label), Plan: plan, Log: log.add})
+	if err != nil {
+		t.Fatalf("run: %v\nlog:\n%s", err, log.String())
+	}
+	for _, c := range run.Cells {
+		if c.Status != rundoc.StatusValid {
+			t.Errorf("cell %s %d×%d is %s (%s)", c.Phase, c.Context, c.Concurrency, c.Status, c.Reason)
+		}
+	}
+	want := rundoc.Cluster{Rigs: []string{fmt.Sprintf("ssh://127.0.0.1:%d", servers[0].Port), fmt.Sprintf("ssh://127.0.0.1:%d", servers[1].Port)},
+		TP: 1, PP: 2, Interface: "lo"}
+	if run.Launch == nil || run.Launch.Cluster == nil || fmt.Sprint(*run.Launch.Cluster) != fmt.Sprint(want) {
+		t.Errorf("recorded cluster %+v; want %+v", run.Launch, want)
+	}
+	out := log.String()
+	for _, w := range []string{"TP 1 × PP 2", "--network host", "VLLM_HOST_IP=127.0.0.2", "NCCL_SOCKET_IFNAME=lo",
+		"2 of 2 node(s) joined", "--distributed-executor-backend ray", "a stand-in for Ray, not Ray"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("log lacks %q", w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("log:\n%s", out)
+	}
+	noneLeft(t, l)
+}
+
+// Cancelling mid-run stops every node on every rig.
+func TestClusterCancelLeavesNothing(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, label, _, conns := twoRigs(ctx, t)
+	rctx, rcancel := context.WithCancel(ctx)
+	var log syncLog
+	obs := rundoc.ObserverFunc(func(e rundoc.Event) {
+		if e.Kind == rundoc.EventCellStarted {
+			rcancel()
+		}
+	})
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 4}, DurationS: 20, MaxOutput: 128}
+	run, err := session.Run(rctx, session.Options{Kind: session.Launch, Launcher: clusterLauncher(t, conns, label), Plan: plan,
+		Observers: []rundoc.Observer{obs}, Log: log.add})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("run: %v\nlog:\n%s", err, log.String())
+	}
+	if run == nil || run.Status != rundoc.RunCancelled {
+		t.Errorf("run %+v; want cancelled", run)
+	}
+	noneLeft(t, l)
+}
+
+// The worker rig's sshd killed mid-run: the run stops, says which rig
+// dropped and how to resume, and no container stays on either rig (the
+// head is stopped through its rig; the worker, its head gone, ends and is
+// removed by its daemon).
+func TestClusterRigDropsMidRun(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, label, servers, conns := twoRigs(ctx, t)
+	var once sync.Once
+	obs := rundoc.ObserverFunc(func(e rundoc.Event) {
+		if e.Kind == rundoc.EventCellStarted {
+			once.Do(servers[1].Kill)
+		}
+	})
+	var log syncLog
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 4}, DurationS: 20, MaxOutput: 128}
+	run, err := session.Run(ctx, session.Options{Kind: session.Launch, Launcher: clusterLauncher(t, conns, label), Plan: plan,
+		Observers: []rundoc.Observer{obs}, Log: log.add})
+	msg := fmt.Sprint(err)
+	if run != nil {
+		msg += " " + run.Error
+	}
+	rigName := fmt.Sprintf("127.0.0.1:%d", servers[1].Port)
+	if !strings.Contains(msg, rigName) || !strings.Contains(msg, "dropped") || !strings.Contains(msg, "--resume") {
+		t.Errorf("run error %q; want the dropped rig %s named and how to resume\nlog:\n%s", msg, rigName, log.String())
+	}
+	noneLeft(t, l)
+}
+
+// A worker told a head address it cannot reach fails the reach check,
+// naming its rig; a worker that keeps trying is named when the bounded
+// wait ends. Either way nothing stays.
+func TestClusterWorkerCannotReachTheHead(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, label, servers, conns := twoRigs(ctx, t)
+	worker := fmt.Sprintf("127.0.0.1:%d", servers[1].Port)
+	// 192.0.2.1 is TEST-NET-1: no host answers there.
+	for name, tc := range map[string]struct {
+		env  string
+		join time.Duration
+		want string
+	}{
+		"gives up": {"RAY_gcs_rpc_server_reconnect_timeout_s=0", time.Minute, "cannot reach the head's Ray port at 192.0.2.1"},
+		"missing":  {"RAY_gcs_rpc_server_reconnect_timeout_s=600", 3 * time.Second, "not joined: ssh://" + worker},
+	} {
+		c := clusterLauncher(t, conns, label, tc.env)
+		c.Addresses[0], c.JoinTimeout = "192.0.2.1", tc.join
+		var log syncLog
+		srv, err := c.Launch(ctx, log.add)
+		if err == nil {
+			srv.Stop(ctx)
+			t.Fatalf("%s: the cluster started with an unreachable head", name)
+		}
+		if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), worker) {
+			t.Errorf("%s: %v; want %q naming %s\nlog:\n%s", name, err, tc.want, worker, log.String())
+		}
+		noneLeft(t, l)
+	}
+}
+
