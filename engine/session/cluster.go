@@ -454,7 +454,6 @@ func (w *clusterWatch) report(ctx context.Context, served *docker.Container) str
 	return served.ExitReport(ctx)
 }
 
-
 func randomID() string {
 	b := make([]byte, 4)
 	rand.Read(b)

@@ -217,4 +217,3 @@ func TestClusterWorkerCannotReachTheHead(t *testing.T) {
 		noneLeft(t, l)
 	}
 }
-
