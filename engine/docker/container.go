@@ -29,6 +29,9 @@ type Container struct {
 	// container (a cluster's `vllm serve` in the Ray head's): its exit,
 	// not the container's, is the server's.
 	execID string
+	// autoRemove is set for a container its daemon removes once it
+	// exits (a cluster's node): Stop waits until it is gone.
+	autoRemove bool
 
 	logCancel context.CancelFunc
 	logsDone  chan struct{}
@@ -208,6 +211,9 @@ func (c *Container) Stop(ctx context.Context) error {
 			c.stopErr = errors.Join(c.stopErr, fmt.Errorf("removing %s: %w", c.name, classify(err)))
 		}
 		c.logCancel()
+		if c.autoRemove {
+			c.waitGone(ctx)
+		}
 		if !c.following {
 			return
 		}
@@ -217,6 +223,22 @@ func (c *Container) Stop(ctx context.Context) error {
 		}
 	})
 	return c.stopErr
+}
+
+// waitGone waits until the daemon has removed the container (an
+// auto-removed one is removed a moment after it stops), or ctx ends, so a
+// stopped cluster has left nothing when Stop returns.
+func (c *Container) waitGone(ctx context.Context) {
+	for {
+		if _, err := c.l.api.ContainerInspect(ctx, c.id); cerrdefs.IsNotFound(err) || ctx.Err() != nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(c.l.poll / 5):
+		}
+	}
 }
 
 func isRemovalInProgress(err error) bool {

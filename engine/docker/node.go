@@ -130,6 +130,7 @@ func (l *Launcher) StartNode(ctx context.Context, s NodeSpec, obs func(LogLine))
 		return nil, fmt.Errorf("creating the node container %s: %w", s.Name, classify(err))
 	}
 	c := newContainer(l, created.ID, s.Name, 0, "", vllm.LaunchConfig{Image: s.Image}, redact.New(s.Secrets...))
+	c.autoRemove = true
 	if err := l.api.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
 		c.Stop(ctx)
 		return nil, fmt.Errorf("starting the node container %s: %w", s.Name, classify(err))

@@ -37,8 +37,11 @@ type ClusterLauncher struct {
 	// token on every node, the model and flags in the serve line.
 	Config vllm.LaunchConfig
 	// Rigs are the cluster's rigs, connected, the head first (nil: the
-	// local daemon). The caller closes them.
+	// local daemon). The caller closes them. When Rigs is empty, Launch
+	// connects to Specs itself and closes them when the cluster stops.
 	Rigs []*rig.Conn
+	// Specs are the rigs to connect to when Rigs is empty.
+	Specs []rig.Spec
 	// Addresses are the nodes' IP addresses on the link, one per rig;
 	// an empty one is the rig's host name resolved (127.0.0.1 for the
 	// local daemon).
@@ -77,19 +80,25 @@ func (c *ClusterLauncher) Launch(ctx context.Context, log func(string)) (srv *Se
 	if log == nil {
 		log = func(string) {}
 	}
-	if len(c.Rigs) < 2 {
+	conns, closeConns, err := c.connect(ctx, log)
+	if err != nil {
+		return nil, err
+	}
+	if len(conns) < 2 {
+		closeConns()
 		return nil, errors.New("a cluster needs two rigs or more")
 	}
-	rigs := make([]*clusterRig, len(c.Rigs))
+	rigs := make([]*clusterRig, len(conns))
 	defer func() {
 		if err != nil {
 			stopCluster(ctx, rigs)
+			closeConns()
 		}
 	}()
 	ref := c.Config.ImageRef()
 	facts := make([]cluster.RigFacts, len(rigs))
 	in := cluster.Input{Interface: c.Interface, Launch: c.Config, RayPort: c.RayPort, ServePort: c.ServePort, ID: randomID()}
-	for i, conn := range c.Rigs {
+	for i, conn := range conns {
 		r := &clusterRig{conn: conn, name: RigRecord(conn).Name}
 		rigs[i] = r
 		if r.l, err = c.prepare(ctx, r, log); err != nil {
@@ -125,7 +134,40 @@ func (c *ClusterLauncher) Launch(ctx context.Context, log func(string)) (srv *Se
 	if err != nil {
 		return nil, err
 	}
-	return c.server(ctx, rigs, plan, served, time.Since(t0)), nil
+	srv = c.server(ctx, rigs, plan, served, time.Since(t0))
+	stop := srv.Stop
+	srv.Stop = func(ctx context.Context) error { err := stop(ctx); closeConns(); return err }
+	return srv, nil
+}
+
+// connect is the rigs' connections: Rigs as given (the caller closes
+// them), or Specs connected here (closed by the returned function).
+func (c *ClusterLauncher) connect(ctx context.Context, log func(string)) ([]*rig.Conn, func(), error) {
+	if len(c.Rigs) > 0 {
+		return c.Rigs, func() {}, nil
+	}
+	var conns []*rig.Conn
+	closeAll := func() {
+		for _, conn := range conns {
+			if conn != nil {
+				conn.Close()
+			}
+		}
+	}
+	for _, s := range c.Specs {
+		if s.Kind == rig.Local || s.Kind == "" {
+			conns = append(conns, nil)
+			continue
+		}
+		log("Connecting to rig " + s.Public() + "…")
+		conn, err := rig.Connect(ctx, s, rig.Options{Getenv: c.Getenv})
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		conns = append(conns, conn)
+	}
+	return conns, closeAll, nil
 }
 
 // prepare reaches a rig's Docker, removes what a crashed RigBench left
@@ -416,8 +458,8 @@ func watchCluster(rigs []*clusterRig, served *docker.Container) *clusterWatch {
 		go func() {
 			select {
 			case <-r.conn.Lost():
-				end("", fmt.Errorf("%w; the cluster's other rigs were stopped, and its node there ends by itself once the head is gone. "+
-					"Resume the run once the rig is back (rigbench-cli run --resume)", r.conn.LostError()))
+				end("", fmt.Errorf("%w; RigBench stops the cluster on the other rigs, and the node on this one ends by itself once its head is gone",
+					r.conn.LostError()))
 			case <-r.node.Exited():
 				end(fmt.Sprintf("the Ray node on rig %s stopped (%s)", r.name, lastLine(r.node)), nil)
 			case <-w.done:

@@ -183,6 +183,7 @@ func TestClusterRigDropsMidRun(t *testing.T) {
 	if !strings.Contains(msg, rigName) || !strings.Contains(msg, "dropped") || !strings.Contains(msg, "--resume") {
 		t.Errorf("run error %q; want the dropped rig %s named and how to resume\nlog:\n%s", msg, rigName, log.String())
 	}
+	t.Logf("the run says: %s", msg)
 	noneLeft(t, l)
 }
 
