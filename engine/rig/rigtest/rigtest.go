@@ -8,10 +8,10 @@ package rigtest
 
 import (
 	"bytes"
-	"errors"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"net"
 	"os"
