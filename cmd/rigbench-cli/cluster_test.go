@@ -152,3 +152,53 @@ func TestClusterFlagMistakesAreUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// The worker rig's sshd killed mid-run: the run names the rig that
+// dropped and says how to resume, and no container stays on either rig
+// (the head is stopped through its rig; the worker, its head gone, ends
+// and its daemon removes it).
+func TestRunOverTwoRigsWhenTheWorkerRigDrops(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l := dockertest.Launcher(ctx, t)
+	e, _, errb, servers, cluster := twoRigArgs(t)
+	p, err := docker.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() {
+		args := append(append([]string{"run", "--launch", "--model", "sim/tiny"}, cluster...), "--serve-port", fmt.Sprint(p),
+			"--contexts", "0", "--concurrency", "1,2,4", "--prefill", "none", "--duration", "20s", "--max-output", "64",
+			"--db", filepath.Join(t.TempDir(), "h.db"), "--", "--profile", "tiny", "--speed", "10")
+		done <- execute(ctx, e, args)
+	}()
+	for !strings.Contains(errb.String(), "[2/3]") {
+		select {
+		case code := <-done:
+			t.Fatalf("the run ended before the kill with %d:\n%s", code, errb.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	servers[1].Kill()
+	code := <-done
+	msg := errb.String()
+	if code == 0 || !strings.Contains(msg, fmt.Sprintf("127.0.0.1:%d", servers[1].Port)) || !strings.Contains(msg, "dropped") || !strings.Contains(msg, "--resume") {
+		t.Errorf("exit %d; want a failure naming the dropped rig and how to resume:\n%s", code, msg)
+	}
+	t.Logf("the run ends with:\n%s", msg[max(0, len(msg)-900):])
+	for deadline := time.Now().Add(time.Minute); ; {
+		left := containersOf(ctx, t, l, e)
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("containers left a minute after the run: %v", left)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal(ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
