@@ -30,6 +30,17 @@ func (c *Cluster) Text() string {
 	return s
 }
 
+// RigName is how a cluster run names its rig (Run.Rig's Name), so the
+// history's RIG column, its rig filter and Compare name every rig of it:
+// "ssh://a + ssh://b (2 rigs, TP 1 × PP 2 over enp1s0)".
+func (c *Cluster) RigName() string {
+	name := strings.Join(c.Rigs, " + ") + " (" + c.Text() + ")"
+	if len(name) > MaxNameLen && len(c.Rigs) > 0 {
+		name = fmt.Sprintf("%s + %d more (%s)", c.Rigs[0], len(c.Rigs)-1, c.Text())
+	}
+	return name
+}
+
 // cluster checks a recorded cluster.
 func (v *validator) cluster(c *Cluster) {
 	if len(c.Rigs) < 2 || len(c.Rigs) > 64 {

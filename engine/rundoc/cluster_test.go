@@ -10,6 +10,9 @@ func TestClusterTextAndValidation(t *testing.T) {
 	if got, want := c.Text(), "2 rigs, TP 1 × PP 2 over enp1s0"; got != want {
 		t.Errorf("Text() = %q, want %q", got, want)
 	}
+	if got, want := c.RigName(), "ssh://a + ssh://b (2 rigs, TP 1 × PP 2 over enp1s0)"; got != want {
+		t.Errorf("RigName() = %q, want %q", got, want)
+	}
 	for name, bad := range map[string]*Cluster{
 		"one rig":      {Rigs: []string{"ssh://a"}, TP: 1, PP: 1},
 		"no split":     {Rigs: []string{"a", "b"}, TP: 0, PP: 2},

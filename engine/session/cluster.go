@@ -17,6 +17,7 @@ import (
 	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/hardware"
 )
 
 // DefaultJoinTimeout bounds the wait for every node to join the head: a
@@ -72,6 +73,7 @@ type clusterRig struct {
 	name string
 	l    *docker.Launcher
 	node *docker.Container
+	hw   hardware.Snapshot
 }
 
 // Launch starts the cluster and its server; on every error and on
@@ -209,6 +211,7 @@ func (c *ClusterLauncher) rigFacts(ctx context.Context, r *clusterRig, ref strin
 	if err != nil {
 		return f, err
 	}
+	r.hw = snap
 	f.GPUs = len(snap.GPUs)
 	f.FreeGPUs = f.GPUs
 	if err := r.l.CheckFree(ctx, vllm.LaunchConfig{GPUs: "all"}); err != nil {
@@ -412,7 +415,7 @@ func (c *ClusterLauncher) server(ctx context.Context, rigs []*clusterRig, plan c
 		WeightsGiB:  facts.WeightsGiB,
 		MaxModelLen: MaxModelLen(plan.Serve),
 		Record:      &rec,
-		Rig:         RigRecord(rigs[0].conn),
+		Rig:         &rundoc.Rig{Kind: RigRecord(rigs[0].conn).Kind, Name: rec.Cluster.RigName()},
 		Simulated:   strings.Contains(c.Config.Image, "rigbench-sim"),
 		Container:   rigs[0].node.Name(),
 		Exited:      w.done,
@@ -420,6 +423,7 @@ func (c *ClusterLauncher) server(ctx context.Context, rigs []*clusterRig, plan c
 		Dial:        rigs[0].conn.Dial(),
 		LinkLost:    w.linkLost,
 		Exec:        served.Exec,
+		Hardware:    &rigs[0].hw,
 		Stop: func(ctx context.Context) error {
 			stopOnce.Do(func() { stopErr = stopCluster(ctx, rigs) })
 			return stopErr

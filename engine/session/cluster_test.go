@@ -14,6 +14,7 @@ import (
 	"github.com/rigbench/rigbench/engine/rig/rigtest"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/sim"
 )
 
 // twoRigs starts two sshd on loopback, both reaching this machine's Docker
@@ -120,6 +121,12 @@ func TestClusterRunOnTwoRigs(t *testing.T) {
 	if run.Launch == nil || run.Launch.Cluster == nil || fmt.Sprint(*run.Launch.Cluster) != fmt.Sprint(want) {
 		t.Errorf("recorded cluster %+v; want %+v", run.Launch, want)
 	}
+	if gpu := sim.DefaultProfile().GPUName; run.Hardware == nil || len(run.Hardware.GPUs) != 1 || run.Hardware.GPUs[0].Name != gpu {
+		t.Errorf("recorded hardware %+v; want the head rig's stand-in %s", run.Hardware, gpu)
+	}
+	if run.Rig == nil || run.Rig.Name != want.RigName() {
+		t.Errorf("recorded rig %+v; want the cluster named %q", run.Rig, want.RigName())
+	}
 	out := log.String()
 	for _, w := range []string{"TP 1 × PP 2", "--network host", "VLLM_HOST_IP=127.0.0.2", "NCCL_SOCKET_IFNAME=lo",
 		"2 of 2 node(s) joined", "--distributed-executor-backend ray", "a stand-in for Ray, not Ray"} {
@@ -180,7 +187,7 @@ func TestClusterRigDropsMidRun(t *testing.T) {
 		msg += " " + run.Error
 	}
 	rigName := fmt.Sprintf("127.0.0.1:%d", servers[1].Port)
-	if !strings.Contains(msg, rigName) || !strings.Contains(msg, "dropped") || !strings.Contains(msg, "--resume") {
+	if !strings.Contains(msg, rigName) || !strings.Contains(msg, "dropped") || !strings.Contains(msg, "resume the run") {
 		t.Errorf("run error %q; want the dropped rig %s named and how to resume\nlog:\n%s", msg, rigName, log.String())
 	}
 	t.Logf("the run says: %s", msg)
