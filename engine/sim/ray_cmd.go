@@ -17,9 +17,19 @@ import (
 const RayName = "ray"
 
 // RayClusterFile is where Ray's head writes its address for the processes
-// of its node (ray.init(address="auto") reads it); the stand-in does the
-// same, and the simulator's `vllm serve` reads it.
-const RayClusterFile = "/tmp/ray/ray_current_cluster"
+// of its node (ray.init(address="auto") reads it), under Ray's temporary
+// folder (RAY_TMPDIR, /tmp/ray when unset); the stand-in does the same,
+// and the simulator's `vllm serve` reads it.
+const RayClusterFile = "ray_current_cluster"
+
+// rayClusterPath is RayClusterFile's path under the node's Ray folder.
+func rayClusterPath(getenv func(string) string) string {
+	dir := getenv("RAY_TMPDIR")
+	if dir == "" {
+		dir = "/tmp/ray"
+	}
+	return filepath.Join(dir, RayClusterFile)
+}
 
 // RayWaitEnv is Ray's setting of how long a node retries the head before
 // giving up (seconds); the stand-in honours it, 10 s when unset.
@@ -164,7 +174,7 @@ func rayStart(ctx context.Context, a rayArgs, getenv func(string) string, stdout
 		addr := net.JoinHostPort(ip, port)
 		// The head's own processes (ray status, vllm serve) reach it on
 		// the loopback, whatever address it gives the other nodes.
-		writeClusterFile(net.JoinHostPort("127.0.0.1", port))
+		writeClusterFile(getenv, net.JoinHostPort("127.0.0.1", port))
 		fmt.Fprintf(stdout, "Local node IP: %s\n%s\n--------------------\nRay runtime started.\n--------------------\n\n"+
 			"Next steps\n  To add another node to this Ray cluster, run\n    ray start --address='%s'\n", ip, RayStandInNote, addr)
 		<-ctx.Done()
@@ -175,7 +185,7 @@ func rayStart(ctx context.Context, a rayArgs, getenv func(string) string, stdout
 		wait = time.Duration(v * float64(time.Second))
 	}
 	err = JoinRay(ctx, a.address, RayNode{Address: ip, GPUs: gpus}, wait, func(id string) {
-		writeClusterFile(a.address)
+		writeClusterFile(getenv, a.address)
 		fmt.Fprintf(stdout, "Local node IP: %s\n%s\n--------------------\nRay runtime started.\n--------------------\n", ip, RayStandInNote)
 	})
 	if err != nil {
@@ -188,9 +198,10 @@ func rayStart(ctx context.Context, a rayArgs, getenv func(string) string, stdout
 // writeClusterFile records the head's address for the node's processes;
 // a node that cannot write it (a read-only file system) still runs, and
 // `vllm serve` then needs RAY_ADDRESS.
-func writeClusterFile(addr string) {
-	if os.MkdirAll(filepath.Dir(RayClusterFile), 0o755) == nil {
-		os.WriteFile(RayClusterFile, []byte(addr+"\n"), 0o644)
+func writeClusterFile(getenv func(string) string, addr string) {
+	p := rayClusterPath(getenv)
+	if os.MkdirAll(filepath.Dir(p), 0o755) == nil {
+		os.WriteFile(p, []byte(addr+"\n"), 0o644)
 	}
 }
 
@@ -200,7 +211,7 @@ func RayAddressFrom(getenv func(string) string) string {
 	if a := strings.TrimSpace(getenv("RAY_ADDRESS")); a != "" && a != "auto" {
 		return a
 	}
-	b, err := os.ReadFile(RayClusterFile)
+	b, err := os.ReadFile(rayClusterPath(getenv))
 	if err != nil {
 		return ""
 	}
