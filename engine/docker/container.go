@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"sync"
 	"time"
@@ -76,14 +77,7 @@ func (c *Container) Exited() <-chan struct{} { return c.logsDone }
 func (c *Container) followLogs(obs func(LogLine)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.logCancel, c.following = cancel, true
-	emit := func(l LogLine) {
-		l.Text = c.redact.String(l.Text)
-		c.facts.Observe(l.Text)
-		c.tail.add(l)
-		if obs != nil {
-			obs(l)
-		}
-	}
+	emit := c.emitter(obs)
 	go func() {
 		defer close(c.logsDone)
 		rc, err := c.l.api.ContainerLogs(ctx, c.id, container.LogsOptions{ShowStdout: true, ShowStderr: true, Follow: true})
@@ -92,12 +86,31 @@ func (c *Container) followLogs(obs func(LogLine)) {
 			return
 		}
 		defer rc.Close()
-		out := &lineWriter{stream: "stdout", emit: emit}
-		errw := &lineWriter{stream: "stderr", emit: emit}
-		stdcopy.StdCopy(out, errw, rc) // ends at exit, on Stop, or on a broken stream
-		out.flush()
-		errw.flush()
+		copyLines(rc, emit) // ends at exit, on Stop, or on a broken stream
 	}()
+}
+
+// emitter is what each log line goes through: redacted, read by the
+// facts recogniser, kept in the tail, and passed to obs.
+func (c *Container) emitter(obs func(LogLine)) func(LogLine) {
+	return func(l LogLine) {
+		l.Text = c.redact.String(l.Text)
+		c.facts.Observe(l.Text)
+		c.tail.add(l)
+		if obs != nil {
+			obs(l)
+		}
+	}
+}
+
+// copyLines splits Docker's multiplexed stream r into lines to emit until
+// it ends.
+func copyLines(r io.Reader, emit func(LogLine)) {
+	out := &lineWriter{stream: "stdout", emit: emit}
+	errw := &lineWriter{stream: "stderr", emit: emit}
+	stdcopy.StdCopy(out, errw, r)
+	out.flush()
+	errw.flush()
 }
 
 // StartupFailure reports a server that exited before it was ready. Cause is

@@ -44,15 +44,7 @@ type NodeSpec struct {
 // secrets shown by name only (docker copies them from the caller's
 // environment).
 func (s NodeSpec) DockerCommand() string {
-	a := []string{"docker", "run", "-d", "--name", s.Name, "--network", "host", "--ipc=host"}
-	switch {
-	case s.GPUs == "all":
-		a = append(a, "--gpus", "all")
-	case strings.HasPrefix(s.GPUs, "count="):
-		a = append(a, "--gpus", strings.TrimPrefix(s.GPUs, "count="))
-	case s.GPUs != "":
-		a = append(a, "--gpus", `"device=`+s.GPUs+`"`)
-	}
+	a := append([]string{"docker", "run", "-d", "--name", s.Name, "--network", "host", "--ipc=host"}, vllm.GPUsArgs(s.GPUs)...)
 	for _, b := range s.Binds {
 		a = append(a, "-v", b)
 	}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/pkg/stdcopy"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/internal/redact"
 )
@@ -41,21 +40,9 @@ func (l *Launcher) StartServe(ctx context.Context, node *Container, cfg vllm.Lau
 	}
 	c.execID, c.following = ex.ID, true
 	c.logCancel = func() { att.Close() }
-	emit := func(line LogLine) {
-		line.Text = c.redact.String(line.Text)
-		c.facts.Observe(line.Text)
-		c.tail.add(line)
-		if obs != nil {
-			obs(line)
-		}
-	}
 	go func() {
 		defer close(c.logsDone)
-		out := &lineWriter{stream: "stdout", emit: emit}
-		errw := &lineWriter{stream: "stderr", emit: emit}
-		stdcopy.StdCopy(out, errw, att.Reader) // ends when vllm serve exits or the head's container stops
-		out.flush()
-		errw.flush()
+		copyLines(att.Reader, c.emitter(obs)) // ends when vllm serve exits or the head's container stops
 	}()
 	if err := c.waitReady(ctx); err != nil {
 		att.Close()

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/cluster"
-	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
@@ -67,17 +66,7 @@ func (c ClusterInput) launcher(cfg vllm.LaunchConfig, how Launching) (*ClusterLa
 	if c.RayPort < 0 || c.RayPort > 65535 || c.ServePort < 0 || c.ServePort > 65535 {
 		return nil, &rundoc.FieldError{Field: FieldRigs, Msg: "ports must be from 1 to 65535"}
 	}
-	var opts []docker.Option
-	if how.Getenv != nil {
-		opts = append(opts, docker.WithGetenv(how.Getenv))
-	}
-	if how.ReadyTimeout > 0 {
-		opts = append(opts, docker.WithReadyTimeout(how.ReadyTimeout))
-	}
-	if how.NoGPU {
-		cfg.GPUs = ""
-		opts = append(opts, docker.WithoutGPU())
-	}
+	opts := how.dockerOptions(&cfg)
 	return &ClusterLauncher{Config: cfg, Specs: specs, Addresses: ips, Interface: iface, RayPort: c.RayPort, ServePort: c.ServePort,
 		Options: append(opts, how.Options...), Pull: how.Pull, Getenv: how.Getenv}, nil
 }

@@ -27,16 +27,7 @@ func twoRigs(ctx context.Context, t *testing.T) (*docker.Launcher, docker.Option
 	var conns []*rig.Conn
 	for range 2 {
 		s := rigtest.Start(t, rigtest.Options{})
-		spec, err := rig.Parse(s.URL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		conn, err := rig.Connect(ctx, spec, rig.Options{Getenv: s.Getenv})
-		if err != nil {
-			t.Fatalf("connecting to the rig: %v\nsshd:\n%s", err, s.Log())
-		}
-		t.Cleanup(func() { conn.Close() })
-		servers, conns = append(servers, s), append(conns, conn)
+		servers, conns = append(servers, s), append(conns, connectTo(ctx, t, s))
 	}
 	return l, label, servers, conns
 }
@@ -140,21 +131,29 @@ func TestClusterRunOnTwoRigs(t *testing.T) {
 	noneLeft(t, l)
 }
 
+// runUntilFirstCell runs a short plan on the cluster and calls at once
+// when its first cell starts.
+func runUntilFirstCell(ctx context.Context, t *testing.T, conns []*rig.Conn, label docker.Option, at func()) (*rundoc.Run, *syncLog, error) {
+	var once sync.Once
+	obs := rundoc.ObserverFunc(func(e rundoc.Event) {
+		if e.Kind == rundoc.EventCellStarted {
+			once.Do(at)
+		}
+	})
+	log := &syncLog{}
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 4}, DurationS: 20, MaxOutput: 128}
+	run, err := session.Run(ctx, session.Options{Kind: session.Launch, Launcher: clusterLauncher(t, conns, label), Plan: plan,
+		Observers: []rundoc.Observer{obs}, Log: log.add})
+	return run, log, err
+}
+
 // Cancelling mid-run stops every node on every rig.
 func TestClusterCancelLeavesNothing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	l, label, _, conns := twoRigs(ctx, t)
 	rctx, rcancel := context.WithCancel(ctx)
-	var log syncLog
-	obs := rundoc.ObserverFunc(func(e rundoc.Event) {
-		if e.Kind == rundoc.EventCellStarted {
-			rcancel()
-		}
-	})
-	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 4}, DurationS: 20, MaxOutput: 128}
-	run, err := session.Run(rctx, session.Options{Kind: session.Launch, Launcher: clusterLauncher(t, conns, label), Plan: plan,
-		Observers: []rundoc.Observer{obs}, Log: log.add})
+	run, log, err := runUntilFirstCell(rctx, t, conns, label, rcancel)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatalf("run: %v\nlog:\n%s", err, log.String())
 	}
@@ -172,16 +171,7 @@ func TestClusterRigDropsMidRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	l, label, servers, conns := twoRigs(ctx, t)
-	var once sync.Once
-	obs := rundoc.ObserverFunc(func(e rundoc.Event) {
-		if e.Kind == rundoc.EventCellStarted {
-			once.Do(servers[1].Kill)
-		}
-	})
-	var log syncLog
-	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 4}, DurationS: 20, MaxOutput: 128}
-	run, err := session.Run(ctx, session.Options{Kind: session.Launch, Launcher: clusterLauncher(t, conns, label), Plan: plan,
-		Observers: []rundoc.Observer{obs}, Log: log.add})
+	run, log, err := runUntilFirstCell(ctx, t, conns, label, servers[1].Kill)
 	msg := fmt.Sprint(err)
 	if run != nil {
 		msg += " " + run.Error

@@ -116,6 +116,19 @@ type Launching struct {
 // sweeps, and engine/tune's launch variants all start their servers
 // through it, each with its own Launching.
 func NewDockerLauncher(cfg vllm.LaunchConfig, how Launching) *DockerLauncher {
+	opts := how.dockerOptions(&cfg)
+	if how.Keep {
+		// A kept server is not a leftover: a later launch must not remove it.
+		opts = append(opts, docker.WithLabels(map[string]string{docker.LabelManaged: "kept"}))
+	}
+	return &DockerLauncher{Config: cfg, Options: append(opts, how.Options...), KeepLeftovers: how.KeepLeftovers || how.Keep,
+		Pull: how.Pull, Rig: how.Rig}
+}
+
+// dockerOptions are the engine/docker options of how's policies (the
+// environment, the ready timeout, no GPU, which also clears cfg's GPU
+// request), before how.Options.
+func (how Launching) dockerOptions(cfg *vllm.LaunchConfig) []docker.Option {
 	var opts []docker.Option
 	if how.Getenv != nil {
 		opts = append(opts, docker.WithGetenv(how.Getenv))
@@ -127,12 +140,7 @@ func NewDockerLauncher(cfg vllm.LaunchConfig, how Launching) *DockerLauncher {
 		cfg.GPUs = ""
 		opts = append(opts, docker.WithoutGPU())
 	}
-	if how.Keep {
-		// A kept server is not a leftover: a later launch must not remove it.
-		opts = append(opts, docker.WithLabels(map[string]string{docker.LabelManaged: "kept"}))
-	}
-	return &DockerLauncher{Config: cfg, Options: append(opts, how.Options...), KeepLeftovers: how.KeepLeftovers || how.Keep,
-		Pull: how.Pull, Rig: how.Rig}
+	return opts
 }
 
 // Options reads the input into the target half of a session's options

@@ -270,16 +270,7 @@ func (c LaunchConfig) DockerCommand(redact bool) string {
 }
 
 func (c LaunchConfig) dockerArgs(redact bool) []string {
-	a := []string{"docker", "run", "--rm"}
-	switch {
-	case c.GPUs == "all":
-		a = append(a, "--gpus", "all")
-	case strings.HasPrefix(c.GPUs, "count="):
-		a = append(a, "--gpus", strings.TrimPrefix(c.GPUs, "count="))
-	case c.GPUs != "":
-		// Docker's --gpus reads a CSV field: a list needs its own quotes.
-		a = append(a, "--gpus", `"device=`+c.GPUs+`"`)
-	}
+	a := append([]string{"docker", "run", "--rm"}, GPUsArgs(c.GPUs)...)
 	a = append(a, "--ipc=host")
 	if c.Port > 0 {
 		a = append(a, "-p", "127.0.0.1:"+strconv.Itoa(c.Port)+":"+strconv.Itoa(ContainerPort))
@@ -308,6 +299,22 @@ func (c LaunchConfig) dockerArgs(redact bool) []string {
 	a = append(append(a, c.ImageRef()), optionArgs("--model", c.Model)...)
 	a = append(a, c.flagArgs(redact, false)...)
 	return append(a, c.extraArgs(redact)...)
+}
+
+// GPUsArgs is a GPU request ("all", "count=N", device ids, "" for none)
+// as docker run's --gpus takes it: every shown `docker run` line writes
+// it so.
+func GPUsArgs(gpus string) []string {
+	switch {
+	case gpus == "all":
+		return []string{"--gpus", "all"}
+	case strings.HasPrefix(gpus, "count="):
+		return []string{"--gpus", strings.TrimPrefix(gpus, "count=")}
+	case gpus != "":
+		// Docker's --gpus reads a CSV field: a list needs its own quotes.
+		return []string{"--gpus", `"device=` + gpus + `"`}
+	}
+	return nil
 }
 
 // Record is the launch as the run document keeps it: no token, no API key.
