@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,14 +75,7 @@ func TestRunLaunchOverTwoRigs(t *testing.T) {
 		t.Fatalf("exit %d:\n%s\nsshd:\n%s\n%s", code, errb.String(), servers[0].Log(), servers[1].Log())
 	}
 	t.Logf("%s:\n%s", strings.Join(args, " "), errb.String())
-	b, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var run rundoc.Run
-	if err := json.Unmarshal(b, &run); err != nil {
-		t.Fatal(err)
-	}
+	run := readRunFile(t, jsonPath)
 	if len(run.Cells) != 4 {
 		t.Errorf("%d cells; want 4", len(run.Cells))
 	}
