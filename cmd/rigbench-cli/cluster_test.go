@@ -33,7 +33,7 @@ func twoRigArgs(t *testing.T) (*env, *syncBuffer, *syncBuffer, []*rigtest.Server
 		ports = append(ports, fmt.Sprint(p))
 	}
 	return e, out, errb, []*rigtest.Server{s1, s2}, []string{"--rigs", "head=" + s1.URL() + "," + s2.URL(), "--node-ips", "127.0.0.1,127.0.0.2",
-		"--interface", "lo", "--ray-port", ports[0], "--image", simimage.DefaultTag, "--no-gpu"}
+		"--interface", "lo", "--ray-port", ports[0], "--image", simimage.ClusterTag, "--no-gpu"}
 }
 
 // containersOf are the containers of the CLI's instance on the daemon both

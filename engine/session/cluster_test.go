@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/docker/simimage"
 	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rig/rigtest"
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -52,6 +53,9 @@ func freePorts(t *testing.T, n int) []int {
 func clusterLauncher(t *testing.T, conns []*rig.Conn, label docker.Option, env ...string) *session.ClusterLauncher {
 	ports := freePorts(t, 2)
 	cfg := simLaunch("10")
+	// The cluster's tag of the image: another checkout's build retags
+	// DefaultTag with an image that has no stand-in ray.
+	cfg.Image, cfg.Tag, _ = strings.Cut(simimage.ClusterTag, ":")
 	cfg.GPUs, cfg.Env = "", env
 	return &session.ClusterLauncher{Config: cfg, Rigs: conns, Addresses: []string{"127.0.0.1", "127.0.0.2"}, Interface: "lo",
 		RayPort: ports[0], ServePort: ports[1], Poll: 100 * time.Millisecond, JoinTimeout: time.Minute,

@@ -25,6 +25,11 @@ import (
 // DefaultTag is the tag tests give the simulator image.
 const DefaultTag = "rigbench-sim:test"
 
+// ClusterTag is the same image under a tag of its own, which the cluster
+// tests launch: the Docker daemon is the machine's, and a build of an
+// older checkout (whose image has no stand-in ray) retags DefaultTag only.
+const ClusterTag = "rigbench-sim:cluster"
+
 // Package is the import path of the simulator command.
 const Package = "github.com/rigbench/rigbench/cmd/rigbench-sim"
 
@@ -52,11 +57,15 @@ ENTRYPOINT ["/rigbench-sim"]
 `
 
 // Build compiles the simulator and builds the image tag (DefaultTag when
-// empty). It must run inside the RigBench module (tests do), where `go build`
-// finds the package.
+// empty, which ClusterTag names too). It must run inside the RigBench
+// module (tests do), where `go build` finds the package.
 func Build(ctx context.Context, api Builder, tag string) error {
 	if tag == "" {
 		tag = DefaultTag
+	}
+	tags := []string{tag}
+	if tag == DefaultTag {
+		tags = append(tags, ClusterTag)
 	}
 	bin, err := compile(ctx)
 	if err != nil {
@@ -67,7 +76,7 @@ func Build(ctx context.Context, api Builder, tag string) error {
 		return err
 	}
 	resp, err := api.ImageBuild(ctx, bytes.NewReader(tarball), build.ImageBuildOptions{
-		Tags: []string{tag}, Remove: true, ForceRemove: true, Dockerfile: "Dockerfile",
+		Tags: tags, Remove: true, ForceRemove: true, Dockerfile: "Dockerfile",
 		Labels: map[string]string{"io.rigbench.simulator": "true"},
 	})
 	if err != nil {
