@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -218,4 +219,45 @@ func TestClusterWorkerCannotReachTheHead(t *testing.T) {
 		}
 		noneLeft(t, l)
 	}
+}
+
+// A cluster whose RigBench ended without stopping it (its owner gone) is
+// removed by the next cluster launch on the rigs, on every rig.
+func TestClusterLaunchRemovesWhatACrashLeft(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, label, _, conns := twoRigs(ctx, t)
+	owner := exec.Command("sleep", "600")
+	if err := owner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { owner.Process.Kill(); owner.Wait() })
+	o, err := docker.ProcessOwner(owner.Process.Pid)
+	if err != nil {
+		t.Skipf("this system cannot name processes: %v", err)
+	}
+	crashed := clusterLauncher(t, conns, label)
+	crashed.Options = append(crashed.Options, docker.WithOwner(o))
+	var log syncLog
+	if _, err := crashed.Launch(ctx, log.add); err != nil {
+		t.Fatalf("launch: %v\nlog:\n%s", err, log.String())
+	}
+	if left, err := l.Managed(ctx); err != nil || len(left) != 2 {
+		t.Fatalf("%d containers of the first cluster (%v); want its head and its worker", len(left), err)
+	}
+	owner.Process.Kill() // the RigBench that started it is gone, its cluster left running
+	owner.Wait()
+	var again syncLog
+	srv, err := clusterLauncher(t, conns, label).Launch(ctx, again.add)
+	if err != nil {
+		t.Fatalf("second launch: %v\nlog:\n%s", err, again.String())
+	}
+	removed := strings.Count(again.String(), "removed 2 container(s) left by an earlier RigBench run")
+	if removed != 1 {
+		t.Errorf("the second launch's log says %d times that it removed the crashed cluster; want once (the rigs share this daemon)\n%s", removed, again.String())
+	}
+	if err := srv.Stop(ctx); err != nil {
+		t.Errorf("stop: %v", err)
+	}
+	noneLeft(t, l)
 }
