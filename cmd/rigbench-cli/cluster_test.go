@@ -115,6 +115,9 @@ func TestLaunchOverTwoRigsUntilInterrupt(t *testing.T) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+	if !strings.Contains(out.String(), "benchmark it with run --launch --rigs") {
+		t.Errorf("stdout %s; want the cluster's way to benchmark it", out.String())
+	}
 	if n := len(containersOf(ctx, t, l, e)); n != 2 {
 		t.Errorf("%d containers while serving; want the head and the worker", n)
 	}

@@ -225,8 +225,12 @@ func printRemote(e *env, srv *session.Server) {
 	if srv.Dial != nil {
 		// The endpoint is the rig's loopback: this machine reaches it only
 		// through a tunnel of its own.
-		fmt.Fprintf(e.stdout, "on the rig: %s is the rig's loopback; reach it from here with ssh -L %s:127.0.0.1:%s …, or benchmark it with run --rig --launch\n",
-			srv.Endpoint, portOf(srv.Endpoint), portOf(srv.Endpoint))
+		how := "run --rig --launch"
+		if srv.Record != nil && srv.Record.Cluster != nil {
+			how = "run --launch --rigs" // a cluster's server is on its head rig
+		}
+		fmt.Fprintf(e.stdout, "on the rig: %s is the rig's loopback; reach it from here with ssh -L %s:127.0.0.1:%s …, or benchmark it with %s\n",
+			srv.Endpoint, portOf(srv.Endpoint), portOf(srv.Endpoint), how)
 	}
 }
 
