@@ -119,13 +119,16 @@ func missing(rigs []*clusterRig) string {
 	return "not joined: " + strings.Join(out, ", ")
 }
 
-// lastLine is a node container's last log line, or why there is none.
+// lastLine is a node container's last log line that says something (Ray
+// frames its banner with rules of dashes), or why there is none.
 func lastLine(c *docker.Container) string {
 	tail := c.Tail()
-	if len(tail) == 0 {
-		return "its container ended without a word"
+	for i := len(tail) - 1; i >= 0; i-- {
+		if t := strings.TrimSpace(tail[i].Text); strings.Trim(t, "-=") != "" {
+			return t
+		}
 	}
-	return tail[len(tail)-1].Text
+	return "its container ended without a word"
 }
 
 // stopCluster stops every node that started, on every rig at once (a

@@ -56,45 +56,72 @@ func (c *ClusterLauncher) server(ctx context.Context, rigs []*clusterRig, plan c
 }
 
 // clusterWatch merges what can end a cluster: the server, a node, a rig's
-// link.
+// link. The server ends when a node does (vLLM's engine dies with a Ray
+// worker), often before the node's own end is seen, so the cause is kept
+// apart from the end: the first node or link that ended.
 type clusterWatch struct {
-	done  chan struct{}
-	once  sync.Once
-	mu    sync.Mutex
-	cause string
-	lost  error
+	done     chan struct{} // the cluster ended
+	once     sync.Once
+	nodeDone chan struct{} // a node or a rig's link ended: cause or lost says which
+	nodeOnce sync.Once
+	mu       sync.Mutex
+	cause    string
+	lost     error
 }
 
 func watchCluster(rigs []*clusterRig, served *docker.Container) *clusterWatch {
-	w := &clusterWatch{done: make(chan struct{})}
-	end := func(cause string, lost error) {
-		w.once.Do(func() {
+	w := &clusterWatch{done: make(chan struct{}), nodeDone: make(chan struct{})}
+	end := func() { w.once.Do(func() { close(w.done) }) }
+	nodeEnded := func(cause string, lost error) {
+		w.nodeOnce.Do(func() {
 			w.mu.Lock()
 			w.cause, w.lost = cause, lost
 			w.mu.Unlock()
-			close(w.done)
+			close(w.nodeDone)
 		})
+		end()
 	}
 	go func() {
-		select {
-		case <-served.Exited():
-			end("", nil)
-		case <-w.done:
-		}
+		<-served.Exited()
+		end()
 	}()
 	for _, r := range rigs {
 		go func() {
+			lostErr := func() error {
+				return fmt.Errorf("%w; RigBench stops the cluster on the other rigs, and the node on this one ends by itself once its head is gone",
+					r.conn.LostError())
+			}
 			select {
 			case <-r.conn.Lost():
-				end("", fmt.Errorf("%w; RigBench stops the cluster on the other rigs, and the node on this one ends by itself once its head is gone",
-					r.conn.LostError()))
+				nodeEnded("", lostErr())
 			case <-r.node.Exited():
-				end(fmt.Sprintf("the Ray node on rig %s stopped (%s)", r.name, lastLine(r.node)), nil)
-			case <-w.done:
+				// A dropped tunnel ends the node's log too: give the link
+				// a moment to say so before blaming the node.
+				if r.conn.Remote() {
+					select {
+					case <-r.conn.Lost():
+						nodeEnded("", lostErr())
+						return
+					case <-time.After(linkLostWait):
+					}
+				}
+				nodeEnded(fmt.Sprintf("the Ray node on rig %s stopped (its last log line: %q)", r.name, lastLine(r.node)), nil)
 			}
 		}()
 	}
 	return w
+}
+
+// nodeCause waits, once the cluster ended, up to twice linkLostWait for
+// the node or link whose end took the server with it, and returns it.
+func (w *clusterWatch) nodeCause() (string, error) {
+	select {
+	case <-w.nodeDone:
+	case <-time.After(2 * linkLostWait):
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cause, w.lost
 }
 
 // linkLost is the sentence of a rig whose link dropped, nil while every
@@ -105,21 +132,20 @@ func (w *clusterWatch) linkLost() error {
 	case <-time.After(linkLostWait):
 		return nil
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.lost
+	_, lost := w.nodeCause()
+	return lost
 }
 
-// report says why the cluster ended.
+// report says why the cluster ended: the rig whose link dropped, the node
+// that stopped (with what the server said as it died), or the server's
+// own end.
 func (w *clusterWatch) report(ctx context.Context, served *docker.Container) string {
-	w.mu.Lock()
-	cause, lost := w.cause, w.lost
-	w.mu.Unlock()
+	cause, lost := w.nodeCause()
 	switch {
 	case lost != nil:
 		return lost.Error()
 	case cause != "":
-		return cause
+		return cause + "; vllm serve then ended: " + served.ExitReport(ctx)
 	}
 	return served.ExitReport(ctx)
 }

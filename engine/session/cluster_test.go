@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
 	"github.com/rigbench/rigbench/engine/rig"
@@ -258,6 +259,44 @@ func TestClusterLaunchRemovesWhatACrashLeft(t *testing.T) {
 	}
 	if err := srv.Stop(ctx); err != nil {
 		t.Errorf("stop: %v", err)
+	}
+	noneLeft(t, l)
+}
+
+// A worker whose container dies mid-run takes the server with it, as a
+// dead Ray worker takes vLLM's engine: the run ends naming the worker's
+// rig, and nothing stays.
+func TestClusterWorkerDiesMidRun(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, label, servers, conns := twoRigs(ctx, t)
+	kill := func() {
+		list, err := l.Managed(ctx)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		for _, m := range list {
+			if strings.HasSuffix(strings.Join(m.Names, ","), "-node2") {
+				zero := 0
+				if err := l.API().ContainerStop(ctx, m.ID, container.StopOptions{Timeout: &zero}); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	}
+	run, log, err := runUntilFirstCell(ctx, t, conns, label, kill)
+	msg := fmt.Sprint(err)
+	if run != nil {
+		msg += " " + run.Error
+	}
+	worker := fmt.Sprintf("127.0.0.1:%d", servers[1].Port)
+	if !strings.Contains(msg, "the Ray node on rig ssh://"+worker+" stopped") {
+		t.Errorf("run error %q; want the dead worker's rig named\nlog:\n%s", msg, log.String())
+	}
+	t.Logf("the run says: %s", msg)
+	if !strings.Contains(log.String(), "ActorDiedError") {
+		t.Errorf("the server did not die with its worker:\n%s", log.String())
 	}
 	noneLeft(t, l)
 }
