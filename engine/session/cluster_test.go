@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/docker/dockertest"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
 	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rig/rigtest"
@@ -153,6 +153,16 @@ func runUntilFirstCell(ctx context.Context, t *testing.T, conns []*rig.Conn, lab
 	return run, log, err
 }
 
+// runMessage is what a run that failed says: its error and the error it
+// recorded.
+func runMessage(run *rundoc.Run, err error) string {
+	msg := fmt.Sprint(err)
+	if run != nil {
+		msg += " " + run.Error
+	}
+	return msg
+}
+
 // Cancelling mid-run stops every node on every rig.
 func TestClusterCancelLeavesNothing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -178,10 +188,7 @@ func TestClusterRigDropsMidRun(t *testing.T) {
 	defer cancel()
 	l, label, servers, conns := twoRigs(ctx, t)
 	run, log, err := runUntilFirstCell(ctx, t, conns, label, servers[1].Kill)
-	msg := fmt.Sprint(err)
-	if run != nil {
-		msg += " " + run.Error
-	}
+	msg := runMessage(run, err)
 	rigName := fmt.Sprintf("127.0.0.1:%d", servers[1].Port)
 	if !strings.Contains(msg, rigName) || !strings.Contains(msg, "dropped") || !strings.Contains(msg, "resume the run") {
 		t.Errorf("run error %q; want the dropped rig %s named and how to resume\nlog:\n%s", msg, rigName, log.String())
@@ -228,15 +235,7 @@ func TestClusterLaunchRemovesWhatACrashLeft(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	l, label, _, conns := twoRigs(ctx, t)
-	owner := exec.Command("sleep", "600")
-	if err := owner.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { owner.Process.Kill(); owner.Wait() })
-	o, err := docker.ProcessOwner(owner.Process.Pid)
-	if err != nil {
-		t.Skipf("this system cannot name processes: %v", err)
-	}
+	o, killOwner := dockertest.Owner(t)
 	crashed := clusterLauncher(t, conns, label)
 	crashed.Options = append(crashed.Options, docker.WithOwner(o))
 	var log syncLog
@@ -246,8 +245,7 @@ func TestClusterLaunchRemovesWhatACrashLeft(t *testing.T) {
 	if left, err := l.Managed(ctx); err != nil || len(left) != 2 {
 		t.Fatalf("%d containers of the first cluster (%v); want its head and its worker", len(left), err)
 	}
-	owner.Process.Kill() // the RigBench that started it is gone, its cluster left running
-	owner.Wait()
+	killOwner() // the RigBench that started it is gone, its cluster left running
 	var again syncLog
 	srv, err := clusterLauncher(t, conns, label).Launch(ctx, again.add)
 	if err != nil {
@@ -286,10 +284,7 @@ func TestClusterWorkerDiesMidRun(t *testing.T) {
 		}
 	}
 	run, log, err := runUntilFirstCell(ctx, t, conns, label, kill)
-	msg := fmt.Sprint(err)
-	if run != nil {
-		msg += " " + run.Error
-	}
+	msg := runMessage(run, err)
 	worker := fmt.Sprintf("127.0.0.1:%d", servers[1].Port)
 	if !strings.Contains(msg, "the Ray node on rig ssh://"+worker+" stopped") {
 		t.Errorf("run error %q; want the dead worker's rig named\nlog:\n%s", msg, log.String())
