@@ -339,6 +339,9 @@ func (v *validator) launch(l *Launch) {
 		v.num("launch.startup.compile_s", st.CompileS)
 		v.num("launch.startup.graph_capture_s", st.GraphCaptureS)
 	}
+	if l.Cluster != nil {
+		v.cluster(l.Cluster)
+	}
 }
 
 func (v *validator) rig(r *Rig) {

@@ -154,6 +154,9 @@ type Launch struct {
 	// Startup is how long this start took and where the time went; nil in
 	// runs from before it was recorded.
 	Startup *Startup `json:"startup,omitempty"`
+	// Cluster is the Ray cluster the server spanned (cluster.go); nil for
+	// a server on one rig.
+	Cluster *Cluster `json:"cluster,omitempty"`
 }
 
 // Startup is one server start: the wall time from starting the container

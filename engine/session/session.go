@@ -130,7 +130,8 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		}
 	}
 	remote := remoteRig(o)
-	if o.Hardware == nil && o.Resume == nil && remote == nil {
+	_, cluster := o.Launcher.(*ClusterLauncher) // reads its rigs' hardware itself (Server.Hardware)
+	if o.Hardware == nil && o.Resume == nil && remote == nil && !cluster {
 		snap := DetectHardware(ctx)
 		o.Hardware = &snap
 	}
@@ -324,6 +325,9 @@ func startTarget(ctx context.Context, o *Options, doc *rundoc.Run) (target, erro
 		t.dial, t.linkLost, t.exec = srv.Dial, srv.LinkLost, srv.Exec
 		doc.Launch = srv.Record
 		doc.Rig = srv.Rig
+		if srv.Hardware != nil && o.Hardware == nil && o.Resume == nil {
+			o.Hardware, doc.Hardware = srv.Hardware, srv.Hardware
+		}
 		doc.Simulated = srv.Simulated
 	default:
 		return target{}, fmt.Errorf("unknown session kind %q", o.Kind)
