@@ -39,6 +39,12 @@ func fullRun(t testing.TB, seed int) *rundoc.Run {
 	r.Source.Format = rundoc.SourceLDB
 	r.Source.File = json.RawMessage(fmt.Sprintf(`{"metadata":{"ForceP2P":"%d"},"results":[]}`, seed))
 	r.FinishedAt = r.CreatedAt.Add(time.Hour)
+	// A quality check (issue 37): an agreement probe, whose top-k maps are
+	// keyed by the model's token texts, paired with a baseline.
+	r.Quality.Probe = "agreement"
+	r.Quality.Result = json.RawMessage(fmt.Sprintf(`{"kind":"rigbench.quality/v1","probe":"agreement","profile":"p%d","endpoint":"http://127.0.0.1:8000",`+
+		`"model":"m","started":"2026-01-01T00:00:00Z","prompts":[{"id":"arith-1","tokens":[" The","A"],"top_logprobs":[{" The":-0.1,"A":-2.5},{"A":-0.2}]}]}`, seed))
+	r.Quality.Baseline.Comparison = json.RawMessage(`{"prompts":1,"prefix_share":0.5,"prefix_share_ci95":0,"after_share":0,"diverged":1,"kl":0.01,"kl_ci95":0,"per_prompt":[]}`)
 	r.Plan.AcceptLenRef = 1 + float64(seed%60) // tokens per step: 1 to 65
 
 	// A burst cell (issue 39) beside the decode cell, at its own context

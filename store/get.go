@@ -89,6 +89,7 @@ func loadRun(ctx context.Context, tx *sql.Tx, rowID int64, uuid string) (*rundoc
 	var (
 		tags, hw, launch   sql.NullString
 		facts, source      sql.NullString
+		qual               sql.NullString
 		plan               string
 		status             string
 		created, finished  sql.NullInt64
@@ -99,10 +100,10 @@ func loadRun(ctx context.Context, tx *sql.Tx, rowID int64, uuid string) (*rundoc
 	err := tx.QueryRowContext(ctx, `
 SELECT name, tags, notes, status, created_at, finished_at, origin, simulated, error, d.plan, d.hardware,
 	d.launch, model, engine, engine_version, max_model_len, kv_capacity_tokens, kv_capacity_source,
-	has_metrics, has_tokenize, d.server_facts, rig_kind, rig_name, d.source
+	has_metrics, has_tokenize, d.server_facts, rig_kind, rig_name, d.source, d.quality
 FROM runs JOIN run_documents d ON d.run_id = runs.id WHERE runs.id = ?`, rowID).Scan(&r.Name, &tags, &r.Notes, &status, &created, &finished, &r.Origin,
 		&simulated, &r.Error, &plan, &hw, &launch, &r.Server.Model, &r.Server.Engine, &r.Server.Version,
-		&r.Server.MaxModelLen, &r.Server.KVCapacityTokens, &r.Server.KVCapacitySource, &metrics, &tokenize, &facts, &rigKind, &rigName, &source)
+		&r.Server.MaxModelLen, &r.Server.KVCapacityTokens, &r.Server.KVCapacitySource, &metrics, &tokenize, &facts, &rigKind, &rigName, &source, &qual)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, notFound("no run has the ID " + uuid)
 	}
@@ -130,6 +131,12 @@ FROM runs JOIN run_documents d ON d.run_id = runs.id WHERE runs.id = ?`, rowID).
 	if source.Valid {
 		r.Source = &rundoc.Source{}
 		if err := fromJSONCol("source", source, r.Source); err != nil {
+			return nil, err
+		}
+	}
+	if qual.Valid {
+		r.Quality = &rundoc.Quality{}
+		if err := fromJSONCol("quality", qual, r.Quality); err != nil {
 			return nil, err
 		}
 	}

@@ -353,6 +353,17 @@ func (r *Recorder) finish(ctx context.Context, run *rundoc.Run) error {
 			string(status), nanos(finished), run.Error, r.runID); err != nil {
 			return err
 		}
+		if run.Quality != nil {
+			// Asked after the matrix (session.RunQuality): it reaches the
+			// history with the run's end.
+			q, err := jsonCol(run.Quality, false)
+			if err != nil {
+				return err
+			}
+			if _, err = tx.ExecContext(ctx, `UPDATE run_documents SET quality = ? WHERE run_id = ?`, q, r.runID); err != nil {
+				return err
+			}
+		}
 		if run.Name != r.name {
 			if _, err = tx.ExecContext(ctx, `UPDATE runs SET name = ? WHERE id = ? AND name = ?`, run.Name, r.runID, r.name); err != nil {
 				return err

@@ -304,8 +304,12 @@ RETURNING id`,
 	if err != nil {
 		return 0, err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO run_documents (run_id, plan, hardware, launch, server_facts, source) VALUES (?, ?, ?, ?, ?, ?)`,
-		id, string(plan), hw, launch, facts, source)
+	qual, err := jsonCol(r.Quality, r.Quality == nil)
+	if err != nil {
+		return 0, err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO run_documents (run_id, plan, hardware, launch, server_facts, source, quality) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		id, string(plan), hw, launch, facts, source, qual)
 	return id, err
 }
 

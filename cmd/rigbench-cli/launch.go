@@ -23,8 +23,8 @@ import (
 func init() {
 	register(&command{
 		name: "launch",
-		usage: "launch --model ID [--rig NAME|ssh://user@host] [--image vllm/vllm-openai:TAG] [--gpus all|0,1] [--port N] [--hf-cache DIR] [--compile-cache DIR|off] " +
-			"[--no-gpu] [--print-docker] [--keep] [--timeout D] -- <vllm flags…>",
+		usage: "launch --model ID [--rig NAME|ssh://user@host | --rigs head=ssh://a,ssh://b [--interface IF] [--node-ips IP,IP]] [--image vllm/vllm-openai:TAG] " +
+			"[--gpus all|0,1] [--port N] [--hf-cache DIR] [--compile-cache DIR|off] [--no-gpu] [--print-docker] [--keep] [--timeout D] -- <vllm flags…>",
 		summary: "Start vLLM in Docker, wait until it serves the model, print its endpoint, stop it on Ctrl-C.",
 		run:     runLaunch,
 		cleanup: "stopping and removing the server container",
@@ -42,6 +42,7 @@ type launchOptions struct {
 	// so a run with --db elsewhere leaves the default data folder alone.
 	history                  string
 	rig                      string
+	cluster                  clusterFlags
 	port                     int
 	noGPU, printDocker, keep bool
 	timeout                  time.Duration
@@ -59,6 +60,7 @@ func (o *launchOptions) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.printDocker, "print-docker", false, "only print the docker run command line")
 	fs.BoolVar(&o.keep, "keep", false, "leave the server running and exit once it is ready")
 	fs.DurationVar(&o.timeout, "timeout", docker.DefaultReadyTimeout, "how long to wait for the server (first downloads are slow)")
+	o.cluster.register(fs, "")
 }
 
 func runLaunch(ctx context.Context, e *env, args []string) error {
@@ -76,9 +78,19 @@ func runLaunch(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	// The target is read by session.TargetInput, as run --launch's is.
-	target, err := session.TargetInput{Kind: session.Launch, Launch: cfg, Rig: o.rig}.Options(o.launching(e))
+	in := session.TargetInput{Kind: session.Launch, Launch: cfg, Rig: o.rig, Cluster: o.cluster.input()}
+	if in.Cluster.Rigs != "" && o.port > 0 {
+		in.Cluster.ServePort = o.port
+	}
+	target, err := in.Options(o.launching(e))
 	if err != nil {
 		return usagef("%v", flagError(err))
+	}
+	if cl, ok := target.Launcher.(*session.ClusterLauncher); ok {
+		if o.printDocker || o.keep {
+			return usagef("--print-docker and --keep are for one rig; a cluster's lines depend on each rig's GPUs, and the launch prints them")
+		}
+		return serveUntilStopped(ctx, e, cl)
 	}
 	if o.printDocker {
 		if cfg.Port == 0 {
@@ -171,28 +183,54 @@ func launchAndWait(ctx context.Context, e *env, o launchOptions, l *session.Dock
 		return err
 	}
 	defer closeRig()
+	if o.keep {
+		srv, err := l.Launch(ctx, logPrinter(e.stderr))
+		if err != nil {
+			return err
+		}
+		printServer(e.stdout, srv)
+		printRemote(e, srv)
+		fmt.Fprintf(e.stdout, "kept running as %s; stop it with: docker rm -f %s\n", srv.Container, srv.Container)
+		return nil
+	}
+	return serveUntilStopped(ctx, e, l)
+}
+
+// serveUntilStopped starts the server l launches, prints where it listens,
+// and stops it on Ctrl-C or when it ends on its own: one rig's or a
+// cluster's alike.
+func serveUntilStopped(ctx context.Context, e *env, l session.Launcher) error {
 	srv, err := l.Launch(ctx, logPrinter(e.stderr))
 	if err != nil {
 		return err
 	}
 	printServer(e.stdout, srv)
-	if l.Rig.Remote() {
-		// The endpoint is the rig's loopback: this machine reaches it only
-		// through a tunnel of its own.
-		fmt.Fprintf(e.stdout, "on the rig: %s is the rig's loopback; reach it from here with ssh -L %s:127.0.0.1:%s …, or benchmark it with run --rig --launch\n",
-			srv.Endpoint, portOf(srv.Endpoint), portOf(srv.Endpoint))
-	}
-	if o.keep {
-		fmt.Fprintf(e.stdout, "kept running as %s; stop it with: docker rm -f %s\n", srv.Container, srv.Container)
-		return nil
-	}
+	printRemote(e, srv)
 	fmt.Fprintln(e.stderr, "serving; press Ctrl-C to stop")
 	select {
 	case <-ctx.Done():
 		return srv.Stop(context.WithoutCancel(ctx))
 	case <-srv.Exited:
 		srv.Stop(context.WithoutCancel(ctx))
+		if srv.ExitReport != nil {
+			return fmt.Errorf("the server stopped on its own (%s): read its last log lines above", srv.ExitReport())
+		}
 		return errors.New("the server stopped on its own: read its last log lines above")
+	}
+}
+
+// printRemote says, for a server on a remote rig, that its endpoint is the
+// rig's loopback.
+func printRemote(e *env, srv *session.Server) {
+	if srv.Dial != nil {
+		// The endpoint is the rig's loopback: this machine reaches it only
+		// through a tunnel of its own.
+		how := "run --rig --launch"
+		if srv.Record != nil && srv.Record.Cluster != nil {
+			how = "run --launch --rigs" // a cluster's server is on its head rig
+		}
+		fmt.Fprintf(e.stdout, "on the rig: %s is the rig's loopback; reach it from here with ssh -L %s:127.0.0.1:%s …, or benchmark it with %s\n",
+			srv.Endpoint, portOf(srv.Endpoint), portOf(srv.Endpoint), how)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -170,4 +171,34 @@ func printQuality(w io.Writer, r, base *quality.Result) error {
 		fmt.Fprintln(w, "save it with --json FILE and compare a later launch with --baseline FILE")
 	}
 	return nil
+}
+
+// registerQuality declares --quality and --quality-dataset, the flags of
+// run and tune that ask a quality probe of each launch after its matrix.
+func (f *runFlags) registerQuality(fs *flag.FlagSet) {
+	fs.StringVar(&f.quality, "quality", "", "after the matrix, ask the same server a quality `PROBE`: agreement (token agreement with logprobs), or gsm8k:N, mmlu-pro:N or gpqa-diamond:N (the first N items of the data set); "+
+		"the run keeps its result (rigbench-cli quality describes the probes)")
+	fs.StringVar(&f.qualityData, "quality-dataset", "", "with a task probe in --quality, read its data set (or a file in its layout) from `FILE` instead of fetching it")
+}
+
+// runQuality is --quality as the session asks it (nil when not given),
+// with its header: what a baseline must match, known before anything is
+// asked.
+func (f *runFlags) runQuality(ctx context.Context, e *env) (*session.RunQuality, *quality.Result, error) {
+	if f.quality == "" {
+		if f.qualityData != "" {
+			return nil, nil, usagef("--quality-dataset needs a task probe in --quality (gsm8k:N, mmlu-pro:N, gpqa-diamond:N)")
+		}
+		return nil, nil, nil
+	}
+	probe, header, err := qualityProbe(ctx, e, f.quality, f.demo, f.qualityData, f.db, 0)
+	if u := (usageError{}); errors.As(err, &u) {
+		return nil, nil, usagef("--quality%s", strings.TrimPrefix(u.msg, "--probe"))
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	name := f.quality
+	return &session.RunQuality{Name: name, Probe: probe,
+		Started: func() { fmt.Fprintf(e.stderr, "quality probe %s: asking the same server\n", name) }}, header, nil
 }

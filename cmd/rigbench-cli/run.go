@@ -29,7 +29,7 @@ func init() {
 			fmt.Sprintf("[--duration %s|30s] [--precision %s] [--max-duration %s] [--prompts %s|%s] [--max-output %s] ",
 				def.Window, def.Precision, def.MaxDuration, rundoc.PromptsShared, rundoc.PromptsUnique, def.MaxOutput) +
 			"[--burst] [--request-count K] [--burst-limit 30m] [--quick] [--kv-capacity TOKENS] [--weights-gib GIB] [--json FILE] [--name NAME] " +
-			"[--no-save] [--db FILE] [--resume ID] [-- vLLM flags…]",
+			"[--quality PROBE] [--no-save] [--db FILE] [--resume ID] [-- vLLM flags…]",
 		summary: "Run the prefill and sustained-decode matrix against a server and print the results.",
 		run:     runRun,
 		cleanup: "saving the cells measured so far and stopping a launched server",
@@ -57,7 +57,10 @@ type runFlags struct {
 	simSpeed    string
 	noTelemetry bool
 	resume      string
-	launch      launchFlags
+	// quality is --quality, the probe asked of the server after the
+	// matrix, and qualityData its --quality-dataset.
+	quality, qualityData string
+	launch               launchFlags
 	saveFlags
 }
 
@@ -132,6 +135,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 		", or a card RigBench knows (\"RTX 4090\"; predict --list-cards), which the demo imitates serving the model as predicted")
 	fs.StringVar(&f.simSpeed, "sim-speed", "1", "with --demo, run the simulator `FACTOR` times faster than the card it imitates, 1 or more (windows shorten; figures stay in the card's time)")
 	fs.BoolVar(&f.noTelemetry, "no-telemetry", false, "do not sample GPU power and clocks")
+	f.registerQuality(fs)
 	fs.StringVar(&f.resume, "resume", "", "continue run ID of the history (one that stopped, say because its server died): measure only its Failed, Cancelled and missing cells, into the same run, against the server --endpoint, --demo or --launch gives; its other cells stay as they were")
 	f.launch.register(fs)
 	f.saveFlags.register(fs)
@@ -192,6 +196,9 @@ func runRun(ctx context.Context, e *env, args []string) error {
 		defer closeRig()
 	}
 	opts.Resume = resume
+	if opts.Quality, _, err = f.runQuality(ctx, e); err != nil {
+		return err
+	}
 
 	saver, closeDB, err := f.saveFlags.recorder(ctx, e)
 	if err != nil {

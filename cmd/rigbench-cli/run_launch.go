@@ -17,6 +17,9 @@ type launchFlags struct {
 	compileCache string
 	noGPU        bool
 	rig          string
+	// cluster is --rigs, --interface, --node-ips, --ray-port and
+	// --serve-port: one server over several rigs.
+	cluster clusterFlags
 	// history is the command's --db (launchOptions.history).
 	history string
 }
@@ -29,4 +32,5 @@ func (l *launchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.compileCache, "compile-cache", "", "with --launch, "+compileCacheUsage)
 	fs.StringVar(&l.rig, "rig", "", rigUsage+"; with --launch")
 	fs.BoolVar(&l.noGPU, "no-gpu", false, "with --launch, request no GPU (for images such as RigBench's simulator)")
+	l.cluster.register(fs, "with --launch, ")
 }

@@ -79,6 +79,12 @@ func printResults(w io.Writer, run *rundoc.Run) {
 			fmt.Fprintln(w, "  "+l)
 		}
 	}
+	if rows := report.QualityRows(run); len(rows) > 0 {
+		fmt.Fprintln(w, "\nQuality")
+		for _, r := range rows {
+			fmt.Fprintf(w, "  %s: %s\n", r[0], termtext.Safe(r[1]))
+		}
+	}
 }
 
 // printMatrix prints the decode matrix of run (rows = context, columns =

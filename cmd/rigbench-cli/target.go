@@ -29,7 +29,10 @@ func flagName(f rundoc.Field) string {
 // or a launch) over run's (an endpoint too). Its errors are the CLI's own
 // (which flags go together); the input's are Options', as in the app.
 func (f *runFlags) targetInput(e *env, set map[string]bool, vllmArgs []string, sweep bool) (session.TargetInput, error) {
-	in := session.TargetInput{URL: f.endpoint, APIKey: f.apiKey, SimProfile: f.simProfile, Rig: f.launch.rig}
+	in := session.TargetInput{URL: f.endpoint, APIKey: f.apiKey, SimProfile: f.simProfile, Rig: f.launch.rig, Cluster: f.launch.cluster.input()}
+	if sweep && in.Cluster.Rigs != "" {
+		return in, usagef("--rigs: tune does not sweep a cluster yet; measure it with run --launch --rigs, or tune on one rig with --rig")
+	}
 	if set["weights-gib"] {
 		in.WeightsGiB = f.weightsGiB
 	}
@@ -102,7 +105,7 @@ func count(on ...bool) int {
 // model, with the compile cache beside history (the command's --db).
 func (l *launchFlags) options(model, history string) launchOptions {
 	return launchOptions{model: model, image: l.image, gpus: l.gpus, hfCache: l.hfCache, compileCache: l.compileCache,
-		noGPU: l.noGPU, rig: l.rig, history: history}
+		noGPU: l.noGPU, rig: l.rig, history: history, cluster: l.cluster}
 }
 
 // launching is how the CLI has a server started (session.Launching): the

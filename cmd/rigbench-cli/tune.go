@@ -22,9 +22,9 @@ func init() {
 		name: "tune",
 		usage: "tune (--demo [--sim-speed S] | --launch --model ID [--image …] [--gpus …] [--rig NAME|ssh://user@host]) --vary FLAG=V1,V2 [--vary …] " +
 			"[--grid|--one-at-a-time] --contexts 16K,64K --concurrency 1,8 --objective NAME[@CTXxN] [--constraint ttft_p90<=2s] " +
-			"[--duration auto|30s] [--precision 1%] [--max-duration 30s] [--json FILE] [--no-save] [--resume ID] [-- base vLLM flags…] " +
-			"| tune --from-advice RUN [--json FILE]",
-		summary: "Sweep vLLM launch flags, measure each variant, and say which flags make the card fastest.",
+			"[--duration auto|30s] [--precision 1%] [--max-duration 30s] [--quality PROBE] [--json FILE] [--no-save] [--resume ID] [-- base vLLM flags…] " +
+			"| tune --from-advice RUN [--quality PROBE] [--json FILE]",
+		summary: "Sweep vLLM launch flags, measure each variant, and say which flags make the card fastest (with --quality, the fastest that keeps quality).",
 		run:     runTune,
 		cleanup: "keeping the finished variants and stopping a launched server",
 	})
@@ -66,6 +66,9 @@ func runTune(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := f.attachQuality(ctx, e, r); err != nil {
+		return err
+	}
 	var db *store.DB
 	var recs *[]*store.Recorder
 	if !f.noSave {
@@ -74,6 +77,9 @@ func runTune(ctx context.Context, e *env, args []string) error {
 		}
 		defer db.Close()
 		if r, recs, err = f.withHistory(e, db, r, fromFile); err != nil {
+			return err
+		}
+		if err := f.attachQuality(ctx, e, r); err != nil {
 			return err
 		}
 	}
@@ -123,6 +129,7 @@ func (f *tuneFlags) parse(e *env, args []string) (set map[string]bool, rest []st
 	fs.Var(&f.constraints, "constraint", "a limit every scored cell must meet, e.g. ttft_p90<=2s (repeatable)")
 	fs.StringVar(&f.fromAdvice, "from-advice", "", "sweep the flags `rigbench-cli advise RUN` advises, one at a time from that run's flags and on the cells it predicts, and check each prediction")
 	fs.StringVar(&f.resume, "resume", "", "continue sweep ID (alone, or with the sweep's flags repeated): variants already in the history are not measured again")
+	f.registerQuality(fs)
 	f.launch.register(fs)
 	f.saveFlags.register(fs)
 	set, rest, err = parseSet(fs, args)
@@ -144,7 +151,7 @@ func (f *tuneFlags) prepare(e *env, set map[string]bool, vllmArgs []string) (r *
 		if err := tune.CheckID(f.resume); err != nil {
 			return nil, true, usagef("--resume: %v", err)
 		}
-		for _, name := range []string{"contexts", "concurrency", "objective", "constraint", "grid", "one-at-a-time", "demo", "launch", "sim-speed", "sim-profile", "model", "rig"} {
+		for _, name := range []string{"contexts", "concurrency", "objective", "constraint", "grid", "one-at-a-time", "demo", "launch", "sim-speed", "sim-profile", "model", "rig", "quality", "quality-dataset"} {
 			if set[name] {
 				return nil, true, usagef("--resume %s alone continues the sweep as it was started; --%s belongs to a new sweep (or repeat every flag of the sweep with --vary)", f.resume, name)
 			}
@@ -186,6 +193,9 @@ func (f *tuneFlags) adviceRunner(ctx context.Context, e *env, set map[string]boo
 	spec, err := tune.FromAdvice(run, diagnose.Advise(run))
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", rundoc.ShortID(run.UUID), err)
+	}
+	if f.quality != "" {
+		spec.Quality, spec.QualityDataset = f.quality, f.qualityData
 	}
 	if set["sim-speed"] {
 		if spec.SimSpeed, err = simSpeedOf(f.simSpeed); err != nil {
@@ -239,6 +249,8 @@ func progressPrinter(w io.Writer) func(tune.Progress) {
 			msg = fmt.Sprintf("variant %d of %d: %s: starting (sweep ETA %s)", p.Variant, p.Variants, p.Label, rundoc.ShortDuration(p.ETA))
 		case "measuring":
 			msg = fmt.Sprintf("variant %d of %d: %s: cell %s (%d of %d), sweep ETA %s", p.Variant, p.Variants, p.Label, p.Cell, p.CellIndex, p.Cells, rundoc.ShortDuration(p.ETA))
+		case "probing":
+			msg = fmt.Sprintf("variant %d of %d: %s: quality probe (sweep ETA %s)", p.Variant, p.Variants, p.Label, rundoc.ShortDuration(p.ETA))
 		case "skipped":
 			msg = fmt.Sprintf("variant %d of %d: %s: already measured (run %s), skipped", p.Variant, p.Variants, p.Label, rundoc.ShortID(p.Result.RunID))
 		case "failed":
@@ -336,7 +348,7 @@ func (f *tuneFlags) specInput(e *env, set map[string]bool, vllmArgs []string) (t
 	}
 	in := tune.SpecInput{ID: f.resume, Vary: f.vary, Contexts: f.contexts, Concurrency: f.concurrency, Window: f.texts["duration"],
 		Precision: f.texts["precision"], MaxDuration: f.texts["max-duration"], MaxOutput: f.maxOutput,
-		Objective: f.objective, Constraints: f.constraints, Target: target}
+		Objective: f.objective, Constraints: f.constraints, Target: target, Quality: f.quality, QualityDataset: f.qualityData}
 	if f.oneAtATime {
 		in.Mode = tune.OneAtATime
 	}
@@ -349,4 +361,22 @@ func (f *tuneFlags) specInput(e *env, set map[string]bool, vllmArgs []string) (t
 func (f *tuneFlags) specRunner(e *env, spec tune.Spec) (*tune.Runner, error) {
 	o := launchOptions{noGPU: spec.Base.GPUs == ""}
 	return tune.NewRunner(spec, o.launching(e))
+}
+
+// attachQuality builds the probe the sweep's spec asks (Spec.Quality) for
+// its runner, once r is known (nil: not yet, for --resume alone before the
+// history is read).
+func (f *tuneFlags) attachQuality(ctx context.Context, e *env, r *tune.Runner) error {
+	if r == nil || r.Spec.Quality == "" || r.QualityProbe != nil {
+		return nil
+	}
+	probe, _, err := qualityProbe(ctx, e, r.Spec.Quality, r.Spec.Target == tune.TargetDemo, r.Spec.QualityDataset, f.db, 0)
+	if u := (usageError{}); errors.As(err, &u) {
+		return usagef("--quality%s", strings.TrimPrefix(u.msg, "--probe"))
+	}
+	if err != nil {
+		return err
+	}
+	r.QualityProbe = probe
+	return nil
 }

@@ -26,9 +26,18 @@ func main() {
 	// Linked as nvidia-smi in the simulator image, the binary is the
 	// stand-in nvidia-smi that hardware detection on a rig runs; copied as
 	// nvidia-smi.exe, the one Windows detection runs (scripts/windows-e2e.sh).
-	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == sim.NvidiaSMIName {
+	switch strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") {
+	case sim.NvidiaSMIName:
 		os.Exit(sim.NvidiaSMI(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+	case sim.RayName:
+		// Linked as ray, the stand-in Ray a cluster launch starts on every
+		// rig (engine/sim/ray_*.go).
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := sim.Ray(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
 	}
+	// Linked as vllm, `vllm serve …` (ParseArgs drops "serve").
 	os.Exit(run(os.Args[1:]))
 }
 
@@ -42,6 +51,8 @@ func run(args []string) int {
 	// vLLM's own variable: the simulator image sets it to /root/.cache/vllm,
 	// where a launch mounts the compile cache folder.
 	cfg.CompileCache = os.Getenv("VLLM_CACHE_ROOT")
+	// A "ray" backend claims its GPUs from the node's stand-in Ray head.
+	cfg.RayAddress = sim.RayAddressFrom(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err = sim.Serve(ctx, cfg, os.Stdout, nil)

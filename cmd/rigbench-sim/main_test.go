@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -108,4 +110,89 @@ func TestRunAsNvidiaSMI(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(out)) != "NVIDIA GeForce RTX 3060" {
 		t.Fatalf("nvidia-smi answered %q, %v", out, err)
 	}
+}
+
+// Run as ray and as vllm (the simulator image links both), the binary is
+// the stand-in Ray, labelled so, and `vllm serve`: a head, a worker that
+// joins it over TCP, and a server whose world spans both, through real
+// processes.
+func TestRunAsRayAndVLLM(t *testing.T) {
+	bin := buildSim(t)
+	dir := filepath.Dir(bin)
+	for _, name := range []string{"ray", "vllm"} {
+		if err := os.Link(bin, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ray := filepath.Join(dir, "ray")
+	// Ray's folder (its head's address file) in the test's, not /tmp/ray.
+	t.Setenv("RAY_TMPDIR", t.TempDir())
+	out, err := exec.Command(ray, "--version").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "-sim") || !strings.Contains(string(out), "not Ray") {
+		t.Fatalf("ray --version: %q, %v; want the stand-in's label", out, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	head := exec.Command(ray, "start", "--head", "--port", fmt.Sprint(port), "--block")
+	headOut := lineCh(t, head)
+	defer head.Process.Kill()
+	waitFor(t, headOut, "Ray runtime started.")
+	worker := exec.Command(ray, "start", "--address="+addr, "--block", "--node-ip-address", "127.0.0.2")
+	workerOut := lineCh(t, worker)
+	defer worker.Process.Kill()
+	waitFor(t, workerOut, "Ray runtime started.")
+	serve := exec.Command(filepath.Join(dir, "vllm"), "serve", "--model", "sim/tiny", "--profile", "tiny", "--host", "127.0.0.1", "--port", "0",
+		"--pipeline-parallel-size", "2", "--distributed-executor-backend", "ray")
+	serve.Env = append(os.Environ(), "RAY_ADDRESS="+addr)
+	serveOut := lineCh(t, serve)
+	defer serve.Process.Kill()
+	waitFor(t, serveOut, "placed on 127.0.0.1 (node_1, 1 GPU), 127.0.0.2 (node_2, 1 GPU)")
+	waitFor(t, serveOut, "Application startup complete.")
+	worker.Process.Kill() // the worker's node dies: its TCP connection closes
+	waitFor(t, serveOut, "ActorDiedError")
+	err = serve.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Errorf("vllm serve after its worker died: %v; want exit 1", err)
+	}
+}
+
+// lineCh starts cmd and sends its output lines on the returned channel.
+func lineCh(t *testing.T, cmd *exec.Cmd) <-chan string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	ch := make(chan string, 100)
+	go func() {
+		defer close(ch)
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			ch <- sc.Text()
+		}
+	}()
+	return ch
+}
+
+// waitFor reads lines until one holds want; the output ending first fails.
+func waitFor(t *testing.T, lines <-chan string, want string) {
+	t.Helper()
+	var seen []string
+	for l := range lines {
+		if strings.Contains(l, want) {
+			return
+		}
+		seen = append(seen, l)
+	}
+	t.Fatalf("the output ended without %q:\n%s", want, strings.Join(seen, "\n"))
 }

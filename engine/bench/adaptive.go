@@ -30,17 +30,9 @@ type live struct {
 	// in flight: what the close of a window waits on (window.drain).
 	last []atomic.Int64
 	busy []atomic.Int32
-	// ramp marks, before the window opens, each rampSlot of card time
-	// (from the first send) in which any token was stamped: what the
-	// readiness check reads to tell whether the server generated without
-	// a silence throughout its hold (steady.go), whatever the spacing of
-	// the checks themselves on a busy host.
+	// ramp marks each rampSlot of the ramp (ramp.go).
 	ramp []atomic.Int32
 }
-
-// rampSlot is the resolution of the ramp's token marks: a silence is seen
-// to within 100 ms of card time.
-const rampSlot = 100 * time.Millisecond
 
 // newLive sizes the bins for a window of d and the ramp marks for a ramp
 // of at most rampLimit (rundoc.SteadyLimit of the cell's context).
@@ -102,52 +94,12 @@ func (l *live) add(stream int, at time.Duration, n int) {
 	l.waiting[stream].Store(0)
 	open, ok := l.opening()
 	if !ok || at < open {
-		if k := int(at / rampSlot); k < len(l.ramp) {
-			l.ramp[k].Store(1)
-		}
+		l.markToken(at)
 		return
 	}
 	if k := int((at - open) / binWidth); k < len(l.bins) {
 		l.bins[k].Add(int64(n))
 	}
-}
-
-// rampScan is the readiness check's reading of the ramp marks so far.
-type rampScan struct {
-	next     int           // the first slot not read yet
-	lastTok  int           // the latest slot read that had a token, −1: none
-	quietEnd time.Duration // where the latest silence of SteadyCheck or more ended, −1: none
-}
-
-// scanRamp reads the ramp marks of the whole slots before upTo that it has
-// not read yet. A run of empty slots of rundoc.SteadyCheck or more between
-// two marked ones is a silence: the server stopped generating, however the
-// checks around it were spaced. A silence is seen from 1 s of card time
-// (ten empty slots) and always from 1.2 s. The slot upTo lies in is left
-// for the next scan, as a stream may still add a token stamped in it.
-func (l *live) scanRamp(sc *rampScan, upTo time.Duration) {
-	end := min(int(upTo/rampSlot), len(l.ramp))
-	quiet := int(rundoc.SteadyCheck / rampSlot)
-	for k := sc.next; k < end; k++ {
-		if l.ramp[k].Load() == 0 {
-			continue
-		}
-		if sc.lastTok >= 0 && k-sc.lastTok-1 >= quiet {
-			sc.quietEnd = time.Duration(k) * rampSlot
-		}
-		sc.lastTok = k
-	}
-	sc.next = max(sc.next, end)
-}
-
-// latest is the newest chunk any stream has read, as a card offset from
-// the first send, and false when none has.
-func (l *live) latest() (time.Duration, bool) {
-	var newest int64
-	for i := range l.last {
-		newest = max(newest, l.last[i].Load())
-	}
-	return time.Duration(newest - 1), newest > 0
 }
 
 // setOpen records the window's opening at card offset at, once.

@@ -258,8 +258,12 @@ type window struct {
 	// progress: a silence counts without the freezes inside it.
 	starved         func() time.Duration
 	progressStarved atomic.Int64
-	stalled         *StalledError
-	capacity        string
+	// reported is the time up to which the lag meter has reported every
+	// freeze (lagMeter.reported): the readiness check reads the ramp's
+	// marks no further.
+	reported func() time.Time
+	stalled  *StalledError
+	capacity string
 	// watch is the stall check's state (watchOn, watchLingering,
 	// watchDecided), shared with the window's closing timer (closeLive).
 	watch atomic.Int32
@@ -455,13 +459,17 @@ func (w *window) measure(ctx context.Context, index, total int) {
 	for i, p := range w.prompts {
 		w.bodies[i], w.bodyErrs[i] = r.request(r.modelID, p, w.maxOutput).Body()
 	}
-	w.starved = r.Starved
-	if w.starved == nil {
-		lag := startLagMeter()
-		defer lag.stop()
-		w.starved = lag.starved
-	}
 	w.clk = cardClock{start: time.Now(), speed: w.speed}
+	w.starved, w.reported = r.Starved, time.Now
+	if w.starved == nil {
+		lag := startLagMeter(func(from, to time.Time) {
+			if _, open := w.live.opening(); !open {
+				w.live.markFrozen(w.clk.at(from), w.clk.at(to))
+			}
+		})
+		defer lag.stop()
+		w.starved, w.reported = lag.starved, lag.reported
+	}
 	w.progressed()
 
 	var samples []rundoc.ServerSample

@@ -29,12 +29,20 @@ const lagSlack = 2 * time.Millisecond
 // ran (startLagMeter).
 type lagMeter struct {
 	lost atomic.Int64 // nanoseconds
-	done chan struct{}
+	// woke is the last wake-up (UnixNano): every freeze before it has
+	// been reported.
+	woke atomic.Int64
+	// frozen, when set, is told of each freeze, from its start to the
+	// wake-up that ended it.
+	frozen func(from, to time.Time)
+	done   chan struct{}
 }
 
-// startLagMeter starts measuring; stop ends it.
-func startLagMeter() *lagMeter {
-	m := &lagMeter{done: make(chan struct{})}
+// startLagMeter starts measuring, telling frozen (when not nil) of each
+// freeze; stop ends it.
+func startLagMeter(frozen func(from, to time.Time)) *lagMeter {
+	m := &lagMeter{frozen: frozen, done: make(chan struct{})}
+	m.woke.Store(time.Now().UnixNano())
 	go m.run()
 	return m
 }
@@ -56,7 +64,11 @@ func (m *lagMeter) run() {
 			now := time.Now()
 			if late := now.Sub(last) - lagTick - lagSlack; late > 0 {
 				m.lost.Add(int64(late))
+				if m.frozen != nil {
+					m.frozen(now.Add(-late), now)
+				}
 			}
+			m.woke.Store(now.UnixNano())
 			last = now
 		}
 	}
@@ -64,5 +76,10 @@ func (m *lagMeter) run() {
 
 // starved is the time lost so far.
 func (m *lagMeter) starved() time.Duration { return time.Duration(m.lost.Load()) }
+
+// reported is the time up to which every freeze has been reported: the
+// last wake-up. A freeze in progress is reported at the wake-up that ends
+// it, so what lies after this is not yet known to be frozen or not.
+func (m *lagMeter) reported() time.Time { return time.Unix(0, m.woke.Load()) }
 
 func (m *lagMeter) stop() { close(m.done) }

@@ -15,12 +15,12 @@ import (
 // without a break, and no earlier than rundoc.SteadyEarliest after the
 // first send:
 //   - every stream has received at least one token;
-//   - the server is generating: a token came within rundoc.SteadyCheck,
-//     and no silence of SteadyCheck or more broke the hold (live.scanRamp).
-//     This is the seed tool's "tokens arrived since the last check" for
-//     checks a second apart, judged from the tokens' own times: on a busy
-//     host the checks can fall seconds apart, and a server that generates
-//     in bursts between long silences would then look steady;
+//   - the server is generating: no silence of rundoc.SteadyCheck or more
+//     (ramp.go) has begun, nor broken the hold. This is the seed tool's
+//     "tokens arrived since the last check" for checks a second apart,
+//     judged from the tokens' own times: on a busy host the checks can
+//     fall seconds apart, and a server that generates in bursts between
+//     long silences would then look steady;
 //   - with metrics, the server's waiting gauge is 0 and its running gauge
 //     is at least N.
 //
@@ -45,7 +45,7 @@ type steadiness struct {
 
 // newSteadiness is the memory of a cell whose checks have not begun.
 func newSteadiness() *steadiness {
-	return &steadiness{since: -1, scan: rampScan{lastTok: -1, quietEnd: -1}}
+	return &steadiness{since: -1, scan: newRampScan()}
 }
 
 // hold takes one check's verdict at card offset now and returns how long
@@ -71,9 +71,8 @@ func (w *window) openWhenSteady(ctx context.Context, st *steadiness) bool {
 	now := w.frontier(w.clk.at(time.Now()))
 	n := len(w.prompts)
 	producing := w.live.started()
-	w.live.scanRamp(&st.scan, now)
-	newest, any := w.live.latest()
-	generating := any && now-newest <= rundoc.SteadyCheck
+	w.live.scanRamp(&st.scan, min(now, w.clk.at(w.reported())))
+	generating := st.scan.generating()
 
 	ok := producing == n && generating
 	limit := rundoc.SteadyLimit(w.cell.Context)

@@ -9,9 +9,10 @@ import (
 
 // checkBursts marks a ramp whose one stream gets a token every 20 ms for
 // burst, then nothing for gap, over and over for 60 s, and runs readiness
-// checks every spacing of card time, as a starved host spaces them. It
-// returns the longest hold the checks saw.
-func checkBursts(burst, gap, spacing time.Duration) time.Duration {
+// checks every spacing of card time, as a starved host spaces them. When
+// frozen, each gap is one in which the lag meter found this process
+// frozen. It returns the longest hold the checks saw.
+func checkBursts(burst, gap, spacing time.Duration, frozen bool) time.Duration {
 	l := newLive(30*time.Second, rundoc.SteadyLimit(0), 1)
 	st := newSteadiness()
 	var longest time.Duration
@@ -24,6 +25,9 @@ func checkBursts(burst, gap, spacing time.Duration) time.Duration {
 			}
 			l.add(0, at, 1)
 		}
+		if frozen {
+			l.markFrozen(start+burst, start+burst+gap)
+		}
 	}
 	return longest
 }
@@ -31,8 +35,7 @@ func checkBursts(burst, gap, spacing time.Duration) time.Duration {
 // readiness is the streams' and generation's part of openWhenSteady at now.
 func readiness(l *live, st *steadiness, now time.Duration) time.Duration {
 	l.scanRamp(&st.scan, now)
-	newest, any := l.latest()
-	return st.hold(l.started() == 1 && any && now-newest <= rundoc.SteadyCheck, now)
+	return st.hold(l.started() == 1 && st.scan.generating(), now)
 }
 
 // TestSilencesBreakTheHoldHoweverSparseTheChecks: a server that answers in
@@ -41,18 +44,22 @@ func readiness(l *live, st *steadiness, now time.Duration) time.Duration {
 // host, every 2.5 s or 4.3 s: with checks that far apart every check saw
 // new tokens, and the old rule ("tokens since the last check") held. A
 // server that generates without a break is steady under the same sparse
-// checks.
+// checks, and so is one whose silences were this process's own freezes
+// (the lag meter's, starve.go): the in-process simulator stopped with it.
 func TestSilencesBreakTheHoldHoweverSparseTheChecks(t *testing.T) {
 	for _, spacing := range []time.Duration{time.Second, 2500 * time.Millisecond, 4300 * time.Millisecond} {
-		if held := checkBursts(160*time.Millisecond, 2*time.Second, spacing); held >= rundoc.SteadyHold {
+		if held := checkBursts(160*time.Millisecond, 2*time.Second, spacing, false); held >= rundoc.SteadyHold {
 			t.Errorf("bursts between 2 s silences, checks %v apart: held %v, want under %v", spacing, held, rundoc.SteadyHold)
 		}
 		// 900 ms pauses are not silences: SteadyCheck is 1 s.
-		if held := checkBursts(2*time.Second, 900*time.Millisecond, spacing); held < rundoc.SteadyHold {
+		if held := checkBursts(2*time.Second, 900*time.Millisecond, spacing, false); held < rundoc.SteadyHold {
 			t.Errorf("900 ms pauses, checks %v apart: held %v, want %v or more", spacing, held, rundoc.SteadyHold)
 		}
-		if held := checkBursts(time.Minute, 0, spacing); held < rundoc.SteadyHold {
+		if held := checkBursts(time.Minute, 0, spacing, false); held < rundoc.SteadyHold {
 			t.Errorf("an unbroken stream, checks %v apart: held %v, want %v or more", spacing, held, rundoc.SteadyHold)
+		}
+		if held := checkBursts(160*time.Millisecond, 2*time.Second, spacing, true); held < rundoc.SteadyHold {
+			t.Errorf("bursts between 2 s freezes of this process, checks %v apart: held %v, want %v or more", spacing, held, rundoc.SteadyHold)
 		}
 	}
 }

@@ -75,8 +75,16 @@ func (a Advice) Text() string {
 	if len(cells) > 0 {
 		parts = append(parts, strings.Join(cells, ", "))
 	}
+	if a.Lossy() {
+		parts = append(parts, "it can change the model's answers, so `rigbench-cli tune --from-advice` checks quality too (--quality agreement)")
+	}
 	return a.Flag + " " + a.Value + ": " + strings.Join(parts, "; ")
 }
+
+// Lossy reports whether the advised flag can change what the model
+// answers (vllm.Lossy): its speed is worth having only with a quality
+// check, which the sweep of this advice makes.
+func (a Advice) Lossy() bool { return a.Flag != "" && vllm.Lossy(a.Flag, a.Value) }
 
 // Args is the advice as vLLM arguments (none for a note).
 func (a Advice) Args() []string {

@@ -87,7 +87,7 @@ func TestOverCapacityAdvisesKVDtype(t *testing.T) {
 		texts = append(texts, a.Text())
 	}
 	want := []string{
-		"--kv-cache-dtype fp8: KV capacity 3,264 tokens → 6,528 tokens; 1K×4 would fit",
+		"--kv-cache-dtype fp8: KV capacity 3,264 tokens → 6,528 tokens; 1K×4 would fit; it can change the model's answers, so `rigbench-cli tune --from-advice` checks quality too (--quality agreement)",
 		"--max-model-len frees nothing: the KV cache, not the length, limits 1K×4",
 	}
 	if !slices.Equal(texts, want) {

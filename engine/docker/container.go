@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"sync"
 	"time"
@@ -25,6 +26,13 @@ type Container struct {
 	redact   redact.Redactor
 	facts    *vllm.StartupFacts
 	tail     tail
+	// execID is set when the server is a process exec'd into the
+	// container (a cluster's `vllm serve` in the Ray head's): its exit,
+	// not the container's, is the server's.
+	execID string
+	// autoRemove is set for a container its daemon removes once it
+	// exits (a cluster's node): Stop waits until it is gone.
+	autoRemove bool
 
 	logCancel context.CancelFunc
 	logsDone  chan struct{}
@@ -69,14 +77,7 @@ func (c *Container) Exited() <-chan struct{} { return c.logsDone }
 func (c *Container) followLogs(obs func(LogLine)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.logCancel, c.following = cancel, true
-	emit := func(l LogLine) {
-		l.Text = c.redact.String(l.Text)
-		c.facts.Observe(l.Text)
-		c.tail.add(l)
-		if obs != nil {
-			obs(l)
-		}
-	}
+	emit := c.emitter(obs)
 	go func() {
 		defer close(c.logsDone)
 		rc, err := c.l.api.ContainerLogs(ctx, c.id, container.LogsOptions{ShowStdout: true, ShowStderr: true, Follow: true})
@@ -85,12 +86,31 @@ func (c *Container) followLogs(obs func(LogLine)) {
 			return
 		}
 		defer rc.Close()
-		out := &lineWriter{stream: "stdout", emit: emit}
-		errw := &lineWriter{stream: "stderr", emit: emit}
-		stdcopy.StdCopy(out, errw, rc) // ends at exit, on Stop, or on a broken stream
-		out.flush()
-		errw.flush()
+		copyLines(rc, emit) // ends at exit, on Stop, or on a broken stream
 	}()
+}
+
+// emitter is what each log line goes through: redacted, read by the
+// facts recogniser, kept in the tail, and passed to obs.
+func (c *Container) emitter(obs func(LogLine)) func(LogLine) {
+	return func(l LogLine) {
+		l.Text = c.redact.String(l.Text)
+		c.facts.Observe(l.Text)
+		c.tail.add(l)
+		if obs != nil {
+			obs(l)
+		}
+	}
+}
+
+// copyLines splits Docker's multiplexed stream r into lines to emit until
+// it ends.
+func copyLines(r io.Reader, emit func(LogLine)) {
+	out := &lineWriter{stream: "stdout", emit: emit}
+	errw := &lineWriter{stream: "stderr", emit: emit}
+	stdcopy.StdCopy(out, errw, r)
+	out.flush()
+	errw.flush()
 }
 
 // StartupFailure reports a server that exited before it was ready. Cause is
@@ -120,6 +140,15 @@ func (e *StartupFailure) Unwrap() error {
 // exitFailure builds the StartupFailure once the log has ended.
 func (c *Container) exitFailure(ctx context.Context) error {
 	code := -1
+	if c.execID != "" {
+		if info, err := c.l.api.ContainerExecInspect(context.WithoutCancel(ctx), c.execID); err == nil {
+			if info.Running {
+				return nil
+			}
+			code = info.ExitCode
+		}
+		return &StartupFailure{ExitCode: code, Cause: c.facts.Snapshot().Err, Tail: c.tail.get()}
+	}
 	if info, err := c.l.api.ContainerInspect(context.WithoutCancel(ctx), c.id); err == nil && info.State != nil {
 		if info.State.Running {
 			return nil
@@ -138,7 +167,11 @@ func (c *Container) exitFailure(ctx context.Context) error {
 // says nothing of its end.
 func (c *Container) ExitReport(ctx context.Context) string {
 	msg := "exit code unknown"
-	if info, err := c.l.api.ContainerInspect(context.WithoutCancel(ctx), c.id); err == nil && info.State != nil {
+	if c.execID != "" {
+		if info, err := c.l.api.ContainerExecInspect(context.WithoutCancel(ctx), c.execID); err == nil && !info.Running {
+			msg = fmt.Sprintf("exit code %d", info.ExitCode)
+		}
+	} else if info, err := c.l.api.ContainerInspect(context.WithoutCancel(ctx), c.id); err == nil && info.State != nil {
 		msg = fmt.Sprintf("exit code %d", info.State.ExitCode)
 		if info.State.OOMKilled {
 			msg += ", killed by the kernel for want of memory"
@@ -191,6 +224,9 @@ func (c *Container) Stop(ctx context.Context) error {
 			c.stopErr = errors.Join(c.stopErr, fmt.Errorf("removing %s: %w", c.name, classify(err)))
 		}
 		c.logCancel()
+		if c.autoRemove {
+			c.waitGone(ctx)
+		}
 		if !c.following {
 			return
 		}
@@ -200,6 +236,22 @@ func (c *Container) Stop(ctx context.Context) error {
 		}
 	})
 	return c.stopErr
+}
+
+// waitGone waits until the daemon has removed the container (an
+// auto-removed one is removed a moment after it stops), or ctx ends, so a
+// stopped cluster has left nothing when Stop returns.
+func (c *Container) waitGone(ctx context.Context) {
+	for {
+		if _, err := c.l.api.ContainerInspect(ctx, c.id); cerrdefs.IsNotFound(err) || ctx.Err() != nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(c.l.poll / 5):
+		}
+	}
 }
 
 func isRemovalInProgress(err error) bool {

@@ -133,3 +133,17 @@ func isLayerStatus(s string) bool {
 	}
 	return false
 }
+
+// ImageID is ref's image ID on the daemon (the digest of its
+// configuration, equal on every machine that holds the same build), ""
+// when the image is not there.
+func (l *Launcher) ImageID(ctx context.Context, ref string) (string, error) {
+	info, err := l.api.ImageInspect(ctx, ref)
+	switch {
+	case err == nil:
+		return info.ID, nil
+	case cerrdefs.IsNotFound(err):
+		return "", nil
+	}
+	return "", classify(err)
+}

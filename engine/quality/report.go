@@ -76,9 +76,8 @@ func NewReport(r, base *Result) (*Report, error) {
 	}
 	a := r.Accuracy()
 	rep := &Report{
-		Title: fmt.Sprintf("%s on %s (sha256 %.12s…), %d items, asked of %s", r.Probe, r.Dataset.Name, r.Dataset.SHA256, a.N, what),
-		Accuracy: fmt.Sprintf("accuracy %.1f%% (%d/%d), 95%% CI %.1f–%.1f%% (Wilson); %d unparseable, %d cut at max_tokens before answering (%d hit it); mean %.0f completion tokens",
-			100*a.Share, a.Correct, a.N, 100*a.CI95.Lo, 100*a.CI95.Hi, a.Unparseable, a.Truncated, a.HitMax, a.MeanTokens),
+		Title:    fmt.Sprintf("%s on %s (sha256 %.12s…), %d items, asked of %s", r.Probe, r.Dataset.Name, r.Dataset.SHA256, a.N, what),
+		Accuracy: r.Text(),
 	}
 	if base == nil {
 		return rep, nil
@@ -93,15 +92,12 @@ func NewReport(r, base *Result) (*Report, error) {
 	}
 	rep.Against = fmt.Sprintf("against the baseline (%.1f%%): %+.1f points, 95%% CI %+.1f to %+.1f; %d right only in the baseline, %d only in this run; exact McNemar %s",
 		100*c.Baseline.Share, c.DeltaPoints, c.DeltaCI95.Lo, c.DeltaCI95.Hi, c.RightOnlyBaseline, c.RightOnlyCandidate, PText(c.McNemarP))
-	rep.Verdict, rep.Lost = c.Verdict(), c.Significant && c.DeltaPoints < 0
+	rep.Verdict, rep.Lost = c.Verdict(), c.Loses()
 	for _, k := range c.Categories {
 		rep.Categories = append(rep.Categories, CategoryRow{Name: k.Name, Items: fmt.Sprintf("%d items", k.N),
 			Delta: fmt.Sprintf("%+.1f points", k.DeltaPoints), Flips: fmt.Sprintf("(%d lost, %d gained, %s)", k.Lost, k.Gained, PText(k.McNemarP))})
 	}
-	t := c.Tokens
-	rep.Tokens = fmt.Sprintf("completion tokens: mean %.0f → %.0f (×%.2f), p50 %.0f → %.0f, p90 %.0f → %.0f; hit max_tokens %d → %d, cut before answering %d → %d, unparseable %d → %d",
-		t.BaselineMean, t.CandidateMean, t.Ratio, t.BaselineP50, t.CandidateP50, t.BaselineP90, t.CandidateP90,
-		c.Baseline.HitMax, c.Candidate.HitMax, c.Baseline.Truncated, c.Candidate.Truncated, c.Baseline.Unparseable, c.Candidate.Unparseable)
+	rep.Tokens = "completion tokens: " + c.TokensText()
 	return rep, nil
 }
 
@@ -109,11 +105,7 @@ func NewReport(r, base *Result) (*Report, error) {
 // records the continuations; against a baseline it gives the agreement
 // and the KL divergence, each with its 95% half-width over prompts.
 func agreementReport(r, base *Result, what string) (*Report, error) {
-	tokens := 0
-	for _, p := range r.Prompts {
-		tokens = max(tokens, len(p.Tokens))
-	}
-	rep := &Report{Title: fmt.Sprintf("agreement: %d prompts × %d greedy tokens with top-k logprobs, asked of %s", len(r.Prompts), tokens, what)}
+	rep := &Report{Title: fmt.Sprintf("agreement: %s, asked of %s", r.Text(), what)}
 	if base == nil {
 		return rep, nil
 	}

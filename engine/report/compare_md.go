@@ -41,6 +41,12 @@ func WriteCompareMarkdown(w io.Writer, runs []*rundoc.Run) error {
 		fmt.Fprintf(b, "\n## %s %s\n\n", phaseTitle(f.Phase), f.Label)
 		writeMDTable(b, runs, t)
 	}
+	if lines := QualityCompare(runs); len(lines) > 0 {
+		b.WriteString("\n## Quality, paired item by item\n\n")
+		for _, l := range lines {
+			fmt.Fprintf(b, "- %s\n", mdText(l))
+		}
+	}
 	if ctx, ok := chart.ParetoContext(runs); ok {
 		fmt.Fprintf(b, "\n## Pareto frontier at context %s\n\nNothing beats these cells on both total and per-request tok/s "+
 			"(the HTML and PNG/SVG exports draw the trade-off):\n\n", rundoc.ContextLabel(ctx))

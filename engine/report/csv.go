@@ -61,6 +61,10 @@ func WriteCSV(w io.Writer, r *rundoc.Run) error {
 	// An Unreliable cell's row says why in ReasonColumn; a run without one
 	// keeps the reference runs' columns.
 	reasons := slices.ContainsFunc(r.Cells, func(c rundoc.Cell) bool { return c.Status == rundoc.StatusUnreliable })
+	qual := qualityCSV(r)
+	if qual != nil {
+		header = append(header, QualityColumns...)
+	}
 	if reasons {
 		header = append(header, ReasonColumn)
 	}
@@ -75,6 +79,7 @@ func WriteCSV(w io.Writer, r *rundoc.Run) error {
 		if r.Simulated {
 			row = append(row, "yes")
 		}
+		row = append(row, qual...)
 		if reasons {
 			row = append(row, c.Reason)
 		}

@@ -84,6 +84,10 @@ type page struct {
 	// table's header (rundoc.BurstHeader).
 	HasBurst  bool
 	BurstHead []string
+	// HasQuality is true when some run has a quality check; QualityPaired
+	// pairs each run's probe with run A's (QualityCompare).
+	HasQuality    bool
+	QualityPaired []string
 	// TTFT and PromptTokS head the prefill table.
 	TTFT, PromptTokS rundoc.Figure
 }
@@ -105,6 +109,8 @@ type pageRun struct {
 	// Energy is where its energy figures come from and each GPU's share
 	// (rundoc.EnergyLines).
 	Energy []string
+	// Quality is its quality check (QualityRows).
+	Quality [][2]string
 }
 
 type pageChart struct {
@@ -159,8 +165,11 @@ func buildPage(runs []*rundoc.Run, opts HTMLOptions) (*page, error) {
 		pr.Energy = rundoc.EnergyLines(r)
 		p.HasEnergy = p.HasEnergy || len(pr.Energy) > 0
 		p.HasBurst = p.HasBurst || len(pr.Burst) > 0
+		pr.Quality = QualityRows(r)
+		p.HasQuality = p.HasQuality || len(pr.Quality) > 0
 		p.Diagnosed = p.Diagnosed || len(pr.Bottlenecks) > 0 || len(pr.Advice) > 0
 	}
+	p.QualityPaired = QualityCompare(runs)
 	for _, k := range chart.KindsFor(len(runs)) {
 		if k == chart.Energy && !hasEnergy(runs) {
 			continue // the issue: energy only where telemetry exists

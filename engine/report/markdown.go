@@ -30,6 +30,7 @@ func WriteMarkdown(w io.Writer, r *rundoc.Run) error {
 	mdMatrix(b, r)
 	mdPrefill(b, r)
 	mdBurst(b, r)
+	mdQuality(b, r)
 	mdEnergy(b, r)
 	mdDiagnosis(b, r)
 	mdMeasurements(b, r)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rigbench/rigbench/engine/quality"
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
@@ -142,6 +143,9 @@ func ReadRunData(data []byte, name string) (*rundoc.Run, error) {
 		return nil, fmt.Errorf("the file %s could not be imported: %w", name, err)
 	}
 	if err := blankCell(r); err != nil {
+		return nil, fmt.Errorf("the file %s could not be imported: %w", name, err)
+	}
+	if _, err := quality.FromRun(r.Quality); err != nil {
 		return nil, fmt.Errorf("the file %s could not be imported: %w", name, err)
 	}
 	return r, nil

@@ -163,6 +163,7 @@ func ReadRun(r io.Reader) (*Run, error) {
 			s.File = b.Bytes()
 		}
 	}
+	compactQuality(run.Quality)
 	if err := ValidateRun(&run); err != nil {
 		return nil, err
 	}
@@ -229,6 +230,9 @@ func (v *validator) run(r *Run) {
 	}
 	if r.Source != nil {
 		v.source(r.Source)
+	}
+	if r.Quality != nil {
+		v.quality(r.Quality)
 	}
 	if len(r.Cells) > MaxCells {
 		v.fail("the run has %d cells; RigBench reads at most %d (a full plan has about 60)", len(r.Cells), MaxCells)
@@ -334,6 +338,9 @@ func (v *validator) launch(l *Launch) {
 		v.num("launch.startup.weights_s", st.WeightsS)
 		v.num("launch.startup.compile_s", st.CompileS)
 		v.num("launch.startup.graph_capture_s", st.GraphCaptureS)
+	}
+	if l.Cluster != nil {
+		v.cluster(l.Cluster)
 	}
 }
 

@@ -56,6 +56,7 @@ func jsonioFullRun() *rundoc.Run {
 			ServeCommand: "vllm serve org/model --max-model-len 32768", DockerCommand: "docker run … -e HF_TOKEN=<token>",
 			GPUs: "all", CompileCache: "/home/me/.local/share/rigbench/compile-cache",
 			Startup: &rundoc.Startup{LoadS: 61.5, WeightsS: 32.97, CompileS: 4.19, GraphCaptureS: 12, CompileCacheHit: true},
+			Cluster: &rundoc.Cluster{Rigs: []string{"ssh://a", "ssh://b"}, TP: 1, PP: 2, Interface: "enp1s0"},
 		},
 		Rig: &rundoc.Rig{Kind: rundoc.RigSSH, Name: "ssh://basement:2222"},
 		Source: &rundoc.Source{Format: rundoc.SourceLDB, WrittenBy: "llm_decode_bench 0.4.29", ServerKnown: true,
@@ -107,6 +108,12 @@ func jsonioFullRun() *rundoc.Run {
 			},
 		},
 		Error: "none, really",
+		// A quality check whose top-k maps are keyed by token texts, which
+		// no RigBench key spells so.
+		Quality: &rundoc.Quality{Probe: "agreement", Error: "a later retry failed",
+			Result: json.RawMessage(`{"kind":"rigbench.quality/v1","probe":"agreement","prompts":[{"id":"a","tokens":[" The"],"top_logprobs":[{" The":-0.1,"A":-2.5}]}]}`),
+			Baseline: &rundoc.QualityBaseline{RunID: "c0ffee00-0000-4000-8000-000000000001", Label: "your flags", Error: "none",
+				Comparison: json.RawMessage(`{"prompts":1,"prefix_share":1}`)}},
 	}
 }
 

@@ -46,6 +46,10 @@ type Run struct {
 	// writer, whether it says what served it, the file itself); nil for a
 	// run measured here.
 	Source *Source `json:"source,omitempty"`
+
+	// Quality is the quality probe asked of the run's server after its
+	// matrix, and its pairing with a baseline; nil when none was asked.
+	Quality *Quality `json:"quality,omitempty"`
 }
 
 // RunStatus is the lifecycle state of a run.
@@ -150,6 +154,9 @@ type Launch struct {
 	// Startup is how long this start took and where the time went; nil in
 	// runs from before it was recorded.
 	Startup *Startup `json:"startup,omitempty"`
+	// Cluster is the Ray cluster the server spanned (cluster.go); nil for
+	// a server on one rig.
+	Cluster *Cluster `json:"cluster,omitempty"`
 }
 
 // Startup is one server start: the wall time from starting the container

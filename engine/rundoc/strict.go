@@ -57,7 +57,7 @@ func checkStructure(data []byte) error {
 		}
 		// A string in key position of an object is a key.
 		if s, ok := tok.(string); ok && top != nil && top.object && top.key == "" {
-			if !isLowerKey(s) && !inSourceFile(top.path) {
+			if !isLowerKey(s) && !inSourceFile(top.path) && !inQualityTokens(top.path) {
 				return fmt.Errorf("the run file has the key %q in %s; RigBench spells every key in lower case (a file edited by hand?)", clip([]byte(s), 40), where(top.path))
 			}
 			if top.keys[s] {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"github.com/rigbench/rigbench/hardware"
 	"net"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -64,6 +65,9 @@ type Server struct {
 	Exec func(ctx context.Context, cmd []string) (string, error)
 	// Stop stops and removes the server.
 	Stop func(ctx context.Context) error
+	// Hardware is the hardware the server runs on when its launcher read
+	// it (a cluster: the head rig's); nil: the session reads it.
+	Hardware *hardware.Snapshot
 }
 
 // Reuse returns a Launcher that hands s to a session and leaves it running

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rigbench/rigbench/engine/client"
 	"github.com/rigbench/rigbench/engine/quality"
+	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/sim"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
@@ -90,4 +91,111 @@ func withoutUserinfo(endpoint string) string {
 	}
 	u.User = nil
 	return u.String()
+}
+
+// RunQuality is the quality probe a run asks of its own server after its
+// matrix, before the server stops (issue 37): `run --quality` and each
+// variant of `tune --quality`. The run's speed figures come first and are
+// not touched by it; the probe's result lands in the run document
+// (rundoc.Run.Quality) before the run's end reaches its observers, so the
+// history keeps it with the run.
+type RunQuality struct {
+	// Name is the probe as the user named it ("gsm8k:200", "agreement").
+	Name string
+	// Probe asks the server (quality.TaskProbe.Run,
+	// quality.AgreementProbe.Run).
+	Probe QualityProbe
+	// Baseline, when set, is the probe this one is paired with (a sweep's
+	// base launch), from run BaselineRunID, named BaselineLabel.
+	Baseline                     *quality.Result
+	BaselineRunID, BaselineLabel string
+	// Started, when set, is told when the probe begins (a front end says
+	// what the run is waiting for).
+	Started func()
+}
+
+// probeRun asks q's probe of the run's server through c and keeps the
+// result, or the probe's error, in doc. A cancelled probe keeps nothing:
+// a half-asked probe is no measurement.
+//
+// The demo asks a second simulator with the same configuration, without
+// its speed limit: the simulator's answers are a function of its flags and
+// the prompt alone, not of its clock, and a probe measures answers, not
+// speed, so a demo at its card's speed does not spend minutes of waiting
+// on 200 answers (as `quality --demo` runs unthrottled).
+func probeRun(ctx context.Context, o *Options, c *client.Client, doc *rundoc.Run) {
+	q := o.Quality
+	if q.Started != nil {
+		q.Started()
+	}
+	check := &quality.Check{Probe: q.Name}
+	ask := quality.Answerer(c)
+	if o.Kind == Demo {
+		cfg := o.Sim
+		cfg.Speed = math.Inf(1)
+		stop, u, _, err := startSim(cfg, func(string) {}, nil)
+		if err != nil {
+			doc.Quality = &rundoc.Quality{Probe: q.Name, Error: "the quality probe could not start its simulator: " + err.Error()}
+			return
+		}
+		defer stop()
+		fast, err := client.New(u, client.WithAPIKey(cfg.APIKey))
+		if err != nil {
+			doc.Quality = &rundoc.Quality{Probe: q.Name, Error: "the quality probe could not reach its simulator: " + err.Error()}
+			return
+		}
+		defer fast.CloseIdle()
+		ask = fast
+	}
+	res, err := q.Probe(ctx, ask, doc.Server.Model)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		check.Error = "the quality probe failed: " + err.Error()
+	} else {
+		res.Endpoint, res.Simulated = withoutUserinfo(c.Endpoint()), doc.Simulated
+		if doc.Launch != nil {
+			res.Flags = vllm.RedactArgs(doc.Launch.Args)
+		}
+		// The probe's own name is canonical ("gsm8k" asks
+		// "gsm8k:1319"): the run names it so, as its result does.
+		check.Probe, check.Result = res.Probe, res
+		if q.Baseline != nil {
+			check.Baseline = quality.Pair(q.Baseline, res, q.BaselineRunID, q.BaselineLabel)
+		}
+	}
+	qd, err := check.Doc()
+	if err != nil {
+		qd = &rundoc.Quality{Probe: q.Name, Error: err.Error()}
+	}
+	doc.Quality = qd
+}
+
+// heldEnd holds back a run's end from its observers while the quality
+// probe runs, so the history records the run once, with its probe.
+type heldEnd struct {
+	next rundoc.Observer
+	end  *rundoc.Event
+}
+
+// Observe implements rundoc.Observer.
+func (h *heldEnd) Observe(e rundoc.Event) {
+	if e.Kind == rundoc.EventRunDone {
+		h.end = &e
+		return
+	}
+	h.next.Observe(e)
+}
+
+// release sends the held end, if any, with the run as it stands now.
+func (h *heldEnd) release(run *rundoc.Run) {
+	if h.end == nil {
+		return
+	}
+	e := *h.end
+	if run != nil {
+		e.Run = run
+	}
+	h.next.Observe(e)
 }

@@ -30,6 +30,13 @@ func sshRig(ctx context.Context, t *testing.T) (*rigtest.Server, *rig.Conn, *doc
 	t.Helper()
 	l, label := simImage(ctx, t)
 	s := rigtest.Start(t, rigtest.Options{})
+	return s, connectTo(ctx, t, s), l, label
+}
+
+// connectTo connects to the loopback sshd s as a rig, closed when the test
+// ends.
+func connectTo(ctx context.Context, t *testing.T, s *rigtest.Server) *rig.Conn {
+	t.Helper()
 	spec, err := rig.Parse(s.URL())
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +46,7 @@ func sshRig(ctx context.Context, t *testing.T) (*rigtest.Server, *rig.Conn, *doc
 		t.Fatalf("connecting to the rig: %v\nsshd:\n%s", err, s.Log())
 	}
 	t.Cleanup(func() { conn.Close() })
-	return s, conn, l, label
+	return conn
 }
 
 func simLaunch(speed string) vllm.LaunchConfig {

@@ -87,6 +87,9 @@ type Options struct {
 	// only its Failed, Cancelled and missing cells are measured (Plan and
 	// Hardware are ignored). The server must be the one the run measured.
 	Resume *rundoc.Run
+	// Quality, when set, is asked of the server after a complete run, before
+	// it stops (RunQuality); nil asks nothing.
+	Quality *RunQuality
 }
 
 // DetectTimeout bounds hardware detection: NVML init can hang on a broken
@@ -127,7 +130,8 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		}
 	}
 	remote := remoteRig(o)
-	if o.Hardware == nil && o.Resume == nil && remote == nil {
+	_, cluster := o.Launcher.(*ClusterLauncher) // reads its rigs' hardware itself (Server.Hardware)
+	if o.Hardware == nil && o.Resume == nil && remote == nil && !cluster {
 		snap := DetectHardware(ctx)
 		o.Hardware = &snap
 	}
@@ -201,6 +205,11 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		guard = &planGuard{next: obs, cancel: cancel}
 		obs = guard
 	}
+	var held *heldEnd
+	if o.Quality != nil {
+		held = &heldEnd{next: obs}
+		obs = held
+	}
 	r := &bench.Runner{
 		Client:                c,
 		Model:                 o.Model,
@@ -224,6 +233,12 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 		r.ClientCPU = bench.ProcessCPU
 	}
 	run, err := r.Run(ctx)
+	if held != nil {
+		if err == nil && run != nil && run.Status == rundoc.RunComplete {
+			probeRun(ctx, &o, c, run)
+		}
+		held.release(run)
+	}
 	if guard != nil && guard.err != nil {
 		return run, guard.err
 	}
@@ -310,6 +325,9 @@ func startTarget(ctx context.Context, o *Options, doc *rundoc.Run) (target, erro
 		t.dial, t.linkLost, t.exec = srv.Dial, srv.LinkLost, srv.Exec
 		doc.Launch = srv.Record
 		doc.Rig = srv.Rig
+		if srv.Hardware != nil && o.Hardware == nil && o.Resume == nil {
+			o.Hardware, doc.Hardware = srv.Hardware, srv.Hardware
+		}
 		doc.Simulated = srv.Simulated
 	default:
 		return target{}, fmt.Errorf("unknown session kind %q", o.Kind)

@@ -35,6 +35,11 @@ const (
 	// FieldFlags is the vLLM flags of a launch or the demo: the CLI's
 	// arguments after "--", the app's Launch page.
 	FieldFlags rundoc.Field = "vllm-flags"
+	// FieldRigs, FieldInterface and FieldNodeIPs are a cluster launch's
+	// rigs, link interface and node addresses (cluster_target.go).
+	FieldRigs      rundoc.Field = "rigs"
+	FieldInterface rundoc.Field = "interface"
+	FieldNodeIPs   rundoc.Field = "node-ips"
 )
 
 // MaxWeightsGiB bounds an endpoint's model size as the user gives it: no
@@ -71,6 +76,9 @@ type TargetInput struct {
 	// Server is a server already started (the app's Launch page): a Launch
 	// target then measures it rather than starting one.
 	Server *Server
+	// Cluster, when its Rigs are given, launches one server over several
+	// rigs instead of one (cluster_target.go).
+	Cluster ClusterInput
 }
 
 // Launching is how a front end has a server started, apart from what
@@ -108,6 +116,19 @@ type Launching struct {
 // sweeps, and engine/tune's launch variants all start their servers
 // through it, each with its own Launching.
 func NewDockerLauncher(cfg vllm.LaunchConfig, how Launching) *DockerLauncher {
+	opts := how.dockerOptions(&cfg)
+	if how.Keep {
+		// A kept server is not a leftover: a later launch must not remove it.
+		opts = append(opts, docker.WithLabels(map[string]string{docker.LabelManaged: "kept"}))
+	}
+	return &DockerLauncher{Config: cfg, Options: append(opts, how.Options...), KeepLeftovers: how.KeepLeftovers || how.Keep,
+		Pull: how.Pull, Rig: how.Rig}
+}
+
+// dockerOptions are the engine/docker options of how's policies (the
+// environment, the ready timeout, no GPU, which also clears cfg's GPU
+// request), before how.Options.
+func (how Launching) dockerOptions(cfg *vllm.LaunchConfig) []docker.Option {
 	var opts []docker.Option
 	if how.Getenv != nil {
 		opts = append(opts, docker.WithGetenv(how.Getenv))
@@ -119,12 +140,7 @@ func NewDockerLauncher(cfg vllm.LaunchConfig, how Launching) *DockerLauncher {
 		cfg.GPUs = ""
 		opts = append(opts, docker.WithoutGPU())
 	}
-	if how.Keep {
-		// A kept server is not a leftover: a later launch must not remove it.
-		opts = append(opts, docker.WithLabels(map[string]string{docker.LabelManaged: "kept"}))
-	}
-	return &DockerLauncher{Config: cfg, Options: append(opts, how.Options...), KeepLeftovers: how.KeepLeftovers || how.Keep,
-		Pull: how.Pull, Rig: how.Rig}
+	return opts
 }
 
 // Options reads the input into the target half of a session's options
@@ -169,6 +185,17 @@ func (in TargetInput) Options(how Launching) (Options, error) {
 		if strings.TrimSpace(in.Launch.Model) == "" {
 			return o, &rundoc.FieldError{Field: FieldModel, Msg: "is needed: the Hugging Face id of the model to serve"}
 		}
+		if in.Cluster.given() {
+			if strings.TrimSpace(in.Rig) != "" {
+				return o, &rundoc.FieldError{Field: FieldRig, Msg: "names one rig, and --rigs several: give the head and the others in --rigs alone"}
+			}
+			l, err := in.Cluster.launcher(in.Launch, how)
+			if err != nil {
+				return o, err
+			}
+			o.Launcher = l
+			break
+		}
 		o.Launcher = NewDockerLauncher(in.Launch, how)
 	default:
 		return o, errors.New("choose a target: an existing endpoint, the demo or a launch")
@@ -189,6 +216,9 @@ func (in TargetInput) belongs() error {
 		{FieldSimProfile, in.SimProfile, Demo, "applies only to the demo (the simulated server)"},
 		{FieldSimSpeed, in.SimSpeed, Demo, "applies only to the demo (the simulated server)"},
 		{FieldRig, in.Rig, Launch, "applies only to a launch: the server starts on that rig"},
+		{FieldRigs, in.Cluster.Rigs, Launch, "applies only to a launch: the server starts over those rigs"},
+		{FieldInterface, in.Cluster.Interface, Launch, "applies only to a launch over several rigs"},
+		{FieldNodeIPs, in.Cluster.NodeIPs, Launch, "applies only to a launch over several rigs"},
 	} {
 		if in.Kind != f.kind && strings.TrimSpace(f.text) != "" {
 			return &rundoc.FieldError{Field: f.field, Msg: f.why}

@@ -83,7 +83,18 @@ var simFlags = map[string]simFlag{
 	"--port":                     {flagValue, intFlag("--port", false, func(c *Config, n int) { c.Port = n })},
 	"--seed":                     {flagValue, intFlag("--seed", false, func(c *Config, n int) { c.Seed = int64(n) })},
 
+	"--distributed-executor-backend": {flagValue, func(c *Config, v string) error {
+		switch v {
+		case "ray", "mp", "uni", "external_launcher":
+			c.DistributedExecutorBackend = v
+			return nil
+		}
+		return argErr("argument --distributed-executor-backend: invalid choice: '%s' (choose from ray, mp, uni, external_launcher)", v)
+	}},
+
 	// The simulator's own flags.
+	"--network-gbps":       {flagValue, floatFlag("--network-gbps", func(c *Config, f float64) { c.Network.Gbps = f })},
+	"--network-latency-us": {flagValue, floatFlag("--network-latency-us", func(c *Config, f float64) { c.Network.LatencyUS = f })},
 	"--profile": {flagValue, func(c *Config, v string) error {
 		p, err := ProfileByName(v)
 		if err != nil {
@@ -145,7 +156,7 @@ var ignoredValueFlags = []string{
 	"--swap-space", "--cpu-offload-gb", "--block-size", "--attention-backend",
 	"--compilation-config", "--limit-mm-per-prompt", "--chat-template",
 	"--tool-call-parser", "--reasoning-parser", "--uvicorn-log-level", "--max-logprobs",
-	"--generation-config", "--override-generation-config", "--distributed-executor-backend",
+	"--generation-config", "--override-generation-config",
 	"--root-path", "--hf-overrides", "--max-num-partial-prefills", "--long-prefill-token-threshold",
 	"--tokenizer-mode", "--scheduling-policy", "--kv-transfer-config", "--mm-processor-kwargs",
 }

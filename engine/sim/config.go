@@ -31,6 +31,21 @@ type Config struct {
 	// --tensor-parallel-size and --pipeline-parallel-size (0 reads as 1):
 	// their product of the profile's cards serve (parallel.go).
 	TensorParallelSize, PipelineParallelSize int
+	// DistributedExecutorBackend is --distributed-executor-backend: "ray"
+	// places the world on the stand-in Ray cluster at RayAddress
+	// (ray_*.go); anything else keeps it on this profile's cards.
+	DistributedExecutorBackend string
+	// RayAddress is the stand-in Ray head (host:port) a "ray" backend
+	// claims its GPUs from: RAY_ADDRESS or the file the head writes, as
+	// cmd/rigbench-sim reads them.
+	RayAddress string
+	// RayPlacement is the nodes the world was placed on (Serve fills it
+	// from the head's answer); when set, the time model adds the network
+	// between them (clusterProfile). A pointer keeps Config comparable.
+	RayPlacement *[]RayNode
+	// Network is the link between a cluster's nodes (--network-gbps,
+	// --network-latency-us); zero fields read as DefaultNetwork's.
+	Network Network
 	// EnablePrefixCaching is --enable-prefix-caching (on by default in
 	// vLLM V1; ParseArgs sets it unless --no-enable-prefix-caching).
 	EnablePrefixCaching bool

@@ -28,6 +28,15 @@ func (e *StartupError) Unwrap() error { return e.Err }
 // ready, when not nil, receives the listening address once requests can be
 // accepted.
 func Serve(ctx context.Context, cfg Config, logw io.Writer, ready func(addr string)) error {
+	claim, err := claimCluster(ctx, &cfg, logw)
+	if err != nil {
+		fmt.Fprintf(logw, "ERROR %s [core.py:719] EngineCore failed to start.\n", time.Now().Format("01-02 15:04:05"))
+		fmt.Fprintln(logw, err)
+		return &StartupError{err}
+	}
+	if claim != nil {
+		defer claim.Close()
+	}
 	s, err := New(cfg)
 	if err != nil {
 		fmt.Fprintf(logw, "ERROR %s [core.py:719] EngineCore failed to start.\n", time.Now().Format("01-02 15:04:05"))
@@ -38,6 +47,9 @@ func Serve(ctx context.Context, cfg Config, logw io.Writer, ready func(addr stri
 	ln, err := net.Listen("tcp", net.JoinHostPort(s.cfg.Host, strconv.Itoa(s.cfg.Port)))
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s:%d: %w (choose another --port)", s.cfg.Host, s.cfg.Port, err)
+	}
+	if claim != nil {
+		go watchCluster(s, claim, logw)
 	}
 	// Port 0 picks a free port: log the real one.
 	s.cfg.Port = ln.Addr().(*net.TCPAddr).Port

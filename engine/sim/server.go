@@ -148,7 +148,12 @@ func size(cfg Config) (Config, kvSizing, error) {
 		return cfg, kvSizing{}, err
 	}
 	tp, pp := parallelSize(cfg)
-	p, err := parallelProfile(p, tp, pp)
+	var err error
+	if cfg.RayPlacement != nil {
+		p, err = clusterProfile(p, tp, pp, *cfg.RayPlacement, cfg.Network)
+	} else {
+		p, err = parallelProfile(p, tp, pp)
+	}
 	if err != nil {
 		return cfg, kvSizing{}, err
 	}

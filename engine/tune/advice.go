@@ -41,12 +41,19 @@ func (c Check) Text() string {
 // launch flag with a prediction (only notes, or nothing).
 var ErrNoAdvisedFlag = errors.New("the advice names no launch flag to try, so there is nothing to sweep")
 
+// AdviceProbe is the quality probe a sweep of advice asks when an advised
+// flag is lossy (vllm.Lossy): token agreement, the cheapest probe, which
+// needs no data set and separates a lossy launch in seconds of card time.
+const AdviceProbe = "agreement"
+
 // FromAdvice turns a run's advice into a sweep that tries each advised flag
 // on its own (one at a time) against the run's own launch, on the cells
 // the advice predicts, and checks the predictions (Spec.Expect): "Tune
 // this" of the app, and the loop issue 26 closes. The objective is total
 // tok/s at the first predicted cell. A run RigBench did not launch (an
-// endpoint) gets no advice to sweep.
+// endpoint) gets no advice to sweep. Where an advised flag is lossy
+// (vllm.Lossy) the sweep asks AdviceProbe of every variant, so its
+// verdict recommends the flag only if it keeps quality.
 func FromAdvice(run *rundoc.Run, advice []diagnose.Advice) (Spec, error) {
 	spec := Spec{ID: NewID(), Mode: OneAtATime, Target: TargetLaunch}
 	if run.Simulated && (run.Launch == nil || run.Launch.Image == "") {
@@ -81,6 +88,12 @@ func FromAdvice(run *rundoc.Run, advice []diagnose.Advice) (Spec, error) {
 	}
 	if len(spec.Dimensions) == 0 {
 		return Spec{}, ErrNoAdvisedFlag
+	}
+	for _, d := range spec.Dimensions {
+		if vllm.Lossy(d.Flag, d.Values[0]) {
+			// Speed bought with answers is no gain: the sweep checks.
+			spec.Quality = AdviceProbe
+		}
 	}
 	if spec.Target == TargetLaunch && run.Launch == nil {
 		return Spec{}, errors.New("RigBench did not start this run's server, so it cannot launch it with other flags")

@@ -44,10 +44,27 @@ func TestSweepFromAdviceConfirmsPredictions(t *testing.T) {
 	if len(spec.Dimensions) != 2 || spec.Target != tune.TargetDemo || len(spec.Expect) < 2 {
 		t.Fatalf("spec from advice %q: %+v", adviceTexts(advice), spec)
 	}
-	r := &tune.Runner{Spec: spec, Target: tune.Demo{Sim: cfg}, Hardware: noGPU, NoTelemetry: true}
+	// The advised --kv-cache-dtype is lossy: the sweep asks the agreement
+	// probe of every variant and judges each against the base's.
+	if spec.Quality != tune.AdviceProbe {
+		t.Fatalf("the sweep of lossy advice asks quality probe %q, want %q", spec.Quality, tune.AdviceProbe)
+	}
+	r := &tune.Runner{Spec: spec, Target: tune.Demo{Sim: cfg}, Hardware: noGPU, NoTelemetry: true} // the agreement probe needs no builder
 	res, err := r.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The tiny profile serves 2,048 tokens of context, fewer than the
+	// probe's long-context prompt needs: every probe fails, each run says
+	// why, and the verdict says it is on speed alone rather than claim a
+	// quality it did not check.
+	for _, v := range res.Variants {
+		if v.Quality == nil || v.Quality.Verdict != tune.QualityUnknown || !strings.Contains(v.Quality.Why, "longer than the server's context") {
+			t.Errorf("%s: quality %+v, want unknown: the prompt does not fit", v.Variant.Label(), v.Quality)
+		}
+	}
+	if !strings.Contains(res.Verdict, "Quality was not checked: your flags have no agreement result to pair with") {
+		t.Errorf("the verdict does not say quality went unchecked: %s", res.Verdict)
 	}
 	for _, want := range []string{"predicted: 0×4 runs without queueing — measured: runs without queueing", "predicted: 1920×2 fits — measured: fits"} {
 		if !strings.Contains(strings.ToLower(res.Verdict), want) {

@@ -35,6 +35,9 @@ type Doc struct {
 	Best    *int   `json:"best"`
 	Ties    []int  `json:"ties,omitempty"`
 	Verdict string `json:"verdict"`
+	// QualityVerdict is the verdict's quality sentences alone
+	// (Result.QualityVerdict); absent without a probe.
+	QualityVerdict string `json:"quality_verdict,omitempty"`
 }
 
 // DocBase is the base launch without secrets.
@@ -72,6 +75,9 @@ type DocVariant struct {
 	// for the demo, which launches nothing.
 	Startup *rundoc.Startup `json:"startup,omitempty"`
 	Cells   []DocCell       `json:"cells"`
+	// Quality is the variant's quality check against the base launch's;
+	// absent when the sweep asks no probe.
+	Quality *DocQuality `json:"quality,omitempty"`
 }
 
 // DocCell is a decode cell's headline figures.
@@ -99,7 +105,7 @@ func (r *Result) Document() *Doc {
 	rec := base.Record()
 	d := &Doc{Schema: SchemaV1, SweepID: r.Spec.ID, Objective: r.Spec.Objective.String(),
 		Base:       DocBase{Model: base.Model, Image: rec.Image, Flags: nonNil(rec.Args)},
-		Dimensions: r.Spec.Dimensions, Mode: r.Spec.Mode, Plan: r.Spec.Plan, Ties: r.Ties, Verdict: r.Verdict}
+		Dimensions: r.Spec.Dimensions, Mode: r.Spec.Mode, Plan: r.Spec.Plan, Ties: r.Ties, Verdict: r.Verdict, QualityVerdict: r.QualityVerdict}
 	if base.Image == "" {
 		d.Base.Image = "" // the demo: no image
 	}
@@ -112,7 +118,8 @@ func (r *Result) Document() *Doc {
 	}
 	for _, v := range r.Variants {
 		dv := DocVariant{Flags: nonNil(FlagArgs(v.Variant.Changes)), Label: v.Variant.Label(), Status: v.Status,
-			RunID: v.RunID, ScoreWhy: v.Score.Why, Error: v.Error, Fix: v.Fix, LoadS: v.LoadS, Cells: []DocCell{}}
+			RunID: v.RunID, ScoreWhy: v.Score.Why, Error: v.Error, Fix: v.Fix, LoadS: v.LoadS, Cells: []DocCell{},
+			Quality: docQuality(r.Spec.Quality, v.Quality)}
 		for _, ch := range v.Variant.Changes {
 			if ch.Value == "" {
 				dv.Unset = append(dv.Unset, ch.Name)

@@ -36,6 +36,15 @@ func (d *Doc) Table() (header []string, rows [][]string) {
 		header = append(header, rundoc.CellName(k.c, k.n))
 	}
 	header = append(header, "score")
+	probe := ""
+	for _, v := range d.Variants {
+		if v.Quality != nil {
+			probe = v.Quality.Probe
+		}
+	}
+	if probe != "" {
+		header = append(header, "quality ("+probe+")")
+	}
 	bars := d.Bars()
 	for i, v := range d.Variants {
 		mark := strconv.Itoa(i + 1)
@@ -60,7 +69,15 @@ func (d *Doc) Table() (header []string, rows [][]string) {
 		if bars[i].OK {
 			score = bars[i].Score
 		}
-		rows = append(rows, append(row, score))
+		row = append(row, score)
+		if probe != "" {
+			q := "—"
+			if v.Quality != nil {
+				q = termtext.Safe(v.Quality.Text)
+			}
+			row = append(row, q)
+		}
+		rows = append(rows, row)
 	}
 	return header, rows
 }

@@ -40,6 +40,9 @@ func (s Spec) Matches(kept Spec) error {
 	if a, b := jsonText(kept.Objective)+jsonText(kept.Constraints), jsonText(s.Objective)+jsonText(s.Constraints); a != b {
 		return diff("the objective and constraints", a, b)
 	}
+	if kept.Quality != s.Quality || kept.QualityDataset != s.QualityDataset {
+		return diff("the quality probe", quote(kept.Quality+" "+kept.QualityDataset), quote(s.Quality+" "+s.QualityDataset))
+	}
 	return nil
 }
 

@@ -63,6 +63,12 @@ type Spec struct {
 	// context), so a resume launches on the same rig. The spec file stays
 	// beside the history; the sweep document (Doc) does not carry it.
 	Rig string `json:"rig,omitempty"`
+	// Quality is the probe each variant's server is asked after its
+	// workload ("gsm8k:200", "agreement"; "" asks none), paired against the
+	// base launch's (issue 37), and QualityDataset the file its items are
+	// read from when they are not fetched: a resume asks the same.
+	Quality        string `json:"quality,omitempty"`
+	QualityDataset string `json:"quality_dataset,omitempty"`
 }
 
 // OnRig reports whether the variants run on a rig other than this
@@ -261,6 +267,9 @@ func (s Spec) Validate() error {
 		if nd.Flag != d.Flag {
 			return fmt.Errorf("%s is not the catalog's name of the flag: write %s", d.Flag, nd.Flag)
 		}
+	}
+	if s.QualityDataset != "" && s.Quality == "" {
+		return fmt.Errorf("the sweep names a quality data set (%s) but no quality probe: give --quality gsm8k:N with it", s.QualityDataset)
 	}
 	switch s.Mode {
 	case Grid, OneAtATime:

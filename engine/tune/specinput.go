@@ -65,6 +65,12 @@ type SpecInput struct {
 	// the target's, and its predictions for the flags and values still
 	// varied are checked by the verdict.
 	Advice *Spec
+	// Quality is the probe each variant is asked after its workload
+	// ("gsm8k:200", "agreement"; "" none) and QualityDataset the file its
+	// items come from ("" fetches them): Spec.Quality. The front end
+	// builds the probe from them (Runner.QualityProbe). A sweep from
+	// advice keeps the advice's probe when Quality is "".
+	Quality, QualityDataset string
 }
 
 // Spec reads the input into a checked sweep (Spec.Validate). An error
@@ -76,7 +82,11 @@ func (in SpecInput) Spec() (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
-	spec := Spec{ID: strings.TrimSpace(in.ID), Mode: in.Mode, Plan: plan}
+	spec := Spec{ID: strings.TrimSpace(in.ID), Mode: in.Mode, Plan: plan,
+		Quality: strings.TrimSpace(in.Quality), QualityDataset: strings.TrimSpace(in.QualityDataset)}
+	if in.Advice != nil && spec.Quality == "" {
+		spec.Quality = in.Advice.Quality
+	}
 	if spec.ID == "" {
 		spec.ID = NewID()
 	} else if err := CheckID(spec.ID); err != nil {

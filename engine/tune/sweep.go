@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rigbench/rigbench/engine/bench"
+	"github.com/rigbench/rigbench/engine/quality"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
@@ -53,6 +54,9 @@ type VariantResult struct {
 	// Resumed is true when the result was found in the history rather
 	// than measured by this call.
 	Resumed bool
+	// Quality is the variant's quality check against the base launch's
+	// (Spec.Quality); nil when the sweep asks none.
+	Quality *VariantQuality
 	// LoadS is the time from launch until the server was ready (not in
 	// any figure); MeasureS the run's time from then until its last cell
 	// ended; WallS the variant's whole wall time. WallS − LoadS − MeasureS
@@ -65,8 +69,9 @@ type Progress struct {
 	// Variant is k of Variants (1-based); Label names its flags.
 	Variant, Variants int
 	Label             string
-	// Stage: "launching", "measuring", "done", "skipped" (found finished
-	// in the history), "failed".
+	// Stage: "launching", "measuring", "probing" (the quality probe, after
+	// the workload), "done", "skipped" (found finished in the history),
+	// "failed".
 	Stage string
 	// Cell is the cell being measured ("16K×8"), CellIndex of Cells.
 	Cell             string
@@ -100,6 +105,18 @@ type Runner struct {
 	// SpecDir, when set, is where Run keeps the spec before the first
 	// variant (SaveSpec), so the sweep resumes from its id alone.
 	SpecDir string
+	// QualityProbe asks each variant's server Spec.Quality after its
+	// workload; the front end builds it from the probe's name (and
+	// Spec.QualityDataset). Required when Spec.Quality names a task probe
+	// (gsm8k:N); for "agreement", which needs no data set, Run builds it
+	// when nil.
+	QualityProbe session.QualityProbe
+
+	// baseProbe is the base launch's quality result, which each later
+	// variant's probe is paired with as it is measured, and baseRunID its
+	// run.
+	baseProbe *quality.Result
+	baseRunID string
 }
 
 // RunName is the history name of a variant's run; resuming reads the
@@ -113,6 +130,14 @@ func RunName(id string, v Variant) string { return "tune " + id + " · " + v.Lab
 func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	if err := r.Spec.Validate(); err != nil {
 		return nil, err
+	}
+	if r.Spec.Quality == AdviceProbe && r.QualityProbe == nil {
+		// Needs no data set: a front end that builds no probe (the app's
+		// "Tune this" of lossy advice) still gets its check.
+		r.QualityProbe = quality.AgreementProbe{}.Run
+	}
+	if r.Spec.Quality != "" && r.QualityProbe == nil {
+		return nil, fmt.Errorf("sweep %s asks the quality probe %s, but no probe was built for it", r.Spec.ID, r.Spec.Quality)
 	}
 	now, logf, report := r.hooks()
 	if r.Hardware == nil && !r.Spec.OnRig() {
@@ -161,6 +186,11 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		default:
 			res.Variants = append(res.Variants, r.measure(ctx, i, v, base, eta, start, now, logf, report))
 		}
+		if i == 0 && res.Variants[0].Status == Measured {
+			// The base's probe, measured now or kept in the history: each
+			// later variant's probe is paired with it as it is measured.
+			r.baseProbe, r.baseRunID = probeOf(res.Variants[0].Run), res.Variants[0].RunID
+		}
 	}
 	res = Judge(r.Spec, res.Variants)
 	if ctx.Err() != nil {
@@ -197,7 +227,12 @@ func (r *Runner) measure(ctx context.Context, i int, v Variant, base Progress, e
 	p.Stage, p.Elapsed, p.ETA = "launching", now().Sub(start), eta.left(i)+eta.estimates[i]
 	report(p)
 	t0 := now()
-	vr := r.runVariant(ctx, v, func(e rundoc.Event) {
+	probing := func() {
+		p := base
+		p.Stage, p.Elapsed, p.ETA = "probing", now().Sub(start), eta.left(i)
+		report(p)
+	}
+	vr := r.runVariant(ctx, v, probing, func(e rundoc.Event) {
 		if e.Kind != rundoc.EventCellStarted && e.Kind != rundoc.EventCellProgress {
 			return
 		}
@@ -253,7 +288,7 @@ func (t *etaTracker) measuredOne(i int, wall time.Duration) {
 }
 
 // runVariant launches and measures one variant through engine/session.
-func (r *Runner) runVariant(ctx context.Context, v Variant, progress func(rundoc.Event), logf func(string), now func() time.Time) VariantResult {
+func (r *Runner) runVariant(ctx context.Context, v Variant, probing func(), progress func(rundoc.Event), logf func(string), now func() time.Time) VariantResult {
 	vr := VariantResult{Variant: v}
 	opts, err := r.Target.Session(v.Config)
 	if err != nil {
@@ -270,6 +305,12 @@ func (r *Runner) runVariant(ctx context.Context, v Variant, progress func(rundoc
 	opts.Tags = []string{Tag(r.Spec.ID)}
 	opts.Notes = "Tune sweep " + r.Spec.ID + ", objective " + r.Spec.Objective.String() + "."
 	opts.Log = logf
+	if r.Spec.Quality != "" {
+		opts.Quality = &session.RunQuality{Name: r.Spec.Quality, Probe: r.QualityProbe, Started: probing}
+		if !v.IsBase() && r.baseProbe != nil {
+			opts.Quality.Baseline, opts.Quality.BaselineRunID, opts.Quality.BaselineLabel = r.baseProbe, r.baseRunID, BaseLabel
+		}
+	}
 	watch := rundoc.ObserverFunc(func(e rundoc.Event) {
 		if e.Kind == rundoc.EventRunStarted && !started {
 			started = true

@@ -31,6 +31,11 @@ type Result struct {
 	Verdict string
 	// Checks are the spec's expectations against what was measured.
 	Checks []Check
+	// QualityVerdict is the verdict's quality sentences alone (they are in
+	// Verdict too): each faster variant passed over for losing quality,
+	// and what the winner's probe found; "" without a probe
+	// (METHOD.md: "In a run and in Tune").
+	QualityVerdict string
 }
 
 // Tie reports whether two scores are within the noise of each other. When
@@ -63,7 +68,11 @@ func Judge(spec Spec, variants []VariantResult) *Result {
 			r.Variants[i].Score = Score{Why: string(r.Variants[i].Status)}
 		}
 	}
+	r.judgeQuality()
 	r.judge()
+	if r.QualityVerdict = r.qualityWords(); r.QualityVerdict != "" {
+		r.Verdict += " " + r.QualityVerdict
+	}
 	if d := r.drafting(); d != "" {
 		r.Verdict += " " + d
 	}
@@ -92,7 +101,7 @@ func (r *Result) judge() {
 	o := r.Spec.Objective
 	r.Best, r.Ties = -1, nil
 	for i, v := range r.Variants {
-		if !v.Score.OK {
+		if !v.Score.OK || !r.eligible(i) {
 			continue
 		}
 		if r.Best < 0 || better(o.Kind, v.Score.Value, r.Variants[r.Best].Score.Value) {
@@ -107,13 +116,13 @@ func (r *Result) judge() {
 	// Prefer the base (index 0), then the earliest variant, among those
 	// tied with the best.
 	for i, v := range r.Variants {
-		if i < r.Best && v.Score.OK && o.Tie(v.Score, best.Score) {
+		if i < r.Best && v.Score.OK && r.eligible(i) && o.Tie(v.Score, best.Score) {
 			r.Best, best = i, v
 			break
 		}
 	}
 	for i, v := range r.Variants {
-		if i != r.Best && v.Score.OK && o.Tie(v.Score, best.Score) {
+		if i != r.Best && v.Score.OK && r.eligible(i) && o.Tie(v.Score, best.Score) {
 			r.Ties = append(r.Ties, i)
 		}
 	}
@@ -132,7 +141,11 @@ func (r *Result) noWinner() string {
 	case b.Status != Measured:
 		why = string(b.Status)
 	}
-	return fmt.Sprintf("No variant has a figure for %s (%s with your flags); change the workload or the objective.", r.Spec.Objective.Describe(), strings.TrimSuffix(why, "."))
+	which := "No variant"
+	if len(r.passedOver()) > 0 {
+		which = "No variant that keeps quality"
+	}
+	return fmt.Sprintf("%s has a figure for %s (%s with your flags); change the workload or the objective.", which, r.Spec.Objective.Describe(), strings.TrimSuffix(why, "."))
 }
 
 // word writes the verdict for a chosen Best.
@@ -145,6 +158,9 @@ func (r *Result) word() string {
 			t := r.Variants[r.Ties[0]]
 			return fmt.Sprintf("Keep your flags: %s (%s) is within the noise of your %s for %s, a tie.",
 				"`"+t.Variant.Label()+"`", o.FormatScoreCI(t.Score), o.FormatScoreCI(base.Score), o.Describe())
+		}
+		if len(r.passedOver()) > 0 {
+			return fmt.Sprintf("Keep your flags: no variant that keeps quality beats their %s for %s.", o.FormatScoreCI(base.Score), o.Describe())
 		}
 		return fmt.Sprintf("Keep your flags: no variant beats their %s for %s.", o.FormatScoreCI(base.Score), o.Describe())
 	}

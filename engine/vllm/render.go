@@ -217,9 +217,10 @@ func SecretOption(name string) bool {
 // in their dashed spelling.
 var secretOption = map[string]bool{"--api-key": true, "--hf-token": true, "--token": true}
 
-// secretEnvName reports whether an environment variable probably holds a
-// secret, judged by the words vendors use in such names.
-func secretEnvName(name string) bool {
+// SecretEnvName reports whether an environment variable probably holds a
+// secret, judged by the words vendors use in such names: every shown
+// command line gives such a variable by name only.
+func SecretEnvName(name string) bool {
 	u := strings.ToUpper(name)
 	for _, w := range []string{"TOKEN", "KEY", "SECRET", "PASSWORD"} {
 		if strings.Contains(u, w) {
@@ -269,16 +270,7 @@ func (c LaunchConfig) DockerCommand(redact bool) string {
 }
 
 func (c LaunchConfig) dockerArgs(redact bool) []string {
-	a := []string{"docker", "run", "--rm"}
-	switch {
-	case c.GPUs == "all":
-		a = append(a, "--gpus", "all")
-	case strings.HasPrefix(c.GPUs, "count="):
-		a = append(a, "--gpus", strings.TrimPrefix(c.GPUs, "count="))
-	case c.GPUs != "":
-		// Docker's --gpus reads a CSV field: a list needs its own quotes.
-		a = append(a, "--gpus", `"device=`+c.GPUs+`"`)
-	}
+	a := append([]string{"docker", "run", "--rm"}, GPUsArgs(c.GPUs)...)
 	a = append(a, "--ipc=host")
 	if c.Port > 0 {
 		a = append(a, "-p", "127.0.0.1:"+strconv.Itoa(c.Port)+":"+strconv.Itoa(ContainerPort))
@@ -299,7 +291,7 @@ func (c LaunchConfig) dockerArgs(redact bool) []string {
 		a = append(a, "-e", "HF_TOKEN", "-e", "HUGGING_FACE_HUB_TOKEN")
 	}
 	for _, e := range c.Env {
-		if name, _, _ := strings.Cut(e, "="); redact && secretEnvName(name) {
+		if name, _, _ := strings.Cut(e, "="); redact && SecretEnvName(name) {
 			e = name // docker copies it from the caller's environment
 		}
 		a = append(a, "-e", e)
@@ -307,6 +299,22 @@ func (c LaunchConfig) dockerArgs(redact bool) []string {
 	a = append(append(a, c.ImageRef()), optionArgs("--model", c.Model)...)
 	a = append(a, c.flagArgs(redact, false)...)
 	return append(a, c.extraArgs(redact)...)
+}
+
+// GPUsArgs is a GPU request ("all", "count=N", device ids, "" for none)
+// as docker run's --gpus takes it: every shown `docker run` line writes
+// it so.
+func GPUsArgs(gpus string) []string {
+	switch {
+	case gpus == "all":
+		return []string{"--gpus", "all"}
+	case strings.HasPrefix(gpus, "count="):
+		return []string{"--gpus", strings.TrimPrefix(gpus, "count=")}
+	case gpus != "":
+		// Docker's --gpus reads a CSV field: a list needs its own quotes.
+		return []string{"--gpus", `"device=` + gpus + `"`}
+	}
+	return nil
 }
 
 // Record is the launch as the run document keeps it: no token, no API key.

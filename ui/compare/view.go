@@ -27,6 +27,9 @@ type View struct {
 	// flags lists the launch flags that differ between the runs
 	// (report.FlagChanges), under the legend.
 	flags *widget.Label
+	// quality pairs each run's quality check with run A's
+	// (report.QualityCompare), under the flags; hidden when no run has one.
+	quality *widget.Label
 	// gone names the runs compared that were deleted from History since
 	// (MarkDeleted).
 	gone    *widget.Label
@@ -52,6 +55,9 @@ func New() *View {
 	v.flags = widget.NewLabel("")
 	v.flags.Wrapping = fyne.TextWrapWord
 	v.flags.Hide()
+	v.quality = widget.NewLabel("")
+	v.quality.Wrapping = fyne.TextWrapWord
+	v.quality.Hide()
 	v.gone = widget.NewLabel("")
 	v.gone.Importance = widget.WarningImportance
 	v.gone.Wrapping = fyne.TextWrapWord
@@ -90,7 +96,7 @@ func New() *View {
 		container.NewTabItem("Charts", v.charts.Content()),
 		container.NewTabItem("Per-cell change", container.NewBorder(container.NewHBox(widget.NewLabel("Figure"), v.figure), nil, nil, nil, v.table)),
 	)
-	top := container.NewVBox(container.NewBorder(nil, nil, nil, v.export, v.legend), v.gone, v.flags)
+	top := container.NewVBox(container.NewBorder(nil, nil, nil, v.export, v.legend), v.gone, v.flags, v.quality)
 	v.content = container.NewBorder(top, nil, nil, nil, tabs)
 	return v
 }
@@ -184,6 +190,12 @@ func (v *View) SetRuns(runs []*rundoc.Run, chartsDone func()) {
 	v.legend.SetText(text)
 	v.gone.Hide()
 	v.setFlags(runs)
+	if lines := report.QualityCompare(runs); len(lines) > 0 {
+		v.quality.SetText("Quality: " + strings.Join(lines, "\n"))
+		v.quality.Show()
+	} else {
+		v.quality.Hide()
+	}
 	if len(runs) > 0 {
 		v.export.Enable()
 	} else {
@@ -227,6 +239,14 @@ const FlagsHeading = "Launch flags that differ (A → B …):"
 
 // SameFlags says the compared runs launched with the same flags.
 const SameFlags = "Launch flags: the same in every run."
+
+// Quality is the quality pairing shown under the flags ("" when hidden).
+func (v *View) Quality() string {
+	if v.quality.Visible() {
+		return v.quality.Text
+	}
+	return ""
+}
 
 // Flags is the launch-flag lines shown under the legend ("" when hidden).
 func (v *View) Flags() string {

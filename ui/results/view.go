@@ -43,6 +43,7 @@ type View struct {
 	pcells       []rundoc.Cell
 	burst        *widget.Table
 	bcells       []rundoc.Cell
+	quality      *qualityTab
 	all          *table
 	charts       *chartview.Gallery
 	tabs         *container.AppTabs
@@ -120,6 +121,7 @@ func New() *View {
 		v.prefill.SetColumnWidth(i, w)
 	}
 	v.burst = newBurstTable(&v.bcells)
+	v.quality = newQualityTab()
 	v.charts = chartview.NewGallery(chart.Kinds()...)
 	v.tabs = container.NewAppTabs(
 		container.NewTabItem("Decode matrix", container.NewScroll(v.mx)),
@@ -128,6 +130,7 @@ func New() *View {
 		container.NewTabItem("Charts", v.charts.Content()),
 		container.NewTabItem("Diagnosis", v.diagnosis.content),
 		container.NewTabItem("Burst", v.burst),
+		container.NewTabItem("Quality", v.quality.content),
 	)
 	v.content = container.NewBorder(container.NewVBox(v.title, v.gone, v.badge, v.summary, v.headlineCard, v.failure, v.server, container.NewHBox(v.resumeBtn)), nil, nil, nil,
 		container.NewStack(v.tabs, container.NewVBox(v.empty)))
@@ -229,6 +232,7 @@ func (v *View) SetRun(r *rundoc.Run, chartsDone func()) {
 		v.burst.Refresh()
 		v.all.set(nil)
 		v.diagnosis.set(nil, false)
+		v.quality.set(nil)
 		v.charts.Set(nil, chartsDone)
 		return
 	}
@@ -260,6 +264,7 @@ func (v *View) SetRun(r *rundoc.Run, chartsDone func()) {
 	// burst cells are in their own tab.
 	v.all.set(report.SustainedCells(r))
 	v.diagnosis.set(r, v.OnTune != nil && r.Status != rundoc.RunRunning)
+	v.quality.set(r)
 	v.charts.Set([]*rundoc.Run{r}, chartsDone)
 }
 

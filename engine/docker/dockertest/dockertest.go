@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"sync"
 	"testing"
 
@@ -61,4 +62,23 @@ func Launcher(ctx context.Context, t testing.TB, opts ...docker.Option) *docker.
 		t.Fatalf("building the simulator image: %v", buildErr)
 	}
 	return l
+}
+
+// Owner is a process of the test's own (a sleep), named as a container's
+// owner (docker.WithOwner), and the function that kills it: the test then
+// plays a RigBench that ended without stopping its containers. It skips on
+// a system that cannot name processes.
+func Owner(t testing.TB) (docker.Owner, func()) {
+	t.Helper()
+	p := exec.Command("sleep", "600")
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	kill := func() { p.Process.Kill(); p.Wait() }
+	t.Cleanup(kill)
+	o, err := docker.ProcessOwner(p.Process.Pid)
+	if err != nil {
+		t.Skipf("this system cannot name processes: %v", err)
+	}
+	return o, kill
 }

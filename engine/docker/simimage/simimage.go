@@ -25,6 +25,11 @@ import (
 // DefaultTag is the tag tests give the simulator image.
 const DefaultTag = "rigbench-sim:test"
 
+// ClusterTag is the same image under a tag of its own, which the cluster
+// tests launch: the Docker daemon is the machine's, and a build of an
+// older checkout (whose image has no stand-in ray) retags DefaultTag only.
+const ClusterTag = "rigbench-sim:cluster"
+
 // Package is the import path of the simulator command.
 const Package = "github.com/rigbench/rigbench/cmd/rigbench-sim"
 
@@ -33,6 +38,11 @@ type Builder interface {
 	ImageBuild(ctx context.Context, context io.Reader, options build.ImageBuildOptions) (build.ImageBuildResponse, error)
 }
 
+// The simulator answers as nvidia-smi, ray and vllm by the name it is run
+// under: the stand-ins of a rig's card, of Ray (a cluster launch) and of
+// `vllm serve` (run in the Ray head's container), each labelled as a
+// stand-in where it prints.
+//
 // The image's VLLM_CACHE_ROOT is vLLM's default cache root, where a launch
 // mounts the compile cache folder: the simulator then takes vLLM's
 // start-up time, shorter when the folder holds its configuration's
@@ -40,16 +50,22 @@ type Builder interface {
 const dockerfile = `FROM scratch
 COPY rigbench-sim /rigbench-sim
 COPY rigbench-sim /usr/bin/nvidia-smi
+COPY rigbench-sim /usr/bin/ray
+COPY rigbench-sim /usr/bin/vllm
 ENV VLLM_CACHE_ROOT=/root/.cache/vllm
 ENTRYPOINT ["/rigbench-sim"]
 `
 
 // Build compiles the simulator and builds the image tag (DefaultTag when
-// empty). It must run inside the RigBench module (tests do), where `go build`
-// finds the package.
+// empty, which ClusterTag names too). It must run inside the RigBench
+// module (tests do), where `go build` finds the package.
 func Build(ctx context.Context, api Builder, tag string) error {
 	if tag == "" {
 		tag = DefaultTag
+	}
+	tags := []string{tag}
+	if tag == DefaultTag {
+		tags = append(tags, ClusterTag)
 	}
 	bin, err := compile(ctx)
 	if err != nil {
@@ -60,7 +76,7 @@ func Build(ctx context.Context, api Builder, tag string) error {
 		return err
 	}
 	resp, err := api.ImageBuild(ctx, bytes.NewReader(tarball), build.ImageBuildOptions{
-		Tags: []string{tag}, Remove: true, ForceRemove: true, Dockerfile: "Dockerfile",
+		Tags: tags, Remove: true, ForceRemove: true, Dockerfile: "Dockerfile",
 		Labels: map[string]string{"io.rigbench.simulator": "true"},
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -61,6 +62,10 @@ type Options struct {
 	// NoHome gives the rig's sessions an empty HOME: a rig that cannot
 	// say its home folder.
 	NoHome bool
+	// Share makes the new sshd reachable from that server's HOME (its user
+	// key, its known_hosts), so one RigBench environment reaches both: a
+	// cluster of two loopback rigs.
+	Share *Server
 }
 
 // Start runs sshd for the test and stops it when the test ends.
@@ -98,13 +103,25 @@ func Start(t testing.TB, o Options) *Server {
 	userPub, userPEM := newKey(t)
 	hostKey := filepath.Join(dir, "host_ed25519")
 	must(t, os.WriteFile(hostKey, hostPEM, 0o600))
-	must(t, os.WriteFile(filepath.Join(sshDir, "id_ed25519"), userPEM, 0o600))
+	if o.Share != nil {
+		home, sshDir = o.Share.Home, filepath.Join(o.Share.Home, ".ssh")
+		pem, err := os.ReadFile(filepath.Join(sshDir, "id_ed25519"))
+		must(t, err)
+		signer, err := ssh.ParsePrivateKey(pem)
+		must(t, err)
+		userPub = signer.PublicKey()
+	} else {
+		must(t, os.WriteFile(filepath.Join(sshDir, "id_ed25519"), userPEM, 0o600))
+	}
 	auth := filepath.Join(dir, "authorized_keys")
 	must(t, os.WriteFile(auth, ssh.MarshalAuthorizedKey(userPub), 0o600))
 	port := freePort(t)
 	if !o.Unknown {
 		line := fmt.Sprintf("[127.0.0.1]:%d %s", port, ssh.MarshalAuthorizedKey(hostPub))
-		must(t, os.WriteFile(filepath.Join(sshDir, "known_hosts"), []byte(line), 0o600))
+		f, err := os.OpenFile(filepath.Join(sshDir, "known_hosts"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		must(t, err)
+		_, err = f.WriteString(line)
+		must(t, errors.Join(err, f.Close()))
 	}
 	cfg := filepath.Join(dir, "sshd_config")
 	must(t, os.WriteFile(cfg, []byte(strings.Join([]string{

@@ -1,0 +1,59 @@
+package rundoc
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Cluster is the Ray cluster a launch spanned (issue 40): one vLLM server
+// over several rigs, measured as one server. It rides in Launch, so the
+// history keeps it with the launch it describes.
+type Cluster struct {
+	// Rigs are the rigs' public names (Rig.Name's form), the head first.
+	Rigs []string `json:"rigs"`
+	// TP and PP are the tensor- and pipeline-parallel sizes: TP GPUs in
+	// each rig, PP rigs.
+	TP int `json:"tp"`
+	PP int `json:"pp"`
+	// Interface is the link's network interface (NCCL_SOCKET_IFNAME), ""
+	// when NCCL chose.
+	Interface string `json:"interface,omitempty"`
+}
+
+// Text names the cluster as History and Compare show it: "2 rigs, TP 1 ×
+// PP 2 over enp1s0".
+func (c *Cluster) Text() string {
+	s := fmt.Sprintf("%d rigs, TP %d × PP %d", len(c.Rigs), c.TP, c.PP)
+	if c.Interface != "" {
+		s += " over " + c.Interface
+	}
+	return s
+}
+
+// RigName is how a cluster run names its rig (Run.Rig's Name), so the
+// history's RIG column, its rig filter and Compare name every rig of it:
+// "ssh://a + ssh://b (2 rigs, TP 1 × PP 2 over enp1s0)".
+func (c *Cluster) RigName() string {
+	name := strings.Join(c.Rigs, " + ") + " (" + c.Text() + ")"
+	if len(name) > MaxNameLen && len(c.Rigs) > 0 {
+		name = fmt.Sprintf("%s + %d more (%s)", c.Rigs[0], len(c.Rigs)-1, c.Text())
+	}
+	return name
+}
+
+// cluster checks a recorded cluster.
+func (v *validator) cluster(c *Cluster) {
+	if len(c.Rigs) < 2 || len(c.Rigs) > 64 {
+		v.fail("launch.cluster.rigs has %d rigs; a cluster has 2 to 64", len(c.Rigs))
+	}
+	for _, r := range c.Rigs {
+		v.text("launch.cluster.rigs", r, MaxNameLen)
+	}
+	if c.TP < 1 || c.PP < 1 || c.TP > 1<<20 || c.PP > 1<<20 {
+		v.fail("launch.cluster tp %d × pp %d is not a split (each a whole number of 1 or more)", c.TP, c.PP)
+	}
+	v.text("launch.cluster.interface", c.Interface, MaxNameLen)
+	if strings.ContainsAny(c.Interface, " \t\n") {
+		v.fail("launch.cluster.interface %q is not an interface name", c.Interface)
+	}
+}

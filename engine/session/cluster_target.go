@@ -1,0 +1,72 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"regexp"
+	"strings"
+
+	"github.com/rigbench/rigbench/engine/cluster"
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/vllm"
+)
+
+// ClusterInput is a launch over several rigs as the user typed it: the
+// CLI's --rigs, --interface and --node-ips (the app's Launch view gives
+// the same texts), read by TargetInput.Options into a ClusterLauncher.
+type ClusterInput struct {
+	// Rigs is "head=ssh://a,ssh://b" (cluster.ParseRigs).
+	Rigs string
+	// Interface is the link's network interface ("" lets NCCL choose).
+	Interface string
+	// NodeIPs are the nodes' addresses on the link, comma-separated in the
+	// order of the rigs, the head first; "" (or a short list) resolves
+	// the rigs' host names.
+	NodeIPs string
+	// RayPort and ServePort are the head's Ray port and the server's port
+	// on the head rig (0: engine/cluster's defaults, 6379 and 8000).
+	RayPort, ServePort int
+}
+
+func (c ClusterInput) given() bool { return strings.TrimSpace(c.Rigs) != "" }
+
+// ifaceName is what Linux accepts as an interface name (IFNAMSIZ 16, no
+// slash or space), and NCCL's "^" (exclude) and "=" (exact) prefixes.
+var ifaceName = regexp.MustCompile(`^[\^=]?[A-Za-z0-9_.:-]{1,15}(,[A-Za-z0-9_.:-]{1,15})*$`)
+
+// launcher reads the texts into the one ClusterLauncher a front end
+// starts, with how's policies (token, --no-gpu, pull progress, options).
+func (c ClusterInput) launcher(cfg vllm.LaunchConfig, how Launching) (*ClusterLauncher, error) {
+	specs, err := cluster.ParseRigs(c.Rigs)
+	if err != nil {
+		var re *cluster.RigsError
+		if errors.As(err, &re) {
+			return nil, &rundoc.FieldError{Field: FieldRigs, Msg: fmt.Sprintf("%q: %s", re.Value, re.Reason)}
+		}
+		return nil, err
+	}
+	iface := strings.TrimSpace(c.Interface)
+	if iface != "" && !ifaceName.MatchString(iface) {
+		return nil, &rundoc.FieldError{Field: FieldInterface, Msg: fmt.Sprintf("must be a network interface's name, such as enp1s0 (see `ip link` on the rigs), not %q", c.Interface)}
+	}
+	var ips []string
+	if strings.TrimSpace(c.NodeIPs) != "" {
+		ips = strings.Split(c.NodeIPs, ",")
+		if len(ips) > len(specs) {
+			return nil, &rundoc.FieldError{Field: FieldNodeIPs, Msg: fmt.Sprintf("names %d addresses for %d rigs", len(ips), len(specs))}
+		}
+		for i, ip := range ips {
+			ips[i] = strings.TrimSpace(ip)
+			if ips[i] != "" && net.ParseIP(ips[i]) == nil {
+				return nil, &rundoc.FieldError{Field: FieldNodeIPs, Msg: fmt.Sprintf("%q is not an IP address: give each node's address on the link, such as 10.0.0.2", ip)}
+			}
+		}
+	}
+	if c.RayPort < 0 || c.RayPort > 65535 || c.ServePort < 0 || c.ServePort > 65535 {
+		return nil, &rundoc.FieldError{Field: FieldRigs, Msg: "ports must be from 1 to 65535"}
+	}
+	opts := how.dockerOptions(&cfg)
+	return &ClusterLauncher{Config: cfg, Specs: specs, Addresses: ips, Interface: iface, RayPort: c.RayPort, ServePort: c.ServePort,
+		Options: append(opts, how.Options...), Pull: how.Pull, Getenv: how.Getenv}, nil
+}

@@ -1,0 +1,297 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/docker/dockertest"
+	"github.com/rigbench/rigbench/engine/docker/simimage"
+	"github.com/rigbench/rigbench/engine/rig"
+	"github.com/rigbench/rigbench/engine/rig/rigtest"
+	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/sim"
+)
+
+// twoRigs starts two sshd on loopback, both reaching this machine's Docker
+// daemon (the simulator image built), and connects to each: a cluster of
+// two "remote" rigs whose nodes meet over real TCP on 127.0.0.1.
+func twoRigs(ctx context.Context, t *testing.T) (*docker.Launcher, docker.Option, []*rigtest.Server, []*rig.Conn) {
+	t.Helper()
+	l, label := simImage(ctx, t)
+	var servers []*rigtest.Server
+	var conns []*rig.Conn
+	for range 2 {
+		s := rigtest.Start(t, rigtest.Options{})
+		servers, conns = append(servers, s), append(conns, connectTo(ctx, t, s))
+	}
+	return l, label, servers, conns
+}
+
+// freePorts are n loopback ports free now.
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var ports []int
+	for range n {
+		p, err := docker.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports = append(ports, p)
+	}
+	return ports
+}
+
+// clusterLauncher is a two-node stand-in cluster: the head on rig 0 at
+// 127.0.0.1, the worker on rig 1 at 127.0.0.2 (both this machine's
+// loopback, told apart as vLLM tells nodes apart: by VLLM_HOST_IP).
+func clusterLauncher(t *testing.T, conns []*rig.Conn, label docker.Option, env ...string) *session.ClusterLauncher {
+	ports := freePorts(t, 2)
+	cfg := simLaunch("10")
+	// The cluster's tag of the image: another checkout's build retags
+	// DefaultTag with an image that has no stand-in ray.
+	cfg.Image, cfg.Tag, _ = strings.Cut(simimage.ClusterTag, ":")
+	cfg.GPUs, cfg.Env = "", env
+	return &session.ClusterLauncher{Config: cfg, Rigs: conns, Addresses: []string{"127.0.0.1", "127.0.0.2"}, Interface: "lo",
+		RayPort: ports[0], ServePort: ports[1], Poll: 100 * time.Millisecond, JoinTimeout: time.Minute,
+		Options: []docker.Option{docker.WithoutGPU(), label, docker.WithPollInterval(100 * time.Millisecond)}}
+}
+
+// syncLog collects a session's log from several goroutines.
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncLog) add(line string) { s.mu.Lock(); s.b.WriteString(line + "\n"); s.mu.Unlock() }
+func (s *syncLog) String() string  { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// noneLeft waits (bounded) until no container of the test remains: a
+// worker whose head is gone ends by itself and its daemon removes it.
+func noneLeft(t *testing.T, l *docker.Launcher) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for {
+		left, err := l.Managed(ctx)
+		if err == nil && len(left) == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			var names []string
+			for _, m := range left {
+				names = append(names, strings.Join(m.Names, ","))
+			}
+			t.Fatalf("containers left on the rigs: %v (%v)", names, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// The stand-in cluster on two loopback rigs serves one model measured as
+// one server: every cell Valid, the cluster recorded, nothing left.
+func TestClusterRunOnTwoRigs(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, label, servers, conns := twoRigs(ctx, t)
+	var log syncLog
+	plan := rundoc.Plan{Contexts: []int{0, 512}, Concurrency: []int{1, 4}, DurationS: 20, MaxOutput: 128}
+	run, err := session.Run(ctx, session.Options{Kind: session.Launch, Launcher: clusterLauncher(t, conns, label), Plan: plan, Log: log.add})
+	if err != nil {
+		t.Fatalf("run: %v\nlog:\n%s", err, log.String())
+	}
+	for _, c := range run.Cells {
+		if c.Status != rundoc.StatusValid {
+			t.Errorf("cell %s %d×%d is %s (%s)", c.Phase, c.Context, c.Concurrency, c.Status, c.Reason)
+		}
+	}
+	want := rundoc.Cluster{Rigs: []string{fmt.Sprintf("ssh://127.0.0.1:%d", servers[0].Port), fmt.Sprintf("ssh://127.0.0.1:%d", servers[1].Port)},
+		TP: 1, PP: 2, Interface: "lo"}
+	if run.Launch == nil || run.Launch.Cluster == nil || fmt.Sprint(*run.Launch.Cluster) != fmt.Sprint(want) {
+		t.Errorf("recorded cluster %+v; want %+v", run.Launch, want)
+	}
+	if gpu := sim.DefaultProfile().GPUName; run.Hardware == nil || len(run.Hardware.GPUs) != 1 || run.Hardware.GPUs[0].Name != gpu {
+		t.Errorf("recorded hardware %+v; want the head rig's stand-in %s", run.Hardware, gpu)
+	}
+	if run.Rig == nil || run.Rig.Name != want.RigName() {
+		t.Errorf("recorded rig %+v; want the cluster named %q", run.Rig, want.RigName())
+	}
+	out := log.String()
+	for _, w := range []string{"TP 1 × PP 2", "--network host", "VLLM_HOST_IP=127.0.0.2", "NCCL_SOCKET_IFNAME=lo",
+		"2 of 2 node(s) joined", "--distributed-executor-backend ray", "a stand-in for Ray, not Ray"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("log lacks %q", w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("log:\n%s", out)
+	}
+	noneLeft(t, l)
+}
+
+// runUntilFirstCell runs a short plan on the cluster and calls at once
+// when its first cell starts.
+func runUntilFirstCell(ctx context.Context, t *testing.T, conns []*rig.Conn, label docker.Option, at func()) (*rundoc.Run, *syncLog, error) {
+	var once sync.Once
+	obs := rundoc.ObserverFunc(func(e rundoc.Event) {
+		if e.Kind == rundoc.EventCellStarted {
+			once.Do(at)
+		}
+	})
+	log := &syncLog{}
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{1, 4}, DurationS: 20, MaxOutput: 128}
+	run, err := session.Run(ctx, session.Options{Kind: session.Launch, Launcher: clusterLauncher(t, conns, label), Plan: plan,
+		Observers: []rundoc.Observer{obs}, Log: log.add})
+	return run, log, err
+}
+
+// runMessage is what a run that failed says: its error and the error it
+// recorded.
+func runMessage(run *rundoc.Run, err error) string {
+	msg := fmt.Sprint(err)
+	if run != nil {
+		msg += " " + run.Error
+	}
+	return msg
+}
+
+// Cancelling mid-run stops every node on every rig.
+func TestClusterCancelLeavesNothing(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, label, _, conns := twoRigs(ctx, t)
+	rctx, rcancel := context.WithCancel(ctx)
+	run, log, err := runUntilFirstCell(rctx, t, conns, label, rcancel)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("run: %v\nlog:\n%s", err, log.String())
+	}
+	if run == nil || run.Status != rundoc.RunCancelled {
+		t.Errorf("run %+v; want cancelled", run)
+	}
+	noneLeft(t, l)
+}
+
+// The worker rig's sshd killed mid-run: the run stops, says which rig
+// dropped and how to resume, and no container stays on either rig (the
+// head is stopped through its rig; the worker, its head gone, ends and is
+// removed by its daemon).
+func TestClusterRigDropsMidRun(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, label, servers, conns := twoRigs(ctx, t)
+	run, log, err := runUntilFirstCell(ctx, t, conns, label, servers[1].Kill)
+	msg := runMessage(run, err)
+	rigName := fmt.Sprintf("127.0.0.1:%d", servers[1].Port)
+	if !strings.Contains(msg, rigName) || !strings.Contains(msg, "dropped") || !strings.Contains(msg, "resume the run") {
+		t.Errorf("run error %q; want the dropped rig %s named and how to resume\nlog:\n%s", msg, rigName, log.String())
+	}
+	t.Logf("the run says: %s", msg)
+	noneLeft(t, l)
+}
+
+// A worker told a head address it cannot reach fails the reach check,
+// naming its rig; a worker that keeps trying is named when the bounded
+// wait ends. Either way nothing stays.
+func TestClusterWorkerCannotReachTheHead(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, label, servers, conns := twoRigs(ctx, t)
+	worker := fmt.Sprintf("127.0.0.1:%d", servers[1].Port)
+	// 192.0.2.1 is TEST-NET-1: no host answers there.
+	for name, tc := range map[string]struct {
+		env  string
+		join time.Duration
+		want string
+	}{
+		"gives up": {"RAY_gcs_rpc_server_reconnect_timeout_s=0", time.Minute, "cannot reach the head's Ray port at 192.0.2.1"},
+		"missing":  {"RAY_gcs_rpc_server_reconnect_timeout_s=600", 3 * time.Second, "not joined: ssh://" + worker},
+	} {
+		c := clusterLauncher(t, conns, label, tc.env)
+		c.Addresses[0], c.JoinTimeout = "192.0.2.1", tc.join
+		var log syncLog
+		srv, err := c.Launch(ctx, log.add)
+		if err == nil {
+			srv.Stop(ctx)
+			t.Fatalf("%s: the cluster started with an unreachable head", name)
+		}
+		if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), worker) {
+			t.Errorf("%s: %v; want %q naming %s\nlog:\n%s", name, err, tc.want, worker, log.String())
+		}
+		noneLeft(t, l)
+	}
+}
+
+// A cluster whose RigBench ended without stopping it (its owner gone) is
+// removed by the next cluster launch on the rigs, on every rig.
+func TestClusterLaunchRemovesWhatACrashLeft(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, label, _, conns := twoRigs(ctx, t)
+	o, killOwner := dockertest.Owner(t)
+	crashed := clusterLauncher(t, conns, label)
+	crashed.Options = append(crashed.Options, docker.WithOwner(o))
+	var log syncLog
+	if _, err := crashed.Launch(ctx, log.add); err != nil {
+		t.Fatalf("launch: %v\nlog:\n%s", err, log.String())
+	}
+	if left, err := l.Managed(ctx); err != nil || len(left) != 2 {
+		t.Fatalf("%d containers of the first cluster (%v); want its head and its worker", len(left), err)
+	}
+	killOwner() // the RigBench that started it is gone, its cluster left running
+	var again syncLog
+	srv, err := clusterLauncher(t, conns, label).Launch(ctx, again.add)
+	if err != nil {
+		t.Fatalf("second launch: %v\nlog:\n%s", err, again.String())
+	}
+	removed := strings.Count(again.String(), "removed 2 container(s) left by an earlier RigBench run")
+	if removed != 1 {
+		t.Errorf("the second launch's log says %d times that it removed the crashed cluster; want once (the rigs share this daemon)\n%s", removed, again.String())
+	}
+	if err := srv.Stop(ctx); err != nil {
+		t.Errorf("stop: %v", err)
+	}
+	noneLeft(t, l)
+}
+
+// A worker whose container dies mid-run takes the server with it, as a
+// dead Ray worker takes vLLM's engine: the run ends naming the worker's
+// rig, and nothing stays.
+func TestClusterWorkerDiesMidRun(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, label, servers, conns := twoRigs(ctx, t)
+	kill := func() {
+		list, err := l.Managed(ctx)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		for _, m := range list {
+			if strings.HasSuffix(strings.Join(m.Names, ","), "-node2") {
+				zero := 0
+				if err := l.API().ContainerStop(ctx, m.ID, container.StopOptions{Timeout: &zero}); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	}
+	run, log, err := runUntilFirstCell(ctx, t, conns, label, kill)
+	msg := runMessage(run, err)
+	worker := fmt.Sprintf("127.0.0.1:%d", servers[1].Port)
+	if !strings.Contains(msg, "the Ray node on rig ssh://"+worker+" stopped") {
+		t.Errorf("run error %q; want the dead worker's rig named\nlog:\n%s", msg, log.String())
+	}
+	t.Logf("the run says: %s", msg)
+	if !strings.Contains(log.String(), "ActorDiedError") {
+		t.Errorf("the server did not die with its worker:\n%s", log.String())
+	}
+	noneLeft(t, l)
+}
