@@ -32,13 +32,7 @@ func (u *UI) checkQuality(ctx context.Context, name string, base *quality.Result
 		return nil, errors.New(strings.TrimSuffix(target.Text(err), "."))
 	}
 	probe, header, err := session.NewQualityProbe(ctx, session.QualityProbeInput{Name: name, Demo: t.Demo, Progress: progress,
-		DatasetDir: func() (string, error) {
-			path, err := store.ResolvePath("", os.Getenv)
-			if err != nil {
-				return "", err
-			}
-			return session.QualityDatasetDir(path), nil
-		}})
+		DatasetDir: datasetDir})
 	if err != nil {
 		return nil, forApp(err)
 	}
@@ -74,4 +68,14 @@ func (u *UI) addQualityBaseline(path string) {
 func (u *UI) exportQuality(r *quality.Result) {
 	name := "quality-" + strings.NewReplacer(":", "-", "/", "-").Replace(r.Probe) + ".json"
 	export.SaveAs(u.win, name, []string{".json"}, func(path string) error { return safefile.Write(path, r.Write) })
+}
+
+// datasetDir is the folder beside the history where the app keeps the
+// quality data sets it fetched (session.QualityDatasetDir), as the CLI does.
+func datasetDir() (string, error) {
+	path, err := store.ResolvePath("", os.Getenv)
+	if err != nil {
+		return "", err
+	}
+	return session.QualityDatasetDir(path), nil
 }

@@ -171,7 +171,7 @@ func (u *UI) resumeSweep(spec tune.Spec) (*tune.Runner, error) {
 // withTuneHistory has r record every variant in the history, and find
 // there the finished ones of a resumed sweep.
 func (u *UI) withTuneHistory(r *tune.Runner) *tune.Runner {
-	r.Hardware, r.SpecDir = u.snapshot, u.tuneSpecDir()
+	r.Hardware, r.SpecDir, r.DatasetDir = u.snapshot, u.tuneSpecDir(), datasetDir
 	if r.Spec.OnRig() {
 		r.Hardware = nil // each variant's session reads the rig's
 	}

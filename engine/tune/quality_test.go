@@ -174,13 +174,30 @@ func TestQualitySweepPassesOverTheLossyVariant(t *testing.T) {
 	}
 }
 
-// A sweep that asks a probe without one to ask is refused before anything
-// starts.
-func TestQualitySweepNeedsItsProbe(t *testing.T) {
+// A sweep whose probe cannot be built (a name that is no probe; a task
+// probe's data set with nowhere to keep it, off the demo) is refused
+// before any variant starts, naming the probe; on the demo, Run builds
+// the probe from its name (the demo's own set), as the app's Tune does.
+func TestQualitySweepBuildsItsProbe(t *testing.T) {
 	t.Parallel()
-	r := &tune.Runner{Spec: qualitySpec(t), Target: demoTarget(5), Hardware: noGPU}
-	if _, err := r.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "gsm8k:200") {
+	bad := qualitySpec(t)
+	bad.Quality = "gsm8k:many"
+	r := &tune.Runner{Spec: bad, Target: demoTarget(5), Hardware: noGPU}
+	if _, err := r.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "gsm8k:many") {
 		t.Errorf("err %v, want a refusal naming the probe", err)
+	}
+	if testing.Short() {
+		return
+	}
+	spec := qualitySpec(t)
+	spec.Dimensions = []tune.Dimension{dim(t, "kv-cache-dtype=auto,int4_per_token_head")}
+	r = &tune.Runner{Spec: spec, Target: demoTarget(5), Hardware: noGPU}
+	res, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := res.Variants[1].Quality; q == nil || q.Verdict != tune.QualityLost {
+		t.Errorf("int4's quality %+v, want a loss found by the probe Run built", q)
 	}
 }
 

@@ -281,6 +281,11 @@ func (d *Doc) Bars() []Bar {
 			// (the cell queued); the cell's long reason would repeat it.
 			b.Note = d.cellNote(v)
 		}
+		if q := v.Quality; q != nil && q.Verdict == QualityLost {
+			// The bar may be the longest: the chart says why it is not
+			// the winner, as the verdict does.
+			b.Note = strings.TrimPrefix(b.Note+"; quality "+termtext.Safe(q.Text), "; ")
+		}
 		out = append(out, b)
 	}
 	return out

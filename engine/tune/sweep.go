@@ -106,11 +106,15 @@ type Runner struct {
 	// variant (SaveSpec), so the sweep resumes from its id alone.
 	SpecDir string
 	// QualityProbe asks each variant's server Spec.Quality after its
-	// workload; the front end builds it from the probe's name (and
-	// Spec.QualityDataset). Required when Spec.Quality names a task probe
-	// (gsm8k:N); for "agreement", which needs no data set, Run builds it
-	// when nil.
+	// workload. When nil, Run builds it from the probe's name and
+	// Spec.QualityDataset (session.NewQualityProbe, the CLI's reader), a
+	// task probe's data set fetched into DatasetDir's folder: at Start,
+	// not while a front end's form is being edited.
 	QualityProbe session.QualityProbe
+	// DatasetDir is the folder fetched data sets are kept in
+	// (session.QualityDatasetDir of the history); nil where none is, and a
+	// task probe then needs Spec.QualityDataset. "agreement" needs neither.
+	DatasetDir func() (string, error)
 
 	// baseProbe is the base launch's quality result, which each later
 	// variant's probe is paired with as it is measured, and baseRunID its
@@ -131,13 +135,13 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 	if err := r.Spec.Validate(); err != nil {
 		return nil, err
 	}
-	if r.Spec.Quality == AdviceProbe && r.QualityProbe == nil {
-		// Needs no data set: a front end that builds no probe (the app's
-		// "Tune this" of lossy advice) still gets its check.
-		r.QualityProbe = quality.AgreementProbe{}.Run
-	}
 	if r.Spec.Quality != "" && r.QualityProbe == nil {
-		return nil, fmt.Errorf("sweep %s asks the quality probe %s, but no probe was built for it", r.Spec.ID, r.Spec.Quality)
+		probe, _, err := session.NewQualityProbe(ctx, session.QualityProbeInput{Name: r.Spec.Quality,
+			Demo: r.Spec.Target == TargetDemo, Dataset: r.Spec.QualityDataset, DatasetDir: r.DatasetDir})
+		if err != nil {
+			return nil, fmt.Errorf("sweep %s asks the quality probe %s: %w", r.Spec.ID, r.Spec.Quality, err)
+		}
+		r.QualityProbe = probe
 	}
 	now, logf, report := r.hooks()
 	if r.Hardware == nil && !r.Spec.OnRig() {

@@ -2,10 +2,7 @@ package runview
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -27,23 +24,16 @@ import (
 // honour ctx (Cancel) and is called on a goroutine of its own.
 type QualityFunc func(ctx context.Context, probe string, base *quality.Result, progress func(done, total int)) (*quality.Result, error)
 
-// Probe choices of the Quality check, in the order offered, with the probe
-// name each stands for (session.NewQualityProbe's).
+// Probe choices of the Quality check (qualityview's, which Tune offers too).
 const (
-	ProbeAgreement = "Token agreement"
-	ProbeGSM8K     = "GSM8K"
-	ProbeMMLUPro   = "MMLU-Pro"
-	ProbeGPQA      = "GPQA Diamond"
+	ProbeAgreement = qualityview.ProbeAgreement
+	ProbeGSM8K     = qualityview.ProbeGSM8K
+	ProbeMMLUPro   = qualityview.ProbeMMLUPro
+	ProbeGPQA      = qualityview.ProbeGPQA
 )
-
-var probeNames = map[string]string{ProbeAgreement: "agreement", ProbeGSM8K: "gsm8k", ProbeMMLUPro: "mmlu-pro", ProbeGPQA: "gpqa-diamond"}
 
 // NoBaseline is the baseline choice that compares with nothing.
 const NoBaseline = "No baseline"
-
-// defaultQualityItems is the items a task probe asks unless told: 200 read
-// a 7-point loss at p ≈ 0.0001 on the demo and take seconds there.
-const defaultQualityItems = "200"
 
 // qualityCheck is the Run view's Quality check: a probe of the target's
 // answers, alone or paired with a baseline (an earlier check of this app
@@ -51,8 +41,8 @@ const defaultQualityItems = "200"
 type qualityCheck struct {
 	run QualityFunc
 
-	probe, baseline                *widget.Select
-	items                          *widget.Entry
+	probe                          *qualityview.Picker
+	baseline                       *widget.Select
 	checkBtn, cancelBtn, exportBtn *widget.Button
 	openBtn                        *widget.Button
 	status                         *widget.Label
@@ -80,17 +70,7 @@ type namedResult struct {
 
 func newQualityCheck(busy func() bool) *qualityCheck {
 	q := &qualityCheck{busy: busy}
-	q.probe = widget.NewSelect([]string{ProbeAgreement, ProbeGSM8K, ProbeMMLUPro, ProbeGPQA}, func(s string) {
-		if s == ProbeAgreement {
-			q.items.Disable()
-		} else {
-			q.items.Enable()
-		}
-	})
-	q.items = widget.NewEntry()
-	q.items.SetText(defaultQualityItems)
-	q.items.SetPlaceHolder("all")
-	q.probe.SetSelected(ProbeGSM8K)
+	q.probe = qualityview.NewPicker(false, nil)
 	q.baseline = widget.NewSelect([]string{NoBaseline}, nil)
 	q.baseline.SetSelected(NoBaseline)
 	q.openBtn = widget.NewButtonWithIcon("Baseline file…", theme.FolderOpenIcon(), nil)
@@ -108,7 +88,7 @@ func newQualityCheck(busy func() bool) *qualityCheck {
 	// 900-unit-wide window. The baseline's label names the check's time
 	// and launch: it takes the width its row leaves.
 	q.content = container.NewVBox(
-		container.NewHBox(widget.NewLabel("Probe"), q.probe, widget.NewLabel("Items"), container.NewGridWrap(fyne.NewSize(80, q.items.MinSize().Height), q.items)),
+		q.probe.Row(),
 		container.NewBorder(nil, nil, widget.NewLabel("Baseline"), q.openBtn, q.baseline),
 		container.NewBorder(nil, nil, container.NewHBox(q.checkBtn, q.cancelBtn), q.exportBtn, q.status),
 		q.bar, q.result.Content(),
@@ -141,22 +121,6 @@ func (q *qualityCheck) setDemo(demo bool) {
 	} else {
 		q.setStatus(qualityIdle, widget.MediumImportance)
 	}
-}
-
-// probeName is the chosen probe as session.NewQualityProbe reads it.
-func (q *qualityCheck) probeName() (string, error) {
-	name := probeNames[q.probe.Selected]
-	if name == "" {
-		return "", errors.New("choose a probe")
-	}
-	n := strings.TrimSpace(q.items.Text)
-	if name == "agreement" || n == "" {
-		return name, nil
-	}
-	if v, err := strconv.Atoi(n); err != nil || v < 1 {
-		return "", fmt.Errorf("items must be a whole number of items to ask, such as 200, not %q (empty asks them all)", n)
-	}
-	return name + ":" + n, nil
 }
 
 // chosenBaseline is the baseline's result (nil for none).
@@ -197,7 +161,7 @@ func (q *qualityCheck) start() {
 		q.setStatus("A run is in progress: check quality once it has finished, so that the probe does not disturb its measurements", widget.WarningImportance)
 		return
 	}
-	name, err := q.probeName()
+	name, err := q.probe.Name()
 	if err != nil {
 		q.setStatus(err.Error(), widget.DangerImportance)
 		return
@@ -299,8 +263,7 @@ func (v *View) layoutRight() {
 // SetQualityProbe picks the probe (ProbeAgreement, ProbeGSM8K, …) and the
 // items a task probe asks ("" asks them all), as a user would.
 func (v *View) SetQualityProbe(probe, items string) {
-	v.qc.probe.SetSelected(probe)
-	v.qc.items.SetText(items)
+	v.qc.probe.Set(probe, items)
 }
 
 // AddQualityBaseline offers r, read from a file named label, as a baseline

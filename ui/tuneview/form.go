@@ -19,6 +19,7 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/ui/qualityview"
 	"github.com/rigbench/rigbench/ui/target"
 	"github.com/rigbench/rigbench/ui/wording"
 )
@@ -44,6 +45,7 @@ func (v *View) fill(s tune.Spec) {
 	}
 	v.SetWorkload(strings.Join(ctxs, ","), strings.Join(conc, ","), window)
 	v.SetObjective(s.Objective.String(), constraint)
+	v.quality.Show(s.Quality)
 	v.showDims()
 }
 
@@ -96,6 +98,7 @@ func (v *View) buildInputs() {
 	v.objective.SetPlaceHolder(strings.Join(tune.ObjectiveNames, ", "))
 	v.constraint = entry("", v.edited)
 	v.constraint.SetPlaceHolder("optional, e.g. ttft_p90<=2s")
+	v.quality = qualityview.NewPicker(true, v.edited)
 	v.summary = widget.NewLabel("")
 	v.summary.Wrapping = fyne.TextWrapWord
 
@@ -231,8 +234,13 @@ func (v *View) Input() tune.SpecInput {
 	for _, d := range v.dims {
 		in.Vary = append(in.Vary, d.Text())
 	}
+	in.Quality, _ = v.quality.Name() // a bad item count is sweep's error
 	return in
 }
+
+// SetQuality picks the sweep's quality check (qualityview.ProbeNone,
+// ProbeGSM8K, …) and the items a task probe asks, as a user would.
+func (v *View) SetQuality(probe, items string) { v.quality.Set(probe, items) }
 
 // sweep is the runner of the form's sweep (Backend.Sweep), or why there
 // is none.
@@ -244,6 +252,9 @@ func (v *View) sweep() (*tune.Runner, error) {
 	}
 	if v.b.Sweep == nil {
 		return nil, errors.New("there is no target to run a sweep on")
+	}
+	if _, err := v.quality.Name(); err != nil {
+		return nil, fmt.Errorf("quality check: %w", err)
 	}
 	return v.b.Sweep(v.Input())
 }

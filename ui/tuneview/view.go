@@ -20,6 +20,7 @@ import (
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/ui/job"
 	"github.com/rigbench/rigbench/ui/progress"
+	"github.com/rigbench/rigbench/ui/qualityview"
 	"github.com/rigbench/rigbench/ui/wording"
 )
 
@@ -73,6 +74,10 @@ type View struct {
 	mode                       *widget.RadioGroup
 	contexts, concurrency, dur *widget.Entry
 	constraint                 *widget.Entry
+	// quality is the quality check each variant is asked (Spec.Quality),
+	// paired with the base launch's: the verdict never recommends a
+	// variant that lost quality.
+	quality *qualityview.Picker
 	// objective offers tune.ObjectiveChoices and takes any objective typed.
 	objective                            *widget.SelectEntry
 	objectiveChoices                     []string
@@ -218,6 +223,9 @@ func (v *View) layout() fyne.CanvasObject {
 		widget.NewFormItem("Window", v.dur),
 		widget.NewFormItem("Objective", v.objective),
 		widget.NewFormItem("Constraint", v.constraint),
+		widget.NewFormItem("Quality check", container.NewBorder(nil, nil, nil,
+			container.NewHBox(widget.NewLabel("Items"), container.NewGridWrap(fyne.NewSize(70, v.quality.Items.MinSize().Height), v.quality.Items)),
+			v.quality.Probe)),
 	)
 	title := widget.NewLabelWithStyle("Tune: which launch flags make this card fastest", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.Wrapping = fyne.TextWrapWord
