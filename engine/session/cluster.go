@@ -106,7 +106,7 @@ func (c *ClusterLauncher) Launch(ctx context.Context, log func(string)) (srv *Se
 		if facts[i], err = c.rigFacts(ctx, r, ref); err != nil {
 			return nil, fmt.Errorf("rig %s: %w", r.name, err)
 		}
-		addr, err := c.address(ctx, i, conn)
+		addr, err := c.address(ctx, i, connHost(conn))
 		if err != nil {
 			return nil, fmt.Errorf("rig %s: %w", r.name, err)
 		}
@@ -217,14 +217,22 @@ func (c *ClusterLauncher) rigFacts(ctx context.Context, r *clusterRig, ref strin
 	return f, nil
 }
 
-// address is rig i's node address: the one given, else its host resolved.
-func (c *ClusterLauncher) address(ctx context.Context, i int, conn *rig.Conn) (string, error) {
+// connHost is the host a rig is reached at ("" for the local daemon).
+func connHost(conn *rig.Conn) string {
+	if conn == nil {
+		return ""
+	}
+	return conn.Spec().Host
+}
+
+// address is rig i's node address: the one given, else its host resolved
+// ("" is the local daemon: 127.0.0.1).
+func (c *ClusterLauncher) address(ctx context.Context, i int, host string) (string, error) {
 	if i < len(c.Addresses) && strings.TrimSpace(c.Addresses[i]) != "" {
 		return strings.TrimSpace(c.Addresses[i]), nil
 	}
-	host := "127.0.0.1"
-	if conn != nil && conn.Spec().Host != "" {
-		host = conn.Spec().Host
+	if host == "" {
+		host = "127.0.0.1"
 	}
 	if net.ParseIP(host) != nil {
 		return host, nil

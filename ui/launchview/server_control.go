@@ -38,7 +38,8 @@ func (v *View) Starting() bool {
 // without an NVIDIA GPU it refuses at once, before any image is pulled, and
 // offers "Start anyway" (see start).
 func (v *View) Start() {
-	if v.noGPU != "" && v.Form.Config().GPUs != "" {
+	// A cluster's GPUs are its rigs', which Start reads on each.
+	if v.noGPU != "" && v.Form.Config().GPUs != "" && !v.cluster.on.Checked {
 		v.showFailure(errors.New(v.noGPU))
 		v.fixBtn.SetText("Start anyway")
 		v.fixBtn.OnTapped = func() {
@@ -57,7 +58,15 @@ func (v *View) Start() {
 // answer in time, or RigBench in a sandbox (Flatpak, a container) that
 // cannot load libnvidia-ml while the host's Docker has the GPU.
 func (v *View) start() {
-	if v.launch == nil {
+	launch := v.launch
+	if v.cluster.on.Checked {
+		var refused string
+		if launch, refused = v.clusterLaunch(); refused != "" {
+			v.showFailure(errors.New(refused))
+			return
+		}
+	}
+	if launch == nil {
 		v.showFailure(errors.New("RigBench cannot start containers here: use an existing endpoint or the demo instead"))
 		return
 	}
@@ -95,7 +104,7 @@ func (v *View) start() {
 		Log: v.logs.add,
 	}
 	go func() {
-		srv, err := v.launch(ctx, cfg, prog)
+		srv, err := launch(ctx, cfg, prog)
 		fyne.Do(func() { v.started(cfg, srv, err) })
 	}()
 }
