@@ -118,7 +118,7 @@ func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc
 			v.demo.refresh(c)
 		}
 		v.refreshFit()
-		if v.cluster != nil {
+		if v.single != nil {
 			v.refreshCluster()
 		}
 		if v.OnConfig != nil {
