@@ -211,7 +211,10 @@ func (v *View) layout(save, fill *widget.Button) {
 		v.Form.Basics(),
 		widget.NewForm(widget.NewFormItem("HF token", container.NewVBox(v.token, v.tokenInfo))),
 	)
+	// The cluster's rigs sit at the top of the form's column, which
+	// scrolls: in a small window the previews keep their height.
 	left := container.NewVBox(
+		v.cluster.box,
 		v.basics,
 		container.NewHBox(v.presets, save),
 		v.Form.Flags(),
@@ -243,7 +246,7 @@ func (v *View) layout(save, fill *widget.Button) {
 	v.hwBanner.Wrapping = fyne.TextWrapWord
 	v.hwBanner.Hide()
 	v.rig = container.NewStack()
-	v.launchParts = container.NewBorder(container.NewVBox(v.rig, v.cluster.box, v.hwBanner), nil, nil, nil, split)
+	v.launchParts = container.NewBorder(container.NewVBox(v.rig, v.hwBanner), nil, nil, nil, split)
 }
 
 // Content is the view's root object.
