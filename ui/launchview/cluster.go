@@ -54,7 +54,7 @@ func newClusterPanel(onChange func()) *clusterPanel {
 	c.on = widget.NewCheck(ClusterToggle, func(bool) { onChange() })
 	c.rigs.OnChanged = onChange
 	c.iface.SetPlaceHolder("the link's interface, such as enp1s0 (empty: NCCL chooses)")
-	c.nodeIPs.SetPlaceHolder("the nodes' addresses on the link, head first (empty: the rigs' hosts)")
+	c.nodeIPs.SetPlaceHolder("head first, such as 10.0.0.1,10.0.0.2 (empty: the hosts)")
 	c.iface.OnChanged = func(string) { onChange() }
 	c.nodeIPs.OnChanged = func(string) { onChange() }
 	c.inputs = container.NewVBox(c.rigs.Content(), widget.NewForm(

@@ -2,12 +2,20 @@ package launchview_test
 
 import (
 	"context"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/ui/launchview"
+	"github.com/rigbench/rigbench/ui/target"
 )
 
 // Ticking two rigs shows the plan in the previews' place: TP × PP with its
@@ -16,7 +24,11 @@ import (
 // address) and the `vllm serve` line with the split and Ray's backend —
 // the lines session.ClusterInput.Preview gives the CLI's input.
 func TestClusterPlanShowsEveryLine(t *testing.T) {
-	v := newView(t)
+	a := test.NewTempApp(t)
+	w := test.NewWindow(nil)
+	t.Cleanup(w.Close)
+	v := launchview.New(a, w, target.NewChooser(target.Launch), nil)
+	w.SetContent(v.Content())
 	v.Form.SetModel("Qwen/Qwen2.5-1.5B-Instruct")
 	v.SetClusterRigs([]string{"local", "ssh://me@10.0.0.2", "gpu-box"})
 	v.SetClusterMode(true)
@@ -63,6 +75,28 @@ func TestClusterPlanShowsEveryLine(t *testing.T) {
 	v.Cluster().SetHead("local")
 	if _, _, _, lines := v.ClusterPlan(); !strings.Contains(strings.Split(lines, "\n")[0], "VLLM_HOST_IP=127.0.0.1") {
 		t.Errorf("after choosing local as head, its first line %q is not local's", strings.Split(lines, "\n")[0])
+	}
+	shoot(t, w, "launch-cluster")
+}
+
+// shoot saves the window at 1280×800 and 900×600 under
+// RIGBENCH_TEST_SHOTS, for a person to look at (docs/app.md shows them).
+func shoot(t *testing.T, w fyne.Window, name string) {
+	dir := os.Getenv("RIGBENCH_TEST_SHOTS")
+	if dir == "" {
+		return
+	}
+	for _, size := range []fyne.Size{{Width: 1280, Height: 800}, {Width: 900, Height: 600}} {
+		w.Resize(size)
+		w.Content().Refresh()
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%.0fx%.0f.png", name, size.Width, size.Height)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := png.Encode(f, w.Canvas().Capture()); err != nil {
+			t.Error(err)
+		}
+		f.Close()
 	}
 }
 

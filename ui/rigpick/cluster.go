@@ -28,7 +28,8 @@ type Cluster struct {
 func NewCluster(rigs []string) *Cluster {
 	c := &Cluster{}
 	c.rigs = widget.NewCheckGroup(nil, func([]string) { c.changed() })
-	c.rigs.Horizontal = true
+	// One rig a line: a row of several SSH addresses would widen the
+	// Launch form's column past half a small window.
 	c.head = widget.NewSelect(nil, func(string) { c.changed() })
 	c.head.PlaceHolder = "tick two rigs or more"
 	c.box = container.NewVBox(c.rigs, container.NewBorder(nil, nil, widget.NewLabel("Head (runs vllm serve)"), nil, c.head))
