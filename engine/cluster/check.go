@@ -74,7 +74,4 @@ func shortID(id string) string {
 }
 
 // oneLine is an error's first line.
-func oneLine(err error) string {
-	s, _, _ := strings.Cut(err.Error(), "\n")
-	return s
-}
+func oneLine(err error) string { return firstLine(err.Error()) }
