@@ -127,13 +127,14 @@ func (c *ClusterLauncher) Launch(ctx context.Context, log func(string)) (srv *Se
 	if err := c.startNodes(ctx, rigs, plan, facts, log); err != nil {
 		return nil, err
 	}
+	link := c.measureLinks(ctx, rigs, plan, log)
 	t0 := time.Now()
 	log("Starting vllm serve in the head's container…")
 	served, err := rigs[0].l.StartServe(ctx, rigs[0].node, plan.Serve, plan.ServePort, func(line docker.LogLine) { log(line.Text) })
 	if err != nil {
 		return nil, err
 	}
-	srv = c.server(ctx, rigs, plan, served, time.Since(t0))
+	srv = c.server(ctx, rigs, plan, link, served, time.Since(t0))
 	stop := srv.Stop
 	srv.Stop = func(ctx context.Context) error { err := stop(ctx); closeConns(); return err }
 	return srv, nil

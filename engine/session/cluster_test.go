@@ -115,6 +115,16 @@ func TestClusterRunOnTwoRigs(t *testing.T) {
 	}
 	want := rundoc.Cluster{Rigs: []string{fmt.Sprintf("ssh://127.0.0.1:%d", servers[0].Port), fmt.Sprintf("ssh://127.0.0.1:%d", servers[1].Port)},
 		TP: 1, PP: 2, Interface: "lo"}
+	// The link was measured between the containers over real TCP, and
+	// reads the simulated default link (10 Gb/s, 50 µs each way) the
+	// server's time model pays, not the loopback's.
+	if run.Launch != nil && run.Launch.Cluster != nil {
+		if l := run.Launch.Cluster.Link; l == nil || l.Gbps > 10.0001 || l.Gbps < 5 || l.RTTUS < 100 || l.Rig != want.Rigs[1] {
+			t.Errorf("measured link %+v; want the simulated 10 Gb/s, ≥ 100 µs round trip, to %s", l, want.Rigs[1])
+		} else {
+			want.Link = l
+		}
+	}
 	if run.Launch == nil || run.Launch.Cluster == nil || fmt.Sprint(*run.Launch.Cluster) != fmt.Sprint(want) {
 		t.Errorf("recorded cluster %+v; want %+v", run.Launch, want)
 	}
@@ -126,7 +136,7 @@ func TestClusterRunOnTwoRigs(t *testing.T) {
 	}
 	out := log.String()
 	for _, w := range []string{"TP 1 × PP 2", "--network host", "VLLM_HOST_IP=127.0.0.2", "NCCL_SOCKET_IFNAME=lo",
-		"2 of 2 node(s) joined", "--distributed-executor-backend ray", "a stand-in for Ray, not Ray"} {
+		"2 of 2 node(s) joined", "--distributed-executor-backend ray", "a stand-in for Ray, not Ray", "link to the head"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("log lacks %q", w)
 		}
