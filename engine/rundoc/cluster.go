@@ -22,6 +22,11 @@ type Cluster struct {
 	// Link is the link between the head and its slowest worker as
 	// measured before vLLM started (nil: not measured).
 	Link *ClusterLink `json:"link,omitempty"`
+	// HiddenSize is the model's hidden size as RigBench knew it at the
+	// launch (its config.json; 0: not known): each token's activations a
+	// pipeline hand-off sends are this many 16-bit values, which the
+	// network-bound diagnosis sizes the per-step transfer with.
+	HiddenSize int `json:"hidden_size,omitempty"`
 }
 
 // ClusterLink is one measurement of the link between the head and a
@@ -80,6 +85,9 @@ func (v *validator) cluster(c *Cluster) {
 		v.fail("launch.cluster tp %d × pp %d is not a split (each a whole number of 1 or more)", c.TP, c.PP)
 	}
 	v.text("launch.cluster.interface", c.Interface, MaxNameLen)
+	if c.HiddenSize < 0 || c.HiddenSize > 1<<20 {
+		v.fail("launch.cluster.hidden_size %d is not a model's hidden size", c.HiddenSize)
+	}
 	if l := c.Link; l != nil {
 		if !(l.Gbps > 0 && l.Gbps < 1e6) || !(l.RTTUS > 0 && l.RTTUS < 1e9) {
 			v.fail("launch.cluster.link %g Gb/s, %g µs is not a measured link", l.Gbps, l.RTTUS)

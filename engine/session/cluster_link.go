@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/rigbench/rigbench/engine/cluster"
+	"github.com/rigbench/rigbench/engine/predict"
 	"github.com/rigbench/rigbench/engine/rundoc"
 )
 
@@ -59,4 +60,19 @@ func isSimImage(image string) bool { return strings.Contains(image, "rigbench-si
 func oneLineOf(err error) string {
 	s, _, _ := strings.Cut(err.Error(), "\n")
 	return s
+}
+
+// hiddenSize is the model's hidden size as this computer knows it offline
+// (a simulator profile's, the Hugging Face cache's config.json, RigBench's
+// cache of the Hub's facts), 0 when it does not: it sizes what a pipeline
+// hand-off sends (the network-bound diagnosis), and asking the Hub would
+// hold the launch up for a figure the run can do without.
+func (c *ClusterLauncher) hiddenSize(ctx context.Context, model string) int {
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	m, err := predict.Lookup{Offline: true, Getenv: c.Getenv}.Model(ctx, model)
+	if err != nil {
+		return 0
+	}
+	return m.Hidden
 }

@@ -22,7 +22,8 @@ func (c *ClusterLauncher) server(ctx context.Context, rigs []*clusterRig, plan c
 	rec.ServeCommand = plan.ServeLine()
 	rec.Startup = &rundoc.Startup{LoadS: took.Seconds(), WeightsS: facts.WeightsS, CompileS: facts.CompileS,
 		GraphCaptureS: facts.GraphCaptureS, CompileCacheHit: facts.CompileCacheHit}
-	rec.Cluster = &rundoc.Cluster{TP: plan.Split.TP, PP: plan.Split.PP, Interface: plan.Interface, Link: link}
+	rec.Cluster = &rundoc.Cluster{TP: plan.Split.TP, PP: plan.Split.PP, Interface: plan.Interface, Link: link,
+		HiddenSize: c.hiddenSize(ctx, plan.Serve.Model)}
 	for _, r := range rigs {
 		rec.Cluster.Rigs = append(rec.Cluster.Rigs, r.name)
 	}

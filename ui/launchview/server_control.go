@@ -138,7 +138,12 @@ func (v *View) started(cfg vllm.LaunchConfig, srv *session.Server, err error) {
 	if srv.MaxModelLen > 0 {
 		mml = fmt.Sprintf("max model length %d", srv.MaxModelLen)
 	}
-	v.ready.SetText(fmt.Sprintf("Ready at %s: %s, %s. Go to Run to benchmark it.", srv.Endpoint, kv, mml))
+	ready := fmt.Sprintf("Ready at %s: %s, %s.", srv.Endpoint, kv, mml)
+	if srv.Record != nil && srv.Record.Cluster != nil {
+		// The split and the measured link, as History will name the runs.
+		ready += " Cluster: " + srv.Record.Cluster.Text() + "."
+	}
+	v.ready.SetText(ready + " Go to Run to benchmark it.")
 	v.ready.Show()
 	v.revealMessage()
 	if v.OnReady != nil {
