@@ -272,3 +272,11 @@ func (v *View) StopAndWait(ctx context.Context) {
 		_ = srv.Stop(ctx)
 	}
 }
+
+// ReadyText is the readiness banner's text ("" while hidden).
+func (v *View) ReadyText() string {
+	if !v.ready.Visible() {
+		return ""
+	}
+	return v.ready.Text
+}
