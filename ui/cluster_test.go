@@ -4,6 +4,11 @@ package ui
 
 import (
 	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +20,7 @@ import (
 	"github.com/rigbench/rigbench/engine/docker/simimage"
 	"github.com/rigbench/rigbench/engine/rig/rigtest"
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/ui/target"
 )
 
 // The Launch view starts the stand-in cluster on two loopback rigs through
@@ -39,6 +45,7 @@ func TestLaunchViewStartsAndStopsACluster(t *testing.T) {
 	}
 	img, tag, _ := strings.Cut(simimage.ClusterTag, ":")
 	fyne.DoAndWait(func() {
+		u.Target.Set(target.Choice{Kind: target.Launch})
 		u.Launch.Form.SetConfig(vllm.LaunchConfig{Image: img, Tag: tag, Model: vllm.ModelTiny, Port: ports[0],
 			Extra: []string{"--profile", "tiny", "--speed", "10"}})
 		u.Launch.SetClusterRigs([]string{"local", s1.URL(), s2.URL()})
@@ -70,6 +77,7 @@ func TestLaunchViewStartsAndStopsACluster(t *testing.T) {
 			t.Errorf("ready banner %q lacks %q", ready, want)
 		}
 	}
+	shootLaunch(t, u, "launch-cluster-ready")
 	if n := countManaged(ctx, t, l); n != 2 {
 		t.Errorf("%d containers of the test run, want the head and the worker", n)
 	}
@@ -89,4 +97,32 @@ func countManaged(ctx context.Context, t *testing.T, l *docker.Launcher) int {
 		t.Fatal(err)
 	}
 	return len(m)
+}
+
+// shootLaunch saves the Launch tab at 1280×800 and 900×600 under
+// RIGBENCH_TEST_SHOTS, for a person to look at (docs/app.md shows them).
+func shootLaunch(t *testing.T, u *UI, name string) {
+	dir := os.Getenv("RIGBENCH_TEST_SHOTS")
+	if dir == "" {
+		return
+	}
+	for _, size := range []fyne.Size{{Width: 1280, Height: 800}, {Width: 900, Height: 600}} {
+		var img image.Image
+		fyne.DoAndWait(func() {
+			for _, it := range u.Tabs().Items {
+				if it.Text == TabLaunch {
+					u.Tabs().Select(it)
+				}
+			}
+			u.win.Resize(size)
+			u.win.Content().Refresh()
+		})
+		fyne.DoAndWait(func() { img = u.win.Canvas().Capture() })
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%.0fx%.0f.png", name, size.Width, size.Height)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		png.Encode(f, img)
+		f.Close()
+	}
 }

@@ -190,6 +190,9 @@ func (v *View) refreshCluster() {
 		gpus = len(v.fit.hw.GPUs)
 	}
 	v.cluster.refresh(v.Form.Config(), gpus, v.single)
+	if v.Target.Choice().Kind == target.Launch {
+		v.targetChanged(v.Target.Choice()) // the rig picker shows for one rig only
+	}
 	v.relayout()
 }
 

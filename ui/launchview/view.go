@@ -264,12 +264,14 @@ func (v *View) targetChanged(ch target.Choice) {
 		v.basics.Show()
 		v.right.Show()
 		v.demoScroll.Hide()
-		v.rig.Show()
 		v.cluster.box.Show()
-		v.hwBanner.Show()
-		if v.hwBanner.Text == "" {
-			v.hwBanner.Hide()
-		}
+		// A cluster runs on the rigs ticked in its box, not on the picked
+		// rig, whose picker and hardware banner would then mislead.
+		single := !v.cluster.on.Checked
+		v.rig.Hidden = !single
+		v.rig.Refresh()
+		v.hwBanner.Hidden = !single || v.hwBanner.Text == ""
+		v.hwBanner.Refresh()
 	case target.Demo:
 		moveTo(v.demo.pasteSlot, v.pasteSlot, v.pasteRow)
 		moveTo(v.demo.fitSlot, v.fitSlot, v.fit.box)
