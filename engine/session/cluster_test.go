@@ -121,8 +121,8 @@ func TestClusterRunOnTwoRigs(t *testing.T) {
 	// reads the simulated default link (10 Gb/s, 50 µs each way) the
 	// server's time model pays, not the loopback's.
 	if run.Launch != nil && run.Launch.Cluster != nil {
-		if l := run.Launch.Cluster.Link; l == nil || l.Gbps > 10.0001 || l.Gbps < 5 || l.RTTUS < 100 || l.Rig != want.Rigs[1] {
-			t.Errorf("measured link %+v; want the simulated 10 Gb/s, ≥ 100 µs round trip, to %s", l, want.Rigs[1])
+		if l := run.Launch.Cluster.Link; l == nil || l.Gbps > 10.0001 || l.Gbps < 1 || l.RTTUS < 100 || l.Rig != want.Rigs[1] {
+			t.Errorf("measured link %+v; want the simulated 10 Gb/s (less on a loaded machine), ≥ 100 µs round trip, to %s", l, want.Rigs[1])
 		} else {
 			want.Link = l
 		}
