@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"math"
+	"net"
 	"strconv"
 	"strings"
 )
@@ -16,9 +17,11 @@ import (
 // Both ends speak one small protocol: 'p' is echoed; 'd' and an 8-byte
 // big-endian count are followed by that many bytes, answered with 'k'.
 const (
-	// LinkPort is the head's port for the measurement (Ray's own ports
-	// are taken by then; this one is free on a home rig).
-	LinkPort = 6390
+	// LinkPortOffset places the head's port for the measurement above
+	// the Ray port (6379 + 11 = 6390 by default: Ray's own ports, 6379
+	// and those it picks, lie elsewhere), so two clusters on one machine
+	// with their own Ray ports measure on their own ports too.
+	LinkPortOffset = 11
 	// LinkPings is how many round trips the latency is the median of.
 	LinkPings = 20
 	// LinkBytes is the stream the rate is measured over: 32 MiB, 27 ms at
@@ -41,20 +44,29 @@ func (l Link) Text() string {
 	return fmt.Sprintf("%s Gb/s, %s µs round trip", strconv.FormatFloat(l.Gbps, 'g', 3, 64), strconv.FormatFloat(l.RTTUS, 'f', 0, 64))
 }
 
-// LinkCommands are the server's command (run in the head's container,
-// serving clients workers, then ending) and a client's (run in a worker's,
-// toward the head's address): the simulator image's stand-in `ray
-// linktest`, or for a real vLLM image a Python program over sockets (vLLM
-// images ship Python 3; nothing else is assumed). simulated is whether the
-// image is the simulator's.
-func LinkCommands(simulated bool, headAddr string, clients int) (server []string, client []string) {
-	port := strconv.Itoa(LinkPort)
-	if simulated {
-		return []string{"ray", "linktest", "--serve", port, "--clients", strconv.Itoa(clients)},
-			[]string{"ray", "linktest", "--address", headAddr + ":" + port, "--bytes", strconv.Itoa(LinkBytes), "--pings", strconv.Itoa(LinkPings)}
+// LinkPort is the head's port for the measurement of a cluster whose Ray
+// head listens on rayPort.
+func LinkPort(rayPort int) int {
+	if rayPort+LinkPortOffset > 65535 {
+		return rayPort - LinkPortOffset
 	}
-	return []string{"python3", "-c", fmt.Sprintf(pyLinkServer, LinkPort, clients)},
-		[]string{"python3", "-c", fmt.Sprintf(pyLinkClient, headAddr, LinkPort, LinkPings, LinkBytes)}
+	return rayPort + LinkPortOffset
+}
+
+// LinkCommands are the server's command (run in the head's container,
+// serving clients workers, then ending, on port) and a client's (run in a
+// worker's, toward the head's address): the simulator image's stand-in
+// `ray linktest`, or for a real vLLM image a Python program over sockets
+// (vLLM images ship Python 3; nothing else is assumed). simulated is
+// whether the image is the simulator's.
+func LinkCommands(simulated bool, headAddr string, port, clients int) (server []string, client []string) {
+	p := strconv.Itoa(port)
+	if simulated {
+		return []string{"ray", "linktest", "--serve", p, "--clients", strconv.Itoa(clients)},
+			[]string{"ray", "linktest", "--address", net.JoinHostPort(headAddr, p), "--bytes", strconv.Itoa(LinkBytes), "--pings", strconv.Itoa(LinkPings)}
+	}
+	return []string{"python3", "-c", fmt.Sprintf(pyLinkServer, port, clients)},
+		[]string{"python3", "-c", fmt.Sprintf(pyLinkClient, headAddr, port, LinkPings, LinkBytes)}
 }
 
 // pyLinkServer serves %d clients on port %d in the protocol above.

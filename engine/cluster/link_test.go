@@ -40,11 +40,14 @@ func FuzzParseLink(f *testing.F) {
 // Both images' commands: the stand-in's ray linktest, or Python's, toward
 // the head's address on LinkPort.
 func TestLinkCommands(t *testing.T) {
-	srv, cl := cluster.LinkCommands(true, "10.0.0.1", 2)
+	if cluster.LinkPort(6379) != 6390 || cluster.LinkPort(65530) != 65519 {
+		t.Errorf("link ports %d, %d", cluster.LinkPort(6379), cluster.LinkPort(65530))
+	}
+	srv, cl := cluster.LinkCommands(true, "10.0.0.1", 6390, 2)
 	if strings.Join(srv, " ") != "ray linktest --serve 6390 --clients 2" || !strings.Contains(strings.Join(cl, " "), "--address 10.0.0.1:6390") {
 		t.Errorf("stand-in commands %q, %q", srv, cl)
 	}
-	srv, cl = cluster.LinkCommands(false, "10.0.0.1", 1)
+	srv, cl = cluster.LinkCommands(false, "10.0.0.1", 6390, 1)
 	if srv[0] != "python3" || !strings.Contains(srv[2], "create_server(('',6390))") || !strings.Contains(cl[2], "('10.0.0.1',6390)") {
 		t.Errorf("python commands %q, %q", srv, cl)
 	}

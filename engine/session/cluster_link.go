@@ -21,7 +21,7 @@ import (
 // the launch goes on, since the nodes have already joined over that link.
 func (c *ClusterLauncher) measureLinks(ctx context.Context, rigs []*clusterRig, plan cluster.Plan, log func(string)) *rundoc.ClusterLink {
 	simulated := isSimImage(c.Config.Image)
-	serverCmd, clientCmd := cluster.LinkCommands(simulated, plan.Nodes[0].Address, len(rigs)-1)
+	serverCmd, clientCmd := cluster.LinkCommands(simulated, plan.Nodes[0].Address, cluster.LinkPort(plan.RayPort), len(rigs)-1)
 	tool := "python3 over sockets in the image"
 	if simulated {
 		tool = "the simulator's stand-in ray linktest (the simulated link)"

@@ -311,7 +311,7 @@ func TestClusterWorkerDiesMidRun(t *testing.T) {
 // networkRun measures one decode cell of 4 streams on the stand-in cluster
 // at real-time speed (the link is measured in real time, so the step must
 // be too), with env on every node.
-func networkRun(ctx context.Context, t *testing.T, conns []*rig.Conn, label docker.Option, env ...string) *rundoc.Run {
+func networkRun(ctx context.Context, t *testing.T, conns []*rig.Conn, label docker.Option, env ...string) (*rundoc.Run, string) {
 	t.Helper()
 	l := clusterLauncher(t, conns, label, env...)
 	// The tiny profile's model, whose hidden size RigBench knows.
@@ -322,7 +322,7 @@ func networkRun(ctx context.Context, t *testing.T, conns []*rig.Conn, label dock
 	if err != nil {
 		t.Fatalf("run: %v\nlog:\n%s", err, log.String())
 	}
-	return run
+	return run, log.String()
 }
 
 // On a simulated 20 Mb/s link with 3 ms each way, the cluster's decode
@@ -333,11 +333,11 @@ func TestClusterSlowLinkIsNetworkBound(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	l, label, _, conns := twoRigs(ctx, t)
-	slow := networkRun(ctx, t, conns, label, sim.NetworkEnv+"=0.02,3000")
-	fast := networkRun(ctx, t, conns, label)
-	for name, run := range map[string]*rundoc.Run{"slow": slow, "fast": fast} {
-		if run.Launch == nil || run.Launch.Cluster == nil || run.Launch.Cluster.Link == nil || run.Launch.Cluster.HiddenSize == 0 {
-			t.Fatalf("%s run recorded %+v, want the measured link and the model's hidden size", name, run.Launch)
+	slow, slowLog := networkRun(ctx, t, conns, label, sim.NetworkEnv+"=0.02,3000")
+	fast, fastLog := networkRun(ctx, t, conns, label)
+	for name, run := range map[string]*rundoc.Run{slowLog: slow, fastLog: fast} {
+		if c := run.Launch.Cluster; c == nil || c.Link == nil || c.HiddenSize == 0 {
+			t.Fatalf("run recorded %+v, want the measured link and the model's hidden size; log:\n%s", c, name)
 		}
 	}
 	cell := func(run *rundoc.Run) *rundoc.Cell {

@@ -58,8 +58,7 @@ func TestStandInLinkTestReadsTheSimulatedLink(t *testing.T) {
 				}
 				return ""
 			}
-			_, client := cluster.LinkCommands(true, "127.0.0.1", 1)
-			client[3] = "127.0.0.1:" + strconv.Itoa(port)
+			_, client := cluster.LinkCommands(true, "127.0.0.1", port, 1)
 			if rc := sim.Ray(context.Background(), client[1:], getenv, &out, &errb); rc != 0 {
 				return errb.String(), exec.ErrNotFound
 			}
@@ -83,16 +82,12 @@ func TestPythonLinkClientSpeaksTheProtocol(t *testing.T) {
 		t.Skip("no python3 here: the real image's client is checked where Python is")
 	}
 	l := linkTest(t, "", func(port int) (string, error) {
-		_, client := cluster.LinkCommands(false, "127.0.0.1", 1)
-		cmd := exec.Command(client[0], client[1], replacePort(client[2], port))
+		_, client := cluster.LinkCommands(false, "127.0.0.1", port, 1)
+		cmd := exec.Command(client[0], client[1], client[2])
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	})
 	if !(l.Gbps > 0) || !(l.RTTUS > 0) {
 		t.Errorf("python client over loopback: %+v", l)
 	}
-}
-
-func replacePort(prog string, port int) string {
-	return string(bytes.Replace([]byte(prog), []byte(strconv.Itoa(cluster.LinkPort)), []byte(strconv.Itoa(port)), 1))
 }
