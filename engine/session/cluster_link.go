@@ -38,7 +38,7 @@ func (c *ClusterLauncher) measureLinks(ctx context.Context, rigs []*clusterRig, 
 			l, err = cluster.ParseLink(out)
 		}
 		if err != nil {
-			log(fmt.Sprintf("[%s] warning: the link to the head could not be measured (%s); the cluster starts without the figure", r.name, oneLineOf(err)))
+			log(fmt.Sprintf("[%s] warning: the link to the head could not be measured (%s); the cluster starts without the figure", r.name, cluster.OneLine(err)))
 			continue
 		}
 		log(fmt.Sprintf("[%s] link to the head %s: %s (measured with %s)", r.name, rigs[0].name, l.Text(), tool))
@@ -48,7 +48,7 @@ func (c *ClusterLauncher) measureLinks(ctx context.Context, rigs []*clusterRig, 
 	}
 	wg.Wait()
 	if serveErr != nil && slow == nil {
-		log("warning: the head's side of the link test ended: " + oneLineOf(serveErr))
+		log("warning: the head's side of the link test ended: " + cluster.OneLine(serveErr))
 	}
 	return slow
 }
@@ -56,11 +56,6 @@ func (c *ClusterLauncher) measureLinks(ctx context.Context, rigs []*clusterRig, 
 // isSimImage is whether a launch's image is the simulator's (the rule
 // Server.Simulated follows).
 func isSimImage(image string) bool { return strings.Contains(image, "rigbench-sim") }
-
-func oneLineOf(err error) string {
-	s, _, _ := strings.Cut(err.Error(), "\n")
-	return s
-}
 
 // hiddenSize is the model's hidden size as this computer knows it offline
 // (a simulator profile's, the Hugging Face cache's config.json, RigBench's
