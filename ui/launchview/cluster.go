@@ -80,9 +80,10 @@ func (c *clusterPanel) Input() session.ClusterInput {
 }
 
 // refresh shows the inputs and the plan while the box is ticked, the
-// single launch's previews otherwise. gpus is how many GPUs the picked
-// rig has (0: unknown), which the preview takes every rig to have.
-func (c *clusterPanel) refresh(cfg vllm.LaunchConfig, gpus int, single fyne.CanvasObject) {
+// single launch's previews otherwise. The plan takes one GPU a rig: the
+// rigs' GPUs are read at Start (the picked rig's, the only ones known
+// here, say nothing of the others').
+func (c *clusterPanel) refresh(cfg vllm.LaunchConfig, single fyne.CanvasObject) {
 	if !c.on.Checked {
 		c.inputs.Hide()
 		c.plan.Hide()
@@ -105,7 +106,7 @@ func (c *clusterPanel) refresh(cfg vllm.LaunchConfig, gpus int, single fyne.Canv
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	plan, err := in.Preview(ctx, cfg, gpus)
+	plan, err := in.Preview(ctx, cfg, 1)
 	if err != nil {
 		c.problem.SetText(target.Text(err))
 		c.problem.Show()
@@ -113,10 +114,7 @@ func (c *clusterPanel) refresh(cfg vllm.LaunchConfig, gpus int, single fyne.Canv
 		return
 	}
 	c.problem.Hide()
-	per := "each rig taken to have as many GPUs as the picked rig; Start reads every rig's and plans again"
-	if gpus <= 0 {
-		per = "each rig taken to have 1 GPU until Start reads every rig's and plans again"
-	}
+	per := "T is each rig's GPU count, which Start reads on every rig and plans with again; this preview takes 1 a rig"
 	c.split.SetText(fmt.Sprintf("%s over %d rigs: %s (%s).", plan.Split.Text(), plan.Split.PP, plan.Split.Why, per))
 	var others []string
 	for _, o := range plan.Others {
@@ -185,11 +183,7 @@ func (v *View) ClusterPlan() (split, others, problem, lines string) {
 
 // refreshCluster redraws the cluster's part after an edit.
 func (v *View) refreshCluster() {
-	gpus := 0
-	if v.fit != nil && v.fit.hw != nil {
-		gpus = len(v.fit.hw.GPUs)
-	}
-	v.cluster.refresh(v.Form.Config(), gpus, v.single)
+	v.cluster.refresh(v.Form.Config(), v.single)
 	if v.Target.Choice().Kind == target.Launch {
 		v.targetChanged(v.Target.Choice()) // the rig picker shows for one rig only
 	}
