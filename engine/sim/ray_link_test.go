@@ -91,3 +91,35 @@ func TestPythonLinkClientSpeaksTheProtocol(t *testing.T) {
 		t.Errorf("python client over loopback: %+v", l)
 	}
 }
+
+// The Python server a real vLLM image runs answers the stand-in's client
+// (which waits for it to bind), over real TCP on 127.0.0.1: with the test
+// above, each end of either image speaks the other's protocol.
+func TestPythonLinkServerAnswersTheProtocol(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3 here: the real image's server is checked where Python is")
+	}
+	port, err := docker.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, _ := cluster.LinkCommands(false, "127.0.0.1", port, 1)
+	srv := exec.Command(server[0], server[1], server[2])
+	var serr bytes.Buffer
+	srv.Stderr = &serr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_, client := cluster.LinkCommands(true, "127.0.0.1", port, 1)
+	var out, cerr bytes.Buffer
+	if rc := sim.Ray(context.Background(), client[1:], func(string) string { return "" }, &out, &cerr); rc != 0 {
+		t.Fatalf("client ended %d: %s", rc, cerr.String())
+	}
+	if err := srv.Wait(); err != nil {
+		t.Fatalf("server: %v\n%s", err, serr.String())
+	}
+	l, err := cluster.ParseLink(out.String())
+	if err != nil || !(l.Gbps > 0) || !(l.RTTUS > 0) {
+		t.Errorf("python server over loopback: %+v, %v", l, err)
+	}
+}
