@@ -132,10 +132,13 @@ func (u *UI) setupRigs(prefs fyne.Preferences) {
 			for _, q := range []*rigpick.Picker{u.HardwareRig, u.LaunchRig} {
 				q.SetChoices(contexts, a)
 			}
+			u.Launch.SetClusterRigs(u.LaunchRig.Names())
 		}
 	}
 	u.Hardware.SetRigPicker(u.HardwareRig.Content())
 	u.Launch.SetRigPicker(u.LaunchRig.Content())
+	u.Launch.SetClusterRigs(u.LaunchRig.Names())
+	u.Launch.SetClusterLaunch(u.svc.LaunchCluster)
 	u.rigCompileCache(u.rig.name)
 }
 

@@ -63,7 +63,8 @@ func rigApp(t *testing.T, s *rigtest.Server, opts ...docker.Option) (*UI, chan s
 		DetectRig: func(ctx context.Context, conn *rig.Conn, images []string) (hardware.Snapshot, hwview.Docker) {
 			return detectRig(ctx, conn, images, opts...)
 		},
-		LaunchOn: func(conn *rig.Conn) launchview.LaunchFunc { return rigDockerLaunch(conn, opts...) },
+		LaunchOn:      func(conn *rig.Conn) launchview.LaunchFunc { return rigDockerLaunch(conn, opts...) },
+		LaunchCluster: clusterLaunch(session.Launching{Getenv: s.Getenv, Options: opts}),
 	}
 	a := test.NewTempApp(t)
 	w := test.NewWindow(nil)

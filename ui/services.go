@@ -28,6 +28,9 @@ type Services struct {
 	// Launch starts a vLLM container for the Launch view; nil where
 	// RigBench cannot start containers.
 	Launch launchview.LaunchFunc
+	// LaunchCluster starts one server over several rigs for the Launch
+	// view (nil: the view refuses a cluster with a sentence).
+	LaunchCluster launchview.ClusterLaunchFunc
 	// Contexts lists the Docker contexts the rig picker offers (nil: none).
 	Contexts func() []string
 	// ConnectRig reaches a rig by name (rig.Parse, rig.Connect with the
@@ -57,12 +60,13 @@ type Services struct {
 // launcher.
 func DefaultServices() Services {
 	return Services{
-		Detect:     func(ctx context.Context) hardware.Snapshot { return probe.Detect(ctx) },
-		Docker:     func(ctx context.Context) hwview.Docker { return checkDocker(ctx, true) },
-		Session:    session.Run,
-		Launch:     dockerLaunch(),
-		Contexts:   defaultContexts,
-		ConnectRig: connectRig,
+		Detect:        func(ctx context.Context) hardware.Snapshot { return probe.Detect(ctx) },
+		Docker:        func(ctx context.Context) hwview.Docker { return checkDocker(ctx, true) },
+		Session:       session.Run,
+		Launch:        dockerLaunch(),
+		LaunchCluster: clusterLaunch(session.Launching{}),
+		Contexts:      defaultContexts,
+		ConnectRig:    connectRig,
 		DetectRig: func(ctx context.Context, conn *rig.Conn, images []string) (hardware.Snapshot, hwview.Docker) {
 			return detectRig(ctx, conn, images)
 		},

@@ -53,6 +53,8 @@ func run(args []string) int {
 	cfg.CompileCache = os.Getenv("VLLM_CACHE_ROOT")
 	// A "ray" backend claims its GPUs from the node's stand-in Ray head.
 	cfg.RayAddress = sim.RayAddressFrom(os.Getenv)
+	// The node's simulated link, which its stand-in `ray linktest` measures.
+	cfg.Network = sim.NetworkFromEnv(os.Getenv, cfg.Network)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err = sim.Serve(ctx, cfg, os.Stdout, nil)

@@ -58,7 +58,7 @@ func Check(p Plan, facts []RigFacts) []Problem {
 		}
 		if i > 0 && f.Probed && f.Reach != nil {
 			out = append(out, Problem{"reach", f.Rig, fmt.Sprintf("rig %s cannot reach the head's Ray port at %s (%v): open port %d on the head's firewall, check the head's address, or name the interface both rigs share with --interface",
-				f.Rig, p.HeadAddress, oneLine(f.Reach), p.RayPort)})
+				f.Rig, p.HeadAddress, OneLine(f.Reach), p.RayPort)})
 		}
 	}
 	return out
@@ -73,8 +73,6 @@ func shortID(id string) string {
 	return id
 }
 
-// oneLine is an error's first line.
-func oneLine(err error) string {
-	s, _, _ := strings.Cut(err.Error(), "\n")
-	return s
-}
+// OneLine is an error's first line (at most 200 bytes), for a sentence
+// about a rig: a remote command's error may carry its whole output.
+func OneLine(err error) string { return firstLine(err.Error()) }

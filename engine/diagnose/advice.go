@@ -129,6 +129,9 @@ func boundNotes(run *rundoc.Run) []Advice {
 			"only on repetitive text), or no speculation may be faster; measure them side by side with " +
 			"`rigbench-cli tune --vary speculative=off,mtp:1,mtp:2`"})
 	}
+	if a, ok := networkNote(run); ok {
+		out = append(out, a)
+	}
 	if cells := cellsWith(run, Bandwidth); len(cells) > 0 {
 		more := "more tokens per step (speculative decoding, --speculative-config, as far as its drafts are accepted)"
 		if speculative(run) {

@@ -100,6 +100,8 @@ func (k Kind) Title() string {
 		return "drafts poorly"
 	case Bandwidth:
 		return "bandwidth-bound"
+	case Network:
+		return "network-bound"
 	}
 	return string(k)
 }
@@ -144,6 +146,9 @@ func Cell(run *rundoc.Run, c *rundoc.Cell) []Bottleneck {
 	}
 	if e := draftingEvidence(c); e != "" {
 		add(Drafting, "%s", e)
+	}
+	if e := networkEvidence(run, c); e != "" {
+		add(Network, "%s", e)
 	}
 	if c.RooflinePct >= BandwidthBoundPct {
 		add(Bandwidth, "reads %s of the peak memory bandwidth", rundoc.FigRoofline.WithUnit(c))

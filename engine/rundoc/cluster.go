@@ -2,6 +2,7 @@ package rundoc
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -18,14 +19,45 @@ type Cluster struct {
 	// Interface is the link's network interface (NCCL_SOCKET_IFNAME), ""
 	// when NCCL chose.
 	Interface string `json:"interface,omitempty"`
+	// Link is the link between the head and its slowest worker as
+	// measured before vLLM started (nil: not measured).
+	Link *ClusterLink `json:"link,omitempty"`
+	// HiddenSize is the model's hidden size as RigBench knew it at the
+	// launch (its config.json; 0: not known): each token's activations a
+	// pipeline hand-off sends are this many 16-bit values, which the
+	// network-bound diagnosis sizes the per-step transfer with.
+	HiddenSize int `json:"hidden_size,omitempty"`
+}
+
+// ClusterLink is one measurement of the link between the head and a
+// worker, with the image's own tools (engine/cluster's link test).
+type ClusterLink struct {
+	// Gbps is the rate in gigabits per second; RTTUS the median round
+	// trip of a one-byte message in microseconds.
+	Gbps  float64 `json:"gbps"`
+	RTTUS float64 `json:"rtt_us"`
+	// Rig is the worker's rig; Tool what measured it.
+	Rig  string `json:"rig,omitempty"`
+	Tool string `json:"tool,omitempty"`
+}
+
+// Text is the link as a cluster's name says it: "9.4 Gb/s, 120 µs".
+func (l *ClusterLink) Text() string {
+	return fmt.Sprintf("%s Gb/s, %s µs", strconv.FormatFloat(l.Gbps, 'g', 2, 64), strconv.FormatFloat(l.RTTUS, 'f', 0, 64))
 }
 
 // Text names the cluster as History and Compare show it: "2 rigs, TP 1 ×
-// PP 2 over enp1s0".
+// PP 2 over enp1s0 at 9.4 Gb/s, 120 µs" (the interface and the measured
+// link where known).
 func (c *Cluster) Text() string {
 	s := fmt.Sprintf("%d rigs, TP %d × PP %d", len(c.Rigs), c.TP, c.PP)
-	if c.Interface != "" {
+	switch {
+	case c.Interface != "" && c.Link != nil:
+		s += " over " + c.Interface + " at " + c.Link.Text()
+	case c.Interface != "":
 		s += " over " + c.Interface
+	case c.Link != nil:
+		s += " over " + c.Link.Text()
 	}
 	return s
 }
@@ -53,6 +85,16 @@ func (v *validator) cluster(c *Cluster) {
 		v.fail("launch.cluster tp %d × pp %d is not a split (each a whole number of 1 or more)", c.TP, c.PP)
 	}
 	v.text("launch.cluster.interface", c.Interface, MaxNameLen)
+	if c.HiddenSize < 0 || c.HiddenSize > 1<<20 {
+		v.fail("launch.cluster.hidden_size %d is not a model's hidden size", c.HiddenSize)
+	}
+	if l := c.Link; l != nil {
+		if !(l.Gbps > 0 && l.Gbps < 1e6) || !(l.RTTUS > 0 && l.RTTUS < 1e9) {
+			v.fail("launch.cluster.link %g Gb/s, %g µs is not a measured link", l.Gbps, l.RTTUS)
+		}
+		v.text("launch.cluster.link.rig", l.Rig, MaxNameLen)
+		v.text("launch.cluster.link.tool", l.Tool, MaxNameLen)
+	}
 	if strings.ContainsAny(c.Interface, " \t\n") {
 		v.fail("launch.cluster.interface %q is not an interface name", c.Interface)
 	}

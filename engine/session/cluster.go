@@ -106,7 +106,7 @@ func (c *ClusterLauncher) Launch(ctx context.Context, log func(string)) (srv *Se
 		if facts[i], err = c.rigFacts(ctx, r, ref); err != nil {
 			return nil, fmt.Errorf("rig %s: %w", r.name, err)
 		}
-		addr, err := c.address(ctx, i, conn)
+		addr, err := c.address(ctx, i, connHost(conn))
 		if err != nil {
 			return nil, fmt.Errorf("rig %s: %w", r.name, err)
 		}
@@ -127,13 +127,14 @@ func (c *ClusterLauncher) Launch(ctx context.Context, log func(string)) (srv *Se
 	if err := c.startNodes(ctx, rigs, plan, facts, log); err != nil {
 		return nil, err
 	}
+	link := c.measureLinks(ctx, rigs, plan, log)
 	t0 := time.Now()
 	log("Starting vllm serve in the head's container…")
 	served, err := rigs[0].l.StartServe(ctx, rigs[0].node, plan.Serve, plan.ServePort, func(line docker.LogLine) { log(line.Text) })
 	if err != nil {
 		return nil, err
 	}
-	srv = c.server(ctx, rigs, plan, served, time.Since(t0))
+	srv = c.server(ctx, rigs, plan, link, served, time.Since(t0))
 	stop := srv.Stop
 	srv.Stop = func(ctx context.Context) error { err := stop(ctx); closeConns(); return err }
 	return srv, nil
@@ -217,14 +218,22 @@ func (c *ClusterLauncher) rigFacts(ctx context.Context, r *clusterRig, ref strin
 	return f, nil
 }
 
-// address is rig i's node address: the one given, else its host resolved.
-func (c *ClusterLauncher) address(ctx context.Context, i int, conn *rig.Conn) (string, error) {
+// connHost is the host a rig is reached at ("" for the local daemon).
+func connHost(conn *rig.Conn) string {
+	if conn == nil {
+		return ""
+	}
+	return conn.Spec().Host
+}
+
+// address is rig i's node address: the one given, else its host resolved
+// ("" is the local daemon: 127.0.0.1).
+func (c *ClusterLauncher) address(ctx context.Context, i int, host string) (string, error) {
 	if i < len(c.Addresses) && strings.TrimSpace(c.Addresses[i]) != "" {
 		return strings.TrimSpace(c.Addresses[i]), nil
 	}
-	host := "127.0.0.1"
-	if conn != nil && conn.Spec().Host != "" {
-		host = conn.Spec().Host
+	if host == "" {
+		host = "127.0.0.1"
 	}
 	if net.ParseIP(host) != nil {
 		return host, nil

@@ -15,14 +15,15 @@ import (
 )
 
 // server is the running cluster as a session measures it.
-func (c *ClusterLauncher) server(ctx context.Context, rigs []*clusterRig, plan cluster.Plan, served *docker.Container, took time.Duration) *Server {
+func (c *ClusterLauncher) server(ctx context.Context, rigs []*clusterRig, plan cluster.Plan, link *rundoc.ClusterLink, served *docker.Container, took time.Duration) *Server {
 	facts := served.Facts()
 	rec := plan.Serve.Record()
 	rec.DockerCommand = strings.Join(plan.DockerCommands(), "\n")
 	rec.ServeCommand = plan.ServeLine()
 	rec.Startup = &rundoc.Startup{LoadS: took.Seconds(), WeightsS: facts.WeightsS, CompileS: facts.CompileS,
 		GraphCaptureS: facts.GraphCaptureS, CompileCacheHit: facts.CompileCacheHit}
-	rec.Cluster = &rundoc.Cluster{TP: plan.Split.TP, PP: plan.Split.PP, Interface: plan.Interface}
+	rec.Cluster = &rundoc.Cluster{TP: plan.Split.TP, PP: plan.Split.PP, Interface: plan.Interface, Link: link,
+		HiddenSize: c.hiddenSize(ctx, plan.Serve.Model)}
 	for _, r := range rigs {
 		rec.Cluster.Rigs = append(rec.Cluster.Rigs, r.name)
 	}
@@ -40,7 +41,7 @@ func (c *ClusterLauncher) server(ctx context.Context, rigs []*clusterRig, plan c
 		MaxModelLen: MaxModelLen(plan.Serve),
 		Record:      &rec,
 		Rig:         &rundoc.Rig{Kind: RigRecord(rigs[0].conn).Kind, Name: rec.Cluster.RigName()},
-		Simulated:   strings.Contains(c.Config.Image, "rigbench-sim"),
+		Simulated:   isSimImage(c.Config.Image),
 		Container:   rigs[0].node.Name(),
 		Exited:      w.done,
 		ExitReport:  func() string { return w.report(ctx, served) },

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/cluster"
+	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/vllm"
 )
@@ -69,4 +71,34 @@ func (c ClusterInput) launcher(cfg vllm.LaunchConfig, how Launching) (*ClusterLa
 	opts := how.dockerOptions(&cfg)
 	return &ClusterLauncher{Config: cfg, Specs: specs, Addresses: ips, Interface: iface, RayPort: c.RayPort, ServePort: c.ServePort,
 		Options: append(opts, how.Options...), Pull: how.Pull, Getenv: how.Getenv}, nil
+}
+
+// PreviewID stands for the random name each cluster launch gives its
+// containers, in a preview made before anything starts.
+const PreviewID = "ID"
+
+// Preview is the cluster as Start would plan it, before anything is
+// reached: the texts read as a launch reads them (the same field errors),
+// each rig taken to have gpus GPUs (the launch reads the real count on
+// each rig, and plans again), the addresses given or each rig's host
+// resolved, and the containers named with PreviewID. The app's Launch
+// view shows it; the CLI's launch logs the real plan.
+func (c ClusterInput) Preview(ctx context.Context, cfg vllm.LaunchConfig, gpus int) (cluster.Plan, error) {
+	l, err := c.launcher(cfg, Launching{})
+	if err != nil {
+		return cluster.Plan{}, err
+	}
+	in := cluster.Input{Interface: l.Interface, Launch: l.Config, RayPort: l.RayPort, ServePort: l.ServePort, ID: PreviewID}
+	for i, s := range l.Specs {
+		host := s.Host
+		if s.Kind != rig.SSH {
+			host = "" // a Docker context's or the local daemon: this machine unless an address is given
+		}
+		addr, err := l.address(ctx, i, host)
+		if err != nil {
+			return cluster.Plan{}, fmt.Errorf("rig %s: %w", s.Public(), err)
+		}
+		in.Rigs = append(in.Rigs, cluster.Rig{Name: s.Public(), GPUs: max(gpus, 1), Address: addr})
+	}
+	return cluster.Propose(in)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/rigbench/rigbench/engine/diagnose"
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/docker/dockertest"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
@@ -18,6 +19,7 @@ import (
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/sim"
+	"github.com/rigbench/rigbench/engine/vllm"
 )
 
 // twoRigs starts two sshd on loopback, both reaching this machine's Docker
@@ -115,6 +117,16 @@ func TestClusterRunOnTwoRigs(t *testing.T) {
 	}
 	want := rundoc.Cluster{Rigs: []string{fmt.Sprintf("ssh://127.0.0.1:%d", servers[0].Port), fmt.Sprintf("ssh://127.0.0.1:%d", servers[1].Port)},
 		TP: 1, PP: 2, Interface: "lo"}
+	// The link was measured between the containers over real TCP, and
+	// reads the simulated default link (10 Gb/s, 50 µs each way) the
+	// server's time model pays, not the loopback's.
+	if run.Launch != nil && run.Launch.Cluster != nil {
+		if l := run.Launch.Cluster.Link; l == nil || l.Gbps > 10.0001 || l.Gbps < 1 || l.RTTUS < 100 || l.Rig != want.Rigs[1] {
+			t.Errorf("measured link %+v; want the simulated 10 Gb/s (less on a loaded machine), ≥ 100 µs round trip, to %s", l, want.Rigs[1])
+		} else {
+			want.Link = l
+		}
+	}
 	if run.Launch == nil || run.Launch.Cluster == nil || fmt.Sprint(*run.Launch.Cluster) != fmt.Sprint(want) {
 		t.Errorf("recorded cluster %+v; want %+v", run.Launch, want)
 	}
@@ -126,7 +138,7 @@ func TestClusterRunOnTwoRigs(t *testing.T) {
 	}
 	out := log.String()
 	for _, w := range []string{"TP 1 × PP 2", "--network host", "VLLM_HOST_IP=127.0.0.2", "NCCL_SOCKET_IFNAME=lo",
-		"2 of 2 node(s) joined", "--distributed-executor-backend ray", "a stand-in for Ray, not Ray"} {
+		"2 of 2 node(s) joined", "--distributed-executor-backend ray", "a stand-in for Ray, not Ray", "link to the head"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("log lacks %q", w)
 		}
@@ -292,6 +304,75 @@ func TestClusterWorkerDiesMidRun(t *testing.T) {
 	t.Logf("the run says: %s", msg)
 	if !strings.Contains(log.String(), "ActorDiedError") {
 		t.Errorf("the server did not die with its worker:\n%s", log.String())
+	}
+	noneLeft(t, l)
+}
+
+// networkRun measures one decode cell of 4 streams on the stand-in cluster
+// at real-time speed (the link is measured in real time, so the step must
+// be too), with env on every node.
+func networkRun(ctx context.Context, t *testing.T, conns []*rig.Conn, label docker.Option, env ...string) (*rundoc.Run, string) {
+	t.Helper()
+	l := clusterLauncher(t, conns, label, env...)
+	// The tiny profile's model, whose hidden size RigBench knows.
+	l.Config.Model, l.Config.Extra = vllm.ModelTiny, []string{"--profile", "tiny", "--speed", "1"}
+	var log syncLog
+	plan := rundoc.Plan{Contexts: []int{0}, Concurrency: []int{4}, DurationS: 6, MaxOutput: 64}
+	run, err := session.Run(ctx, session.Options{Kind: session.Launch, Launcher: l, Plan: plan, Log: log.add})
+	if err != nil {
+		t.Fatalf("run: %v\nlog:\n%s", err, log.String())
+	}
+	return run, log.String()
+}
+
+// On a simulated 20 Mb/s link with 3 ms each way, the cluster's decode
+// cell is network-bound with the measured link as evidence and the advice
+// says what moves it; on the default 10 Gb/s, 50 µs link the same cell is
+// not.
+func TestClusterSlowLinkIsNetworkBound(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, label, _, conns := twoRigs(ctx, t)
+	slow, slowLog := networkRun(ctx, t, conns, label, sim.NetworkEnv+"=0.02,3000")
+	fast, fastLog := networkRun(ctx, t, conns, label)
+	for name, run := range map[string]*rundoc.Run{slowLog: slow, fastLog: fast} {
+		if c := run.Launch.Cluster; c == nil || c.Link == nil || c.HiddenSize == 0 {
+			t.Fatalf("run recorded %+v, want the measured link and the model's hidden size; log:\n%s", c, name)
+		}
+	}
+	cell := func(run *rundoc.Run) *rundoc.Cell {
+		for i := range run.Cells {
+			if c := &run.Cells[i]; c.Phase == rundoc.PhaseDecode && c.Status == rundoc.StatusValid {
+				return c
+			}
+		}
+		t.Fatalf("no Valid decode cell in %+v", run.Cells)
+		return nil
+	}
+	bound := func(run *rundoc.Run) string {
+		for _, b := range diagnose.Cell(run, cell(run)) {
+			if b.Kind == diagnose.Network {
+				return b.Text()
+			}
+		}
+		return ""
+	}
+	sn, _ := diagnose.Transfer(slow, cell(slow))
+	fn, _ := diagnose.Transfer(fast, cell(fast))
+	t.Logf("slow link %s: transfer %.2f ms of %.2f ms; fast link %s: %.2f ms of %.2f ms",
+		slow.Launch.Cluster.Link.Text(), sn.TransferS*1e3, sn.StepS*1e3, fast.Launch.Cluster.Link.Text(), fn.TransferS*1e3, fn.StepS*1e3)
+	if got := bound(slow); !strings.Contains(got, "network-bound") || !strings.Contains(got, "0.02 Gb/s") {
+		t.Errorf("slow link: network diagnosis %q, want network-bound with the measured 0.02 Gb/s", got)
+	}
+	var advised bool
+	for _, a := range diagnose.Advise(slow) {
+		advised = advised || (a.Moves == diagnose.Network && strings.Contains(a.Text(), "fewer pipeline stages"))
+	}
+	if !advised {
+		t.Errorf("slow link: no advice on the network in %+v", diagnose.Advise(slow))
+	}
+	if got := bound(fast); got != "" {
+		t.Errorf("fast link: %q, want no network-bound cell", got)
 	}
 	noneLeft(t, l)
 }

@@ -119,6 +119,8 @@ func Ray(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case len(args) == 1 && (args[0] == "--version" || args[0] == "version"):
 		fmt.Fprintf(stdout, "ray, version %s %s\n", RayStandInVersion, RayStandInNote)
 		return 0
+	case len(args) >= 1 && args[0] == "linktest":
+		return rayLinkTest(ctx, args[1:], getenv, stdout, stderr)
 	case len(args) >= 1 && args[0] == "status":
 		return rayStatusCmd(ctx, args[1:], getenv, stdout, stderr)
 	case len(args) >= 1 && args[0] == "start":
@@ -129,7 +131,7 @@ func Ray(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return rayStart(ctx, a, getenv, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "Usage: ray [OPTIONS] COMMAND [ARGS]...\n%s: only `ray start`, `ray status` and `ray --version`\n", RayStandInNote)
+	fmt.Fprintf(stderr, "Usage: ray [OPTIONS] COMMAND [ARGS]...\n%s: only `ray start`, `ray status`, `ray linktest` (its own: a link test) and `ray --version`\n", RayStandInNote)
 	return 2
 }
 

@@ -38,7 +38,8 @@ func (v *View) Starting() bool {
 // without an NVIDIA GPU it refuses at once, before any image is pulled, and
 // offers "Start anyway" (see start).
 func (v *View) Start() {
-	if v.noGPU != "" && v.Form.Config().GPUs != "" {
+	// A cluster's GPUs are its rigs', which Start reads on each.
+	if v.noGPU != "" && v.Form.Config().GPUs != "" && !v.cluster.on.Checked {
 		v.showFailure(errors.New(v.noGPU))
 		v.fixBtn.SetText("Start anyway")
 		v.fixBtn.OnTapped = func() {
@@ -57,7 +58,15 @@ func (v *View) Start() {
 // answer in time, or RigBench in a sandbox (Flatpak, a container) that
 // cannot load libnvidia-ml while the host's Docker has the GPU.
 func (v *View) start() {
-	if v.launch == nil {
+	launch := v.launch
+	if v.cluster.on.Checked {
+		var refused string
+		if launch, refused = v.clusterLaunch(); refused != "" {
+			v.showFailure(errors.New(refused))
+			return
+		}
+	}
+	if launch == nil {
 		v.showFailure(errors.New("RigBench cannot start containers here: use an existing endpoint or the demo instead"))
 		return
 	}
@@ -95,7 +104,7 @@ func (v *View) start() {
 		Log: v.logs.add,
 	}
 	go func() {
-		srv, err := v.launch(ctx, cfg, prog)
+		srv, err := launch(ctx, cfg, prog)
 		fyne.Do(func() { v.started(cfg, srv, err) })
 	}()
 }
@@ -129,7 +138,12 @@ func (v *View) started(cfg vllm.LaunchConfig, srv *session.Server, err error) {
 	if srv.MaxModelLen > 0 {
 		mml = fmt.Sprintf("max model length %d", srv.MaxModelLen)
 	}
-	v.ready.SetText(fmt.Sprintf("Ready at %s: %s, %s. Go to Run to benchmark it.", srv.Endpoint, kv, mml))
+	ready := fmt.Sprintf("Ready at %s: %s, %s.", srv.Endpoint, kv, mml)
+	if srv.Record != nil && srv.Record.Cluster != nil {
+		// The split and the measured link, as History will name the runs.
+		ready += " Cluster: " + srv.Record.Cluster.Text() + "."
+	}
+	v.ready.SetText(ready + " Go to Run to benchmark it.")
 	v.ready.Show()
 	v.revealMessage()
 	if v.OnReady != nil {
@@ -257,4 +271,12 @@ func (v *View) StopAndWait(ctx context.Context) {
 	if srv != nil && srv.Stop != nil {
 		_ = srv.Stop(ctx)
 	}
+}
+
+// ReadyText is the readiness banner's text ("" while hidden).
+func (v *View) ReadyText() string {
+	if !v.ready.Visible() {
+		return ""
+	}
+	return v.ready.Text
 }

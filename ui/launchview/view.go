@@ -50,6 +50,10 @@ type View struct {
 	rig                 *fyne.Container // the rig picker, above the banner
 	basics              *fyne.Container
 	demo                *demoPanel
+	// cluster is the launch over several rigs; single the one-rig
+	// previews its plan replaces while its box is ticked.
+	cluster *clusterPanel
+	single  *fyne.Container
 	// fit is the "Will it fit?" panel, in fitSlot under the previews or
 	// in the demo's panel, whichever the target shows.
 	fit        *fitPanel
@@ -87,6 +91,11 @@ type View struct {
 func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc) *View {
 	v := &View{app: a, win: win, launch: launch, Target: chooser, user: map[string][]vllm.FlagValue{}}
 	v.demo = newDemoPanel()
+	v.cluster = newClusterPanel(func() {
+		if v.single != nil {
+			v.refreshCluster()
+		}
+	})
 	v.fit = newFitPanel()
 	v.demo.onSpeed = func(s float64) {
 		v.demo.refresh(v.Form.Config())
@@ -109,6 +118,9 @@ func New(a fyne.App, win fyne.Window, chooser *target.Chooser, launch LaunchFunc
 			v.demo.refresh(c)
 		}
 		v.refreshFit()
+		if v.single != nil {
+			v.refreshCluster()
+		}
 		if v.OnConfig != nil {
 			v.OnConfig(c)
 		}
@@ -173,11 +185,19 @@ func (v *View) layout(save, fill *widget.Button) {
 	v.fitSlot = container.NewStack(v.fit.box)
 	copyServe := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { v.copy(v.Form.ServePreview()) })
 	copyDocker := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { v.copy(v.Form.DockerPreview()) })
-	preview := container.NewVBox(
+	v.single = container.NewVBox(
 		container.NewBorder(nil, nil, widget.NewLabelWithStyle("vllm serve", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), copyServe),
 		v.Form.serve,
 		container.NewBorder(nil, nil, widget.NewLabelWithStyle("docker run", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), copyDocker),
 		v.Form.docker,
+	)
+	// A cluster's plan takes the single launch's place (refreshCluster).
+	v.cluster.plan.Objects = append([]fyne.CanvasObject{container.NewBorder(nil, nil,
+		widget.NewLabelWithStyle("The cluster", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), v.cluster.copyButton(v.copy))},
+		v.cluster.plan.Objects...)
+	preview := container.NewVBox(
+		v.single,
+		v.cluster.plan,
 		v.pasteSlot,
 		v.fitSlot,
 	)
@@ -191,7 +211,10 @@ func (v *View) layout(save, fill *widget.Button) {
 		v.Form.Basics(),
 		widget.NewForm(widget.NewFormItem("HF token", container.NewVBox(v.token, v.tokenInfo))),
 	)
+	// The cluster's rigs sit at the top of the form's column, which
+	// scrolls: in a small window the previews keep their height.
 	left := container.NewVBox(
+		v.cluster.box,
 		v.basics,
 		container.NewHBox(v.presets, save),
 		v.Form.Flags(),
@@ -241,11 +264,14 @@ func (v *View) targetChanged(ch target.Choice) {
 		v.basics.Show()
 		v.right.Show()
 		v.demoScroll.Hide()
-		v.rig.Show()
-		v.hwBanner.Show()
-		if v.hwBanner.Text == "" {
-			v.hwBanner.Hide()
-		}
+		v.cluster.box.Show()
+		// A cluster runs on the rigs ticked in its box, not on the picked
+		// rig, whose picker and hardware banner would then mislead.
+		single := !v.cluster.on.Checked
+		v.rig.Hidden = !single
+		v.rig.Refresh()
+		v.hwBanner.Hidden = !single || v.hwBanner.Text == ""
+		v.hwBanner.Refresh()
 	case target.Demo:
 		moveTo(v.demo.pasteSlot, v.pasteSlot, v.pasteRow)
 		moveTo(v.demo.fitSlot, v.fitSlot, v.fit.box)
@@ -254,6 +280,7 @@ func (v *View) targetChanged(ch target.Choice) {
 		v.right.Hide()
 		v.demoScroll.Show()
 		v.rig.Hide() // the demo runs in RigBench, on this computer
+		v.cluster.box.Hide()
 		v.hwBanner.Hide()
 	default:
 		v.launchParts.Hide()

@@ -140,7 +140,8 @@ func (c *Chooser) Problem() string {
 var fieldLabels = map[rundoc.Field]string{
 	session.FieldEndpoint: "URL", session.FieldWeightsGiB: "Model size", session.FieldSimSpeed: "Demo speed",
 	session.FieldSimProfile: "The simulator's profile", session.FieldRig: "Rig", session.FieldModel: "The Launch page's Model",
-	session.FieldFlags: "The Launch page's flags",
+	session.FieldFlags: "The Launch page's flags", session.FieldRigs: "The cluster's rigs",
+	session.FieldInterface: "The cluster's interface", session.FieldNodeIPs: "The cluster's node addresses",
 }
 
 // FieldLabel is the app's name of a target's input, and whether it is

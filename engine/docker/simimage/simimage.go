@@ -27,8 +27,10 @@ const DefaultTag = "rigbench-sim:test"
 
 // ClusterTag is the same image under a tag of its own, which the cluster
 // tests launch: the Docker daemon is the machine's, and a build of an
-// older checkout (whose image has no stand-in ray) retags DefaultTag only.
-const ClusterTag = "rigbench-sim:cluster"
+// older checkout retags DefaultTag and that checkout's cluster tag only.
+// The tag changes when the stand-in gains what the cluster tests need
+// (rigbench-sim:cluster had no `ray linktest`).
+const ClusterTag = "rigbench-sim:cluster-link"
 
 // Package is the import path of the simulator command.
 const Package = "github.com/rigbench/rigbench/cmd/rigbench-sim"

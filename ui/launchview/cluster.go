@@ -1,0 +1,212 @@
+package launchview
+
+// One model over several rigs: the cluster's rigs, head and link, the
+// plan engine/cluster proposes for them (the split and why the others are
+// not, every `docker run` and the `vllm serve` line) in the previews'
+// place, and Start through the one cluster launcher the CLI uses.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/ui/rigpick"
+	"github.com/rigbench/rigbench/ui/target"
+)
+
+// ClusterLaunchFunc starts one server over several rigs for cfg as in
+// reads them (session.TargetInput.Cluster, the CLI's --rigs, --interface
+// and --node-ips) and returns when it is ready or has failed. Its
+// server's Stop stops every rig's node.
+type ClusterLaunchFunc func(ctx context.Context, cfg vllm.LaunchConfig, in session.ClusterInput, p Progress) (*session.Server, error)
+
+// ClusterToggle is the label of the box that turns a launch into a
+// cluster launch.
+const ClusterToggle = "Serve one model over several rigs (vLLM over Ray)"
+
+// clusterPanel is the cluster's inputs (in the top bar, under the rig
+// picker) and its plan (in the previews' place).
+type clusterPanel struct {
+	on      *widget.Check
+	rigs    *rigpick.Cluster
+	iface   *widget.Entry
+	nodeIPs *widget.Entry
+	inputs  *fyne.Container
+	box     *fyne.Container
+
+	split, others, problem *widget.Label
+	lines                  *fyne.Container
+	plan                   *fyne.Container
+	text                   string // every line of the plan, for Copy
+	launch                 ClusterLaunchFunc
+}
+
+func newClusterPanel(onChange func()) *clusterPanel {
+	c := &clusterPanel{rigs: rigpick.NewCluster(nil), iface: widget.NewEntry(), nodeIPs: widget.NewEntry()}
+	c.on = widget.NewCheck(ClusterToggle, func(bool) { onChange() })
+	c.rigs.OnChanged = onChange
+	c.iface.SetPlaceHolder("the link's interface, such as enp1s0 (empty: NCCL chooses)")
+	c.nodeIPs.SetPlaceHolder("head first, such as 10.0.0.1,10.0.0.2 (empty: the hosts)")
+	c.iface.OnChanged = func(string) { onChange() }
+	c.nodeIPs.OnChanged = func(string) { onChange() }
+	c.inputs = container.NewVBox(c.rigs.Content(), widget.NewForm(
+		widget.NewFormItem("Interface", c.iface), widget.NewFormItem("Node addresses", c.nodeIPs)))
+	c.inputs.Hide()
+	c.box = container.NewVBox(c.on, c.inputs)
+	c.split = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	c.split.Wrapping = fyne.TextWrapWord
+	c.others = widget.NewLabel("")
+	c.others.Wrapping = fyne.TextWrapWord
+	c.problem = widget.NewLabel("")
+	c.problem.Importance = widget.WarningImportance
+	c.problem.Wrapping = fyne.TextWrapWord
+	c.lines = container.NewVBox()
+	c.plan = container.NewVBox(c.problem, c.split, c.others, c.lines)
+	c.plan.Hide()
+	return c
+}
+
+// Input is the cluster as the user set it.
+func (c *clusterPanel) Input() session.ClusterInput {
+	return session.ClusterInput{Rigs: c.rigs.Rigs(), Interface: c.iface.Text, NodeIPs: c.nodeIPs.Text}
+}
+
+// refresh shows the inputs and the plan while the box is ticked, the
+// single launch's previews otherwise. The plan takes one GPU a rig: the
+// rigs' GPUs are read at Start (the picked rig's, the only ones known
+// here, say nothing of the others').
+func (c *clusterPanel) refresh(cfg vllm.LaunchConfig, single fyne.CanvasObject) {
+	if !c.on.Checked {
+		c.inputs.Hide()
+		c.plan.Hide()
+		single.Show()
+		return
+	}
+	c.inputs.Show()
+	single.Hide()
+	c.plan.Show()
+	c.lines.Objects = nil
+	c.split.SetText("")
+	c.others.SetText("")
+	c.text = ""
+	in := c.Input()
+	if in.Rigs == "" {
+		c.problem.SetText("Tick two rigs or more above (add SSH rigs with the rig picker); the first ticked is the head unless you choose another.")
+		c.problem.Show()
+		c.lines.Refresh()
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	plan, err := in.Preview(ctx, cfg, 1)
+	if err != nil {
+		c.problem.SetText(target.Text(err))
+		c.problem.Show()
+		c.lines.Refresh()
+		return
+	}
+	c.problem.Hide()
+	per := "T is each rig's GPU count, which Start reads on every rig and plans with again; this preview takes 1 a rig"
+	c.split.SetText(fmt.Sprintf("%s over %d rigs: %s (%s).", plan.Split.Text(), plan.Split.PP, plan.Split.Why, per))
+	var others []string
+	for _, o := range plan.Others {
+		others = append(others, fmt.Sprintf("%s: %s.", o.Text(), o.Why))
+	}
+	c.others.SetText(strings.Join(others, "\n"))
+	c.others.Hidden = len(others) == 0
+	var all []string
+	for i, line := range plan.DockerCommands() {
+		c.lines.Add(heading(fmt.Sprintf("docker run on %s%s", plan.Nodes[i].Rig, map[bool]string{true: " (head)"}[plan.Nodes[i].Head])))
+		c.lines.Add(monoText(line))
+		all = append(all, line)
+	}
+	c.lines.Add(heading("vllm serve, in the head's container"))
+	c.lines.Add(monoText(plan.ServeLine()))
+	c.lines.Add(widget.NewLabel(fmt.Sprintf("Containers are named with a new id at each Start (%s here).", session.PreviewID)))
+	c.text = strings.Join(append(all, plan.ServeLine()), "\n")
+	c.lines.Refresh()
+}
+
+func heading(s string) fyne.CanvasObject {
+	return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+}
+
+func monoText(s string) fyne.CanvasObject {
+	l := mono()
+	l.SetText(s)
+	return l
+}
+
+// copyButton copies the plan's lines.
+func (c *clusterPanel) copyButton(copyText func(string)) *widget.Button {
+	return widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() { copyText(c.text) })
+}
+
+// SetClusterLaunch gives the view the cluster launcher Start uses while
+// the cluster box is ticked (nil: refused with a sentence).
+func (v *View) SetClusterLaunch(f ClusterLaunchFunc) { v.cluster.launch = f }
+
+// SetClusterRigs lists the rigs the cluster may span (the rig picker's).
+func (v *View) SetClusterRigs(names []string) { v.cluster.rigs.SetRigs(names) }
+
+// Cluster is the cluster's picker, for tests and the tour to tick rigs.
+func (v *View) Cluster() *rigpick.Cluster { return v.cluster.rigs }
+
+// SetClusterMode ticks or unticks the cluster box as the user does.
+func (v *View) SetClusterMode(on bool) { v.cluster.on.SetChecked(on) }
+
+// SetClusterLink types the interface and the nodes' addresses.
+func (v *View) SetClusterLink(iface, nodeIPs string) {
+	v.cluster.iface.SetText(iface)
+	v.cluster.nodeIPs.SetText(nodeIPs)
+}
+
+// ClusterPlan is the plan as shown: the split's sentence, the others',
+// the problem ("" when none) and every command line.
+func (v *View) ClusterPlan() (split, others, problem, lines string) {
+	if v.cluster.problem.Visible() {
+		problem = v.cluster.problem.Text
+	}
+	if v.cluster.others.Visible() {
+		others = v.cluster.others.Text
+	}
+	return v.cluster.split.Text, others, problem, v.cluster.text
+}
+
+// refreshCluster redraws the cluster's part after an edit.
+func (v *View) refreshCluster() {
+	v.cluster.refresh(v.Form.Config(), v.single)
+	if v.Target.Choice().Kind == target.Launch {
+		v.targetChanged(v.Target.Choice()) // the rig picker shows for one rig only
+	}
+	v.relayout()
+}
+
+// clusterLaunch is Start's launcher while the box is ticked: the cluster
+// launcher with the plan's inputs, the server on the form's port of the
+// head rig; nil and the refusal's sentence when it cannot start.
+func (v *View) clusterLaunch() (LaunchFunc, string) {
+	in := v.cluster.Input()
+	if in.Rigs == "" {
+		return nil, "Tick two rigs or more for the cluster, or untick “" + ClusterToggle + "” to launch on the picked rig."
+	}
+	if v.cluster.launch == nil {
+		return nil, "RigBench cannot start a cluster here: launch on one rig, or use an existing endpoint or the demo instead."
+	}
+	if _, _, problem, _ := v.ClusterPlan(); problem != "" {
+		return nil, problem
+	}
+	launch := v.cluster.launch
+	return func(ctx context.Context, cfg vllm.LaunchConfig, p Progress) (*session.Server, error) {
+		in.ServePort = cfg.Port
+		return launch(ctx, cfg, in, p)
+	}, ""
+}
