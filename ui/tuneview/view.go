@@ -223,9 +223,10 @@ func (v *View) layout() fyne.CanvasObject {
 		widget.NewFormItem("Window", v.dur),
 		widget.NewFormItem("Objective", v.objective),
 		widget.NewFormItem("Constraint", v.constraint),
-		widget.NewFormItem("Quality check", container.NewBorder(nil, nil, nil,
-			container.NewHBox(widget.NewLabel("Items"), container.NewGridWrap(fyne.NewSize(70, v.quality.Items.MinSize().Height), v.quality.Items)),
-			v.quality.Probe)),
+		// The probe and its items on two rows: on one they widened the
+		// form past what a 900 px window leaves it.
+		widget.NewFormItem("Quality", v.quality.Probe),
+		widget.NewFormItem("Items", v.quality.Items),
 	)
 	title := widget.NewLabelWithStyle("Tune: which launch flags make this card fastest", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.Wrapping = fyne.TextWrapWord
