@@ -6,6 +6,7 @@
 package results_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,8 +40,11 @@ func TestBurstCellsHaveTheirOwnTab(t *testing.T) {
 	if h := v.Headline(); strings.Contains(h, "1200") {
 		t.Errorf("the headline %q holds the burst cell's tok/s", h)
 	}
-	last := v.Tabs().Items[len(v.Tabs().Items)-1]
-	if last.Text != "Burst" {
-		t.Errorf("the last tab is %q, want Burst", last.Text)
+	var tabs []string
+	for _, it := range v.Tabs().Items {
+		tabs = append(tabs, it.Text)
+	}
+	if !slices.Contains(tabs, "Burst") {
+		t.Errorf("the tabs are %q, want a Burst tab", tabs)
 	}
 }
