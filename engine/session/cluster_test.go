@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -416,4 +418,47 @@ func checkClusterEnergy(t *testing.T, run *rundoc.Run, want rundoc.Cluster) {
 	if c == nil || c.RigOfGPU(0) != want.Rigs[0] || c.RigOfGPU(1) != want.Rigs[1] || c.RigOfGPU(2) != "" {
 		t.Errorf("cluster %+v: GPU 0 and 1 should be the head's and the worker's", c)
 	}
+}
+
+// An offline launch (HF_HUB_OFFLINE=1) whose model is in no rig's Hugging
+// Face cache stops before vllm serve starts, naming each rig and the
+// download to make; once the cache holds a snapshot the same launch
+// serves. Nothing is left either way.
+func TestClusterModelNotInTheRigsCache(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, label, servers, conns := twoRigs(ctx, t)
+	cache := t.TempDir() // both loopback rigs reach this machine's daemon: one folder for both
+	c := clusterLauncher(t, conns, label, "HF_HUB_OFFLINE=1")
+	c.Config.HFCache = cache
+	var log syncLog
+	srv, err := c.Launch(ctx, log.add)
+	if err == nil {
+		srv.Stop(ctx)
+		t.Fatal("an offline cluster started without the model in any rig's cache")
+	}
+	for _, s := range servers {
+		want := fmt.Sprintf("rig ssh://127.0.0.1:%d does not have sim/tiny in its Hugging Face cache (%s) and the launch is offline", s.Port, cache)
+		if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "`hf download sim/tiny`") {
+			t.Errorf("%v\nwant %q and the download to make", err, want)
+		}
+	}
+	if strings.Contains(log.String(), "Starting vllm serve") {
+		t.Errorf("vllm serve started although the check failed:\n%s", log.String())
+	}
+	noneLeft(t, l)
+
+	if err := os.MkdirAll(filepath.Join(cache, "hub", "models--sim--tiny", "snapshots", "0123abc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c = clusterLauncher(t, conns, label, "HF_HUB_OFFLINE=1")
+	c.Config.HFCache = cache
+	srv, err = c.Launch(ctx, log.add)
+	if err != nil {
+		t.Fatalf("with the model cached: %v\nlog:\n%s", err, log.String())
+	}
+	if err := srv.Stop(ctx); err != nil {
+		t.Error(err)
+	}
+	noneLeft(t, l)
 }
