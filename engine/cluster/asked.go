@@ -8,6 +8,17 @@ import (
 	"github.com/rigbench/rigbench/engine/vllm"
 )
 
+// CheckPP refuses a pipeline-parallel size pp (0: not given) other than
+// the cluster's count of rigs: a cluster runs one stage a rig. A tune
+// sweep over rigs checks each variant with it before anything starts.
+func CheckPP(pp, rigs int) error {
+	if pp > 0 && pp != rigs {
+		return fmt.Errorf("%w: PP %d is refused: a cluster runs one pipeline stage a rig, so PP is its %d rigs (give %d rigs with --rigs, or leave --pipeline-parallel-size out)",
+			ErrPlan, pp, rigs, pp)
+	}
+	return nil
+}
+
 // asked is the split the launch's own flags ask for
 // (--tensor-parallel-size, --pipeline-parallel-size; 0 where a flag is not
 // given), checked against the rigs: P is one pipeline stage a rig, so it
@@ -34,9 +45,8 @@ func asked(c vllm.LaunchConfig, rigs []Rig, t int) (tp, pp int, err error) {
 	if pp, err = read("--pipeline-parallel-size"); err != nil {
 		return 0, 0, err
 	}
-	if pp > 0 && pp != len(rigs) {
-		return 0, 0, fmt.Errorf("%w: PP %d is refused: a cluster runs one pipeline stage a rig, so PP is its %d rigs (give %d rigs with --rigs, or leave --pipeline-parallel-size out)",
-			ErrPlan, pp, len(rigs), pp)
+	if err := CheckPP(pp, len(rigs)); err != nil {
+		return 0, 0, err
 	}
 	if tp > t {
 		fewest := rigs[0]

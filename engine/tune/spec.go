@@ -308,8 +308,10 @@ func (s Spec) Validate() error {
 	if _, err := rig.Parse(s.Rig); err != nil {
 		return err
 	}
-	if s.Cluster != nil && (s.Target != TargetLaunch || strings.TrimSpace(s.Rig) != "") {
-		return fmt.Errorf("sweep %s runs over the rigs %s: only a launch sweep does, and without a single --rig", s.ID, s.Cluster.Rigs)
+	if s.Cluster != nil {
+		if err := s.checkCluster(); err != nil {
+			return err
+		}
 	}
 	if s.OnRig() && s.Target != TargetLaunch {
 		return fmt.Errorf("sweep %s names the rig %s but runs on the simulator: only a launch sweep runs on a rig", s.ID, s.Rig)
