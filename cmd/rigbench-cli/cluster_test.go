@@ -63,10 +63,7 @@ func TestRunLaunchOverTwoRigs(t *testing.T) {
 	e, _, errb, servers, cluster := twoRigArgs(t)
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "run.json")
-	p, err := docker.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := freePort(t)
 	args := append([]string{"run", "--launch", "--model", "sim/qwen3-4b"}, cluster...)
 	args = append(args, "--serve-port", fmt.Sprint(p), "--contexts", "0,16K", "--concurrency", "1,8", "--prefill", "none", "--duration", "20s",
 		"--max-output", "128", "--db", filepath.Join(dir, "h.db"), "--json", jsonPath, "--", "--speed", "20")
@@ -101,10 +98,7 @@ func TestLaunchOverTwoRigsUntilInterrupt(t *testing.T) {
 	defer cancel()
 	l := dockertest.Launcher(ctx, t)
 	e, out, errb, _, cluster := twoRigArgs(t)
-	p, err := docker.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := freePort(t)
 	runCtx, interrupt := context.WithCancel(ctx)
 	done := make(chan int, 1)
 	go func() {
@@ -159,10 +153,7 @@ func TestRunOverTwoRigsWhenTheWorkerRigDrops(t *testing.T) {
 	defer cancel()
 	l := dockertest.Launcher(ctx, t)
 	e, _, errb, servers, cluster := twoRigArgs(t)
-	p, err := docker.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := freePort(t)
 	done := make(chan int, 1)
 	go func() {
 		args := append(append([]string{"run", "--launch", "--model", "sim/tiny"}, cluster...), "--serve-port", fmt.Sprint(p),
@@ -211,10 +202,7 @@ func TestTuneOverTwoRigs(t *testing.T) {
 	defer cancel()
 	l := dockertest.Launcher(ctx, t)
 	e, out, errb, _, cluster := twoRigArgs(t)
-	p, err := docker.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := freePort(t)
 	args := append(append([]string{"tune", "--launch", "--model", "sim/tiny"}, cluster...), "--serve-port", fmt.Sprint(p),
 		"--contexts", "0", "--concurrency", "8", "--duration", "10s", "--max-output", "64", "--one-at-a-time",
 		"--vary", "max-num-seqs=2", "--vary", "tensor-parallel-size=2",
@@ -244,4 +232,14 @@ func TestTuneOverTwoRigs(t *testing.T) {
 	if left := containersOf(ctx, t, l, e); len(left) != 0 {
 		t.Errorf("containers left after the sweep: %v", left)
 	}
+}
+
+// freePort is a loopback port free now, for the server's port on the head.
+func freePort(t *testing.T) int {
+	t.Helper()
+	p, err := docker.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
