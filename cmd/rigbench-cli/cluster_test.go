@@ -63,10 +63,7 @@ func TestRunLaunchOverTwoRigs(t *testing.T) {
 	e, _, errb, servers, cluster := twoRigArgs(t)
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "run.json")
-	p, err := docker.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := freePort(t)
 	args := append([]string{"run", "--launch", "--model", "sim/qwen3-4b"}, cluster...)
 	args = append(args, "--serve-port", fmt.Sprint(p), "--contexts", "0,16K", "--concurrency", "1,8", "--prefill", "none", "--duration", "20s",
 		"--max-output", "128", "--db", filepath.Join(dir, "h.db"), "--json", jsonPath, "--", "--speed", "20")
@@ -101,10 +98,7 @@ func TestLaunchOverTwoRigsUntilInterrupt(t *testing.T) {
 	defer cancel()
 	l := dockertest.Launcher(ctx, t)
 	e, out, errb, _, cluster := twoRigArgs(t)
-	p, err := docker.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := freePort(t)
 	runCtx, interrupt := context.WithCancel(ctx)
 	done := make(chan int, 1)
 	go func() {
@@ -141,7 +135,7 @@ func TestClusterFlagMistakesAreUsageErrors(t *testing.T) {
 		"--rig names one rig":                  {"run", "--launch", "--model", "m", "--rig", "ssh://a", "--rigs", "ssh://a,ssh://b"},
 		"--interface must be a network":        {"run", "--launch", "--model", "m", "--rigs", "ssh://a,ssh://b", "--interface", "en p1"},
 		"--node-ips \"10.0.0.x\" is not an IP": {"run", "--launch", "--model", "m", "--rigs", "ssh://a,ssh://b", "--node-ips", "10.0.0.1,10.0.0.x"},
-		"tune does not sweep a cluster":        {"tune", "--launch", "--model", "m", "--rigs", "ssh://a,ssh://b", "--contexts", "0", "--concurrency", "1", "--vary", "--max-num-seqs=8,16"},
+		"--rigs applies only to a launch:":     {"tune", "--demo", "--rigs", "ssh://a,ssh://b", "--contexts", "0", "--concurrency", "1", "--vary", "--max-num-seqs=8,16"},
 	} {
 		e, _, errb := launchEnv(nil)
 		if code := execute(context.Background(), e, args); code != 2 || !strings.Contains(errb.String(), want) {
@@ -159,10 +153,7 @@ func TestRunOverTwoRigsWhenTheWorkerRigDrops(t *testing.T) {
 	defer cancel()
 	l := dockertest.Launcher(ctx, t)
 	e, _, errb, servers, cluster := twoRigArgs(t)
-	p, err := docker.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := freePort(t)
 	done := make(chan int, 1)
 	go func() {
 		args := append(append([]string{"run", "--launch", "--model", "sim/tiny"}, cluster...), "--serve-port", fmt.Sprint(p),
@@ -198,4 +189,57 @@ func TestRunOverTwoRigsWhenTheWorkerRigDrops(t *testing.T) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// tune over two loopback rigs: every variant launches the stand-in
+// cluster through the same launcher as run --launch --rigs and measures
+// the same cells; the split is varied with the launch's own flag, and TP 2
+// on 1-GPU rigs (tensor parallelism across rigs) is refused with
+// engine/cluster's sentence before that variant starts anything; the
+// verdict compares the measured variants; nothing stays on either rig.
+func TestTuneOverTwoRigs(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l := dockertest.Launcher(ctx, t)
+	e, out, errb, _, cluster := twoRigArgs(t)
+	p := freePort(t)
+	args := append(append([]string{"tune", "--launch", "--model", "sim/tiny"}, cluster...), "--serve-port", fmt.Sprint(p),
+		"--contexts", "0", "--concurrency", "8", "--duration", "10s", "--max-output", "64", "--one-at-a-time",
+		"--vary", "max-num-seqs=2", "--vary", "tensor-parallel-size=2",
+		"--db", filepath.Join(t.TempDir(), "h.db"), "--", "--profile", "tiny", "--speed", "10", "--max-num-seqs", "8")
+	code := execute(ctx, e, args)
+	logs := errb.String()
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out.String(), logs)
+	}
+	for _, want := range []string{"TP 1 × PP 2", "2 of 2 node(s) joined", "TP 2 is refused: rig ssh://", "would put tensor-parallel groups across rigs",
+		"nvidia-smi in the Ray node's container on each of the 2 rigs"} {
+		if !strings.Contains(logs+out.String(), want) {
+			t.Errorf("the sweep's output lacks %q", want)
+		}
+	}
+	// The base (8 at once) and max-num-seqs 2 were both measured, and the
+	// verdict tells them apart.
+	if !strings.Contains(out.String(), "max-num-seqs") {
+		t.Errorf("the verdict does not compare the variants:\n%s", out.String())
+	}
+	if strings.Count(logs, "Starting vllm serve in the head's container") != 2 {
+		t.Errorf("want two variants served over the rigs (the refused one starts nothing)")
+	}
+	if t.Failed() {
+		t.Logf("stdout:\n%s\nstderr:\n%s", out.String(), logs)
+	}
+	if left := containersOf(ctx, t, l, e); len(left) != 0 {
+		t.Errorf("containers left after the sweep: %v", left)
+	}
+}
+
+// freePort is a loopback port free now, for the server's port on the head.
+func freePort(t *testing.T) int {
+	t.Helper()
+	p, err := docker.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

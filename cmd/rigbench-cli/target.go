@@ -30,9 +30,6 @@ func flagName(f rundoc.Field) string {
 // (which flags go together); the input's are Options', as in the app.
 func (f *runFlags) targetInput(e *env, set map[string]bool, vllmArgs []string, sweep bool) (session.TargetInput, error) {
 	in := session.TargetInput{URL: f.endpoint, APIKey: f.apiKey, SimProfile: f.simProfile, Rig: f.launch.rig, Cluster: f.launch.cluster.input()}
-	if sweep && in.Cluster.Rigs != "" {
-		return in, usagef("--rigs: tune does not sweep a cluster yet; measure it with run --launch --rigs, or tune on one rig with --rig")
-	}
 	if set["weights-gib"] {
 		in.WeightsGiB = f.weightsGiB
 	}

@@ -83,7 +83,7 @@ func runTune(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	if r.Spec.OnRig() {
+	if r.Spec.OneRig() {
 		// One connection carries every variant's Docker API and traffic.
 		conn, err := connectRig(ctx, e, r.Spec.Rig)
 		if err != nil {

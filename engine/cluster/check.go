@@ -23,7 +23,8 @@ type RigFacts struct {
 
 // Problem is a check that failed, in one sentence with the fix.
 type Problem struct {
-	// Check is "image", "gpus" or "reach"; Rig the rig it concerns.
+	// Check is "image", "gpus", "reach" or "model"; Rig the rig it
+	// concerns.
 	Check, Rig string
 	// Sentence says what is wrong and what to do.
 	Sentence string

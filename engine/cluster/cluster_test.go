@@ -47,6 +47,24 @@ func TestProposeSplit(t *testing.T) {
 	}
 }
 
+// A split the launch's flags ask for is planned where the rigs allow it:
+// TP 1 on two 2-GPU rigs takes one GPU a node.
+func TestProposeAskedSplit(t *testing.T) {
+	in := input(2, 2)
+	in.Launch.Set("--tensor-parallel-size", "1")
+	in.Launch.Set("--pipeline-parallel-size", "2")
+	p, err := Propose(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Split.TP != 1 || p.Split.PP != 2 || !strings.Contains(p.Split.Why, "asked for") || p.Nodes[1].GPUs != "count=1" {
+		t.Errorf("split %+v, worker GPUs %s; want TP 1 × PP 2 as asked, one GPU a node", p.Split, p.Nodes[1].GPUs)
+	}
+	if v, _ := p.Serve.Get("--tensor-parallel-size"); v != "1" {
+		t.Errorf("serve line's TP %s, want 1", v)
+	}
+}
+
 func TestProposeRefuses(t *testing.T) {
 	for name, tc := range map[string]struct {
 		in   Input
@@ -56,6 +74,11 @@ func TestProposeRefuses(t *testing.T) {
 		"a rig no GPU":  {input(1, 0), "ssh://b has no GPU"},
 		"same address":  {func() Input { in := input(1, 1); in.Rigs[1].Address = "10.0.0.1"; return in }(), "share the address 10.0.0.1"},
 		"no IP address": {func() Input { in := input(1, 1); in.Rigs[1].Address = "box-b"; return in }(), "no IP address"},
+		"TP across rigs": {func() Input { in := input(2, 1); in.Launch.Set("--tensor-parallel-size", "2"); return in }(),
+			"TP 2 is refused: rig ssh://b gives 1 GPU(s), and vLLM needs the same on every node"},
+		"PP not the rigs": {func() Input { in := input(1, 1); in.Launch.Set("--pipeline-parallel-size", "3"); return in }(),
+			"PP 3 is refused: a cluster runs one pipeline stage a rig, so PP is its 2 rigs"},
+		"TP not a number": {func() Input { in := input(1, 1); in.Launch.Set("--tensor-parallel-size", "two"); return in }(), "not a whole number"},
 	} {
 		_, err := Propose(tc.in)
 		if !errors.Is(err, ErrPlan) || !strings.Contains(err.Error(), tc.want) {

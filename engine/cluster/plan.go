@@ -105,7 +105,9 @@ type Plan struct {
 // ErrPlan marks an input no cluster can be planned from.
 var ErrPlan = errors.New("no cluster can be planned")
 
-// Propose plans the cluster: T = the GPUs of each node, P = the nodes.
+// Propose plans the cluster: T = the GPUs of each node, P = the nodes;
+// a launch whose flags ask for a split gets it where the rigs allow it,
+// and a sentence saying why not where they do not (asked).
 // vLLM's Ray executor wants the same GPUs on every node, so a rig with more
 // GPUs than the others gives only as many; tensor parallelism stays inside
 // each rig (its all-reduces, two a layer, need the fast in-box link) and
@@ -133,9 +135,15 @@ func Propose(in Input) (Plan, error) {
 		addrs[r.Address] = r.Name
 	}
 	p := len(in.Rigs)
+	why := splitWhy(in.Rigs, t, p)
+	if tp, _, err := asked(in.Launch, in.Rigs, t); err != nil {
+		return Plan{}, err
+	} else if tp > 0 && tp < t {
+		t, why = tp, fmt.Sprintf("asked for by --tensor-parallel-size %d: each rig's node takes %d of its GPUs, and pipeline parallelism crosses the %d rigs", tp, tp, p)
+	}
 	rayPort, servePort := orDefault(in.RayPort, DefaultRayPort), orDefault(in.ServePort, DefaultServePort)
 	plan := Plan{
-		Split:       Split{TP: t, PP: p, Why: splitWhy(in.Rigs, t, p)},
+		Split:       Split{TP: t, PP: p, Why: why},
 		Others:      others(t, p),
 		HeadAddress: net.JoinHostPort(in.Rigs[0].Address, strconv.Itoa(rayPort)),
 		Interface:   in.Interface, RayPort: rayPort, ServePort: servePort,

@@ -28,6 +28,7 @@ type API interface {
 	ContainerExecCreate(ctx context.Context, id string, opts container.ExecOptions) (container.ExecCreateResponse, error)
 	ContainerExecAttach(ctx context.Context, execID string, opts container.ExecAttachOptions) (types.HijackedResponse, error)
 	ContainerExecInspect(ctx context.Context, execID string) (container.ExecInspect, error)
+	ContainerStatPath(ctx context.Context, id, path string) (container.PathStat, error)
 	Close() error
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
@@ -89,3 +90,7 @@ func (f *fakeAPI) ContainerExecInspect(context.Context, string) (container.ExecI
 	return container.ExecInspect{}, errors.New("not used")
 }
 func (f *fakeAPI) Close() error { return nil }
+
+func (f *fakeAPI) ContainerStatPath(context.Context, string, string) (container.PathStat, error) {
+	return container.PathStat{}, cerrdefs.ErrNotFound
+}

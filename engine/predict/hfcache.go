@@ -61,9 +61,9 @@ func HFCacheDir(getenv func(string) string) string {
 	return filepath.Join(home, "hub")
 }
 
-// hfModelFolder is the folder name the Hugging Face cache gives a model:
+// HFModelFolder is the folder name the Hugging Face cache gives a model:
 // models--ORG--NAME.
-func hfModelFolder(id string) string {
+func HFModelFolder(id string) string {
 	return "models--" + strings.ReplaceAll(id, "/", "--")
 }
 
@@ -80,7 +80,7 @@ func HFSnapshot(model string, getenv func(string) string) string {
 	if hub == "" {
 		return ""
 	}
-	snaps := filepath.Join(hub, hfModelFolder(model), "snapshots")
+	snaps := filepath.Join(hub, HFModelFolder(model), "snapshots")
 	entries, err := os.ReadDir(snaps)
 	if err != nil {
 		return ""

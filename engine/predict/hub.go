@@ -139,7 +139,7 @@ func (l Lookup) noFacts(id, why string) error {
 	if hub == "" {
 		hub = filepath.Join("~", ".cache", "huggingface", "hub")
 	}
-	where := filepath.Join(hub, hfModelFolder(id), "snapshots", "main", "config.json")
+	where := filepath.Join(hub, HFModelFolder(id), "snapshots", "main", "config.json")
 	return &lookupError{kind: ErrNoFacts, msg: fmt.Sprintf(
 		"%s: put the model's config.json in the Hugging Face cache (%s), or give the weights' size and KV bytes per token by hand", why, where)}
 }
@@ -157,7 +157,7 @@ type cacheEntry struct {
 // (CheckID keeps it one file name, one-to-one), lower case since the Hub's
 // ids are not case-sensitive.
 func (l Lookup) cacheFile(id string) string {
-	return filepath.Join(l.CacheDir, strings.ToLower(hfModelFolder(id))+".json")
+	return filepath.Join(l.CacheDir, strings.ToLower(HFModelFolder(id))+".json")
 }
 
 // cached is id's facts from CacheDir; an entry that cannot be read is no

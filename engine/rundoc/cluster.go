@@ -22,6 +22,11 @@ type Cluster struct {
 	// Link is the link between the head and its slowest worker as
 	// measured before vLLM started (nil: not measured).
 	Link *ClusterLink `json:"link,omitempty"`
+	// GPUs is how many GPUs each rig gave, in the order of Rigs (nil in
+	// a run recorded before RigBench read every rig's). The run's hardware
+	// and its cells' per-GPU telemetry number the cluster's GPUs rig after
+	// rig: rig i's GPU j is index GPUs[0] + … + GPUs[i-1] + j (RigOfGPU).
+	GPUs []int `json:"gpus,omitempty"`
 	// HiddenSize is the model's hidden size as RigBench knew it at the
 	// launch (its config.json; 0: not known): each token's activations a
 	// pipeline hand-off sends are this many 16-bit values, which the
@@ -62,6 +67,22 @@ func (c *Cluster) Text() string {
 	return s
 }
 
+// RigOfGPU is the rig that GPU index i of the run belongs to ("" when the
+// cluster's GPUs were not recorded, or i is none of them; c may be nil: a
+// run on one machine).
+func (c *Cluster) RigOfGPU(i int) string {
+	if c == nil || len(c.GPUs) != len(c.Rigs) {
+		return ""
+	}
+	for r, n := range c.GPUs {
+		if i >= 0 && i < n {
+			return c.Rigs[r]
+		}
+		i -= n
+	}
+	return ""
+}
+
 // RigName is how a cluster run names its rig (Run.Rig's Name), so the
 // history's RIG column, its rig filter and Compare name every rig of it:
 // "ssh://a + ssh://b (2 rigs, TP 1 × PP 2 over enp1s0)".
@@ -85,6 +106,14 @@ func (v *validator) cluster(c *Cluster) {
 		v.fail("launch.cluster tp %d × pp %d is not a split (each a whole number of 1 or more)", c.TP, c.PP)
 	}
 	v.text("launch.cluster.interface", c.Interface, MaxNameLen)
+	if len(c.GPUs) != 0 && len(c.GPUs) != len(c.Rigs) {
+		v.fail("launch.cluster.gpus has %d counts for %d rigs", len(c.GPUs), len(c.Rigs))
+	}
+	for _, n := range c.GPUs {
+		if n < 0 || n > 1024 {
+			v.fail("launch.cluster.gpus %d is not a rig's GPU count", n)
+		}
+	}
 	if c.HiddenSize < 0 || c.HiddenSize > 1<<20 {
 		v.fail("launch.cluster.hidden_size %d is not a model's hidden size", c.HiddenSize)
 	}

@@ -17,7 +17,8 @@ import (
 //   - for a cell served by several GPUs, each GPU's share: its J/token
 //     (its energy over the window per output token of the whole server,
 //     so the shares add up to the cell's figure), its mean power and its
-//     hottest reading.
+//     hottest reading; a cluster run's GPUs name their rig ("GPU 1 on
+//     ssh://b").
 //
 // Nil when no decode cell has an energy figure (no telemetry, an imported
 // reference run). Figures use the registry's decimals (FigEnergy,
@@ -36,6 +37,10 @@ func EnergyLines(r *Run) []string {
 	slices.SortStableFunc(cells, func(a, b *Cell) int {
 		return cmp.Or(cmp.Compare(a.Context, b.Context), cmp.Compare(a.Concurrency, b.Concurrency))
 	})
+	var cl *Cluster
+	if r.Launch != nil {
+		cl = r.Launch.Cluster
+	}
 	var lines []string
 	if l := energySourceLine(cells); l != "" {
 		lines = append(lines, l)
@@ -46,7 +51,11 @@ func EnergyLines(r *Run) []string {
 		}
 		parts := make([]string, 0, len(c.GPUStats.PerGPU))
 		for _, g := range c.GPUStats.PerGPU {
-			p := fmt.Sprintf("GPU %d %s %s, %s %s mean", g.GPU, FigEnergy.Format(g.EnergyJPerToken), FigEnergy.Unit,
+			gpu := fmt.Sprintf("GPU %d", g.GPU)
+			if rig := cl.RigOfGPU(g.GPU); rig != "" {
+				gpu += " on " + rig
+			}
+			p := fmt.Sprintf("%s %s %s, %s %s mean", gpu, FigEnergy.Format(g.EnergyJPerToken), FigEnergy.Unit,
 				FigPowerW.Format(g.PowerMeanW), FigPowerW.Unit)
 			if g.TempMaxC > 0 {
 				p += fmt.Sprintf(", %.0f °C max", g.TempMaxC)

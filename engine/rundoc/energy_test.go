@@ -37,6 +37,12 @@ func TestEnergyLines(t *testing.T) {
 	if got := EnergyLines(r); !reflect.DeepEqual(got, want) {
 		t.Errorf("mixed sources\n%q\nwant\n%q", got, want)
 	}
+	// A cluster run names each GPU's rig.
+	r.Launch = &Launch{Cluster: &Cluster{Rigs: []string{"ssh://a", "ssh://b"}, TP: 1, PP: 2, GPUs: []int{1, 1}}}
+	want[1] = "0×8: 0.412 J/token on 2 GPUs: GPU 0 on ssh://a 0.207 J/token, 151 W mean, 68 °C max; GPU 1 on ssh://b 0.205 J/token, 150 W mean"
+	if got := EnergyLines(r); !reflect.DeepEqual(got, want) {
+		t.Errorf("cluster\n%q\nwant\n%q", got, want)
+	}
 	if got := EnergyLines(&Run{Cells: []Cell{{Phase: PhaseDecode, Status: StatusValid, Concurrency: 1}}}); got != nil {
 		t.Errorf("a run without energy: %q", got)
 	}

@@ -57,7 +57,7 @@ func jsonioFullRun() *rundoc.Run {
 			GPUs: "all", CompileCache: "/home/me/.local/share/rigbench/compile-cache",
 			Startup: &rundoc.Startup{LoadS: 61.5, WeightsS: 32.97, CompileS: 4.19, GraphCaptureS: 12, CompileCacheHit: true},
 			Cluster: &rundoc.Cluster{Rigs: []string{"ssh://a", "ssh://b"}, TP: 1, PP: 2, Interface: "enp1s0",
-				Link: &rundoc.ClusterLink{Gbps: 9.41, RTTUS: 120, Rig: "ssh://b", Tool: "python3 over sockets in the image"}, HiddenSize: 2560},
+				Link: &rundoc.ClusterLink{Gbps: 9.41, RTTUS: 120, Rig: "ssh://b", Tool: "python3 over sockets in the image"}, HiddenSize: 2560, GPUs: []int{1, 1}},
 		},
 		Rig: &rundoc.Rig{Kind: rundoc.RigSSH, Name: "ssh://basement:2222"},
 		Source: &rundoc.Source{Format: rundoc.SourceLDB, WrittenBy: "llm_decode_bench 0.4.29", ServerKnown: true,

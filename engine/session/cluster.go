@@ -127,6 +127,9 @@ func (c *ClusterLauncher) Launch(ctx context.Context, log func(string)) (srv *Se
 	if err := c.startNodes(ctx, rigs, plan, facts, log); err != nil {
 		return nil, err
 	}
+	if err := c.checkModel(ctx, rigs, plan, log); err != nil {
+		return nil, err
+	}
 	link := c.measureLinks(ctx, rigs, plan, log)
 	t0 := time.Now()
 	log("Starting vllm serve in the head's container…")

@@ -12,6 +12,7 @@ import (
 	"github.com/rigbench/rigbench/engine/cluster"
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/hardware/probe"
 )
 
 // server is the running cluster as a session measures it.
@@ -27,6 +28,8 @@ func (c *ClusterLauncher) server(ctx context.Context, rigs []*clusterRig, plan c
 	for _, r := range rigs {
 		rec.Cluster.Rigs = append(rec.Cluster.Rigs, r.name)
 	}
+	hw, gpus := clusterHardware(rigs)
+	rec.Cluster.GPUs = gpus
 	w := watchCluster(rigs, served)
 	var stopOnce sync.Once
 	var stopErr error
@@ -48,7 +51,11 @@ func (c *ClusterLauncher) server(ctx context.Context, rigs []*clusterRig, plan c
 		Dial:        rigs[0].conn.Dial(),
 		LinkLost:    w.linkLost,
 		Exec:        served.Exec,
-		Hardware:    &rigs[0].hw,
+		Hardware:    &hw,
+		Telemetry: func(ctx context.Context, log func(string)) (*probe.Sampler, error) {
+			read, energy := clusterReadings(ctx, rigs)
+			return startReadings(ctx, read, energy, fmt.Sprintf("the Ray node's container on each of the %d rigs", len(rigs)), log)
+		},
 		Stop: func(ctx context.Context) error {
 			stopOnce.Do(func() { stopErr = stopCluster(ctx, rigs) })
 			return stopErr

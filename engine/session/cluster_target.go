@@ -19,19 +19,22 @@ import (
 // the same texts), read by TargetInput.Options into a ClusterLauncher.
 type ClusterInput struct {
 	// Rigs is "head=ssh://a,ssh://b" (cluster.ParseRigs).
-	Rigs string
+	Rigs string `json:"rigs"`
 	// Interface is the link's network interface ("" lets NCCL choose).
-	Interface string
+	Interface string `json:"interface,omitempty"`
 	// NodeIPs are the nodes' addresses on the link, comma-separated in the
 	// order of the rigs, the head first; "" (or a short list) resolves
 	// the rigs' host names.
-	NodeIPs string
+	NodeIPs string `json:"node_ips,omitempty"`
 	// RayPort and ServePort are the head's Ray port and the server's port
 	// on the head rig (0: engine/cluster's defaults, 6379 and 8000).
-	RayPort, ServePort int
+	RayPort   int `json:"ray_port,omitempty"`
+	ServePort int `json:"serve_port,omitempty"`
 }
 
-func (c ClusterInput) given() bool { return strings.TrimSpace(c.Rigs) != "" }
+// Given reports whether the input names rigs: a launch over several rigs
+// rather than one (a tune sweep keeps it in its spec then).
+func (c ClusterInput) Given() bool { return strings.TrimSpace(c.Rigs) != "" }
 
 // ifaceName is what Linux accepts as an interface name (IFNAMSIZ 16, no
 // slash or space), and NCCL's "^" (exclude) and "=" (exact) prefixes.

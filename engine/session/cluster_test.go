@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -116,7 +118,7 @@ func TestClusterRunOnTwoRigs(t *testing.T) {
 		}
 	}
 	want := rundoc.Cluster{Rigs: []string{fmt.Sprintf("ssh://127.0.0.1:%d", servers[0].Port), fmt.Sprintf("ssh://127.0.0.1:%d", servers[1].Port)},
-		TP: 1, PP: 2, Interface: "lo"}
+		TP: 1, PP: 2, Interface: "lo", GPUs: []int{1, 1}}
 	// The link was measured between the containers over real TCP, and
 	// reads the simulated default link (10 Gb/s, 50 µs each way) the
 	// server's time model pays, not the loopback's.
@@ -130,15 +132,20 @@ func TestClusterRunOnTwoRigs(t *testing.T) {
 	if run.Launch == nil || run.Launch.Cluster == nil || fmt.Sprint(*run.Launch.Cluster) != fmt.Sprint(want) {
 		t.Errorf("recorded cluster %+v; want %+v", run.Launch, want)
 	}
-	if gpu := sim.DefaultProfile().GPUName; run.Hardware == nil || len(run.Hardware.GPUs) != 1 || run.Hardware.GPUs[0].Name != gpu {
-		t.Errorf("recorded hardware %+v; want the head rig's stand-in %s", run.Hardware, gpu)
+	// Every rig's GPUs are the run's, numbered rig after rig, and each
+	// cell's energy is the sum of both rigs' cards (the stand-in
+	// nvidia-smi on each rig draws 85% of its card's limit).
+	if gpu := sim.DefaultProfile().GPUName; run.Hardware == nil || len(run.Hardware.GPUs) != 2 ||
+		run.Hardware.GPUs[0].Name != gpu || run.Hardware.GPUs[1].Index != 1 {
+		t.Errorf("recorded hardware %+v; want both rigs' stand-in %s, numbered 0 and 1", run.Hardware, gpu)
 	}
+	checkClusterEnergy(t, run, want)
 	if run.Rig == nil || run.Rig.Name != want.RigName() {
 		t.Errorf("recorded rig %+v; want the cluster named %q", run.Rig, want.RigName())
 	}
 	out := log.String()
 	for _, w := range []string{"TP 1 × PP 2", "--network host", "VLLM_HOST_IP=127.0.0.2", "NCCL_SOCKET_IFNAME=lo",
-		"2 of 2 node(s) joined", "--distributed-executor-backend ray", "a stand-in for Ray, not Ray", "link to the head"} {
+		"2 of 2 node(s) joined", "nvidia-smi in the Ray node's container on each of the 2 rigs", "--distributed-executor-backend ray", "a stand-in for Ray, not Ray", "link to the head"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("log lacks %q", w)
 		}
@@ -373,6 +380,85 @@ func TestClusterSlowLinkIsNetworkBound(t *testing.T) {
 	}
 	if got := bound(fast); got != "" {
 		t.Errorf("fast link: %q, want no network-bound cell", got)
+	}
+	noneLeft(t, l)
+}
+
+// checkClusterEnergy says whether every decode cell of a cluster run was
+// read on every rig: one per-GPU figure per rig's GPU, the cell's draw
+// their sum, and each GPU's rig as recorded.
+func checkClusterEnergy(t *testing.T, run *rundoc.Run, want rundoc.Cluster) {
+	t.Helper()
+	decode := 0
+	for _, c := range run.Cells {
+		if c.Phase != rundoc.PhaseDecode || c.Status != rundoc.StatusValid {
+			continue
+		}
+		decode++
+		st := c.GPUStats
+		if st == nil || len(st.PerGPU) != 2 || c.EnergyJPerToken <= 0 {
+			t.Errorf("cell %d×%d: GPU stats %+v, %g J/token; want both rigs' GPUs and an energy figure", c.Context, c.Concurrency, st, c.EnergyJPerToken)
+			continue
+		}
+		sum := 0.0
+		for _, g := range st.PerGPU {
+			if g.EnergyMeanW <= 0 {
+				t.Errorf("cell %d×%d: GPU %d drew %g W; want its rig's card read", c.Context, c.Concurrency, g.GPU, g.EnergyMeanW)
+			}
+			sum += g.EnergyMeanW
+		}
+		if d := st.EnergyMeanW - sum; d > 1e-6*sum || d < -1e-6*sum {
+			t.Errorf("cell %d×%d: draw %g W, but its GPUs sum to %g W", c.Context, c.Concurrency, st.EnergyMeanW, sum)
+		}
+	}
+	if decode == 0 {
+		t.Error("no decode cell measured")
+	}
+	c := run.Launch.Cluster
+	if c == nil || c.RigOfGPU(0) != want.Rigs[0] || c.RigOfGPU(1) != want.Rigs[1] || c.RigOfGPU(2) != "" {
+		t.Errorf("cluster %+v: GPU 0 and 1 should be the head's and the worker's", c)
+	}
+}
+
+// An offline launch (HF_HUB_OFFLINE=1) whose model is in no rig's Hugging
+// Face cache stops before vllm serve starts, naming each rig and the
+// download to make; once the cache holds a snapshot the same launch
+// serves. Nothing is left either way.
+func TestClusterModelNotInTheRigsCache(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, label, servers, conns := twoRigs(ctx, t)
+	cache := t.TempDir() // both loopback rigs reach this machine's daemon: one folder for both
+	c := clusterLauncher(t, conns, label, "HF_HUB_OFFLINE=1")
+	c.Config.HFCache = cache
+	var log syncLog
+	srv, err := c.Launch(ctx, log.add)
+	if err == nil {
+		srv.Stop(ctx)
+		t.Fatal("an offline cluster started without the model in any rig's cache")
+	}
+	for _, s := range servers {
+		want := fmt.Sprintf("rig ssh://127.0.0.1:%d does not have sim/tiny in its Hugging Face cache (%s) and the launch is offline", s.Port, cache)
+		if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "`hf download sim/tiny`") {
+			t.Errorf("%v\nwant %q and the download to make", err, want)
+		}
+	}
+	if strings.Contains(log.String(), "Starting vllm serve") {
+		t.Errorf("vllm serve started although the check failed:\n%s", log.String())
+	}
+	noneLeft(t, l)
+
+	if err := os.MkdirAll(filepath.Join(cache, "hub", "models--sim--tiny", "snapshots", "0123abc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c = clusterLauncher(t, conns, label, "HF_HUB_OFFLINE=1")
+	c.Config.HFCache = cache
+	srv, err = c.Launch(ctx, log.add)
+	if err != nil {
+		t.Fatalf("with the model cached: %v\nlog:\n%s", err, log.String())
+	}
+	if err := srv.Stop(ctx); err != nil {
+		t.Error(err)
 	}
 	noneLeft(t, l)
 }

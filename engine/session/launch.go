@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/hardware/probe"
 	"net"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -66,8 +67,13 @@ type Server struct {
 	// Stop stops and removes the server.
 	Stop func(ctx context.Context) error
 	// Hardware is the hardware the server runs on when its launcher read
-	// it (a cluster: the head rig's); nil: the session reads it.
+	// it (a cluster: every rig's GPUs, numbered rig after rig); nil: the
+	// session reads it.
 	Hardware *hardware.Snapshot
+	// Telemetry starts the sampler of the server's GPUs where its launcher
+	// knows them (a cluster: every rig's, numbered as in Hardware); nil:
+	// the session reads them through Exec on a rig, or on this machine.
+	Telemetry func(ctx context.Context, log func(string)) (*probe.Sampler, error)
 }
 
 // Reuse returns a Launcher that hands s to a session and leaves it running

@@ -177,6 +177,14 @@ func startRigTelemetry(ctx context.Context, conn *rig.Conn, exec func(context.Co
 	if exec == nil {
 		return nil, errors.New("the server runs in no container RigBench can read the GPUs in")
 	}
+	read, energy := rigReadings(ctx, conn, exec)
+	return startReadings(ctx, read, energy, "the server's container on the rig", log)
+}
+
+// rigReadings reads one rig's GPUs with nvidia-smi through exec (a
+// container on the rig), reading nothing at once after conn dropped; energy
+// says whether its nvidia-smi answers the energy counter.
+func rigReadings(ctx context.Context, conn *rig.Conn, exec func(context.Context, []string) (string, error)) (read func() ([]hardware.GPUSample, error), energy func() bool) {
 	smi, energy := hardware.NvidiaSMIReadings(func(args []string) (string, int, error) {
 		out, err := exec(ctx, args)
 		var ee *docker.ExecError
@@ -185,7 +193,7 @@ func startRigTelemetry(ctx context.Context, conn *rig.Conn, exec func(context.Co
 		}
 		return out, -1, err
 	})
-	read := func() ([]hardware.GPUSample, error) {
+	read = func() ([]hardware.GPUSample, error) {
 		select {
 		case <-conn.Lost():
 			return nil, conn.LostError()
@@ -193,14 +201,20 @@ func startRigTelemetry(ctx context.Context, conn *rig.Conn, exec func(context.Co
 		}
 		return smi()
 	}
+	return read, energy
+}
+
+// startReadings starts a sampler on read and says where its readings come
+// from (where: "the server's container on the rig") and its energy's source.
+func startReadings(ctx context.Context, read func() ([]hardware.GPUSample, error), energy func() bool, where string, log func(string)) (*probe.Sampler, error) {
 	s := probe.NewSampler(probe.WithReadings(read))
 	if err := s.Start(ctx); err != nil {
-		return nil, fmt.Errorf("reading the rig's GPUs with nvidia-smi in the server's container failed: %w", err)
+		return nil, fmt.Errorf("reading the GPUs with nvidia-smi in %s failed: %w", where, err)
 	}
 	if energy() {
-		log("GPU telemetry: nvidia-smi in the server's container on the rig, energy from the cards' counters where they have one")
+		log("GPU telemetry: nvidia-smi in " + where + ", energy from the cards' counters where they have one")
 	} else {
-		log("GPU telemetry: nvidia-smi in the server's container on the rig; its nvidia-smi has no energy counter, so energy comes from the power samples")
+		log("GPU telemetry: nvidia-smi in " + where + "; its nvidia-smi has no energy counter, so energy comes from the power samples")
 	}
 	return s, nil
 }

@@ -176,7 +176,15 @@ func Run(ctx context.Context, o Options) (*rundoc.Run, error) {
 	// A server behind a tunnel (launched here on a rig, or the app's
 	// Launch page's server on a rig, reused) is read with nvidia-smi in its
 	// container: this machine's GPUs are not the ones it runs on.
-	if tunnelled := remote != nil || t.dial != nil; tunnelled && tel == nil && !o.NoTelemetry {
+	if t.telemetry != nil && tel == nil && !o.NoTelemetry {
+		// A cluster: every rig's GPUs, each read on its own rig.
+		if s, err := t.telemetry(ctx, o.Log); err == nil {
+			defer s.Stop()
+			tel = s
+		} else {
+			o.Log("GPU telemetry is off: " + err.Error())
+		}
+	} else if tunnelled := remote != nil || t.dial != nil; tunnelled && tel == nil && !o.NoTelemetry {
 		var conn *rig.Conn
 		if remote != nil {
 			conn = remote.Rig
@@ -283,7 +291,9 @@ type target struct {
 	dial       func(ctx context.Context, network, addr string) (net.Conn, error)
 	linkLost   func() error
 	exec       func(ctx context.Context, cmd []string) (string, error)
-	stop       func()
+	// telemetry is Server.Telemetry (nil: none of its own).
+	telemetry func(ctx context.Context, log func(string)) (*probe.Sampler, error)
+	stop      func()
 }
 
 // startTarget starts what o benchmarks (nothing for an endpoint, the
@@ -322,7 +332,7 @@ func startTarget(ctx context.Context, o *Options, doc *rundoc.Run) (target, erro
 		t.endpoint, t.apiKey = srv.Endpoint, srv.APIKey
 		t.startup = vllm.FactsSnapshot{KVCacheTokens: srv.KVCapacity, KVCacheGiB: srv.KVCacheGiB, WeightsGiB: srv.WeightsGiB}
 		t.exited, t.exitReport = srv.Exited, srv.ExitReport
-		t.dial, t.linkLost, t.exec = srv.Dial, srv.LinkLost, srv.Exec
+		t.dial, t.linkLost, t.exec, t.telemetry = srv.Dial, srv.LinkLost, srv.Exec, srv.Telemetry
 		doc.Launch = srv.Record
 		doc.Rig = srv.Rig
 		if srv.Hardware != nil && o.Hardware == nil && o.Resume == nil {

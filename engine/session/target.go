@@ -185,7 +185,7 @@ func (in TargetInput) Options(how Launching) (Options, error) {
 		if strings.TrimSpace(in.Launch.Model) == "" {
 			return o, &rundoc.FieldError{Field: FieldModel, Msg: "is needed: the Hugging Face id of the model to serve"}
 		}
-		if in.Cluster.given() {
+		if in.Cluster.Given() {
 			if strings.TrimSpace(in.Rig) != "" {
 				return o, &rundoc.FieldError{Field: FieldRig, Msg: "names one rig, and --rigs several: give the head and the others in --rigs alone"}
 			}

@@ -63,6 +63,13 @@ type Spec struct {
 	// context), so a resume launches on the same rig. The spec file stays
 	// beside the history; the sweep document (Doc) does not carry it.
 	Rig string `json:"rig,omitempty"`
+	// Cluster, for a launch sweep over several rigs (issue 40), is the
+	// cluster every variant launches (session.ClusterInput: the rigs, the
+	// interface, the nodes' addresses, the ports), each through the same
+	// ClusterLauncher as run --launch --rigs; the split is varied with the
+	// launch's --tensor-parallel-size and --pipeline-parallel-size, which
+	// engine/cluster honours where the rigs allow them. Nil: one rig.
+	Cluster *session.ClusterInput `json:"cluster,omitempty"`
 	// Quality is the probe each variant's server is asked after its
 	// workload ("gsm8k:200", "agreement"; "" asks none), paired against the
 	// base launch's (issue 37), and QualityDataset the file its items are
@@ -72,12 +79,21 @@ type Spec struct {
 }
 
 // OnRig reports whether the variants run on a rig other than this
-// machine's daemon: their hardware is then read per variant by the
-// session (through the rig), not detected here once for the sweep.
+// machine's daemon (or over several rigs): their hardware is then read per
+// variant by the session (through the rig, or every rig of the cluster),
+// not detected here once for the sweep.
 func (s Spec) OnRig() bool {
+	if s.Cluster != nil {
+		return true
+	}
 	sp, err := rig.Parse(s.Rig)
 	return err == nil && sp.Kind != rig.Local
 }
+
+// OneRig is the rig a launch sweep's front end connects to once for every
+// variant (UseRig), false for this machine's daemon and for a cluster,
+// whose launcher connects to its rigs itself.
+func (s Spec) OneRig() bool { return s.Cluster == nil && s.OnRig() }
 
 // Tag is the history tag of the runs of sweep id.
 func Tag(id string) string { return "sweep:" + id }
@@ -291,6 +307,11 @@ func (s Spec) Validate() error {
 	}
 	if _, err := rig.Parse(s.Rig); err != nil {
 		return err
+	}
+	if s.Cluster != nil {
+		if err := s.checkCluster(); err != nil {
+			return err
+		}
 	}
 	if s.OnRig() && s.Target != TargetLaunch {
 		return fmt.Errorf("sweep %s names the rig %s but runs on the simulator: only a launch sweep runs on a rig", s.ID, s.Rig)

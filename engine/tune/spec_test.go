@@ -334,6 +334,28 @@ func TestSpecRig(t *testing.T) {
 	if err := spec.Validate(); err == nil || !strings.Contains(err.Error(), "only a launch sweep runs on a rig") {
 		t.Errorf("a demo sweep on a rig: Validate %v", err)
 	}
+
+	// A sweep over several rigs: read per variant on every rig, launched
+	// by the cluster's own launcher (no one rig for the front end to
+	// connect), and only as a launch without a single rig.
+	spec.Rig, spec.Target = "", tune.TargetLaunch
+	spec.Cluster = &session.ClusterInput{Rigs: "head=ssh://a,ssh://b", Interface: "enp1s0"}
+	if err := spec.Validate(); err != nil || !spec.OnRig() || spec.OneRig() {
+		t.Errorf("a cluster sweep: Validate %v, OnRig %v, OneRig %v; want valid, read on the rigs, no one rig", err, spec.OnRig(), spec.OneRig())
+	}
+	spec.Dimensions = []tune.Dimension{dim(t, "pipeline-parallel-size=2,3")}
+	if err := spec.Validate(); err == nil || !strings.Contains(err.Error(), "PP 3 is refused: a cluster runs one pipeline stage a rig, so PP is its 2 rigs") ||
+		!strings.Contains(err.Error(), "pipeline-parallel-size 3") {
+		t.Errorf("PP 3 over 2 rigs: Validate %v; want the variant named and engine/cluster's sentence", err)
+	}
+	spec.Dimensions = []tune.Dimension{dim(t, "kv-cache-dtype=auto,fp8")}
+	for _, bad := range []func(){func() { spec.Target = tune.TargetDemo }, func() { spec.Rig = "ssh://me@box" }} {
+		spec.Rig, spec.Target = "", tune.TargetLaunch
+		bad()
+		if err := spec.Validate(); err == nil || !strings.Contains(err.Error(), "only a launch sweep does, and without a single --rig") {
+			t.Errorf("cluster sweep on %s %q: Validate %v", spec.Target, spec.Rig, err)
+		}
+	}
 }
 
 // A spec over MaxDocBytes is refused naming the limit, not as "EOF".

@@ -165,6 +165,10 @@ func (s *Spec) setTarget(t session.TargetInput) error {
 		}
 	case session.Launch:
 		s.Target, s.Rig = TargetLaunch, strings.TrimSpace(t.Rig)
+		if t.Cluster.Given() {
+			c := t.Cluster
+			s.Cluster = &c
+		}
 	}
 	return nil
 }

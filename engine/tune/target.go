@@ -99,6 +99,9 @@ type Docker struct {
 	SimSpeed float64
 	// Startup is the expected launch time (0: a minute, a model load).
 	Startup time.Duration
+	// Cluster launches each variant over several rigs (Spec.Cluster; nil:
+	// one rig).
+	Cluster *session.ClusterInput
 }
 
 var _ Target = Docker{}
@@ -107,6 +110,12 @@ var _ Target = Docker{}
 func (d Docker) Session(cfg vllm.LaunchConfig) (session.Options, error) {
 	if cfg.Model == "" {
 		return session.Options{}, errors.New("a launch sweep needs the model to serve")
+	}
+	if d.Cluster != nil {
+		// The one constructor run --launch --rigs and the app use: the
+		// variant's flags (its split among them) planned over the rigs.
+		in := session.TargetInput{Kind: session.Launch, Launch: cfg, Cluster: *d.Cluster}
+		return in.Options(d.Launching)
 	}
 	return session.Options{Kind: session.Launch, Launcher: session.NewDockerLauncher(cfg, d.Launching)}, nil
 }
@@ -143,7 +152,7 @@ func NewRunner(spec Spec, how session.Launching) (*Runner, error) {
 		cfg.Speed = max(1, spec.SimSpeed)
 		r.Target = Demo{Sim: cfg}
 	case TargetLaunch:
-		r.Target = Docker{SimSpeed: SimImageSpeed(spec.Base), Launching: how}
+		r.Target = Docker{SimSpeed: SimImageSpeed(spec.Base), Launching: how, Cluster: spec.Cluster}
 	default:
 		return nil, fmt.Errorf("sweep %s does not say where it runs (%q): the demo or a Docker launch", spec.ID, spec.Target)
 	}

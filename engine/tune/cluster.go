@@ -1,0 +1,35 @@
+package tune
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rigbench/rigbench/engine/cluster"
+)
+
+// checkCluster refuses a sweep over several rigs that cannot run: on the
+// demo or with a single rig as well, rigs that do not read, or a variant
+// whose --pipeline-parallel-size is not the rigs' count (engine/cluster's
+// sentence, naming the variant), before any variant starts. A TP the rigs'
+// GPUs cannot give is known only once each rig is read, so that variant
+// fails at its launch, before it starts anything.
+func (s Spec) checkCluster() error {
+	if s.Target != TargetLaunch || strings.TrimSpace(s.Rig) != "" {
+		return fmt.Errorf("sweep %s runs over the rigs %s: only a launch sweep does, and without a single --rig", s.ID, s.Cluster.Rigs)
+	}
+	specs, err := cluster.ParseRigs(s.Cluster.Rigs)
+	if err != nil {
+		return err
+	}
+	for _, v := range s.Variants() {
+		pp := 0
+		if t, ok := v.Config.Get("--pipeline-parallel-size"); ok {
+			pp, _ = strconv.Atoi(strings.TrimSpace(t))
+		}
+		if err := cluster.CheckPP(pp, len(specs)); err != nil {
+			return fmt.Errorf("the variant %s: %w", v.Label(), err)
+		}
+	}
+	return nil
+}
