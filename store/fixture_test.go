@@ -46,6 +46,12 @@ func fullRun(t testing.TB, seed int) *rundoc.Run {
 		`"model":"m","started":"2026-01-01T00:00:00Z","prompts":[{"id":"arith-1","tokens":[" The","A"],"top_logprobs":[{" The":-0.1,"A":-2.5},{"A":-0.2}]}]}`, seed))
 	r.Quality.Baseline.Comparison = json.RawMessage(`{"prompts":1,"prefix_share":0.5,"prefix_share_ci95":0,"after_share":0,"diverged":1,"kl":0.01,"kl_ci95":0,"per_prompt":[]}`)
 	r.Plan.AcceptLenRef = 1 + float64(seed%60) // tokens per step: 1 to 65
+	// A cluster's GPU counts (issue 40) are a rig's: one each, at most 1024.
+	if c := r.Launch.Cluster; c != nil {
+		for i := range c.GPUs {
+			c.GPUs[i] = 1 + (seed+i)%8
+		}
+	}
 
 	// A burst cell (issue 39) beside the decode cell, at its own context
 	// and concurrency: the history keeps every phase.
