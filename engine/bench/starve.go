@@ -17,13 +17,14 @@ import (
 // lost during a silence from the silence.
 
 // lagTick is the lag meter's wake-up period: short enough that a freeze
-// is seen to within a tick, long enough to cost nothing (100 wake-ups a
+// is seen to within a tick, long enough to cost nothing (50 wake-ups a
 // second).
-const lagTick = 10 * time.Millisecond
+const lagTick = 20 * time.Millisecond
 
 // lagSlack is the lateness of a wake-up that is the scheduler's ordinary
-// jitter, not a freeze.
-const lagSlack = 2 * time.Millisecond
+// jitter, not a freeze: with room for a system timer of 15.6 ms
+// granularity (older Windows), which fires a 20 ms ticker every 31.2 ms.
+const lagSlack = 10 * time.Millisecond
 
 // lagMeter totals the time this process was kept from running while it
 // ran (startLagMeter).
