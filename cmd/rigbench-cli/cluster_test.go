@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/rigbench/rigbench/engine/docker/simimage"
 	"github.com/rigbench/rigbench/engine/rig/rigtest"
 	"github.com/rigbench/rigbench/engine/rundoc"
+	"github.com/rigbench/rigbench/engine/tune"
 )
 
 // twoRigArgs are the cluster flags for two loopback rigs reached from one
@@ -193,44 +196,97 @@ func TestRunOverTwoRigsWhenTheWorkerRigDrops(t *testing.T) {
 
 // tune over two loopback rigs: every variant launches the stand-in
 // cluster through the same launcher as run --launch --rigs and measures
-// the same cells; the split is varied with the launch's own flag, and TP 2
-// on 1-GPU rigs (tensor parallelism across rigs) is refused with
-// engine/cluster's sentence before that variant starts anything; the
-// verdict compares the measured variants; nothing stays on either rig.
+// the same cells; the interface is varied (--vary interface=…: the
+// cluster's own lo is the base, eth0 a variant whose nodes take it and
+// whose run records it), the verdict compares the two, and nothing stays
+// on either rig.
 func TestTuneOverTwoRigs(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	l := dockertest.Launcher(ctx, t)
 	e, out, errb, _, cluster := twoRigArgs(t)
 	p := freePort(t)
+	dir := t.TempDir()
+	db, doc := filepath.Join(dir, "h.db"), filepath.Join(dir, "sweep.json")
 	args := append(append([]string{"tune", "--launch", "--model", "sim/tiny"}, cluster...), "--serve-port", fmt.Sprint(p),
-		"--contexts", "0", "--concurrency", "8", "--duration", "10s", "--max-output", "64", "--one-at-a-time",
-		"--vary", "max-num-seqs=2", "--vary", "tensor-parallel-size=2",
-		"--db", filepath.Join(t.TempDir(), "h.db"), "--", "--profile", "tiny", "--speed", "10", "--max-num-seqs", "8")
+		"--contexts", "0", "--concurrency", "8", "--duration", "10s", "--max-output", "64",
+		"--vary", "interface=lo,eth0", "--db", db, "--json", doc, "--", "--profile", "tiny", "--speed", "10", "--max-num-seqs", "8")
 	code := execute(ctx, e, args)
 	logs := errb.String()
-	if code != 0 && code != 1 {
+	if code != 0 {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out.String(), logs)
 	}
-	for _, want := range []string{"TP 1 × PP 2", "2 of 2 node(s) joined", "TP 2 is refused: rig ssh://", "would put tensor-parallel groups across rigs",
-		"nvidia-smi in the Ray node's container on each of the 2 rigs"} {
+	for _, want := range []string{"TP 1 × PP 2", "2 of 2 node(s) joined", "nvidia-smi in the Ray node's container on each of the 2 rigs",
+		"NCCL_SOCKET_IFNAME=lo", "NCCL_SOCKET_IFNAME=eth0"} {
 		if !strings.Contains(logs+out.String(), want) {
 			t.Errorf("the sweep's output lacks %q", want)
 		}
 	}
-	// The base (8 at once) and max-num-seqs 2 were both measured, and the
-	// verdict tells them apart.
-	if !strings.Contains(out.String(), "max-num-seqs") {
+	if !strings.Contains(out.String(), "over eth0") {
 		t.Errorf("the verdict does not compare the variants:\n%s", out.String())
 	}
 	if strings.Count(logs, "Starting vllm serve in the head's container") != 2 {
-		t.Errorf("want two variants served over the rigs (the refused one starts nothing)")
+		t.Errorf("want two variants served over the rigs")
+	}
+	data, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := tune.ReadDoc(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Variants) != 2 || d.Variants[1].Interface != "eth0" || d.Variants[1].Label != "over eth0" || d.Variants[0].Interface != "" {
+		t.Errorf("sweep document's variants %+v; want the base and one over eth0", d.Variants)
+	}
+	over := map[string]string{}
+	for _, r := range sweepRuns(t, db, d.SweepID) {
+		if r.Launch != nil && r.Launch.Cluster != nil {
+			over[r.Name] = r.Launch.Cluster.Interface
+		}
+	}
+	if len(over) != 2 || over[tune.RunName(d.SweepID, tune.Variant{Interface: "eth0"})] != "eth0" || over[tune.RunName(d.SweepID, tune.Variant{})] != "lo" {
+		t.Errorf("the runs' clusters are over %v; want the base over lo and the variant over eth0", over)
 	}
 	if t.Failed() {
 		t.Logf("stdout:\n%s\nstderr:\n%s", out.String(), logs)
 	}
 	if left := containersOf(ctx, t, l, e); len(left) != 0 {
 		t.Errorf("containers left after the sweep: %v", left)
+	}
+}
+
+// A split the rigs cannot give refuses the sweep before anything starts:
+// the sweep reads both rigs' GPUs (one each, the stand-in's nvidia-smi),
+// and TP 2 (tensor parallelism across rigs) is refused with
+// engine/cluster's sentence naming the variant, before the base variant
+// launches; no container was started on either rig.
+func TestTuneOverTwoRigsRefusesASplitBeforeStarting(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	l := dockertest.Launcher(ctx, t)
+	e, out, errb, _, cluster := twoRigArgs(t)
+	args := append(append([]string{"tune", "--launch", "--model", "sim/tiny"}, cluster...), "--serve-port", fmt.Sprint(freePort(t)),
+		"--contexts", "0", "--concurrency", "8", "--duration", "10s", "--max-output", "64",
+		"--vary", "split=1x2,2x2", "--db", filepath.Join(t.TempDir(), "h.db"), "--", "--profile", "tiny", "--speed", "10")
+	code := execute(ctx, e, args)
+	logs := errb.String() + out.String()
+	if code == 0 {
+		t.Fatalf("the sweep ran:\n%s", logs)
+	}
+	for _, want := range []string{"the variant --tensor-parallel-size 2 --pipeline-parallel-size 2", "TP 2 is refused: rig ssh://",
+		"would put tensor-parallel groups across rigs"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the refusal lacks %q:\n%s", want, logs)
+		}
+	}
+	for _, never := range []string{"Cluster of 2 rigs", "Starting vllm serve", "variant 1 of"} {
+		if strings.Contains(logs, never) {
+			t.Errorf("%q: the sweep started before refusing:\n%s", never, logs)
+		}
+	}
+	if left := containersOf(ctx, t, l, e); len(left) != 0 {
+		t.Errorf("containers left: %v", left)
 	}
 }
 

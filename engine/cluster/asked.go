@@ -60,3 +60,31 @@ func asked(c vllm.LaunchConfig, rigs []Rig, t int) (tp, pp int, err error) {
 	}
 	return tp, pp, nil
 }
+
+// CheckSplit refuses a launch whose flags ask for a split the rigs cannot
+// give, by the rules Propose plans with (asked): PP is the rigs' count, TP
+// at most the GPUs of the rig with the fewest. A rig whose GPUs are not
+// known (0) is taken to have as many as the fewest known, and the launch
+// checks it when it reads the rig. A tune sweep over rigs checks every
+// variant with it before the first starts, so a split the rigs refuse
+// does not wait behind the variants before it.
+func CheckSplit(c vllm.LaunchConfig, rigs []Rig) error {
+	t := 0
+	for _, r := range rigs {
+		if r.GPUs > 0 && (t == 0 || r.GPUs < t) {
+			t = r.GPUs
+		}
+	}
+	if t == 0 {
+		t = 1 << 10 // none known: only PP is checked here
+	}
+	known := make([]Rig, len(rigs))
+	for i, r := range rigs {
+		if r.GPUs <= 0 {
+			r.GPUs = t
+		}
+		known[i] = r
+	}
+	_, _, err := asked(c, known, t)
+	return err
+}

@@ -203,3 +203,36 @@ func FuzzParseRigs(f *testing.F) {
 		}
 	})
 }
+
+// CheckSplit judges a variant's split by Propose's rules before anything
+// is started: PP is the rigs' count, TP at most the fewest GPUs, a rig
+// whose GPUs are not read yet taken as the fewest known.
+func TestCheckSplit(t *testing.T) {
+	withSplit := func(tp, pp string) vllm.LaunchConfig {
+		c := vllm.LaunchConfig{Model: "m"}
+		if tp != "" {
+			c.Set("--tensor-parallel-size", tp)
+		}
+		if pp != "" {
+			c.Set("--pipeline-parallel-size", pp)
+		}
+		return c
+	}
+	rigs := []Rig{{Name: "a", GPUs: 2}, {Name: "b", GPUs: 1}, {Name: "c"}}
+	for _, ok := range [][2]string{{"", ""}, {"1", ""}, {"1", "3"}, {"", "3"}} {
+		if err := CheckSplit(withSplit(ok[0], ok[1]), rigs); err != nil {
+			t.Errorf("TP %q PP %q: %v", ok[0], ok[1], err)
+		}
+	}
+	if err := CheckSplit(withSplit("2", "3"), rigs); err == nil || !strings.Contains(err.Error(), "TP 2 is refused: rig b gives 1 GPU(s)") {
+		t.Errorf("TP 2 with rig b at 1 GPU: %v", err)
+	}
+	if err := CheckSplit(withSplit("1", "2"), rigs); err == nil || !strings.Contains(err.Error(), "PP 2 is refused") {
+		t.Errorf("PP 2 over 3 rigs: %v", err)
+	}
+	// No GPUs known: only PP is judged here.
+	unknown := []Rig{{Name: "a"}, {Name: "b"}}
+	if err := CheckSplit(withSplit("8", "2"), unknown); err != nil {
+		t.Errorf("TP 8 on unread rigs: %v", err)
+	}
+}

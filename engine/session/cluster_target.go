@@ -40,6 +40,11 @@ func (c ClusterInput) Given() bool { return strings.TrimSpace(c.Rigs) != "" }
 // slash or space), and NCCL's "^" (exclude) and "=" (exact) prefixes.
 var ifaceName = regexp.MustCompile(`^[\^=]?[A-Za-z0-9_.:-]{1,15}(,[A-Za-z0-9_.:-]{1,15})*$`)
 
+// IsInterface reports whether s names a network interface (or NCCL's
+// list of them) as a cluster launch takes it: --interface, and each value
+// of a tune sweep's interface dimension.
+func IsInterface(s string) bool { return ifaceName.MatchString(s) }
+
 // launcher reads the texts into the one ClusterLauncher a front end
 // starts, with how's policies (token, --no-gpu, pull progress, options).
 func (c ClusterInput) launcher(cfg vllm.LaunchConfig, how Launching) (*ClusterLauncher, error) {
@@ -52,7 +57,7 @@ func (c ClusterInput) launcher(cfg vllm.LaunchConfig, how Launching) (*ClusterLa
 		return nil, err
 	}
 	iface := strings.TrimSpace(c.Interface)
-	if iface != "" && !ifaceName.MatchString(iface) {
+	if iface != "" && !IsInterface(iface) {
 		return nil, &rundoc.FieldError{Field: FieldInterface, Msg: fmt.Sprintf("must be a network interface's name, such as enp1s0 (see `ip link` on the rigs), not %q", c.Interface)}
 	}
 	var ips []string

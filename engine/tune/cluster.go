@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -28,6 +29,28 @@ func (s Spec) checkCluster() error {
 			pp, _ = strconv.Atoi(strings.TrimSpace(t))
 		}
 		if err := cluster.CheckPP(pp, len(specs)); err != nil {
+			return fmt.Errorf("the variant %s: %w", v.Label(), err)
+		}
+	}
+	return nil
+}
+
+// checkSplits reads a cluster sweep's rigs once, before its first variant
+// launches, and refuses the sweep when a variant asks for a split they
+// cannot give (cluster.CheckSplit: a TP over the GPUs of the rig with the
+// fewest), naming the variant: without it that variant would fail at its
+// own launch, after the variants before it had run.
+func (r *Runner) checkSplits(ctx context.Context) error {
+	d, ok := r.Target.(Docker)
+	if !ok || d.Cluster == nil {
+		return nil
+	}
+	rigs, err := d.Cluster.ReadRigs(ctx, r.Spec.Base, d.Launching)
+	if err != nil {
+		return fmt.Errorf("sweep %s could not read its rigs before starting: %w", r.Spec.ID, err)
+	}
+	for _, v := range r.Spec.Variants() {
+		if err := cluster.CheckSplit(v.Config, rigs); err != nil {
 			return fmt.Errorf("the variant %s: %w", v.Label(), err)
 		}
 	}

@@ -55,10 +55,14 @@ type DocVariant struct {
 	Flags []string `json:"flags"`
 	// Unset are the flags the variant leaves out that the base sets
 	// (speculative "off" against a base that drafts); absent when none.
-	Unset  []string `json:"unset,omitempty"`
-	Label  string   `json:"label"`
-	Status Status   `json:"status"`
-	RunID  string   `json:"run_id,omitempty"`
+	Unset []string `json:"unset,omitempty"`
+	// Interface is the link's interface the variant's cluster used where
+	// the sweep varied it and this variant's differs from the cluster's
+	// (tune --vary interface=…); absent otherwise.
+	Interface string `json:"interface,omitempty"`
+	Label     string `json:"label"`
+	Status    Status `json:"status"`
+	RunID     string `json:"run_id,omitempty"`
 	// Score is the objective's value, null when the variant has none
 	// (ScoreWhy says why).
 	Score *float64 `json:"score"`
@@ -117,7 +121,7 @@ func (r *Result) Document() *Doc {
 		d.Best = &b
 	}
 	for _, v := range r.Variants {
-		dv := DocVariant{Flags: nonNil(FlagArgs(v.Variant.Changes)), Label: v.Variant.Label(), Status: v.Status,
+		dv := DocVariant{Flags: nonNil(FlagArgs(v.Variant.Changes)), Interface: v.Variant.Interface, Label: v.Variant.Label(), Status: v.Status,
 			RunID: v.RunID, ScoreWhy: v.Score.Why, Error: v.Error, Fix: v.Fix, LoadS: v.LoadS, Cells: []DocCell{},
 			Quality: docQuality(r.Spec.Quality, v.Quality)}
 		for _, ch := range v.Variant.Changes {

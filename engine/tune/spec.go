@@ -139,6 +139,12 @@ func NewDimension(name string, values []string) (Dimension, error) {
 	if name == "--speculative" || name == vllm.SpeculativeFlag {
 		return speculativeDimension(values)
 	}
+	switch strings.TrimPrefix(name, "--") {
+	case SplitDimension:
+		return splitDimension(values)
+	case InterfaceDimension:
+		return interfaceDimension(values)
+	}
 	f, _, known := vllm.Lookup(name)
 	if !known || !vllm.Tunable(name) {
 		return Dimension{}, fmt.Errorf("%s cannot be varied: a sweep varies the catalog's numeric, choice and on/off flags (e.g. --kv-cache-dtype, --max-num-seqs, --enable-prefix-caching)", name)
@@ -187,18 +193,28 @@ type Variant struct {
 	Changes []vllm.FlagValue
 	// Config is the base launch with the changes applied.
 	Config vllm.LaunchConfig
+	// Interface is the link's interface the variant's cluster uses, where
+	// the sweep varies it (InterfaceDimension) and this variant's differs
+	// from the cluster's own; "" for the cluster's.
+	Interface string
 }
 
 // IsBase reports whether the variant is the user's own flags.
-func (v Variant) IsBase() bool { return len(v.Changes) == 0 }
+func (v Variant) IsBase() bool { return len(v.Changes) == 0 && v.Interface == "" }
 
 // Label names the variant by the flags it changes, as a command line
-// ("--kv-cache-dtype fp8 --max-num-seqs 32"), or "your flags" for the base.
+// ("--kv-cache-dtype fp8 --max-num-seqs 32"), and the interface its
+// cluster's nodes use where that differs ("over enp65s0f0"), or "your
+// flags" for the base.
 func (v Variant) Label() string {
 	if v.IsBase() {
 		return BaseLabel
 	}
-	return FlagsLabel(v.Changes)
+	label := FlagsLabel(v.Changes)
+	if v.Interface != "" {
+		label = strings.TrimSpace(label + " over " + v.Interface)
+	}
+	return label
 }
 
 // BaseLabel is the label of the base variant.
@@ -284,6 +300,9 @@ func (s Spec) Validate() error {
 			return fmt.Errorf("%s is not the catalog's name of the flag: write %s", d.Flag, nd.Flag)
 		}
 	}
+	if err := s.checkJointDimensions(); err != nil {
+		return err
+	}
 	if s.QualityDataset != "" && s.Quality == "" {
 		return fmt.Errorf("the sweep names a quality data set (%s) but no quality probe: give --quality gsm8k:N with it", s.QualityDataset)
 	}
@@ -329,6 +348,12 @@ func (s Spec) Validate() error {
 // unknown here, and vLLM says so at the launch. A demo sweep has its
 // simulator profile's cards.
 func (s Spec) checkGPUs() error {
+	if s.Cluster != nil {
+		// A cluster's GPUs are every rig's: its splits are judged against
+		// the rigs (checkCluster now, cluster.CheckSplit once they are
+		// read), not against one container's pick.
+		return nil
+	}
 	n := s.Base.PickedGPUs()
 	if s.Target == TargetDemo {
 		if p, err := sim.ProfileByName(s.SimProfile); err == nil {
@@ -381,10 +406,14 @@ func (s Spec) Count() int {
 func (s Spec) Variants() []Variant {
 	base := Variant{Config: s.Base}
 	out := []Variant{base}
-	seen := map[string]bool{"": true}
+	seen := map[string]bool{}
 	add := func(changes []vllm.FlagValue) {
 		var eff []vllm.FlagValue
 		cfg := s.Base
+		changes, iface := expandChanges(changes)
+		if s.Cluster != nil && iface == strings.TrimSpace(s.Cluster.Interface) {
+			iface = ""
+		}
 		for _, ch := range changes {
 			if ch.Value == "" {
 				// A flag left out (speculative "off"): a change only when
@@ -404,12 +433,13 @@ func (s Spec) Variants() []Variant {
 			eff = append(eff, ch)
 			cfg.Set(ch.Name, ch.Value)
 		}
-		key := FlagsLabel(eff)
-		if len(eff) == 0 || seen[key] {
+		v := Variant{Index: len(out), Changes: eff, Config: cfg, Interface: iface}
+		key := v.Label()
+		if v.IsBase() || seen[key] {
 			return
 		}
 		seen[key] = true
-		out = append(out, Variant{Index: len(out), Changes: eff, Config: cfg})
+		out = append(out, v)
 	}
 	switch s.Mode {
 	case OneAtATime:

@@ -144,6 +144,9 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		r.QualityProbe = probe
 	}
 	now, logf, report := r.hooks()
+	if err := r.checkSplits(ctx); err != nil {
+		return nil, err
+	}
 	if r.Hardware == nil && !r.Spec.OnRig() {
 		snap := session.DetectHardware(ctx)
 		r.Hardware = &snap
@@ -294,7 +297,7 @@ func (t *etaTracker) measuredOne(i int, wall time.Duration) {
 // runVariant launches and measures one variant through engine/session.
 func (r *Runner) runVariant(ctx context.Context, v Variant, probing func(), progress func(rundoc.Event), logf func(string), now func() time.Time) VariantResult {
 	vr := VariantResult{Variant: v}
-	opts, err := r.Target.Session(v.Config)
+	opts, err := r.targetOf(v).Session(v.Config)
 	if err != nil {
 		vr.Status = FailedToStart
 		vr.Error, vr.Fix = Explain(err)

@@ -120,6 +120,21 @@ func (d Docker) Session(cfg vllm.LaunchConfig) (session.Options, error) {
 	return session.Options{Kind: session.Launch, Launcher: session.NewDockerLauncher(cfg, d.Launching)}, nil
 }
 
+// targetOf is the target variant v launches on: the sweep's, or for a
+// variant with its own interface (InterfaceDimension) the sweep's cluster
+// with that interface, so its nodes' NCCL and Gloo take that link and its
+// run records it.
+func (r *Runner) targetOf(v Variant) Target {
+	d, ok := r.Target.(Docker)
+	if !ok || v.Interface == "" || d.Cluster == nil {
+		return r.Target
+	}
+	c := *d.Cluster
+	c.Interface = v.Interface
+	d.Cluster = &c
+	return d
+}
+
 // Speed is the simulator image's speed factor, 1 for vLLM.
 func (d Docker) Speed() float64 { return max(1, d.SimSpeed) }
 

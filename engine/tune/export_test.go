@@ -1,0 +1,4 @@
+package tune
+
+// TargetOf is targetOf, for the tests of the interface dimension.
+var TargetOf = (*Runner).targetOf
