@@ -338,6 +338,7 @@ func (u *UI) detect() {
 	}
 	fyne.Do(func() {
 		u.snapshot = &snap
+		u.Launch.SetRigGPUs(rig.LocalName, len(snap.GPUs)) // for a cluster's plan, whichever rig is picked
 		// A rig picked while this machine was being detected (a slow
 		// driver, a busy machine) owns the views now: this machine's
 		// result must not overwrite the rig's, nor clear its pickers'

@@ -14,12 +14,18 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/docker/dockertest"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
+	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rig/rigtest"
+	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/store"
+	"github.com/rigbench/rigbench/ui/hwview"
 	"github.com/rigbench/rigbench/ui/target"
 )
 
@@ -125,4 +131,53 @@ func shootLaunch(t *testing.T, u *UI, name string) {
 		png.Encode(f, img)
 		f.Close()
 	}
+}
+
+// The cluster's plan before Start takes each rig's GPUs as the app read
+// them (this computer's detection, an added rig's): with two mock GPUs on
+// each of two rigs it shows TP 2 × PP 2, as Start plans it. A rig not read
+// yet is taken to have one GPU, which the plan says, until its detection.
+func TestClusterPlanTakesEachRigsGPUs(t *testing.T) {
+	t.Setenv(store.EnvDB, filepath.Join(t.TempDir(), "history.db"))
+	two := hardware.Snapshot{GPUs: []hardware.GPU{{Index: 0, Name: "Mock GPU"}, {Index: 1, Name: "Mock GPU"}}}
+	ready := hwview.Docker{Checked: true, Available: true, NVIDIARuntime: true}
+	svc := Services{
+		Detect:     func(context.Context) hardware.Snapshot { return two },
+		Docker:     func(context.Context) hwview.Docker { return ready },
+		Session:    session.Run,
+		ConnectRig: func(context.Context, string) (*rig.Conn, error) { return nil, nil }, // DetectRig below reads nothing through it
+		DetectRig: func(context.Context, *rig.Conn, []string) (hardware.Snapshot, hwview.Docker) {
+			return two, ready
+		},
+	}
+	a := test.NewTempApp(t)
+	w := test.NewWindow(nil)
+	t.Cleanup(w.Close)
+	u := NewWithServices(a, w, svc)
+	<-u.Ready()
+	detected := make(chan struct{}, 4)
+	u.detected = func() { detected <- struct{}{} }
+	t.Cleanup(u.closeRig)
+
+	const other = "ssh://127.0.0.2"
+	var split, problem, lines string
+	fyne.DoAndWait(func() {
+		u.Target.Set(target.Choice{Kind: target.Launch})
+		u.Launch.SetClusterRigs([]string{rig.LocalName, other})
+		u.Launch.SetClusterMode(true)
+		u.Launch.Cluster().Tick(rig.LocalName, other)
+		split, _, problem, _ = u.Launch.ClusterPlan()
+	})
+	if problem != "" || !strings.HasPrefix(split, "TP 1 × PP 2") || !strings.Contains(split, "GPUs not read yet on "+other+": assumed 1") {
+		t.Errorf("before %s is read: plan %q, problem %q; want TP 1 × PP 2 saying its GPUs were assumed", other, split, problem)
+	}
+	addRig(t, u, detected, other)
+	fyne.DoAndWait(func() { split, _, problem, lines = u.Launch.ClusterPlan() })
+	if problem != "" || !strings.HasPrefix(split, "TP 2 × PP 2 over 2 rigs") || strings.Contains(split, "not read yet") {
+		t.Errorf("with both rigs read: plan %q, problem %q; want TP 2 × PP 2 and nothing assumed", split, problem)
+	}
+	if !strings.Contains(lines, "--tensor-parallel-size 2 --pipeline-parallel-size 2") {
+		t.Errorf("lines %q, want vllm serve with TP 2 × PP 2", lines)
+	}
+	shootLaunch(t, u, "launch-cluster-gpus")
 }

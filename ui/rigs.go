@@ -246,6 +246,7 @@ func (u *UI) detectOnRig(ctx context.Context, name string, images []string) {
 		} else {
 			u.Hardware.Set(snap, dock)
 			u.Launch.SetRigHardware(snap, dock)
+			u.Launch.SetRigGPUs(name, len(snap.GPUs))
 		}
 		var trust func()
 		var hk *rig.HostKeyError

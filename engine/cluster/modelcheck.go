@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// ModelFound is what one rig's node found of the served model in the
-// Hugging Face cache it mounts.
+// ModelFound is what was found of the served model on one rig, before its
+// node starts, in the Hugging Face cache folder the node mounts.
 type ModelFound struct {
 	// Rig is the rig's name.
 	Rig string

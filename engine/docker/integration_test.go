@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -245,6 +247,26 @@ func TestLaunchRefusedTokenStaysHidden(t *testing.T) {
 			if strings.Contains(text, secret) {
 				t.Errorf("%v: the token shows in %q", args, text)
 			}
+		}
+	}
+}
+
+// HasPathIn sees into a folder bound to a container that is created and
+// never started (the daemon mounts it for the archive stat), with "~" as
+// the rig user's home, and removes the container: the launcher's
+// clean-up check finds nothing labelled left.
+func TestHasPathInSeesABindWithoutStarting(t *testing.T) {
+	home := t.TempDir()
+	l, _ := launcher(t, docker.WithHome(home))
+	ctx := context.Background()
+	if err := os.MkdirAll(filepath.Join(home, "hf", "hub", "models--a--b", "snapshots", "0123"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	binds := []string{"~/hf:" + vllm.ContainerHFCache}
+	for model, want := range map[string]bool{"models--a--b": true, "models--c--d": false} {
+		got, err := l.HasPathIn(ctx, simimage.DefaultTag, binds, vllm.ContainerHFCache+"/hub/"+model+"/snapshots")
+		if err != nil || got != want {
+			t.Errorf("%s: HasPathIn = %v, %v; want %v", model, got, err, want)
 		}
 	}
 }

@@ -66,6 +66,25 @@ func (s NodeSpec) DockerCommand() string {
 	return vllm.JoinArgs(a)
 }
 
+// hostBinds are `-v SRC:DST` mounts with each source made a full path on
+// the daemon's machine ("~" is the rig user's home, as a single launch's
+// cache folder).
+func (l *Launcher) hostBinds(binds []string) ([]string, error) {
+	var out []string
+	for _, b := range binds {
+		src, dst, ok := strings.Cut(b, ":")
+		if ok {
+			abs, err := l.expandHome(src, "the folder "+src, "/home/you/.cache/huggingface")
+			if err != nil {
+				return nil, err
+			}
+			b = abs + ":" + dst
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
 // StartNode creates and starts s's container with the launcher's labels
 // (managed, owner, instance: a crashed RigBench's nodes are leftovers
 // like its servers) and follows its log to obs. It returns as soon as the
@@ -103,17 +122,11 @@ func (l *Launcher) StartNode(ctx context.Context, s NodeSpec, obs func(LogLine))
 	// by its daemon, so a rig whose link dropped keeps nothing of the
 	// cluster once the head is stopped.
 	hcfg := &container.HostConfig{NetworkMode: "host", IpcMode: container.IPCModeHost, AutoRemove: true}
-	for _, b := range s.Binds {
-		src, dst, ok := strings.Cut(b, ":")
-		if ok {
-			abs, err := l.expandHome(src, "the folder "+src, "/home/you/.cache/huggingface")
-			if err != nil {
-				return nil, err
-			}
-			b = abs + ":" + dst
-		}
-		hcfg.Binds = append(hcfg.Binds, b)
+	binds, err := l.hostBinds(s.Binds)
+	if err != nil {
+		return nil, err
 	}
+	hcfg.Binds = binds
 	if !l.noGPU && s.GPUs != "" {
 		hcfg.DeviceRequests = []container.DeviceRequest{gpuRequest(s.GPUs)}
 	}

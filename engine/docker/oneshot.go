@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -29,14 +30,7 @@ func (l *Launcher) RunOnce(ctx context.Context, image string, cmd []string) (str
 	}
 	ctx, cancel := context.WithTimeout(ctx, OneShotTimeout)
 	defer cancel()
-	labels := map[string]string{}
-	for k, v := range l.labels {
-		labels[k] = v
-	}
-	if l.owner != "" {
-		labels[LabelOwner] = l.owner
-	}
-	ccfg := &container.Config{Image: image, Entrypoint: cmd[:1], Cmd: cmd[1:], Labels: labels, Env: l.oneShotEnv}
+	ccfg := &container.Config{Image: image, Entrypoint: cmd[:1], Cmd: cmd[1:], Labels: l.probeLabels(), Env: l.oneShotEnv}
 	hcfg := &container.HostConfig{}
 	if !l.noGPU {
 		hcfg.DeviceRequests = []container.DeviceRequest{gpuRequest("all")}
@@ -45,11 +39,7 @@ func (l *Launcher) RunOnce(ctx context.Context, image string, cmd []string) (str
 	if err != nil {
 		return "", fmt.Errorf("creating a container of %s to run %s: %w", image, cmd[0], classify(err))
 	}
-	defer func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		_ = l.api.ContainerRemove(rctx, created.ID, container.RemoveOptions{Force: true})
-	}()
+	defer l.removeProbe(ctx, created.ID)
 	if err := l.api.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
 		return "", fmt.Errorf("running %s in %s: %w", cmd[0], image, classify(err))
 	}
@@ -86,6 +76,27 @@ func (l *Launcher) RunOnce(ctx context.Context, image string, cmd []string) (str
 		return "", fmt.Errorf("%s in %s exited with code %d: %s", cmd[0], image, code, firstLine(msg))
 	}
 	return out.String(), nil
+}
+
+// probeLabels are the labels of a short-lived container (RunOnce's,
+// HasPathIn's): the launcher's and its owner, so the leftovers clean-up
+// finds one that a crash kept.
+func (l *Launcher) probeLabels() map[string]string {
+	labels := maps.Clone(l.labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	if l.owner != "" {
+		labels[LabelOwner] = l.owner
+	}
+	return labels
+}
+
+// removeProbe removes a short-lived container, also when ctx has ended.
+func (l *Launcher) removeProbe(ctx context.Context, id string) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	_ = l.api.ContainerRemove(rctx, id, container.RemoveOptions{Force: true})
 }
 
 func firstLine(s string) string {

@@ -23,8 +23,9 @@ const DefaultJoinTimeout = 3 * time.Minute
 
 // ClusterLauncher launches one vLLM server over several rigs (engine/cluster
 // plans it): on each rig it removes what a crashed RigBench left, makes sure
-// of the image, reads the GPUs, and checks the facts; it then starts the
-// Ray head and the workers through each rig's own Docker connection, waits
+// of the image, reads the GPUs, and checks the facts and the model in the
+// rig's Hugging Face cache; only then does it start the Ray head and the
+// workers through each rig's own Docker connection, waits
 // (bounded, with progress) until the head sees every node, runs `vllm
 // serve` in the head's container and waits for it as a single launch
 // waits. Its Server is measured like any launched server; its Stop stops
@@ -121,13 +122,13 @@ func (c *ClusterLauncher) Launch(ctx context.Context, log func(string)) (srv *Se
 		log(fmt.Sprintf("[%s] $ %s", rigs[i].name, line))
 	}
 	log(fmt.Sprintf("[%s] $ %s", rigs[0].name, plan.ServeLine()))
-	if probs := cluster.Check(plan, facts); len(probs) > 0 {
+	// Every check, the model in each rig's cache among them, is judged
+	// before any node starts, and every problem is told at once.
+	probs := append(cluster.Check(plan, facts), c.checkModel(ctx, rigs, plan, log)...)
+	if len(probs) > 0 {
 		return nil, problemsError(probs)
 	}
 	if err := c.startNodes(ctx, rigs, plan, facts, log); err != nil {
-		return nil, err
-	}
-	if err := c.checkModel(ctx, rigs, plan, log); err != nil {
 		return nil, err
 	}
 	link := c.measureLinks(ctx, rigs, plan, log)

@@ -87,14 +87,18 @@ const PreviewID = "ID"
 
 // Preview is the cluster as Start would plan it, before anything is
 // reached: the texts read as a launch reads them (the same field errors),
-// each rig taken to have gpus GPUs (the launch reads the real count on
-// each rig, and plans again), the addresses given or each rig's host
-// resolved, and the containers named with PreviewID. The app's Launch
-// view shows it; the CLI's launch logs the real plan.
-func (c ClusterInput) Preview(ctx context.Context, cfg vllm.LaunchConfig, gpus int) (cluster.Plan, error) {
+// each rig taken to have the GPUs gpus holds for its name (as rig.Parse
+// reads it: the app's rig picker knows the count of each rig it has
+// read), the addresses given or each rig's host resolved, and the
+// containers named with PreviewID. A rig gpus has no count for (or 0) is
+// taken to have one, as a launch takes a rig whose GPUs it cannot read,
+// and is named in assumed; the launch reads the real count on each rig
+// and plans again. The app's Launch view shows it; the CLI's launch logs
+// the real plan.
+func (c ClusterInput) Preview(ctx context.Context, cfg vllm.LaunchConfig, gpus map[string]int) (plan cluster.Plan, assumed []string, err error) {
 	l, err := c.launcher(cfg, Launching{})
 	if err != nil {
-		return cluster.Plan{}, err
+		return cluster.Plan{}, nil, err
 	}
 	in := cluster.Input{Interface: l.Interface, Launch: l.Config, RayPort: l.RayPort, ServePort: l.ServePort, ID: PreviewID}
 	for i, s := range l.Specs {
@@ -104,9 +108,15 @@ func (c ClusterInput) Preview(ctx context.Context, cfg vllm.LaunchConfig, gpus i
 		}
 		addr, err := l.address(ctx, i, host)
 		if err != nil {
-			return cluster.Plan{}, fmt.Errorf("rig %s: %w", s.Public(), err)
+			return cluster.Plan{}, nil, fmt.Errorf("rig %s: %w", s.Public(), err)
 		}
-		in.Rigs = append(in.Rigs, cluster.Rig{Name: s.Public(), GPUs: max(gpus, 1), Address: addr})
+		n := gpus[s.Name]
+		if n < 1 {
+			n = 1
+			assumed = append(assumed, s.Name)
+		}
+		in.Rigs = append(in.Rigs, cluster.Rig{Name: s.Public(), GPUs: n, Address: addr})
 	}
-	return cluster.Propose(in)
+	plan, err = cluster.Propose(in)
+	return plan, assumed, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,9 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/events"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/google/uuid"
 	"github.com/rigbench/rigbench/engine/diagnose"
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/docker/dockertest"
@@ -421,15 +425,27 @@ func checkClusterEnergy(t *testing.T, run *rundoc.Run, want rundoc.Cluster) {
 }
 
 // An offline launch (HF_HUB_OFFLINE=1) whose model is in no rig's Hugging
-// Face cache stops before vllm serve starts, naming each rig and the
-// download to make; once the cache holds a snapshot the same launch
-// serves. Nothing is left either way.
+// Face cache stops before any node container is created, naming each rig
+// and the download to make; the rigs were asked through labelled
+// containers that were removed. An online launch logs each rig's download
+// before any node exists. Once the cache holds a snapshot the offline
+// launch serves. Nothing is left either way.
 func TestClusterModelNotInTheRigsCache(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	l, label, servers, conns := twoRigs(ctx, t)
+	// A label of this test's own on every container it makes, which the
+	// daemon's events and list are filtered by.
+	mine := "io.rigbench.test=" + uuid.NewString()
+	k, v, _ := strings.Cut(mine, "=")
+	launcher := func(env ...string) *session.ClusterLauncher {
+		c := clusterLauncher(t, conns, label, env...)
+		c.Options = append(c.Options, docker.WithLabels(map[string]string{k: v}))
+		return c
+	}
+	since := time.Now()
 	cache := t.TempDir() // both loopback rigs reach this machine's daemon: one folder for both
-	c := clusterLauncher(t, conns, label, "HF_HUB_OFFLINE=1")
+	c := launcher("HF_HUB_OFFLINE=1")
 	c.Config.HFCache = cache
 	var log syncLog
 	srv, err := c.Launch(ctx, log.add)
@@ -443,15 +459,43 @@ func TestClusterModelNotInTheRigsCache(t *testing.T) {
 			t.Errorf("%v\nwant %q and the download to make", err, want)
 		}
 	}
-	if strings.Contains(log.String(), "Starting vllm serve") {
-		t.Errorf("vllm serve started although the check failed:\n%s", log.String())
+	nodes, probes := created(ctx, t, l, since, mine)
+	if nodes != 0 {
+		t.Errorf("%d node container(s) were created although the model check failed:\n%s", nodes, log.String())
+	}
+	if probes < len(servers) {
+		t.Errorf("%d labelled container(s) looked into the rigs' caches; want one per rig", probes)
+	}
+	noneLeft(t, l)
+
+	// Online, the note of each rig's download comes before any node
+	// exists: the launch is cancelled at the note, which the node start
+	// then refuses.
+	lctx, lcancel := context.WithCancel(ctx)
+	defer lcancel()
+	c = launcher()
+	c.Config.HFCache = cache
+	var notes, nodesAtNote int
+	_, err = c.Launch(lctx, func(line string) {
+		log.add(line)
+		if strings.HasPrefix(line, "note: rig ") && strings.Contains(line, "its node downloads the model's weights") {
+			notes++
+			nodesAtNote += countNodes(ctx, t, l, mine)
+			if notes == len(servers) {
+				lcancel()
+			}
+		}
+	})
+	if err == nil || notes != len(servers) || nodesAtNote != 0 {
+		t.Errorf("online launch without the model: err %v, %d download note(s) (want %d), %d node container(s) when noted (want 0)\nlog:\n%s",
+			err, notes, len(servers), nodesAtNote, log.String())
 	}
 	noneLeft(t, l)
 
 	if err := os.MkdirAll(filepath.Join(cache, "hub", "models--sim--tiny", "snapshots", "0123abc"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c = clusterLauncher(t, conns, label, "HF_HUB_OFFLINE=1")
+	c = launcher("HF_HUB_OFFLINE=1")
 	c.Config.HFCache = cache
 	srv, err = c.Launch(ctx, log.add)
 	if err != nil {
@@ -461,4 +505,46 @@ func TestClusterModelNotInTheRigsCache(t *testing.T) {
 		t.Error(err)
 	}
 	noneLeft(t, l)
+}
+
+// created counts the containers carrying label (KEY=VALUE) the daemon
+// created since then: cluster nodes (docker.LabelCluster) and the others.
+func created(ctx context.Context, t *testing.T, l *docker.Launcher, since time.Time, label string) (nodes, others int) {
+	t.Helper()
+	ev, ok := l.API().(interface {
+		Events(context.Context, events.ListOptions) (<-chan events.Message, <-chan error)
+	})
+	if !ok {
+		t.Fatal("the Docker API cannot list events")
+	}
+	f := filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "create"), filters.Arg("label", label))
+	// Until now (to the nanosecond): the daemon sends what it logged and ends.
+	stamp := func(t time.Time) string { return fmt.Sprintf("%d.%09d", t.Unix(), t.Nanosecond()) }
+	msgs, errs := ev.Events(ctx, events.ListOptions{Since: stamp(since), Until: stamp(time.Now()), Filters: f})
+	for {
+		select {
+		case m := <-msgs:
+			if _, ok := m.Actor.Attributes[docker.LabelCluster]; ok {
+				nodes++
+			} else {
+				others++
+			}
+		case err := <-errs:
+			if err != nil && !errors.Is(err, io.EOF) {
+				t.Fatalf("reading the daemon's events: %v", err)
+			}
+			return nodes, others
+		}
+	}
+}
+
+// countNodes is how many cluster node containers carrying label exist now.
+func countNodes(ctx context.Context, t *testing.T, l *docker.Launcher, label string) int {
+	t.Helper()
+	list, err := l.API().ContainerList(ctx, container.ListOptions{All: true,
+		Filters: filters.NewArgs(filters.Arg("label", label), filters.Arg("label", docker.LabelCluster))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(list)
 }

@@ -47,10 +47,13 @@ type clusterPanel struct {
 	plan                   *fyne.Container
 	text                   string // every line of the plan, for Copy
 	launch                 ClusterLaunchFunc
+	// gpus is each rig's GPU count as the app last read it (rig picker
+	// names; SetRigGPUs), which the plan takes as Start will.
+	gpus map[string]int
 }
 
 func newClusterPanel(onChange func()) *clusterPanel {
-	c := &clusterPanel{rigs: rigpick.NewCluster(nil), iface: widget.NewEntry(), nodeIPs: widget.NewEntry()}
+	c := &clusterPanel{rigs: rigpick.NewCluster(nil), iface: widget.NewEntry(), nodeIPs: widget.NewEntry(), gpus: map[string]int{}}
 	c.on = widget.NewCheck(ClusterToggle, func(bool) { onChange() })
 	c.rigs.OnChanged = onChange
 	c.iface.SetPlaceHolder("the link's interface, such as enp1s0 (empty: NCCL chooses)")
@@ -80,9 +83,9 @@ func (c *clusterPanel) Input() session.ClusterInput {
 }
 
 // refresh shows the inputs and the plan while the box is ticked, the
-// single launch's previews otherwise. The plan takes one GPU a rig: the
-// rigs' GPUs are read at Start (the picked rig's, the only ones known
-// here, say nothing of the others').
+// single launch's previews otherwise. The plan takes each rig's GPUs as
+// the app last read them (SetRigGPUs), so its T × P is Start's; a rig not
+// read yet is taken to have one, which the split's sentence says.
 func (c *clusterPanel) refresh(cfg vllm.LaunchConfig, single fyne.CanvasObject) {
 	if !c.on.Checked {
 		c.inputs.Hide()
@@ -106,7 +109,7 @@ func (c *clusterPanel) refresh(cfg vllm.LaunchConfig, single fyne.CanvasObject) 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	plan, err := in.Preview(ctx, cfg, 1)
+	plan, assumed, err := in.Preview(ctx, cfg, c.gpus)
 	if err != nil {
 		c.problem.SetText(target.Text(err))
 		c.problem.Show()
@@ -114,8 +117,12 @@ func (c *clusterPanel) refresh(cfg vllm.LaunchConfig, single fyne.CanvasObject) 
 		return
 	}
 	c.problem.Hide()
-	per := "T is each rig's GPU count, which Start reads on every rig and plans with again; this preview takes 1 a rig"
-	c.split.SetText(fmt.Sprintf("%s over %d rigs: %s (%s).", plan.Split.Text(), plan.Split.PP, plan.Split.Why, per))
+	text := fmt.Sprintf("%s over %d rigs: %s (T is each rig's GPU count as RigBench last read it; Start reads it again on every rig and plans with it).",
+		plan.Split.Text(), plan.Split.PP, plan.Split.Why)
+	if len(assumed) > 0 {
+		text += fmt.Sprintf(" GPUs not read yet on %s: assumed 1 (pick the rig in the rig picker above to read them).", strings.Join(assumed, ", "))
+	}
+	c.split.SetText(text)
 	var others []string
 	for _, o := range plan.Others {
 		others = append(others, fmt.Sprintf("%s: %s.", o.Text(), o.Why))
@@ -153,6 +160,20 @@ func (c *clusterPanel) copyButton(copyText func(string)) *widget.Button {
 // SetClusterLaunch gives the view the cluster launcher Start uses while
 // the cluster box is ticked (nil: refused with a sentence).
 func (v *View) SetClusterLaunch(f ClusterLaunchFunc) { v.cluster.launch = f }
+
+// SetRigGPUs notes how many GPUs the app read on the rig named name (as
+// the rig picker names it), for the cluster's plan; 0 (none read) makes
+// the plan take one for it again.
+func (v *View) SetRigGPUs(name string, n int) {
+	if n > 0 {
+		v.cluster.gpus[name] = n
+	} else {
+		delete(v.cluster.gpus, name)
+	}
+	if v.cluster.on.Checked {
+		v.refreshCluster()
+	}
+}
 
 // SetClusterRigs lists the rigs the cluster may span (the rig picker's).
 func (v *View) SetClusterRigs(names []string) { v.cluster.rigs.SetRigs(names) }

@@ -65,7 +65,7 @@ func TestClusterPlanShowsEveryLine(t *testing.T) {
 			t.Errorf("serve line %q lacks %q", got[2], want)
 		}
 	}
-	plan, err := session.ClusterInput{Rigs: "head=ssh://me@10.0.0.2,local", Interface: "eth0"}.Preview(context.Background(), v.Form.Config(), 1)
+	plan, _, err := session.ClusterInput{Rigs: "head=ssh://me@10.0.0.2,local", Interface: "eth0"}.Preview(context.Background(), v.Form.Config(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
