@@ -192,7 +192,7 @@ func (v *View) refreshCluster() {
 
 // NoClusterRigs refuses a launch (and a sweep) over the cluster while
 // fewer than two rigs are ticked.
-var NoClusterRigs = "Tick two rigs or more for the cluster on the Launch page, or untick “" + ClusterToggle + "” to launch on the picked rig."
+const NoClusterRigs = "Tick two rigs or more for the cluster on the Launch page, or untick “" + ClusterToggle + "” to launch on the picked rig."
 
 // ClusterInput is the cluster Start launches over (the CLI's --rigs,
 // --interface, --node-ips and --serve-port as session.ClusterInput takes
