@@ -83,7 +83,7 @@ func TestLaunchViewStartsAndStopsACluster(t *testing.T) {
 			t.Errorf("ready banner %q lacks %q", ready, want)
 		}
 	}
-	shootLaunch(t, u, "launch-cluster-ready")
+	shootTab(t, u, TabLaunch, "launch-cluster-ready")
 	if n := countManaged(ctx, t, l); n != 2 {
 		t.Errorf("%d containers of the test run, want the head and the worker", n)
 	}
@@ -105,9 +105,9 @@ func countManaged(ctx context.Context, t *testing.T, l *docker.Launcher) int {
 	return len(m)
 }
 
-// shootLaunch saves the Launch tab at 1280×800 and 900×600 under
+// shootTab saves the tab at 1280×800 and 900×600 under
 // RIGBENCH_TEST_SHOTS, for a person to look at (docs/app.md shows them).
-func shootLaunch(t *testing.T, u *UI, name string) {
+func shootTab(t *testing.T, u *UI, tab, name string) {
 	dir := os.Getenv("RIGBENCH_TEST_SHOTS")
 	if dir == "" {
 		return
@@ -116,7 +116,7 @@ func shootLaunch(t *testing.T, u *UI, name string) {
 		var img image.Image
 		fyne.DoAndWait(func() {
 			for _, it := range u.Tabs().Items {
-				if it.Text == TabLaunch {
+				if it.Text == tab {
 					u.Tabs().Select(it)
 				}
 			}

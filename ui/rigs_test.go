@@ -65,6 +65,15 @@ func rigApp(t *testing.T, s *rigtest.Server, opts ...docker.Option) (*UI, chan s
 		},
 		LaunchOn:      func(conn *rig.Conn) launchview.LaunchFunc { return rigDockerLaunch(conn, opts...) },
 		LaunchCluster: clusterLaunch(session.Launching{Getenv: s.Getenv, Options: opts}),
+		// A sweep's variants launch as the Launch page's servers do.
+		Sweep: func(in tune.SpecInput, how session.Launching) (*tune.Runner, error) {
+			how.Getenv, how.Options = s.Getenv, append(how.Options, opts...)
+			return in.Runner(how)
+		},
+		Resweep: func(spec tune.Spec, how session.Launching) (*tune.Runner, error) {
+			how.Getenv, how.Options = s.Getenv, append(how.Options, opts...)
+			return tune.NewRunner(spec, how)
+		},
 	}
 	a := test.NewTempApp(t)
 	w := test.NewWindow(nil)

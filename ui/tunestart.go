@@ -12,6 +12,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"github.com/rigbench/rigbench/engine/cluster"
 	"github.com/rigbench/rigbench/engine/rig"
 	"github.com/rigbench/rigbench/engine/rundoc"
 	"github.com/rigbench/rigbench/engine/session"
@@ -21,6 +22,7 @@ import (
 	"github.com/rigbench/rigbench/store"
 	"github.com/rigbench/rigbench/ui/dialogkeys"
 	"github.com/rigbench/rigbench/ui/export"
+	"github.com/rigbench/rigbench/ui/launchview"
 	"github.com/rigbench/rigbench/ui/target"
 	"github.com/rigbench/rigbench/ui/tuneview"
 	"github.com/rigbench/rigbench/ui/wording"
@@ -50,8 +52,12 @@ func (u *UI) tuneBackend() tuneview.Backend {
 			if u.Target.Choice().Kind == target.Demo {
 				return "on the simulated server (demo) at the Launch page's demo speed"
 			}
+			if _, on := u.tuneCluster(u.Launch.Form.Config()); on {
+				return "each a new cluster of the Launch page's image and model"
+			}
 			return "each a new container of the Launch page's image and model"
 		},
+		Cluster: u.tuneClusterLine,
 		GPUs: func() int {
 			if u.snapshot == nil {
 				return 0
@@ -128,7 +134,13 @@ func (u *UI) newSweep(in tune.SpecInput) (*tune.Runner, error) {
 	in.Target = u.targetInput()
 	in.Target.Server = nil // a sweep starts its own servers
 	var conn *rig.Conn
-	if in.Target.Kind == target.Launch {
+	if c, on := u.tuneCluster(in.Target.Launch); on {
+		if c.Rigs == "" {
+			return nil, errors.New(launchview.NoClusterRigs)
+		}
+		// The cluster's launcher connects to each of its rigs itself.
+		in.Target.Cluster = c
+	} else if in.Target.Kind == target.Launch {
 		name, c, err := u.tuneRig("")
 		if err != nil {
 			return nil, err
@@ -147,15 +159,54 @@ func (u *UI) newSweep(in tune.SpecInput) (*tune.Runner, error) {
 	return u.withTuneHistory(r), nil
 }
 
+// tuneCluster is the cluster a launch sweep's variants launch over: the
+// one the Launch page starts while its cluster box is ticked (its
+// ClusterInput for cfg, the same input Start launches); on is false on
+// one rig, and on another target.
+func (u *UI) tuneCluster(cfg vllm.LaunchConfig) (in session.ClusterInput, on bool) {
+	if u.Target.Choice().Kind != target.Launch {
+		return session.ClusterInput{}, false
+	}
+	return u.Launch.ClusterInput(cfg)
+}
+
+// tuneClusterLine names the cluster the variants launch over, for the
+// Tune form ("" on one rig, or while the rigs do not read: the sweep's
+// error says why).
+func (u *UI) tuneClusterLine() string {
+	in, on := u.tuneCluster(u.Launch.Form.Config())
+	if !on {
+		return ""
+	}
+	specs, err := cluster.ParseRigs(in.Rigs)
+	if err != nil {
+		return ""
+	}
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = rigLabel(s.Name)
+	}
+	link := ""
+	if iface := strings.TrimSpace(in.Interface); iface != "" {
+		link = " (link " + iface + ")"
+	}
+	return fmt.Sprintf("Over %d rigs%s: head %s — each variant's split from --tensor-parallel-size; PP is the rigs' count.",
+		len(specs), link, strings.Join(names, ", "))
+}
+
 // resumeSweep rebuilds a kept sweep's runner (Services.Resweep), on the
-// target and rig it started on: a resumed sweep runs where it started.
+// target and rig it started on: a resumed sweep runs where it started,
+// one over a cluster over the rigs its spec names (Spec.Cluster), whatever
+// the Launch page's cluster is now.
 func (u *UI) resumeSweep(spec tune.Spec) (*tune.Runner, error) {
 	if kind := u.Target.Choice().Kind; spec.Target != kind {
 		where := map[session.Kind]string{tune.TargetDemo: "the demo", tune.TargetLaunch: "Launch vLLM in Docker"}[spec.Target]
 		return nil, fmt.Errorf("sweep %s ran on %s: choose that target on the Launch page to resume it", spec.ID, where)
 	}
 	var conn *rig.Conn
-	if spec.Target == tune.TargetLaunch {
+	// A cluster's launcher connects to each of its rigs itself: the rig
+	// picked for one rig has no say.
+	if spec.Target == tune.TargetLaunch && spec.Cluster == nil {
 		var err error
 		if _, conn, err = u.tuneRig(orLocal(spec.Rig)); err != nil {
 			return nil, fmt.Errorf("sweep %s: %w", spec.ID, err)

@@ -211,13 +211,36 @@ func (v *View) refreshCluster() {
 	v.relayout()
 }
 
+// NoClusterRigs refuses a launch (and a sweep) over the cluster while
+// fewer than two rigs are ticked.
+const NoClusterRigs = "Tick two rigs or more for the cluster on the Launch page, or untick “" + ClusterToggle + "” to launch on the picked rig."
+
+// ClusterInput is the cluster Start launches over (the CLI's --rigs,
+// --interface, --node-ips and --serve-port as session.ClusterInput takes
+// them), with the server on cfg's port of the head rig; the Tune view's
+// launch sweep has each variant launched over the same. on is false while
+// the cluster box is unticked (one rig); Rigs is "" until two rigs are
+// ticked.
+func (v *View) ClusterInput(cfg vllm.LaunchConfig) (in session.ClusterInput, on bool) {
+	if !v.cluster.on.Checked {
+		return session.ClusterInput{}, false
+	}
+	return served(v.cluster.Input(), cfg), true
+}
+
+// served is in with the server on cfg's port of the head rig.
+func served(in session.ClusterInput, cfg vllm.LaunchConfig) session.ClusterInput {
+	in.ServePort = cfg.Port
+	return in
+}
+
 // clusterLaunch is Start's launcher while the box is ticked: the cluster
 // launcher with the plan's inputs, the server on the form's port of the
 // head rig; nil and the refusal's sentence when it cannot start.
 func (v *View) clusterLaunch() (LaunchFunc, string) {
 	in := v.cluster.Input()
 	if in.Rigs == "" {
-		return nil, "Tick two rigs or more for the cluster, or untick “" + ClusterToggle + "” to launch on the picked rig."
+		return nil, NoClusterRigs
 	}
 	if v.cluster.launch == nil {
 		return nil, "RigBench cannot start a cluster here: launch on one rig, or use an existing endpoint or the demo instead."
@@ -227,7 +250,6 @@ func (v *View) clusterLaunch() (LaunchFunc, string) {
 	}
 	launch := v.cluster.launch
 	return func(ctx context.Context, cfg vllm.LaunchConfig, p Progress) (*session.Server, error) {
-		in.ServePort = cfg.Port
-		return launch(ctx, cfg, in, p)
+		return launch(ctx, cfg, served(in, cfg), p)
 	}, ""
 }

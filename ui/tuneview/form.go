@@ -70,6 +70,9 @@ func (v *View) buildInputs() {
 	v.unavailable.Importance = widget.WarningImportance
 	v.unavailable.Wrapping = fyne.TextWrapWord
 	v.unavailable.Hide()
+	v.cluster = widget.NewLabel("")
+	v.cluster.Wrapping = fyne.TextWrapWord
+	v.cluster.Hide()
 
 	v.flag = widget.NewSelect(nil, func(name string) {
 		v.values.SetText(strings.Join(displayValues(name, vllm.Suggestions(name)), ","))

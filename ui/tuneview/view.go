@@ -43,8 +43,11 @@ type Backend struct {
 	// shown with the estimate (nil: nothing).
 	Target func() string
 	// GPUs is the number of GPUs detected: --tensor-parallel-size is
-	// offered only with more than one.
+	// offered only with more than one, or over a cluster.
 	GPUs func() int
+	// Cluster words the cluster each variant launches over, in one line
+	// shown under the title ("" on one rig, and nil: never a cluster).
+	Cluster func() string
 	// OnApply puts the winner's flag changes in the Launch form.
 	OnApply func(changes []vllm.FlagValue)
 	// OnExport exports the sweep document (nil: the Export button hides).
@@ -68,6 +71,7 @@ type View struct {
 	b Backend
 
 	unavailable                *widget.Label
+	cluster                    *widget.Label
 	flag                       *widget.Select
 	values                     *widget.Entry
 	dimsBox                    *fyne.Container
@@ -230,7 +234,7 @@ func (v *View) layout() fyne.CanvasObject {
 	)
 	title := widget.NewLabelWithStyle("Tune: which launch flags make this card fastest", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	title.Wrapping = fyne.TextWrapWord
-	v.left = container.NewVBox(title, v.unavailable, form, v.summary)
+	v.left = container.NewVBox(title, v.unavailable, v.cluster, form, v.summary)
 	controls := container.NewVBox(
 		// Two rows: in one, the six buttons were wider than the right
 		// pane of a 900 px window, which then scrolled sideways.
@@ -261,11 +265,20 @@ func (v *View) Refresh() {
 	if v.b.GPUs != nil {
 		gpus = v.b.GPUs()
 	}
+	over := ""
+	if v.b.Cluster != nil {
+		over = v.b.Cluster()
+	}
+	v.cluster.SetText(over)
+	v.cluster.Hidden = over == ""
+	v.cluster.Refresh()
 	for _, f := range vllm.Catalog() {
 		if !vllm.Tunable(f.Name) || len(vllm.Suggestions(f.Name)) == 0 {
 			continue
 		}
-		if f.Name == "--tensor-parallel-size" && gpus < 2 {
+		// A cluster's rigs are read at each launch: their GPUs are
+		// not known here.
+		if f.Name == "--tensor-parallel-size" && gpus < 2 && over == "" {
 			continue
 		}
 		opts = append(opts, f.Name)
@@ -277,6 +290,15 @@ func (v *View) Refresh() {
 // Summary is the line under the form: the variant count and the estimated
 // wall time, or what is wrong with the inputs.
 func (v *View) Summary() string { return v.summary.Text }
+
+// ClusterLine is the line naming the cluster the variants launch over,
+// "" on one rig.
+func (v *View) ClusterLine() string {
+	if !v.cluster.Visible() {
+		return ""
+	}
+	return v.cluster.Text
+}
 
 // Status is the progress or outcome line.
 func (v *View) Status() string { return v.status.Text }

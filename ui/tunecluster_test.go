@@ -1,0 +1,214 @@
+//go:build !race
+
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/rigbench/rigbench/engine/docker"
+	"github.com/rigbench/rigbench/engine/docker/dockertest"
+	"github.com/rigbench/rigbench/engine/docker/simimage"
+	"github.com/rigbench/rigbench/engine/rig/rigtest"
+	"github.com/rigbench/rigbench/engine/session"
+	"github.com/rigbench/rigbench/engine/tune"
+	"github.com/rigbench/rigbench/engine/vllm"
+	"github.com/rigbench/rigbench/hardware"
+	"github.com/rigbench/rigbench/store"
+	"github.com/rigbench/rigbench/ui/target"
+)
+
+// Issue 40, item 3 in the app: with the Launch page's cluster box ticked
+// over two loopback rigs, the Tune view's sweep launches every variant
+// over that cluster, the same session.ClusterInput as `tune --launch
+// --rigs … --interface … --node-ips … --serve-port …` builds; the form
+// names the cluster in one line; the sweep runs over the stand-in cluster
+// (TP 2 on 1-GPU rigs refused at its launch) with its measured variants
+// in History, each recorded over both rigs; and Resume rebuilds it over
+// the spec's rigs, whatever rig is picked for one-rig launches.
+func TestTuneSweepsOverTheLaunchCluster(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	label := dockertest.UniqueLabel()
+	l := dockertest.Launcher(ctx, t, docker.WithoutGPU(), label)
+	s1 := rigtest.Start(t, rigtest.Options{})
+	s2 := rigtest.Start(t, rigtest.Options{Share: s1})
+	u, _ := rigApp(t, s1, docker.WithoutGPU(), label, docker.WithPollInterval(100*time.Millisecond))
+	port, err := docker.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, tag, _ := strings.Cut(simimage.ClusterTag, ":")
+	base := vllm.LaunchConfig{Image: img, Tag: tag, Model: vllm.ModelTiny, Port: port,
+		Extra: []string{"--profile", "tiny", "--speed", "10"}}
+	base.Set("--max-num-seqs", "8")
+	var line, summary string
+	var cfg vllm.LaunchConfig
+	var app *tune.Runner
+	fyne.DoAndWait(func() {
+		u.Target.Set(target.Choice{Kind: target.Launch})
+		u.Launch.Form.SetConfig(base)
+		u.Launch.SetClusterRigs([]string{"local", s1.URL(), s2.URL()})
+		u.Launch.SetClusterMode(true)
+		u.Launch.Cluster().Tick(s1.URL(), s2.URL())
+		u.Launch.SetClusterLink("lo", "127.0.0.1,127.0.0.2")
+		cfg = u.Launch.Form.Config()
+		u.SelectTab(TabTune)
+		u.Tune.SetMode(tune.OneAtATime)
+		for _, d := range [][2]string{{"--max-num-seqs", "2"}, {"--tensor-parallel-size", "2"}} {
+			if err := u.Tune.AddDimension(d[0], d[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		u.Tune.SetWorkload("0", "2", "10s")
+		line, summary = u.Tune.ClusterLine(), u.Tune.Summary()
+		app, err = u.newSweep(u.Tune.Input())
+	})
+	if err != nil {
+		t.Fatalf("the sweep over the cluster: %v", err)
+	}
+	wantLine := "Over 2 rigs (link lo): head " + s1.URL() + ", " + s2.URL() + " — each variant's split from --tensor-parallel-size; PP is the rigs' count."
+	if line != wantLine {
+		t.Errorf("the form's cluster line %q, want %q", line, wantLine)
+	}
+	if !strings.HasPrefix(summary, "3 variants, about ") || !strings.HasSuffix(summary, "each a new cluster of the Launch page's image and model.") {
+		t.Errorf("summary %q, want the base and two variants, each a new cluster", summary)
+	}
+	// The CLI's sweep of the same rigs and form.
+	cli, err := tune.SpecInput{Vary: []string{"max-num-seqs=2", "tensor-parallel-size=2"}, Mode: tune.OneAtATime,
+		Contexts: "0", Concurrency: "2", Window: "10s",
+		Target: session.TargetInput{Kind: session.Launch, Launch: cfg, Cluster: session.ClusterInput{
+			Rigs: "head=" + s1.URL() + "," + s2.URL(), Interface: "lo", NodeIPs: "127.0.0.1,127.0.0.2", ServePort: port}}}.Spec()
+	if err != nil {
+		t.Fatalf("the CLI's sweep: %v", err)
+	}
+	if app.Spec.Cluster == nil || *app.Spec.Cluster != *cli.Cluster || app.Spec.Rig != "" {
+		t.Fatalf("the app's sweep runs over %+v (rig %q), the CLI's over %+v", app.Spec.Cluster, app.Spec.Rig, *cli.Cluster)
+	}
+	if d, ok := app.Target.(tune.Docker); !ok || d.Cluster == nil || *d.Cluster != *cli.Cluster {
+		t.Fatalf("the app's variants launch on %+v, want over %+v", app.Target, *cli.Cluster)
+	}
+
+	var done <-chan struct{}
+	fyne.DoAndWait(func() { u.Tune.Start(); done = u.Tune.Done() })
+	select {
+	case <-done:
+	case <-ctx.Done():
+		fyne.DoAndWait(u.Tune.Stop)
+		t.Fatalf("the sweep did not end: %v", ctx.Err())
+	}
+	var doc *tune.Doc
+	var status, verdict string
+	fyne.DoAndWait(func() { doc, status, verdict = u.Tune.Doc(), u.Tune.Status(), u.Tune.Verdict() })
+	if doc == nil {
+		t.Fatalf("no sweep shown; status %q", status)
+	}
+	measured := 0
+	for _, v := range doc.Variants {
+		switch {
+		case v.Status == tune.Measured:
+			measured++
+		case strings.Contains(v.Label, "tensor-parallel-size"):
+			if !strings.Contains(v.Error+v.Fix, "TP 2 is refused") {
+				t.Errorf("the TP 2 variant: %s: %s (%s), want engine/cluster's refusal", v.Status, v.Error, v.Fix)
+			}
+		default:
+			t.Errorf("variant %q: %s: %s", v.Label, v.Status, v.Error)
+		}
+	}
+	if measured != 2 {
+		t.Errorf("%d variants measured, want the base and max-num-seqs 2; verdict %q", measured, verdict)
+	}
+	runs, err := u.tuneHistory(ctx, tune.Tag(doc.SweepID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 {
+		t.Errorf("%d runs of the sweep in History, want 2", len(runs))
+	}
+	for _, r := range runs {
+		if r.Launch == nil || r.Launch.Cluster == nil || len(r.Launch.Cluster.Rigs) != 2 || r.Launch.Cluster.PP != 2 {
+			t.Errorf("run %s was not recorded over the two rigs: %+v", r.UUID, r.Launch)
+		}
+	}
+	if n := countManaged(ctx, t, l); n != 0 {
+		t.Errorf("%d containers left after the sweep", n)
+	}
+
+	// Resume: the kept spec's cluster, not the rig picked for one rig
+	// (here one not reached) nor the Launch page's box.
+	spec, err := tune.LoadSpec(u.tuneSpecDir(), doc.SweepID)
+	if err != nil {
+		t.Fatalf("the sweep's spec: %v", err)
+	}
+	u.mu.Lock()
+	u.rig = rigState{name: "ssh://me@elsewhere"}
+	u.mu.Unlock()
+	var again *tune.Runner
+	fyne.DoAndWait(func() {
+		u.Launch.SetClusterMode(false)
+		again, err = u.resumeSweep(spec)
+	})
+	if err != nil {
+		t.Fatalf("resuming the sweep: %v", err)
+	}
+	if d, ok := again.Target.(tune.Docker); !ok || d.Cluster == nil || *d.Cluster != *cli.Cluster {
+		t.Errorf("the resumed sweep launches on %+v, want over %+v", again.Target, *cli.Cluster)
+	}
+	fyne.DoAndWait(func() { u.Launch.SetClusterMode(true) })
+	shootTab(t, u, TabTune, "tune-cluster")
+}
+
+// A sweep the cluster cannot run is refused before it starts, with
+// engine/tune's sentence under the form: a --pipeline-parallel-size other
+// than the rigs' count.
+func TestTuneRefusesASplitTheClusterCannotRun(t *testing.T) {
+	t.Setenv(store.EnvDB, t.TempDir()+"/history.db")
+	w := test.NewWindow(nil)
+	t.Cleanup(w.Close)
+	u := NewWithServices(test.NewTempApp(t), w, Services{Session: session.Run, SimSpeed: 20,
+		Detect: func(context.Context) hardware.Snapshot { return hardware.Snapshot{GPUs: []hardware.GPU{}} }})
+	<-u.Ready()
+	var summary, line string
+	var started bool
+	var cfg vllm.LaunchConfig
+	fyne.DoAndWait(func() {
+		u.Target.Set(target.Choice{Kind: target.Launch})
+		cfg = u.Launch.Form.Config()
+		cfg.Model = "Qwen/Qwen2.5-1.5B-Instruct"
+		u.Launch.Form.SetConfig(cfg)
+		cfg = u.Launch.Form.Config()
+		u.Launch.SetClusterRigs([]string{"local", "ssh://me@10.0.0.2"})
+		u.Launch.SetClusterMode(true)
+		u.Launch.Cluster().Tick("local", "ssh://me@10.0.0.2")
+		u.Launch.SetClusterLink("", "10.0.0.1,10.0.0.2")
+		u.SelectTab(TabTune)
+		if err := u.Tune.AddDimension("--pipeline-parallel-size", "2,3"); err != nil {
+			t.Fatal(err)
+		}
+		u.Tune.SetWorkload("1K", "8", "10s")
+		summary, line = u.Tune.Summary(), u.Tune.ClusterLine()
+		u.Tune.Start()
+		started = u.Tune.Running()
+	})
+	_, want := tune.SpecInput{Vary: []string{"pipeline-parallel-size=2,3"}, Contexts: "1K", Concurrency: "8", Window: "10s",
+		Target: session.TargetInput{Kind: session.Launch, Launch: cfg,
+			Cluster: session.ClusterInput{Rigs: "head=local,ssh://me@10.0.0.2", NodeIPs: "10.0.0.1,10.0.0.2", ServePort: cfg.Port}}}.Spec()
+	if want == nil || !strings.Contains(want.Error(), "PP 3 is refused") {
+		t.Fatalf("engine/tune's refusal: %v", want)
+	}
+	if w := want.Error(); !strings.HasSuffix(summary, w[1:]) {
+		t.Errorf("under the form %q, want engine/tune's sentence %q", summary, w)
+	}
+	if started {
+		t.Error("Start started the refused sweep")
+	}
+	if !strings.HasPrefix(line, "Over 2 rigs: head this computer, ssh://me@10.0.0.2 — ") {
+		t.Errorf("cluster line %q", line)
+	}
+}
