@@ -179,5 +179,5 @@ func TestClusterPlanTakesEachRigsGPUs(t *testing.T) {
 	if !strings.Contains(lines, "--tensor-parallel-size 2 --pipeline-parallel-size 2") {
 		t.Errorf("lines %q, want vllm serve with TP 2 × PP 2", lines)
 	}
-	shootLaunch(t, u, "launch-cluster-gpus")
+	shootTab(t, u, TabLaunch, "launch-cluster-gpus")
 }

@@ -28,8 +28,8 @@ import (
 // over that cluster, the same session.ClusterInput as `tune --launch
 // --rigs … --interface … --node-ips … --serve-port …` builds; the form
 // names the cluster in one line; the sweep runs over the stand-in cluster
-// (TP 2 on 1-GPU rigs refused at its launch) with its measured variants
-// in History, each recorded over both rigs; and Resume rebuilds it over
+// with its measured variants in History, each recorded over both rigs and
+// the interface variant over its own link; and Resume rebuilds it over
 // the spec's rigs, whatever rig is picked for one-rig launches.
 func TestTuneSweepsOverTheLaunchCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
@@ -60,7 +60,7 @@ func TestTuneSweepsOverTheLaunchCluster(t *testing.T) {
 		cfg = u.Launch.Form.Config()
 		u.SelectTab(TabTune)
 		u.Tune.SetMode(tune.OneAtATime)
-		for _, d := range [][2]string{{"--max-num-seqs", "2"}, {"--tensor-parallel-size", "2"}} {
+		for _, d := range [][2]string{{"--max-num-seqs", "2"}, {tune.InterfaceDimension, "lo,eth0"}} {
 			if err := u.Tune.AddDimension(d[0], d[1]); err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func TestTuneSweepsOverTheLaunchCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the sweep over the cluster: %v", err)
 	}
-	wantLine := "Over 2 rigs (link lo): head " + s1.URL() + ", " + s2.URL() + " — each variant's split from --tensor-parallel-size; PP is the rigs' count."
+	wantLine := "Over 2 rigs (link lo): head " + s1.URL() + ", " + s2.URL() + " — each variant's split from split (TP×PP) or --tensor-parallel-size, its link from interface; PP is the rigs' count."
 	if line != wantLine {
 		t.Errorf("the form's cluster line %q, want %q", line, wantLine)
 	}
@@ -80,7 +80,7 @@ func TestTuneSweepsOverTheLaunchCluster(t *testing.T) {
 		t.Errorf("summary %q, want the base and two variants, each a new cluster", summary)
 	}
 	// The CLI's sweep of the same rigs and form.
-	cli, err := tune.SpecInput{Vary: []string{"max-num-seqs=2", "tensor-parallel-size=2"}, Mode: tune.OneAtATime,
+	cli, err := tune.SpecInput{Vary: []string{"max-num-seqs=2", "interface=lo,eth0"}, Mode: tune.OneAtATime,
 		Contexts: "0", Concurrency: "2", Window: "10s",
 		Target: session.TargetInput{Kind: session.Launch, Launch: cfg, Cluster: session.ClusterInput{
 			Rigs: "head=" + s1.URL() + "," + s2.URL(), Interface: "lo", NodeIPs: "127.0.0.1,127.0.0.2", ServePort: port}}}.Spec()
@@ -110,30 +110,33 @@ func TestTuneSweepsOverTheLaunchCluster(t *testing.T) {
 	}
 	measured := 0
 	for _, v := range doc.Variants {
-		switch {
-		case v.Status == tune.Measured:
+		if v.Status == tune.Measured {
 			measured++
-		case strings.Contains(v.Label, "tensor-parallel-size"):
-			if !strings.Contains(v.Error+v.Fix, "TP 2 is refused") {
-				t.Errorf("the TP 2 variant: %s: %s (%s), want engine/cluster's refusal", v.Status, v.Error, v.Fix)
-			}
-		default:
+		} else {
 			t.Errorf("variant %q: %s: %s", v.Label, v.Status, v.Error)
 		}
 	}
-	if measured != 2 {
-		t.Errorf("%d variants measured, want the base and max-num-seqs 2; verdict %q", measured, verdict)
+	if measured != 3 {
+		t.Errorf("%d variants measured, want the base, max-num-seqs 2 and the one over eth0; verdict %q", measured, verdict)
 	}
 	runs, err := u.tuneHistory(ctx, tune.Tag(doc.SweepID))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) != 2 {
-		t.Errorf("%d runs of the sweep in History, want 2", len(runs))
+	if len(runs) != 3 {
+		t.Errorf("%d runs of the sweep in History, want 3", len(runs))
 	}
 	for _, r := range runs {
 		if r.Launch == nil || r.Launch.Cluster == nil || len(r.Launch.Cluster.Rigs) != 2 || r.Launch.Cluster.PP != 2 {
 			t.Errorf("run %s was not recorded over the two rigs: %+v", r.UUID, r.Launch)
+			continue
+		}
+		want := "lo"
+		if strings.HasSuffix(r.Name, "over eth0") {
+			want = "eth0"
+		}
+		if r.Launch.Cluster.Interface != want {
+			t.Errorf("run %q was recorded over %q, want %q", r.Name, r.Launch.Cluster.Interface, want)
 		}
 	}
 	if n := countManaged(ctx, t, l); n != 0 {

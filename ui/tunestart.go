@@ -190,7 +190,7 @@ func (u *UI) tuneClusterLine() string {
 	if iface := strings.TrimSpace(in.Interface); iface != "" {
 		link = " (link " + iface + ")"
 	}
-	return fmt.Sprintf("Over %d rigs%s: head %s — each variant's split from --tensor-parallel-size; PP is the rigs' count.",
+	return fmt.Sprintf("Over %d rigs%s: head %s — each variant's split from split (TP×PP) or --tensor-parallel-size, its link from interface; PP is the rigs' count.",
 		len(specs), link, strings.Join(names, ", "))
 }
 

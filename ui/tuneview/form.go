@@ -75,7 +75,7 @@ func (v *View) buildInputs() {
 	v.cluster.Hide()
 
 	v.flag = widget.NewSelect(nil, func(name string) {
-		v.values.SetText(strings.Join(displayValues(name, vllm.Suggestions(name)), ","))
+		v.values.SetText(strings.Join(displayValues(name, suggestions(name)), ","))
 	})
 	v.flag.PlaceHolder = "flag to vary"
 	v.values = widget.NewEntry()
@@ -121,6 +121,19 @@ func entry(text string, changed func()) *widget.Entry {
 	e.SetText(text)
 	e.OnChanged = func(string) { changed() }
 	return e
+}
+
+// suggestions are the values the form offers for a dimension: the flag
+// catalog's, a split's usual pair over two rigs, and none for an
+// interface (only the rigs' `ip link` knows theirs).
+func suggestions(name string) []string {
+	switch name {
+	case tune.SplitDimension:
+		return []string{"1x2", "2x2"}
+	case tune.InterfaceDimension:
+		return nil
+	}
+	return vllm.Suggestions(name)
 }
 
 // displayValues shows booleans as on/off.

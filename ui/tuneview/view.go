@@ -283,6 +283,12 @@ func (v *View) Refresh() {
 		}
 		opts = append(opts, f.Name)
 	}
+	if over != "" {
+		// Over a cluster the split (TP and PP together) and the link's
+		// interface are varied too (tune.SplitDimension,
+		// tune.InterfaceDimension), as the CLI's --vary takes them.
+		opts = append(opts, tune.SplitDimension, tune.InterfaceDimension)
+	}
 	v.flag.SetOptions(opts)
 	v.edited()
 }
