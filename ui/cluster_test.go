@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/test"
 
 	"github.com/rigbench/rigbench/engine/docker"
 	"github.com/rigbench/rigbench/engine/docker/dockertest"
@@ -29,6 +28,19 @@ import (
 	"github.com/rigbench/rigbench/ui/target"
 )
 
+// twoRigApp is the app over two loopback rigs (sshd at 127.0.0.1 and
+// 127.0.0.2, one HOME) reaching this machine's daemon without GPUs, its
+// containers labelled for this test alone, and a launcher that sees them.
+func twoRigApp(ctx context.Context, t *testing.T) (*UI, *docker.Launcher, *rigtest.Server, *rigtest.Server) {
+	t.Helper()
+	label := dockertest.UniqueLabel()
+	l := dockertest.Launcher(ctx, t, docker.WithoutGPU(), label)
+	s1 := rigtest.Start(t, rigtest.Options{})
+	s2 := rigtest.Start(t, rigtest.Options{Share: s1})
+	u, _ := rigApp(t, s1, docker.WithoutGPU(), label, docker.WithPollInterval(100*time.Millisecond))
+	return u, l, s1, s2
+}
+
 // The Launch view starts the stand-in cluster on two loopback rigs through
 // the one cluster launcher (Services.LaunchCluster, session.TargetInput's
 // Cluster as the CLI fills it): ready with the split and the measured link
@@ -36,11 +48,7 @@ import (
 func TestLaunchViewStartsAndStopsACluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	label := dockertest.UniqueLabel()
-	l := dockertest.Launcher(ctx, t, docker.WithoutGPU(), label)
-	s1 := rigtest.Start(t, rigtest.Options{})
-	s2 := rigtest.Start(t, rigtest.Options{Share: s1})
-	u, _ := rigApp(t, s1, docker.WithoutGPU(), label, docker.WithPollInterval(100*time.Millisecond))
+	u, l, s1, s2 := twoRigApp(ctx, t)
 	ports := make([]int, 0, 2)
 	for range 2 {
 		p, err := docker.FreePort()
@@ -150,14 +158,7 @@ func TestClusterPlanTakesEachRigsGPUs(t *testing.T) {
 			return two, ready
 		},
 	}
-	a := test.NewTempApp(t)
-	w := test.NewWindow(nil)
-	t.Cleanup(w.Close)
-	u := NewWithServices(a, w, svc)
-	<-u.Ready()
-	detected := make(chan struct{}, 4)
-	u.detected = func() { detected <- struct{}{} }
-	t.Cleanup(u.closeRig)
+	u, detected := newRigUI(t, svc)
 
 	const other = "ssh://127.0.0.2"
 	var split, problem, lines string

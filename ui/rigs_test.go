@@ -75,6 +75,13 @@ func rigApp(t *testing.T, s *rigtest.Server, opts ...docker.Option) (*UI, chan s
 			return tune.NewRunner(spec, how)
 		},
 	}
+	return newRigUI(t, svc)
+}
+
+// newRigUI is the app with svc, ready, with a channel told each time a
+// rig's hardware has been read; the rig is closed at the test's end.
+func newRigUI(t *testing.T, svc Services) (*UI, chan struct{}) {
+	t.Helper()
 	a := test.NewTempApp(t)
 	w := test.NewWindow(nil)
 	t.Cleanup(w.Close)

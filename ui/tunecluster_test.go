@@ -12,9 +12,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/rigbench/rigbench/engine/docker"
-	"github.com/rigbench/rigbench/engine/docker/dockertest"
 	"github.com/rigbench/rigbench/engine/docker/simimage"
-	"github.com/rigbench/rigbench/engine/rig/rigtest"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/tune"
 	"github.com/rigbench/rigbench/engine/vllm"
@@ -34,11 +32,7 @@ import (
 func TestTuneSweepsOverTheLaunchCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	label := dockertest.UniqueLabel()
-	l := dockertest.Launcher(ctx, t, docker.WithoutGPU(), label)
-	s1 := rigtest.Start(t, rigtest.Options{})
-	s2 := rigtest.Start(t, rigtest.Options{Share: s1})
-	u, _ := rigApp(t, s1, docker.WithoutGPU(), label, docker.WithPollInterval(100*time.Millisecond))
+	u, l, s1, s2 := twoRigApp(ctx, t)
 	port, err := docker.FreePort()
 	if err != nil {
 		t.Fatal(err)

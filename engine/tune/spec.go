@@ -478,19 +478,7 @@ func speculativeDimension(values []string) (Dimension, error) {
 	if len(values) == 0 {
 		return Dimension{}, fmt.Errorf("speculative needs values to try, e.g. speculative=off,mtp:1,mtp:2,mtp:3")
 	}
-	d := Dimension{Flag: vllm.SpeculativeFlag}
-	seen := map[string]bool{}
-	for _, v := range values {
-		sv, err := vllm.SpeculativeValue(v)
-		if err != nil {
-			return Dimension{}, err
-		}
-		if !seen[sv] {
-			seen[sv] = true
-			d.Values = append(d.Values, sv)
-		}
-	}
-	return d, nil
+	return onceEach(vllm.SpeculativeFlag, values, vllm.SpeculativeValue)
 }
 
 // Text is the dimension as --vary takes it ("kv-cache-dtype=auto,fp8",

@@ -61,38 +61,40 @@ func splitDimension(values []string) (Dimension, error) {
 	if len(values) == 0 {
 		return Dimension{}, fmt.Errorf("split needs values to try, e.g. split=1x2,2x2 (tensor × pipeline parallel sizes)")
 	}
-	d := Dimension{Flag: SplitDimension}
-	seen := map[string]bool{}
-	for _, v := range values {
+	return onceEach(SplitDimension, values, func(v string) (string, error) {
 		tp, pp, err := ParseSplit(v)
-		if err != nil {
-			return Dimension{}, err
-		}
-		if s := splitText(tp, pp); !seen[s] {
-			seen[s] = true
-			d.Values = append(d.Values, s)
-		}
-	}
-	return d, nil
+		return splitText(tp, pp), err
+	})
 }
 
 // interfaceDimension is the sweep's interface dimension: each value a
-// network interface's name as the cluster launch takes it (checked there,
-// with the cluster's other inputs), duplicates once.
+// network interface's name as a cluster launch takes it
+// (session.IsInterface), duplicates once.
 func interfaceDimension(values []string) (Dimension, error) {
 	if len(values) == 0 {
 		return Dimension{}, fmt.Errorf("interface needs values to try, e.g. interface=enp1s0,enp65s0f0 (see `ip link` on the rigs)")
 	}
-	d := Dimension{Flag: InterfaceDimension}
+	return onceEach(InterfaceDimension, values, func(v string) (string, error) {
+		if v = strings.TrimSpace(v); !session.IsInterface(v) {
+			return "", fmt.Errorf("interface %q is not a network interface's name, such as enp1s0 (see `ip link` on the rigs)", v)
+		}
+		return v, nil
+	})
+}
+
+// onceEach is the dimension flag with each value as canon writes it, a
+// value canon refuses refusing the dimension, and duplicates once.
+func onceEach(flag string, values []string, canon func(string) (string, error)) (Dimension, error) {
+	d := Dimension{Flag: flag}
 	seen := map[string]bool{}
 	for _, v := range values {
-		v = strings.TrimSpace(v)
-		if !session.IsInterface(v) {
-			return Dimension{}, fmt.Errorf("interface %q is not a network interface's name, such as enp1s0 (see `ip link` on the rigs)", v)
+		c, err := canon(v)
+		if err != nil {
+			return Dimension{}, err
 		}
-		if !seen[v] {
-			seen[v] = true
-			d.Values = append(d.Values, v)
+		if !seen[c] {
+			seen[c] = true
+			d.Values = append(d.Values, c)
 		}
 	}
 	return d, nil

@@ -123,6 +123,13 @@ func entry(text string, changed func()) *widget.Entry {
 	return e
 }
 
+// showLine shows text in l, and hides l when there is none.
+func showLine(l *widget.Label, text string) {
+	l.SetText(text)
+	l.Hidden = text == ""
+	l.Refresh()
+}
+
 // suggestions are the values the form offers for a dimension: the flag
 // catalog's, a split's usual pair over two rigs, and none for an
 // interface (only the rigs' `ip link` knows theirs).
@@ -285,9 +292,7 @@ func (v *View) edited() {
 	if v.b.Unavailable != nil {
 		why = v.b.Unavailable()
 	}
-	v.unavailable.SetText(why)
-	v.unavailable.Hidden = why == ""
-	v.unavailable.Refresh()
+	showLine(v.unavailable, why)
 	running := v.Running()
 	r, err := v.sweep()
 	if err != nil {

@@ -269,9 +269,7 @@ func (v *View) Refresh() {
 	if v.b.Cluster != nil {
 		over = v.b.Cluster()
 	}
-	v.cluster.SetText(over)
-	v.cluster.Hidden = over == ""
-	v.cluster.Refresh()
+	showLine(v.cluster, over)
 	for _, f := range vllm.Catalog() {
 		if !vllm.Tunable(f.Name) || len(vllm.Suggestions(f.Name)) == 0 {
 			continue
