@@ -66,7 +66,7 @@ func TestTuneSweepsOverTheLaunchCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the sweep over the cluster: %v", err)
 	}
-	wantLine := "Over 2 rigs (link lo): head " + s1.URL() + ", " + s2.URL() + " — each variant's split from split (TP×PP) or --tensor-parallel-size, its link from interface; PP is the rigs' count."
+	wantLine := "Over 2 rigs (head " + s1.URL() + ", worker " + s2.URL() + "; link lo). Vary split (TP×PP, P = 2) or --tensor-parallel-size for other splits, interface for another link."
 	if line != wantLine {
 		t.Errorf("the form's cluster line %q, want %q", line, wantLine)
 	}
@@ -205,7 +205,54 @@ func TestTuneRefusesASplitTheClusterCannotRun(t *testing.T) {
 	if started {
 		t.Error("Start started the refused sweep")
 	}
-	if !strings.HasPrefix(line, "Over 2 rigs: head this computer, ssh://me@10.0.0.2 — ") {
-		t.Errorf("cluster line %q", line)
+	if want := "Over 2 rigs (head this computer, worker ssh://me@10.0.0.2). Vary split (TP×PP, P = 2) or --tensor-parallel-size for other splits, interface for another link."; line != want {
+		t.Errorf("cluster line %q, want %q", line, want)
+	}
+}
+
+// Over a cluster the form suggests the splits the rigs allow (T from 1 to
+// the GPUs each gives, P the rigs) and the cluster's interface, and Apply
+// of a winner that ran over another interface puts both its flags and its
+// link on the Launch page.
+func TestTuneOverAClusterSuggestsSplitsAndAppliesTheLink(t *testing.T) {
+	t.Setenv(store.EnvDB, t.TempDir()+"/history.db")
+	w := test.NewWindow(nil)
+	t.Cleanup(w.Close)
+	two := hardware.Snapshot{GPUs: []hardware.GPU{{Index: 0, Name: "Mock GPU"}, {Index: 1, Name: "Mock GPU"}}}
+	u := NewWithServices(test.NewTempApp(t), w, Services{Session: session.Run, SimSpeed: 20,
+		Detect: func(context.Context) hardware.Snapshot { return two }})
+	<-u.Ready()
+	var splits, links, seqs []string
+	var status string
+	var in session.ClusterInput
+	var cfg vllm.LaunchConfig
+	fyne.DoAndWait(func() {
+		u.Target.Set(target.Choice{Kind: target.Launch})
+		cfg = u.Launch.Form.Config()
+		cfg.Model = "Qwen/Qwen2.5-1.5B-Instruct"
+		u.Launch.Form.SetConfig(cfg)
+		u.Launch.SetClusterRigs([]string{"local", "ssh://me@10.0.0.2"})
+		u.Launch.SetClusterMode(true)
+		u.Launch.Cluster().Tick("local", "ssh://me@10.0.0.2")
+		u.Launch.SetClusterLink("enp1s0", "10.0.0.1,10.0.0.2")
+		u.Launch.SetRigGPUs("ssh://me@10.0.0.2", 2)
+		splits, links, seqs = u.tuneSuggest(tune.SplitDimension), u.tuneSuggest(tune.InterfaceDimension), u.tuneSuggest("--max-num-seqs")
+		best := 1
+		u.Tune.Show(&tune.Doc{Schema: tune.SchemaV1, SweepID: "0a1b2c3d", Objective: "total-tok-s", Best: &best,
+			Variants: []tune.DocVariant{{Label: tune.BaseLabel, Flags: []string{}, Interface: "enp1s0", Status: tune.Measured},
+				{Label: "--max-num-seqs 8 over enp65s0f0", Flags: []string{"--max-num-seqs", "8"}, Interface: "enp65s0f0", Status: tune.Measured}}})
+		u.Tune.Apply()
+		status = u.Tune.Status()
+		in, _ = u.Launch.ClusterInput(u.Launch.Form.Config())
+		cfg = u.Launch.Form.Config()
+	})
+	if strings.Join(splits, ",") != "1x2,2x2" || strings.Join(links, ",") != "enp1s0" || seqs != nil {
+		t.Errorf("suggested splits %q, interfaces %q, max-num-seqs %q; want 1x2,2x2 over two 2-GPU rigs, enp1s0, and the catalog's", splits, links, seqs)
+	}
+	if n, _ := cfg.Get("--max-num-seqs"); in.Interface != "enp65s0f0" || in.NodeIPs != "10.0.0.1,10.0.0.2" || n != "8" {
+		t.Errorf("after Apply the Launch page has --max-num-seqs %q over %q (nodes %q); want 8 over enp65s0f0, the nodes kept", n, in.Interface, in.NodeIPs)
+	}
+	if !strings.Contains(status, "Applied --max-num-seqs 8") || !strings.Contains(status, "interface to enp65s0f0") {
+		t.Errorf("status %q", status)
 	}
 }

@@ -58,6 +58,11 @@ func (u *UI) tuneBackend() tuneview.Backend {
 			return "each a new container of the Launch page's image and model"
 		},
 		Cluster: u.tuneClusterLine,
+		Suggest: u.tuneSuggest,
+		OnApplyLink: func(iface string) {
+			in, _ := u.Launch.ClusterInput(u.Launch.Form.Config())
+			u.Launch.SetClusterLink(iface, in.NodeIPs)
+		},
 		GPUs: func() int {
 			if u.snapshot == nil {
 				return 0
@@ -186,12 +191,43 @@ func (u *UI) tuneClusterLine() string {
 	for i, s := range specs {
 		names[i] = rigLabel(s.Name)
 	}
+	workers := "worker"
+	if len(names) > 2 {
+		workers += "s"
+	}
 	link := ""
 	if iface := strings.TrimSpace(in.Interface); iface != "" {
-		link = " (link " + iface + ")"
+		link = "; link " + iface
 	}
-	return fmt.Sprintf("Over %d rigs%s: head %s — each variant's split from split (TP×PP) or --tensor-parallel-size, its link from interface; PP is the rigs' count.",
-		len(specs), link, strings.Join(names, ", "))
+	return fmt.Sprintf("Over %d rigs (head %s, %s %s%s). Vary split (TP×PP, P = %d) or --tensor-parallel-size for other splits, interface for another link.",
+		len(specs), names[0], workers, strings.Join(names[1:], ", "), link, len(specs))
+}
+
+// tuneSuggest offers, over the Launch page's cluster, the splits its rigs
+// allow (T from 1 to the GPUs each rig gives as last read, P the rigs:
+// "1x2,2x2" over two 2-GPU rigs, "1x3" over three 1-GPU rigs) and its
+// interface; nil elsewhere, for the catalog's values.
+func (u *UI) tuneSuggest(name string) []string {
+	if _, on := u.tuneCluster(u.Launch.Form.Config()); !on {
+		return nil
+	}
+	switch name {
+	case tune.SplitDimension:
+		split, ok := u.Launch.ClusterSplit()
+		if !ok {
+			return nil
+		}
+		var out []string
+		for tp := 1; tp <= split.TP; tp++ {
+			out = append(out, fmt.Sprintf("%dx%d", tp, split.PP))
+		}
+		return out
+	case tune.InterfaceDimension:
+		if in, _ := u.tuneCluster(u.Launch.Form.Config()); strings.TrimSpace(in.Interface) != "" {
+			return []string{strings.TrimSpace(in.Interface)}
+		}
+	}
+	return nil
 }
 
 // resumeSweep rebuilds a kept sweep's runner (Services.Resweep), on the

@@ -236,8 +236,8 @@ func TestTuneOverTwoRigs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Variants) != 2 || d.Variants[1].Interface != "eth0" || d.Variants[1].Label != "over eth0" || d.Variants[0].Interface != "" {
-		t.Errorf("sweep document's variants %+v; want the base and one over eth0", d.Variants)
+	if len(d.Variants) != 2 || d.Variants[1].Interface != "eth0" || d.Variants[1].Label != "over eth0" || d.Variants[0].Interface != "lo" {
+		t.Errorf("sweep document's variants %+v; want the base over lo and one over eth0", d.Variants)
 	}
 	over := map[string]string{}
 	for _, r := range sweepRuns(t, db, d.SweepID) {

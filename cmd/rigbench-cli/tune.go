@@ -20,7 +20,7 @@ import (
 func init() {
 	register(&command{
 		name: "tune",
-		usage: "tune (--demo [--sim-speed S] | --launch --model ID [--image …] [--gpus …] [--rig NAME|ssh://user@host]) --vary FLAG=V1,V2 [--vary …] " +
+		usage: "tune (--demo [--sim-speed S] | --launch --model ID [--image …] [--gpus …] [--rig NAME|ssh://user@host|--rigs head=ssh://a,ssh://b [--interface IF]]) --vary FLAG=V1,V2 [--vary …] " +
 			"[--grid|--one-at-a-time] --contexts 16K,64K --concurrency 1,8 --objective NAME[@CTXxN] [--constraint ttft_p90<=2s] " +
 			"[--duration auto|30s] [--precision 1%] [--max-duration 30s] [--quality PROBE] [--json FILE] [--no-save] [--resume ID] [-- base vLLM flags…] " +
 			"| tune --from-advice RUN [--quality PROBE] [--json FILE]",
@@ -122,7 +122,7 @@ func (f *tuneFlags) parse(e *env, args []string) (set map[string]bool, rest []st
 		", or a card RigBench knows (\"RTX 4090\"; predict --list-cards), which the demo imitates serving the model as predicted")
 	fs.StringVar(&f.simSpeed, "sim-speed", "1", "with --demo, run the simulator `FACTOR` times faster than the card it imitates")
 	fs.BoolVar(&f.noTelemetry, "no-telemetry", false, "do not sample GPU power and clocks")
-	fs.Var(&f.vary, "vary", "a flag and the values to try, FLAG=V1,V2 (repeatable; dashes optional: kv-cache-dtype=auto,fp8); split=1x2,2x2 varies tensor × pipeline parallel sizes together, interface=IF1,IF2 the link of --rigs")
+	fs.Var(&f.vary, "vary", "a flag and the values to try, FLAG=V1,V2 (repeatable; dashes optional: kv-cache-dtype=auto,fp8); split=1x2,2x2 varies tensor × pipeline parallel sizes together; interface=IF1,IF2 (with --rigs) tries each network interface for the link between the rigs")
 	fs.BoolVar(&f.grid, "grid", false, "run every combination of the values (the default)")
 	fs.BoolVar(&f.oneAtATime, "one-at-a-time", false, "change one flag at a time from the base flags")
 	fs.StringVar(&f.objective, "objective", string(tune.DefaultObjective), "what fastest means: "+strings.Join(tune.ObjectiveNames, ", "))

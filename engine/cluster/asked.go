@@ -78,13 +78,17 @@ func CheckSplit(c vllm.LaunchConfig, rigs []Rig) error {
 	if t == 0 {
 		t = 1 << 10 // none known: only PP is checked here
 	}
-	known := make([]Rig, len(rigs))
-	for i, r := range rigs {
+	// The read rigs first, so a refusal names one whose GPUs were read
+	// (asked names the first rig with the fewest).
+	var known, unread []Rig
+	for _, r := range rigs {
 		if r.GPUs <= 0 {
 			r.GPUs = t
+			unread = append(unread, r)
+			continue
 		}
-		known[i] = r
+		known = append(known, r)
 	}
-	_, _, err := asked(c, known, t)
+	_, _, err := asked(c, append(known, unread...), t)
 	return err
 }

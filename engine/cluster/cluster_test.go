@@ -227,6 +227,10 @@ func TestCheckSplit(t *testing.T) {
 	if err := CheckSplit(withSplit("2", "3"), rigs); err == nil || !strings.Contains(err.Error(), "TP 2 is refused: rig b gives 1 GPU(s)") {
 		t.Errorf("TP 2 with rig b at 1 GPU: %v", err)
 	}
+	// An unread rig ahead of the one with the fewest is not blamed.
+	if err := CheckSplit(withSplit("2", "2"), []Rig{{Name: "unread"}, {Name: "b", GPUs: 1}}); err == nil || !strings.Contains(err.Error(), "rig b gives 1 GPU(s)") {
+		t.Errorf("TP 2 with the unread rig first: %v, want rig b named", err)
+	}
 	if err := CheckSplit(withSplit("1", "2"), rigs); err == nil || !strings.Contains(err.Error(), "PP 2 is refused") {
 		t.Errorf("PP 2 over 3 rigs: %v", err)
 	}

@@ -113,7 +113,7 @@ func (c ClusterInput) Preview(ctx context.Context, cfg vllm.LaunchConfig, gpus m
 		n := gpus[s.Name]
 		if n < 1 {
 			n = 1
-			assumed = append(assumed, s.Name)
+			assumed = append(assumed, s.Public())
 		}
 		in.Rigs = append(in.Rigs, cluster.Rig{Name: s.Public(), GPUs: n, Address: addr})
 	}

@@ -464,7 +464,7 @@ func TestClusterModelNotInTheRigsCache(t *testing.T) {
 		t.Errorf("%d node container(s) were created although the model check failed:\n%s", nodes, log.String())
 	}
 	if probes < len(servers) {
-		t.Errorf("%d labelled container(s) looked into the rigs' caches; want one per rig", probes)
+		t.Errorf("%d labelled container(s), created and never started, looked into the rigs' caches; want one per rig", probes)
 	}
 	noneLeft(t, l)
 
@@ -507,9 +507,12 @@ func TestClusterModelNotInTheRigsCache(t *testing.T) {
 	noneLeft(t, l)
 }
 
-// created counts the containers carrying label (KEY=VALUE) the daemon
-// created since then: cluster nodes (docker.LabelCluster) and the others.
-func created(ctx context.Context, t *testing.T, l *docker.Launcher, since time.Time, label string) (nodes, others int) {
+// created counts, from the daemon's events since then, the containers
+// carrying label that were created: nodes are the cluster's node
+// containers; probes the others that were never started, as the cache
+// check's are (the GPU readings' one-shot containers start, so they are
+// not counted).
+func created(ctx context.Context, t *testing.T, l *docker.Launcher, since time.Time, label string) (nodes, probes int) {
 	t.Helper()
 	ev, ok := l.API().(interface {
 		Events(context.Context, events.ListOptions) (<-chan events.Message, <-chan error)
@@ -517,23 +520,27 @@ func created(ctx context.Context, t *testing.T, l *docker.Launcher, since time.T
 	if !ok {
 		t.Fatal("the Docker API cannot list events")
 	}
-	f := filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "create"), filters.Arg("label", label))
+	f := filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "create"), filters.Arg("event", "start"), filters.Arg("label", label))
 	// Until now (to the nanosecond): the daemon sends what it logged and ends.
 	stamp := func(t time.Time) string { return fmt.Sprintf("%d.%09d", t.Unix(), t.Nanosecond()) }
 	msgs, errs := ev.Events(ctx, events.ListOptions{Since: stamp(since), Until: stamp(time.Now()), Filters: f})
+	unstarted := map[string]bool{}
 	for {
 		select {
 		case m := <-msgs:
-			if _, ok := m.Actor.Attributes[docker.LabelCluster]; ok {
+			switch _, node := m.Actor.Attributes[docker.LabelCluster]; {
+			case m.Action == events.ActionStart:
+				delete(unstarted, m.Actor.ID)
+			case node:
 				nodes++
-			} else {
-				others++
+			default:
+				unstarted[m.Actor.ID] = true
 			}
 		case err := <-errs:
 			if err != nil && !errors.Is(err, io.EOF) {
 				t.Fatalf("reading the daemon's events: %v", err)
 			}
-			return nodes, others
+			return nodes, len(unstarted)
 		}
 	}
 }

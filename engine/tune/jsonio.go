@@ -56,9 +56,9 @@ type DocVariant struct {
 	// Unset are the flags the variant leaves out that the base sets
 	// (speculative "off" against a base that drafts); absent when none.
 	Unset []string `json:"unset,omitempty"`
-	// Interface is the link's interface the variant's cluster used where
-	// the sweep varied it and this variant's differs from the cluster's
-	// (tune --vary interface=…); absent otherwise.
+	// Interface is the link's interface the variant's cluster used, on
+	// every variant of a sweep that varies it (tune --vary interface=…;
+	// the base's is the cluster's own); absent otherwise.
 	Interface string `json:"interface,omitempty"`
 	Label     string `json:"label"`
 	Status    Status `json:"status"`
@@ -121,7 +121,7 @@ func (r *Result) Document() *Doc {
 		d.Best = &b
 	}
 	for _, v := range r.Variants {
-		dv := DocVariant{Flags: nonNil(FlagArgs(v.Variant.Changes)), Interface: v.Variant.Interface, Label: v.Variant.Label(), Status: v.Status,
+		dv := DocVariant{Flags: nonNil(FlagArgs(v.Variant.Changes)), Interface: r.Spec.linkOf(v.Variant), Label: v.Variant.Label(), Status: v.Status,
 			RunID: v.RunID, ScoreWhy: v.Score.Why, Error: v.Error, Fix: v.Fix, LoadS: v.LoadS, Cells: []DocCell{},
 			Quality: docQuality(r.Spec.Quality, v.Quality)}
 		for _, ch := range v.Variant.Changes {

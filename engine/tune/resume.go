@@ -3,6 +3,7 @@ package tune
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rigbench/rigbench/engine/rundoc"
@@ -25,6 +26,12 @@ func (s Spec) Matches(kept Spec) error {
 	if a, b := string(kept.Target)+simText(kept), string(s.Target)+simText(s); a != b {
 		return diff("the target", quote(a), quote(b))
 	}
+	// Where the variants ran is a condition too: another rig measures
+	// other hardware, and over a cluster the base's interface decides
+	// which kept run is "your flags" when the interface is varied.
+	if a, b := placeText(kept), placeText(s); a != b {
+		return diff("the rigs", quote(a), quote(b))
+	}
 	if a, b := dimsText(kept), dimsText(s); a != b || kept.Mode != s.Mode {
 		return diff("what it varies,", quote(a+" ("+string(kept.Mode)+")"), quote(b+" ("+string(s.Mode)+")"))
 	}
@@ -44,6 +51,33 @@ func (s Spec) Matches(kept Spec) error {
 		return diff("the quality probe", quote(kept.Quality+" "+kept.QualityDataset), quote(s.Quality+" "+s.QualityDataset))
 	}
 	return nil
+}
+
+// placeText is where a sweep's variants run: this machine, a rig, or a
+// cluster's rigs with its link and ports.
+func placeText(s Spec) string {
+	if c := s.Cluster; c != nil {
+		t := strings.TrimSpace(c.Rigs)
+		for _, part := range [][2]string{{"over", strings.TrimSpace(c.Interface)}, {"nodes", strings.TrimSpace(c.NodeIPs)},
+			{"Ray port", portText(c.RayPort)}, {"serve port", portText(c.ServePort)}} {
+			if part[1] != "" {
+				t += " " + part[0] + " " + part[1]
+			}
+		}
+		return t
+	}
+	if r := strings.TrimSpace(s.Rig); r != "" && r != "local" {
+		return r
+	}
+	return "this machine"
+}
+
+// portText is a port given, "" for the default (0).
+func portText(p int) string {
+	if p == 0 {
+		return ""
+	}
+	return strconv.Itoa(p)
 }
 
 // baseText is the base's flags without secrets, as the kept spec holds

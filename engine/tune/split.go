@@ -132,8 +132,22 @@ func (s Spec) checkJointDimensions() error {
 			return fmt.Errorf("%s is varied twice: split sets it with --pipeline-parallel-size or --tensor-parallel-size, so give its values in split's list (e.g. split=1x2,2x2)", d.Flag)
 		}
 		if d.Flag == InterfaceDimension && s.Cluster == nil {
-			return fmt.Errorf("interface is varied only over several rigs (--rigs): it is the link between the rigs' nodes, and one rig has none")
+			return fmt.Errorf("interface is varied only over several rigs (the CLI's --rigs, the app's Launch page box \"Serve one model over several rigs\"): it is the link between the rigs' nodes, and one rig has none")
 		}
 	}
 	return nil
+}
+
+// linkOf is the interface variant v's cluster runs over, where the sweep
+// varies it (the cluster's own for a variant that keeps it), else "".
+func (s Spec) linkOf(v Variant) string {
+	if v.Interface != "" || s.Cluster == nil {
+		return v.Interface
+	}
+	for _, d := range s.Dimensions {
+		if d.Flag == InterfaceDimension {
+			return strings.TrimSpace(s.Cluster.Interface)
+		}
+	}
+	return ""
 }

@@ -80,7 +80,7 @@ func TestJointDimensionsAreCheckedBeforeTheSweep(t *testing.T) {
 		t.Errorf("split and TP: %v", err)
 	}
 	spec.Dimensions = []tune.Dimension{dim(t, "interface=enp1s0,enp65s0f0")}
-	if err := spec.Validate(); err == nil || !strings.Contains(err.Error(), "interface is varied only over several rigs (--rigs)") {
+	if err := spec.Validate(); err == nil || !strings.Contains(err.Error(), "interface is varied only over several rigs (the CLI's --rigs") {
 		t.Errorf("interface on one rig: %v", err)
 	}
 	spec.Cluster = &session.ClusterInput{Rigs: "head=ssh://a,ssh://b", Interface: "enp1s0"}
@@ -151,5 +151,40 @@ func TestClusterSplitIsNotJudgedByOneContainersGPUs(t *testing.T) {
 	spec.Cluster = &session.ClusterInput{Rigs: "head=ssh://a,ssh://b"}
 	if err := spec.Validate(); err != nil {
 		t.Errorf("PP 2 over two rigs with 1 GPU picked: %v", err)
+	}
+}
+
+// A resume over another interface (or other rigs) is refused: with the
+// interface varied, the cluster's own interface decides which kept run is
+// the base, so the kept runs would be taken for other variants.
+func TestResumeOverAnotherLinkIsRefused(t *testing.T) {
+	plan := rundoc.Plan{Contexts: []int{1024}, Concurrency: []int{4}, DurationS: 30, MaxOutput: 64}
+	o, _ := tune.ParseObjective("total-tok-s", plan)
+	kept := tune.Spec{ID: "0a1b2c3d", Base: vllm.LaunchConfig{Model: "m"}, Mode: tune.Grid, Plan: plan, Objective: o, Target: tune.TargetLaunch,
+		Dimensions: []tune.Dimension{dim(t, "interface=lo,eth0")}, Cluster: &session.ClusterInput{Rigs: "head=ssh://a,ssh://b", Interface: "lo"}}
+	again := kept
+	c := *kept.Cluster
+	again.Cluster = &c
+	if err := again.Matches(kept); err != nil {
+		t.Fatalf("the same sweep: %v", err)
+	}
+	c.Interface = "eth0"
+	if err := again.Matches(kept); err == nil || !strings.Contains(err.Error(), "was started with the rigs “head=ssh://a,ssh://b over lo”, and this command gives “head=ssh://a,ssh://b over eth0”") {
+		t.Errorf("resumed over eth0: %v", err)
+	}
+	again.Cluster = nil
+	if err := again.Matches(kept); err == nil || !strings.Contains(err.Error(), "“this machine”") {
+		t.Errorf("resumed on this machine: %v", err)
+	}
+	one, other := kept, kept
+	one.Cluster, other.Cluster = nil, nil
+	one.Dimensions, other.Dimensions = []tune.Dimension{dim(t, "max-num-seqs=8")}, []tune.Dimension{dim(t, "max-num-seqs=8")}
+	one.Rig, other.Rig = "", "local"
+	if err := other.Matches(one); err != nil {
+		t.Errorf("local and this machine: %v", err)
+	}
+	other.Rig = "ssh://me@box"
+	if err := other.Matches(one); err == nil || !strings.Contains(err.Error(), "ssh://me@box") {
+		t.Errorf("resumed on another rig: %v", err)
 	}
 }

@@ -144,7 +144,7 @@ func (r *Runner) Run(ctx context.Context) (*Result, error) {
 		r.QualityProbe = probe
 	}
 	now, logf, report := r.hooks()
-	if err := r.checkSplits(ctx); err != nil {
+	if err := r.checkSplits(ctx, logf); err != nil {
 		return nil, err
 	}
 	if r.Hardware == nil && !r.Spec.OnRig() {

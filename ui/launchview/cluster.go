@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/rigbench/rigbench/engine/cluster"
 	"github.com/rigbench/rigbench/engine/session"
 	"github.com/rigbench/rigbench/engine/vllm"
 	"github.com/rigbench/rigbench/ui/rigpick"
@@ -50,6 +51,8 @@ type clusterPanel struct {
 	// gpus is each rig's GPU count as the app last read it (rig picker
 	// names; SetRigGPUs), which the plan takes as Start will.
 	gpus map[string]int
+	// proposed is the split of the plan shown, zero while none is.
+	proposed cluster.Split
 }
 
 func newClusterPanel(onChange func()) *clusterPanel {
@@ -98,6 +101,7 @@ func (c *clusterPanel) refresh(cfg vllm.LaunchConfig, single fyne.CanvasObject) 
 	c.plan.Show()
 	c.lines.Objects = nil
 	c.split.SetText("")
+	c.proposed = cluster.Split{}
 	c.others.SetText("")
 	c.text = ""
 	in := c.Input()
@@ -117,10 +121,11 @@ func (c *clusterPanel) refresh(cfg vllm.LaunchConfig, single fyne.CanvasObject) 
 		return
 	}
 	c.problem.Hide()
+	c.proposed = plan.Split
 	text := fmt.Sprintf("%s over %d rigs: %s (T is each rig's GPU count as RigBench last read it; Start reads it again on every rig and plans with it).",
 		plan.Split.Text(), plan.Split.PP, plan.Split.Why)
 	if len(assumed) > 0 {
-		text += fmt.Sprintf(" GPUs not read yet on %s: assumed 1 (pick the rig in the rig picker above to read them).", strings.Join(assumed, ", "))
+		text += fmt.Sprintf(" GPUs not read yet on %s: assumed 1 (pick it in the Hardware tab's Rig picker to read them; a rig without the launch image is read at Start).", strings.Join(assumed, ", "))
 	}
 	c.split.SetText(text)
 	var others []string
@@ -226,6 +231,14 @@ func (v *View) ClusterInput(cfg vllm.LaunchConfig) (in session.ClusterInput, on 
 		return session.ClusterInput{}, false
 	}
 	return served(v.cluster.Input(), cfg), true
+}
+
+// ClusterSplit is the split the cluster's plan proposes (T the GPUs each
+// rig gives as last read, P the rigs); ok is false while no plan shows
+// (the box unticked, fewer than two rigs, a plan that cannot be made).
+func (v *View) ClusterSplit() (split cluster.Split, ok bool) {
+	p := v.cluster.proposed
+	return p, v.cluster.on.Checked && p.PP > 0
 }
 
 // served is in with the server on cfg's port of the head rig.

@@ -75,7 +75,7 @@ func (v *View) buildInputs() {
 	v.cluster.Hide()
 
 	v.flag = widget.NewSelect(nil, func(name string) {
-		v.values.SetText(strings.Join(displayValues(name, suggestions(name)), ","))
+		v.values.SetText(strings.Join(displayValues(name, v.suggestions(name)), ","))
 	})
 	v.flag.PlaceHolder = "flag to vary"
 	v.values = widget.NewEntry()
@@ -130,15 +130,15 @@ func showLine(l *widget.Label, text string) {
 	l.Refresh()
 }
 
-// suggestions are the values the form offers for a dimension: the flag
-// catalog's, a split's usual pair over two rigs, and none for an
-// interface (only the rigs' `ip link` knows theirs).
-func suggestions(name string) []string {
-	switch name {
-	case tune.SplitDimension:
-		return []string{"1x2", "2x2"}
-	case tune.InterfaceDimension:
-		return nil
+// suggestions are the values the form offers for a dimension: the front
+// end's (Backend.Suggest: a cluster's splits and interface), else the flag
+// catalog's; none for an interface the front end does not know (only the
+// rigs' `ip link` knows theirs).
+func (v *View) suggestions(name string) []string {
+	if v.b.Suggest != nil {
+		if s := v.b.Suggest(name); s != nil {
+			return s
+		}
 	}
 	return vllm.Suggestions(name)
 }

@@ -56,7 +56,7 @@ func (v *View) Show(d *tune.Doc) {
 		v.table.SetColumnWidth(c, w)
 	}
 	v.drawChart(d)
-	if _, ok := d.BestChanges(); ok {
+	if _, ok := d.BestChanges(); ok || bestLink(d) != "" {
 		v.applyBtn.Enable()
 	} else {
 		v.applyBtn.Disable()
@@ -108,10 +108,32 @@ func (v *View) Apply() {
 	if v.doc == nil || v.b.OnApply == nil {
 		return
 	}
+	var applied []string
 	if ch, ok := v.doc.BestChanges(); ok {
 		v.b.OnApply(ch)
-		v.status.SetText("Applied " + tune.FlagsLabel(ch) + " to the Launch form.")
+		applied = append(applied, "Applied "+tune.FlagsLabel(ch)+" to the Launch form.")
 	}
+	if link := bestLink(v.doc); link != "" {
+		if v.b.OnApplyLink != nil {
+			v.b.OnApplyLink(link)
+			applied = append(applied, "Set the cluster's interface to "+link+" on the Launch page.")
+		} else {
+			applied = append(applied, "Set the cluster's interface to "+link+" on the Launch page: the winner ran over it.")
+		}
+	}
+	if len(applied) > 0 {
+		v.status.SetText(strings.Join(applied, " "))
+	}
+}
+
+// bestLink is the interface the winning variant ran over where the sweep
+// varied it and the winner is not the base (whose is the cluster's own),
+// else "".
+func bestLink(d *tune.Doc) string {
+	if d == nil || d.Best == nil || d.Variants[*d.Best].Label == tune.BaseLabel {
+		return ""
+	}
+	return d.Variants[*d.Best].Interface
 }
 
 // drawChart draws the objective per variant as bars with their ± as a

@@ -48,8 +48,16 @@ type Backend struct {
 	// Cluster words the cluster each variant launches over, in one line
 	// shown under the title ("" on one rig, and nil: never a cluster).
 	Cluster func() string
+	// Suggest gives the values the form offers for a dimension the front
+	// end knows better than the catalog (over a cluster: the splits its
+	// rigs allow, its interface); nil, or a nil answer, takes the
+	// catalog's.
+	Suggest func(name string) []string
 	// OnApply puts the winner's flag changes in the Launch form.
 	OnApply func(changes []vllm.FlagValue)
+	// OnApplyLink puts the winner's interface in the Launch page's
+	// cluster, where the sweep varied it (nil: the status says to set it).
+	OnApplyLink func(iface string)
 	// OnExport exports the sweep document (nil: the Export button hides).
 	OnExport func(*tune.Doc)
 	// OnImport opens an exported sweep document and shows it with Show
