@@ -73,9 +73,11 @@ func MeanCI95(xs []float64) (mean, half float64) { return meanCI(xs) }
 // spans of whole scheduler steps (spanRates), each span's rate is one
 // observation, and spans longer than the series' correlation (stream
 // restarts) are nearly independent; spansCI turns them into a half-width.
-// It returns 0 with fewer than 5 spans.
-func rateCI(bins []float64) float64 {
-	return spansCI(spanRates(bins, min(ciBatches, len(bins))))
+// It returns 0 with fewer than 5 spans, and known is then false: a
+// computed half-width can be 0 too (spans of exactly equal rates).
+func rateCI(bins []float64) (half float64, known bool) {
+	rates := spanRates(bins, min(ciBatches, len(bins)))
+	return spansCI(rates), len(rates) >= 5
 }
 
 // spansCI is the half-width of the 95% interval of the mean of the span

@@ -403,8 +403,17 @@ func (t *tally) total(d float64) (rate, half float64) {
 	if est.half > 0 && est.rate > 0 {
 		half = rate * est.half / est.rate
 	}
+	if est.known && rate > 0 {
+		// A half-width below the figure's last digit of ± (0.005) reads
+		// as that digit, 0.01, not as 0, which the run document keeps for
+		// "not known": a Valid figure always carries its ±.
+		return round(rate, 1), max(round(half, 2), minHalf)
+	}
 	return round(rate, 1), round(half, 2)
 }
+
+// minHalf is the smallest ± a figure of total tok/s shows: its resolution.
+const minHalf = 0.01
 
 // deriveServer sets the figures of the server's and the GPUs' samples. On
 // llama-server avg_active counts only the requests in flight that held a

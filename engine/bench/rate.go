@@ -7,6 +7,10 @@ type rateEstimate struct {
 	// rate is in tokens per second of the card, as a window of the
 	// reference length reads it; half is its 95% half-width (0: unknown).
 	rate, half float64
+	// known is true when half was computed (a steady part of five spans
+	// or more, rateCI), even where it is 0: a simulator's perfectly
+	// regular stream can give spans of exactly equal rates.
+	known bool
 }
 
 // relative is the half-width as a share of the rate (1 when unknown).
@@ -57,8 +61,10 @@ func estimateRate(bins []float64, settle time.Duration, settled bool, ref time.D
 	steady := bins[s0:]
 	r := (total - before) / (float64(len(steady)) * bw)
 	ts, refS := float64(s0)*bw, max(ref.Seconds(), d)
+	half, known := rateCI(steady)
 	return rateEstimate{
-		rate: (before + r*(refS-ts)) / refS,
-		half: rateCI(steady) / bw * (refS - ts) / refS,
+		rate:  (before + r*(refS-ts)) / refS,
+		half:  half / bw * (refS - ts) / refS,
+		known: known,
 	}
 }
