@@ -161,6 +161,22 @@ func TestTuneSweepsOverTheLaunchCluster(t *testing.T) {
 	shootTab(t, u, TabTune, "tune-cluster")
 }
 
+// launchOverTwoRigs sets the Launch page to a launch of a small model
+// over a cluster of this computer (the head) and ssh://me@10.0.0.2 at
+// 10.0.0.1 and 10.0.0.2, linked over iface, and returns the form's
+// launch; nothing is reached. Call it on Fyne's thread.
+func launchOverTwoRigs(u *UI, iface string) vllm.LaunchConfig {
+	u.Target.Set(target.Choice{Kind: target.Launch})
+	cfg := u.Launch.Form.Config()
+	cfg.Model = "Qwen/Qwen2.5-1.5B-Instruct"
+	u.Launch.Form.SetConfig(cfg)
+	u.Launch.SetClusterRigs([]string{"local", "ssh://me@10.0.0.2"})
+	u.Launch.SetClusterMode(true)
+	u.Launch.Cluster().Tick("local", "ssh://me@10.0.0.2")
+	u.Launch.SetClusterLink(iface, "10.0.0.1,10.0.0.2")
+	return u.Launch.Form.Config()
+}
+
 // A sweep the cluster cannot run is refused before it starts, with
 // engine/tune's sentence under the form: a --pipeline-parallel-size other
 // than the rigs' count.
@@ -175,15 +191,7 @@ func TestTuneRefusesASplitTheClusterCannotRun(t *testing.T) {
 	var started bool
 	var cfg vllm.LaunchConfig
 	fyne.DoAndWait(func() {
-		u.Target.Set(target.Choice{Kind: target.Launch})
-		cfg = u.Launch.Form.Config()
-		cfg.Model = "Qwen/Qwen2.5-1.5B-Instruct"
-		u.Launch.Form.SetConfig(cfg)
-		cfg = u.Launch.Form.Config()
-		u.Launch.SetClusterRigs([]string{"local", "ssh://me@10.0.0.2"})
-		u.Launch.SetClusterMode(true)
-		u.Launch.Cluster().Tick("local", "ssh://me@10.0.0.2")
-		u.Launch.SetClusterLink("", "10.0.0.1,10.0.0.2")
+		cfg = launchOverTwoRigs(u, "")
 		u.SelectTab(TabTune)
 		if err := u.Tune.AddDimension("--pipeline-parallel-size", "2,3"); err != nil {
 			t.Fatal(err)
@@ -227,14 +235,7 @@ func TestTuneOverAClusterSuggestsSplitsAndAppliesTheLink(t *testing.T) {
 	var in session.ClusterInput
 	var cfg vllm.LaunchConfig
 	fyne.DoAndWait(func() {
-		u.Target.Set(target.Choice{Kind: target.Launch})
-		cfg = u.Launch.Form.Config()
-		cfg.Model = "Qwen/Qwen2.5-1.5B-Instruct"
-		u.Launch.Form.SetConfig(cfg)
-		u.Launch.SetClusterRigs([]string{"local", "ssh://me@10.0.0.2"})
-		u.Launch.SetClusterMode(true)
-		u.Launch.Cluster().Tick("local", "ssh://me@10.0.0.2")
-		u.Launch.SetClusterLink("enp1s0", "10.0.0.1,10.0.0.2")
+		launchOverTwoRigs(u, "enp1s0")
 		u.Launch.SetRigGPUs("ssh://me@10.0.0.2", 2)
 		splits, links, seqs = u.tuneSuggest(tune.SplitDimension), u.tuneSuggest(tune.InterfaceDimension), u.tuneSuggest("--max-num-seqs")
 		best := 1

@@ -208,7 +208,8 @@ func (u *UI) tuneClusterLine() string {
 // "1x2,2x2" over two 2-GPU rigs, "1x3" over three 1-GPU rigs) and its
 // interface; nil elsewhere, for the catalog's values.
 func (u *UI) tuneSuggest(name string) []string {
-	if _, on := u.tuneCluster(u.Launch.Form.Config()); !on {
+	in, on := u.tuneCluster(u.Launch.Form.Config())
+	if !on {
 		return nil
 	}
 	switch name {
@@ -223,8 +224,8 @@ func (u *UI) tuneSuggest(name string) []string {
 		}
 		return out
 	case tune.InterfaceDimension:
-		if in, _ := u.tuneCluster(u.Launch.Form.Config()); strings.TrimSpace(in.Interface) != "" {
-			return []string{strings.TrimSpace(in.Interface)}
+		if iface := strings.TrimSpace(in.Interface); iface != "" {
+			return []string{iface}
 		}
 	}
 	return nil
